@@ -1,0 +1,169 @@
+# spanfold - one non-recursive Makefile for the library, every tool and the tests.
+#
+#   make                 library + every tool into bin/ (optional ones skipped with a reason)
+#   make check           install missing Debian packages, build, run every test
+#   make SAN=1 check     the same under AddressSanitizer + UBSan (build/san/)
+#   make check-valgrind  unit tests of a normal build under valgrind
+#   make check-TOOL      one tool's tests (e.g. make check-perf-fold)
+#   make demo            the main job on samples/ into out/
+#   make fuzz            libFuzzer targets (clang), each run for FUZZ_SECONDS
+#   make bench           benchmarks against the peer tools (scripts/bench-*.sh)
+#   make format / format-check / lint
+#
+# A tool lives in its own folder with a build.mk that adds itself to TOOLS and
+# names its libraries (LDLIBS_<tool>); every <tool>/*.c is compiled and linked.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+PKG_CONFIG ?= pkg-config
+WARN    := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow \
+           -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wno-format-nonliteral
+ifeq ($(SAN),1)
+B       := build/san
+CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+           -DSF_ARENA_MALLOC
+LDFLAGS += -fsanitize=address,undefined
+else
+B       := build
+endif
+BIN     := $(if $(filter 1,$(SAN)),$(B)/bin,bin)
+CPPFLAGS += -Ilib -I$(B)/gen -Itests -MMD -MP
+
+pc = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
+pcflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
+# What libspanfold.a itself needs; tools add their own in build.mk.
+LIB_LIBS = $(call pc,sqlite3 libcrypto) -lm
+
+TOOLS :=
+OPTIONAL :=
+include $(sort $(wildcard */build.mk))
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/gen/schema_sql.o
+LIBA    := $(B)/libspanfold.a
+
+all: $(TOOLS:%=$(BIN)/%) $(OPTIONAL)
+
+# ---- library -------------------------------------------------------------------
+$(B)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) $(WARN) $(CFLAGS) -c $< -o $@
+
+# The schema is embedded as a C string so every binary can create/migrate a database.
+$(B)/gen/schema_sql.c: lib/schema.sql
+	@mkdir -p $(@D)
+	@{ echo '/* generated from lib/schema.sql - do not edit */'; \
+	   echo 'const char sf_db_schema_sql[] ='; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	   echo ';'; } > $@
+$(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
+	$(CC) $(CFLAGS) -c $< -o $@
+
+# The version string is rebuilt only when `git describe` changes.
+VERSION := 0.1.0$(shell v=$$(git describe --always --dirty 2>/dev/null) && echo "-$$v")
+$(B)/gen/sf_version.h: FORCE
+	@mkdir -p $(@D)
+	@echo '#define SF_VERSION "$(VERSION)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(B)/lib/sf_opt.o: $(B)/gen/sf_version.h
+$(B)/lib/sf_opt.o: CPPFLAGS += -include sf_version.h
+
+$(LIBA): $(LIB_OBJ)
+	$(AR) rcs $@ $^
+
+# ---- tools: every <tool>/*.c, linked with the library ------------------------------
+define tool_rule
+$(1)_SRC := $$(filter-out %.bpf.c,$$(wildcard $(1)/*.c))
+$(1)_OBJ := $$(patsubst %.c,$(B)/%.o,$$($(1)_SRC))
+$(BIN)/$(1): $$($(1)_OBJ) $(LIBA)
+	@mkdir -p $$(@D)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS_$(1)) $(LIB_LIBS) $$(LDLIBS) -o $$@
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+
+# ---- tests -----------------------------------------------------------------------
+# tests/unit/test_*.c link the library; tests/<tool>/test_*.c also link that tool's
+# objects except main.o; tests/<tool>/t_*.sh are TAP scripts run with bin/ on PATH.
+UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+UNIT_BIN   := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
+$(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIBA)
+	$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
+
+define tool_test_rule
+$(1)_TEST_SRC := $$(wildcard tests/$(1)/test_*.c)
+$(1)_TEST_BIN := $$(patsubst tests/$(1)/%.c,$(B)/tests/$(1)/%,$$($(1)_TEST_SRC))
+$(1)_SCRIPTS  := $$(sort $$(wildcard tests/$(1)/t_*.sh))
+$(B)/tests/$(1)/%: $(B)/tests/$(1)/%.o $$(filter-out %/main.o,$$($(1)_OBJ)) $(LIBA)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS_$(1)) $(LIB_LIBS) -o $$@
+check-$(1): all $$($(1)_TEST_BIN)
+	@SF_BIN=$(CURDIR)/$(BIN) PATH=$(CURDIR)/$(BIN):$$$$PATH tests/run-tests.sh \
+	    $$($(1)_TEST_BIN) $$($(1)_SCRIPTS) "tests/run-golden.sh $(1)"
+endef
+$(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$(eval $(call tool_test_rule,$(t))))
+
+ALL_TEST_BIN := $(UNIT_BIN) $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_TEST_BIN))
+ALL_SCRIPTS  := $(sort $(wildcard tests/scripts/t_*.sh)) \
+                $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_SCRIPTS))
+
+# `make check` first installs what is missing (scripts/deps.sh), then re-reads this
+# Makefile so that pkg-config sees the new packages.
+check test:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory -j2 run-tests
+run-tests: all $(ALL_TEST_BIN)
+	@SF_BIN=$(CURDIR)/$(BIN) PATH=$(CURDIR)/$(BIN):$$PATH tests/run-tests.sh \
+	    $(ALL_TEST_BIN) $(ALL_SCRIPTS) tests/run-golden.sh
+
+check-lib: $(UNIT_BIN)
+	@tests/run-tests.sh $(UNIT_BIN)
+
+check-valgrind: all $(ALL_TEST_BIN)
+	@tests/run-tests.sh $(foreach t,$(ALL_TEST_BIN),"valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $(t)")
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory -j2 all
+	@scripts/demo.sh
+
+bench: all
+	@scripts/bench.sh
+
+# ---- fuzzing: tests/fuzz/<tool|lib>/fuzz_*.c with libFuzzer ----------------------------
+FUZZ_SECONDS ?= 20
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -DSF_ARENA_MALLOC
+FUZZ_SRC     := $(wildcard tests/fuzz/*/fuzz_*.c)
+FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -Ibuild/gen $(WARN) $(FUZZ_FLAGS) -c $< -o $@
+build/fuzz/obj/gen/schema_sql.o: build/gen/schema_sql.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -c $< -o $@
+build/gen/schema_sql.c: lib/schema.sql
+FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/gen/schema_sql.o
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ) build/gen/sf_version.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -Ibuild/gen $(FUZZ_FLAGS) -fsanitize=fuzzer $< \
+	    $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out %/main.c,$(wildcard $(firstword $(subst /, ,$*))/*.c))) \
+	    $(FUZZ_LIB_OBJ) $(LDLIBS_$(firstword $(subst /, ,$*))) $(LIB_LIBS) -o $@
+fuzz: $(FUZZ_BIN)
+	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+
+# ---- style -------------------------------------------------------------------------
+SRC_ALL = $(shell git ls-files '*.c' '*.h')
+format:
+	clang-format -i $(SRC_ALL)
+format-check:
+	clang-format --dry-run -Werror $(SRC_ALL)
+lint:
+	@scripts/lint.sh
+
+clean:
+	rm -rf build bin
+
+.PHONY: all check test run-tests check-lib check-valgrind demo bench fuzz format format-check \
+        lint clean FORCE $(TOOLS:%=check-%)
+.DELETE_ON_ERROR:
+.SECONDARY:
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

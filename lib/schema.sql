@@ -1,0 +1,223 @@
+-- spanfold database schema, version 1 (PRAGMA user_version = 1).
+--
+-- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
+-- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
+-- every binary (lib/sf_db.c) and changes only with a version bump and a forward
+-- migration.  Conventions:
+--   * ids are lowercase hex text of their natural width: trace ids 32 digits
+--     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
+--   * timestamps are integer nanoseconds in the clock of their source
+--     (sources.clock); clock_fits relates clocks;
+--   * booleans are 0/1 integers, unknown is NULL.
+
+-- One row per ingested input.  status is 'partial' from the moment ingestion
+-- starts (error 'interrupted') until it ends; a run that fails keeps 'partial'
+-- with its error, and every batch it committed before the failure.
+CREATE TABLE sources (
+    id            INTEGER PRIMARY KEY,
+    kind          TEXT NOT NULL CHECK (kind IN ('pcap', 'perf', 'tracefs')),
+    path          TEXT NOT NULL,
+    bytes         INTEGER,                 -- size of the input
+    sha256        TEXT,                    -- 64 hex; identity for re-ingest detection
+    clock         TEXT NOT NULL DEFAULT 'unknown', -- realtime, monotonic, perf, local, ...
+    tool          TEXT NOT NULL,           -- writer: pcap2spans, perf-fold, ...
+    tool_version  TEXT NOT NULL,
+    started_at    TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    status        TEXT NOT NULL DEFAULT 'partial' CHECK (status IN ('complete', 'partial')),
+    error         TEXT,                    -- first fatal error, or the bad-unit summary
+    units         INTEGER,                 -- packets / lines read
+    bad_units     INTEGER                  -- packets / lines skipped as bad
+);
+CREATE INDEX sources_sha256 ON sources(sha256);
+
+-- TCP connections seen in captures.
+CREATE TABLE connections (
+    id                 INTEGER PRIMARY KEY,
+    source_id          INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    client_addr        TEXT,
+    client_port        INTEGER,
+    server_addr        TEXT,
+    server_port        INTEGER,
+    app_proto          TEXT,               -- http/1.1, h2, tls, unknown
+    tls_version        TEXT,               -- e.g. TLSv1.3
+    tls_cipher         TEXT,               -- e.g. TLS_AES_128_GCM_SHA256
+    sni                TEXT,
+    alpn               TEXT,               -- selected ALPN (offered list in tls_info)
+    early_data         TEXT NOT NULL DEFAULT 'none'
+                       CHECK (early_data IN ('none', 'offered', 'accepted', 'rejected', 'unknown')),
+    early_data_bytes   INTEGER NOT NULL DEFAULT 0,  -- client 0-RTT application bytes (record payload)
+    early_data_records INTEGER NOT NULL DEFAULT 0,
+    decrypted          INTEGER NOT NULL DEFAULT 0,
+    decrypt_error      TEXT,               -- why not decrypted (no key, unsupported suite, ...)
+    ctx_hash           TEXT,               -- sha256(client_random || server_random || early-data length)
+    tls_info           TEXT,               -- JSON: offered versions/suites/groups, PSK, alerts, HRR
+    first_ns           INTEGER,
+    last_ns            INTEGER,
+    bytes_c2s          INTEGER NOT NULL DEFAULT 0,  -- TCP payload bytes client to server
+    bytes_s2c          INTEGER NOT NULL DEFAULT 0,
+    gaps               INTEGER NOT NULL DEFAULT 0,  -- holes left by lost segments
+    gap_bytes          INTEGER NOT NULL DEFAULT 0,
+    close              TEXT                -- fin, rst, idle, eof (capture ended)
+);
+CREATE INDEX connections_source ON connections(source_id);
+
+-- Notable events on a connection: TLS alerts, resets, gaps, HelloRetryRequest, ...
+CREATE TABLE connection_events (
+    id            INTEGER PRIMARY KEY,
+    connection_id INTEGER NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+    ts_ns         INTEGER,
+    kind          TEXT NOT NULL,           -- tls_alert, rst, gap, hrr, key_update, ...
+    detail        TEXT
+);
+CREATE INDEX connection_events_conn ON connection_events(connection_id);
+
+-- One row per HTTP request/response exchange or gRPC call.
+CREATE TABLE spans (
+    id              INTEGER PRIMARY KEY,
+    source_id       INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    connection_id   INTEGER REFERENCES connections(id) ON DELETE CASCADE,
+    stream_id       INTEGER,               -- HTTP/2 stream id; HTTP/1 exchange number on the connection
+    proto           TEXT,                  -- http/1.1, h2, grpc
+    method          TEXT,
+    authority       TEXT,                  -- :authority or Host
+    path            TEXT,
+    status          INTEGER,               -- HTTP status
+    grpc_service    TEXT,                  -- package.Service
+    grpc_method     TEXT,
+    grpc_status     INTEGER,
+    grpc_message    TEXT,
+    grpc_timeout_ns INTEGER,
+    req_start_ns    INTEGER,               -- first byte of the request
+    req_end_ns      INTEGER,               -- last byte of the request
+    resp_start_ns   INTEGER,
+    resp_end_ns     INTEGER,
+    req_bytes       INTEGER,               -- body bytes
+    resp_bytes      INTEGER,
+    early_data      INTEGER NOT NULL DEFAULT 0, -- request travelled as TLS 1.3 0-RTT data
+    partial         INTEGER NOT NULL DEFAULT 0, -- something of the exchange is missing
+    partial_reason  TEXT,
+    reset_code      INTEGER,               -- RST_STREAM error code
+    -- the request's preferred valid context (W3C first), for easy joins
+    trace_id        TEXT,
+    span_id         TEXT,
+    parent_span_id  TEXT,
+    sampled         INTEGER,
+    ctx_format      TEXT,
+    ctx_valid       INTEGER,
+    trace_id_lo     TEXT GENERATED ALWAYS AS (substr(trace_id, 17, 16)) VIRTUAL
+);
+CREATE INDEX spans_span_id ON spans(span_id);
+CREATE INDEX spans_trace_id ON spans(trace_id);
+CREATE INDEX spans_trace_id_lo ON spans(trace_id_lo);
+CREATE INDEX spans_source ON spans(source_id);
+
+-- Every trace context found on a span's request (or response), valid or not.
+CREATE TABLE contexts (
+    id             INTEGER PRIMARY KEY,
+    span_row       INTEGER NOT NULL REFERENCES spans(id) ON DELETE CASCADE,
+    direction      TEXT NOT NULL DEFAULT 'request' CHECK (direction IN ('request', 'response')),
+    format         TEXT NOT NULL CHECK (format IN ('b3-multi', 'b3-single', 'traceparent',
+                       'grpc-trace-bin', 'uber-trace-id', 'x-amzn-trace-id', 'datadog',
+                       'baggage', 'sw8')),
+    raw            TEXT,                   -- header value(s) as seen (binary as hex)
+    trace_id       TEXT,
+    span_id        TEXT,
+    parent_span_id TEXT,
+    sampled        INTEGER,
+    debug          INTEGER,
+    flags          INTEGER,                -- format's flag byte (W3C trace-flags, Jaeger flags)
+    trace_id_64    INTEGER NOT NULL DEFAULT 0, -- trace id was 64-bit and left-padded
+    tracestate     TEXT,                   -- W3C tracestate (only with a valid traceparent)
+    valid          INTEGER NOT NULL,
+    error          TEXT                    -- reason when not valid (or a warning)
+);
+CREATE INDEX contexts_span_row ON contexts(span_row);
+CREATE INDEX contexts_span_id ON contexts(span_id);
+
+-- tracefs-side markers and other kernel trace lines.
+CREATE TABLE span_events (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    ts_ns     INTEGER NOT NULL,
+    cpu       INTEGER,
+    pid       INTEGER,                     -- tgid when known
+    tid       INTEGER,                     -- the task the kernel printed
+    comm      TEXT,
+    kind      TEXT NOT NULL,               -- begin, end, decision, mark, raw
+    span_id   TEXT,
+    trace_id  TEXT,
+    decision  INTEGER,                     -- sampling decision (1 keep, 0 drop)
+    message   TEXT,
+    line      INTEGER                      -- line number in the source
+);
+CREATE INDEX span_events_span ON span_events(span_id);
+CREATE INDEX span_events_tid_ts ON span_events(tid, ts_ns);
+
+-- Events the kernel trace buffer lost (per CPU), and overwritten totals (cpu NULL).
+CREATE TABLE losses (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    cpu       INTEGER,
+    ts_ns     INTEGER,
+    events    INTEGER,                     -- NULL when the kernel did not say how many
+    line      INTEGER
+);
+
+-- Span intervals on threads, built from span_events (source clock).
+CREATE TABLE span_intervals (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    span_id   TEXT NOT NULL,
+    trace_id  TEXT,
+    pid       INTEGER,
+    tid       INTEGER NOT NULL,
+    start_ns  INTEGER NOT NULL,
+    end_ns    INTEGER NOT NULL,
+    depth     INTEGER NOT NULL DEFAULT 0,  -- nesting depth on the thread
+    decision  INTEGER,
+    end_rule  TEXT                         -- end-marker, next-marker, eof
+);
+CREATE INDEX span_intervals_tid ON span_intervals(tid, start_ns);
+CREATE INDEX span_intervals_span ON span_intervals(span_id);
+
+-- Interned folded stacks: frames root first, ';'-separated, as perf-fold prints them.
+CREATE TABLE stacks (
+    id     INTEGER PRIMARY KEY,
+    frames TEXT NOT NULL UNIQUE
+);
+
+-- perf samples.
+CREATE TABLE samples (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    ts_ns     INTEGER,
+    pid       INTEGER,
+    tid       INTEGER,
+    cpu       INTEGER,
+    comm      TEXT,
+    event     TEXT,
+    period    INTEGER,
+    stack_id  INTEGER REFERENCES stacks(id),
+    span_id   TEXT                          -- attributed span (tracefs2spans / perf-fold)
+);
+CREATE INDEX samples_tid_ts ON samples(tid, ts_ns);
+CREATE INDEX samples_span ON samples(span_id);
+
+-- Clock relations: t_to = t_from + offset_ns + skew_ppm * 1e-6 * (t_from - ref_ns),
+-- valid for t_from in [valid_from_ns, valid_to_ns] (NULL = unbounded).
+CREATE TABLE clock_fits (
+    id            INTEGER PRIMARY KEY,
+    from_clock    TEXT NOT NULL,
+    to_clock      TEXT NOT NULL,
+    from_source   INTEGER REFERENCES sources(id) ON DELETE CASCADE,
+    to_source     INTEGER REFERENCES sources(id) ON DELETE CASCADE,
+    offset_ns     INTEGER NOT NULL,
+    skew_ppm      REAL NOT NULL DEFAULT 0,
+    ref_ns        INTEGER NOT NULL DEFAULT 0,
+    valid_from_ns INTEGER,
+    valid_to_ns   INTEGER,
+    points        INTEGER NOT NULL DEFAULT 0,
+    residual_ns   INTEGER,                  -- median absolute residual
+    residual_max_ns INTEGER,
+    method        TEXT NOT NULL             -- theil-sen+envelope, manual, ...
+);

@@ -1,0 +1,53 @@
+/* sf_line.h - fast line reader for multi-gigabyte text inputs.
+ *
+ * Reads a file descriptor in large blocks and hands out lines in place: no
+ * allocation per line, one memchr per line.  Lines are returned without their
+ * '\n' and NUL-terminated in the reader's buffer (valid until the next call).
+ * A line longer than max_line is reported once as SF_E_LIMIT and skipped, so one
+ * bad line cannot make memory grow.
+ *
+ *   struct sf_line r; char *s; size_t n; int rc;
+ *   sf_line_open(&r, fd, 0);
+ *   while ((rc = sf_line_next(&r, &s, &n)) > 0) use(s, n, r.lineno);
+ *   if (rc < 0) report(r.lineno, r.off);
+ *   sf_line_close(&r);
+ */
+#ifndef SF_LINE_H
+#define SF_LINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SF_LINE_MAX_DEFAULT (1u << 20) /* 1 MiB */
+
+struct sf_line {
+    int fd;
+    char *buf;
+    size_t cap;          /* buffer size */
+    size_t pos;          /* start of unread data */
+    size_t fill;         /* end of valid data */
+    size_t max_line;     /* longest accepted line */
+    uint64_t lineno;     /* 1-based number of the line last returned */
+    uint64_t off;        /* input offset of that line's first byte */
+    uint64_t next_off;   /* input offset of buf[pos] */
+    uint64_t bytes_read; /* total bytes read from fd */
+    int eof;             /* fd reached end of file */
+    int unterminated;    /* the line last returned had no '\n' (end of input) */
+    /* Called with every block read, e.g. to hash stdin while parsing it. */
+    void (*on_read)(void *ctx, const void *p, size_t n);
+    void *on_read_ctx;
+};
+
+/* Prepare to read fd (not closed by the reader).  max_line 0 means
+ * SF_LINE_MAX_DEFAULT.  Returns 0 or SF_E_NOMEM. */
+int sf_line_open(struct sf_line *r, int fd, size_t max_line);
+
+/* Next line: returns 1 and sets *line and *len, 0 at end of input, SF_E_LIMIT for a
+ * line over max_line (skipped; lineno/off name it; the next call goes on after
+ * it), or SF_E_IO on a read error (errno is kept). */
+int sf_line_next(struct sf_line *r, char **line, size_t *len);
+
+/* Free the buffer. */
+void sf_line_close(struct sf_line *r);
+
+#endif

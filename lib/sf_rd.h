@@ -1,0 +1,157 @@
+/* sf_rd.h - bounded reader for every binary format.
+ *
+ * A cursor over [p, end) that never reads past end.  A short read sets the sticky
+ * `err` flag and returns 0 (or NULL), so a parser reads a whole frame and checks
+ * once, as tcpdump's GET_* macros do, without longjmp.  `base` is the input offset
+ * of the first byte, so sf_rd_off() always knows the byte an error is at.
+ *
+ *   struct sf_rd rd;
+ *   sf_rd_init(&rd, buf, len, file_off);
+ *   uint32_t len = sf_rd_u24be(&rd); uint8_t type = sf_rd_u8(&rd);
+ *   if (rd.err) return sf_err_set(err, SF_E_TRUNC, sf_rd_off(&rd), "h2: frame header");
+ */
+#ifndef SF_RD_H
+#define SF_RD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct sf_rd {
+    const uint8_t *p;     /* next byte */
+    const uint8_t *end;   /* one past the last readable byte */
+    const uint8_t *start; /* first byte, for offsets */
+    uint64_t base;        /* input offset of start */
+    int err;              /* sticky: set by the first short read */
+};
+
+static inline void sf_rd_init(struct sf_rd *rd, const void *buf, size_t len, uint64_t base)
+{
+    rd->p = rd->start = (const uint8_t *)buf;
+    rd->end = rd->p + len;
+    rd->base = base;
+    rd->err = 0;
+}
+
+/* Bytes left. */
+static inline size_t sf_rd_left(const struct sf_rd *rd)
+{
+    return (size_t)(rd->end - rd->p);
+}
+
+/* Input offset of the next byte. */
+static inline uint64_t sf_rd_off(const struct sf_rd *rd)
+{
+    return rd->base + (uint64_t)(rd->p - rd->start);
+}
+
+/* True (and err set) unless n bytes are available. */
+static inline int sf_rd_need(struct sf_rd *rd, size_t n)
+{
+    if (rd->err || sf_rd_left(rd) < n) {
+        rd->err = 1;
+        return 0;
+    }
+    return 1;
+}
+
+static inline uint8_t sf_rd_u8(struct sf_rd *rd)
+{
+    if (!sf_rd_need(rd, 1))
+        return 0;
+    return *rd->p++;
+}
+
+static inline uint16_t sf_rd_u16be(struct sf_rd *rd)
+{
+    uint16_t v;
+
+    if (!sf_rd_need(rd, 2))
+        return 0;
+    v = (uint16_t)(rd->p[0] << 8 | rd->p[1]);
+    rd->p += 2;
+    return v;
+}
+
+static inline uint32_t sf_rd_u24be(struct sf_rd *rd)
+{
+    uint32_t v;
+
+    if (!sf_rd_need(rd, 3))
+        return 0;
+    v = (uint32_t)rd->p[0] << 16 | (uint32_t)rd->p[1] << 8 | rd->p[2];
+    rd->p += 3;
+    return v;
+}
+
+static inline uint32_t sf_rd_u32be(struct sf_rd *rd)
+{
+    uint32_t v;
+
+    if (!sf_rd_need(rd, 4))
+        return 0;
+    v = (uint32_t)rd->p[0] << 24 | (uint32_t)rd->p[1] << 16 | (uint32_t)rd->p[2] << 8 | rd->p[3];
+    rd->p += 4;
+    return v;
+}
+
+static inline uint64_t sf_rd_u64be(struct sf_rd *rd)
+{
+    uint64_t hi = sf_rd_u32be(rd);
+
+    return hi << 32 | sf_rd_u32be(rd);
+}
+
+static inline uint16_t sf_rd_u16le(struct sf_rd *rd)
+{
+    uint16_t v;
+
+    if (!sf_rd_need(rd, 2))
+        return 0;
+    v = (uint16_t)(rd->p[1] << 8 | rd->p[0]);
+    rd->p += 2;
+    return v;
+}
+
+static inline uint32_t sf_rd_u32le(struct sf_rd *rd)
+{
+    uint32_t v;
+
+    if (!sf_rd_need(rd, 4))
+        return 0;
+    v = (uint32_t)rd->p[3] << 24 | (uint32_t)rd->p[2] << 16 | (uint32_t)rd->p[1] << 8 | rd->p[0];
+    rd->p += 4;
+    return v;
+}
+
+/* Pointer to the next n bytes, advancing past them; NULL (and err) if short. */
+static inline const uint8_t *sf_rd_bytes(struct sf_rd *rd, size_t n)
+{
+    const uint8_t *q;
+
+    if (!sf_rd_need(rd, n))
+        return NULL;
+    q = rd->p;
+    rd->p += n;
+    return q;
+}
+
+/* Skip n bytes; returns 0 and sets err if short. */
+static inline int sf_rd_skip(struct sf_rd *rd, size_t n)
+{
+    return sf_rd_bytes(rd, n) != NULL;
+}
+
+/* A sub-reader over the next n bytes (e.g. one TLS extension), advancing the
+ * parent past them.  On a short parent the child is empty with err set. */
+static inline struct sf_rd sf_rd_sub(struct sf_rd *rd, size_t n)
+{
+    struct sf_rd sub;
+    uint64_t off = sf_rd_off(rd);
+    const uint8_t *q = sf_rd_bytes(rd, n);
+
+    sf_rd_init(&sub, q ? q : rd->p, q ? n : 0, off);
+    sub.err = q == NULL;
+    return sub;
+}
+
+#endif

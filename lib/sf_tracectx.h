@@ -1,0 +1,142 @@
+/* sf_tracectx.h - trace context in request headers, every wire format.
+ *
+ * One parser for pcap2spans, the Wireshark plugin and the demo service, so they
+ * always agree.  References: W3C Trace Context (traceparent/tracestate, Level 1
+ * REC + the W3C test suite's verdicts), W3C Baggage, openzipkin/b3-propagation
+ * (multi and single header), OpenCensus BinaryEncoding (grpc-trace-bin), Jaeger
+ * uber-trace-id, AWS X-Amzn-Trace-Id, Datadog x-datadog-*, SkyWalking sw8.
+ * Normalisation (all formats): header names ASCII-case-insensitive; trace ids 32
+ * lowercase hex (64-bit ids left-padded with 16 '0', trace_id_64 = 1); span ids 16
+ * lowercase hex; all-zero ids invalid.  An invalid context is kept, flagged, with
+ * the reason in `error`; nothing is dropped silently.
+ *
+ *   grpc-trace-bin (29 bytes, OpenCensus):
+ *   +----+----+-------------------+----+-----------+----+------+
+ *   | 00 | 00 | trace id (16)     | 01 | span (8)  | 02 | opts |
+ *   +----+----+-------------------+----+-----------+----+------+
+ *    ver  fid0  bytes 2..17        fid1  19..26     fid2  28 (bit0 sampled)
+ *
+ * Usage: feed every header of one request (or response) to a set, then finish.
+ *
+ *   struct sf_tracectx_set set;
+ *   sf_tracectx_set_init(&set);
+ *   for each header: sf_tracectx_set_add(&set, name, nlen, value, vlen);
+ *   sf_tracectx_set_finish(&set);
+ *   for (int i = 0; i < set.n; i++) use(&set.ctx[i]);
+ *   int best = sf_tracectx_set_preferred(&set);
+ *
+ * Nothing here allocates, prints or keeps pointers into the caller's buffers.
+ */
+#ifndef SF_TRACECTX_H
+#define SF_TRACECTX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum sf_ctx_format {
+    SF_CTX_B3_MULTI,       /* X-B3-TraceId, X-B3-SpanId, X-B3-ParentSpanId, X-B3-Sampled, X-B3-Flags */
+    SF_CTX_B3_SINGLE,      /* b3 */
+    SF_CTX_TRACEPARENT,    /* traceparent (+ tracestate) */
+    SF_CTX_GRPC_TRACE_BIN, /* grpc-trace-bin */
+    SF_CTX_UBER,           /* uber-trace-id */
+    SF_CTX_XRAY,           /* X-Amzn-Trace-Id */
+    SF_CTX_DATADOG,        /* x-datadog-trace-id, -parent-id, -sampling-priority, -tags */
+    SF_CTX_BAGGAGE,        /* W3C baggage (no ids; raw and validity only) */
+    SF_CTX_SW8,            /* SkyWalking sw8 (opaque ids: raw and validity only) */
+    SF_CTX_NFORMATS
+};
+
+#define SF_CTX_MAX 12          /* contexts kept per header set */
+#define SF_CTX_RAW_MAX 512     /* raw value bytes kept (longer: raw_truncated) */
+#define SF_CTX_STATE_MAX 1024  /* tracestate bytes kept */
+#define SF_CTX_ERR_MAX 128
+
+struct sf_tracectx {
+    enum sf_ctx_format format;
+    char trace_id[33];  /* "" when the format carried none */
+    char span_id[17];   /* "" when absent */
+    char parent_id[17]; /* "" when absent */
+    int sampled;        /* 1, 0, or -1 when the format left it deferred/unknown */
+    int debug;          /* 1 when the format says debug (B3 d/Flags, Jaeger 0x02) */
+    int flags;          /* the format's flag byte (W3C trace-flags, Jaeger flags,
+                           grpc-trace-bin options), -1 when none */
+    int trace_id_64;    /* the trace id was 64-bit and has been left-padded */
+    int valid;          /* 1 valid, 0 invalid (see error) */
+    char error[SF_CTX_ERR_MAX]; /* reason when invalid; a warning (e.g. "tracestate
+                                   discarded: ...") when valid; "" otherwise */
+    char raw[SF_CTX_RAW_MAX];   /* the header value(s) as text, NUL-terminated;
+                                   binary values as lowercase hex; several headers of
+                                   one multi-header format as "name: value; ..." */
+    int raw_truncated;
+    char tracestate[SF_CTX_STATE_MAX]; /* traceparent only: the combined tracestate
+                                          when it validated, else "" */
+    int tracestate_truncated;
+};
+
+/* Stable format name as stored in contexts.format: "b3-multi", "b3-single",
+ * "traceparent", "grpc-trace-bin", "uber-trace-id", "x-amzn-trace-id",
+ * "datadog", "baggage", "sw8". */
+const char *sf_tracectx_format_name(enum sf_ctx_format f);
+
+/* Accumulates the headers of one request; opaque pending state inside. */
+struct sf_tracectx_set {
+    struct sf_tracectx ctx[SF_CTX_MAX];
+    int n;         /* contexts after finish */
+    int dropped;   /* contexts beyond SF_CTX_MAX (counted, not kept) */
+    /* pending multi-header state (implementation detail) */
+    struct sf_tracectx_pending {
+        char b3[5][80];      /* traceid, spanid, parentspanid, sampled, flags */
+        unsigned char b3_seen; /* bit i: b3[i] present; bit 5+i: repeated */
+        char dd[4][80];      /* trace-id, parent-id, sampling-priority, _dd.p.tid */
+        unsigned char dd_seen;
+        char tp[2][80];      /* first two traceparent values (two = invalid) */
+        int tp_count;
+        char ts[SF_CTX_STATE_MAX]; /* combined tracestate */
+        int ts_len, ts_count, ts_truncated;
+    } p;
+};
+
+/* Start an empty set. */
+void sf_tracectx_set_init(struct sf_tracectx_set *s);
+
+/* 1 if `name` is a header any format reads (cheap; lets callers skip others). */
+int sf_tracectx_is_ctx_header(const char *name, size_t nlen);
+
+/* Feed one header.  Names are matched case-insensitively; values are bytes
+ * (grpc-trace-bin may be base64, padded or not, several joined with ',', or gRPC's
+ * "true binary" form: a 0x00 byte then the raw bytes).  Headers no format reads
+ * are ignored.  Single-header formats are parsed at once into a new context;
+ * multi-header ones are completed by sf_tracectx_set_finish. */
+void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nlen,
+                         const uint8_t *value, size_t vlen);
+
+/* Complete multi-header formats (B3 multi, Datadog, traceparent+tracestate).
+ * Returns s->n.  Call once, after the last header. */
+int sf_tracectx_set_finish(struct sf_tracectx_set *s);
+
+/* Index in s->ctx of the context a span should be keyed on: the first valid one
+ * in the order traceparent, b3-single, b3-multi, grpc-trace-bin, uber-trace-id,
+ * x-amzn-trace-id, datadog (formats with a span id only); -1 if none. */
+int sf_tracectx_set_preferred(const struct sf_tracectx_set *s);
+
+/* Single-value parsers, used by the set and directly by tests and the plugin.
+ * Each fills *c completely (format, ids, flags, valid/error, raw) and returns 0
+ * when valid or -1 when invalid (c->error says why). */
+int sf_tracectx_parse_traceparent(struct sf_tracectx *c, const char *v, size_t n);
+int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n);
+int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n);
+int sf_tracectx_parse_uber(struct sf_tracectx *c, const char *v, size_t n);
+int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n);
+int sf_tracectx_parse_baggage(struct sf_tracectx *c, const char *v, size_t n);
+int sf_tracectx_parse_sw8(struct sf_tracectx *c, const char *v, size_t n);
+
+/* Check a combined tracestate value (W3C rules as the test suite applies them).
+ * Returns 0 if valid, -1 if it must be discarded (why gets the reason). */
+int sf_tracectx_check_tracestate(const char *v, size_t n, char *why, size_t whysz);
+
+/* Iterate tracestate members: start with *pos = 0; each call sets key/value spans
+ * and returns 1, or 0 at the end.  For a value that passed the check above. */
+int sf_tracectx_tracestate_next(const char *v, size_t n, size_t *pos, const char **key,
+                                size_t *klen, const char **val, size_t *vlen);
+
+#endif
