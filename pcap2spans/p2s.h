@@ -95,6 +95,14 @@ struct p2s_span {
     struct sf_tracectx_set *resp_ctx; /* contexts on the response (finished), or NULL */
 };
 
+/* After p2s_conn_switch(conn, &p2s_h2_ops) for an accepted "Upgrade: h2c" (101),
+ * h1.c hands the upgraded request to the HTTP/2 parser: it becomes stream 1
+ * (half-closed from the client), keeping req's method, authority, path, request
+ * times, req_bytes and req_ctx (copied; req only needs to live during the call).
+ * The response arrives as HTTP/2 frames after the server's SETTINGS, and the
+ * client's connection preface follows on its side. */
+void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req);
+
 /* Hand a finished span to the sink (database rows or one NDJSON line).  Returns 0
  * or a negative SF_E_* (database failure: fatal for the run). */
 int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *span);
