@@ -17,7 +17,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "sf_arena.h"
 #include "sf_err.h"
 #include "sf_tracectx.h"
 
@@ -111,5 +113,170 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
  * names a connection (conn may be NULL): e.g. "hpack_error", "h2_rst", "gap". */
 void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, const char *detail,
               int64_t ts_ns);
+
+/* ======================================================================================
+ * Everything below was added by the core (pcap/link/ip/tcp/h1/sink) after the contract
+ * above was agreed.  Nothing above changed.  Parsers may use it; tests use it to build a
+ * context without main.c and to collect spans in memory.
+ * ====================================================================================== */
+
+/* HTTP/1.1 request upgraded to h2c (RFC 9113 3.2 / RFC 7540 3.2): the request becomes
+ * HTTP/2 stream 1 (half-closed from the client), whose response arrives as HTTP/2.
+ * h1.c, on the server's 101, calls st = p2s_conn_switch(conn, &p2s_h2_ops), then
+ * p2s_h2_upgrade(st, &up), then hands the bytes after the 101 to p2s_h2_ops.data.
+ * Strings and req_ctx only live during the call: copy what you keep.  The client's
+ * connection preface still follows on the C2S side as usual. */
+struct p2s_h1_upgrade {
+    const char *method, *authority, *path;
+    int64_t req_start_ns, req_end_ns;
+    int64_t req_bytes;                /* request body bytes, -1 unknown */
+    struct sf_tracectx_set *req_ctx;  /* finished, or NULL (no context header) */
+    const char *http2_settings;       /* HTTP2-Settings header value (base64url), or NULL */
+    int partial;                      /* part of the request was lost */
+};
+/* Implemented by h2.c.  Returns 0 or a negative SF_E_*. */
+int p2s_h2_upgrade(void *h2_state, const struct p2s_h1_upgrade *up);
+
+/* Counters for the end-of-run summary. */
+struct p2s_stats {
+    uint64_t packets, bytes;          /* capture records and their captured bytes */
+    uint64_t tcp_segments, tcp_payload;
+    uint64_t unsupported_link;        /* packets of a link type we do not decode */
+    uint64_t unsupported_net;         /* non-IP ethertypes, non-TCP protocols */
+    uint64_t ip_fragments;            /* IPv4/IPv6 fragments (not reassembled) */
+    uint64_t truncated;               /* packets cut short by the snap length */
+    uint64_t malformed;               /* bad link/IP/TCP headers */
+    uint64_t connections, spans, partial_spans;
+    uint64_t gaps, gap_bytes;
+    uint64_t flows_evicted;           /* closed early by the max_flows cap */
+    uint64_t errors;                  /* errors reported (all layers) */
+    uint64_t ctx_by_format[SF_CTX_NFORMATS];
+    uint64_t ctx_invalid;
+};
+
+struct p2s_tcp;  /* flow table (tcp.c) */
+struct p2s_sink; /* database / NDJSON output (sink.c) */
+
+/* A named counter from p2s_note, for the summary (small fixed table). */
+#define P2S_NOTE_KINDS 32
+struct p2s_note_count {
+    const char *kind; /* static string given to p2s_note */
+    uint64_t n;
+};
+
+struct p2s_ctx {
+    const char *tool;             /* "pcap2spans" */
+    struct p2s_limits lim;
+    int ndjson, strict, quiet;
+    const char *const *keylogs;   /* --keylog files, kept for the TLS layer (later) */
+    int nkeylogs;
+    struct p2s_tcp *tcp;
+    struct p2s_sink *sink;        /* NULL: spans only go to span_hook (tests) */
+    /* Where we are, for error messages: file, 1-based packet number, byte offset of
+     * that packet's record in the file, and its capture time. */
+    const char *file;
+    uint64_t pkt_no, pkt_off;
+    int64_t pkt_ts;
+    int64_t source_id;
+    int stop;                     /* --strict: an error was reported, stop reading */
+    uint64_t errors_printed;
+    struct sf_arena pkt;          /* per-packet arena, reset after every packet */
+    struct p2s_stats st;
+    struct p2s_note_count notes[P2S_NOTE_KINDS];
+    /* Test hook: when set, every span is passed here (and to the sink if there is one). */
+    int (*span_hook)(void *arg, struct p2s_conn *conn, const struct p2s_span *span);
+    void *span_hook_arg;
+};
+
+/* Default caps (see --help). */
+void p2s_limits_default(struct p2s_limits *lim);
+
+/* Build a context with default limits, an empty flow table, no sink and no output.
+ * Returns 0 or SF_E_NOMEM.  p2s_ctx_free closes every open connection (as "eof") and
+ * frees everything. */
+int p2s_ctx_init(struct p2s_ctx *ctx);
+void p2s_ctx_free(struct p2s_ctx *ctx);
+
+/* Report an error on the current packet: fills unit/packet/offset, prints it once via
+ * sf_err_format (unless ctx->quiet, and at most 100 per run), counts it, and sets
+ * ctx->stop under --strict. */
+void p2s_report(struct p2s_ctx *ctx, struct sf_err *err);
+
+/* ---- layers (one file each) ------------------------------------------------------- */
+
+/* pcap.c: read one capture file ("-" = stdin) through libpcap into the layers below,
+ * with its own sources row.  Returns 0, or SF_E_TRUNC / SF_E_MALFORMED (damaged capture:
+ * what came before is kept), SF_E_IO (unreadable), SF_E_DB, SF_E_DUP (already ingested);
+ * errors are reported before returning. */
+int p2s_pcap_read(struct p2s_ctx *ctx, const char *path);
+
+/* link.c: one captured frame of link type `dlt` (DLT_* / LINKTYPE_* value). */
+void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, size_t len);
+/* 1 if link_decode understands this link type. */
+int link_supported(int dlt);
+
+/* ip.c: one IPv4 or IPv6 packet (version from its first nibble); caplen may be less
+ * than the IP length (snap length), which is counted as truncated. */
+void ip_decode(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen);
+
+/* tcp.c: one TCP segment. */
+#define P2S_TH_FIN 0x01
+#define P2S_TH_SYN 0x02
+#define P2S_TH_RST 0x04
+#define P2S_TH_ACK 0x10
+struct p2s_seg {
+    int64_t ts_ns;
+    int family;                /* 4 or 6 */
+    uint8_t src[16], dst[16];  /* IPv4 uses the first 4 bytes */
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint8_t flags;             /* P2S_TH_* */
+    const uint8_t *payload;
+    size_t len;
+};
+void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *seg);
+/* Close every open connection ("eof" at the end of an input). */
+void tcp_flush_all(struct p2s_ctx *ctx, const char *why);
+/* Create / destroy the flow table. */
+struct p2s_tcp *tcp_new(void);
+void tcp_free(struct p2s_ctx *ctx, struct p2s_tcp *t);
+
+/* A connection outside the flow table, for parser unit tests: a 127.0.0.1:40000 ->
+ * 127.0.0.1:80 connection with no application parser.  Free with tcp_conn_free_detached
+ * (which does not call any parser's close). */
+struct p2s_conn *tcp_conn_new_detached(struct p2s_ctx *ctx);
+void tcp_conn_free_detached(struct p2s_conn *conn);
+
+/* What the sink knows of a connection. */
+struct p2s_conn_info {
+    int64_t id;                 /* row id / sequence */
+    int family;
+    char client_addr[46], server_addr[46];
+    uint16_t client_port, server_port;
+    const char *app_proto;      /* static: "http/1.1", "h2", "tls", "unknown" */
+    int64_t first_ns, last_ns;
+    uint64_t bytes[2];          /* TCP payload bytes per direction */
+    uint64_t gaps, gap_bytes;
+    const char *close;          /* "fin", "rst", "idle", "evicted", "eof", "new-syn" */
+};
+const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn);
+
+/* sink.c: output (database and/or NDJSON). */
+struct p2s_sink_opts {
+    const char *db_path;        /* NULL: no database */
+    int ndjson;                 /* NDJSON spans to stdout */
+};
+int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err *err);
+/* Start / end one input: sources row (sha256 may be NULL for stdin, then set at end). */
+int sink_source_begin(struct p2s_ctx *ctx, const char *path, const char *sha256, uint64_t bytes,
+                      struct sf_err *err);
+int sink_source_end(struct p2s_ctx *ctx, const char *sha256, uint64_t bytes, const char *error,
+                    struct sf_err *err);
+/* A connection was seen first / closed. */
+void sink_conn_open(struct p2s_ctx *ctx, struct p2s_conn *conn);
+void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn);
+/* Summary on stderr; close the database.  Returns 0 or SF_E_DB. */
+void sink_summary(struct p2s_ctx *ctx, FILE *f);
+int sink_close(struct p2s_ctx *ctx, struct sf_err *err);
 
 #endif
