@@ -120,22 +120,9 @@ void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, cons
  * context without main.c and to collect spans in memory.
  * ====================================================================================== */
 
-/* HTTP/1.1 request upgraded to h2c (RFC 9113 3.2 / RFC 7540 3.2): the request becomes
- * HTTP/2 stream 1 (half-closed from the client), whose response arrives as HTTP/2.
- * h1.c, on the server's 101, calls st = p2s_conn_switch(conn, &p2s_h2_ops), then
- * p2s_h2_upgrade(st, &up), then hands the bytes after the 101 to p2s_h2_ops.data.
- * Strings and req_ctx only live during the call: copy what you keep.  The client's
- * connection preface still follows on the C2S side as usual. */
-struct p2s_h1_upgrade {
-    const char *method, *authority, *path;
-    int64_t req_start_ns, req_end_ns;
-    int64_t req_bytes;                /* request body bytes, -1 unknown */
-    struct sf_tracectx_set *req_ctx;  /* finished, or NULL (no context header) */
-    const char *http2_settings;       /* HTTP2-Settings header value (base64url), or NULL */
-    int partial;                      /* part of the request was lost */
-};
-/* Implemented by h2.c.  Returns 0 or a negative SF_E_*. */
-int p2s_h2_upgrade(void *h2_state, const struct p2s_h1_upgrade *up);
+/* h2c upgrades use p2s_h2_adopt_upgrade above (h2.c): h1.c, on the server's 101,
+ * calls st = p2s_conn_switch(conn, &p2s_h2_ops), p2s_h2_adopt_upgrade(st, &req_span),
+ * then hands the bytes after the 101 to p2s_h2_ops.data. */
 
 /* Counters for the end-of-run summary. */
 struct p2s_stats {
