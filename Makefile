@@ -85,6 +85,7 @@ $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
 # tests/unit/test_*.c link the library; tests/<tool>/test_*.c also link that tool's
 # objects except main.o; tests/<tool>/t_*.sh are TAP scripts run with bin/ on PATH.
 UNIT_SRC   := $(wildcard tests/unit/test_*.c)
+LIB_SCRIPTS := $(sort $(wildcard tests/scripts/t_*.sh))
 UNIT_BIN   := $(patsubst tests/unit/%.c,$(B)/tests/unit/%,$(UNIT_SRC))
 $(B)/tests/unit/%: $(B)/tests/unit/%.o $(LIBA)
 	$(CC) $(LDFLAGS) $^ $(LIB_LIBS) -o $@
@@ -96,13 +97,24 @@ $(1)_SCRIPTS  := $$(sort $$(wildcard tests/$(1)/t_*.sh))
 $(B)/tests/$(1)/%: $(B)/tests/$(1)/%.o $$(filter-out %/main.o,$$($(1)_OBJ)) $(LIBA)
 	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS_$(1)) $(LIB_LIBS) -o $$@
 check-$(1): all $$($(1)_TEST_BIN)
-	@SF_BIN=$(CURDIR)/$(BIN) PATH=$(CURDIR)/$(BIN):$$$$PATH tests/run-tests.sh \
+	@SF_BIN=$(CURDIR)/$(BIN) SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) PATH=$(CURDIR)/$(BIN):$$$$PATH tests/run-tests.sh \
 	    $$($(1)_TEST_BIN) $$($(1)_SCRIPTS) "tests/run-golden.sh $(1)"
 endef
 $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$(eval $(call tool_test_rule,$(t))))
 
-ALL_TEST_BIN := $(UNIT_BIN) $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_TEST_BIN))
-ALL_SCRIPTS  := $(sort $(wildcard tests/scripts/t_*.sh)) \
+# Every fuzz target is also built under $(CC) with tests/fuzz/replay.c, and its
+# seeds and saved crashes (tests/fuzz/corpus/<target>/) are replayed by `make check`.
+FUZZ_SRC := $(wildcard tests/fuzz/*/fuzz_*.c)
+REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(B)/tests/fuzz/%,$(FUZZ_SRC))
+define replay_rule
+$(B)/tests/fuzz/$(1)/%: $(B)/tests/fuzz/$(1)/%.o $(B)/tests/fuzz/replay.o $$(filter-out %/main.o,$$($(1)_OBJ)) $(LIBA)
+	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS_$(1)) $(LIB_LIBS) -o $$@
+endef
+$(foreach d,$(sort $(patsubst tests/fuzz/%/,%,$(dir $(FUZZ_SRC)))),$(eval $(call replay_rule,$(d))))
+REPLAY_RUNS := $(foreach f,$(REPLAY_BIN),"$(f) $(notdir $(f)) tests/fuzz/corpus/$(notdir $(f))")
+
+ALL_TEST_BIN := $(UNIT_BIN) $(REPLAY_BIN) $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_TEST_BIN))
+ALL_SCRIPTS  := $(LIB_SCRIPTS) \
                 $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_SCRIPTS))
 
 # `make check` first installs what is missing (scripts/deps.sh), then re-reads this
@@ -111,14 +123,14 @@ check test:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory -j2 run-tests
 run-tests: all $(ALL_TEST_BIN)
-	@SF_BIN=$(CURDIR)/$(BIN) PATH=$(CURDIR)/$(BIN):$$PATH tests/run-tests.sh \
-	    $(ALL_TEST_BIN) $(ALL_SCRIPTS) tests/run-golden.sh
+	@SF_BIN=$(CURDIR)/$(BIN) SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) PATH=$(CURDIR)/$(BIN):$$PATH tests/run-tests.sh \
+	    $(filter-out $(REPLAY_BIN),$(ALL_TEST_BIN)) $(REPLAY_RUNS) $(ALL_SCRIPTS) tests/run-golden.sh
 
 check-lib: $(UNIT_BIN)
-	@tests/run-tests.sh $(UNIT_BIN)
+	@SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) tests/run-tests.sh $(UNIT_BIN) $(LIB_SCRIPTS)
 
 check-valgrind: all $(ALL_TEST_BIN)
-	@tests/run-tests.sh $(foreach t,$(ALL_TEST_BIN),"valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $(t)")
+	@SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) tests/run-tests.sh $(foreach t,$(filter-out $(REPLAY_BIN),$(ALL_TEST_BIN)),"valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $(t)")
 
 demo:
 	@scripts/deps.sh
@@ -132,7 +144,6 @@ bench: all
 FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang
 FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -DSF_ARENA_MALLOC
-FUZZ_SRC     := $(wildcard tests/fuzz/*/fuzz_*.c)
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
@@ -145,7 +156,7 @@ FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/gen
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ) build/gen/sf_version.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(CPPFLAGS) -Ibuild/gen $(FUZZ_FLAGS) -fsanitize=fuzzer $< \
-	    $(patsubst %.c,build/fuzz/obj/%.o,$(filter-out %/main.c,$(wildcard $(firstword $(subst /, ,$*))/*.c))) \
+	    $(if $(filter lib,$(firstword $(subst /, ,$*))),,$(patsubst %.c,build/fuzz/obj/%.o,$(filter-out %/main.c %.bpf.c,$(wildcard $(firstword $(subst /, ,$*))/*.c)))) \
 	    $(FUZZ_LIB_OBJ) $(LDLIBS_$(firstword $(subst /, ,$*))) $(LIB_LIBS) -o $@
 fuzz: $(FUZZ_BIN)
 	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)

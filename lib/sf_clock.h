@@ -12,10 +12,10 @@
 #include <stdint.h>
 
 /* Clock domain names used in sources.clock and clock_fits. */
-#define SF_CLOCK_REALTIME "realtime"   /* pcap: CLOCK_REALTIME */
+#define SF_CLOCK_REALTIME  "realtime"  /* pcap: CLOCK_REALTIME */
 #define SF_CLOCK_MONOTONIC "monotonic" /* perf -k mono, tracefs mono, bpf_ktime_get_ns */
-#define SF_CLOCK_PERF "perf"           /* perf's default clock, tracefs "perf" */
-#define SF_CLOCK_UNKNOWN "unknown"
+#define SF_CLOCK_PERF      "perf"      /* perf's default clock, tracefs "perf" */
+#define SF_CLOCK_UNKNOWN   "unknown"
 
 /* Map a tracefs trace_clock name ("mono", "global", "local", "x86-tsc", ...) or a
  * perf clockid name ("monotonic", "CLOCK_MONOTONIC", ...) to a spanfold clock

@@ -98,7 +98,8 @@ int sf_db_open(struct sf_db **out, const char *path, struct sf_err *err)
     db = calloc(1, sizeof(*db));
     if (db == NULL)
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
         rc = db_fail(db, err, path);
         sqlite3_close(db->h);
         free(db);
@@ -331,7 +332,8 @@ int sf_db_source_set_hash(struct sf_db *db, int64_t id, const char *sha256, uint
     int rc;
 
     *dup_of = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT kind FROM sources WHERE id = ?1", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(db->h, "SELECT kind FROM sources WHERE id = ?1", -1, &q, NULL) !=
+        SQLITE_OK)
         return db_fail(db, err, "looking up source");
     sqlite3_bind_int64(q, 1, id);
     if (sqlite3_step(q) == SQLITE_ROW)

@@ -47,16 +47,26 @@ int sf_err_prefix(struct sf_err *err, const char *fmt, ...)
 const char *sf_err_name(int code)
 {
     switch (code) {
-    case SF_OK: return "ok";
-    case SF_E_TRUNC: return "truncated";
-    case SF_E_MALFORMED: return "malformed";
-    case SF_E_LIMIT: return "limit exceeded";
-    case SF_E_IO: return "I/O error";
-    case SF_E_NOMEM: return "out of memory";
-    case SF_E_DB: return "database error";
-    case SF_E_USAGE: return "usage error";
-    case SF_E_UNSUPPORTED: return "unsupported";
-    case SF_E_DUP: return "duplicate";
+    case SF_OK:
+        return "ok";
+    case SF_E_TRUNC:
+        return "truncated";
+    case SF_E_MALFORMED:
+        return "malformed";
+    case SF_E_LIMIT:
+        return "limit exceeded";
+    case SF_E_IO:
+        return "I/O error";
+    case SF_E_NOMEM:
+        return "out of memory";
+    case SF_E_DB:
+        return "database error";
+    case SF_E_USAGE:
+        return "usage error";
+    case SF_E_UNSUPPORTED:
+        return "unsupported";
+    case SF_E_DUP:
+        return "duplicate";
     }
     return "unknown error";
 }
@@ -84,7 +94,7 @@ int sf_err_format(const struct sf_err *err, const char *tool, const char *file, 
         size_t l = strlen(where);
         snprintf(where + l, sizeof(where) - l, " @0x%llx", (unsigned long long)err->off);
     }
-    n = snprintf(out, outsz, "%s: %s:%s%s %s%s%s", tool, file ? file : "-", where, where[0] ? ":" : "",
-                 err->proto ? err->proto : "", err->proto ? ": " : "", msg);
+    n = snprintf(out, outsz, "%s: %s:%s%s %s%s%s", tool, file ? file : "-", where,
+                 where[0] ? ":" : "", err->proto ? err->proto : "", err->proto ? ": " : "", msg);
     return n;
 }

@@ -58,7 +58,8 @@ int sf_opt_duration_ns(const char *s, int64_t *ns)
     static const struct {
         const char *suffix;
         double mult;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"", 1e9}};
+    } units[] = {{"ns", 1},   {"us", 1e3},   {"ms", 1e6}, {"s", 1e9},
+                 {"m", 60e9}, {"h", 3600e9}, {"", 1e9}};
     char *end;
     double x;
 

@@ -12,12 +12,12 @@
 #include <stdio.h>
 
 struct sf_progress {
-    FILE *out;          /* NULL = disabled */
-    const char *label;  /* e.g. file name */
-    const char *unit;   /* "B" for bytes (shown as MB), or e.g. "packets" */
-    uint64_t total;     /* 0 = unknown */
-    double t0, t_last;  /* monotonic seconds */
-    int shown;          /* a line is on screen */
+    FILE *out;         /* NULL = disabled */
+    const char *label; /* e.g. file name */
+    const char *unit;  /* "B" for bytes (shown as MB), or e.g. "packets" */
+    uint64_t total;    /* 0 = unknown */
+    double t0, t_last; /* monotonic seconds */
+    int shown;         /* a line is on screen */
 };
 
 /* Start; out NULL disables every later call. */

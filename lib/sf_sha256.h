@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SF_SHA256_LEN 32
+#define SF_SHA256_LEN     32
 #define SF_SHA256_HEX_LEN 64
 
 struct sf_sha256 {

@@ -8,7 +8,8 @@ set -u
 pass=0 fail=0 skip=0 bad=()
 for t in "$@"; do
     echo "# --- $t"
-    out=$("$t" 2>&1)
+    # an entry may be a command line ("valgrind -q X", "tests/run-golden.sh TOOL")
+    if [[ "$t" == *" "* ]]; then out=$(bash -c "$t" 2>&1); else out=$("$t" 2>&1); fi
     rc=$?
     printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' 
     p=$(printf '%s\n' "$out" | grep -E '^ok [0-9]+' | grep -vc '# SKIP')

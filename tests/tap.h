@@ -69,10 +69,10 @@ static inline int tap_done(void)
     do {                                                                                           \
         const char *g_ = (got), *w_ = (want);                                                      \
         char tap_name_[512];                                                                       \
-        int same_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && strcmp(g_, w_) == 0);              \
+        int same_ = (g_ == NULL && w_ == NULL) || (g_ && w_ && strcmp(g_, w_) == 0);               \
         snprintf(tap_name_, sizeof(tap_name_), __VA_ARGS__);                                       \
         if (!tap_ok(same_, __FILE__, __LINE__, tap_name_))                                         \
-            printf("#   got \"%s\", want \"%s\"\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");        \
+            printf("#   got \"%s\", want \"%s\"\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)");       \
     } while (0)
 
 #define TAP_SKIP(name, reason) tap_skip_one(name, reason)

@@ -40,8 +40,8 @@ static void test_le_and_bytes(void)
 /* Every prefix of a record must fail with a truncation at exactly its length. */
 static void test_truncation_sweep(void)
 {
-    static const uint8_t rec[] = {0x00, 0x00, 0x05, 0x01, 0x04, 0x00, 0x00, 0x00, 0x01,
-                                  'h',  'e',  'l',  'l',  'o'};
+    static const uint8_t rec[] = {0x00, 0x00, 0x05, 0x01, 0x04, 0x00, 0x00,
+                                  0x00, 0x01, 'h',  'e',  'l',  'l',  'o'};
     int all = 1;
 
     for (size_t cut = 0; cut < sizeof(rec); cut++) {
@@ -72,7 +72,8 @@ static void test_err_format(void)
     sf_err_set(&e, SF_E_MALFORMED, 0x1a2b0, "HPACK: invalid index %d", 97);
     sf_err_prefix(&e, "stream %d: ", 5);
     sf_err_format(&e, "pcap2spans", "x.pcap", out, sizeof(out));
-    TAP_EQ_STR(out, "pcap2spans: x.pcap: packet 1742 @0x1a2b0: h2: stream 5: HPACK: invalid index 97",
+    TAP_EQ_STR(out,
+               "pcap2spans: x.pcap: packet 1742 @0x1a2b0: h2: stream 5: HPACK: invalid index 97",
                "binary error format names packet and offset");
     sf_err_clear(&e);
     e.unit = "line";
@@ -81,7 +82,8 @@ static void test_err_format(void)
     sf_err_set(&e, SF_E_MALFORMED, 300, "bad frame");
     sf_err_format(&e, "perf-fold", "p.txt", out, sizeof(out));
     TAP_EQ_STR(out, "perf-fold: p.txt:12:4: bad frame", "text error format is file:line:col:");
-    TAP_EQ_INT(sf_err_set(NULL, SF_E_TRUNC, 0, "x"), SF_E_TRUNC, "sf_err_set(NULL) returns the code");
+    TAP_EQ_INT(sf_err_set(NULL, SF_E_TRUNC, 0, "x"), SF_E_TRUNC,
+               "sf_err_set(NULL) returns the code");
     TAP_EQ_STR(sf_err_name(SF_E_LIMIT), "limit exceeded", "code names");
 }
 
