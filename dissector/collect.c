@@ -1,0 +1,370 @@
+/* collect.c - first-pass collection of trace contexts for the Trace Context
+ * postdissector (see collect.h).
+ *
+ * The tree is walked in dissection order, which is what pairs fields that
+ * Wireshark keeps in separate arrays:
+ *
+ *   tcp.stream                      -> the connection (request/response linking)
+ *   http.request.method             -> a new HTTP/1 request; http.request.line items follow
+ *   http.response.code              -> a new HTTP/1 response; http.response.line items follow
+ *   http2.streamid                  -> a new HTTP/2 frame on that stream; then
+ *   http2.header.name/.value pairs  -> its header block (":method" request, ":status" response)
+ *   tls.handshake.type 1 + tls.handshake.extension.type 42 -> 0-RTT offered
+ *   tls.handshake.type 20 from the client -> the client's Finished: early data is over
+ *
+ * Header values are read from the bytes behind each field (fi->ds_tvb), not from
+ * the string value, because gRPC "true binary" metadata starts with a NUL byte.
+ * Every header goes through lib/sf_tracectx, the parser pcap2spans uses.
+ */
+#include "collect.h"
+
+#include <epan/proto.h>
+#include <string.h>
+
+#include "sf_tracectx.h"
+
+/* Per TCP connection, in file scope. */
+struct tc_conn {
+    wmem_list_t *h1_pending; /* HTTP/1 requests awaiting their response, oldest first */
+    wmem_map_t *h2_pending;  /* HTTP/2 stream id -> request awaiting its response */
+    wmem_map_t *h2_reqs;     /* HTTP/2 stream id -> its request, for the stream's other frames */
+    address client;          /* the side that sent the ClientHello or the first request */
+    guint32 client_port;
+    gboolean client_known;
+    gboolean early_offered;   /* ClientHello carried the early_data extension */
+    gboolean client_finished; /* the client's Finished has been seen */
+};
+
+struct tc_pending {
+    struct tc_msg *msg;
+    guint32 frame;
+    nstime_t ts;
+};
+
+enum msg_kind { MSG_NONE, MSG_H1_REQ, MSG_H1_RESP, MSG_H2 };
+
+struct walk {
+    const struct tc_wanted *w;
+    packet_info *pinfo;
+    struct tc_conn *conn;
+    guint32 h2_stream;
+    enum msg_kind kind;
+    int h2_role; /* 1 request, 2 response, 0 not yet known (trailers) */
+    struct sf_tracectx_set *set;
+    guint8 *name; /* last HTTP/2 header name, awaiting its value */
+    gsize name_len;
+    int last_hs_type;
+    GPtrArray *done; /* finished struct tc_msg * */
+    GPtrArray *rel;  /* const struct tc_msg * of streams touched by this frame */
+};
+
+/* Connections by tcp.stream index; rebuilt for every capture file. */
+static wmem_map_t *conns;
+
+GArray *tc_wanted_init(struct tc_wanted *w)
+{
+    static const char *const names[] = {
+        "tcp.stream",         "http.request.method",
+        "http.response.code", "http.request.line",
+        "http.response.line", "http2.streamid",
+        "http2.header.name",  "http2.header.value",
+        "tls.handshake.type", "tls.handshake.extension.type",
+    };
+    int *slots[] = {&w->tcp_stream,     &w->http_req_method, &w->http_resp_code, &w->http_req_line,
+                    &w->http_resp_line, &w->h2_streamid,     &w->h2_hdr_name,    &w->h2_hdr_value,
+                    &w->tls_hs_type,    &w->tls_ext_type};
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(int));
+
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        *slots[i] = proto_registrar_get_id_byname(names[i]);
+        if (*slots[i] > 0)
+            g_array_append_val(ids, *slots[i]);
+    }
+    return ids;
+}
+
+void tc_collect_reset(void)
+{
+    conns = NULL; /* file-scope memory is freed by Wireshark */
+}
+
+static struct tc_conn *conn_get(guint32 index)
+{
+    struct tc_conn *c;
+
+    if (conns == NULL)
+        conns = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+    c = wmem_map_lookup(conns, GUINT_TO_POINTER(index + 1));
+    if (c == NULL) {
+        c = wmem_new0(wmem_file_scope(), struct tc_conn);
+        c->h1_pending = wmem_list_new(wmem_file_scope());
+        c->h2_pending = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+        c->h2_reqs = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+        wmem_map_insert(conns, GUINT_TO_POINTER(index + 1), c);
+    }
+    return c;
+}
+
+static gboolean from_client(const struct walk *wk)
+{
+    const struct tc_conn *c = wk->conn;
+
+    return c && c->client_known && addresses_equal(&c->client, &wk->pinfo->src) &&
+           c->client_port == wk->pinfo->srcport;
+}
+
+static void note_client(struct walk *wk)
+{
+    if (wk->conn && !wk->conn->client_known) {
+        copy_address_wmem(wmem_file_scope(), &wk->conn->client, &wk->pinfo->src);
+        wk->conn->client_port = wk->pinfo->srcport;
+        wk->conn->client_known = TRUE;
+    }
+}
+
+static const char *fs_strdup(const char *s)
+{
+    return (s && *s) ? wmem_strdup(wmem_file_scope(), s) : NULL;
+}
+
+/* Two valid contexts that name different traces.  A 64-bit id (left-padded) is
+ * compared on the low half only, since 64-bit systems truncate 128-bit ids. */
+static gboolean contexts_disagree(const struct sf_tracectx_set *s)
+{
+    const struct sf_tracectx *first = NULL;
+
+    for (int i = 0; i < s->n; i++) {
+        const struct sf_tracectx *c = &s->ctx[i];
+        int low_only;
+        if (!c->valid || c->trace_id[0] == 0)
+            continue;
+        if (first == NULL) {
+            first = c;
+            continue;
+        }
+        low_only = first->trace_id_64 || c->trace_id_64;
+        if (strcmp(first->trace_id + (low_only ? 16 : 0), c->trace_id + (low_only ? 16 : 0)) != 0)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+static void copy_contexts(struct tc_msg *m, const struct sf_tracectx_set *s)
+{
+    m->n = (guint)s->n;
+    m->dropped = (guint)s->dropped;
+    m->ctx = wmem_alloc0_array(wmem_file_scope(), struct tc_ctx, m->n ? m->n : 1);
+    for (int i = 0; i < s->n; i++) {
+        const struct sf_tracectx *c = &s->ctx[i];
+        struct tc_ctx *t = &m->ctx[i];
+        t->format = sf_tracectx_format_name(c->format);
+        t->trace_id = fs_strdup(c->trace_id);
+        t->span_id = fs_strdup(c->span_id);
+        t->parent_id = fs_strdup(c->parent_id);
+        t->tracestate = fs_strdup(c->tracestate);
+        t->error = fs_strdup(c->error);
+        t->raw = fs_strdup(c->raw);
+        t->sampled = c->sampled;
+        t->debug = c->debug;
+        t->flags = c->flags;
+        t->trace_id_64 = c->trace_id_64;
+        t->valid = c->valid;
+    }
+    m->preferred = sf_tracectx_set_preferred(s);
+    m->disagree = contexts_disagree(s);
+}
+
+/* Pair a response with its request (HTTP/1: oldest pending; HTTP/2: by stream). */
+static void link_message(struct walk *wk, struct tc_msg *m)
+{
+    struct tc_conn *c = wk->conn;
+    struct tc_pending *p = NULL;
+
+    if (c == NULL)
+        return;
+    if (m->is_request) {
+        p = wmem_new0(wmem_file_scope(), struct tc_pending);
+        p->msg = m;
+        p->frame = wk->pinfo->num;
+        p->ts = wk->pinfo->abs_ts;
+        if (wk->kind == MSG_H1_REQ) {
+            wmem_list_append(c->h1_pending, p);
+        } else {
+            wmem_map_insert(c->h2_pending, GUINT_TO_POINTER(m->stream), p);
+            wmem_map_insert(c->h2_reqs, GUINT_TO_POINTER(m->stream), m);
+        }
+        return;
+    }
+    if (wk->kind == MSG_H1_RESP) {
+        wmem_list_frame_t *head = wmem_list_head(c->h1_pending);
+        p = head ? wmem_list_frame_data(head) : NULL;
+        if (p)
+            wmem_list_remove_frame(c->h1_pending, head);
+    } else {
+        p = wmem_map_remove(c->h2_pending, GUINT_TO_POINTER(m->stream));
+    }
+    if (p == NULL)
+        return;
+    m->peer_frame = p->frame;
+    m->req = p->msg;
+    p->msg->peer_frame = wk->pinfo->num;
+    nstime_delta(&m->delta, &wk->pinfo->abs_ts, &p->ts);
+    m->has_delta = TRUE;
+}
+
+/* Close the message being assembled, if any. */
+static void finish_message(struct walk *wk)
+{
+    struct tc_msg *m;
+
+    if (wk->kind == MSG_NONE)
+        return;
+    sf_tracectx_set_finish(wk->set);
+    if (wk->kind == MSG_H2 && wk->h2_role == 0 && wk->set->n == 0) {
+        /* a trailer block without trace context: nothing to show */
+        wk->kind = MSG_NONE;
+        return;
+    }
+    m = wmem_new0(wmem_file_scope(), struct tc_msg);
+    m->is_request = wk->kind == MSG_H1_REQ || (wk->kind == MSG_H2 && wk->h2_role == 1);
+    m->stream = wk->kind == MSG_H2 ? wk->h2_stream : 0;
+    m->frame = wk->pinfo->num;
+    copy_contexts(m, wk->set);
+    if (m->is_request) {
+        note_client(wk);
+        m->early_data =
+            wk->conn && wk->conn->early_offered && !wk->conn->client_finished && from_client(wk);
+    }
+    if (wk->kind != MSG_H2 || wk->h2_role != 0)
+        link_message(wk, m);
+    g_ptr_array_add(wk->done, m);
+    wk->kind = MSG_NONE;
+}
+
+static void start_message(struct walk *wk, enum msg_kind kind)
+{
+    finish_message(wk);
+    sf_tracectx_set_init(wk->set);
+    wk->kind = kind;
+    wk->h2_role = 0;
+}
+
+/* "Name: value\r\n" of an HTTP/1 header line, fed to the set. */
+static void add_h1_line(struct walk *wk, const guint8 *p, gint len)
+{
+    gint colon = 0, vs, ve = len;
+
+    while (colon < len && p[colon] != ':')
+        colon++;
+    if (colon == len)
+        return;
+    vs = colon + 1;
+    while (vs < ve && (p[vs] == ' ' || p[vs] == '\t'))
+        vs++;
+    while (ve > vs &&
+           (p[ve - 1] == '\n' || p[ve - 1] == '\r' || p[ve - 1] == ' ' || p[ve - 1] == '\t'))
+        ve--;
+    sf_tracectx_set_add(wk->set, (const char *)p, (size_t)colon, p + vs, (size_t)(ve - vs));
+}
+
+static const guint8 *field_bytes(field_info *fi)
+{
+    if (fi->ds_tvb == NULL || fi->length <= 0)
+        return NULL;
+    return tvb_get_ptr(fi->ds_tvb, fi->start, fi->length);
+}
+
+static void visit_field(struct walk *wk, field_info *fi)
+{
+    const struct tc_wanted *w = wk->w;
+    int id = fi->hfinfo->id;
+    const guint8 *b;
+
+    if (id == w->tcp_stream) {
+        wk->conn = conn_get(fvalue_get_uinteger(&fi->value));
+    } else if (id == w->http_req_method) {
+        start_message(wk, MSG_H1_REQ);
+    } else if (id == w->http_resp_code) {
+        start_message(wk, MSG_H1_RESP);
+    } else if ((id == w->http_req_line && wk->kind == MSG_H1_REQ) ||
+               (id == w->http_resp_line && wk->kind == MSG_H1_RESP)) {
+        if ((b = field_bytes(fi)) != NULL)
+            add_h1_line(wk, b, fi->length);
+    } else if (id == w->h2_streamid) {
+        const struct tc_msg *req;
+        if (wk->kind == MSG_H2)
+            finish_message(wk);
+        wk->h2_stream = fvalue_get_uinteger(&fi->value);
+        req = wk->conn && wk->h2_stream
+                  ? wmem_map_lookup(wk->conn->h2_reqs, GUINT_TO_POINTER(wk->h2_stream))
+                  : NULL;
+        if (req && req->frame != wk->pinfo->num && !g_ptr_array_find(wk->rel, req, NULL))
+            g_ptr_array_add(wk->rel, (gpointer)req);
+    } else if (id == w->h2_hdr_name) {
+        if (wk->kind != MSG_H2)
+            start_message(wk, MSG_H2);
+        b = field_bytes(fi);
+        wk->name = b ? (guint8 *)wmem_memdup(wmem_packet_scope(), b, (size_t)fi->length) : NULL;
+        wk->name_len = b ? (gsize)fi->length : 0;
+    } else if (id == w->h2_hdr_value && wk->kind == MSG_H2 && wk->name) {
+        static const guint8 empty[1] = {0};
+        b = field_bytes(fi);
+        if (wk->name_len == 7 && memcmp(wk->name, ":method", 7) == 0)
+            wk->h2_role = 1;
+        else if (wk->name_len == 7 && memcmp(wk->name, ":status", 7) == 0)
+            wk->h2_role = 2;
+        sf_tracectx_set_add(wk->set, (const char *)wk->name, wk->name_len, b ? b : empty,
+                            b ? (size_t)fi->length : 0);
+        wk->name = NULL;
+    } else if (id == w->tls_hs_type) {
+        wk->last_hs_type = (int)fvalue_get_uinteger(&fi->value);
+        if (wk->last_hs_type == 1)
+            note_client(wk);
+        else if (wk->last_hs_type == 20 && wk->conn && from_client(wk))
+            wk->conn->client_finished = TRUE;
+    } else if (id == w->tls_ext_type && wk->last_hs_type == 1 && wk->conn &&
+               fvalue_get_uinteger(&fi->value) == 42) {
+        wk->conn->early_offered = TRUE;
+    }
+}
+
+static void visit(proto_node *node, gpointer data)
+{
+    field_info *fi = PNODE_FINFO(node);
+
+    if (fi && fi->hfinfo)
+        visit_field(data, fi);
+    proto_tree_children_foreach(node, visit, data);
+}
+
+struct tc_frame *tc_collect(const struct tc_wanted *w, packet_info *pinfo, proto_tree *tree)
+{
+    struct walk wk = {0};
+    struct tc_frame *f = NULL;
+
+    if (tree == NULL)
+        return NULL;
+    wk.w = w;
+    wk.pinfo = pinfo;
+    wk.set = g_new(struct sf_tracectx_set, 1);
+    wk.done = g_ptr_array_new();
+    wk.rel = g_ptr_array_new();
+    proto_tree_children_foreach(tree, visit, &wk);
+    finish_message(&wk);
+    /* a stream whose response headers are in this frame is shown through them */
+    for (guint i = 0; i < wk.done->len; i++)
+        g_ptr_array_remove(wk.rel, (gpointer)((struct tc_msg *)wk.done->pdata[i])->req);
+    if (wk.done->len || wk.rel->len) {
+        f = wmem_new0(wmem_file_scope(), struct tc_frame);
+        f->n = wk.done->len;
+        f->msg = wmem_alloc_array(wmem_file_scope(), struct tc_msg *, f->n ? f->n : 1);
+        memcpy(f->msg, wk.done->pdata, f->n * sizeof(*f->msg));
+        f->nrel = wk.rel->len;
+        f->rel = wmem_alloc_array(wmem_file_scope(), const struct tc_msg *, f->nrel ? f->nrel : 1);
+        memcpy(f->rel, wk.rel->pdata, f->nrel * sizeof(*f->rel));
+    }
+    g_ptr_array_free(wk.done, TRUE);
+    g_ptr_array_free(wk.rel, TRUE);
+    g_free(wk.set);
+    return f;
+}
