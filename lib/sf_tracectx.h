@@ -85,14 +85,24 @@ struct sf_tracectx_set {
     int dropped;   /* contexts beyond SF_CTX_MAX (counted, not kept) */
     /* pending multi-header state (implementation detail) */
     struct sf_tracectx_pending {
-        char b3[5][80];      /* traceid, spanid, parentspanid, sampled, flags */
-        unsigned char b3_seen; /* bit i: b3[i] present; bit 5+i: repeated */
-        char dd[4][80];      /* trace-id, parent-id, sampling-priority, _dd.p.tid */
+        char b3[5][48];        /* first X-B3-TraceId, -SpanId, -ParentSpanId, -Sampled,
+                                  -Flags value, OWS-trimmed, first 47 bytes kept */
+        size_t b3_len[5];      /* full length of each */
+        unsigned char b3_seen; /* bit i: b3[i] present */
+        char dd[4][48];        /* x-datadog-trace-id, -parent-id, -sampling-priority, -tags */
+        size_t dd_len[4];
         unsigned char dd_seen;
-        char tp[2][80];      /* first two traceparent values (two = invalid) */
-        int tp_count;
-        char ts[SF_CTX_STATE_MAX]; /* combined tracestate */
-        int ts_len, ts_count, ts_truncated;
+        char dd_tid[48];       /* _dd.p.tid from x-datadog-tags (first 47 bytes) */
+        size_t dd_tid_len;
+        int dd_tid_seen;
+        int tp_idx, tp_count;  /* ctx index of the traceparent (-1: none), headers seen */
+        int bg_idx, bg_members; /* ctx index of the baggage context, members so far */
+        size_t bg_bytes;
+        char ts[SF_CTX_STATE_MAX]; /* tracestate members so far, "k=v,k=v" */
+        size_t ts_len;
+        int ts_count, ts_members, ts_truncated, ts_bad; /* headers, members, flags */
+        char ts_why[96];       /* why the tracestate is discarded */
+        int finished;
     } p;
 };
 

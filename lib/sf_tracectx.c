@@ -1,0 +1,1315 @@
+/* sf_tracectx.c - trace context in request headers, every wire format.
+ *
+ * References: W3C Trace Context (REC + test suite, STRICT_LEVEL=2), W3C Baggage,
+ * openzipkin/b3-propagation, OpenCensus BinaryEncoding (grpc-trace-bin), Jaeger
+ * client-libraries "Propagation Format", AWS X-Ray header, Datadog dd-trace-*,
+ * SkyWalking Cross Process Propagation Headers Protocol v3.  SPECS.md §1, §8.
+ *
+ *   format          header(s)                   ids -> normalised                    sampled
+ *   --------------  --------------------------  -----------------------------------  ---------------
+ *   traceparent     traceparent (+tracestate)   trace 32 lc hex; parent-id -> span   flags & 0x01
+ *   b3-single       b3                          trace 16/32 lc hex (16: pad, _64=1);  1/0/d, absent -1
+ *                                               span, parent 16 lc hex               ("0"/"1"/"d" alone ok)
+ *   b3-multi        x-b3-traceid/-spanid/       as b3-single; first value wins;      Sampled 1/0/true/
+ *                   -parentspanid/-sampled/     sampling-only sets are valid         false, Flags 1=debug
+ *                   -flags
+ *   grpc-trace-bin  grpc-trace-bin              bytes 2..17 trace, 19..26 span;      options bit0, absent 0
+ *                                               base64 (pad or not, ','-joined) or
+ *                                               0x00 + raw bytes ("true binary")
+ *   uber-trace-id   uber-trace-id               trace:span:parent:flags, any-case    flags bit0; bit1 debug
+ *                                               hex 1..32/1..16 left-padded; %3A ok;
+ *                                               parent 0 -> ""
+ *   x-amzn-trace-id X-Amzn-Trace-Id             Root=1-<8>-<24> -> the 32 hex;       Sampled=1/0, ? -> -1
+ *                                               Parent -> span; Self, unknown kept
+ *   datadog         x-datadog-trace-id/         decimal u64 -> 16 hex; upper 64 from priority > 0
+ *                   -parent-id/-sampling-       x-datadog-tags _dd.p.tid
+ *                   priority/-tags
+ *   baggage         baggage                     none; grammar + 180-member check     -1
+ *   sw8             sw8                         none (opaque); 8 fields checked      sample field
+ *
+ * Common rules: names ASCII-case-insensitive; SP/HTAB around values are OWS; all-zero ids
+ * invalid; an invalid context keeps its raw value, gets valid=0, empty ids and a reason
+ * "<format>: <why>".  Values that never fit (64 KB names etc.) are only ever measured.
+ */
+#include "sf_tracectx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sf_base64.h"
+#include "sf_err.h"
+#include "sf_hex.h"
+#include "sf_rd.h"
+
+#define TS_MAX_MEMBERS 32
+#define TS_KEY_MAX 256
+#define TS_VAL_MAX 256
+#define BAGGAGE_GRAMMAR_MAX 180
+#define BAGGAGE_PROPAGATE_MEMBERS 64
+#define BAGGAGE_PROPAGATE_BYTES 8192
+#define GRPC_B64_MAX 256 /* base64 characters of one grpc-trace-bin value we decode */
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+static int is_ows(int c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int lc(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+static void trim_ows(const char **v, size_t *n)
+{
+    while (*n > 0 && is_ows((unsigned char)(*v)[0])) {
+        (*v)++;
+        (*n)--;
+    }
+    while (*n > 0 && is_ows((unsigned char)(*v)[*n - 1]))
+        (*n)--;
+}
+
+/* Case-insensitive compare of s[0..n) with a lowercase literal. */
+static int eq_lit(const char *s, size_t n, const char *lit)
+{
+    size_t i;
+
+    for (i = 0; i < n && lit[i]; i++)
+        if (lc((unsigned char)s[i]) != lit[i])
+            return 0;
+    return i == n && lit[i] == 0;
+}
+
+/* Printable form of one byte for error messages. */
+static void show_char(char *out, size_t outsz, int c)
+{
+    if (c > 0x20 && c < 0x7f && c != '\'')
+        snprintf(out, outsz, "'%c'", c);
+    else
+        snprintf(out, outsz, "0x%02x", (unsigned)c & 0xff);
+}
+
+static void ctx_begin(struct sf_tracectx *c, enum sf_ctx_format f)
+{
+    c->format = f;
+    c->trace_id[0] = c->span_id[0] = c->parent_id[0] = 0;
+    c->sampled = -1;
+    c->debug = 0;
+    c->flags = -1;
+    c->trace_id_64 = 0;
+    c->valid = 1;
+    c->error[0] = c->raw[0] = c->tracestate[0] = 0;
+    c->raw_truncated = c->tracestate_truncated = 0;
+}
+
+static void ctx_clear_ids(struct sf_tracectx *c)
+{
+    c->trace_id[0] = c->span_id[0] = c->parent_id[0] = 0;
+    c->trace_id_64 = 0;
+}
+
+/* Mark *c invalid with a reason; ids are cleared so nothing joins on them. Returns -1. */
+__attribute__((format(printf, 2, 3))) static int ctx_fail(struct sf_tracectx *c, const char *fmt,
+                                                          ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof(c->error), fmt, ap);
+    va_end(ap);
+    c->valid = 0;
+    ctx_clear_ids(c);
+    c->sampled = c->flags = -1;
+    c->debug = 0;
+    return -1;
+}
+
+/* A note on a context that stays valid (e.g. a discarded tracestate). */
+__attribute__((format(printf, 2, 3))) static void ctx_warn(struct sf_tracectx *c, const char *fmt,
+                                                           ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(c->error, sizeof(c->error), fmt, ap);
+    va_end(ap);
+}
+
+/* Append text to raw; control bytes become '?' so raw is always printable text. */
+static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
+{
+    size_t len = strlen(c->raw), room = sizeof(c->raw) - 1 - len, k = n < room ? n : room;
+    char *d = c->raw + len;
+
+    for (size_t i = 0; i < k; i++) {
+        unsigned char b = (unsigned char)s[i];
+        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
+    }
+    d[k] = 0;
+    if (k < n)
+        c->raw_truncated = 1;
+}
+
+static void raw_set_hex(struct sf_tracectx *c, const uint8_t *b, size_t n)
+{
+    size_t max = (sizeof(c->raw) - 1) / 2;
+
+    if (n > max) {
+        n = max;
+        c->raw_truncated = 1;
+    }
+    sf_hex_encode(c->raw, b, n);
+}
+
+#define ID_ANYCASE 1 /* accept uppercase hex digits too */
+#define ID_ZERO_OK 2 /* all zeros allowed (version and flag fields) */
+
+/* Check an id field: lowercase hex (see ID_* opts), of length w1 or w2 (w2 0: only w1),
+ * not all zeros.  On failure fills c->error "<what> ..." and returns -1. */
+static int check_id(struct sf_tracectx *c, const char *what, const char *s, size_t n, size_t w1,
+                    size_t w2, int opts)
+{
+    int anycase = opts & ID_ANYCASE;
+
+    char ch[8];
+
+    if (n == 0)
+        return ctx_fail(c, "%s is empty", what);
+    for (size_t i = 0; i < n; i++) {
+        int d = (unsigned char)s[i];
+        if ((d >= '0' && d <= '9') || (d >= 'a' && d <= 'f') || (anycase && d >= 'A' && d <= 'F'))
+            continue;
+        if (d >= 'A' && d <= 'F')
+            return ctx_fail(c, "%s has uppercase hex digits", what);
+        show_char(ch, sizeof(ch), d);
+        return ctx_fail(c, "%s has illegal character %s at offset %zu", what, ch, i);
+    }
+    if (n != w1 && n != w2) {
+        if (w2)
+            return ctx_fail(c, "%s has %zu hex digits, need %zu or %zu", what, n, w1, w2);
+        return ctx_fail(c, "%s has %zu hex digit%s, need %zu", what, n, n == 1 ? "" : "s", w1);
+    }
+    if (!(opts & ID_ZERO_OK) && sf_hex_is_zero(s, n))
+        return ctx_fail(c, "%s is all zeros", what);
+    return 0;
+}
+
+/* Store a checked id, lowercased and left-padded to width. */
+static void put_id(char *out, size_t width, const char *s, size_t n)
+{
+    sf_hex_pad_lower(out, width, s, n);
+}
+
+/* Split s[0..n) at `sep` into at most max fields; returns the number of fields found (which
+ * may exceed max: the rest is then in the last field's remainder, uncounted fields too). */
+static int split(const char *s, size_t n, int sep, const char **f, size_t *fl, int max)
+{
+    int k = 0;
+    size_t start = 0;
+
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && s[i] != sep)
+            continue;
+        if (k < max) {
+            f[k] = s + start;
+            fl[k] = i - start;
+        }
+        k++;
+        start = i + 1;
+    }
+    return k;
+}
+
+const char *sf_tracectx_format_name(enum sf_ctx_format f)
+{
+    static const char *const names[SF_CTX_NFORMATS] = {
+        "b3-multi",      "b3-single",       "traceparent", "grpc-trace-bin", "uber-trace-id",
+        "x-amzn-trace-id", "datadog",       "baggage",     "sw8"};
+
+    return (unsigned)f < SF_CTX_NFORMATS ? names[f] : "unknown";
+}
+
+/* ---- W3C traceparent ---------------------------------------------------------------- */
+
+int sf_tracectx_parse_traceparent(struct sf_tracectx *c, const char *v, size_t n)
+{
+    static const char *const what[4] = {"traceparent: version", "traceparent: trace-id",
+                                        "traceparent: parent-id", "traceparent: trace-flags"};
+    static const size_t width[4] = {2, 32, 16, 2};
+    const char *f[4];
+    size_t fl[4], i = 0;
+
+    ctx_begin(c, SF_CTX_TRACEPARENT);
+    raw_append(c, v, n);
+    trim_ows(&v, &n);
+    if (n == 0)
+        return ctx_fail(c, "traceparent: empty value");
+    /* Four '-'-separated fields; a higher version may add more after a further '-'. */
+    for (int k = 0; k < 4; k++) {
+        size_t start = i;
+        while (i < n && v[i] != '-')
+            i++;
+        f[k] = v + start;
+        fl[k] = i - start;
+        if (k < 3 && i >= n)
+            return ctx_fail(c, "%s missing", what[k + 1]);
+        if (k < 3)
+            i++;
+    }
+    for (int k = 0; k < 4; k++) {
+        /* version and flags may be 00; the ids may not */
+        int opts = k == 0 || k == 3 ? ID_ZERO_OK : 0;
+        if (check_id(c, what[k], f[k], fl[k], width[k], 0, opts) < 0)
+            return -1;
+    }
+    if (f[0][0] == 'f' && f[0][1] == 'f')
+        return ctx_fail(c, "traceparent: version ff is invalid");
+    if (f[0][0] == '0' && f[0][1] == '0' && i < n)
+        return ctx_fail(c, "traceparent: version 00 allows nothing after trace-flags");
+    memcpy(c->trace_id, f[1], 32);
+    c->trace_id[32] = 0;
+    memcpy(c->span_id, f[2], 16);
+    c->span_id[16] = 0;
+    c->flags = sf_hex_digit(f[3][0]) << 4 | sf_hex_digit(f[3][1]);
+    c->sampled = c->flags & 0x01;
+    return 0;
+}
+
+/* ---- W3C tracestate ------------------------------------------------------------------ */
+
+/* Next non-empty member of a tracestate list from *pos: span without the OWS around it.
+ * Returns 1, or 0 at the end. */
+static int ts_member(const char *v, size_t n, size_t *pos, const char **m, size_t *ml)
+{
+    while (*pos < n) {
+        size_t start = *pos, end;
+        while (*pos < n && v[*pos] != ',')
+            (*pos)++;
+        end = *pos;
+        if (*pos < n)
+            (*pos)++; /* the ',' */
+        *m = v + start;
+        *ml = end - start;
+        trim_ows(m, ml);
+        if (*ml > 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int ts_key_char(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '*' ||
+           c == '/' || c == '@';
+}
+
+/* Check one member "key=value" (Level 2 key grammar, as the test suite applies it).
+ * Returns the offset of '=' or -1 with why filled. */
+static long ts_check_member(const char *m, size_t ml, char *why, size_t whysz)
+{
+    const char *eq = memchr(m, '=', ml);
+    size_t kl, vl;
+    char ch[8];
+
+    if (eq == NULL) {
+        snprintf(why, whysz, "member '%.*s' has no '='", (int)(ml > 40 ? 40 : ml), m);
+        return -1;
+    }
+    kl = (size_t)(eq - m);
+    vl = ml - kl - 1;
+    if (kl == 0 || kl > TS_KEY_MAX) {
+        snprintf(why, whysz, "key has %zu characters, need 1 to %d", kl, TS_KEY_MAX);
+        return -1;
+    }
+    for (size_t i = 0; i < kl; i++) {
+        int c = (unsigned char)m[i];
+        if (ts_key_char(c) && (i > 0 || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')))
+            continue;
+        show_char(ch, sizeof(ch), c);
+        snprintf(why, whysz, "key '%.*s' has illegal character %s", (int)(kl > 40 ? 40 : kl), m,
+                 ch);
+        return -1;
+    }
+    if (vl == 0 || vl > TS_VAL_MAX) {
+        snprintf(why, whysz, "value of '%.*s' has %zu characters, need 1 to %d",
+                 (int)(kl > 40 ? 40 : kl), m, vl, TS_VAL_MAX);
+        return -1;
+    }
+    for (size_t i = kl + 1; i < ml; i++) {
+        int c = (unsigned char)m[i];
+        if (c >= 0x20 && c <= 0x7e && c != ',' && c != '=')
+            continue;
+        show_char(ch, sizeof(ch), c);
+        snprintf(why, whysz, "value of '%.*s' has illegal character %s", (int)(kl > 40 ? 40 : kl),
+                 m, ch);
+        return -1;
+    }
+    return (long)kl;
+}
+
+/* Check the members of one tracestate field, adding them to *members (limit over all
+ * fields) and, when out is given, appending them as "k=v" joined by ',' while they fit
+ * (whole members only; *trunc set when one did not).  0 or -1 with why. */
+static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whysz, char *out,
+                   size_t outsz, size_t *outlen, int *trunc)
+{
+    size_t pos = 0, ml;
+    const char *m;
+
+    while (ts_member(v, n, &pos, &m, &ml)) {
+        if (ts_check_member(m, ml, why, whysz) < 0)
+            return -1;
+        if (++*members > TS_MAX_MEMBERS) {
+            snprintf(why, whysz, "more than %d members", TS_MAX_MEMBERS);
+            return -1;
+        }
+        if (out == NULL || *trunc)
+            continue;
+        if (*outlen + (*outlen > 0) + ml + 1 > outsz) {
+            *trunc = 1;
+            continue;
+        }
+        if (*outlen > 0)
+            out[(*outlen)++] = ',';
+        memcpy(out + *outlen, m, ml);
+        *outlen += ml;
+        out[*outlen] = 0;
+    }
+    return 0;
+}
+
+int sf_tracectx_check_tracestate(const char *v, size_t n, char *why, size_t whysz)
+{
+    int members = 0;
+    char tmp[SF_CTX_ERR_MAX];
+
+    if (why == NULL || whysz == 0) {
+        why = tmp;
+        whysz = sizeof(tmp);
+    }
+    why[0] = 0;
+    return ts_scan(v, n, &members, why, whysz, NULL, 0, NULL, NULL);
+}
+
+int sf_tracectx_tracestate_next(const char *v, size_t n, size_t *pos, const char **key,
+                                size_t *klen, const char **val, size_t *vlen)
+{
+    const char *m, *eq;
+    size_t ml;
+
+    while (ts_member(v, n, pos, &m, &ml)) {
+        eq = memchr(m, '=', ml);
+        if (eq == NULL)
+            continue; /* not a checked value; skip rather than fail */
+        *key = m;
+        *klen = (size_t)(eq - m);
+        *val = eq + 1;
+        *vlen = ml - *klen - 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- B3 ------------------------------------------------------------------------------ */
+
+/* Sampling state of b3 single: "1", "0" or "d". */
+static int b3_sampling(struct sf_tracectx *c, const char *s, size_t n)
+{
+    if (n == 1 && (s[0] == '0' || s[0] == '1')) {
+        c->sampled = s[0] - '0';
+        return 0;
+    }
+    if (n == 1 && s[0] == 'd') {
+        c->sampled = c->debug = 1;
+        return 0;
+    }
+    return ctx_fail(c, "b3: sampling state '%.*s' is not 0, 1 or d", (int)(n > 20 ? 20 : n), s);
+}
+
+/* Store B3 trace id (16 or 32 lowercase hex, already checked) normalised to 32. */
+static void put_trace_id_b3(struct sf_tracectx *c, const char *s, size_t n)
+{
+    put_id(c->trace_id, 32, s, n);
+    c->trace_id_64 = n == 16;
+}
+
+int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
+{
+    const char *f[4];
+    size_t fl[4];
+    int nf;
+
+    ctx_begin(c, SF_CTX_B3_SINGLE);
+    raw_append(c, v, n);
+    trim_ows(&v, &n);
+    if (n == 0)
+        return ctx_fail(c, "b3: empty value");
+    nf = split(v, n, '-', f, fl, 4);
+    if (nf == 1) {
+        if (n > 1 && sf_hex_is_lower(v, n))
+            return ctx_fail(c, "b3: span id missing");
+        return b3_sampling(c, v, n); /* sampling-only form: "0", "1" or "d" */
+    }
+    if (nf > 4)
+        return ctx_fail(c, "b3: %d '-'-separated fields, at most 4", nf);
+    if (check_id(c, "b3: trace id", f[0], fl[0], 32, 16, 0) < 0 ||
+        check_id(c, "b3: span id", f[1], fl[1], 16, 0, 0) < 0)
+        return -1;
+    if (nf >= 3 && b3_sampling(c, f[2], fl[2]) < 0)
+        return -1;
+    if (nf == 4 && check_id(c, "b3: parent span id", f[3], fl[3], 16, 0, 0) < 0)
+        return -1;
+    put_trace_id_b3(c, f[0], fl[0]);
+    put_id(c->span_id, 16, f[1], fl[1]);
+    if (nf == 4)
+        put_id(c->parent_id, 16, f[3], fl[3]);
+    return 0;
+}
+
+/* ---- grpc-trace-bin ------------------------------------------------------------------- */
+
+int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
+{
+    struct sf_rd rd;
+    const uint8_t *tid, *sid;
+    uint8_t ver, fid;
+
+    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
+    raw_set_hex(c, bin, n);
+    if (n == 0)
+        return ctx_fail(c, "grpc-trace-bin: empty value");
+    sf_rd_init(&rd, bin, n, 0);
+    ver = sf_rd_u8(&rd);
+    if (ver != 0)
+        return ctx_fail(c, "grpc-trace-bin: unsupported version %u", ver);
+    /* Field ids are on the wire, lengths are not: trace id (0) then span id (1) must come
+     * first, at fixed offsets, as opencensus-java's decoder requires. */
+    fid = sf_rd_u8(&rd);
+    if (!rd.err && fid != 0)
+        return ctx_fail(c, "grpc-trace-bin: field %u at byte 1, need 0 (trace id)", fid);
+    tid = sf_rd_bytes(&rd, 16);
+    fid = sf_rd_u8(&rd);
+    if (!rd.err && fid != 1)
+        return ctx_fail(c, "grpc-trace-bin: field %u at byte 18, need 1 (span id)", fid);
+    sid = sf_rd_bytes(&rd, 8);
+    if (rd.err)
+        return ctx_fail(c, "grpc-trace-bin: truncated: %zu bytes, need at least 27", n);
+    /* Options only when field 2 follows; any other id ends decoding (tail ignored). */
+    if (sf_rd_left(&rd) > 0 && rd.p[0] == 2) {
+        sf_rd_u8(&rd);
+        c->flags = sf_rd_u8(&rd);
+        if (rd.err)
+            return ctx_fail(c, "grpc-trace-bin: options field truncated: %zu bytes, need 29", n);
+        c->sampled = c->flags & 0x01;
+    } else {
+        c->sampled = 0; /* OpenCensus default options */
+    }
+    sf_hex_encode(c->trace_id, tid, 16);
+    sf_hex_encode(c->span_id, sid, 8);
+    if (sf_hex_is_zero(c->trace_id, 32))
+        return ctx_fail(c, "grpc-trace-bin: trace id is all zeros");
+    if (sf_hex_is_zero(c->span_id, 16))
+        return ctx_fail(c, "grpc-trace-bin: span id is all zeros");
+    return 0;
+}
+
+/* One base64 grpc-trace-bin value (an element of a ','-joined list). */
+static int parse_grpc_b64(struct sf_tracectx *c, const char *v, size_t n)
+{
+    uint8_t bin[SF_BASE64_DECODED_MAX(GRPC_B64_MAX)];
+    long len;
+
+    if (n > GRPC_B64_MAX) {
+        ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
+        raw_append(c, v, n);
+        return ctx_fail(c, "grpc-trace-bin: value has %zu base64 characters, at most %d", n,
+                        GRPC_B64_MAX);
+    }
+    len = sf_base64_decode(bin, sizeof(bin), v, n);
+    if (len < 0) {
+        ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
+        raw_append(c, v, n);
+        return ctx_fail(c, "grpc-trace-bin: invalid base64");
+    }
+    int rc = sf_tracectx_parse_grpc_trace_bin(c, bin, (size_t)len);
+    /* raw shows what travelled: the base64 text */
+    c->raw[0] = 0;
+    c->raw_truncated = 0;
+    raw_append(c, v, n);
+    return rc;
+}
+
+/* ---- Jaeger uber-trace-id --------------------------------------------------------------- */
+
+/* Split at ':' or its percent-encoded form "%3A" (seen from some clients). */
+static int split_uber(const char *s, size_t n, const char **f, size_t *fl, int max)
+{
+    int k = 0;
+    size_t start = 0, i = 0;
+
+    for (;;) {
+        size_t sep = 0;
+        if (i < n && s[i] == ':')
+            sep = 1;
+        else if (i + 2 < n && s[i] == '%' && s[i + 1] == '3' && lc((unsigned char)s[i + 2]) == 'a')
+            sep = 3;
+        if (i < n && sep == 0) {
+            i++;
+            continue;
+        }
+        if (k < max) {
+            f[k] = s + start;
+            fl[k] = i - start;
+        }
+        k++;
+        if (i >= n)
+            return k;
+        i += sep;
+        start = i;
+    }
+}
+
+int sf_tracectx_parse_uber(struct sf_tracectx *c, const char *v, size_t n)
+{
+    const char *f[4];
+    size_t fl[4];
+    uint64_t flags;
+    int nf;
+
+    ctx_begin(c, SF_CTX_UBER);
+    raw_append(c, v, n);
+    trim_ows(&v, &n);
+    if (n == 0)
+        return ctx_fail(c, "uber-trace-id: empty value");
+    nf = split_uber(v, n, f, fl, 4);
+    if (nf != 4)
+        return ctx_fail(c, "uber-trace-id: %d ':'-separated fields, need 4", nf);
+    /* Receivers MUST accept shorter ids and left-pad them (Jaeger client-libraries). */
+    if (check_id(c, "uber-trace-id: trace id", f[0], fl[0], fl[0] ? fl[0] : 1, 0, ID_ANYCASE) < 0 ||
+        check_id(c, "uber-trace-id: span id", f[1], fl[1], fl[1] ? fl[1] : 1, 0, ID_ANYCASE) < 0 ||
+        check_id(c, "uber-trace-id: parent span id", f[2], fl[2], fl[2] ? fl[2] : 1, 0,
+                 ID_ANYCASE | ID_ZERO_OK) < 0)
+        return -1;
+    if (fl[0] > 32 || fl[1] > 16 || fl[2] > 16) {
+        int k = fl[0] > 32 ? 0 : fl[1] > 16 ? 1 : 2;
+        static const char *const what[3] = {"trace id", "span id", "parent span id"};
+        return ctx_fail(c, "uber-trace-id: %s has %zu hex digits, at most %d", what[k], fl[k],
+                        k ? 16 : 32);
+    }
+    if (fl[3] < 1 || fl[3] > 2 || sf_hex_u64(f[3], fl[3], &flags) < 0)
+        return ctx_fail(c, "uber-trace-id: flags '%.*s' are not 1-2 hex digits",
+                        (int)(fl[3] > 20 ? 20 : fl[3]), f[3]);
+    put_id(c->trace_id, 32, f[0], fl[0]);
+    c->trace_id_64 = fl[0] <= 16;
+    put_id(c->span_id, 16, f[1], fl[1]);
+    if (!sf_hex_is_zero(f[2], fl[2])) /* senders write 0 for "no parent" */
+        put_id(c->parent_id, 16, f[2], fl[2]);
+    c->flags = (int)flags;
+    c->sampled = (int)(flags & 0x01);
+    c->debug = (flags & 0x02) != 0;
+    return 0;
+}
+
+/* ---- AWS X-Ray ------------------------------------------------------------------------- */
+
+/* Root=1-<8 hex epoch>-<24 hex>: strict (it becomes the trace id). */
+static int xray_root(struct sf_tracectx *c, const char *s, size_t n)
+{
+    if (n != 35 || s[0] != '1' || s[1] != '-' || s[10] != '-' || !sf_hex_is_lower(s + 2, 8) ||
+        !sf_hex_is_lower(s + 11, 24))
+        return ctx_fail(c, "x-amzn-trace-id: Root '%.*s' is not 1-<8 hex>-<24 hex>",
+                        (int)(n > 40 ? 40 : n), s);
+    memcpy(c->trace_id, s + 2, 8);
+    memcpy(c->trace_id + 8, s + 11, 24);
+    c->trace_id[32] = 0;
+    if (sf_hex_is_zero(c->trace_id, 32))
+        return ctx_fail(c, "x-amzn-trace-id: Root trace id is all zeros");
+    return 0;
+}
+
+int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
+{
+    size_t pos = 0;
+    int have_root = 0, have_parent = 0, have_sampled = 0;
+
+    ctx_begin(c, SF_CTX_XRAY);
+    raw_append(c, v, n);
+    while (pos < n) {
+        const char *m = v + pos, *eq;
+        size_t ml = 0, kl;
+        while (pos < n && v[pos] != ';')
+            pos++, ml++;
+        pos++;
+        trim_ows(&m, &ml);
+        if (ml == 0)
+            continue;
+        eq = memchr(m, '=', ml);
+        if (eq == NULL)
+            return ctx_fail(c, "x-amzn-trace-id: field '%.*s' has no '='",
+                            (int)(ml > 40 ? 40 : ml), m);
+        kl = (size_t)(eq - m);
+        /* First occurrence wins; Self, Lineage and unknown keys are kept only in raw. */
+        if (eq_lit(m, kl, "root") && !have_root++) {
+            if (xray_root(c, eq + 1, ml - kl - 1) < 0)
+                return -1;
+        } else if (eq_lit(m, kl, "parent") && !have_parent++) {
+            if (check_id(c, "x-amzn-trace-id: Parent", eq + 1, ml - kl - 1, 16, 0, 0) < 0)
+                return -1;
+            memcpy(c->span_id, eq + 1, 16);
+            c->span_id[16] = 0;
+        } else if (eq_lit(m, kl, "sampled") && !have_sampled++) {
+            size_t sl = ml - kl - 1;
+            if (sl != 1 || (eq[1] != '0' && eq[1] != '1' && eq[1] != '?'))
+                return ctx_fail(c, "x-amzn-trace-id: Sampled '%.*s' is not 0, 1 or ?",
+                                (int)(sl > 20 ? 20 : sl), eq + 1);
+            c->sampled = eq[1] == '?' ? -1 : eq[1] - '0';
+        }
+    }
+    if (!have_root)
+        return ctx_fail(c, "x-amzn-trace-id: no Root field");
+    return 0;
+}
+
+/* ---- Datadog ------------------------------------------------------------------------- */
+
+/* Decimal uint64 (1..20 digits, no sign).  0 or -1. */
+static int dec_u64(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t x = 0;
+
+    if (n == 0 || n > 20)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned d = (unsigned)((unsigned char)s[i] - '0');
+        if (d > 9 || x > (UINT64_MAX - d) / 10)
+            return -1;
+        x = x * 10 + d;
+    }
+    *out = x;
+    return 0;
+}
+
+static int dd_id(struct sf_tracectx *c, const char *what, const char *s, size_t n, uint64_t *id)
+{
+    if (dec_u64(s, n, id) < 0)
+        return ctx_fail(c, "datadog: %s '%.*s' is not a decimal uint64", what,
+                        (int)(n > 24 ? 24 : n), s);
+    if (*id == 0)
+        return ctx_fail(c, "datadog: %s is 0", what);
+    return 0;
+}
+
+static void u64_hex(char *out, uint64_t x)
+{
+    uint8_t b[8];
+
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(x >> (56 - 8 * i));
+    sf_hex_encode(out, b, 8);
+}
+
+/* ---- W3C baggage ------------------------------------------------------------------------ */
+
+static int tchar(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+static int baggage_octet(int c)
+{
+    return c == 0x21 || (c >= 0x23 && c <= 0x2b) || (c >= 0x2d && c <= 0x3a) ||
+           (c >= 0x3c && c <= 0x5b) || (c >= 0x5d && c <= 0x7e);
+}
+
+/* key OWS ["=" OWS value] in s[0..n) (already OWS-trimmed); need_value for list members. */
+static int baggage_kv(const char *s, size_t n, int need_value, char *why, size_t whysz)
+{
+    size_t k = 0, i;
+    char ch[8];
+
+    while (k < n && tchar((unsigned char)s[k]))
+        k++;
+    if (k == 0) {
+        snprintf(why, whysz, "empty key in '%.*s'", (int)(n > 40 ? 40 : n), s);
+        return -1;
+    }
+    for (i = k; i < n && is_ows((unsigned char)s[i]); i++)
+        ;
+    if (i == n && !need_value)
+        return 0;
+    if (i == n || s[i] != '=') {
+        if (i < n) {
+            show_char(ch, sizeof(ch), (unsigned char)s[i]);
+            snprintf(why, whysz, "key '%.*s' followed by %s", (int)(k > 40 ? 40 : k), s, ch);
+        } else {
+            snprintf(why, whysz, "key '%.*s' has no '='", (int)(k > 40 ? 40 : k), s);
+        }
+        return -1;
+    }
+    for (i++; i < n && is_ows((unsigned char)s[i]); i++)
+        ;
+    for (; i < n; i++) {
+        int c = (unsigned char)s[i];
+        if (c == '%' && i + 2 < n + 0 && sf_hex_digit((unsigned char)s[i + 1]) >= 0 &&
+            sf_hex_digit((unsigned char)s[i + 2]) >= 0)
+            continue;
+        if (c != '%' && baggage_octet(c))
+            continue;
+        show_char(ch, sizeof(ch), c);
+        snprintf(why, whysz, "value of '%.*s' has %s%s", (int)(k > 40 ? 40 : k), s, ch,
+                 c == '%' ? " not followed by 2 hex digits" : ", which must be percent-encoded");
+        return -1;
+    }
+    return 0;
+}
+
+/* Check one baggage field, adding its members to *members.  0 or -1 with why. */
+static int baggage_scan(const char *v, size_t n, int *members, char *why, size_t whysz)
+{
+    const char *f = v;
+
+    for (size_t pos = 0; pos <= n; pos++) {
+        if (pos < n && v[pos] != ',')
+            continue;
+        const char *m = f;
+        size_t ml = (size_t)(v + pos - f);
+        f = v + pos + 1;
+        trim_ows(&m, &ml);
+        if (ml == 0) {
+            snprintf(why, whysz, "empty list member");
+            return -1;
+        }
+        if (++*members > BAGGAGE_GRAMMAR_MAX) {
+            snprintf(why, whysz, "more than %d list members", BAGGAGE_GRAMMAR_MAX);
+            return -1;
+        }
+        /* member ; property ; property ... (values never contain ';' or ',') */
+        int first = 1;
+        const char *p = m;
+        for (size_t j = 0; j <= ml; j++) {
+            if (j < ml && m[j] != ';')
+                continue;
+            const char *q = p;
+            size_t ql = (size_t)(m + j - p);
+            p = m + j + 1;
+            trim_ows(&q, &ql);
+            if (baggage_kv(q, ql, first, why, whysz) < 0)
+                return -1;
+            first = 0;
+        }
+    }
+    return 0;
+}
+
+/* Check one more baggage field of context c; the limits count over all fields. */
+static int baggage_field(struct sf_tracectx *c, const char *v, size_t n, int *members,
+                         size_t *bytes)
+{
+    char why[96];
+
+    *bytes += n;
+    if (baggage_scan(v, n, members, why, sizeof(why)) < 0)
+        return ctx_fail(c, "baggage: %s", why);
+    if (*members > BAGGAGE_PROPAGATE_MEMBERS || *bytes > BAGGAGE_PROPAGATE_BYTES)
+        ctx_warn(c, "baggage: over the propagation limit (%d members, %zu bytes)", *members,
+                 *bytes);
+    return 0;
+}
+
+int sf_tracectx_parse_baggage(struct sf_tracectx *c, const char *v, size_t n)
+{
+    int members = 0;
+    size_t bytes = 0;
+
+    ctx_begin(c, SF_CTX_BAGGAGE);
+    raw_append(c, v, n);
+    return baggage_field(c, v, n, &members, &bytes);
+}
+
+/* ---- SkyWalking sw8 ----------------------------------------------------------------------- */
+
+int sf_tracectx_parse_sw8(struct sf_tracectx *c, const char *v, size_t n)
+{
+    static const char *const what[8] = {"sample",          "trace id",        "parent segment id",
+                                        "parent span id",  "parent service",  "parent instance",
+                                        "parent endpoint", "peer address"};
+    const char *f[8];
+    size_t fl[8];
+    uint8_t tmp[1536];
+    uint64_t id;
+    int nf;
+
+    ctx_begin(c, SF_CTX_SW8);
+    raw_append(c, v, n);
+    trim_ows(&v, &n);
+    nf = split(v, n, '-', f, fl, 8);
+    if (nf != 8)
+        return ctx_fail(c, "sw8: %d '-'-separated fields, need 8", nf);
+    if (fl[0] != 1 || (f[0][0] != '0' && f[0][0] != '1'))
+        return ctx_fail(c, "sw8: sample '%.*s' is not 0 or 1", (int)(fl[0] > 20 ? 20 : fl[0]),
+                        f[0]);
+    if (dec_u64(f[3], fl[3], &id) < 0 || id > INT32_MAX)
+        return ctx_fail(c, "sw8: parent span id '%.*s' is not a decimal int",
+                        (int)(fl[3] > 20 ? 20 : fl[3]), f[3]);
+    for (int k = 1; k < 8; k++) {
+        if (k == 3)
+            continue;
+        if (fl[k] == 0)
+            return ctx_fail(c, "sw8: %s is empty", what[k]);
+        long len = sf_base64_decode(tmp, sizeof(tmp), f[k], fl[k]);
+        if (len == SF_E_LIMIT)
+            return ctx_fail(c, "sw8: %s is too long (%zu characters)", what[k], fl[k]);
+        if (len < 0)
+            return ctx_fail(c, "sw8: %s is not valid base64", what[k]);
+        if (len == 0)
+            return ctx_fail(c, "sw8: %s is empty", what[k]);
+    }
+    c->sampled = f[0][0] - '0';
+    return 0;
+}
+
+/* ---- the header set -------------------------------------------------------------------- */
+
+enum hdr_id {
+    H_TRACEPARENT, H_TRACESTATE, H_B3,
+    H_B3_TRACEID, H_B3_SPANID, H_B3_PARENT, H_B3_SAMPLED, H_B3_FLAGS, /* keep this order */
+    H_GRPC, H_UBER, H_XRAY,
+    H_DD_TRACE, H_DD_PARENT, H_DD_PRIO, H_DD_TAGS, /* keep this order */
+    H_BAGGAGE, H_SW8, H_COUNT
+};
+
+static const struct {
+    const char *name; /* lowercase */
+    const char *shown;
+    unsigned char len;
+} hdrs[H_COUNT] = {
+    [H_TRACEPARENT] = {"traceparent", "traceparent", 11},
+    [H_TRACESTATE] = {"tracestate", "tracestate", 10},
+    [H_B3] = {"b3", "b3", 2},
+    [H_B3_TRACEID] = {"x-b3-traceid", "X-B3-TraceId", 12},
+    [H_B3_SPANID] = {"x-b3-spanid", "X-B3-SpanId", 11},
+    [H_B3_PARENT] = {"x-b3-parentspanid", "X-B3-ParentSpanId", 17},
+    [H_B3_SAMPLED] = {"x-b3-sampled", "X-B3-Sampled", 12},
+    [H_B3_FLAGS] = {"x-b3-flags", "X-B3-Flags", 10},
+    [H_GRPC] = {"grpc-trace-bin", "grpc-trace-bin", 14},
+    [H_UBER] = {"uber-trace-id", "uber-trace-id", 13},
+    [H_XRAY] = {"x-amzn-trace-id", "X-Amzn-Trace-Id", 15},
+    [H_DD_TRACE] = {"x-datadog-trace-id", "x-datadog-trace-id", 18},
+    [H_DD_PARENT] = {"x-datadog-parent-id", "x-datadog-parent-id", 19},
+    [H_DD_PRIO] = {"x-datadog-sampling-priority", "x-datadog-sampling-priority", 27},
+    [H_DD_TAGS] = {"x-datadog-tags", "x-datadog-tags", 14},
+    [H_BAGGAGE] = {"baggage", "baggage", 7},
+    [H_SW8] = {"sw8", "sw8", 3},
+};
+
+static int hdr_is(const char *name, size_t nlen, int h)
+{
+    return eq_lit(name, nlen, hdrs[h].name) ? h : -1;
+}
+
+/* Which header this is, or -1.  Dispatch on length: one compare for most names. */
+static int header_id(const char *name, size_t nlen)
+{
+    int c0;
+
+    if (nlen < 2 || nlen > 27)
+        return -1;
+    c0 = lc((unsigned char)name[0]);
+    switch (nlen) {
+    case 2:
+        return hdr_is(name, nlen, H_B3);
+    case 3:
+        return hdr_is(name, nlen, H_SW8);
+    case 7:
+        return hdr_is(name, nlen, H_BAGGAGE);
+    case 10:
+        return hdr_is(name, nlen, c0 == 't' ? H_TRACESTATE : H_B3_FLAGS);
+    case 11:
+        return hdr_is(name, nlen, c0 == 't' ? H_TRACEPARENT : H_B3_SPANID);
+    case 12:
+        return hdr_is(name, nlen, lc((unsigned char)name[5]) == 't' ? H_B3_TRACEID : H_B3_SAMPLED);
+    case 13:
+        return hdr_is(name, nlen, H_UBER);
+    case 14:
+        return hdr_is(name, nlen, c0 == 'g' ? H_GRPC : H_DD_TAGS);
+    case 15:
+        return hdr_is(name, nlen, H_XRAY);
+    case 17:
+        return hdr_is(name, nlen, H_B3_PARENT);
+    case 18:
+        return hdr_is(name, nlen, H_DD_TRACE);
+    case 19:
+        return hdr_is(name, nlen, H_DD_PARENT);
+    case 27:
+        return hdr_is(name, nlen, H_DD_PRIO);
+    default:
+        return -1;
+    }
+}
+
+int sf_tracectx_is_ctx_header(const char *name, size_t nlen)
+{
+    return header_id(name, nlen) >= 0;
+}
+
+void sf_tracectx_set_init(struct sf_tracectx_set *s)
+{
+    /* Only counters: the big buffers are written before they are read. */
+    s->n = s->dropped = 0;
+    s->p.b3_seen = s->p.dd_seen = 0;
+    s->p.dd_tid_seen = 0;
+    s->p.tp_idx = s->p.bg_idx = -1;
+    s->p.tp_count = s->p.bg_members = 0;
+    s->p.bg_bytes = 0;
+    s->p.ts[0] = 0;
+    s->p.ts_len = 0;
+    s->p.ts_count = s->p.ts_members = s->p.ts_truncated = s->p.ts_bad = 0;
+    s->p.ts_why[0] = 0;
+    s->p.finished = 0;
+}
+
+static struct sf_tracectx *new_ctx(struct sf_tracectx_set *s)
+{
+    if (s->n >= SF_CTX_MAX) {
+        s->dropped++;
+        return NULL;
+    }
+    return &s->ctx[s->n++];
+}
+
+/* Keep the first value of a multi-header format's header (first value wins). */
+static void keep_first(char (*vals)[48], size_t *lens, unsigned char *seen, int i, const char *v,
+                       size_t n)
+{
+    if (*seen & (1u << i))
+        return;
+    *seen |= (unsigned char)(1u << i);
+    trim_ows(&v, &n);
+    lens[i] = n;
+    if (n > 47)
+        n = 47;
+    memcpy(vals[i], v, n);
+    vals[i][n] = 0;
+}
+
+/* A second traceparent makes the context invalid (W3C: restart the trace). */
+static void add_traceparent(struct sf_tracectx_set *s, const char *v, size_t n)
+{
+    struct sf_tracectx *c;
+    char first[SF_CTX_RAW_MAX];
+
+    if (++s->p.tp_count == 1) {
+        c = new_ctx(s);
+        if (c != NULL) {
+            s->p.tp_idx = (int)(c - s->ctx);
+            sf_tracectx_parse_traceparent(c, v, n);
+        }
+        return;
+    }
+    if (s->p.tp_idx < 0)
+        return;
+    c = &s->ctx[s->p.tp_idx];
+    if (s->p.tp_count == 2) {
+        /* raw becomes "traceparent: v1; traceparent: v2" */
+        memcpy(first, c->raw, sizeof(first));
+        c->raw[0] = 0;
+        raw_append(c, "traceparent: ", 13);
+        raw_append(c, first, strlen(first));
+    }
+    raw_append(c, "; traceparent: ", 15);
+    raw_append(c, v, n);
+    ctx_fail(c, "traceparent: %d traceparent headers, need exactly 1", s->p.tp_count);
+}
+
+static void add_tracestate(struct sf_tracectx_set *s, const char *v, size_t n)
+{
+    struct sf_tracectx_pending *p = &s->p;
+
+    p->ts_count++;
+    if (!p->ts_bad && ts_scan(v, n, &p->ts_members, p->ts_why, sizeof(p->ts_why), p->ts,
+                              sizeof(p->ts), &p->ts_len, &p->ts_truncated) < 0)
+        p->ts_bad = 1;
+}
+
+/* Several base64 values may be joined with ','; true binary starts with a 0x00 byte. */
+static void add_grpc(struct sf_tracectx_set *s, const uint8_t *v, size_t n)
+{
+    const char *t = (const char *)v, *f;
+    size_t tl = n, start = 0;
+    struct sf_tracectx *c;
+    int found = 0;
+
+    if (n > 0 && v[0] == 0) {
+        c = new_ctx(s);
+        if (c != NULL)
+            sf_tracectx_parse_grpc_trace_bin(c, v + 1, n - 1);
+        return;
+    }
+    for (size_t i = 0; i <= tl; i++) {
+        if (i < tl && t[i] != ',')
+            continue;
+        f = t + start;
+        size_t fl = i - start;
+        start = i + 1;
+        trim_ows(&f, &fl);
+        if (fl == 0 && (found || i < tl))
+            continue; /* empty list element */
+        found = 1;
+        c = new_ctx(s);
+        if (c == NULL)
+            return;
+        if (fl == 0) {
+            ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
+            raw_append(c, t, n);
+            ctx_fail(c, "grpc-trace-bin: empty value");
+        } else {
+            parse_grpc_b64(c, f, fl);
+        }
+    }
+}
+
+/* x-datadog-tags: pick _dd.p.tid out of the ','-separated key=value list. */
+static void add_dd_tags(struct sf_tracectx_pending *p, const char *v, size_t n)
+{
+    size_t pos = 0, ml;
+    const char *m;
+
+    if (p->dd_tid_seen)
+        return;
+    while (ts_member(v, n, &pos, &m, &ml)) {
+        if (ml >= 10 && memcmp(m, "_dd.p.tid=", 10) == 0) {
+            p->dd_tid_seen = 1;
+            p->dd_tid_len = ml - 10;
+            memcpy(p->dd_tid, m + 10, ml - 10 > 47 ? 47 : ml - 10);
+            p->dd_tid[ml - 10 > 47 ? 47 : ml - 10] = 0;
+            return;
+        }
+    }
+}
+
+static void add_baggage(struct sf_tracectx_set *s, const char *v, size_t n)
+{
+    struct sf_tracectx *c;
+
+    if (s->p.bg_idx < 0) {
+        c = new_ctx(s);
+        if (c == NULL)
+            return;
+        s->p.bg_idx = (int)(c - s->ctx);
+        ctx_begin(c, SF_CTX_BAGGAGE);
+        raw_append(c, v, n);
+    } else {
+        c = &s->ctx[s->p.bg_idx];
+        raw_append(c, ",", 1); /* RFC 9110 §5.3 field combination */
+        raw_append(c, v, n);
+    }
+    if (c->valid)
+        baggage_field(c, v, n, &s->p.bg_members, &s->p.bg_bytes);
+}
+
+void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nlen,
+                         const uint8_t *value, size_t vlen)
+{
+    const char *v = (const char *)value;
+    struct sf_tracectx *c;
+    int h = header_id(name, nlen);
+
+    if (h < 0 || s->p.finished)
+        return;
+    switch (h) {
+    case H_TRACEPARENT:
+        add_traceparent(s, v, vlen);
+        break;
+    case H_TRACESTATE:
+        add_tracestate(s, v, vlen);
+        break;
+    case H_GRPC:
+        add_grpc(s, value, vlen);
+        break;
+    case H_BAGGAGE:
+        add_baggage(s, v, vlen);
+        break;
+    case H_B3_TRACEID: case H_B3_SPANID: case H_B3_PARENT: case H_B3_SAMPLED: case H_B3_FLAGS:
+        keep_first(s->p.b3, s->p.b3_len, &s->p.b3_seen, h - H_B3_TRACEID, v, vlen);
+        break;
+    case H_DD_TAGS:
+        add_dd_tags(&s->p, v, vlen);
+        /* fallthrough */
+    case H_DD_TRACE: case H_DD_PARENT: case H_DD_PRIO:
+        keep_first(s->p.dd, s->p.dd_len, &s->p.dd_seen, h - H_DD_TRACE, v, vlen);
+        break;
+    default:
+        c = new_ctx(s);
+        if (c == NULL)
+            break;
+        if (h == H_B3)
+            sf_tracectx_parse_b3_single(c, v, vlen);
+        else if (h == H_UBER)
+            sf_tracectx_parse_uber(c, v, vlen);
+        else if (h == H_XRAY)
+            sf_tracectx_parse_xray(c, v, vlen);
+        else
+            sf_tracectx_parse_sw8(c, v, vlen);
+        break;
+    }
+}
+
+/* raw of a multi-header format: "Name: value; Name: value" in canonical order. */
+static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*vals)[48],
+                      const size_t *lens, unsigned seen)
+{
+    int any = 0;
+
+    for (int i = 0; i < count; i++) {
+        if (!(seen & (1u << i)))
+            continue;
+        if (any++)
+            raw_append(c, "; ", 2);
+        raw_append(c, hdrs[first_hdr + i].shown, strlen(hdrs[first_hdr + i].shown));
+        raw_append(c, ": ", 2);
+        raw_append(c, vals[i], strlen(vals[i]));
+        if (lens[i] > 47)
+            c->raw_truncated = 1;
+    }
+}
+
+/* A kept multi-header value must be present, non-empty, not '-' and short enough. */
+static int pending_ok(struct sf_tracectx *c, const char *fmt, int hdr, const char *val,
+                      size_t len)
+{
+    if (len == 0)
+        return ctx_fail(c, "%s: %s is empty", fmt, hdrs[hdr].shown);
+    if (len == 1 && val[0] == '-')
+        return ctx_fail(c, "%s: %s is '-'", fmt, hdrs[hdr].shown);
+    if (len > 47)
+        return ctx_fail(c, "%s: %s has %zu characters", fmt, hdrs[hdr].shown, len);
+    return 0;
+}
+
+static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
+{
+    char what[40];
+    const char *smp = p->b3[3];
+    unsigned seen = p->b3_seen;
+
+    ctx_begin(c, SF_CTX_B3_MULTI);
+    raw_multi(c, H_B3_TRACEID, 5, p->b3, p->b3_len, seen);
+    for (int i = 0; i < 5; i++)
+        if ((seen & (1u << i)) && pending_ok(c, "b3", H_B3_TRACEID + i, p->b3[i], p->b3_len[i]))
+            return;
+    if (seen & 8) {
+        if (eq_lit(smp, p->b3_len[3], "1") || eq_lit(smp, p->b3_len[3], "true"))
+            c->sampled = 1;
+        else if (eq_lit(smp, p->b3_len[3], "0") || eq_lit(smp, p->b3_len[3], "false"))
+            c->sampled = 0;
+        else
+            return (void)ctx_fail(c, "b3: X-B3-Sampled '%s' is not 1 or 0", smp);
+    }
+    if (seen & 16) {
+        if (strcmp(p->b3[4], "1") == 0)
+            c->sampled = c->debug = 1; /* debug implies accept */
+        else if (strcmp(p->b3[4], "0") != 0)
+            return (void)ctx_fail(c, "b3: X-B3-Flags '%s' is not 1 or 0", p->b3[4]);
+    }
+    if (!(seen & 3)) {
+        if (!(seen & 24))
+            ctx_fail(c, "b3: X-B3-TraceId and X-B3-SpanId missing");
+        return; /* sampling-only form */
+    }
+    if (!(seen & 1) || !(seen & 2))
+        return (void)ctx_fail(c, "b3: %s missing", seen & 1 ? "X-B3-SpanId" : "X-B3-TraceId");
+    for (int i = 0; i < 3; i++) {
+        if (!(seen & (1u << i)))
+            continue;
+        snprintf(what, sizeof(what), "b3: %s", hdrs[H_B3_TRACEID + i].shown);
+        if (check_id(c, what, p->b3[i], p->b3_len[i], 16, i == 0 ? 32 : 0, 0) < 0)
+            return;
+    }
+    put_trace_id_b3(c, p->b3[0], p->b3_len[0]);
+    put_id(c->span_id, 16, p->b3[1], p->b3_len[1]);
+    if (seen & 4)
+        put_id(c->parent_id, 16, p->b3[2], p->b3_len[2]);
+}
+
+static void finish_datadog(struct sf_tracectx *c, struct sf_tracectx_pending *p)
+{
+    uint64_t tid, pid, prio = 0;
+    const char *pr = p->dd[2];
+    size_t prl = p->dd_len[2];
+    unsigned seen = p->dd_seen;
+
+    ctx_begin(c, SF_CTX_DATADOG);
+    raw_multi(c, H_DD_TRACE, 4, p->dd, p->dd_len, seen);
+    if (!(seen & 1) || !(seen & 2))
+        return (void)ctx_fail(c, "datadog: %s missing",
+                              seen & 1 ? "x-datadog-parent-id" : "x-datadog-trace-id");
+    for (int i = 0; i < 3; i++)
+        if ((seen & (1u << i)) && pending_ok(c, "datadog", H_DD_TRACE + i, p->dd[i], p->dd_len[i]))
+            return;
+    if (dd_id(c, "x-datadog-trace-id", p->dd[0], p->dd_len[0], &tid) < 0 ||
+        dd_id(c, "x-datadog-parent-id", p->dd[1], p->dd_len[1], &pid) < 0)
+        return;
+    if (seen & 4) {
+        int neg = pr[0] == '-';
+        if (prl - (size_t)neg > 9 || dec_u64(pr + neg, prl - (size_t)neg, &prio) < 0)
+            return (void)ctx_fail(c, "datadog: x-datadog-sampling-priority '%s' is not an integer",
+                                  pr);
+        c->sampled = !neg && prio > 0; /* -1 USER_REJECT, 0 AUTO_REJECT, 1 AUTO_KEEP, 2 USER_KEEP */
+    }
+    if (p->dd_tid_seen && p->dd_tid_len == 16 && sf_hex_is_lower(p->dd_tid, 16)) {
+        memcpy(c->trace_id, p->dd_tid, 16);
+    } else {
+        memset(c->trace_id, '0', 16);
+        c->trace_id_64 = 1;
+        if (p->dd_tid_seen)
+            ctx_warn(c, "datadog: _dd.p.tid '%s' ignored: not 16 lowercase hex digits",
+                     p->dd_tid);
+    }
+    u64_hex(c->trace_id + 16, tid);
+    u64_hex(c->span_id, pid);
+}
+
+int sf_tracectx_set_finish(struct sf_tracectx_set *s)
+{
+    struct sf_tracectx_pending *p = &s->p;
+    struct sf_tracectx *c;
+
+    if (p->finished)
+        return s->n;
+    p->finished = 1;
+    /* tracestate only when the one traceparent is valid; its failure never invalidates it */
+    if (p->tp_idx >= 0 && s->ctx[p->tp_idx].valid && p->ts_count > 0) {
+        c = &s->ctx[p->tp_idx];
+        if (p->ts_bad) {
+            ctx_warn(c, "tracestate discarded: %s", p->ts_why);
+        } else {
+            memcpy(c->tracestate, p->ts, p->ts_len + 1);
+            c->tracestate_truncated = p->ts_truncated;
+            if (p->ts_truncated)
+                ctx_warn(c, "tracestate truncated to %zu bytes: members dropped from the right",
+                         p->ts_len);
+        }
+    }
+    if (p->b3_seen && (c = new_ctx(s)) != NULL)
+        finish_b3(c, p);
+    if (p->dd_seen && (c = new_ctx(s)) != NULL)
+        finish_datadog(c, p);
+    return s->n;
+}
+
+int sf_tracectx_set_preferred(const struct sf_tracectx_set *s)
+{
+    static const enum sf_ctx_format order[] = {
+        SF_CTX_TRACEPARENT, SF_CTX_B3_SINGLE, SF_CTX_B3_MULTI, SF_CTX_GRPC_TRACE_BIN,
+        SF_CTX_UBER,        SF_CTX_XRAY,      SF_CTX_DATADOG};
+
+    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
+        for (int i = 0; i < s->n; i++)
+            if (s->ctx[i].format == order[k] && s->ctx[i].valid && s->ctx[i].span_id[0])
+                return i;
+    return -1;
+}
