@@ -1,0 +1,52 @@
+/* sf_db_perf.c - perf samples and interned stacks (see sf_db_perf.h). */
+#include "sf_db_perf.h"
+
+int sf_db_perf_stack(struct sf_db *db, const char *frames, size_t n, int64_t *id,
+                     struct sf_err *err)
+{
+    static const char sel[] = "SELECT id FROM stacks WHERE frames = ?1";
+    static const char ins[] = "INSERT INTO stacks (frames) VALUES (?1)";
+    sqlite3_stmt *st = sf_db_stmt(db, sel, err);
+    int rc;
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_textn(st, 1, frames, n);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        return 0;
+    }
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "looking up stack: %s",
+                          sqlite3_errmsg(sf_db_handle(db)));
+    if ((st = sf_db_stmt(db, ins, err)) == NULL)
+        return SF_E_DB;
+    sf_db_bind_textn(st, 1, frames, n);
+    return sf_db_exec_stmt(db, st, id, err);
+}
+
+int sf_db_perf_sample(struct sf_db *db, int64_t source_id, const struct sf_perf_sample *s,
+                      struct sf_err *err)
+{
+    static const char ins[] = "INSERT INTO samples (source_id, ts_ns, pid, tid, cpu, comm, event, "
+                              "period, stack_id, span_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                              "?9, ?10)";
+    sqlite3_stmt *st = sf_db_stmt(db, ins, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sqlite3_bind_int64(st, 1, source_id);
+    sf_db_bind_int(st, 2, s->ts_ns);
+    sf_db_bind_int(st, 3, s->pid);
+    sf_db_bind_int(st, 4, s->tid);
+    sf_db_bind_int(st, 5, s->cpu);
+    sf_db_bind_textn(st, 6, s->comm, s->comm_len);
+    sf_db_bind_textn(st, 7, s->event, s->event_len);
+    sf_db_bind_int(st, 8, s->period);
+    sf_db_bind_int(st, 9, s->stack_id);
+    sf_db_bind_text(st, 10, s->span_id);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}

@@ -1,0 +1,38 @@
+/* sf_db_perf.h - perf samples and interned folded stacks in the spanfold database.
+ *
+ * Writers of `stacks` and `samples` (schema.sql).  A stack is interned once by its
+ * text ("comm;root;...;leaf"): sf_db_perf_stack() looks it up and inserts it when
+ * new; callers keep the returned id in their own table of distinct stacks so that
+ * each distinct stack costs one lookup per run.  Rows go through sf_db's batches.
+ */
+#ifndef SF_DB_PERF_H
+#define SF_DB_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sf_db.h"
+
+/* One sample; integer fields SF_DB_NULL when unknown, strings NULL when unknown. */
+struct sf_perf_sample {
+    int64_t ts_ns;  /* in the source's clock */
+    int64_t pid, tid, cpu;
+    const char *comm;
+    size_t comm_len;
+    const char *event;
+    size_t event_len;
+    int64_t period; /* what the sample weighs in the fold */
+    int64_t stack_id;
+    const char *span_id; /* attributed span (16 hex) or NULL */
+};
+
+/* The id of stack `frames` (n bytes), inserted if new.  Returns 0 with *id, or
+ * SF_E_DB with err filled. */
+int sf_db_perf_stack(struct sf_db *db, const char *frames, size_t n, int64_t *id,
+                     struct sf_err *err);
+
+/* Insert one sample of source source_id (batched).  Returns 0 or SF_E_DB. */
+int sf_db_perf_sample(struct sf_db *db, int64_t source_id, const struct sf_perf_sample *s,
+                      struct sf_err *err);
+
+#endif

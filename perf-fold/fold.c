@@ -1,0 +1,561 @@
+/* fold.c - stack assembly, tidying and annotation as stackcollapse-perf.pl does
+ * them, and the table of distinct folded stacks.
+ *
+ * A frame line's symbol is split on "->" (perf's inline notation) into pieces;
+ * each piece is tidied (';' -> ':', argument lists and quotes dropped, Java's
+ * leading 'L' removed) and annotated (_[i] inlined, _[k] kernel, _[j] JIT).
+ * Frames arrive leaf first; a sample's key is "pname;root;...;leaf", built by
+ * walking the frame segments backwards.  The table is open addressing with
+ * linear probing; it holds one entry per distinct stack, so memory grows with
+ * distinct stacks only, never with input size.
+ */
+#include "perf_fold.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sf_db_perf.h"
+
+int fold_init(struct perf_fold_ctx *c)
+{
+    sf_buf_init(&c->pname, 1 << 20);
+    sf_buf_init(&c->frames, PF_RECORD_MAX);
+    sf_buf_init(&c->key, PF_RECORD_MAX + (1 << 20));
+    sf_buf_init(&c->pend, 1 << 20);
+    sf_buf_init(&c->event_filter, 1 << 20);
+    sf_buf_init(&c->comm, 1 << 20);
+    sf_buf_init(&c->event, 1 << 20);
+    sf_arena_init(&c->stacks.keys, 1 << 20, PF_TABLE_MAX);
+    c->segcap = 256;
+    c->segs = malloc(c->segcap * sizeof(*c->segs));
+    return c->segs ? 0 : SF_E_NOMEM;
+}
+
+void fold_free(struct perf_fold_ctx *c)
+{
+    sf_buf_free(&c->pname);
+    sf_buf_free(&c->frames);
+    sf_buf_free(&c->key);
+    sf_buf_free(&c->pend);
+    sf_buf_free(&c->event_filter);
+    sf_buf_free(&c->comm);
+    sf_buf_free(&c->event);
+    free(c->segs);
+    fold_table_free(&c->stacks);
+    inline_free(c);
+}
+
+static int fatal(struct perf_fold_ctx *c, const char *what)
+{
+    fprintf(stderr, "%s: %s:%llu: %s\n", PF_TOOL, c->file ? c->file : "-",
+            (unsigned long long)c->lineno, what);
+    c->failed = 1;
+    return -1;
+}
+
+static int push_seg(struct perf_fold_ctx *c, size_t off, size_t len)
+{
+    if (c->nsegs == c->segcap) {
+        struct pf_seg *n;
+        if (c->segcap >= (PF_RECORD_MAX / 2))
+            return -1;
+        n = realloc(c->segs, 2 * c->segcap * sizeof(*n));
+        if (n == NULL)
+            return -1;
+        c->segs = n;
+        c->segcap *= 2;
+    }
+    c->segs[c->nsegs++] = (struct pf_seg){off, len};
+    return 0;
+}
+
+static int has(const char *p, size_t n, const char *lit)
+{
+    return memmem(p, n, lit, strlen(lit)) != NULL;
+}
+
+/* m:/tmp/perf-\d+\.map: */
+static int mod_is_jit(const struct pf_str *m)
+{
+    const char *p = m->p, *end = m->p + m->n, *hit;
+
+    while ((hit = memmem(p, (size_t)(end - p), "/tmp/perf-", 10)) != NULL) {
+        const char *d = hit + 10, *q = d;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+        if (q > d && end - q >= 4 && memcmp(q, ".map", 4) == 0)
+            return 1;
+        p = hit + 1;
+    }
+    return 0;
+}
+
+/* m/(^\[|vmlinux$)/ && !~ /unknown/ */
+static int mod_is_kernel(const struct pf_str *m)
+{
+    if (m->n == 0 || has(m->p, m->n, "unknown"))
+        return 0;
+    return m->p[0] == '[' || (m->n >= 7 && memcmp(m->p + m->n - 7, "vmlinux", 7) == 0);
+}
+
+/* Perl: s/;/:/g, then unless the name looks like a Go method (".(...).") cut at
+ * the first '(' not opening "(anonymous namespace)", then tr/"'//d. */
+static void tidy(struct sf_buf *b, size_t start)
+{
+    char *p = (char *)b->data + start;
+    size_t n = b->len - start, i, o;
+    int special = 0;
+
+    for (i = 0; i < n; i++) {
+        char ch = p[i];
+        if (ch == ';')
+            p[i] = ':';
+        else if (ch == '(' || ch == '"' || ch == '\'')
+            special = 1;
+    }
+    if (!special)
+        return;
+    {
+        const char *go = memmem(p, n, ".(", 2);
+        int is_go = 0;
+        if (go) {
+            for (const char *q = go + 2; q + 1 < p + n; q++)
+                if (q[0] == ')' && q[1] == '.') {
+                    is_go = 1;
+                    break;
+                }
+        }
+        if (!is_go) {
+            static const char anon[] = "anonymous namespace)";
+            for (i = 0; i < n; i++) {
+                if (p[i] == '(' && !(n - i - 1 >= sizeof(anon) - 1 &&
+                                     memcmp(p + i + 1, anon, sizeof(anon) - 1) == 0)) {
+                    n = i;
+                    break;
+                }
+            }
+        }
+    }
+    for (i = o = 0; i < n; i++)
+        if (p[i] != '"' && p[i] != '\'')
+            p[o++] = p[i];
+    b->len = start + o;
+}
+
+/* One "->" piece of a frame's symbol into dst (tidied, annotated). */
+static int emit_piece(struct perf_fold_ctx *c, struct sf_buf *dst, const char *s, size_t n,
+                      size_t idx, const struct pf_frame *f, int *is_unknown)
+{
+    size_t start = dst->len;
+    int rc = 0;
+
+    if (n == 9 && memcmp(s, "[unknown]", 9) == 0) {
+        const char *m = "unknown";
+        size_t mn = 7;
+        if (!(f->mod.n == 9 && memcmp(f->mod.p, "[unknown]", 9) == 0)) {
+            const char *slash = memrchr(f->mod.p, '/', f->mod.n);
+            m = slash ? slash + 1 : f->mod.p;
+            mn = (size_t)(f->mod.p + f->mod.n - m);
+        } else {
+            *is_unknown = 1;
+        }
+        rc |= sf_buf_append(dst, "[", 1);
+        rc |= sf_buf_append(dst, m, mn);
+        if (c->o.addrs) {
+            rc |= sf_buf_append(dst, " <", 2);
+            rc |= sf_buf_append(dst, f->pc.p, f->pc.n);
+            rc |= sf_buf_append(dst, ">", 1);
+        }
+        rc |= sf_buf_append(dst, "]", 1);
+    } else {
+        rc |= sf_buf_append(dst, s, n);
+    }
+    if (rc)
+        return -1;
+    tidy(dst, start);
+    if (c->is_java && dst->len > start && dst->data[start] == 'L' &&
+        memchr(dst->data + start, '/', dst->len - start)) {
+        memmove(dst->data + start, dst->data + start + 1, dst->len - start - 1);
+        dst->len--;
+    }
+    if (idx > 0) {
+        if (!has((char *)dst->data + start, dst->len - start, "_[i]"))
+            rc = sf_buf_append(dst, "_[i]", 4);
+    } else if (c->o.kernel && mod_is_kernel(&f->mod)) {
+        rc = sf_buf_append(dst, "_[k]", 4);
+    } else if (c->o.jit && mod_is_jit(&f->mod)) {
+        if (!has((char *)dst->data + start, dst->len - start, "_[j]"))
+            rc = sf_buf_append(dst, "_[j]", 4);
+    }
+    return rc ? -1 : 0;
+}
+
+/* s/\+0x[\da-f]+$// */
+static void strip_offset(struct pf_str *fn)
+{
+    size_t e = fn->n;
+
+    while (e > 0 && ((fn->p[e - 1] >= '0' && fn->p[e - 1] <= '9') ||
+                     (fn->p[e - 1] >= 'a' && fn->p[e - 1] <= 'f')))
+        e--;
+    if (e < fn->n && e >= 3 && memcmp(fn->p + e - 3, "+0x", 3) == 0)
+        fn->n = e - 3;
+}
+
+/* m/(perf-\d+.map|kernel\.|\[[^\]]+\])/ : modules --inline leaves alone */
+static int inline_skips(const struct pf_str *m)
+{
+    const char *p = m->p, *end = m->p + m->n, *hit;
+
+    if (has(m->p, m->n, "kernel."))
+        return 1;
+    for (const char *q = p; q + 2 < end; q++)
+        if (*q == '[' && q[1] != ']' && memchr(q + 2, ']', (size_t)(end - q - 2)))
+            return 1;
+    /* \d+ may give digits back to the '.' (any character) */
+    while ((hit = memmem(p, (size_t)(end - p), "perf-", 5)) != NULL) {
+        const char *d = hit + 5, *q = d;
+        while (q < end && *q >= '0' && *q <= '9')
+            q++;
+        for (const char *k = d + 1; k <= q; k++)
+            if (end - k >= 4 && memcmp(k + 1, "map", 3) == 0)
+                return 1;
+        p = hit + 1;
+    }
+    return 0;
+}
+
+static int frame_inline(struct perf_fold_ctx *c, const struct pf_frame *f, int *done)
+{
+    const char *res;
+    size_t off = c->frames.len, n;
+
+    *done = 0;
+    if (inline_skips(&f->mod))
+        return 0;
+    res = inline_lookup(c, &f->pc, &f->func, &f->mod);
+    if (res == NULL)
+        return fatal(c, "out of memory");
+    n = strlen(res);
+    if (n == 0 || strcmp(res, "??") == 0 || strcmp(res, "??:??:0") == 0)
+        return 0;
+    if (sf_buf_append(&c->frames, res, n) || push_seg(c, off, n))
+        return fatal(c, "sample too large");
+    *done = 1;
+    return 0;
+}
+
+int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
+{
+    struct pf_str fn = f->func;
+    const char *p, *end, *arrow;
+    size_t pieces[2 * 64], np = 0, idx = 0, off = c->frames.len;
+    int is_unknown = 0;
+
+    if (c->o.inline_) {
+        int done;
+        if (frame_inline(c, f, &done))
+            return -1;
+        if (done)
+            return 0;
+    }
+    strip_offset(&fn);
+    if (fn.n && fn.p[0] == '(')
+        return 0;
+    /* split /\->/: leading empty pieces stay, trailing ones go */
+    p = fn.p;
+    end = fn.p + fn.n;
+    for (;;) {
+        arrow = memmem(p, (size_t)(end - p), "->", 2);
+        if (np == 2 * 64)
+            return perfscript_bad(c, "more than 64 \"->\" pieces in one frame");
+        pieces[np++] = (size_t)(p - fn.p);
+        pieces[np++] = (size_t)((arrow ? arrow : end) - fn.p);
+        if (!arrow)
+            break;
+        p = arrow + 2;
+    }
+    while (np >= 2 && pieces[np - 1] == pieces[np - 2])
+        np -= 2;
+    if (np == 0)
+        return 0;
+    if (c->o.srcline) {
+        sf_buf_reset(&c->pend);
+        c->npend = c->pend_need = c->pend_done = 0;
+        for (idx = 0; idx < np / 2; idx++) {
+            size_t st = c->pend.len;
+            if (emit_piece(c, &c->pend, fn.p + pieces[2 * idx], pieces[2 * idx + 1] - pieces[2 * idx],
+                           idx, f, &is_unknown))
+                return fatal(c, "sample too large");
+            c->pend_piece[idx] = (struct pf_seg){st, c->pend.len - st};
+            if (!is_unknown)
+                c->pend_need++;
+        }
+        c->npend = np / 2;
+        return c->pend_need ? 0 : fold_srcline_flush(c);
+    }
+    for (idx = 0; idx < np / 2; idx++) {
+        if ((idx && sf_buf_append(&c->frames, ";", 1)) ||
+            emit_piece(c, &c->frames, fn.p + pieces[2 * idx], pieces[2 * idx + 1] - pieces[2 * idx],
+                       idx, f, &is_unknown))
+            return fatal(c, "sample too large");
+    }
+    if (push_seg(c, off, c->frames.len - off))
+        return fatal(c, "sample too large");
+    return 0;
+}
+
+/* --srcline: drop "[...]" groups (non-greedy), trim white space, then append
+ * ":text" to the piece (nothing when the text is empty). */
+int fold_srcline(struct perf_fold_ctx *c, const char *s, size_t n)
+{
+    size_t st = c->pend.len, i = 0, e;
+    int rc = 0;
+
+    while (i < n) {
+        const char *open = memchr(s + i, '[', n - i);
+        const char *close = open ? memchr(open + 1, ']', (size_t)(s + n - open - 1)) : NULL;
+        size_t upto = close ? (size_t)(open - s) : n;
+        rc |= sf_buf_append(&c->pend, s + i, upto - i);
+        i = close ? (size_t)(close - s) + 1 : n;
+    }
+    if (rc)
+        return fatal(c, "source line too long");
+    /* trim white space in place */
+    {
+        char *p = (char *)c->pend.data + st;
+        size_t len = c->pend.len - st, b = 0;
+        while (b < len && (p[b] == ' ' || (p[b] >= '\t' && p[b] <= '\r')))
+            b++;
+        e = len;
+        while (e > b && (p[e - 1] == ' ' || (p[e - 1] >= '\t' && p[e - 1] <= '\r')))
+            e--;
+        memmove(p, p + b, e - b);
+        c->pend.len = st + (e - b);
+    }
+    c->pend_src[c->pend_done++] = (struct pf_seg){st, c->pend.len - st};
+    if (c->pend_done < c->pend_need)
+        return 0;
+    return fold_srcline_flush(c);
+}
+
+int fold_srcline_flush(struct perf_fold_ctx *c)
+{
+    size_t off = c->frames.len;
+    int rc = 0;
+
+    for (size_t i = 0; i < c->npend; i++) {
+        const struct pf_seg *pc = &c->pend_piece[i];
+        if (i)
+            rc |= sf_buf_append(&c->frames, ";", 1);
+        rc |= sf_buf_append(&c->frames, c->pend.data + pc->off, pc->len);
+        if (i < c->pend_done && c->pend_src[i].len) {
+            rc |= sf_buf_append(&c->frames, ":", 1);
+            rc |= sf_buf_append(&c->frames, c->pend.data + c->pend_src[i].off, c->pend_src[i].len);
+        }
+    }
+    c->npend = c->pend_need = c->pend_done = 0;
+    if (rc || push_seg(c, off, c->frames.len - off))
+        return fatal(c, "sample too large");
+    return 0;
+}
+
+static int db_sample(struct perf_fold_ctx *c, struct pf_entry *e)
+{
+    struct sf_perf_sample s;
+    struct sf_err err;
+
+    sf_err_clear(&err);
+    if (e->db_id == 0 && sf_db_perf_stack(c->db, e->key, e->len, &e->db_id, &err))
+        goto fail;
+    s = (struct sf_perf_sample){
+        .ts_ns = c->ts_ns < 0 ? SF_DB_NULL : c->ts_ns,
+        .pid = c->pid,
+        .tid = c->tid,
+        .cpu = c->cpu < 0 ? SF_DB_NULL : c->cpu,
+        .comm = (const char *)c->comm.data,
+        .comm_len = c->comm.len,
+        .event = c->event.len ? (const char *)c->event.data : NULL,
+        .event_len = c->event.len,
+        .period = c->period > INT64_MAX ? INT64_MAX : (int64_t)c->period,
+        .stack_id = e->db_id,
+    };
+    if (sf_db_perf_sample(c->db, c->source_id, &s, &err))
+        goto fail;
+    c->samples_db++;
+    return 0;
+fail:
+    sf_err_format(&err, PF_TOOL, c->file, c->errbuf, sizeof(c->errbuf));
+    fprintf(stderr, "%s\n", c->errbuf);
+    c->failed = 1;
+    return -1;
+}
+
+int fold_commit(struct perf_fold_ctx *c)
+{
+    struct pf_entry *e;
+    struct sf_buf *k = &c->key;
+    int rc = 0;
+
+    sf_buf_reset(k);
+    if (sf_buf_reserve(k, c->pname.len + c->frames.len + c->nsegs))
+        return fatal(c, "sample too large");
+    memcpy(k->data, c->pname.data, c->pname.len);
+    k->len = c->pname.len;
+    for (size_t i = c->nsegs; i-- > 0;) {
+        k->data[k->len++] = ';';
+        memcpy(k->data + k->len, c->frames.data + c->segs[i].off, c->segs[i].len);
+        k->len += c->segs[i].len;
+    }
+    if (fold_table_add(&c->stacks, (char *)k->data, k->len, c->period, &e))
+        return fatal(c, "too many distinct stacks (out of memory)");
+    c->samples++;
+    if (c->db)
+        rc = db_sample(c, e);
+    c->nsegs = 0;
+    sf_buf_reset(&c->frames);
+    c->have_pname = 0;
+    return rc;
+}
+
+/* ---- the table ---------------------------------------------------------------- */
+
+static inline uint64_t mix(uint64_t h)
+{
+    h ^= h >> 32;
+    h *= 0xd6e8feb86659fd93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+uint64_t fold_hash(const void *p, size_t n)
+{
+    const unsigned char *s = p;
+    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full, v, w;
+
+    /* two independent lanes, 16 bytes a round */
+    while (n >= 16) {
+        memcpy(&v, s, 8);
+        memcpy(&w, s + 8, 8);
+        a = (a ^ v) * 0xff51afd7ed558ccdull;
+        b = (b ^ w) * 0xc4ceb9fe1a85ec53ull;
+        a ^= a >> 29;
+        b ^= b >> 31;
+        s += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        memcpy(&v, s, 8);
+        a = (a ^ v) * 0xff51afd7ed558ccdull;
+        a ^= a >> 29;
+        s += 8;
+        n -= 8;
+    }
+    v = 0;
+    memcpy(&v, s, n);
+    b = (b ^ v) * 0xc4ceb9fe1a85ec53ull;
+    return mix(a ^ (b + 0x9e3779b97f4a7c15ull));
+}
+
+static int grow(struct pf_table *t)
+{
+    size_t ncap = t->cap ? 2 * t->cap : 1024;
+    struct pf_entry *ns = calloc(ncap, sizeof(*ns));
+
+    if (ns == NULL)
+        return SF_E_NOMEM;
+    for (size_t i = 0; i < t->cap; i++) {
+        struct pf_entry *e = &t->slots[i];
+        if (e->key == NULL)
+            continue;
+        size_t j = e->hash & (ncap - 1);
+        while (ns[j].key)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = *e;
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+    return 0;
+}
+
+int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t count,
+                   struct pf_entry **out)
+{
+    uint64_t h = fold_hash(key, len);
+    struct pf_entry *e;
+    size_t j;
+
+    if (2 * (t->n + 1) > t->cap && grow(t))
+        return SF_E_NOMEM;
+    j = h & (t->cap - 1);
+    for (;;) {
+        e = &t->slots[j];
+        if (e->key == NULL)
+            break;
+        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
+            e->count = count > UINT64_MAX - e->count ? UINT64_MAX : e->count + count;
+            *out = e;
+            return 0;
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+    e->key = sf_arena_alloc(&t->keys, len ? len : 1);
+    if (e->key == NULL)
+        return SF_E_LIMIT;
+    memcpy(e->key, key, len);
+    e->hash = h;
+    e->len = len;
+    e->count = count;
+    e->db_id = 0;
+    t->n++;
+    *out = e;
+    return 0;
+}
+
+void fold_table_free(struct pf_table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = t->n = 0;
+    sf_arena_free(&t->keys);
+}
+
+/* Perl's `sort { $a cmp $b }` on byte strings: memcmp, then the shorter first. */
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct pf_entry *x = *(struct pf_entry *const *)a, *y = *(struct pf_entry *const *)b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int r = memcmp(x->key, y->key, n);
+
+    if (r)
+        return r;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+int fold_table_print(struct pf_table *t, FILE *out)
+{
+    struct pf_entry **v = malloc((t->n ? t->n : 1) * sizeof(*v));
+    size_t k = 0;
+    char num[24];
+
+    if (v == NULL)
+        return SF_E_NOMEM;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].key)
+            v[k++] = &t->slots[i];
+    qsort(v, k, sizeof(*v), cmp_entry);
+    for (size_t i = 0; i < k; i++) {
+        char *p = num + sizeof(num);
+        uint64_t x = v[i]->count;
+        *--p = '\n';
+        do
+            *--p = (char)('0' + x % 10);
+        while ((x /= 10) != 0);
+        *--p = ' ';
+        fwrite(v[i]->key, 1, v[i]->len, out);
+        fwrite(p, 1, (size_t)(num + sizeof(num) - p), out);
+    }
+    free(v);
+    return ferror(out) ? SF_E_IO : 0;
+}

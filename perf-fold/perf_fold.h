@@ -1,0 +1,205 @@
+/* perf_fold.h - what the files of perf-fold share: options, the run context, the
+ * parsed forms of `perf script` lines, and each file's entry points.
+ *
+ *   perfscript.c  line parsers (event header, frame) and the streaming state
+ *                 machine that replays stackcollapse-perf.pl's main loop
+ *   fold.c        frame tidying/annotation, the table of distinct stacks, output
+ *   inline.c      --inline: addr2line/nm lookups, cached
+ *   diff.c        `perf-fold diff`: difffolded.pl output, regressions, CI gate
+ *   spans.c       --group-by: folding samples from the database per span/trace/...
+ */
+#ifndef PERF_FOLD_H
+#define PERF_FOLD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sf_arena.h"
+#include "sf_buf.h"
+#include "sf_db.h"
+#include "sf_err.h"
+
+#define PF_TOOL "perf-fold"
+#define PF_SHOW_ERRORS 5            /* bad lines printed before only counting */
+#define PF_RECORD_MAX (64u << 20)   /* bytes of frames in one sample */
+#define PF_TABLE_MAX (16ull << 30)  /* bytes of distinct stack keys */
+
+struct pf_opts {
+    int pid, tid, inline_, context, srcline, kernel, jit, addrs;
+    int eof;    /* count a final sample with no blank line after it */
+    int strict; /* stop at the first bad line (exit 2) */
+    int quiet;
+    const char *event_filter; /* NULL or "" = first event type seen */
+    const char *db_path;
+    const char *clock; /* --clock: clock domain when the input has no header */
+    const char *group_by, *span, *trace, *grpc_method;
+};
+
+/* A piece of a line: not NUL-terminated. */
+struct pf_str {
+    const char *p;
+    size_t n;
+};
+
+/* An event header line ("comm pid/tid [cpu] time: period event:"). */
+struct pf_header {
+    struct pf_str comm;   /* as printed, spaces kept */
+    struct pf_str pid;    /* n == 0 when only a tid is printed */
+    struct pf_str tid;
+    struct pf_str num1, num2; /* the numbers as printed (num2.n == 0: one number) */
+    int has_event;        /* the line ends in "[period] event:" */
+    struct pf_str period; /* n == 0 when not printed */
+    struct pf_str event;
+    /* filled by perfscript_header_detail() */
+    int64_t ts_ns; /* -1 when absent */
+    int cpu;       /* -1 when absent */
+};
+
+/* A callchain line ("\t ip sym+off (dso)"). */
+struct pf_frame {
+    struct pf_str pc, func, mod;
+};
+
+/* One distinct folded stack. */
+struct pf_entry {
+    uint64_t hash;
+    char *key; /* NULL = empty slot */
+    size_t len;
+    uint64_t count;
+    int64_t db_id; /* stacks.id, 0 until looked up */
+};
+
+struct pf_table {
+    struct pf_entry *slots;
+    size_t cap, n;
+    struct sf_arena keys;
+};
+
+/* One frame line's output: the pieces it adds to the stack, joined with ';'. */
+struct pf_seg {
+    size_t off, len;
+};
+
+struct pf_inline; /* inline.c */
+
+struct perf_fold_ctx {
+    struct pf_opts o;
+    struct pf_table stacks;
+    FILE *out;
+
+    /* the sample being assembled (stackcollapse-perf.pl's $pname and @stack) */
+    int have_pname, is_java;
+    struct sf_buf pname;
+    uint64_t period;
+    struct sf_buf frames, key;
+    struct pf_seg *segs;
+    size_t nsegs, segcap;
+    /* --srcline: pieces of one frame line waiting for their source lines */
+    struct sf_buf pend;
+    struct pf_seg pend_piece[64], pend_src[64];
+    size_t npend, pend_need, pend_done;
+
+    /* first event type (stackcollapse keeps only that one) */
+    struct sf_buf event_filter;
+    int event_set, event_defaulted, event_warned;
+
+    /* metadata of the current sample, for --db */
+    struct sf_buf comm, event;
+    int64_t ts_ns, pid, tid, cpu;
+
+    struct pf_inline *inl;
+
+    /* database */
+    struct sf_db *db;
+    int64_t source_id;
+    uint64_t samples_db;
+
+    /* errors */
+    const char *file;
+    uint64_t lineno;
+    uint64_t lines, bad_lines, samples;
+    uint64_t total_bad; /* over every input */
+    int failed;   /* a fatal error happened (--strict or I/O/DB) */
+    char errbuf[512];
+};
+
+/* ---- perfscript.c ---------------------------------------------------------- */
+
+/* 1 if line is an event header as stackcollapse-perf.pl's regexes see it, filling
+ * h (comm, pid, tid, period, event); 0 otherwise. */
+int perfscript_header(const char *s, size_t n, struct pf_header *h);
+
+/* Parse the cpu ("[002]") and time ("123.456789:") fields of a header line that
+ * perfscript_header() accepted into h->cpu and h->ts_ns (-1 when absent). */
+void perfscript_header_detail(const char *s, size_t n, struct pf_header *h);
+
+/* 1 if line is a callchain frame as stackcollapse-perf.pl's regex sees it. */
+int perfscript_frame(const char *s, size_t n, struct pf_frame *f);
+
+/* Feed one input line (without '\n') to the state machine. Returns 0, or -1 when
+ * the run must stop (--strict, database error); the message has been printed. */
+int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n);
+
+/* Fold one input file ("-" = stdin) into c.  Returns 0, or -1 on a fatal error
+ * (printed). */
+int perfscript_file(struct perf_fold_ctx *c, const char *path);
+
+/* End of all input: with --eof, count the open sample. */
+int perfscript_finish(struct perf_fold_ctx *c);
+
+/* Report a bad line (first few printed, all counted).  Returns -1 with --strict. */
+int perfscript_bad(struct perf_fold_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- fold.c ---------------------------------------------------------------- */
+
+/* Set up / free the context's buffers and table. Returns 0 or SF_E_NOMEM. */
+int fold_init(struct perf_fold_ctx *c);
+void fold_free(struct perf_fold_ctx *c);
+
+/* Turn one frame line into stack pieces (tidy, annotate) and add them in front of
+ * the sample's stack.  Returns 0, or -1 on a fatal error. */
+int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f);
+
+/* A --srcline source line for the oldest waiting piece. */
+int fold_srcline(struct perf_fold_ctx *c, const char *s, size_t n);
+
+/* Input ended while pieces waited for source lines: add them as they are. */
+int fold_srcline_flush(struct perf_fold_ctx *c);
+
+/* End of a sample (blank line): count pname;stack.  Returns 0 or -1 (fatal). */
+int fold_commit(struct perf_fold_ctx *c);
+
+/* Add count to key in the table; *e gets the entry.  Returns 0 or SF_E_NOMEM /
+ * SF_E_LIMIT. */
+int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t count,
+                   struct pf_entry **e);
+void fold_table_free(struct pf_table *t);
+
+/* Print the table as "stack count" lines in byte order.  Returns 0 or SF_E_IO. */
+int fold_table_print(struct pf_table *t, FILE *out);
+
+/* 64-bit hash of n bytes. */
+uint64_t fold_hash(const void *p, size_t n);
+
+/* ---- inline.c -------------------------------------------------------------- */
+
+/* --inline: the inline chain of pc in mod ("outer;inner", as addr2line -i reports
+ * it), "" when unknown.  Returns a string owned by the cache, or NULL (no memory). */
+const char *inline_lookup(struct perf_fold_ctx *c, const struct pf_str *pc,
+                          const struct pf_str *rawfunc, const struct pf_str *mod);
+void inline_free(struct perf_fold_ctx *c);
+
+/* ---- diff.c ---------------------------------------------------------------- */
+
+/* `perf-fold diff ...`; argv[0] is "diff".  Returns the exit status. */
+int diff_main(int argc, char **argv);
+
+/* ---- spans.c --------------------------------------------------------------- */
+
+/* --group-by: fold the database's samples with a root frame per group.  Returns
+ * the exit status. */
+int spans_fold(struct perf_fold_ctx *c);
+
+#endif

@@ -1,0 +1,562 @@
+/* perfscript.c - streaming parser of `perf script` text, replaying the main loop
+ * of FlameGraph's stackcollapse-perf.pl exactly (quirks included) without regexes.
+ *
+ * Reference: brendangregg/FlameGraph:stackcollapse-perf.pl (commit 41fee1f);
+ * layouts: torvalds/linux:tools/perf/builtin-script.c, SPECS.md §4.1.
+ *
+ *   java 24636/25607 [000] 94564.109216:     100 cycles:u:       <- event header
+ *   \t    7f722d142778 Ljava/io/PrintStream;::print+0x1f (/tmp/perf-19982.map)
+ *   \t ffffffff8103ce3b native_safe_halt ([kernel.kallsyms])     <- frames, leaf first
+ *   <blank line>                                                  <- end of sample
+ *
+ * The Perl regexes and what the hand-written matchers below reproduce:
+ *   header  ^(\S.+?)\s+(\d+)[/]*(\d+)*\s+          shortest comm that fits
+ *   event   :\s*(\d+)*\s+(\S+):\s*$               scanned from the end of the line
+ *   frame   ^\s*(\w+)\s*(.+) \((.*)\)             last " (" before the last ")"
+ * Perl's \s here is [ \t\n\v\f\r], \w is [A-Za-z0-9_] (byte strings).
+ */
+#include "perf_fold.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sf_clock.h"
+#include "sf_line.h"
+#include "sf_opt.h"
+#include "sf_progress.h"
+#include "sf_sha256.h"
+
+static inline int is_ws(unsigned char c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+static inline int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static inline int is_word(unsigned char c)
+{
+    return is_digit(c) || c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* The event regex, matched from the end: the last token must be "X:" with X
+ * non-empty, preceded by white space, optionally by a digit run (the period)
+ * with white space before it, and then by ':'. */
+static void header_event(const char *s, size_t n, struct pf_header *h)
+{
+    size_t z = n, w0, v, u, t;
+
+    h->has_event = 0;
+    h->period.n = 0;
+    while (z > 0 && is_ws((unsigned char)s[z - 1]))
+        z--;
+    if (z < 2 || s[z - 1] != ':')
+        return;
+    w0 = z - 1;
+    while (w0 > 0 && !is_ws((unsigned char)s[w0 - 1]))
+        w0--;
+    if (w0 == 0 || w0 == z - 1)
+        return;
+    v = w0;
+    while (v > 0 && is_ws((unsigned char)s[v - 1]))
+        v--;
+    if (v == 0)
+        return;
+    if (s[v - 1] == ':') {
+        h->period.p = s + v;
+    } else if (is_digit((unsigned char)s[v - 1])) {
+        u = v - 1;
+        while (u > 0 && is_digit((unsigned char)s[u - 1]))
+            u--;
+        t = u;
+        while (t > 0 && is_ws((unsigned char)s[t - 1]))
+            t--;
+        if (t == 0 || s[t - 1] != ':')
+            return;
+        h->period.p = s + u;
+        h->period.n = v - u;
+    } else {
+        return;
+    }
+    h->has_event = 1;
+    h->event.p = s + w0;
+    h->event.n = z - 1 - w0;
+}
+
+int perfscript_header(const char *s, size_t n, struct pf_header *h)
+{
+    if (n < 3 || is_ws((unsigned char)s[0]))
+        return 0;
+    /* (\S.+?) is lazy: try each end e >= 2 where white space starts.  Every e
+     * inside one run of white space sees the same digits after the run, so a
+     * failed run is skipped whole (linear time on any line). */
+    for (size_t e = 2; e < n;) {
+        size_t a, d, t, t2;
+
+        if (!is_ws((unsigned char)s[e])) {
+            e++;
+            continue;
+        }
+        for (a = e; a < n && is_ws((unsigned char)s[a]); a++)
+            ;
+        for (d = a; d < n && is_digit((unsigned char)s[d]); d++)
+            ;
+        if (d > a) {
+            for (t = d; t < n && s[t] == '/'; t++)
+                ;
+            for (t2 = t; t2 < n && is_digit((unsigned char)s[t2]); t2++)
+                ;
+            if (t2 < n && is_ws((unsigned char)s[t2])) {
+                h->comm = (struct pf_str){s, e};
+                h->pid = (struct pf_str){s + a, d - a};
+                h->tid = (struct pf_str){s + t, t2 - t};
+                h->num1 = h->pid;
+                h->num2 = h->tid;
+                /* Perl: `if (not $tid)` - absent or "0" means "pid is the tid" */
+                if (h->tid.n == 0 || (h->tid.n == 1 && h->tid.p[0] == '0')) {
+                    h->tid = h->pid;
+                    h->pid.n = 0;
+                }
+                header_event(s, n, h);
+                h->ts_ns = -1;
+                h->cpu = -1;
+                return 1;
+            }
+        }
+        e = a;
+    }
+    return 0;
+}
+
+void perfscript_header_detail(const char *s, size_t n, struct pf_header *h)
+{
+    /* Fields after the pid/tid: "[cpu]" and "sec.frac:" in that order, others
+     * (flags, ...) skipped.  Stop at the time stamp. */
+    const char *p = h->tid.p + h->tid.n;
+    const char *end = s + n;
+
+    if (h->pid.n && h->pid.p > h->tid.p)
+        p = h->pid.p + h->pid.n;
+    while (p < end) {
+        const char *tok;
+        size_t len;
+
+        while (p < end && is_ws((unsigned char)*p))
+            p++;
+        tok = p;
+        while (p < end && !is_ws((unsigned char)*p))
+            p++;
+        len = (size_t)(p - tok);
+        if (len >= 3 && tok[0] == '[' && tok[len - 1] == ']') {
+            int64_t v = 0;
+            size_t i;
+            for (i = 1; i < len - 1 && is_digit((unsigned char)tok[i]) && v < 1000000; i++)
+                v = v * 10 + (tok[i] - '0');
+            if (i == len - 1)
+                h->cpu = (int)v;
+        } else if (len >= 2 && tok[len - 1] == ':' && is_digit((unsigned char)tok[0])) {
+            int64_t ns;
+            if (sf_clock_parse_ts(tok, len - 1, &ns) == 0)
+                h->ts_ns = ns;
+            return;
+        }
+    }
+}
+
+int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
+{
+    size_t s0 = 0, w, k, q, j, r, p;
+    const char *rp;
+
+    while (s0 < n && is_ws((unsigned char)s[s0]))
+        s0++;
+    for (w = s0; w < n && is_word((unsigned char)s[w]); w++)
+        ;
+    w -= s0;
+    if (w == 0)
+        return 0;
+    /* (.*)\) is greedy: the module ends at the last ')'; (.+) \( is greedy too:
+     * the symbol ends at the last " (" before it. */
+    rp = memrchr(s, ')', n);
+    if (rp == NULL)
+        return 0;
+    r = (size_t)(rp - s);
+    if (r < 2)
+        return 0;
+    p = r - 1; /* candidate '(' positions are < r */
+    for (;;) {
+        const char *op = memrchr(s, '(', p);
+        if (op == NULL)
+            return 0;
+        p = (size_t)(op - s);
+        if (p >= 1 && s[p - 1] == ' ')
+            break;
+        if (p == 0)
+            return 0;
+    }
+    p--; /* p = the space of " (" */
+    /* Backtracking of (\w+)\s*: the symbol needs one character before " (". */
+    if (p < s0 + 2)
+        return 0;
+    k = w < p - 1 - s0 ? w : p - 1 - s0;
+    q = s0 + k;
+    j = 0;
+    if (k == w) {
+        while (q + j < p - 1 && is_ws((unsigned char)s[q + j]))
+            j++;
+    }
+    f->pc = (struct pf_str){s + s0, k};
+    f->func = (struct pf_str){s + q + j, p - q - j};
+    f->mod = (struct pf_str){s + p + 2, r - p - 2};
+    return 1;
+}
+
+int perfscript_bad(struct perf_fold_ctx *c, const char *fmt, ...)
+{
+    struct sf_err err;
+    char msg[SF_ERR_MSG_MAX];
+    va_list ap;
+
+    c->bad_lines++;
+    if (c->bad_lines <= PF_SHOW_ERRORS || c->o.strict) {
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        sf_err_clear(&err);
+        err.code = SF_E_MALFORMED;
+        err.unit = "line";
+        err.unit_no = c->lineno;
+        snprintf(err.msg, sizeof(err.msg), "%s", msg);
+        sf_err_format(&err, PF_TOOL, c->file, c->errbuf, sizeof(c->errbuf));
+        fprintf(stderr, "%s\n", c->errbuf);
+    }
+    if (c->o.strict) {
+        c->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* A printable excerpt of a bad line for messages. */
+static const char *excerpt(char *out, size_t outsz, const char *s, size_t n)
+{
+    size_t i, o = 0;
+
+    for (i = 0; i < n && o + 5 < outsz && o < 40; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch >= 0x20 && ch < 0x7f) {
+            out[o++] = (char)ch;
+        } else {
+            snprintf(out + o, outsz - o, "\\x%02x", ch);
+            o += 4;
+        }
+    }
+    if (i < n && o + 4 < outsz)
+        out[o++] = '.', out[o++] = '.', out[o++] = '.';
+    out[o] = 0;
+    return out;
+}
+
+/* A comment line: stackcollapse skips it; --db takes the clock from it. */
+static int comment_line(struct perf_fold_ctx *c, const char *s, size_t n)
+{
+    static const char key[] = "# clockid: ";
+    const char *dom;
+    struct sf_err err;
+
+    if (c->db == NULL || c->o.clock || n <= sizeof(key) - 1 || memcmp(s, key, sizeof(key) - 1))
+        return 0;
+    dom = sf_clock_domain(s + sizeof(key) - 1, n - (sizeof(key) - 1));
+    sf_err_clear(&err);
+    if (sf_db_source_set_clock(c->db, c->source_id, dom, &err)) {
+        sf_err_format(&err, PF_TOOL, c->file, c->errbuf, sizeof(c->errbuf));
+        fprintf(stderr, "%s\n", c->errbuf);
+        c->failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+static int set_str(struct sf_buf *b, const char *p, size_t n)
+{
+    sf_buf_reset(b);
+    if (sf_buf_append(b, p, n) || sf_buf_append(b, "", 1))
+        return -1;
+    b->len--;
+    return 0;
+}
+
+/* Perl: `if (not $period) { $period = 1 }` - absent or "0" counts 1. */
+static uint64_t period_value(const struct pf_str *p)
+{
+    uint64_t v = 0;
+
+    if (p->n == 0 || (p->n == 1 && p->p[0] == '0'))
+        return 1;
+    for (size_t i = 0; i < p->n; i++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return UINT64_MAX;
+        v = v * 10 + (uint64_t)(p->p[i] - '0');
+    }
+    return v;
+}
+
+/* A pid or tid as printed (digits only); SF_DB_NULL when absurdly long. */
+static int64_t dec_value(const struct pf_str *p)
+{
+    int64_t v = 0;
+
+    for (size_t i = 0; i < p->n; i++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return SF_DB_NULL;
+        v = v * 10 + (p->p[i] - '0');
+    }
+    return v;
+}
+
+static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct pf_header *h)
+{
+    if (h->has_event) {
+        if (!c->event_set) {
+            if (set_str(&c->event_filter, h->event.p, h->event.n))
+                return -1;
+            c->event_set = c->event_defaulted = 1;
+        } else if (h->event.n != c->event_filter.len ||
+                   memcmp(h->event.p, c->event_filter.data, h->event.n) != 0) {
+            if (c->event_defaulted && !c->event_warned && !c->o.quiet)
+                fprintf(stderr, "%s: %s: several event types; folding only '%s' "
+                        "(as stackcollapse-perf.pl; choose with --event-filter)\n",
+                        PF_TOOL, c->file, (const char *)c->event_filter.data);
+            c->event_warned = 1;
+            return 0; /* filtered: $pname stays what it was */
+        }
+    }
+    c->period = period_value(&h->period);
+    sf_buf_reset(&c->pname);
+    if (sf_buf_append(&c->pname, h->comm.p, h->comm.n))
+        return -1;
+    if (c->o.tid || c->o.pid) {
+        sf_buf_append(&c->pname, "-", 1);
+        if (h->pid.n)
+            sf_buf_append(&c->pname, h->pid.p, h->pid.n);
+        else
+            sf_buf_append(&c->pname, "?", 1);
+        if (c->o.tid) {
+            sf_buf_append(&c->pname, "/", 1);
+            sf_buf_append(&c->pname, h->tid.p, h->tid.n);
+        }
+    }
+    for (size_t i = 0; i < c->pname.len; i++)
+        if (c->pname.data[i] == ' ')
+            c->pname.data[i] = '_';
+    c->have_pname = 1;
+    c->is_java = c->pname.len >= 4 && memcmp(c->pname.data, "java", 4) == 0;
+    if (c->db) {
+        perfscript_header_detail(s, n, h);
+        c->ts_ns = h->ts_ns;
+        c->cpu = h->cpu;
+        c->pid = h->num2.n ? dec_value(&h->num1) : SF_DB_NULL;
+        c->tid = dec_value(h->num2.n ? &h->num2 : &h->num1);
+        if (set_str(&c->comm, h->comm.p, h->comm.n) ||
+            set_str(&c->event, h->has_event ? h->event.p : "", h->has_event ? h->event.n : 0))
+            return -1;
+    }
+    return 0;
+}
+
+int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n)
+{
+    struct pf_header h;
+    struct pf_frame f;
+    char ex[64];
+
+    if (c->pend_need > c->pend_done)
+        return fold_srcline(c, s, n);
+    if (n && s[0] == '#')
+        return comment_line(c, s, n);
+    if (n == 0) {
+        if (!c->have_pname)
+            return 0;
+        return fold_commit(c);
+    }
+    if (perfscript_header(s, n, &h))
+        return event_line(c, s, n, &h) ? -1 : 0;
+    if (perfscript_frame(s, n, &f)) {
+        if (!c->have_pname)
+            return 0;
+        return fold_frame(c, &f);
+    }
+    return perfscript_bad(c, "unrecognized line: %s", excerpt(ex, sizeof(ex), s, n));
+}
+
+struct hash_tap {
+    struct sf_sha256 sha;
+    int on;
+};
+
+static void tap_read(void *ctx, const void *p, size_t n)
+{
+    sf_sha256_update(&((struct hash_tap *)ctx)->sha, p, n);
+}
+
+static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct hash_tap *tap)
+{
+    struct sf_source_info in = {.kind = "perf", .path = path, .tool = PF_TOOL, .clock = c->o.clock};
+    char hex[SF_SHA256_HEX_LEN + 1];
+    struct sf_err err;
+    int64_t dup = 0;
+    uint64_t bytes = 0;
+    int rc;
+
+    sf_err_clear(&err);
+    if (fd != 0) {
+        if (sf_sha256_file(path, hex, &bytes)) {
+            fprintf(stderr, "%s: %s: cannot read: %s\n", PF_TOOL, path, strerror(errno));
+            return -1;
+        }
+        in.sha256 = hex;
+        in.bytes = bytes;
+    } else if (sf_sha256_init(&tap->sha) == 0) {
+        tap->on = 1;
+    }
+    rc = sf_db_source_begin(c->db, &in, &c->source_id, &dup, &err);
+    if (rc == SF_E_DUP) {
+        fprintf(stderr, "%s: %s: already in the database as source %lld (same sha256); skipped\n",
+                PF_TOOL, path, (long long)dup);
+        return 1;
+    }
+    if (rc) {
+        sf_err_format(&err, PF_TOOL, path, c->errbuf, sizeof(c->errbuf));
+        fprintf(stderr, "%s\n", c->errbuf);
+        return -1;
+    }
+    return 0;
+}
+
+static int db_end(struct perf_fold_ctx *c, const char *path, struct hash_tap *tap, uint64_t bytes,
+                  const char *error)
+{
+    char hex[SF_SHA256_HEX_LEN + 1], sum[96];
+    struct sf_err err;
+    int64_t dup = 0;
+    int rc = 0;
+
+    sf_err_clear(&err);
+    if (tap->on) {
+        tap->on = 0;
+        sf_sha256_final_hex(&tap->sha, hex);
+        rc = sf_db_source_set_hash(c->db, c->source_id, hex, bytes, &dup, &err);
+        if (rc == SF_E_DUP) {
+            fprintf(stderr, "%s: %s: already in the database as source %lld (same sha256); "
+                    "not stored again\n", PF_TOOL, path, (long long)dup);
+            return 0;
+        }
+    }
+    if (error == NULL && c->bad_lines) {
+        snprintf(sum, sizeof(sum), "%llu bad lines", (unsigned long long)c->bad_lines);
+        error = sum;
+    }
+    if (rc == 0)
+        rc = sf_db_source_end(c->db, c->source_id, error, c->lines, c->bad_lines, &err);
+    if (rc) {
+        sf_err_format(&err, PF_TOOL, path, c->errbuf, sizeof(c->errbuf));
+        fprintf(stderr, "%s\n", c->errbuf);
+        return -1;
+    }
+    return 0;
+}
+
+static int read_lines(struct perf_fold_ctx *c, struct sf_line *r, struct sf_progress *pg)
+{
+    char *s, ex[64];
+    size_t n;
+    int rc;
+
+    while ((rc = sf_line_next(r, &s, &n)) != 0) {
+        c->lineno = r->lineno;
+        c->lines++;
+        if (rc == SF_E_LIMIT) {
+            if (perfscript_bad(c, "line longer than %zu bytes skipped", r->max_line))
+                return -1;
+            continue;
+        }
+        if (rc < 0) {
+            fprintf(stderr, "%s: %s:%llu: read error: %s\n", PF_TOOL, c->file,
+                    (unsigned long long)r->lineno, strerror(errno));
+            c->failed = 1;
+            return -1;
+        }
+        if (perfscript_line(c, s, n))
+            return -1;
+        if ((c->lines & 0xffff) == 0)
+            sf_progress_update(pg, r->bytes_read);
+        if (r->unterminated && !c->o.quiet)
+            fprintf(stderr, "%s: %s:%llu: last line has no newline (truncated input?): %s\n",
+                    PF_TOOL, c->file, (unsigned long long)r->lineno, excerpt(ex, sizeof(ex), s, n));
+    }
+    return 0;
+}
+
+int perfscript_file(struct perf_fold_ctx *c, const char *path)
+{
+    struct hash_tap tap = {.on = 0};
+    struct sf_progress pg;
+    struct sf_line r;
+    int fd = 0, rc;
+
+    c->file = strcmp(path, "-") == 0 ? "-" : path;
+    if (fd == 0 && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0) {
+        fprintf(stderr, "%s: %s: cannot open: %s\n", PF_TOOL, path, strerror(errno));
+        return -1;
+    }
+    if (c->db && (rc = db_begin(c, path, fd, &tap)) != 0) {
+        if (fd)
+            close(fd);
+        return rc < 0 ? -1 : 0;
+    }
+    if (sf_line_open(&r, fd, 0)) {
+        fprintf(stderr, "%s: out of memory\n", PF_TOOL);
+        return -1;
+    }
+    if (tap.on) {
+        r.on_read = tap_read;
+        r.on_read_ctx = &tap;
+    }
+    c->lines = c->bad_lines = 0;
+    c->lineno = 0;
+    sf_progress_start(&pg, sf_opt_want_progress(c->o.quiet) ? stderr : NULL, path, "B", 0);
+    rc = read_lines(c, &r, &pg);
+    sf_progress_end(&pg);
+    if (c->bad_lines > PF_SHOW_ERRORS && !c->o.strict)
+        fprintf(stderr, "%s: %s: %llu bad lines in all (first %d shown), skipped\n", PF_TOOL,
+                c->file, (unsigned long long)c->bad_lines, PF_SHOW_ERRORS);
+    c->total_bad += c->bad_lines;
+    if (c->db && db_end(c, path, &tap, r.bytes_read, rc ? "stopped at a bad line" : NULL))
+        rc = -1;
+    if (tap.on)
+        sf_sha256_abort(&tap.sha);
+    sf_line_close(&r);
+    if (fd)
+        close(fd);
+    return rc;
+}
+
+int perfscript_finish(struct perf_fold_ctx *c)
+{
+    if (c->pend_need > c->pend_done && fold_srcline_flush(c))
+        return -1;
+    if (!c->have_pname)
+        return 0;
+    if (c->o.eof)
+        return fold_commit(c);
+    if (!c->o.quiet)
+        fprintf(stderr, "%s: %s:%llu: the last sample has no blank line after it: not counted, "
+                "as stackcollapse-perf.pl does (--eof counts it)\n", PF_TOOL, c->file,
+                (unsigned long long)c->lineno);
+    return 0;
+}
