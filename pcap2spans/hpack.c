@@ -1,0 +1,933 @@
+/* hpack.c - HPACK (RFC 7541) decoding: libnghttp2 while the table is known, an own
+ * tolerant decoder otherwise.  See hpack.h for the design.
+ *
+ * Header field representations (first byte of each, RFC 7541 section 6):
+ *
+ *   1xxxxxxx  indexed field              index (7-bit prefix)
+ *   01xxxxxx  literal, incremental index name index (6-bit prefix; 0 = literal name)
+ *   001xxxxx  dynamic table size update  new max size (5-bit prefix)
+ *   0001xxxx  literal, never indexed     name index (4-bit prefix)
+ *   0000xxxx  literal, without indexing  name index (4-bit prefix)
+ *
+ *   string:   +---+---------------------------+
+ *             | H |     length (7+)           |  H = Huffman (Appendix B)
+ *             +---+---------------------------+
+ *             |  bytes ...                    |
+ *             +-------------------------------+
+ *
+ *   integer:  prefix bits all ones => continue with 7-bit groups, low first,
+ *             high bit = more (section 5.1).
+ */
+#include "hpack.h"
+
+#include <nghttp2/nghttp2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* RFC 7541 Appendix B: code of each symbol (0..255, 256 = EOS), right-aligned. */
+static const uint32_t hp_huff_code[257] = {
+    0x1ff8, 0x7fffd8, 0xfffffe2, 0xfffffe3, 0xfffffe4, 0xfffffe5, 0xfffffe6, 0xfffffe7,
+    0xfffffe8, 0xffffea, 0x3ffffffc, 0xfffffe9, 0xfffffea, 0x3ffffffd, 0xfffffeb, 0xfffffec,
+    0xfffffed, 0xfffffee, 0xfffffef, 0xffffff0, 0xffffff1, 0xffffff2, 0x3ffffffe, 0xffffff3,
+    0xffffff4, 0xffffff5, 0xffffff6, 0xffffff7, 0xffffff8, 0xffffff9, 0xffffffa, 0xffffffb,
+    0x14, 0x3f8, 0x3f9, 0xffa, 0x1ff9, 0x15, 0xf8, 0x7fa,
+    0x3fa, 0x3fb, 0xf9, 0x7fb, 0xfa, 0x16, 0x17, 0x18,
+    0x0, 0x1, 0x2, 0x19, 0x1a, 0x1b, 0x1c, 0x1d,
+    0x1e, 0x1f, 0x5c, 0xfb, 0x7ffc, 0x20, 0xffb, 0x3fc,
+    0x1ffa, 0x21, 0x5d, 0x5e, 0x5f, 0x60, 0x61, 0x62,
+    0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a,
+    0x6b, 0x6c, 0x6d, 0x6e, 0x6f, 0x70, 0x71, 0x72,
+    0xfc, 0x73, 0xfd, 0x1ffb, 0x7fff0, 0x1ffc, 0x3ffc, 0x22,
+    0x7ffd, 0x3, 0x23, 0x4, 0x24, 0x5, 0x25, 0x26,
+    0x27, 0x6, 0x74, 0x75, 0x28, 0x29, 0x2a, 0x7,
+    0x2b, 0x76, 0x2c, 0x8, 0x9, 0x2d, 0x77, 0x78,
+    0x79, 0x7a, 0x7b, 0x7ffe, 0x7fc, 0x3ffd, 0x1ffd, 0xffffffc,
+    0xfffe6, 0x3fffd2, 0xfffe7, 0xfffe8, 0x3fffd3, 0x3fffd4, 0x3fffd5, 0x7fffd9,
+    0x3fffd6, 0x7fffda, 0x7fffdb, 0x7fffdc, 0x7fffdd, 0x7fffde, 0xffffeb, 0x7fffdf,
+    0xffffec, 0xffffed, 0x3fffd7, 0x7fffe0, 0xffffee, 0x7fffe1, 0x7fffe2, 0x7fffe3,
+    0x7fffe4, 0x1fffdc, 0x3fffd8, 0x7fffe5, 0x3fffd9, 0x7fffe6, 0x7fffe7, 0xffffef,
+    0x3fffda, 0x1fffdd, 0xfffe9, 0x3fffdb, 0x3fffdc, 0x7fffe8, 0x7fffe9, 0x1fffde,
+    0x7fffea, 0x3fffdd, 0x3fffde, 0xfffff0, 0x1fffdf, 0x3fffdf, 0x7fffeb, 0x7fffec,
+    0x1fffe0, 0x1fffe1, 0x3fffe0, 0x1fffe2, 0x7fffed, 0x3fffe1, 0x7fffee, 0x7fffef,
+    0xfffea, 0x3fffe2, 0x3fffe3, 0x3fffe4, 0x7ffff0, 0x3fffe5, 0x3fffe6, 0x7ffff1,
+    0x3ffffe0, 0x3ffffe1, 0xfffeb, 0x7fff1, 0x3fffe7, 0x7ffff2, 0x3fffe8, 0x1ffffec,
+    0x3ffffe2, 0x3ffffe3, 0x3ffffe4, 0x7ffffde, 0x7ffffdf, 0x3ffffe5, 0xfffff1, 0x1ffffed,
+    0x7fff2, 0x1fffe3, 0x3ffffe6, 0x7ffffe0, 0x7ffffe1, 0x3ffffe7, 0x7ffffe2, 0xfffff2,
+    0x1fffe4, 0x1fffe5, 0x3ffffe8, 0x3ffffe9, 0xffffffd, 0x7ffffe3, 0x7ffffe4, 0x7ffffe5,
+    0xfffec, 0xfffff3, 0xfffed, 0x1fffe6, 0x3fffe9, 0x1fffe7, 0x1fffe8, 0x7ffff3,
+    0x3fffea, 0x3fffeb, 0x1ffffee, 0x1ffffef, 0xfffff4, 0xfffff5, 0x3ffffea, 0x7ffff4,
+    0x3ffffeb, 0x7ffffe6, 0x3ffffec, 0x3ffffed, 0x7ffffe7, 0x7ffffe8, 0x7ffffe9, 0x7ffffea,
+    0x7ffffeb, 0xffffffe, 0x7ffffec, 0x7ffffed, 0x7ffffee, 0x7ffffef, 0x7fffff0, 0x3ffffee,
+    0x3fffffff,
+};
+
+/* RFC 7541 Appendix B: code length in bits of each symbol. */
+static const uint8_t hp_huff_bits[257] = {
+    13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28,
+    28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
+    6, 10, 10, 12, 13, 6, 8, 11, 10, 10, 8, 11, 8, 6, 6, 6,
+    5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 8, 15, 6, 12, 10,
+    13, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+    7, 7, 7, 7, 7, 7, 7, 7, 8, 7, 8, 13, 19, 13, 14, 6,
+    15, 5, 6, 5, 6, 5, 6, 6, 6, 5, 7, 7, 6, 6, 6, 5,
+    6, 7, 6, 5, 5, 6, 7, 7, 7, 7, 7, 15, 11, 14, 13, 28,
+    20, 22, 20, 20, 22, 22, 22, 23, 22, 23, 23, 23, 23, 23, 24, 23,
+    24, 24, 22, 23, 24, 23, 23, 23, 23, 21, 22, 23, 22, 23, 23, 24,
+    22, 21, 20, 22, 22, 23, 23, 21, 23, 22, 22, 24, 21, 22, 23, 23,
+    21, 21, 22, 21, 23, 22, 23, 23, 20, 22, 22, 22, 23, 22, 22, 23,
+    26, 26, 20, 19, 22, 23, 22, 25, 26, 26, 26, 27, 27, 26, 24, 25,
+    19, 21, 26, 27, 27, 26, 27, 24, 21, 21, 26, 26, 28, 27, 27, 27,
+    20, 24, 20, 21, 22, 21, 21, 23, 22, 22, 25, 25, 24, 24, 26, 23,
+    26, 27, 26, 26, 27, 27, 27, 27, 27, 28, 27, 27, 27, 27, 27, 26,
+    30,
+};
+
+/* Derived (the code is canonical): symbols in code order, and how many codes
+ * have each length; hpack_huff_selftest() checks both against the tables above. */
+static const uint16_t hp_huff_sym[257] = {
+    48, 49, 50, 97, 99, 101, 105, 111, 115, 116, 32, 37, 45, 46, 47, 51,
+    52, 53, 54, 55, 56, 57, 61, 65, 95, 98, 100, 102, 103, 104, 108, 109,
+    110, 112, 114, 117, 58, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
+    77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 89, 106, 107, 113, 118,
+    119, 120, 121, 122, 38, 42, 44, 59, 88, 90, 33, 34, 40, 41, 63, 39,
+    43, 124, 35, 62, 0, 36, 64, 91, 93, 126, 94, 125, 60, 96, 123, 92,
+    195, 208, 128, 130, 131, 162, 184, 194, 224, 226, 153, 161, 167, 172, 176, 177,
+    179, 209, 216, 217, 227, 229, 230, 129, 132, 133, 134, 136, 146, 154, 156, 160,
+    163, 164, 169, 170, 173, 178, 181, 185, 186, 187, 189, 190, 196, 198, 228, 232,
+    233, 1, 135, 137, 138, 139, 140, 141, 143, 147, 149, 150, 151, 152, 155, 157,
+    158, 165, 166, 168, 174, 175, 180, 182, 183, 188, 191, 197, 231, 239, 9, 142,
+    144, 145, 148, 159, 171, 206, 215, 225, 236, 237, 199, 207, 234, 235, 192, 193,
+    200, 201, 202, 205, 210, 213, 218, 219, 238, 240, 242, 243, 255, 203, 204, 211,
+    212, 214, 221, 222, 223, 241, 244, 245, 246, 247, 248, 250, 251, 252, 253, 254,
+    2, 3, 4, 5, 6, 7, 8, 11, 12, 14, 15, 16, 17, 18, 19, 20,
+    21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 127, 220, 249, 10, 13, 22,
+    256,
+};
+
+static const uint16_t hp_huff_count[31] = {
+    0, 0, 0, 0, 0, 10, 26, 32, 6, 0, 5, 3, 2, 6, 2, 3,
+    0, 0, 0, 3, 8, 13, 26, 29, 12, 4, 15, 19, 29, 0, 4,
+};
+
+/* ---- static table (RFC 7541 Appendix A) ------------------------------------------ */
+
+static const char *const hp_static[62][2] = {
+    {"", ""},
+    {":authority", ""},
+    {":method", "GET"},
+    {":method", "POST"},
+    {":path", "/"},
+    {":path", "/index.html"},
+    {":scheme", "http"},
+    {":scheme", "https"},
+    {":status", "200"},
+    {":status", "204"},
+    {":status", "206"},
+    {":status", "304"},
+    {":status", "400"},
+    {":status", "404"},
+    {":status", "500"},
+    {"accept-charset", ""},
+    {"accept-encoding", "gzip, deflate"},
+    {"accept-language", ""},
+    {"accept-ranges", ""},
+    {"accept", ""},
+    {"access-control-allow-origin", ""},
+    {"age", ""},
+    {"allow", ""},
+    {"authorization", ""},
+    {"cache-control", ""},
+    {"content-disposition", ""},
+    {"content-encoding", ""},
+    {"content-language", ""},
+    {"content-length", ""},
+    {"content-location", ""},
+    {"content-range", ""},
+    {"content-type", ""},
+    {"cookie", ""},
+    {"date", ""},
+    {"etag", ""},
+    {"expect", ""},
+    {"expires", ""},
+    {"from", ""},
+    {"host", ""},
+    {"if-match", ""},
+    {"if-modified-since", ""},
+    {"if-none-match", ""},
+    {"if-range", ""},
+    {"if-unmodified-since", ""},
+    {"last-modified", ""},
+    {"link", ""},
+    {"location", ""},
+    {"max-forwards", ""},
+    {"proxy-authenticate", ""},
+    {"proxy-authorization", ""},
+    {"range", ""},
+    {"referer", ""},
+    {"refresh", ""},
+    {"retry-after", ""},
+    {"server", ""},
+    {"set-cookie", ""},
+    {"strict-transport-security", ""},
+    {"transfer-encoding", ""},
+    {"user-agent", ""},
+    {"vary", ""},
+    {"via", ""},
+    {"www-authenticate", ""},
+};
+
+#define HP_STATIC_N 61
+#define HP_ENTRY_OVERHEAD 32
+#define HP_DEFAULT_TABLE 4096
+
+int hpack_static(uint32_t idx, const char **name, const char **value)
+{
+    if (idx < 1 || idx > HP_STATIC_N)
+        return 0;
+    *name = hp_static[idx][0];
+    *value = hp_static[idx][1];
+    return 1;
+}
+
+/* ---- Huffman (RFC 7541 Appendix B) ------------------------------------------------ */
+
+int hpack_huff_selftest(void)
+{
+    uint16_t count[31] = {0};
+    uint32_t code = 0;
+    int prev = 0;
+
+    for (int s = 0; s < 257; s++) {
+        if (hp_huff_bits[s] < 5 || hp_huff_bits[s] > 30)
+            return -1;
+        count[hp_huff_bits[s]]++;
+    }
+    for (int l = 0; l < 31; l++)
+        if (count[l] != hp_huff_count[l])
+            return -1;
+    /* Canonical: codes increase by one in (length, symbol) order, shifting left
+     * when the length grows. */
+    for (int i = 0; i < 257; i++) {
+        int s = hp_huff_sym[i], l = hp_huff_bits[s];
+
+        if (i > 0)
+            code = (code + 1) << (l - prev);
+        prev = l;
+        if (code != hp_huff_code[s])
+            return -1;
+        if (i > 0 && (hp_huff_bits[hp_huff_sym[i - 1]] > l ||
+                      (hp_huff_bits[hp_huff_sym[i - 1]] == l && hp_huff_sym[i - 1] > s)))
+            return -1;
+    }
+    return 0;
+}
+
+int hpack_huff_decode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n, size_t *outlen)
+{
+    /* Canonical decoding one bit at a time (as zlib's puff): `code` holds the bits
+     * read since the last symbol, `first` the first code of length `len`, `index`
+     * the position of that code's symbol in hp_huff_sym. */
+    uint32_t code = 0, first = 0;
+    int len = 0, index = 0;
+    size_t o = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        for (int bit = 7; bit >= 0; bit--) {
+            uint32_t count;
+
+            code |= (uint32_t)(in[i] >> bit) & 1;
+            len++;
+            count = hp_huff_count[len];
+            if (code - first < count) {
+                int sym = hp_huff_sym[index + (int)(code - first)];
+
+                if (sym == 256) {
+                    *outlen = o;
+                    return SF_E_MALFORMED; /* EOS inside a string (5.2) */
+                }
+                if (o < outsz)
+                    out[o] = (uint8_t)sym;
+                o++;
+                code = first = 0;
+                len = index = 0;
+                continue;
+            }
+            if (len >= 30) { /* longer than any code: cannot happen with a full code */
+                *outlen = o;
+                return SF_E_MALFORMED;
+            }
+            index += (int)count;
+            first = (first + count) << 1;
+            code <<= 1;
+        }
+    }
+    *outlen = o;
+    /* Padding: a prefix of EOS (all ones), shorter than 8 bits (5.2).  `code` was
+     * shifted once after the last bit. */
+    if (len > 7)
+        return SF_E_MALFORMED;
+    if (len > 0 && (code >> 1) != (1u << len) - 1)
+        return SF_E_MALFORMED;
+    return o > outsz ? SF_E_LIMIT : 0;
+}
+
+size_t hpack_huff_encode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n)
+{
+    uint64_t acc = 0;
+    int bits = 0;
+    size_t o = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        acc = acc << hp_huff_bits[in[i]] | hp_huff_code[in[i]];
+        bits += hp_huff_bits[in[i]];
+        while (bits >= 8) {
+            if (o >= outsz)
+                return 0;
+            out[o++] = (uint8_t)(acc >> (bits - 8));
+            bits -= 8;
+        }
+    }
+    if (bits > 0) {
+        if (o >= outsz)
+            return 0;
+        out[o++] = (uint8_t)(acc << (8 - bits) | (0xffu >> bits));
+    }
+    return o;
+}
+
+/* ---- integers (section 5.1) ------------------------------------------------------ */
+
+int hpack_int_decode(const uint8_t *p, size_t n, size_t *pos, int prefix, uint32_t *v)
+{
+    uint32_t mask = (1u << prefix) - 1;
+    uint64_t val;
+    int shift = 0;
+
+    if (*pos >= n)
+        return SF_E_TRUNC;
+    val = p[(*pos)++] & mask;
+    if (val < mask) {
+        *v = (uint32_t)val;
+        return 0;
+    }
+    for (;;) {
+        uint8_t b;
+
+        if (*pos >= n)
+            return SF_E_TRUNC;
+        b = p[(*pos)++];
+        /* More than five continuation bytes, or a value past 32 bits, is an attack
+         * or garbage, never a real size or index. */
+        if (shift > 28)
+            return SF_E_MALFORMED;
+        val += (uint64_t)(b & 0x7f) << shift;
+        if (val > UINT32_MAX)
+            return SF_E_MALFORMED;
+        shift += 7;
+        if (!(b & 0x80))
+            break;
+    }
+    *v = (uint32_t)val;
+    return 0;
+}
+
+/* ---- own decoder: dynamic table -------------------------------------------------- */
+
+struct hp_entry {
+    uint32_t nlen, vlen;
+    uint32_t size;  /* RFC size; a lower bound when a part is unknown */
+    unsigned flags; /* HPACK_F_NAME_UNKNOWN / HPACK_F_VALUE_UNKNOWN */
+    char data[];    /* name then value */
+};
+
+struct hpack_dec {
+    struct hpack_limits lim;
+    nghttp2_hd_inflater *ng; /* non-NULL while nghttp2 decodes */
+    /* Own table: a ring of entries, newest at ring[head], entry j at
+     * ring[(head + j) & (cap - 1)]. */
+    struct hp_entry **ring;
+    size_t cap, head, n;
+    size_t size;      /* summed entry sizes (lower bound with unknown parts) */
+    uint32_t max;     /* the encoder's table size, when max_known */
+    uint32_t bound;   /* SETTINGS_HEADER_TABLE_SIZE acknowledged, when bound_known */
+    int max_known, bound_known;
+    int synced;       /* no entry of the table is missing from the ring */
+    int need_update;  /* bound lowered: the next block must start with an update */
+    uint8_t *scratch; /* Huffman output: name half, value half */
+};
+
+static void hp_clear(struct hpack_dec *d)
+{
+    for (size_t j = 0; j < d->n; j++)
+        free(d->ring[(d->head + j) & (d->cap - 1)]);
+    d->n = 0;
+    d->size = 0;
+}
+
+/* The size the table is kept within: the exact one, else the SETTINGS bound, else
+ * the cap.  Keeping more than the real table holds is harmless (an encoder never
+ * refers past its own table, and entry j is the same in both while j is small). */
+static size_t hp_limit(const struct hpack_dec *d)
+{
+    size_t lim = d->lim.max_table;
+
+    if (d->max_known && d->max < lim)
+        lim = d->max;
+    else if (!d->max_known && d->bound_known && d->bound < lim)
+        lim = d->bound;
+    return lim;
+}
+
+static void hp_evict(struct hpack_dec *d, size_t room)
+{
+    size_t lim = hp_limit(d);
+
+    while (d->n > 0 && d->size + room > lim) {
+        struct hp_entry **e = &d->ring[(d->head + d->n - 1) & (d->cap - 1)];
+
+        d->size -= (*e)->size;
+        free(*e);
+        *e = NULL;
+        d->n--;
+    }
+}
+
+/* In tolerant mode: can an entry older than the tracked ones still be in the table? */
+static void hp_check_sync(struct hpack_dec *d)
+{
+    size_t upper;
+
+    if (d->synced || !(d->max_known || d->bound_known))
+        return;
+    upper = d->max_known ? d->max : d->bound;
+    if (d->size + HP_ENTRY_OVERHEAD > upper)
+        d->synced = 1;
+}
+
+static int hp_grow(struct hpack_dec *d)
+{
+    size_t ncap = d->cap ? d->cap * 2 : 16;
+    struct hp_entry **r = calloc(ncap, sizeof(*r));
+
+    if (r == NULL)
+        return SF_E_NOMEM;
+    for (size_t j = 0; j < d->n; j++)
+        r[j] = d->ring[(d->head + j) & (d->cap - 1)];
+    free(d->ring);
+    d->ring = r;
+    d->cap = ncap;
+    d->head = 0;
+    return 0;
+}
+
+/* Insert a new entry (section 4.4).  `size` is its RFC size or a lower bound. */
+static int hp_insert(struct hpack_dec *d, const char *name, size_t nlen, const uint8_t *value,
+                     size_t vlen, unsigned flags, size_t size)
+{
+    struct hp_entry *e;
+
+    if (size > hp_limit(d)) {
+        hp_clear(d); /* an entry larger than the table empties it */
+        hp_check_sync(d);
+        return 0;
+    }
+    /* Copy first: the name may be that of an entry this insertion evicts (4.4). */
+    e = malloc(sizeof(*e) + nlen + vlen + 1);
+    if (e == NULL)
+        return SF_E_NOMEM;
+    e->nlen = (uint32_t)nlen;
+    e->vlen = (uint32_t)vlen;
+    e->size = (uint32_t)size;
+    e->flags = flags;
+    if (nlen)
+        memcpy(e->data, name, nlen);
+    if (vlen)
+        memcpy(e->data + nlen, value, vlen);
+    hp_evict(d, size);
+    if (d->n == d->cap && hp_grow(d) < 0) {
+        free(e);
+        return SF_E_NOMEM;
+    }
+    d->head = (d->head + d->cap - 1) & (d->cap - 1);
+    d->ring[d->head] = e;
+    d->n++;
+    d->size += size;
+    hp_check_sync(d);
+    return 0;
+}
+
+/* Apply a size update (section 6.3); returns 0 or an error code (message in why). */
+static int hp_size_update(struct hpack_dec *d, uint32_t v, char *why, size_t whysz)
+{
+    int rc = 0;
+
+    if (d->bound_known && v > d->bound) {
+        snprintf(why, whysz, "size update to %u exceeds SETTINGS_HEADER_TABLE_SIZE %u", v,
+                 d->bound);
+        rc = SF_E_MALFORMED;
+    }
+    if (v > d->lim.max_table) {
+        snprintf(why, whysz, "size update to %u exceeds the %zu-byte table cap", v,
+                 d->lim.max_table);
+        hp_clear(d); /* cannot follow: the table is unknown from here */
+        d->synced = 0;
+        d->max_known = 0;
+        return SF_E_LIMIT;
+    }
+    d->max = v;
+    d->max_known = 1;
+    d->need_update = 0;
+    hp_evict(d, 0);
+    if (v == 0)
+        d->synced = 1; /* everything is evicted: the table is known again */
+    hp_check_sync(d);
+    return rc;
+}
+
+struct hpack_dec *hpack_dec_new(const struct hpack_limits *lim, int table_known, int use_nghttp2)
+{
+    struct hpack_dec *d = calloc(1, sizeof(*d));
+
+    if (d == NULL)
+        return NULL;
+    d->lim = *lim;
+    d->scratch = malloc(2 * (lim->max_field ? lim->max_field : 1));
+    if (d->scratch == NULL) {
+        free(d);
+        return NULL;
+    }
+    if (table_known) {
+        d->max = d->bound = HP_DEFAULT_TABLE;
+        d->max_known = d->bound_known = 1;
+        d->synced = 1;
+        if (use_nghttp2 && nghttp2_hd_inflate_new(&d->ng) != 0)
+            d->ng = NULL; /* the own decoder does the same job */
+    }
+    return d;
+}
+
+void hpack_dec_free(struct hpack_dec *d)
+{
+    if (d == NULL)
+        return;
+    if (d->ng)
+        nghttp2_hd_inflate_del(d->ng);
+    hp_clear(d);
+    free(d->ring);
+    free(d->scratch);
+    free(d);
+}
+
+void hpack_dec_set_bound(struct hpack_dec *d, uint32_t v)
+{
+    d->bound = v;
+    d->bound_known = 1;
+    if (d->ng) {
+        /* nghttp2 enforces the same rules (update required when lowered). */
+        nghttp2_hd_inflate_change_table_size(d->ng, v < d->lim.max_table ? v : d->lim.max_table);
+    }
+    if (d->max_known && v < d->max) {
+        d->max = v;
+        d->need_update = d->synced;
+        hp_evict(d, 0);
+    }
+    hp_check_sync(d);
+}
+
+static void hp_drop_nghttp2(struct hpack_dec *d)
+{
+    if (d->ng)
+        nghttp2_hd_inflate_del(d->ng);
+    d->ng = NULL;
+}
+
+void hpack_dec_lost(struct hpack_dec *d)
+{
+    hp_drop_nghttp2(d);
+    hp_clear(d);
+    d->synced = 0;
+    d->max_known = 0; /* a lost block may have carried a size update */
+    d->need_update = 0;
+}
+
+int hpack_dec_synced(const struct hpack_dec *d)
+{
+    return d->ng != NULL || d->synced;
+}
+
+int hpack_dec_uses_nghttp2(const struct hpack_dec *d)
+{
+    return d->ng != NULL;
+}
+
+/* ---- own decoder: one block ------------------------------------------------------- */
+
+/* Walking state of one block. */
+struct hp_walk {
+    struct hpack_dec *d;
+    const uint8_t *p;
+    size_t n, pos;
+    hpack_emit_fn fn;
+    void *arg;
+    unsigned skip;   /* fields already emitted by nghttp2: do not emit again */
+    unsigned seen;   /* field representations walked */
+    size_t list;     /* decoded list size so far */
+    struct hpack_result *res;
+    struct sf_err *err;
+    int rc;          /* first error */
+    char unk[32];    /* "<unknown:IDX>" */
+};
+
+/* Record an error; the first one is what the block returns. */
+static void hp_fail(struct hp_walk *w, int code, size_t off, const char *what)
+{
+    w->res->errors++;
+    if (w->rc == 0) {
+        w->rc = code;
+        sf_err_set(w->err, code, off, "HPACK: %s at block offset %zu", what, off);
+    }
+}
+
+/* Resolve index idx (>= 1) to a name and value; unknown parts get placeholders. */
+static void hp_lookup(struct hp_walk *w, uint32_t idx, size_t at, struct hpack_field *f)
+{
+    struct hpack_dec *d = w->d;
+
+    f->flags = 0;
+    if (idx >= 1 && idx <= HP_STATIC_N) {
+        f->name = hp_static[idx][0];
+        f->nlen = strlen(f->name);
+        f->value = (const uint8_t *)hp_static[idx][1];
+        f->vlen = strlen(hp_static[idx][1]);
+        return;
+    }
+    if (idx > HP_STATIC_N && idx - HP_STATIC_N - 1 < d->n) {
+        struct hp_entry *e = d->ring[(d->head + idx - HP_STATIC_N - 1) & (d->cap - 1)];
+
+        f->name = e->data;
+        f->nlen = e->nlen;
+        f->value = (const uint8_t *)e->data + e->nlen;
+        f->vlen = e->vlen;
+        f->flags = e->flags;
+        if (e->flags & HPACK_F_NAME_UNKNOWN) {
+            snprintf(w->unk, sizeof(w->unk), "<unknown:%u>", idx);
+            f->name = w->unk;
+            f->nlen = strlen(w->unk);
+        }
+        return;
+    }
+    if (idx == 0 || d->synced) {
+        char what[64];
+
+        snprintf(what, sizeof(what), "invalid index %u (table has %zu entries)", idx, d->n);
+        hp_fail(w, SF_E_MALFORMED, at, what);
+        if (idx != 0) {
+            /* Our table model is wrong somewhere: stop trusting it. */
+            hp_clear(d);
+            d->synced = 0;
+        }
+    }
+    snprintf(w->unk, sizeof(w->unk), "<unknown:%u>", idx);
+    f->name = w->unk;
+    f->nlen = strlen(w->unk);
+    f->value = (const uint8_t *)"";
+    f->vlen = 0;
+    f->flags = HPACK_F_NAME_UNKNOWN | HPACK_F_VALUE_UNKNOWN;
+}
+
+/* Read one string literal (section 5.2) into *s / *slen (pointing into the block, or
+ * into buf when Huffman-coded).  *full gets the decoded length even past bufsz.
+ * Returns 0, 1 when the string is unusable but the walk can go on (bad Huffman or
+ * over cap; the error is recorded), or a negative code when the block is broken. */
+static int hp_string(struct hp_walk *w, uint8_t *buf, size_t bufsz, const uint8_t **s,
+                     size_t *slen, size_t *full)
+{
+    size_t at = w->pos;
+    int huff;
+    uint32_t len;
+    int rc;
+
+    if (w->pos >= w->n)
+        return SF_E_TRUNC;
+    huff = w->p[w->pos] & 0x80;
+    rc = hpack_int_decode(w->p, w->n, &w->pos, 7, &len);
+    if (rc < 0)
+        return rc;
+    if (len > w->n - w->pos)
+        return SF_E_TRUNC;
+    if (!huff) {
+        *s = w->p + w->pos;
+        *slen = *full = len;
+        w->pos += len;
+        return 0;
+    }
+    rc = hpack_huff_decode(buf, bufsz, w->p + w->pos, len, full);
+    w->pos += len;
+    *s = buf;
+    *slen = *full < bufsz ? *full : bufsz;
+    if (rc == SF_E_MALFORMED) {
+        hp_fail(w, rc, at, "invalid Huffman string");
+        *full = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* Hand a field to the caller, applying the field and list caps. */
+static void hp_emit(struct hp_walk *w, struct hpack_field *f, size_t fullsz, size_t at)
+{
+    w->seen++;
+    w->list += fullsz + HP_ENTRY_OVERHEAD;
+    if (fullsz > w->d->lim.max_field && !(f->flags & HPACK_F_VALUE_UNKNOWN)) {
+        char what[96];
+
+        snprintf(what, sizeof(what), "field of %zu bytes exceeds the %zu-byte cap", fullsz,
+                 w->d->lim.max_field);
+        hp_fail(w, SF_E_LIMIT, at, what);
+        f->flags |= HPACK_F_VALUE_UNKNOWN;
+        f->vlen = 0;
+        if (f->nlen > w->d->lim.max_field)
+            f->nlen = w->d->lim.max_field;
+    }
+    if (w->list > w->d->lim.max_list && !w->res->capped) {
+        char what[96];
+
+        snprintf(what, sizeof(what), "header list exceeds the %zu-byte cap (not followed)",
+                 w->d->lim.max_list);
+        hp_fail(w, SF_E_LIMIT, at, what);
+        w->res->capped = 1;
+    }
+    if (w->res->capped || w->seen <= w->skip)
+        return;
+    w->res->fields++;
+    if (f->flags & (HPACK_F_NAME_UNKNOWN | HPACK_F_VALUE_UNKNOWN))
+        w->res->unknown++;
+    if (w->fn)
+        w->fn(w->arg, f);
+}
+
+/* One literal representation (sections 6.2.1-6.2.3); p[pos] is its first byte. */
+static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
+{
+    size_t at = w->pos, vfull = 0, nfull = 0;
+    size_t half = w->d->lim.max_field ? w->d->lim.max_field : 1;
+    struct hpack_field f;
+    uint32_t idx;
+    const uint8_t *v, *nm;
+    size_t vlen;
+    int rc, bad;
+
+    rc = hpack_int_decode(w->p, w->n, &w->pos, prefix, &idx);
+    if (rc < 0)
+        return rc;
+    if (idx) {
+        hp_lookup(w, idx, at, &f);
+        f.flags &= HPACK_F_NAME_UNKNOWN;
+        nfull = (f.flags & HPACK_F_NAME_UNKNOWN) ? 0 : f.nlen;
+    } else {
+        rc = hp_string(w, w->d->scratch, half, &nm, &f.nlen, &nfull);
+        if (rc < 0)
+            return rc;
+        f.name = (const char *)nm;
+        f.flags = 0;
+        if (rc == 1 || nfull > f.nlen) {
+            snprintf(w->unk, sizeof(w->unk), "<unknown:name>");
+            f.name = w->unk;
+            f.nlen = strlen(w->unk);
+            f.flags = HPACK_F_NAME_UNKNOWN;
+        }
+    }
+    rc = hp_string(w, w->d->scratch + half, half, &v, &vlen, &vfull);
+    if (rc < 0)
+        return rc;
+    bad = rc == 1;
+    f.value = bad ? (const uint8_t *)"" : v;
+    f.vlen = bad ? 0 : vlen;
+    if (bad)
+        f.flags |= HPACK_F_VALUE_UNKNOWN;
+    if (never)
+        f.flags |= HPACK_F_NEVER_INDEXED;
+    if (index_it) {
+        /* Insert before emitting: the cap check in hp_emit may blank the value. */
+        unsigned ef = f.flags & (HPACK_F_NAME_UNKNOWN | HPACK_F_VALUE_UNKNOWN);
+        size_t keep = nfull + vfull > w->d->lim.max_field ? 0 : f.vlen;
+
+        if (keep == 0 && vfull > 0)
+            ef |= HPACK_F_VALUE_UNKNOWN;
+        rc = hp_insert(w->d, (ef & HPACK_F_NAME_UNKNOWN) ? "" : f.name,
+                       (ef & HPACK_F_NAME_UNKNOWN) ? 0 : f.nlen, f.value, keep, ef,
+                       nfull + vfull + HP_ENTRY_OVERHEAD);
+        if (rc < 0)
+            return rc;
+    }
+    hp_emit(w, &f, nfull + vfull, at);
+    return 0;
+}
+
+/* Walk representations from w->pos to the end of the block. */
+static void hp_walk(struct hp_walk *w)
+{
+    int first = 1;
+
+    if (w->d->need_update && w->pos < w->n && (w->p[w->pos] & 0xe0) != 0x20)
+        hp_fail(w, SF_E_MALFORMED, 0, "no size update after SETTINGS lowered the table");
+    while (w->pos < w->n) {
+        uint8_t b = w->p[w->pos];
+        size_t at = w->pos;
+        int rc = 0;
+
+        if (b & 0x80) {
+            struct hpack_field f;
+            uint32_t idx;
+
+            rc = hpack_int_decode(w->p, w->n, &w->pos, 7, &idx);
+            if (rc == 0) {
+                hp_lookup(w, idx, at, &f);
+                hp_emit(w, &f, f.nlen + f.vlen, at);
+            }
+        } else if ((b & 0xc0) == 0x40) {
+            rc = hp_literal(w, 6, 1, 0);
+        } else if ((b & 0xe0) == 0x20) {
+            uint32_t v;
+            char why[128];
+            int urc;
+
+            rc = hpack_int_decode(w->p, w->n, &w->pos, 5, &v);
+            if (rc == 0) {
+                if (!first)
+                    hp_fail(w, SF_E_MALFORMED, at, "dynamic table size update after a field");
+                if ((urc = hp_size_update(w->d, v, why, sizeof(why))) != 0)
+                    hp_fail(w, urc, at, why);
+                continue; /* updates may follow updates: `first` stays */
+            }
+        } else {
+            rc = hp_literal(w, 4, 0, b & 0x10);
+        }
+        first = 0;
+        if (rc < 0) {
+            /* The block cannot be walked further, so entries it inserts later are
+             * missed: the table is unknown from here on. */
+            hp_fail(w, rc, at,
+                    rc == SF_E_TRUNC   ? "representation runs past the end of the block"
+                    : rc == SF_E_NOMEM ? "out of memory"
+                                       : "integer overflow");
+            hpack_dec_lost(w->d);
+            return;
+        }
+    }
+}
+
+static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, unsigned skip,
+                        hpack_emit_fn fn, void *arg, struct hpack_result *res,
+                        struct sf_err *err)
+{
+    struct hp_walk w = {.d = d, .p = p, .n = n, .fn = fn, .arg = arg, .skip = skip,
+                        .res = res, .err = err};
+
+    res->tolerant = !d->synced;
+    hp_walk(&w);
+    if (res->unknown)
+        res->tolerant = 1;
+    return w.rc;
+}
+
+/* ---- nghttp2 path ------------------------------------------------------------------ */
+
+static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn,
+                       void *arg, struct hpack_result *res, struct sf_err *err)
+{
+    size_t pos = 0, start = 0, list = 0;
+    unsigned emitted = 0;
+    int rc = 0;
+
+    for (;;) {
+        nghttp2_nv nv;
+        int fl = 0;
+        ssize_t rv = nghttp2_hd_inflate_hd2(d->ng, &nv, &fl, p + pos,
+                                            n - pos, 1);
+
+        if (rv < 0) {
+            /* nghttp2 cannot go on with this connection (its inflater is poisoned):
+             * report, then decode the block again with the tolerant decoder, which
+             * knows no table; fields already emitted are skipped. */
+            res->errors++;
+            rc = sf_err_set(err, SF_E_MALFORMED, pos,
+                            "HPACK: %s (nghttp2 %d) at block offset %zu; continuing "
+                            "without the dynamic table",
+                            nghttp2_strerror((int)rv), (int)rv, pos);
+            hpack_dec_lost(d);
+            {
+                struct sf_err e2;
+                struct hpack_result r2 = {0};
+
+                sf_err_clear(&e2);
+                hp_own_block(d, p, n, emitted, fn, arg, &r2, &e2);
+                res->fields += r2.fields;
+                res->unknown += r2.unknown;
+                res->capped |= r2.capped;
+                res->errors += r2.errors;
+            }
+            res->tolerant = 1;
+            return rc;
+        }
+        start = pos;
+        pos += (size_t)rv;
+        if (fl & NGHTTP2_HD_INFLATE_EMIT) {
+            struct hpack_field f = {(const char *)nv.name, nv.namelen, nv.value, nv.valuelen,
+                                    (nv.flags & NGHTTP2_NV_FLAG_NO_INDEX)
+                                        ? HPACK_F_NEVER_INDEXED
+                                        : 0u};
+            size_t sz = nv.namelen + nv.valuelen;
+
+            emitted++;
+            list += sz + HP_ENTRY_OVERHEAD;
+            if (sz > d->lim.max_field) {
+                res->errors++;
+                if (rc == 0)
+                    rc = sf_err_set(err, SF_E_LIMIT, start,
+                                    "HPACK: field of %zu bytes exceeds the %zu-byte cap "
+                                    "at block offset %zu",
+                                    sz, d->lim.max_field, start);
+                f.flags |= HPACK_F_VALUE_UNKNOWN;
+                f.vlen = 0;
+            }
+            if (list > d->lim.max_list && !res->capped) {
+                res->errors++;
+                res->capped = 1;
+                if (rc == 0)
+                    rc = sf_err_set(err, SF_E_LIMIT, start,
+                                    "HPACK: header list exceeds the %zu-byte cap (not "
+                                    "followed) at block offset %zu",
+                                    d->lim.max_list, start);
+            }
+            if (!res->capped) {
+                res->fields++;
+                if (f.flags & HPACK_F_VALUE_UNKNOWN)
+                    res->unknown++;
+                if (fn)
+                    fn(arg, &f);
+            }
+        }
+        if (fl & NGHTTP2_HD_INFLATE_FINAL) {
+            nghttp2_hd_inflate_end_headers(d->ng);
+            break;
+        }
+        if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && pos == n)
+            break;
+    }
+    return rc;
+}
+
+int hpack_dec_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn, void *arg,
+                    struct hpack_result *res, struct sf_err *err)
+{
+    struct hpack_result dummy;
+
+    if (res == NULL)
+        res = &dummy;
+    memset(res, 0, sizeof(*res));
+    if (d->ng)
+        return hp_ng_block(d, p, n, fn, arg, res, err);
+    return hp_own_block(d, p, n, 0, fn, arg, res, err);
+}
