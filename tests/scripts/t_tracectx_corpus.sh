@@ -1,0 +1,19 @@
+#!/bin/sh
+# lib/sf_tracectx conformance against the shared corpus (W3C Trace Context verdicts,
+# propagation examples, grpc-trace-bin); TAP from tests/scripts/tracectx_corpus.py.
+top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+corpus=${SF_CORPUS:-$top/../shared/corpus}
+# the driver of this build: build/san/... under SAN=1 (SF_BIN=build/san/bin), else build/...
+driver=$top/build/tests/unit/test_tracectx
+if [ -n "${SF_BIN:-}" ] && [ -x "$SF_BIN/../tests/unit/test_tracectx" ]; then
+    driver=$SF_BIN/../tests/unit/test_tracectx
+fi
+if [ ! -d "$corpus/w3c" ]; then
+    echo "ok 1 - tracectx corpus # SKIP no corpus at $corpus (set SF_CORPUS)"
+    exit 0
+fi
+if [ ! -x "$driver" ]; then
+    echo "not ok 1 - tracectx corpus: driver $driver not built (make build/tests/unit/test_tracectx)"
+    exit 1
+fi
+exec python3 "$top/tests/scripts/tracectx_corpus.py" "$driver" "$corpus"
