@@ -1,0 +1,3 @@
+# tracefs2spans: tracefs text -> span events, intervals, clock fits, sample attribution
+TOOLS += tracefs2spans
+LDLIBS_tracefs2spans = $(call pc,sqlite3 libcrypto) -lm

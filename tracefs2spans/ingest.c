@@ -1,0 +1,466 @@
+/* ingest.c - one tracefs text input: lines -> span events, losses, intervals.
+ *
+ * Every line is parsed on its own (tracefs.c), so a bad line never costs its
+ * neighbours: it is counted, reported as FILE:LINE:COL (the first few, then a
+ * summary), and kept in span_events as kind raw with the whole line as message.
+ * Rows go to the database (lib/sf_db_trace.c) and/or to stdout as NDJSON.
+ */
+#include "t2s.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sf_clock.h"
+#include "sf_db.h"
+#include "sf_db_trace.h"
+#include "sf_line.h"
+#include "sf_sha256.h"
+
+struct file_state {
+    struct t2s_ctx *c;
+    const char *path;
+    int64_t src; /* sources.id, 0 without --db */
+    const char *clock;
+    int64_t last_ts, max_ts;
+    int have_ts;
+    uint64_t lines, events, markers, raw, bad, losses, frames, backwards;
+    int64_t back_max;
+    uint64_t bytes;
+    struct iv_state *iv;
+    struct sf_err err;
+};
+
+void t2s_json_str(FILE *f, const char *s, size_t n)
+{
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20 || ch == 0x7f)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_opt_int(FILE *f, const char *key, int64_t v)
+{
+    if (v == SF_DB_NULL)
+        fprintf(f, ",\"%s\":null", key);
+    else
+        fprintf(f, ",\"%s\":%lld", key, (long long)v);
+}
+
+static void json_opt_str(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, ",\"%s\":", key);
+    if (s)
+        t2s_json_str(f, s, strlen(s));
+    else
+        fputs("null", f);
+}
+
+static int emit_event(struct file_state *fs, const struct sf_trace_event *ev, int is_marker)
+{
+    struct t2s_ctx *c = fs->c;
+
+    if (c->out && (is_marker || c->raw_out)) {
+        fprintf(c->out, "{\"type\":\"event\",\"line\":%llu,\"ts_ns\":%lld",
+                (unsigned long long)ev->line, (long long)ev->ts_ns);
+        json_opt_int(c->out, "cpu", ev->cpu);
+        json_opt_int(c->out, "pid", ev->pid);
+        json_opt_int(c->out, "tid", ev->tid);
+        fputs(",\"comm\":", c->out);
+        if (ev->comm)
+            t2s_json_str(c->out, ev->comm, ev->comm_len);
+        else
+            fputs("null", c->out);
+        json_opt_str(c->out, "kind", ev->kind);
+        json_opt_str(c->out, "span_id", ev->span_id);
+        json_opt_str(c->out, "trace_id", ev->trace_id);
+        json_opt_int(c->out, "decision", ev->decision);
+        fputs(",\"message\":", c->out);
+        t2s_json_str(c->out, ev->message, ev->message_len);
+        fputs("}\n", c->out);
+    }
+    if (c->db && (is_marker || c->raw_db))
+        return sf_db_trace_event(c->db, fs->src, ev, &fs->err);
+    return 0;
+}
+
+static int emit_interval(void *ctx, const struct iv_interval *iv)
+{
+    struct file_state *fs = ctx;
+    struct t2s_ctx *c = fs->c;
+    struct sf_trace_interval row = {
+        iv->span_id, iv->trace_id[0] ? iv->trace_id : NULL, iv->pid >= 0 ? iv->pid : SF_DB_NULL,
+        iv->tid,     iv->start_ns,  iv->end_ns,  iv->depth,  iv->decision >= 0 ? iv->decision : SF_DB_NULL,
+        iv->end_rule};
+
+    if (c->out) {
+        fputs("{\"type\":\"interval\"", c->out);
+        json_opt_str(c->out, "span_id", row.span_id);
+        json_opt_str(c->out, "trace_id", row.trace_id);
+        json_opt_int(c->out, "pid", row.pid);
+        fprintf(c->out, ",\"tid\":%lld,\"start_ns\":%lld,\"end_ns\":%lld,\"depth\":%d",
+                (long long)row.tid, (long long)row.start_ns, (long long)row.end_ns, row.depth);
+        json_opt_int(c->out, "decision", row.decision);
+        json_opt_str(c->out, "end_rule", row.end_rule);
+        fputs("}\n", c->out);
+    }
+    return c->db ? sf_db_trace_interval(c->db, fs->src, &row, &fs->err) : 0;
+}
+
+static int emit_loss(struct file_state *fs, int64_t cpu, int64_t events, uint64_t line)
+{
+    fs->losses++;
+    if (fs->c->out) {
+        fprintf(fs->c->out, "{\"type\":\"loss\",\"line\":%llu", (unsigned long long)line);
+        json_opt_int(fs->c->out, "cpu", cpu);
+        json_opt_int(fs->c->out, "events", events);
+        fputs("}\n", fs->c->out);
+    }
+    if (fs->c->db)
+        return sf_db_trace_loss(fs->c->db, fs->src, cpu, SF_DB_NULL, events, line, &fs->err);
+    return 0;
+}
+
+static void report_bad(struct file_state *fs, struct sf_err *e, uint64_t lineno)
+{
+    char msg[512];
+
+    fs->bad++;
+    if (fs->bad > (uint64_t)fs->c->max_report)
+        return;
+    e->unit = "line";
+    e->unit_no = lineno;
+    sf_err_format(e, "tracefs2spans", fs->path, msg, sizeof(msg));
+    fprintf(stderr, "%s\n", msg);
+}
+
+static void set_clock(struct file_state *fs, const char *name, size_t n)
+{
+    const char *d = sf_clock_domain(name, n);
+
+    if (fs->c->clock_opt || d == fs->clock)
+        return;
+    fs->clock = d;
+    if (fs->c->db)
+        sf_db_source_set_clock(fs->c->db, fs->src, d, NULL);
+}
+
+static void note_time(struct file_state *fs, const struct tf_line *l)
+{
+    if (fs->have_ts && l->ts_ns < fs->last_ts) {
+        int64_t back = fs->last_ts - l->ts_ns;
+        fs->backwards++;
+        fs->back_max = back > fs->back_max ? back : fs->back_max;
+    }
+    if (!fs->have_ts || l->ts_ns > fs->max_ts)
+        fs->max_ts = l->ts_ns;
+    fs->last_ts = l->ts_ns;
+    fs->have_ts = 1;
+    if (l->ts_raw && !fs->c->clock_opt && fs->events == 0)
+        set_clock(fs, "counter", 7);
+}
+
+static int on_event(struct file_state *fs, const struct tf_line *l, uint64_t lineno)
+{
+    struct mk_result m;
+    struct sf_trace_event ev = {
+        .ts_ns = l->ts_ns, .cpu = l->cpu, .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
+        .tid = l->pid, .comm = l->comm, .comm_len = l->comm_len, .kind = "raw",
+        .decision = SF_DB_NULL, .message = l->msg, .message_len = l->msg_len, .line = lineno};
+    int marker = tracefs_is_marker_event(l) && markers_parse(&fs->c->grammar, l->msg, l->msg_len, &m);
+    enum iv_kind k = IV_MARK;
+    int rc;
+
+    note_time(fs, l);
+    fs->events++;
+    if (marker) {
+        k = m.end ? IV_END : m.begin ? IV_BEGIN : m.decision >= 0 ? IV_DECISION : IV_MARK;
+        static const char *const names[] = {"begin", "end", "decision", "mark"};
+        ev.kind = names[k];
+        ev.span_id = m.span_id;
+        ev.trace_id = m.has_trace ? m.trace_id : NULL;
+        ev.decision = m.decision >= 0 ? m.decision : SF_DB_NULL;
+        fs->markers++;
+    } else {
+        fs->raw++;
+        if (l->event) {
+            /* a raw event keeps its name: message = "event: payload" */
+            ev.message = l->event;
+            ev.message_len = (size_t)(l->msg + l->msg_len - l->event);
+        }
+    }
+    if ((rc = emit_event(fs, &ev, marker)))
+        return rc;
+    if (!marker)
+        return 0;
+    rc = intervals_marker(fs->iv, k, l->tgid, l->pid, l->ts_ns, &m);
+    if (rc == SF_E_NOMEM)
+        sf_err_set(&fs->err, rc, UINT64_MAX, "out of memory");
+    return rc;
+}
+
+/* Keep an unparseable line as a raw event at the last good time. */
+static int keep_bad(struct file_state *fs, const char *s, size_t n, uint64_t lineno)
+{
+    struct sf_trace_event ev = {.ts_ns = fs->last_ts, .cpu = SF_DB_NULL, .pid = SF_DB_NULL,
+                                .tid = SF_DB_NULL, .kind = "raw", .decision = SF_DB_NULL,
+                                .message = s, .message_len = n, .line = lineno};
+    return emit_event(fs, &ev, 0);
+}
+
+static void json_text(FILE *f, const char *key, const char *s, size_t n)
+{
+    fprintf(f, ",\"%s\":", key);
+    if (s)
+        t2s_json_str(f, s, n);
+    else
+        fputs("null", f);
+}
+
+/* --fields: the columns of every line as parsed, for checking the parser. */
+static void print_fields(FILE *f, const struct tf_line *l, const struct sf_err *e, uint64_t no)
+{
+    static const char *const kinds[] = {"blank", "comment", "tracer", "entries", "clock",
+                                        "annotate", "lost", "frame", "event", "bad"};
+    fprintf(f, "{\"line\":%llu,\"kind\":\"%s\"", (unsigned long long)no, kinds[l->kind]);
+    switch (l->kind) {
+    case TF_EVENT:
+        json_text(f, "comm", l->comm, l->comm_len);
+        fprintf(f, ",\"pid\":%lld", (long long)l->pid);
+        json_opt_int(f, "tgid", l->tgid >= 0 ? l->tgid : SF_DB_NULL);
+        fprintf(f, ",\"cpu\":%lld", (long long)l->cpu);
+        json_text(f, "flags", l->flags, l->flags_len);
+        json_text(f, "ts", l->ts, l->ts_len);
+        fprintf(f, ",\"ts_ns\":%lld,\"ts_raw\":%d", (long long)l->ts_ns, l->ts_raw);
+        json_text(f, "event", l->event, l->event_len);
+        json_text(f, "msg", l->msg, l->msg_len);
+        break;
+    case TF_LOST:
+        fprintf(f, ",\"cpu\":%lld", (long long)l->cpu);
+        json_opt_int(f, "lost", l->lost >= 0 ? l->lost : SF_DB_NULL);
+        break;
+    case TF_ANNOTATE:
+        fprintf(f, ",\"cpu\":%lld", (long long)l->cpu);
+        break;
+    case TF_ENTRIES:
+        fprintf(f, ",\"entries\":%lld,\"written\":%lld,\"ncpu\":%lld", (long long)l->entries,
+                (long long)l->written, (long long)l->ncpu);
+        break;
+    case TF_TRACER:
+    case TF_CLOCK:
+        json_text(f, "text", l->text, l->text_len);
+        break;
+    case TF_BAD:
+        fprintf(f, ",\"col\":%u", e->col);
+        json_text(f, "error", e->msg, strlen(e->msg));
+        break;
+    default:
+        break;
+    }
+    fputs("}\n", f);
+}
+
+static int on_line(struct file_state *fs, const char *s, size_t n, uint64_t lineno)
+{
+    struct tf_line l;
+    struct sf_err e;
+
+    sf_err_clear(&e);
+    fs->lines++;
+    if (fs->c->fields) {
+        if (tracefs_parse_line(s, n, &l, &e) < 0)
+            fs->bad++;
+        print_fields(fs->c->out ? fs->c->out : stdout, &l, &e, lineno);
+        return 0;
+    }
+    if (tracefs_parse_line(s, n, &l, &e) < 0) {
+        report_bad(fs, &e, lineno);
+        return keep_bad(fs, s, n, lineno);
+    }
+    switch (l.kind) {
+    case TF_EVENT:
+        return on_event(fs, &l, lineno);
+    case TF_CLOCK:
+        set_clock(fs, l.text, l.text_len);
+        return 0;
+    case TF_ENTRIES:
+        return l.written > l.entries ? emit_loss(fs, SF_DB_NULL, l.written - l.entries, lineno) : 0;
+    case TF_LOST:
+        return emit_loss(fs, l.cpu, l.lost >= 0 ? l.lost : SF_DB_NULL, lineno);
+    case TF_FRAME:
+        fs->frames++;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static void hash_block(void *ctx, const void *p, size_t n)
+{
+    sf_sha256_update(ctx, p, n);
+}
+
+/* Register the source (files are hashed first so that a re-run is detected). */
+static int begin_source(struct file_state *fs, int fd, struct sf_sha256 *h)
+{
+    struct t2s_ctx *c = fs->c;
+    char hex[SF_SHA256_HEX_LEN + 1];
+    uint64_t bytes = 0;
+    int64_t dup = 0;
+    int stdin_in = strcmp(fs->path, "-") == 0;
+    struct sf_source_info in = {"tracefs", fs->path, NULL, 0, fs->clock, "tracefs2spans"};
+    int rc;
+
+    if (c->db == NULL)
+        return 0;
+    if (!stdin_in) {
+        if (sf_sha256_file(fs->path, hex, &bytes))
+            return sf_err_set(&fs->err, SF_E_IO, UINT64_MAX, "cannot read: %s", strerror(errno));
+        in.sha256 = hex;
+        in.bytes = bytes;
+    } else if (sf_sha256_init(h)) {
+        return sf_err_set(&fs->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    (void)fd;
+    rc = sf_db_source_begin(c->db, &in, &fs->src, &dup, &fs->err);
+    if (rc == SF_E_DUP && !c->quiet)
+        fprintf(stderr, "tracefs2spans: %s: already ingested as source %lld, skipped\n",
+                fs->path, (long long)dup);
+    return rc;
+}
+
+static void summary(const struct file_state *fs, const struct iv_stats *st)
+{
+    if (fs->bad > (uint64_t)fs->c->max_report)
+        fprintf(stderr, "tracefs2spans: %s: %llu unparseable lines kept raw (first %d shown)\n",
+                fs->path, (unsigned long long)fs->bad, fs->c->max_report);
+    if (fs->backwards)
+        fprintf(stderr,
+                "tracefs2spans: %s: time goes back %llu times (at most %lld ns): a clock step, "
+                "or per-CPU clocks that are not synchronised (trace_clock local)\n",
+                fs->path, (unsigned long long)fs->backwards, (long long)fs->back_max);
+    if (fs->c->quiet)
+        return;
+    fprintf(stderr,
+            "tracefs2spans: %s: %llu lines, %llu events, %llu markers, %llu intervals, %llu "
+            "orphan ends, %llu loss records, %llu bad lines; clock %s\n",
+            fs->path, (unsigned long long)fs->lines, (unsigned long long)fs->events,
+            (unsigned long long)fs->markers, (unsigned long long)st->intervals,
+            (unsigned long long)st->orphan_ends, (unsigned long long)fs->losses,
+            (unsigned long long)fs->bad, fs->clock);
+}
+
+static int read_lines(struct file_state *fs, int fd, struct sf_sha256 *h, int hashing)
+{
+    struct sf_line r;
+    char *s;
+    size_t n;
+    int rc;
+
+    if (sf_line_open(&r, fd, 0))
+        return sf_err_set(&fs->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    if (hashing) {
+        r.on_read = hash_block;
+        r.on_read_ctx = h;
+    }
+    while ((rc = sf_line_next(&r, &s, &n)) != 0) {
+        if (rc == SF_E_LIMIT) {
+            struct sf_err e;
+            sf_err_set(&e, SF_E_LIMIT, r.off, "line longer than %zu bytes, skipped", r.max_line);
+            e.col = 0;
+            fs->lines++;
+            report_bad(fs, &e, r.lineno);
+            continue;
+        }
+        if (rc < 0) {
+            sf_err_set(&fs->err, SF_E_IO, r.off, "read error: %s", strerror(errno));
+            break;
+        }
+        if ((rc = on_line(fs, s, n, r.lineno)))
+            break;
+        if (fs->c->strict && fs->bad)
+            break;
+    }
+    fs->bytes = r.bytes_read;
+    sf_line_close(&r);
+    return rc;
+}
+
+int ingest_file(struct t2s_ctx *c, const char *path)
+{
+    struct file_state fs = {.c = c, .path = path};
+    struct sf_sha256 h = {0};
+    struct iv_stats st = {0};
+    int stdin_in = strcmp(path, "-") == 0, fd, rc;
+    const char *fail = NULL;
+    char msg[600];
+
+    fs.clock = c->clock_opt ? sf_clock_domain(c->clock_opt, strlen(c->clock_opt)) : "local";
+    sf_err_clear(&fs.err);
+    fd = stdin_in ? 0 : open(path, O_RDONLY);
+    if (fd < 0) {
+        fprintf(stderr, "tracefs2spans: %s: cannot open: %s\n", path, strerror(errno));
+        return SF_EXIT_USAGE;
+    }
+    rc = begin_source(&fs, fd, &h);
+    if (rc == SF_E_DUP) {
+        if (!stdin_in)
+            close(fd);
+        return 0;
+    }
+    fs.iv = intervals_new(64, emit_interval, &fs);
+    if (rc == 0 && fs.iv == NULL)
+        rc = sf_err_set(&fs.err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    if (rc == 0)
+        rc = read_lines(&fs, fd, &h, stdin_in && c->db);
+    if (rc == 0 && fs.err.code == 0)
+        rc = intervals_finish(fs.iv, fs.max_ts);
+    if (rc == 0 && fs.err.code)
+        rc = fs.err.code;
+    intervals_stats(fs.iv, &st);
+    intervals_free(fs.iv);
+    if (!stdin_in)
+        close(fd);
+    if (rc) {
+        sf_err_format(&fs.err, "tracefs2spans", path, msg, sizeof(msg));
+        fprintf(stderr, "%s\n", msg);
+        fail = fs.err.msg[0] ? fs.err.msg : "failed";
+    } else if (c->strict && fs.bad) {
+        fail = "stopped at the first bad line (--strict)";
+    }
+    summary(&fs, &st);
+    c->bad_total += fs.bad;
+    if (c->db) {
+        char hex[SF_SHA256_HEX_LEN + 1];
+        int64_t dup;
+        if (stdin_in && rc != SF_E_DB) {
+            sf_sha256_final_hex(&h, hex);
+            if (sf_db_source_set_hash(c->db, fs.src, hex, fs.bytes, &dup, &fs.err) == SF_E_DUP) {
+                fprintf(stderr, "tracefs2spans: -: already ingested as source %lld, skipped\n",
+                        (long long)dup);
+                return 0;
+            }
+        } else if (stdin_in) {
+            sf_sha256_abort(&h);
+        }
+        /* bad lines are in bad_units; the source is complete when all of it was read */
+        if (rc != SF_E_DB &&
+            sf_db_source_end(c->db, fs.src, fail, fs.lines, fs.bad,
+                             &fs.err) == 0)
+            return rc ? SF_EXIT_USAGE : 0;
+        if (rc != SF_E_DB) {
+            sf_err_format(&fs.err, "tracefs2spans", path, msg, sizeof(msg));
+            fprintf(stderr, "%s\n", msg);
+        }
+        return SF_EXIT_USAGE;
+    }
+    return rc ? SF_EXIT_USAGE : 0;
+}

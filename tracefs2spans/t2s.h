@@ -1,0 +1,238 @@
+/* t2s.h - what the files of tracefs2spans share.
+ *
+ * Data flow (one file per step):
+ *
+ *   sf_line -> tracefs.c  (one text line -> struct tf_line: header, loss, event, frame, bad)
+ *           -> markers.c  (an event's message -> span id, trace id, decision, begin/end)
+ *           -> intervals.c (markers per thread -> nested span intervals)
+ *           -> lib/sf_db_trace.c (span_events, losses, span_intervals) or NDJSON
+ *   then      clockfit.c  (matched (tracefs, pcap) pairs -> offset, skew, steps)
+ *           -> attribute.c (pairs from the database, clock_fits rows, samples.span_id)
+ *
+ * The parsers know nothing of the database or of printing; main.c drives them.
+ */
+#ifndef T2S_H
+#define T2S_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sf_err.h"
+
+/* ---- tracefs.c: one line of `trace` / `trace_pipe` text ------------------------ */
+
+enum tf_kind {
+    TF_BLANK = 0, /* empty or whitespace only */
+    TF_COMMENT,   /* a '#' line with nothing we use (legend, column titles) */
+    TF_TRACER,    /* "# tracer: NAME"                       -> text */
+    TF_ENTRIES,   /* "# entries-in-buffer/entries-written: E/W   #P:N" -> entries, written, ncpu */
+    TF_CLOCK,     /* "# trace_clock: NAME", "# clock: NAME" -> text (spantrace and our recorder) */
+    TF_ANNOTATE,  /* "##### CPU N buffer started ####"       -> cpu */
+    TF_LOST,      /* "CPU:N [LOST M EVENTS]" / "CPU:N [LOST EVENTS]" -> cpu, lost (-1 unknown) */
+    TF_FRAME,     /* " => func+0x1f/0x40" (stacktrace option) */
+    TF_EVENT,     /* an event line: every field below */
+    TF_BAD,       /* none of the above: err says where it went wrong */
+};
+
+struct tf_line {
+    enum tf_kind kind;
+    /* event fields; pointers into the caller's line (not NUL-terminated) */
+    const char *comm;
+    size_t comm_len;
+    int64_t pid;      /* the task the kernel printed (a thread id) */
+    int64_t tgid;     /* -1 when absent or "(-------)" */
+    int64_t cpu;      /* also for TF_ANNOTATE and TF_LOST */
+    const char *flags; /* NULL when the irq-info column is absent */
+    size_t flags_len;
+    const char *ts;   /* timestamp text as printed */
+    size_t ts_len;
+    int64_t ts_ns;    /* nanoseconds, or the raw counter value when ts_raw */
+    int ts_raw;       /* no decimal point: counter/uptime/x86-tsc clocks */
+    const char *event; /* NULL for function-tracer lines ("func <-parent") */
+    size_t event_len;
+    const char *msg;  /* payload after "event: " (or the whole text after the timestamp) */
+    size_t msg_len;
+    /* header / loss fields */
+    const char *text; /* TF_TRACER, TF_CLOCK */
+    size_t text_len;
+    int64_t entries, written, ncpu; /* TF_ENTRIES */
+    int64_t lost;                   /* TF_LOST; -1 when the kernel did not say */
+};
+
+/* Parse one line (without its '\n').  Always fills *out; returns 0, or for a line
+ * that is none of the kinds above SF_E_MALFORMED with err->col and err->msg
+ * naming the first field that did not parse (out->kind is TF_BAD). */
+int tracefs_parse_line(const char *s, size_t n, struct tf_line *out, struct sf_err *err);
+
+/* 1 when an event's text may carry a span marker: bpf_trace_printk, tracing_mark_write,
+ * and the pre-5.9 trace_printk form whose "event" is a number ("0: msg"). */
+int tracefs_is_marker_event(const struct tf_line *l);
+
+/* ---- markers.c: the configurable marker grammar ---------------------------------- */
+
+enum mk_field { MK_SPAN, MK_TRACE, MK_DECISION, MK_BEGIN, MK_END };
+
+#define MK_MAX_KEYS 32
+#define MK_MAX_PREFIX 32
+
+struct mk_key {
+    enum mk_field field;
+    char prefix[MK_MAX_PREFIX + 1];
+    size_t len;
+};
+
+struct mk_grammar {
+    struct mk_key keys[MK_MAX_KEYS];
+    int n;
+};
+
+struct mk_result {
+    int has_span;
+    char span_id[17];  /* 16 lowercase hex */
+    int has_trace;
+    char trace_id[33]; /* 32 lowercase hex */
+    int decision;      /* 0, 1, or -1 when absent */
+    int begin, end;    /* keywords seen */
+    int bad_values;    /* keys present with an unusable value */
+};
+
+/* The default grammar (README: span:, trace:, decision:, begin, end ...). */
+void markers_default(struct mk_grammar *g);
+
+/* Add one key from a spec "FIELD=PREFIX" (FIELD: span, trace, decision, begin, end).
+ * Returns 0, or SF_E_USAGE with err->msg saying why. */
+int markers_add_key(struct mk_grammar *g, const char *spec, struct sf_err *err);
+
+/* Scan a message for marker keys.  Returns 1 when a span id was found, else 0;
+ * *out is always filled. */
+int markers_parse(const struct mk_grammar *g, const char *msg, size_t n, struct mk_result *out);
+
+/* ---- intervals.c: span intervals per thread --------------------------------------- */
+
+enum iv_kind { IV_BEGIN, IV_END, IV_DECISION, IV_MARK };
+
+struct iv_interval {
+    char span_id[17];
+    char trace_id[33]; /* "" when unknown */
+    int64_t pid, tid;  /* pid -1 when unknown */
+    int64_t start_ns, end_ns;
+    int depth;
+    int decision;         /* -1 unknown */
+    const char *end_rule; /* "end-marker", "next-marker", "parent-end", "eof" */
+};
+
+struct iv_stats {
+    uint64_t intervals, orphan_ends, too_deep, threads_max;
+};
+
+/* Called for every closed interval; a negative return stops and is passed back. */
+typedef int (*iv_emit_fn)(void *ctx, const struct iv_interval *iv);
+
+struct iv_state;
+
+/* Create the per-thread state: at most max_depth open spans per thread (0 = 64).
+ * Returns NULL when out of memory. */
+struct iv_state *intervals_new(int max_depth, iv_emit_fn emit, void *ctx);
+
+/* Feed one marker (in input order).  Returns 0 or what emit returned. */
+int intervals_marker(struct iv_state *st, enum iv_kind kind, int64_t pid, int64_t tid,
+                     int64_t ts_ns, const struct mk_result *m);
+
+/* Close every open span at end_ns (end_rule "eof").  Returns 0 or emit's error. */
+int intervals_finish(struct iv_state *st, int64_t end_ns);
+
+/* Counters so far. */
+void intervals_stats(const struct iv_state *st, struct iv_stats *out);
+
+/* Free everything (open spans are dropped, not emitted). */
+void intervals_free(struct iv_state *st);
+
+/* ---- clockfit.c: robust offset/skew between two clocks ---------------------------- */
+
+struct cf_pair {
+    int64_t x; /* time in the source clock (tracefs) */
+    int64_t y; /* time of the same span in the target clock (pcap) */
+};
+
+#define CF_MAX_SEGMENTS 16
+
+struct cf_segment {
+    size_t first, count;     /* index range in the sorted pairs */
+    int64_t x_from, x_to;    /* source-clock range covered */
+    int64_t offset_ns;       /* y = x + offset + skew_ppm*1e-6*(x - ref_ns) */
+    double skew_ppm;
+    int64_t ref_ns;
+    size_t inliers;          /* points kept after trimming */
+    int64_t residual_ns;     /* median |residual| of the inliers */
+    int64_t residual_max_ns; /* max |residual| of the inliers */
+    int upper;               /* 1: delays were one-sided negative, upper envelope used */
+    int skew_fitted;         /* 0: skew fixed (given, or too little data to fit) */
+};
+
+struct cf_opts {
+    int fit_skew;          /* 1 fit, 0 fix to fixed_skew_ppm, -1 auto (span >= 60 s, n >= 20) */
+    double fixed_skew_ppm;
+    int detect_steps;      /* look for offset steps (change points on residuals) */
+    int64_t min_step_ns;   /* smallest step reported (default 200 us) */
+    uint64_t seed;         /* PRNG seed for Theil-Sen subsampling */
+};
+
+struct cf_result {
+    int nseg;
+    struct cf_segment seg[CF_MAX_SEGMENTS];
+    size_t dropped; /* pairs trimmed as outliers, all segments */
+};
+
+/* Default options (skew auto, steps on, 200 us, fixed seed). */
+void clockfit_defaults(struct cf_opts *o);
+
+/* Fit y against x.  Sorts pairs by x in place.  Returns 0, SF_E_USAGE for n == 0,
+ * or SF_E_NOMEM. */
+int clockfit_fit(struct cf_pair *p, size_t n, const struct cf_opts *o, struct cf_result *r,
+                 struct sf_err *err);
+
+/* Median of pairwise slopes (Theil-Sen), exact for n <= 1500, else over a seeded
+ * sample of pairs.  x and y in any consistent units.  Exposed for the tests. */
+double clockfit_theil_sen(const double *x, const double *y, size_t n, uint64_t seed);
+
+/* ---- main.c / ingest.c / attribute.c: the run ------------------------------------ */
+
+struct sf_db;
+
+struct t2s_ctx {
+    /* options */
+    const char *db_path;
+    int ndjson;             /* NDJSON on stdout (default without --db) */
+    int raw_db;             /* store non-marker events as kind raw (default 1) */
+    int raw_out;            /* print them in NDJSON (--raw) */
+    const char *clock_opt;  /* --clock NAME, or NULL */
+    struct mk_grammar grammar;
+    int quiet, strict, attribute;
+    int fields;             /* --fields: print each line's parsed columns, nothing else */
+    int max_report;         /* bad lines shown per file before the summary */
+    const char *pair_with;  /* spans column paired with the marker time */
+    int have_offset, have_skew;
+    int64_t offset_ns;
+    double skew_ppm;
+    struct cf_opts fit;
+    /* run state */
+    struct sf_db *db;
+    FILE *out;
+    uint64_t bad_total, files_failed;
+};
+
+/* Read one tracefs text file ("-" = stdin) into the database and/or NDJSON, building
+ * its span intervals.  Errors are printed here.  Returns 0 (bad lines are counted in
+ * ctx->bad_total), or SF_EXIT_USAGE for an unreadable input or a database failure. */
+int ingest_file(struct t2s_ctx *ctx, const char *path);
+
+/* After every input: fit the clocks of each tracefs source against the pcap spans
+ * (or store the --clock-offset by hand), report steps, then attribute samples.
+ * Returns 0 or SF_EXIT_USAGE (database failure, printed). */
+int attribute_run(struct t2s_ctx *ctx);
+
+/* Write s[0..n) as a JSON string (with quotes) to f. */
+void t2s_json_str(FILE *f, const char *s, size_t n);
+
+#endif
