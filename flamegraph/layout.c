@@ -1,0 +1,620 @@
+/* layout.c - the frame tree: stacks merged into frames the way flamegraph.pl merges them.
+ *
+ * flamegraph.pl sorts the input lines byte-wise and merges each line's frames with the
+ * frames still open from the line before (same name at the same depth under the same
+ * parents).  Sorting whole lines is not sorting names: a stack ending at "f" sorts as
+ * "f 12" and one passing through "f" as "f;g 3", so a sibling "f2" (or "f.x", "f-y": any
+ * byte between ' ' and ';') sorts between them and splits "f" into two frames.
+ *
+ * Here the lines are streamed into a prefix tree (memory grows with distinct frames, not
+ * with input size); each node keeps the counts of the lines that end at it.  At the end
+ * the children of each node are ordered as their lines would sort: entry T(c) with key
+ * "c " for lines ending at c, S(c) with key "c;" for lines going through it; consecutive
+ * entries of one child make one frame.
+ *
+ * --flamechart keeps input order: frames are merged only with the line just before, so the
+ * lines are folded as they stream in, and closed frames too narrow to be drawn even at the
+ * current total are dropped at once.
+ *
+ *   depth 2      [ g ][h]            [ g ]
+ *   depth 1   [   f (T)  ][ f2 ][   f (S)   ]     <- "f 5", "f2;x 1", "f;g 2": f splits
+ *   depth 0   [              all             ]
+ */
+#include "fg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, v;
+
+    while (n >= 8) {
+        memcpy(&v, s, 8);
+        h = (h ^ v) * 0xbf58476d1ce4e5b9ULL;
+        h ^= h >> 29;
+        s += 8;
+        n -= 8;
+    }
+    v = 0;
+    memcpy(&v, s, n);
+    h = (h ^ v) * 0x94d049bb133111ebULL;
+    return h ^ (h >> 31);
+}
+
+static uint64_t hash_pair(uint32_t a, uint32_t b)
+{
+    uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ULL;
+    return h ^ (h >> 32);
+}
+
+/* ---- interned names ---- */
+
+static int names_rehash(struct fg_names *n, uint32_t nslots)
+{
+    uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+    if (!slots)
+        return SF_E_NOMEM;
+    for (uint32_t id = 0; id < n->count; id++) {
+        uint64_t h = hash_bytes(n->text + n->off[id], n->len[id]);
+        uint32_t i = (uint32_t)h & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = id + 1;
+    }
+    free(n->slots);
+    n->slots = slots;
+    n->nslots = nslots;
+    return 0;
+}
+
+uint32_t names_intern(struct fg_names *n, const char *s, size_t len)
+{
+    uint64_t h = hash_bytes(s, len);
+    uint32_t i = (uint32_t)h & (n->nslots - 1), id;
+
+    for (; n->slots[i]; i = (i + 1) & (n->nslots - 1)) {
+        id = n->slots[i] - 1;
+        if (n->len[id] == len && memcmp(n->text + n->off[id], s, len) == 0)
+            return id;
+    }
+    if (len > UINT32_MAX / 2 || n->text_len + len + 1 > UINT32_MAX)
+        return NONE;
+    if (n->count == n->cap) {
+        uint32_t cap = n->cap ? n->cap * 2 : 1024;
+        uint32_t *o = realloc(n->off, cap * sizeof(*o)), *l;
+        if (!o)
+            return NONE;
+        n->off = o;
+        if (!(l = realloc(n->len, cap * sizeof(*l))))
+            return NONE;
+        n->len = l;
+        n->cap = cap;
+    }
+    if (n->text_len + len + 1 > n->text_cap) {
+        size_t cap = n->text_cap ? n->text_cap * 2 : 65536;
+        while (cap < n->text_len + len + 1)
+            cap *= 2;
+        char *t = realloc(n->text, cap);
+        if (!t)
+            return NONE;
+        n->text = t;
+        n->text_cap = cap;
+    }
+    id = n->count++;
+    n->off[id] = (uint32_t)n->text_len;
+    n->len[id] = (uint32_t)len;
+    memcpy(n->text + n->text_len, s, len);
+    n->text[n->text_len + len] = '\0';
+    n->text_len += len + 1;
+    n->slots[i] = id + 1;
+    if ((uint64_t)n->count * 2 > n->nslots && names_rehash(n, n->nslots * 2) < 0)
+        return NONE;
+    return id;
+}
+
+/* ---- setup ---- */
+
+static uint32_t node_new(struct fg_layout *l, uint32_t parent, uint32_t name)
+{
+    struct fg_node *nd;
+
+    if (l->nnodes == l->cap_nodes) {
+        uint32_t cap = l->cap_nodes ? l->cap_nodes * 2 : 4096;
+        if (cap < l->cap_nodes)
+            return NONE;
+        nd = realloc(l->nodes, (size_t)cap * sizeof(*nd));
+        if (!nd)
+            return NONE;
+        l->nodes = nd;
+        l->cap_nodes = cap;
+    }
+    nd = &l->nodes[l->nnodes];
+    memset(nd, 0, sizeof(*nd));
+    nd->name = name;
+    nd->parent = parent;
+    nd->first_child = NONE;
+    nd->next_sibling = NONE;
+    if (parent != NONE) {
+        nd->next_sibling = l->nodes[parent].first_child;
+        l->nodes[parent].first_child = l->nnodes;
+    }
+    return l->nnodes++;
+}
+
+int layout_init(struct fg_layout *l, int flamechart)
+{
+    memset(l, 0, sizeof(*l));
+    l->flamechart = flamechart;
+    l->maxdelta = 1;
+    if (names_rehash(&l->names, 1024) < 0 || names_intern(&l->names, "", 0) != 0)
+        return SF_E_NOMEM;
+    if (!flamechart) {
+        l->nchild_slots = 4096;
+        l->child_slots = calloc(l->nchild_slots, sizeof(*l->child_slots));
+        if (!l->child_slots || node_new(l, NONE, 0) != 0)
+            return SF_E_NOMEM;
+    }
+    return 0;
+}
+
+void layout_free(struct fg_layout *l)
+{
+    free(l->names.text);
+    free(l->names.off);
+    free(l->names.len);
+    free(l->names.slots);
+    free(l->nodes);
+    free(l->child_slots);
+    free(l->path);
+    free(l->open);
+    free(l->closed);
+    memset(l, 0, sizeof(*l));
+}
+
+void layout_set_prune(struct fg_layout *l, double minwidth, int pct, double drawable_width)
+{
+    l->prune_px = minwidth;
+    l->prune_pct = pct;
+    l->prune_width = drawable_width;
+}
+
+/* ---- sorted mode: the prefix tree ---- */
+
+static int child_rehash(struct fg_layout *l)
+{
+    uint32_t ns = l->nchild_slots * 2, *s = calloc(ns, sizeof(*s));
+
+    if (!s)
+        return SF_E_NOMEM;
+    for (uint32_t id = 1; id < l->nnodes; id++) {
+        uint32_t i = (uint32_t)hash_pair(l->nodes[id].parent, l->nodes[id].name) & (ns - 1);
+        while (s[i])
+            i = (i + 1) & (ns - 1);
+        s[i] = id + 1;
+    }
+    free(l->child_slots);
+    l->child_slots = s;
+    l->nchild_slots = ns;
+    return 0;
+}
+
+/* The child of parent named name, created if missing; NONE when out of memory. */
+static uint32_t child_get(struct fg_layout *l, uint32_t parent, uint32_t name)
+{
+    uint32_t mask = l->nchild_slots - 1, i = (uint32_t)hash_pair(parent, name) & mask, id;
+
+    for (; l->child_slots[i]; i = (i + 1) & mask) {
+        id = l->child_slots[i] - 1;
+        if (l->nodes[id].parent == parent && l->nodes[id].name == name)
+            return id;
+    }
+    if ((id = node_new(l, parent, name)) == NONE)
+        return NONE;
+    l->child_slots[i] = id + 1;
+    if ((uint64_t)l->nnodes * 2 > l->nchild_slots && child_rehash(l) < 0)
+        return NONE;
+    return id;
+}
+
+static int path_reserve(struct fg_layout *l, size_t n)
+{
+    if (n <= l->path_cap)
+        return 0;
+    size_t cap = l->path_cap ? l->path_cap : 64;
+    while (cap < n)
+        cap *= 2;
+    uint32_t *p = realloc(l->path, cap * sizeof(*p));
+    if (!p || cap > UINT32_MAX)
+        return SF_E_NOMEM;
+    l->path = p;
+    l->path_cap = (uint32_t)cap;
+    return 0;
+}
+
+static int tree_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
+                    double count, int diff, double delta)
+{
+    uint32_t cur = 0;
+    size_t i = 0;
+    struct fg_node *nd;
+
+    if (path_reserve(l, n) < 0)
+        return SF_E_NOMEM;
+    /* consecutive lines share long prefixes: compare with the last path before hashing */
+    for (; i < n && i < l->path_len; i++) {
+        size_t len;
+        const char *s = names_get(&l->names, l->nodes[l->path[i]].name, &len);
+        if (len != lens[i] || memcmp(s, frames[i], len) != 0)
+            break;
+        cur = l->path[i];
+    }
+    for (; i < n; i++) {
+        uint32_t name = names_intern(&l->names, frames[i], lens[i]);
+        if (name == NONE || (cur = child_get(l, cur, name)) == NONE)
+            return SF_E_NOMEM;
+        l->path[i] = cur;
+    }
+    l->path_len = (uint32_t)n;
+    nd = &l->nodes[cur];
+    nd->self += count;
+    if (!nd->term) {
+        nd->term = 1;
+        nd->tdiff = (uint8_t)diff;
+        nd->tdelta = delta;
+    }
+    return 0;
+}
+
+/* ---- flamechart mode: flamegraph.pl's flow() over lines in input order ---- */
+
+static double prune_now(const struct fg_layout *l)
+{
+    if (l->prune_pct)
+        return l->time * l->prune_px / 100;
+    return l->prune_width > 0 ? l->prune_px * l->time / l->prune_width : 0;
+}
+
+static int closed_add(struct fg_layout *l, const struct fg_frame *f)
+{
+    double min = prune_now(l);
+
+    if (f->etime - f->stime < min && f->depth > 0)
+        return 0;
+    if (l->nclosed == l->cap_closed) {
+        /* drop what has become too narrow before growing */
+        size_t k = 0;
+        for (size_t i = 0; i < l->nclosed; i++)
+            if (l->closed[i].etime - l->closed[i].stime >= min)
+                l->closed[k++] = l->closed[i];
+        l->nclosed = k;
+        if (k * 2 > l->cap_closed || l->cap_closed == 0) {
+            size_t cap = l->cap_closed ? l->cap_closed * 2 : 4096;
+            struct fg_frame *c = realloc(l->closed, cap * sizeof(*c));
+            if (!c)
+                return SF_E_NOMEM;
+            l->closed = c;
+            l->cap_closed = cap;
+        }
+    }
+    l->closed[l->nclosed++] = *f;
+    return 0;
+}
+
+static int flow_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
+                    int diff, double delta)
+{
+    size_t same = 0;
+
+    if (n + 1 > l->open_cap) {
+        size_t cap = l->open_cap ? l->open_cap * 2 : 64;
+        while (cap < n + 1)
+            cap *= 2;
+        struct fg_frame *o = realloc(l->open, cap * sizeof(*o));
+        if (!o || cap > UINT32_MAX)
+            return SF_E_NOMEM;
+        l->open = o;
+        l->open_cap = (uint32_t)cap;
+    }
+    if (l->open_len > 0)
+        same = 1; /* the root is shared by every line */
+    for (; same < l->open_len && same <= n; same++) {
+        size_t len;
+        const char *s = names_get(&l->names, l->open[same].name, &len);
+        if (len != lens[same - 1] || memcmp(s, frames[same - 1], len) != 0)
+            break;
+    }
+    for (size_t i = l->open_len; i-- > same;) {
+        l->open[i].etime = l->time;
+        if (closed_add(l, &l->open[i]) < 0)
+            return SF_E_NOMEM;
+    }
+    for (size_t i = same; i <= n; i++) {
+        struct fg_frame *f = &l->open[i];
+        f->name = i == 0 ? 0 : names_intern(&l->names, frames[i - 1], lens[i - 1]);
+        if (f->name == NONE)
+            return SF_E_NOMEM;
+        f->depth = (uint32_t)i;
+        f->stime = l->time;
+        f->has_delta = diff;
+        f->delta = diff && i == n ? delta : 0;
+    }
+    l->open_len = (uint32_t)(n + 1);
+    return 0;
+}
+
+int layout_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
+               double count, int diff, double delta)
+{
+    int rc;
+
+    if (l->flamechart)
+        rc = flow_add(l, frames, lens, n, diff, delta);
+    else
+        rc = tree_add(l, frames, lens, n, count, diff, delta);
+    if (rc < 0)
+        return rc;
+    if (diff) {
+        double a = delta < 0 ? -delta : delta;
+        if (a > l->maxdelta)
+            l->maxdelta = a;
+        l->any_delta++;
+    }
+    l->time += count;
+    l->lines++;
+    return 0;
+}
+
+/* ---- the frames to draw ---- */
+
+/* One sort entry: lines ending at a child (sep ' ') or passing through it (sep ';'). */
+struct entry {
+    const char *name;
+    uint32_t len;
+    uint32_t node;
+    char sep;
+};
+
+/* Byte-wise order of "name<sep>...", as flamegraph.pl's sort sees the lines. */
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const struct entry *a = pa, *b = pb;
+    uint32_t m = a->len < b->len ? a->len : b->len;
+    int r = memcmp(a->name, b->name, m);
+    unsigned char ca, cb;
+
+    if (r)
+        return r;
+    ca = (unsigned char)(a->len > m ? a->name[m] : a->sep);
+    cb = (unsigned char)(b->len > m ? b->name[m] : b->sep);
+    if (ca != cb)
+        return ca < cb ? -1 : 1;
+    if (a->len != b->len)
+        return a->len < b->len ? -1 : 1;
+    return (unsigned char)a->sep - (unsigned char)b->sep;
+}
+
+/* A frame waiting to be emitted (explicit stack: stacks can be very deep). */
+struct run {
+    uint32_t node, depth;
+    double stime, width;
+    double delta;
+    uint8_t t_part, s_part, has_delta;
+};
+
+struct walk {
+    struct fg_layout *l;
+    struct entry *ents;
+    size_t nents, cap_ents;
+    struct run *runs; /* work stack */
+    size_t nruns, cap_runs;
+    struct fg_frame *out;
+    size_t nout, cap_out;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    if (need <= *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : 256;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return SF_E_NOMEM;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Sorted entries of node's children into w->ents.  Returns 0 or SF_E_NOMEM. */
+static int sorted_entries(struct walk *w, uint32_t node)
+{
+    struct fg_layout *l = w->l;
+
+    w->nents = 0;
+    for (uint32_t c = l->nodes[node].first_child; c != NONE; c = l->nodes[c].next_sibling) {
+        if (grow((void **)&w->ents, &w->cap_ents, w->nents + 2, sizeof(*w->ents)) < 0)
+            return SF_E_NOMEM;
+        size_t len;
+        const char *s = names_get(&l->names, l->nodes[c].name, &len);
+        struct entry e = {s, (uint32_t)len, c, ' '};
+        if (l->nodes[c].term)
+            w->ents[w->nents++] = e;
+        if (l->nodes[c].first_child != NONE) {
+            e.sep = ';';
+            w->ents[w->nents++] = e;
+        }
+    }
+    qsort(w->ents, w->nents, sizeof(*w->ents), entry_cmp);
+    return 0;
+}
+
+/* Was the first line (in sort order) under node a differential one?  That line opened the
+ * frame, and flamegraph.pl gives a frame a delta only when its opening line had one. */
+static int first_line_diff(struct fg_layout *l, uint32_t node)
+{
+    if (!l->any_delta)
+        return 0;
+    if ((uint64_t)l->any_delta == l->lines)
+        return 1;
+    for (;;) {
+        struct entry best = {0}, e;
+        int have = 0;
+        for (uint32_t c = l->nodes[node].first_child; c != NONE; c = l->nodes[c].next_sibling) {
+            size_t len;
+            e.name = names_get(&l->names, l->nodes[c].name, &len);
+            e.len = (uint32_t)len;
+            e.node = c;
+            e.sep = l->nodes[c].term ? ' ' : ';';
+            if (!have || entry_cmp(&e, &best) < 0)
+                best = e;
+            have = 1;
+        }
+        if (!have)
+            return 0;
+        if (best.sep == ' ')
+            return l->nodes[best.node].tdiff;
+        node = best.node;
+    }
+}
+
+/* Push the frames of node's children, starting at time t, so that the leftmost pops first. */
+static int expand(struct walk *w, uint32_t node, double t, uint32_t depth)
+{
+    struct fg_layout *l = w->l;
+    size_t first;
+
+    if (sorted_entries(w, node) < 0)
+        return SF_E_NOMEM;
+    first = w->nruns;
+    for (size_t i = 0; i < w->nents;) {
+        const struct fg_node *c = &l->nodes[w->ents[i].node];
+        struct run r = {w->ents[i].node, depth, t, 0, 0, 0, 0, 0};
+        if (w->ents[i].sep == ' ') {
+            r.t_part = 1;
+            r.has_delta = c->tdiff;
+            r.delta = c->tdelta;
+            i++;
+        } else {
+            r.has_delta = (uint8_t)first_line_diff(l, w->ents[i].node);
+        }
+        if (i < w->nents && w->ents[i].node == r.node && w->ents[i].sep == ';') {
+            r.s_part = 1;
+            i++;
+        } else if (!r.t_part) {
+            r.s_part = 1;
+            i++;
+        }
+        r.width = (r.t_part ? c->self : 0) + (r.s_part ? c->total - c->self : 0);
+        t += r.width;
+        if (grow((void **)&w->runs, &w->cap_runs, w->nruns + 1, sizeof(*w->runs)) < 0)
+            return SF_E_NOMEM;
+        w->runs[w->nruns++] = r;
+    }
+    /* reverse the new runs: the stack pops from the end */
+    for (size_t a = first, b = w->nruns ? w->nruns - 1 : 0; a < b; a++, b--) {
+        struct run tmp = w->runs[a];
+        w->runs[a] = w->runs[b];
+        w->runs[b] = tmp;
+    }
+    return 0;
+}
+
+static int emit(struct walk *w, uint32_t name, uint32_t depth, double s, double e, int hd,
+                double d)
+{
+    if (grow((void **)&w->out, &w->cap_out, w->nout + 1, sizeof(*w->out)) < 0)
+        return SF_E_NOMEM;
+    w->out[w->nout++] = (struct fg_frame){name, depth, s, e, d, hd};
+    return 0;
+}
+
+static int tree_frames(struct fg_layout *l, double timemax, double min_time, struct walk *w)
+{
+    struct fg_node *root = &l->nodes[0];
+    int rc = 0;
+
+    for (uint32_t id = 0; id < l->nnodes; id++)
+        l->nodes[id].total = l->nodes[id].self;
+    for (uint32_t id = l->nnodes; id-- > 1;)
+        l->nodes[l->nodes[id].parent].total += l->nodes[id].total;
+    if (root->total < min_time)
+        return 0;
+    if (root->term)
+        rc = emit(w, 0, 0, 0, timemax, root->tdiff, root->tdelta);
+    else
+        rc = emit(w, 0, 0, 0, timemax, first_line_diff(l, 0), 0);
+    if (rc < 0 || expand(w, 0, root->self, 1) < 0)
+        return SF_E_NOMEM;
+    while (w->nruns > 0) {
+        struct run r = w->runs[--w->nruns];
+        if (r.width < min_time)
+            continue;
+        if (emit(w, l->nodes[r.node].name, r.depth, r.stime, r.stime + r.width, r.has_delta,
+                 r.delta) < 0)
+            return SF_E_NOMEM;
+        if (r.s_part &&
+            expand(w, r.node, r.stime + (r.t_part ? l->nodes[r.node].self : 0), r.depth + 1) < 0)
+            return SF_E_NOMEM;
+    }
+    return 0;
+}
+
+static int frame_time_cmp(const void *pa, const void *pb)
+{
+    const struct fg_frame *a = pa, *b = pb;
+
+    if (a->stime != b->stime)
+        return a->stime < b->stime ? -1 : 1;
+    return a->depth < b->depth ? -1 : a->depth > b->depth;
+}
+
+static int chart_frames(struct fg_layout *l, double timemax, double min_time, struct walk *w)
+{
+    for (size_t i = l->open_len; i-- > 0;) {
+        l->open[i].etime = l->time;
+        if (closed_add(l, &l->open[i]) < 0)
+            return SF_E_NOMEM;
+    }
+    l->open_len = 0;
+    for (size_t i = 0; i < l->nclosed; i++) {
+        struct fg_frame f = l->closed[i];
+        if (f.etime - f.stime < min_time)
+            continue;
+        if (f.depth == 0)
+            f.etime = timemax;
+        if (emit(w, f.name, f.depth, f.stime, f.etime, f.has_delta, f.delta) < 0)
+            return SF_E_NOMEM;
+    }
+    qsort(w->out, w->nout, sizeof(*w->out), frame_time_cmp);
+    return 0;
+}
+
+int layout_frames(struct fg_layout *l, double timemax, double min_time, struct fg_frame **out,
+                  size_t *n, uint32_t *depthmax)
+{
+    struct walk w = {.l = l};
+    int rc;
+
+    *out = NULL;
+    *n = 0;
+    *depthmax = 0;
+    rc = l->flamechart ? chart_frames(l, timemax, min_time, &w) : tree_frames(l, timemax,
+                                                                             min_time, &w);
+    free(w.ents);
+    free(w.runs);
+    if (rc < 0) {
+        free(w.out);
+        return rc;
+    }
+    for (size_t i = 0; i < w.nout; i++)
+        if (w.out[i].depth > *depthmax)
+            *depthmax = w.out[i].depth;
+    *out = w.out;
+    *n = w.nout;
+    return 0;
+}
