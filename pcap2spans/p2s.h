@@ -222,6 +222,9 @@ struct p2s_seg {
     size_t len;
 };
 void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *seg);
+/* Close one connection: give up remaining holes (gaps), close its parser, update its
+ * row, free it.  why: "fin", "rst", "idle", "evicted", "eof", "new-syn". */
+void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *why);
 /* Close every open connection ("eof" at the end of an input). */
 void tcp_flush_all(struct p2s_ctx *ctx, const char *why);
 /* Create / destroy the flow table. */
@@ -259,6 +262,8 @@ int sink_source_begin(struct p2s_ctx *ctx, const char *path, const char *sha256,
                       struct sf_err *err);
 int sink_source_end(struct p2s_ctx *ctx, const char *sha256, uint64_t bytes, const char *error,
                     struct sf_err *err);
+/* 1 when a database is open (inputs then need their sha256). */
+int sink_has_db(const struct p2s_ctx *ctx);
 /* A connection was seen first / closed. */
 void sink_conn_open(struct p2s_ctx *ctx, struct p2s_conn *conn);
 void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn);

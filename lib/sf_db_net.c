@@ -1,0 +1,152 @@
+/* sf_db_net.c - connections, connection_events, spans and contexts rows (see sf_db_net.h). */
+#include "sf_db_net.h"
+
+#include <stddef.h>
+
+static void bind_id(sqlite3_stmt *st, int idx, const char *hex)
+{
+    sf_db_bind_text(st, idx, hex && hex[0] ? hex : NULL);
+}
+
+int sf_db_net_conn_insert(struct sf_db *db, const struct sf_net_conn *c, int64_t *id,
+                          struct sf_err *err)
+{
+    static const char sql[] =
+        "INSERT INTO connections (source_id, client_addr, client_port, server_addr, server_port, "
+        "app_proto, first_ns, last_ns, bytes_c2s, bytes_s2c, gaps, gap_bytes, close) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_int(st, 1, c->source_id);
+    sf_db_bind_text(st, 2, c->client_addr);
+    sf_db_bind_int(st, 3, c->client_port);
+    sf_db_bind_text(st, 4, c->server_addr);
+    sf_db_bind_int(st, 5, c->server_port);
+    sf_db_bind_text(st, 6, c->app_proto);
+    sf_db_bind_int(st, 7, c->first_ns);
+    sf_db_bind_int(st, 8, c->last_ns);
+    sf_db_bind_int(st, 9, c->bytes_c2s);
+    sf_db_bind_int(st, 10, c->bytes_s2c);
+    sf_db_bind_int(st, 11, c->gaps);
+    sf_db_bind_int(st, 12, c->gap_bytes);
+    sf_db_bind_text(st, 13, c->close);
+    return sf_db_exec_stmt(db, st, id, err);
+}
+
+int sf_db_net_conn_update(struct sf_db *db, int64_t id, const struct sf_net_conn *c,
+                          struct sf_err *err)
+{
+    static const char sql[] = "UPDATE connections SET app_proto = ?2, last_ns = ?3, bytes_c2s = ?4, "
+                              "bytes_s2c = ?5, gaps = ?6, gap_bytes = ?7, close = ?8 WHERE id = ?1";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_int(st, 1, id);
+    sf_db_bind_text(st, 2, c->app_proto);
+    sf_db_bind_int(st, 3, c->last_ns);
+    sf_db_bind_int(st, 4, c->bytes_c2s);
+    sf_db_bind_int(st, 5, c->bytes_s2c);
+    sf_db_bind_int(st, 6, c->gaps);
+    sf_db_bind_int(st, 7, c->gap_bytes);
+    sf_db_bind_text(st, 8, c->close);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}
+
+int sf_db_net_event(struct sf_db *db, int64_t conn_id, int64_t ts_ns, const char *kind,
+                    const char *detail, struct sf_err *err)
+{
+    static const char sql[] = "INSERT INTO connection_events (connection_id, ts_ns, kind, detail) "
+                              "VALUES (?1, ?2, ?3, ?4)";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_int(st, 1, conn_id);
+    sf_db_bind_int(st, 2, ts_ns);
+    sf_db_bind_text(st, 3, kind);
+    sf_db_bind_text(st, 4, detail);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}
+
+int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid,
+                   struct sf_err *err)
+{
+    static const char sql[] =
+        "INSERT INTO spans (source_id, connection_id, stream_id, proto, method, authority, path, "
+        "status, grpc_service, grpc_method, grpc_status, grpc_message, grpc_timeout_ns, "
+        "req_start_ns, req_end_ns, resp_start_ns, resp_end_ns, req_bytes, resp_bytes, early_data, "
+        "partial, partial_reason, reset_code, trace_id, span_id, parent_span_id, sampled, "
+        "ctx_format, ctx_valid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+        "?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+    const struct sf_tracectx *c = s->pref;
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_int(st, 1, s->source_id);
+    sf_db_bind_int(st, 2, s->connection_id);
+    sf_db_bind_int(st, 3, s->stream_id);
+    sf_db_bind_text(st, 4, s->proto);
+    sf_db_bind_text(st, 5, s->method);
+    sf_db_bind_text(st, 6, s->authority);
+    sf_db_bind_text(st, 7, s->path);
+    sf_db_bind_int(st, 8, s->status);
+    sf_db_bind_text(st, 9, s->grpc_service);
+    sf_db_bind_text(st, 10, s->grpc_method);
+    sf_db_bind_int(st, 11, s->grpc_status);
+    sf_db_bind_text(st, 12, s->grpc_message);
+    sf_db_bind_int(st, 13, s->grpc_timeout_ns);
+    sf_db_bind_int(st, 14, s->req_start_ns);
+    sf_db_bind_int(st, 15, s->req_end_ns);
+    sf_db_bind_int(st, 16, s->resp_start_ns);
+    sf_db_bind_int(st, 17, s->resp_end_ns);
+    sf_db_bind_int(st, 18, s->req_bytes);
+    sf_db_bind_int(st, 19, s->resp_bytes);
+    sf_db_bind_int(st, 20, s->early_data);
+    sf_db_bind_int(st, 21, s->partial);
+    sf_db_bind_text(st, 22, s->partial_reason);
+    sf_db_bind_int(st, 23, s->reset_code);
+    if (c) {
+        bind_id(st, 24, c->trace_id);
+        bind_id(st, 25, c->span_id);
+        bind_id(st, 26, c->parent_id);
+        sf_db_bind_int(st, 27, c->sampled < 0 ? SF_DB_NULL : c->sampled);
+        sf_db_bind_text(st, 28, sf_tracectx_format_name(c->format));
+        sf_db_bind_int(st, 29, c->valid);
+    } else {
+        for (int i = 24; i <= 29; i++)
+            sf_db_bind_int(st, i, SF_DB_NULL);
+    }
+    return sf_db_exec_stmt(db, st, rowid, err);
+}
+
+int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
+                      const struct sf_tracectx *c, struct sf_err *err)
+{
+    static const char sql[] =
+        "INSERT INTO contexts (span_row, direction, format, raw, trace_id, span_id, "
+        "parent_span_id, sampled, debug, flags, trace_id_64, tracestate, valid, error) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_int(st, 1, span_row);
+    sf_db_bind_text(st, 2, direction);
+    sf_db_bind_text(st, 3, sf_tracectx_format_name(c->format));
+    sf_db_bind_text(st, 4, c->raw);
+    bind_id(st, 5, c->trace_id);
+    bind_id(st, 6, c->span_id);
+    bind_id(st, 7, c->parent_id);
+    sf_db_bind_int(st, 8, c->sampled < 0 ? SF_DB_NULL : c->sampled);
+    sf_db_bind_int(st, 9, c->debug);
+    sf_db_bind_int(st, 10, c->flags < 0 ? SF_DB_NULL : c->flags);
+    sf_db_bind_int(st, 11, c->trace_id_64);
+    sf_db_bind_text(st, 12, c->tracestate[0] ? c->tracestate : NULL);
+    sf_db_bind_int(st, 13, c->valid);
+    sf_db_bind_text(st, 14, c->error[0] ? c->error : NULL);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}

@@ -1,0 +1,977 @@
+/* h1.c - HTTP/1.1 exchanges (RFC 9112 message syntax, RFC 9110 semantics).
+ *
+ *   request   = method SP request-target SP "HTTP/1." DIGIT CRLF
+ *               *( field-name ":" OWS field-value OWS CRLF ) CRLF [ body ]
+ *   response  = "HTTP/1." DIGIT SP 3DIGIT SP [ reason ] CRLF *( field CRLF ) CRLF [ body ]
+ *   body      = Content-Length bytes | chunked: *( hex-size [;ext] CRLF data CRLF )
+ *               "0" CRLF *( trailer CRLF ) CRLF | (responses only) until the connection closes
+ *
+ * Requests are queued in order (keep-alive and pipelining) and each response answers the
+ * oldest request that has none yet.  A span is emitted when both the request and its
+ * response are complete, in request order.  No body: HEAD responses, 1xx, 204, 304.
+ * 1xx other than 101 are interim and skipped.  101 to a request with "Upgrade: h2c" hands
+ * the connection to the HTTP/2 parser (request = stream 1); other 101s and 2xx to CONNECT
+ * turn the connection into an opaque tunnel.
+ *
+ * Recovery: after a gap or garbage the direction resynchronises at the next line that
+ * starts like a request line (C2S) or a status line (S2C); one error is reported per
+ * episode.  A header section over max_header_bytes is reported and skipped the same way.
+ * Every header is offered to an sf_tracectx_set (allocated on the first context header).
+ */
+#define _GNU_SOURCE /* memmem */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "p2s.h"
+#include "sf_buf.h"
+#include "sf_hex.h"
+
+#define MAX_PENDING 64
+#define MAX_CHUNK_LINE 1024
+
+enum h1_state {
+    S_START,   /* between messages (skips blank lines) */
+    S_HEAD,    /* start line and fields */
+    S_BODY_CL, /* Content-Length bytes */
+    S_CHUNK_SIZE,
+    S_CHUNK_DATA,
+    S_CHUNK_CRLF,
+    S_TRAILERS,
+    S_BODY_CLOSE, /* response body until the connection closes */
+    S_RESYNC,     /* looking for the next message start */
+    S_TUNNEL,     /* opaque bytes (CONNECT, WebSocket) */
+};
+
+/* One exchange: the request, then what is known of its response. */
+struct h1_req {
+    struct h1_req *next;
+    int64_t no;
+    char *method, *authority, *path; /* in the same allocation */
+    int64_t req_start, req_end, req_body;
+    int req_done, head, connect, h2c;
+    struct sf_tracectx_set *req_ctx;
+    int status;
+    int64_t resp_start, resp_end, resp_body;
+    int resp_done;
+    struct sf_tracectx_set *resp_ctx;
+    int partial;
+    const char *why;
+};
+
+struct h1_dir {
+    enum h1_state s;
+    struct sf_buf hdr;   /* a header section split across segments */
+    uint64_t remain;     /* body or chunk bytes left */
+    size_t line_len;     /* chunk-size or trailer line bytes so far */
+    uint64_t chunk_size; /* being parsed */
+    int chunk_digits, chunk_ext;
+    int64_t start_ts, last_ts; /* first byte of the current message, latest segment */
+    int lost;            /* a gap hit: the next message here is partial */
+    int resyncing;       /* an error was reported for this resync episode */
+    struct h1_req *msg;  /* the exchange whose message is being read */
+};
+
+struct h1 {
+    struct p2s_ctx *ctx;
+    struct p2s_conn *conn;
+    struct h1_dir d[2];
+    struct h1_req *head, *tail; /* exchanges in request order */
+    int nq;
+    int64_t seq;
+};
+
+/* ---- exchanges ---------------------------------------------------------------------- */
+
+static void req_free(struct h1_req *r)
+{
+    free(r->req_ctx);
+    free(r->resp_ctx);
+    free(r);
+}
+
+static void emit(struct h1 *h, struct h1_req *r)
+{
+    struct p2s_span s;
+
+    memset(&s, 0, sizeof(s));
+    s.stream_id = r->no;
+    s.proto = "http/1.1";
+    s.method = r->method;
+    s.authority = r->authority;
+    s.path = r->path;
+    s.status = r->status;
+    s.grpc_status = -1;
+    s.grpc_timeout_ns = -1;
+    s.req_start_ns = r->req_start;
+    s.req_end_ns = r->req_end;
+    s.resp_start_ns = r->resp_start;
+    s.resp_end_ns = r->resp_end;
+    s.req_bytes = r->method ? r->req_body : -1;
+    s.resp_bytes = r->status ? r->resp_body : -1;
+    s.partial = r->partial;
+    s.partial_reason = r->why;
+    s.reset_code = -1;
+    s.req_ctx = r->req_ctx;
+    s.resp_ctx = r->resp_ctx;
+    p2s_emit_span(h->ctx, h->conn, &s);
+}
+
+static void mark_partial(struct h1_req *r, const char *why)
+{
+    if (!r->partial) {
+        r->partial = 1;
+        r->why = why;
+    }
+}
+
+/* Emit finished exchanges from the front of the queue. */
+static void flush_done(struct h1 *h)
+{
+    struct h1_req *r;
+
+    while ((r = h->head) != NULL && r->req_done && r->resp_done) {
+        h->head = r->next;
+        if (h->head == NULL)
+            h->tail = NULL;
+        h->nq--;
+        emit(h, r);
+        req_free(r);
+    }
+}
+
+static void unlink_req(struct h1 *h, struct h1_req *r)
+{
+    struct h1_req **pp = &h->head, *prev = NULL;
+
+    while (*pp && *pp != r) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (*pp == NULL)
+        return;
+    *pp = r->next;
+    if (h->tail == r)
+        h->tail = prev;
+    h->nq--;
+}
+
+/* The oldest exchange still waiting for its response, or NULL. */
+static struct h1_req *awaiting_response(struct h1 *h)
+{
+    struct h1_req *r;
+
+    for (r = h->head; r; r = r->next)
+        if (!r->resp_done)
+            return r;
+    return NULL;
+}
+
+static struct h1_req *req_new(struct h1 *h, const char *m, size_t ml, const char *a, size_t al,
+                              const char *p, size_t pl)
+{
+    struct h1_req *r = calloc(1, sizeof(*r) + ml + al + pl + 3);
+    char *s;
+
+    if (r == NULL)
+        return NULL;
+    s = (char *)(r + 1);
+    if (m) {
+        r->method = s;
+        memcpy(s, m, ml);
+        s += ml;
+        *s++ = 0;
+    }
+    if (a) {
+        r->authority = s;
+        memcpy(s, a, al);
+        s += al;
+        *s++ = 0;
+    }
+    if (p) {
+        r->path = s;
+        memcpy(s, p, pl);
+        s[pl] = 0;
+    }
+    r->no = ++h->seq;
+    return r;
+}
+
+static void enqueue(struct h1 *h, struct h1_req *r)
+{
+    if (h->nq >= MAX_PENDING) { /* a client that never gets answers: give up the oldest */
+        struct h1_req *old = h->head;
+        mark_partial(old, "no response (pipeline limit)");
+        old->req_done = old->resp_done = 1;
+        flush_done(h);
+    }
+    if (h->tail)
+        h->tail->next = r;
+    else
+        h->head = r;
+    h->tail = r;
+    h->nq++;
+}
+
+/* ---- header sections --------------------------------------------------------------- */
+
+struct head_facts {
+    const char *host;
+    size_t host_len;
+    int64_t clen; /* -1 none, -2 invalid */
+    int chunked, upgrade_h2c, upgrade_any;
+    struct sf_tracectx_set *ctx;
+};
+
+static int name_is(const char *n, size_t nl, const char *want)
+{
+    size_t wl = strlen(want);
+
+    return nl == wl && strncasecmp(n, want, wl) == 0;
+}
+
+/* Case-insensitive token search in a comma list ("gzip, chunked"). */
+static int has_token(const char *v, size_t vl, const char *tok)
+{
+    size_t tl = strlen(tok), i = 0;
+
+    while (i < vl) {
+        size_t j = i, e;
+        while (j < vl && v[j] != ',')
+            j++;
+        e = j;
+        while (i < e && (v[i] == ' ' || v[i] == '\t'))
+            i++;
+        while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+            e--;
+        if (e - i == tl && strncasecmp(v + i, tok, tl) == 0)
+            return 1;
+        i = j + 1;
+    }
+    return 0;
+}
+
+static int64_t parse_clen(const char *v, size_t vl)
+{
+    int64_t x = 0;
+    size_t i;
+
+    if (vl == 0 || vl > 18)
+        return -2;
+    for (i = 0; i < vl; i++) {
+        if (v[i] < '0' || v[i] > '9')
+            return -2;
+        x = x * 10 + (v[i] - '0');
+    }
+    return x;
+}
+
+static void field(struct head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
+{
+    if (sf_tracectx_is_ctx_header(n, nl)) {
+        if (f->ctx == NULL && (f->ctx = malloc(sizeof(*f->ctx))) != NULL)
+            sf_tracectx_set_init(f->ctx);
+        if (f->ctx)
+            sf_tracectx_set_add(f->ctx, n, nl, (const uint8_t *)v, vl);
+    }
+    switch (n[0] | 0x20) {
+    case 'h':
+        if (name_is(n, nl, "host") && f->host == NULL) {
+            f->host = v;
+            f->host_len = vl;
+        }
+        break;
+    case 'c':
+        if (name_is(n, nl, "content-length")) {
+            int64_t c = parse_clen(v, vl);
+            f->clen = (f->clen >= 0 && c != f->clen) ? -2 : c;
+        }
+        break;
+    case 't':
+        if (name_is(n, nl, "transfer-encoding") && vl >= 7 &&
+            strncasecmp(v + vl - 7, "chunked", 7) == 0)
+            f->chunked = 1;
+        break;
+    case 'u':
+        if (name_is(n, nl, "upgrade")) {
+            f->upgrade_any = 1;
+            f->upgrade_h2c |= has_token(v, vl, "h2c");
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/* Walk the field lines of a header section (after the start line). */
+static void fields(struct head_facts *f, const char *p, const char *end)
+{
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e, *colon, *v;
+        if (nl == NULL)
+            nl = end;
+        e = nl;
+        if (e > p && e[-1] == '\r')
+            e--;
+        colon = memchr(p, ':', (size_t)(e - p));
+        /* skip obs-fold continuations and lines without a colon */
+        if (colon && colon > p && *p != ' ' && *p != '\t') {
+            v = colon + 1;
+            while (v < e && (*v == ' ' || *v == '\t'))
+                v++;
+            while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
+                e--;
+            field(f, p, (size_t)(colon - p), v, (size_t)(e - v));
+        }
+        p = nl + 1;
+    }
+}
+
+static int is_tchar(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* Split "METHOD SP target SP HTTP/1.x"; 0 or -1. */
+static int request_line(const char *p, size_t n, size_t *ml, const char **t, size_t *tl)
+{
+    size_t i = 0, j;
+
+    while (i < n && is_tchar((unsigned char)p[i]))
+        i++;
+    if (i == 0 || i > 32 || i >= n || p[i] != ' ')
+        return -1;
+    *ml = i;
+    j = ++i;
+    while (j < n && p[j] != ' ')
+        j++;
+    if (j == i || n - j != 9 || memcmp(p + j, " HTTP/1.", 8) != 0)
+        return -1;
+    *t = p + i;
+    *tl = j - i;
+    return 0;
+}
+
+static int status_line(const char *p, size_t n, int *status)
+{
+    if (n < 12 || memcmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ' || p[9] < '1' || p[9] > '5' ||
+        p[10] < '0' || p[10] > '9' || p[11] < '0' || p[11] > '9' || (n > 12 && p[12] != ' '))
+        return -1;
+    *status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
+    return 0;
+}
+
+static int resync_error(struct h1 *h, struct h1_dir *d, struct sf_err *err, int code,
+                        const char *msg)
+{
+    d->s = S_RESYNC;
+    d->line_len = 0; /* we are at a line start */
+    if (d->resyncing)
+        return 0;
+    d->resyncing = 1;
+    (void)h;
+    return sf_err_set(err, code, UINT64_MAX, "%s; resynchronising at the next message", msg);
+}
+
+/* Enter the body state from the facts of a header section; `bodyless` for responses
+ * that have none.  Returns 1 if a body follows, 0 if the message is complete. */
+static int body_state(struct h1_dir *d, const struct head_facts *f, int bodyless, int response)
+{
+    if (bodyless)
+        return 0;
+    if (f->chunked) {
+        d->s = S_CHUNK_SIZE;
+        d->line_len = 0;
+        d->chunk_size = 0;
+        d->chunk_digits = d->chunk_ext = 0;
+        return 1;
+    }
+    if (f->clen > 0) {
+        d->s = S_BODY_CL;
+        d->remain = (uint64_t)f->clen;
+        return 1;
+    }
+    if (f->clen == 0 || !response)
+        return 0;
+    d->s = S_BODY_CLOSE;
+    return 1;
+}
+
+/* "METHOD " with an upper-case method: 1 yes, 0 no, -1 too short to say. */
+static int looks_request_start(const uint8_t *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n && i < 33; i++) {
+        if (p[i] == ' ')
+            return i > 0;
+        if (!((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-' || p[i] == '_'))
+            return 0;
+    }
+    return i < 33 ? -1 : 0;
+}
+
+static int looks_status_start(const uint8_t *p, size_t n)
+{
+    size_t k = n < 7 ? n : 7;
+
+    if (memcmp(p, "HTTP/1.", k) != 0)
+        return 0;
+    return n >= 7 ? 1 : -1;
+}
+
+static int looks_start(enum p2s_dir dir, const uint8_t *p, size_t n)
+{
+    return dir == P2S_C2S ? looks_request_start(p, n) : looks_status_start(p, n);
+}
+
+static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts)
+{
+    struct h1_dir *d = &h->d[dir];
+    struct h1_req *r = d->msg;
+
+    d->msg = NULL;
+    d->s = S_START;
+    if (r == NULL)
+        return;
+    if (dir == P2S_C2S) {
+        r->req_end = ts;
+        r->req_done = 1;
+    } else {
+        r->resp_end = ts;
+        r->resp_done = 1;
+    }
+    flush_done(h);
+}
+
+static void body_bytes(struct h1_dir *d, enum p2s_dir dir, uint64_t n)
+{
+    if (d->msg == NULL)
+        return;
+    if (dir == P2S_C2S)
+        d->msg->req_body += (int64_t)n;
+    else
+        d->msg->resp_body += (int64_t)n;
+}
+
+static void start_tunnel(struct h1 *h, struct h1_req *r, int64_t ts)
+{
+    r->resp_end = ts;
+    r->resp_done = 1;
+    if (!r->req_done) {
+        r->req_done = 1;
+        r->req_end = ts;
+    }
+    h->d[0].msg = h->d[1].msg = NULL;
+    h->d[0].s = h->d[1].s = S_TUNNEL;
+    p2s_note(h->ctx, h->conn, "http_tunnel", r->status == 101 ? "101 upgrade" : "CONNECT", ts);
+    flush_done(h);
+}
+
+#define H1_SWITCH 1 /* on_response_head: 101 to an h2c upgrade, switch parsers */
+
+static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, struct sf_err *err)
+{
+    struct h1_dir *d = &h->d[P2S_C2S];
+    const char *eol = memchr(p, '\n', n), *t;
+    size_t l1, ml, tl;
+    struct head_facts f;
+    struct h1_req *r;
+
+    l1 = (size_t)(eol - p);
+    if (l1 && p[l1 - 1] == '\r')
+        l1--;
+    if (request_line(p, l1, &ml, &t, &tl) < 0)
+        return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 request line");
+    memset(&f, 0, sizeof(f));
+    f.clen = -1;
+    fields(&f, eol + 1, p + n);
+    if (f.ctx)
+        sf_tracectx_set_finish(f.ctx);
+    r = req_new(h, p, ml, f.host, f.host ? f.host_len : 0, t, tl);
+    if (r == NULL) {
+        free(f.ctx);
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    r->req_start = d->start_ts;
+    r->req_ctx = f.ctx;
+    r->head = ml == 4 && memcmp(p, "HEAD", 4) == 0;
+    r->connect = ml == 7 && memcmp(p, "CONNECT", 7) == 0;
+    r->h2c = f.upgrade_h2c;
+    if (d->lost)
+        mark_partial(r, "gap before the request");
+    d->lost = 0;
+    d->resyncing = 0;
+    enqueue(h, r);
+    if (f.clen == -2) {
+        mark_partial(r, "invalid Content-Length");
+        r->req_done = 1;
+        r->req_end = ts;
+        return resync_error(h, d, err, SF_E_MALFORMED, "invalid Content-Length in request");
+    }
+    if (body_state(d, &f, 0, 0)) {
+        d->msg = r;
+        return 0;
+    }
+    r->req_done = 1;
+    r->req_end = ts;
+    d->s = S_START;
+    flush_done(h);
+    return 0;
+}
+
+static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, struct sf_err *err)
+{
+    struct h1_dir *d = &h->d[P2S_S2C];
+    const char *eol = memchr(p, '\n', n);
+    size_t l1 = (size_t)(eol - p);
+    struct head_facts f;
+    struct h1_req *r;
+    int status;
+
+    if (l1 && p[l1 - 1] == '\r')
+        l1--;
+    if (status_line(p, l1, &status) < 0)
+        return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 status line");
+    memset(&f, 0, sizeof(f));
+    f.clen = -1;
+    fields(&f, eol + 1, p + n);
+    d->resyncing = 0;
+    d->s = S_START;
+    if (status < 200 && status != 101) { /* interim (100 Continue, 103 Early Hints) */
+        free(f.ctx);
+        return 0;
+    }
+    if (f.ctx)
+        sf_tracectx_set_finish(f.ctx);
+    if ((r = awaiting_response(h)) == NULL) {
+        if ((r = req_new(h, NULL, 0, NULL, 0, NULL, 0)) == NULL) {
+            free(f.ctx);
+            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+        }
+        mark_partial(r, "request not seen");
+        r->req_done = 1;
+        enqueue(h, r);
+    }
+    r->status = status;
+    r->resp_start = d->start_ts;
+    r->resp_ctx = f.ctx;
+    if (d->lost)
+        mark_partial(r, "gap before the response");
+    d->lost = 0;
+    if (status == 101 && r->h2c) {
+        d->msg = r;
+        return H1_SWITCH;
+    }
+    if (status == 101 || (r->connect && status / 100 == 2)) {
+        start_tunnel(h, r, ts);
+        return 0;
+    }
+    if (f.clen == -2) {
+        mark_partial(r, "invalid Content-Length");
+        r->resp_end = ts;
+        r->resp_done = 1;
+        flush_done(h);
+        return resync_error(h, d, err, SF_E_MALFORMED, "invalid Content-Length in response");
+    }
+    if (body_state(d, &f, r->head || status == 204 || status == 304, 1)) {
+        d->msg = r;
+        return 0;
+    }
+    r->resp_end = ts;
+    r->resp_done = 1;
+    flush_done(h);
+    return 0;
+}
+
+/* End of a header section in p[0..n): the offset just past the blank line, or 0. */
+static size_t head_end(const uint8_t *p, size_t n)
+{
+    const uint8_t *e = memmem(p, n, "\r\n\r\n", 4);
+
+    if (e)
+        return (size_t)(e - p) + 4;
+    e = memmem(p, n, "\n\n", 2);
+    return e ? (size_t)(e - p) + 2 : 0;
+}
+
+static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t blen, int64_t ts,
+                      struct sf_err *err)
+{
+    return dir == P2S_C2S ? on_request_head(h, blk, blen, ts, err)
+                          : on_response_head(h, blk, blen, ts, err);
+}
+
+/* S_HEAD: find the end of the header section, in place when it is all in this segment
+ * (the common case), else accumulated in d->hdr up to max_header_bytes. */
+static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip,
+                int64_t ts, struct sf_err *err)
+{
+    struct h1_dir *d = &h->d[dir];
+    size_t i = *ip, cap = h->ctx->lim.max_header_bytes, old = d->hdr.len, take, from, e;
+    int rc;
+
+    if (old == 0) {
+        e = head_end(p + i, n - i);
+        if (e && e <= cap) {
+            *ip = i + e;
+            return parse_head(h, dir, (const char *)p + i, e, ts, err);
+        }
+        if (looks_start(dir, p + i, n - i) == 0) {
+            rc = resync_error(h, d, err, SF_E_MALFORMED,
+                              dir == P2S_C2S ? "not an HTTP/1 request" : "not an HTTP/1 response");
+            d->line_len = 1; /* not at a line start: skip to the next one */
+            return rc;
+        }
+    }
+    take = n - i < cap - old ? n - i : cap - old;
+    if (sf_buf_append(&d->hdr, p + i, take) < 0) {
+        *ip = n;
+        sf_buf_reset(&d->hdr);
+        return resync_error(h, d, err, SF_E_NOMEM, "out of memory for a header section");
+    }
+    from = old > 3 ? old - 3 : 0;
+    e = head_end(d->hdr.data + from, d->hdr.len - from);
+    if (e) {
+        e += from;
+        *ip = i + (e - old);
+        rc = parse_head(h, dir, (const char *)d->hdr.data, e, ts, err);
+        if (rc != H1_SWITCH)
+            sf_buf_reset(&d->hdr);
+        return rc;
+    }
+    *ip = i + take;
+    if (d->hdr.len >= cap) {
+        char msg[96];
+        sf_buf_reset(&d->hdr);
+        snprintf(msg, sizeof(msg), "header section over %zu bytes (--max-header-bytes)", cap);
+        rc = resync_error(h, d, err, SF_E_LIMIT, msg);
+        d->line_len = 1;
+        return rc;
+    }
+    return 0;
+}
+
+/* S_CHUNK_SIZE: "hex[;ext]\r\n". */
+static int chunk_size(struct h1 *h, struct h1_dir *d, const uint8_t *p, size_t n, size_t *ip,
+                      struct sf_err *err)
+{
+    size_t i = *ip;
+    int v;
+
+    while (i < n) {
+        uint8_t c = p[i++];
+        if (c == '\n') {
+            *ip = i;
+            if (!d->chunk_digits)
+                return resync_error(h, d, err, SF_E_MALFORMED, "chunk size missing");
+            d->line_len = 0;
+            if (d->chunk_size == 0) {
+                d->s = S_TRAILERS;
+                return 0;
+            }
+            d->remain = d->chunk_size;
+            d->s = S_CHUNK_DATA;
+            return 0;
+        }
+        if (++d->line_len > MAX_CHUNK_LINE) {
+            *ip = i;
+            return resync_error(h, d, err, SF_E_LIMIT, "chunk size line too long");
+        }
+        if (d->chunk_ext || c == '\r')
+            continue;
+        if ((v = sf_hex_digit(c)) >= 0) {
+            if (d->chunk_digits >= 15) {
+                *ip = i;
+                return resync_error(h, d, err, SF_E_LIMIT, "chunk size too large");
+            }
+            d->chunk_size = d->chunk_size * 16 + (uint64_t)v;
+            d->chunk_digits++;
+        } else if (c == ';' || c == ' ' || c == '\t') {
+            d->chunk_ext = 1;
+        } else {
+            *ip = i;
+            d->line_len = 1;
+            return resync_error(h, d, err, SF_E_MALFORMED, "bad chunk size");
+        }
+    }
+    *ip = i;
+    return 0;
+}
+
+/* S_CHUNK_CRLF: the CRLF after chunk data. */
+static int chunk_crlf(struct h1 *h, struct h1_dir *d, const uint8_t *p, size_t n, size_t *ip,
+                      struct sf_err *err)
+{
+    size_t i = *ip;
+
+    while (i < n) {
+        uint8_t c = p[i++];
+        if (c == '\r')
+            continue;
+        *ip = i;
+        if (c != '\n') {
+            d->line_len = 1;
+            return resync_error(h, d, err, SF_E_MALFORMED, "chunk data not followed by CRLF");
+        }
+        d->s = S_CHUNK_SIZE;
+        d->line_len = 0;
+        d->chunk_size = 0;
+        d->chunk_digits = d->chunk_ext = 0;
+        return 0;
+    }
+    *ip = i;
+    return 0;
+}
+
+/* S_TRAILERS: fields after the last chunk, up to an empty line (skipped). */
+static void trailers(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip,
+                     int64_t ts)
+{
+    struct h1_dir *d = &h->d[dir];
+    size_t i = *ip;
+
+    while (i < n) {
+        uint8_t c = p[i++];
+        if (c == '\n') {
+            if (d->line_len == 0) {
+                *ip = i;
+                msg_end(h, dir, ts);
+                return;
+            }
+            d->line_len = 0;
+        } else if (c != '\r') {
+            d->line_len++;
+        }
+    }
+    *ip = i;
+}
+
+/* S_RESYNC: skip to a line that starts like a message.  d->line_len is 0 at a line
+ * start, 1 inside a line. */
+static void resync(struct h1_dir *d, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip,
+                   int64_t ts)
+{
+    size_t i = *ip;
+    const uint8_t *nl;
+
+    for (;;) {
+        if (d->line_len == 0 && i < n && p[i] != '\r' && p[i] != '\n') {
+            if (looks_start(dir, p + i, n - i) != 0) {
+                d->s = S_HEAD;
+                d->start_ts = ts;
+                sf_buf_reset(&d->hdr);
+                *ip = i;
+                return;
+            }
+            d->line_len = 1;
+        }
+        if (i >= n || (nl = memchr(p + i, '\n', n - i)) == NULL) {
+            *ip = n;
+            return;
+        }
+        i = (size_t)(nl - p) + 1;
+        d->line_len = 0;
+    }
+}
+
+static void h1_free(struct h1 *h)
+{
+    struct h1_req *r, *next;
+
+    for (r = h->head; r; r = next) {
+        next = r->next;
+        req_free(r);
+    }
+    sf_buf_free(&h->d[0].hdr);
+    sf_buf_free(&h->d[1].hdr);
+    free(h);
+}
+
+/* 101 Switching Protocols to "Upgrade: h2c": the request becomes HTTP/2 stream 1 and
+ * everything after the 101 is HTTP/2.  This parser's state is freed here. */
+static int upgrade_h2c(struct h1 *h, const uint8_t *rest, size_t n, int64_t ts, struct sf_err *err)
+{
+    struct h1_req *r = h->d[P2S_S2C].msg;
+    struct p2s_conn *conn = h->conn;
+    struct p2s_span s;
+    void *st;
+
+    memset(&s, 0, sizeof(s));
+    s.stream_id = 1;
+    s.proto = "h2";
+    s.method = r->method;
+    s.authority = r->authority;
+    s.path = r->path;
+    s.grpc_status = -1;
+    s.grpc_timeout_ns = -1;
+    s.req_start_ns = r->req_start;
+    s.req_end_ns = r->req_end;
+    s.req_bytes = r->req_body;
+    s.partial = r->partial;
+    s.partial_reason = r->why;
+    s.reset_code = -1;
+    s.req_ctx = r->req_ctx;
+    p2s_note(h->ctx, conn, "h2c_upgrade", r->path, ts);
+    st = p2s_conn_switch(conn, &p2s_h2_ops);
+    if (st)
+        p2s_h2_adopt_upgrade(st, &s);
+    /* Exchanges queued before the upgrade are answered already; emit what is left. */
+    unlink_req(h, r); /* r itself now belongs to HTTP/2 */
+    req_free(r);
+    h->d[P2S_S2C].msg = h->d[P2S_C2S].msg = NULL;
+    flush_done(h);
+    h1_free(h);
+    if (st && n)
+        return p2s_h2_ops.data(st, P2S_S2C, rest, n, ts, err);
+    return 0;
+}
+
+static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts,
+                   struct sf_err *err)
+{
+    struct h1 *h = st;
+    struct h1_dir *d = &h->d[dir];
+    struct sf_err scratch;
+    size_t i = 0, k;
+    int rc = 0, r;
+
+    d->last_ts = ts;
+    while (i < n) {
+        struct sf_err *e = rc ? &scratch : err; /* report the first error of a segment */
+        r = 0;
+        switch (d->s) {
+        case S_START:
+            while (i < n && (p[i] == '\r' || p[i] == '\n'))
+                i++;
+            if (i < n) {
+                d->s = S_HEAD;
+                d->start_ts = ts;
+            }
+            break;
+        case S_HEAD:
+            r = head(h, dir, p, n, &i, ts, e);
+            if (r == H1_SWITCH)
+                return upgrade_h2c(h, p + i, n - i, ts, err);
+            break;
+        case S_BODY_CL:
+        case S_CHUNK_DATA:
+            k = n - i < d->remain ? n - i : (size_t)d->remain;
+            i += k;
+            d->remain -= k;
+            body_bytes(d, dir, k);
+            if (d->remain == 0) {
+                if (d->s == S_BODY_CL)
+                    msg_end(h, dir, ts);
+                else
+                    d->s = S_CHUNK_CRLF;
+            }
+            break;
+        case S_CHUNK_SIZE:
+            r = chunk_size(h, d, p, n, &i, e);
+            break;
+        case S_CHUNK_CRLF:
+            r = chunk_crlf(h, d, p, n, &i, e);
+            break;
+        case S_TRAILERS:
+            trailers(h, dir, p, n, &i, ts);
+            break;
+        case S_BODY_CLOSE:
+            body_bytes(d, dir, n - i);
+            i = n;
+            break;
+        case S_RESYNC:
+            resync(d, dir, p, n, &i, ts);
+            break;
+        case S_TUNNEL:
+            i = n;
+            break;
+        }
+        if (r < 0 && rc == 0)
+            rc = r;
+    }
+    return rc;
+}
+
+static void h1_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
+{
+    struct h1 *h = st;
+    struct h1_dir *d = &h->d[dir];
+    const char *why = dir == P2S_C2S ? "gap in the request" : "gap in the response";
+
+    if (d->s == S_TUNNEL)
+        return;
+    if ((d->s == S_BODY_CL && len < d->remain) || d->s == S_BODY_CLOSE) {
+        /* the framing survives: only body bytes were lost */
+        if (d->s == S_BODY_CL)
+            d->remain -= len;
+        if (d->msg)
+            mark_partial(d->msg, why);
+        body_bytes(d, dir, len);
+        return;
+    }
+    if (d->msg) {
+        mark_partial(d->msg, why);
+        msg_end(h, dir, ts);
+    }
+    sf_buf_reset(&d->hdr);
+    d->lost = 1;
+    d->s = S_RESYNC;
+    d->line_len = 0;
+    d->resyncing = 1; /* the gap is the event; garbage after it is expected */
+}
+
+static void h1_close(void *st, int64_t ts)
+{
+    struct h1 *h = st;
+    struct h1_dir *q = &h->d[P2S_C2S], *s = &h->d[P2S_S2C];
+    struct h1_req *r;
+
+    (void)ts;
+    if ((r = q->msg) != NULL) {
+        mark_partial(r, "connection closed in the request body");
+        r->req_end = q->last_ts;
+        r->req_done = 1;
+    }
+    if ((r = s->msg) != NULL) {
+        if (s->s != S_BODY_CLOSE)
+            mark_partial(r, "connection closed in the response");
+        r->resp_end = s->last_ts;
+        r->resp_done = 1;
+    }
+    for (r = h->head; r; r = r->next) {
+        if (!r->req_done) {
+            r->req_done = 1;
+            mark_partial(r, "request incomplete");
+        }
+        if (!r->resp_done) {
+            r->resp_done = 1;
+            mark_partial(r, "no response");
+        }
+    }
+    flush_done(h);
+    h1_free(h);
+}
+
+static void *h1_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
+{
+    struct h1 *h = calloc(1, sizeof(*h));
+
+    if (h == NULL)
+        return NULL;
+    h->ctx = ctx;
+    h->conn = conn;
+    sf_buf_init(&h->d[0].hdr, ctx->lim.max_header_bytes);
+    sf_buf_init(&h->d[1].hdr, ctx->lim.max_header_bytes);
+    p2s_conn_set_proto(conn, "http/1.1");
+    return h;
+}
+
+const struct p2s_app_ops p2s_h1_ops = {
+    .name = "http/1.1",
+    .open = h1_open,
+    .data = h1_data,
+    .gap = h1_gap,
+    .close = h1_close,
+};

@@ -1,0 +1,189 @@
+/* main.c - pcap2spans: packet captures to spans (CLI and driver only).
+ *
+ * pcap.c reads each capture through link.c, ip.c and tcp.c into the application
+ * parsers (h1.c, h2.c); sink.c writes spans to the database and/or NDJSON.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2s.h"
+#include "sf_opt.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: pcap2spans [--db FILE] [--ndjson] [--keylog FILE]... [--strict] [--quiet]\n"
+          "                  [limits] FILE... | -\n"
+          "\n"
+          "Reads pcap/pcapng captures (\"-\" is stdin), reassembles TCP, parses HTTP/1.1,\n"
+          "HTTP/2 and gRPC, and writes one span per exchange with every trace context found.\n"
+          "\n"
+          "  --db FILE          write sources, connections, spans and contexts to the spanfold\n"
+          "                     database FILE (created or migrated)\n"
+          "  --ndjson           one JSON object per span on stdout (the default without --db)\n"
+          "  --keylog FILE      TLS key log (NSS format); accepted and kept for the TLS layer,\n"
+          "                     which is not implemented yet (TLS connections are only marked)\n"
+          "  --strict           stop at the first error\n"
+          "  --quiet            no progress and no summary on stderr\n"
+          "  --help, --version\n"
+          "limits (caps on memory; defaults in brackets):\n"
+          "  --max-flows N          open TCP connections; the idlest is closed first [100000]\n"
+          "  --max-ooo-bytes N      out-of-order bytes buffered per direction [1048576]\n"
+          "  --max-header-bytes N   one HTTP/1 header section / HTTP/2 header block [65536]\n"
+          "  --max-streams N        open HTTP/2 streams per connection [1000]\n"
+          "  --max-field-bytes N    one decoded header field [65536]\n"
+          "  --max-hpack-table N    largest HPACK dynamic table accepted [65536]\n"
+          "  --idle-timeout DUR     close flows idle this long in capture time [300s]\n"
+          "\n"
+          "Exit status: 0 ok; 1 errors were reported on some packets (they were skipped);\n"
+          "2 usage error, unreadable or damaged capture (what came before the damage is kept).\n",
+          f);
+}
+
+enum {
+    OPT_DB = 256,
+    OPT_NDJSON,
+    OPT_KEYLOG,
+    OPT_STRICT,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_FLOWS,
+    OPT_OOO,
+    OPT_HDR,
+    OPT_STREAMS,
+    OPT_FIELD,
+    OPT_HPACK,
+    OPT_IDLE,
+};
+
+static const struct option opts[] = {
+    {"db", required_argument, NULL, OPT_DB},
+    {"ndjson", no_argument, NULL, OPT_NDJSON},
+    {"keylog", required_argument, NULL, OPT_KEYLOG},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"max-flows", required_argument, NULL, OPT_FLOWS},
+    {"max-ooo-bytes", required_argument, NULL, OPT_OOO},
+    {"max-header-bytes", required_argument, NULL, OPT_HDR},
+    {"max-streams", required_argument, NULL, OPT_STREAMS},
+    {"max-field-bytes", required_argument, NULL, OPT_FIELD},
+    {"max-hpack-table", required_argument, NULL, OPT_HPACK},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE},
+    {NULL, 0, NULL, 0},
+};
+
+static int size_opt(const char *name, const char *arg, size_t *out)
+{
+    int64_t v;
+
+    if (sf_opt_i64(arg, 1, INT64_C(1) << 40, &v) < 0) {
+        fprintf(stderr, "pcap2spans: --%s: expected a positive number, got '%s'\n", name, arg);
+        return -1;
+    }
+    *out = (size_t)v;
+    return 0;
+}
+
+/* Parse the command line into ctx and sink options; returns 0, 1 (exit 0 now) or -1. */
+static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char **keylogs,
+                      int argc, char **argv)
+{
+    struct p2s_limits *l = &ctx->lim;
+    int c, bad = 0;
+
+    ctx->keylogs = keylogs;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_DB: so->db_path = optarg; break;
+        case OPT_NDJSON: so->ndjson = 1; break;
+        case OPT_KEYLOG:
+            if (ctx->nkeylogs == 64) {
+                fprintf(stderr, "pcap2spans: at most 64 --keylog files\n");
+                return -1;
+            }
+            keylogs[ctx->nkeylogs++] = optarg;
+            break;
+        case OPT_STRICT: ctx->strict = 1; break;
+        case OPT_QUIET: ctx->quiet = 1; break;
+        case OPT_HELP: usage(stdout); return 1;
+        case OPT_VERSION: sf_opt_print_version(stdout, "pcap2spans"); return 1;
+        case OPT_FLOWS: bad |= size_opt("max-flows", optarg, &l->max_flows); break;
+        case OPT_OOO: bad |= size_opt("max-ooo-bytes", optarg, &l->max_ooo_bytes); break;
+        case OPT_HDR: bad |= size_opt("max-header-bytes", optarg, &l->max_header_bytes); break;
+        case OPT_STREAMS: bad |= size_opt("max-streams", optarg, &l->max_streams); break;
+        case OPT_FIELD: bad |= size_opt("max-field-bytes", optarg, &l->max_field_bytes); break;
+        case OPT_HPACK: bad |= size_opt("max-hpack-table", optarg, &l->max_hpack_table); break;
+        case OPT_IDLE:
+            if (sf_opt_duration_ns(optarg, &l->idle_timeout_ns) < 0 || l->idle_timeout_ns <= 0) {
+                fprintf(stderr, "pcap2spans: --idle-timeout: bad duration '%s'\n", optarg);
+                bad = -1;
+            }
+            break;
+        default: bad = -1; break;
+        }
+    }
+    if (bad)
+        return -1;
+    if (optind >= argc) {
+        fprintf(stderr, "pcap2spans: no input (give capture files, or - for stdin)\n");
+        return -1;
+    }
+    if (so->db_path == NULL)
+        so->ndjson = 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static char outbuf[1 << 16]; /* stdout buffer: must outlive main for exit() */
+    const char *keylogs[64];
+    struct p2s_sink_opts so = {NULL, 0};
+    struct p2s_ctx ctx;
+    struct sf_err err;
+    int rc, status = SF_EXIT_OK, i;
+
+    if (p2s_ctx_init(&ctx) < 0) {
+        fprintf(stderr, "pcap2spans: out of memory\n");
+        return SF_EXIT_USAGE;
+    }
+    rc = parse_args(&ctx, &so, keylogs, argc, argv);
+    if (rc != 0) {
+        if (rc < 0)
+            fprintf(stderr, "Try 'pcap2spans --help'.\n");
+        p2s_ctx_free(&ctx);
+        return rc < 0 ? SF_EXIT_USAGE : SF_EXIT_OK;
+    }
+    setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+    sf_err_clear(&err);
+    if (sink_open(&ctx, &so, &err) < 0) {
+        fprintf(stderr, "pcap2spans: %s: %s\n", so.db_path, err.msg);
+        p2s_ctx_free(&ctx);
+        return SF_EXIT_USAGE;
+    }
+    for (i = optind; i < argc; i++) {
+        rc = p2s_pcap_read(&ctx, argv[i]);
+        if (rc < 0 && rc != SF_E_DUP)
+            status = SF_EXIT_USAGE;
+        if (rc == SF_E_DB || (ctx.strict && ctx.st.errors))
+            break;
+        ctx.stop = 0;
+    }
+    if (status == SF_EXIT_OK && ctx.st.errors)
+        status = SF_EXIT_FINDINGS;
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "pcap2spans: writing stdout failed\n");
+        status = SF_EXIT_USAGE;
+    }
+    if (!ctx.quiet)
+        sink_summary(&ctx, stderr);
+    p2s_ctx_free(&ctx);
+    if (sink_close(&ctx, &err) < 0) {
+        fprintf(stderr, "pcap2spans: database: %s\n", err.msg);
+        status = SF_EXIT_USAGE;
+    }
+    return status;
+}

@@ -1,0 +1,509 @@
+/* sink.c - where spans go: the database (lib/sf_db_net.c) and/or NDJSON on stdout,
+ * plus the run context's helpers (limits, error reports, notes, the summary).
+ *
+ * NDJSON: one object per span, keys named as the spans columns (DESIGN.md), then the
+ * connection's columns known at that time, then "contexts": [...] with the contexts
+ * columns.  Unknown values are null.  Non-ASCII bytes in strings are written as
+ * \u00XX (each byte as a Latin-1 code point), so every line is valid JSON.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2s.h"
+#include "sf_buf.h"
+#include "sf_db.h"
+#include "sf_db_net.h"
+
+#define MAX_PRINTED_ERRORS 100
+
+struct p2s_sink {
+    struct sf_db *db;
+    int ndjson;
+    struct sf_buf line;
+    int64_t conn_seq;
+    int failed; /* a database write failed: the run stops */
+    struct sf_err db_err;
+};
+
+/* ---- context ---------------------------------------------------------------------- */
+
+void p2s_limits_default(struct p2s_limits *l)
+{
+    l->max_flows = 100000;
+    l->max_ooo_bytes = 1u << 20;
+    l->max_header_bytes = 64u << 10;
+    l->max_streams = 1000;
+    l->max_field_bytes = 64u << 10;
+    l->max_hpack_table = 64u << 10;
+    l->idle_timeout_ns = 300 * INT64_C(1000000000);
+}
+
+const struct p2s_limits *p2s_limits(const struct p2s_ctx *ctx)
+{
+    return &ctx->lim;
+}
+
+int p2s_ctx_init(struct p2s_ctx *ctx)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->tool = "pcap2spans";
+    p2s_limits_default(&ctx->lim);
+    sf_arena_init(&ctx->pkt, 64u << 10, 64u << 20);
+    if ((ctx->tcp = tcp_new()) == NULL)
+        return SF_E_NOMEM;
+    return 0;
+}
+
+void p2s_ctx_free(struct p2s_ctx *ctx)
+{
+    tcp_free(ctx, ctx->tcp);
+    ctx->tcp = NULL;
+    sf_arena_free(&ctx->pkt);
+}
+
+void p2s_report(struct p2s_ctx *ctx, struct sf_err *err)
+{
+    char line[SF_ERR_MSG_MAX + 256];
+
+    err->unit = "packet";
+    err->unit_no = ctx->pkt_no;
+    err->off = ctx->pkt_off;
+    ctx->st.errors++;
+    if (ctx->strict)
+        ctx->stop = 1;
+    if (ctx->errors_printed >= MAX_PRINTED_ERRORS)
+        return;
+    sf_err_format(err, ctx->tool, ctx->file, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+    if (++ctx->errors_printed == MAX_PRINTED_ERRORS)
+        fprintf(stderr, "%s: further errors are only counted\n", ctx->tool);
+}
+
+/* ---- notes and connections -------------------------------------------------------- */
+
+static void db_failed(struct p2s_ctx *ctx, struct sf_err *err)
+{
+    struct p2s_sink *k = ctx->sink;
+
+    if (!k->failed) {
+        k->failed = 1;
+        k->db_err = *err;
+        fprintf(stderr, "%s: database: %s\n", ctx->tool, err->msg);
+    }
+    ctx->st.errors++;
+    ctx->stop = 1;
+}
+
+void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, const char *detail,
+              int64_t ts_ns)
+{
+    struct sf_err err;
+    int i;
+
+    for (i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++)
+        if (ctx->notes[i].kind == kind || strcmp(ctx->notes[i].kind, kind) == 0)
+            break;
+    if (i < P2S_NOTE_KINDS) {
+        ctx->notes[i].kind = kind;
+        ctx->notes[i].n++;
+    }
+    if (conn && ctx->sink && ctx->sink->db && !ctx->sink->failed) {
+        sf_err_clear(&err);
+        if (sf_db_net_event(ctx->sink->db, p2s_conn_id(conn), ts_ns, kind, detail, &err) < 0)
+            db_failed(ctx, &err);
+    }
+}
+
+static void net_conn(struct p2s_ctx *ctx, const struct p2s_conn_info *i, struct sf_net_conn *c)
+{
+    c->source_id = ctx->source_id;
+    c->client_addr = i->client_addr;
+    c->server_addr = i->server_addr;
+    c->client_port = i->client_port;
+    c->server_port = i->server_port;
+    c->app_proto = i->app_proto;
+    c->first_ns = i->first_ns;
+    c->last_ns = i->last_ns;
+    c->bytes_c2s = (int64_t)i->bytes[0];
+    c->bytes_s2c = (int64_t)i->bytes[1];
+    c->gaps = (int64_t)i->gaps;
+    c->gap_bytes = (int64_t)i->gap_bytes;
+    c->close = i->close;
+}
+
+void sink_conn_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
+{
+    struct p2s_conn_info *i = (struct p2s_conn_info *)p2s_conn_info(conn);
+    struct p2s_sink *k = ctx->sink;
+    struct sf_net_conn c;
+    struct sf_err err;
+
+    if (k == NULL) {
+        i->id = (int64_t)ctx->st.connections;
+        return;
+    }
+    i->id = ++k->conn_seq;
+    if (k->db && !k->failed) {
+        net_conn(ctx, i, &c);
+        sf_err_clear(&err);
+        if (sf_db_net_conn_insert(k->db, &c, &i->id, &err) < 0)
+            db_failed(ctx, &err);
+    }
+}
+
+void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn)
+{
+    struct p2s_sink *k = ctx->sink;
+    struct sf_net_conn c;
+    struct sf_err err;
+
+    if (k == NULL || k->db == NULL || k->failed)
+        return;
+    net_conn(ctx, p2s_conn_info(conn), &c);
+    sf_err_clear(&err);
+    if (sf_db_net_conn_update(k->db, p2s_conn_id(conn), &c, &err) < 0)
+        db_failed(ctx, &err);
+}
+
+/* ---- NDJSON ----------------------------------------------------------------------- */
+
+static void j_str(struct sf_buf *b, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    char tmp[256];
+    size_t n = 0;
+
+    if (s == NULL) {
+        sf_buf_append(b, "null", 4);
+        return;
+    }
+    tmp[n++] = '"';
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (n > sizeof(tmp) - 8) {
+            sf_buf_append(b, tmp, n);
+            n = 0;
+        }
+        if (ch == '"' || ch == '\\') {
+            tmp[n++] = '\\';
+            tmp[n++] = (char)ch;
+        } else if (ch < 0x20 || ch >= 0x7f) {
+            memcpy(tmp + n, "\\u00", 4);
+            tmp[n + 4] = hex[ch >> 4];
+            tmp[n + 5] = hex[ch & 15];
+            n += 6;
+        } else {
+            tmp[n++] = (char)ch;
+        }
+    }
+    tmp[n++] = '"';
+    sf_buf_append(b, tmp, n);
+}
+
+static void j_key(struct sf_buf *b, const char *k)
+{
+    if (b->len && b->data[b->len - 1] != '{')
+        sf_buf_append(b, ",", 1);
+    sf_buf_append(b, "\"", 1);
+    sf_buf_append(b, k, strlen(k));
+    sf_buf_append(b, "\":", 2);
+}
+
+static void j_kstr(struct sf_buf *b, const char *k, const char *v)
+{
+    j_key(b, k);
+    j_str(b, v);
+}
+
+/* An integer, or null when v == nul. */
+static void j_kint(struct sf_buf *b, const char *k, int64_t v, int64_t nul)
+{
+    char tmp[24];
+    int n;
+
+    j_key(b, k);
+    if (v == nul) {
+        sf_buf_append(b, "null", 4);
+        return;
+    }
+    n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
+    sf_buf_append(b, tmp, (size_t)n);
+}
+
+static const char *nz(const char *s)
+{
+    return s && s[0] ? s : NULL;
+}
+
+static void j_context(struct sf_buf *b, const struct sf_tracectx *c, const char *dir)
+{
+    sf_buf_append(b, "{", 1);
+    j_kstr(b, "direction", dir);
+    j_kstr(b, "format", sf_tracectx_format_name(c->format));
+    j_kstr(b, "raw", c->raw);
+    j_kstr(b, "trace_id", nz(c->trace_id));
+    j_kstr(b, "span_id", nz(c->span_id));
+    j_kstr(b, "parent_span_id", nz(c->parent_id));
+    j_kint(b, "sampled", c->sampled, -1);
+    j_kint(b, "debug", c->debug, -1);
+    j_kint(b, "flags", c->flags, -1);
+    j_kint(b, "trace_id_64", c->trace_id_64, -1);
+    j_kstr(b, "tracestate", nz(c->tracestate));
+    j_kint(b, "valid", c->valid, -1);
+    j_kstr(b, "error", nz(c->error));
+    sf_buf_append(b, "}", 1);
+}
+
+static void j_contexts(struct sf_buf *b, const struct sf_tracectx_set *s, const char *dir,
+                       int *first)
+{
+    for (int i = 0; s && i < s->n; i++) {
+        if (!*first)
+            sf_buf_append(b, ",", 1);
+        *first = 0;
+        j_context(b, &s->ctx[i], dir);
+    }
+}
+
+static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *s,
+                        const struct sf_tracectx *pref)
+{
+    struct sf_buf *b = &ctx->sink->line;
+    const struct p2s_conn_info *i = p2s_conn_info(conn);
+    int first = 1;
+
+    sf_buf_reset(b);
+    sf_buf_append(b, "{", 1);
+    j_kint(b, "connection_id", i->id, INT64_MIN);
+    j_kint(b, "stream_id", s->stream_id, INT64_MIN);
+    j_kstr(b, "proto", s->proto);
+    j_kstr(b, "method", s->method);
+    j_kstr(b, "authority", s->authority);
+    j_kstr(b, "path", s->path);
+    j_kint(b, "status", s->status, 0);
+    j_kstr(b, "grpc_service", s->grpc_service);
+    j_kstr(b, "grpc_method", s->grpc_method);
+    j_kint(b, "grpc_status", s->grpc_status, -1);
+    j_kstr(b, "grpc_message", s->grpc_message);
+    j_kint(b, "grpc_timeout_ns", s->grpc_timeout_ns, -1);
+    j_kint(b, "req_start_ns", s->req_start_ns, 0);
+    j_kint(b, "req_end_ns", s->req_end_ns, 0);
+    j_kint(b, "resp_start_ns", s->resp_start_ns, 0);
+    j_kint(b, "resp_end_ns", s->resp_end_ns, 0);
+    j_kint(b, "req_bytes", s->req_bytes, -1);
+    j_kint(b, "resp_bytes", s->resp_bytes, -1);
+    j_kint(b, "early_data", s->early_data, -1);
+    j_kint(b, "partial", s->partial, -1);
+    j_kstr(b, "partial_reason", s->partial_reason);
+    j_kint(b, "reset_code", s->reset_code, -1);
+    j_kstr(b, "trace_id", pref ? nz(pref->trace_id) : NULL);
+    j_kstr(b, "span_id", pref ? nz(pref->span_id) : NULL);
+    j_kstr(b, "parent_span_id", pref ? nz(pref->parent_id) : NULL);
+    j_kint(b, "sampled", pref ? pref->sampled : -1, -1);
+    j_kstr(b, "ctx_format", pref ? sf_tracectx_format_name(pref->format) : NULL);
+    j_kint(b, "ctx_valid", pref ? pref->valid : -1, -1);
+    j_kstr(b, "client_addr", i->client_addr);
+    j_kint(b, "client_port", i->client_port, -1);
+    j_kstr(b, "server_addr", i->server_addr);
+    j_kint(b, "server_port", i->server_port, -1);
+    j_kstr(b, "app_proto", i->app_proto);
+    j_key(b, "contexts");
+    sf_buf_append(b, "[", 1);
+    j_contexts(b, s->req_ctx, "request", &first);
+    j_contexts(b, s->resp_ctx, "response", &first);
+    sf_buf_append(b, "]}\n", 3);
+    fwrite(b->data, 1, b->len, stdout);
+}
+
+/* ---- spans ------------------------------------------------------------------------- */
+
+static void db_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *s,
+                    const struct sf_tracectx *pref)
+{
+    struct sf_db *db = ctx->sink->db;
+    struct sf_net_span r;
+    struct sf_err err;
+    int64_t row = 0;
+    int rc;
+
+    r.source_id = ctx->source_id;
+    r.connection_id = p2s_conn_id(conn);
+    r.stream_id = s->stream_id;
+    r.proto = s->proto;
+    r.method = s->method;
+    r.authority = s->authority;
+    r.path = s->path;
+    r.status = s->status ? s->status : SF_DB_NULL;
+    r.grpc_service = s->grpc_service;
+    r.grpc_method = s->grpc_method;
+    r.grpc_message = s->grpc_message;
+    r.grpc_status = s->grpc_status < 0 ? SF_DB_NULL : s->grpc_status;
+    r.grpc_timeout_ns = s->grpc_timeout_ns < 0 ? SF_DB_NULL : s->grpc_timeout_ns;
+    r.req_start_ns = s->req_start_ns ? s->req_start_ns : SF_DB_NULL;
+    r.req_end_ns = s->req_end_ns ? s->req_end_ns : SF_DB_NULL;
+    r.resp_start_ns = s->resp_start_ns ? s->resp_start_ns : SF_DB_NULL;
+    r.resp_end_ns = s->resp_end_ns ? s->resp_end_ns : SF_DB_NULL;
+    r.req_bytes = s->req_bytes < 0 ? SF_DB_NULL : s->req_bytes;
+    r.resp_bytes = s->resp_bytes < 0 ? SF_DB_NULL : s->resp_bytes;
+    r.early_data = s->early_data;
+    r.partial = s->partial;
+    r.partial_reason = s->partial_reason;
+    r.reset_code = s->reset_code < 0 ? SF_DB_NULL : s->reset_code;
+    r.pref = pref;
+    sf_err_clear(&err);
+    rc = sf_db_net_span(db, &r, &row, &err);
+    for (int i = 0; rc == 0 && s->req_ctx && i < s->req_ctx->n; i++)
+        rc = sf_db_net_context(db, row, "request", &s->req_ctx->ctx[i], &err);
+    for (int i = 0; rc == 0 && s->resp_ctx && i < s->resp_ctx->n; i++)
+        rc = sf_db_net_context(db, row, "response", &s->resp_ctx->ctx[i], &err);
+    if (rc < 0)
+        db_failed(ctx, &err);
+}
+
+static void count_contexts(struct p2s_ctx *ctx, const struct sf_tracectx_set *s)
+{
+    for (int i = 0; s && i < s->n; i++) {
+        if ((unsigned)s->ctx[i].format < SF_CTX_NFORMATS)
+            ctx->st.ctx_by_format[s->ctx[i].format]++;
+        if (!s->ctx[i].valid)
+            ctx->st.ctx_invalid++;
+    }
+}
+
+int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *span)
+{
+    struct p2s_sink *k = ctx->sink;
+    const struct sf_tracectx *pref = NULL;
+    int best;
+
+    ctx->st.spans++;
+    ctx->st.partial_spans += span->partial != 0;
+    count_contexts(ctx, span->req_ctx);
+    count_contexts(ctx, span->resp_ctx);
+    if (span->req_ctx && (best = sf_tracectx_set_preferred(span->req_ctx)) >= 0)
+        pref = &span->req_ctx->ctx[best];
+    if (ctx->span_hook && ctx->span_hook(ctx->span_hook_arg, conn, span) < 0)
+        return SF_E_USAGE;
+    if (k == NULL)
+        return 0;
+    if (k->ndjson)
+        ndjson_span(ctx, conn, span, pref);
+    if (k->db && !k->failed)
+        db_span(ctx, conn, span, pref);
+    return k->failed ? SF_E_DB : 0;
+}
+
+/* ---- sink lifetime ---------------------------------------------------------------- */
+
+int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err *err)
+{
+    struct p2s_sink *k = calloc(1, sizeof(*k));
+
+    if (k == NULL)
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    k->ndjson = o->ndjson;
+    sf_buf_init(&k->line, 16u << 20);
+    if (o->db_path) {
+        int rc = sf_db_open(&k->db, o->db_path, err);
+        if (rc < 0) {
+            free(k);
+            return rc;
+        }
+    }
+    ctx->sink = k;
+    return 0;
+}
+
+int sink_has_db(const struct p2s_ctx *ctx)
+{
+    return ctx->sink && ctx->sink->db;
+}
+
+int sink_source_begin(struct p2s_ctx *ctx, const char *path, const char *sha256, uint64_t bytes,
+                      struct sf_err *err)
+{
+    struct sf_source_info in = {"pcap", path, sha256, bytes, "realtime", "pcap2spans"};
+    int64_t dup = 0;
+    int rc;
+
+    ctx->source_id++;
+    if (!sink_has_db(ctx))
+        return 0;
+    rc = sf_db_source_begin(ctx->sink->db, &in, &ctx->source_id, &dup, err);
+    if (rc == SF_E_DUP)
+        sf_err_set(err, SF_E_DUP, UINT64_MAX, "already ingested as source %" PRId64 "; skipped",
+                   dup);
+    return rc;
+}
+
+int sink_source_end(struct p2s_ctx *ctx, const char *sha256, uint64_t bytes, const char *error,
+                    struct sf_err *err)
+{
+    struct p2s_sink *k = ctx->sink;
+    int64_t dup = 0;
+    int rc;
+
+    if (!sink_has_db(ctx))
+        return 0;
+    if (k->failed)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "%s", k->db_err.msg);
+    if (sha256 && bytes && !error) {
+        rc = sf_db_source_set_hash(k->db, ctx->source_id, sha256, bytes, &dup, err);
+        if (rc == SF_E_DUP) {
+            fprintf(stderr, "%s: %s: already ingested as source %" PRId64 "; this copy dropped\n",
+                    ctx->tool, ctx->file, dup);
+            return 0;
+        }
+        if (rc < 0)
+            return rc;
+    }
+    return sf_db_source_end(k->db, ctx->source_id, error, ctx->pkt_no, 0, err);
+}
+
+void sink_summary(struct p2s_ctx *ctx, FILE *f)
+{
+    const struct p2s_stats *s = &ctx->st;
+    int i, any = 0;
+
+    fprintf(f,
+            "%s: %" PRIu64 " packets, %" PRIu64 " bytes, %" PRIu64 " TCP segments; %" PRIu64
+            " connections, %" PRIu64 " spans (%" PRIu64 " partial)\n",
+            ctx->tool, s->packets, s->bytes, s->tcp_segments, s->connections, s->spans,
+            s->partial_spans);
+    fprintf(f, "%s: contexts:", ctx->tool);
+    for (i = 0; i < SF_CTX_NFORMATS; i++) {
+        if (s->ctx_by_format[i]) {
+            fprintf(f, "%s %s %" PRIu64, any ? "," : "", sf_tracectx_format_name((enum sf_ctx_format)i),
+                    s->ctx_by_format[i]);
+            any = 1;
+        }
+    }
+    fprintf(f, "%s; %" PRIu64 " invalid\n", any ? "" : " none", s->ctx_invalid);
+    fprintf(f,
+            "%s: gaps %" PRIu64 " (%" PRIu64 " bytes); unsupported: link %" PRIu64 ", network %" PRIu64
+            ", fragments %" PRIu64 "; truncated %" PRIu64 ", malformed %" PRIu64
+            ", evicted flows %" PRIu64 "; errors %" PRIu64 "\n",
+            ctx->tool, s->gaps, s->gap_bytes, s->unsupported_link, s->unsupported_net,
+            s->ip_fragments, s->truncated, s->malformed, s->flows_evicted, s->errors);
+    for (i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++)
+        fprintf(f, "%s%s%s %" PRIu64, i ? "" : ctx->tool, i ? ", " : ": events: ", ctx->notes[i].kind,
+                ctx->notes[i].n);
+    if (i)
+        fputc('\n', f);
+}
+
+int sink_close(struct p2s_ctx *ctx, struct sf_err *err)
+{
+    struct p2s_sink *k = ctx->sink;
+    int rc = 0;
+
+    if (k == NULL)
+        return 0;
+    if (k->db)
+        rc = sf_db_close(k->db, err);
+    sf_buf_free(&k->line);
+    free(k);
+    ctx->sink = NULL;
+    return rc;
+}

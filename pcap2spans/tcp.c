@@ -1,0 +1,729 @@
+/* tcp.c - TCP connections: flow table, per-direction reassembly, protocol detection.
+ *
+ * Reference: RFC 9293 (TCP).  Header (after IP), as ip.c hands it over:
+ *
+ *    0                   1                   2                   3
+ *   +-------------------------------+-------------------------------+
+ *   |          Source Port          |       Destination Port        |
+ *   +-------------------------------+-------------------------------+
+ *   |                        Sequence Number                        |
+ *   |                     Acknowledgment Number                     |
+ *   | Off.  |  Rsrvd  |C|E|U|A|P|R|S|F|            Window           |
+ *   |           Checksum            |         Urgent Pointer        |
+ *   +-------------------------------+-------------------------------+
+ *
+ * One struct p2s_conn per connection, found by its 4-tuple in a hash table that
+ * grows with the number of open flows (capped by p2s_limits.max_flows: the flow idle
+ * longest is evicted).  Each direction keeps the next expected sequence number and a
+ * sorted list of out-of-order pieces (capped by max_ooo_bytes).  Sequence numbers are
+ * compared modulo 2^32 ((int32_t)(a - b)), so wrap-around needs nothing special.
+ *
+ * Rules, as most stacks and Wireshark behave:
+ *   - overlaps and retransmissions: the first copy of a byte wins (pieces are cut
+ *     against what is already buffered or delivered);
+ *   - a hole is given up ("gap": ops->gap, counted on the connection) when the
+ *     out-of-order cap is hit or the connection closes with the hole still open;
+ *   - a SYN on a known 4-tuple whose connection saw FIN/RST, or with another ISN,
+ *     closes the old connection and starts a new one (port reuse after TIME_WAIT);
+ *   - a bare ACK/FIN/RST never creates a connection (late segments of a closed one);
+ *   - captures that start mid-connection: the client is the side whose first bytes
+ *     look like a request (HTTP/2 preface, HTTP/1 request line, TLS ClientHello) or
+ *     the peer of a side whose first bytes look like an HTTP/1 status line; failing
+ *     that, the side with the higher (ephemeral) port; failing that, the first sender;
+ *   - a sequence jump of more than 256 MiB (a capture that lost the SYN of a reused
+ *     tuple) restarts the direction there, counted as a gap of unknown size (0).
+ *
+ * Protocol detection is by content on the first bytes (DESIGN.md): up to 64 bytes
+ * per direction are held until the C2S side decides (or the S2C side shows an
+ * HTTP/1 status line), then replayed into the parser.
+ */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2s.h"
+
+#define DET_MAX 64
+#define SEQ_JUMP (1u << 28)
+
+struct ooo_seg {
+    struct ooo_seg *next;
+    uint32_t seq, len;
+    int64_t ts;
+    uint8_t data[];
+};
+
+struct tcp_half {
+    uint32_t next_seq; /* next byte expected (valid once started) */
+    uint32_t isn;
+    uint32_t fin_seq;  /* sequence number of the FIN (end of data) */
+    uint8_t started, syn, fin, done;
+    struct ooo_seg *ooo; /* sorted by sequence, non-overlapping */
+    size_t ooo_bytes;
+    uint8_t det[DET_MAX]; /* bytes held until the protocol is known */
+    size_t det_len;
+    int64_t det_ts;
+};
+
+struct p2s_conn {
+    struct p2s_ctx *ctx;
+    struct p2s_conn *hnext;              /* hash chain */
+    struct p2s_conn *lru_prev, *lru_next; /* oldest activity first */
+    uint64_t hash;
+    uint8_t caddr[16], saddr[16];
+    uint16_t cport, sport;
+    struct tcp_half h[2];
+    const struct p2s_app_ops *ops;
+    void *st;
+    int decided; /* protocol detection finished (ops may still be NULL) */
+    int64_t last_ts;
+    struct p2s_conn_info info;
+};
+
+struct p2s_tcp {
+    struct p2s_conn **b;
+    size_t nb, n;
+    struct p2s_conn *lru_head, *lru_tail;
+};
+
+static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+/* ---- flow table -------------------------------------------------------------------- */
+
+static uint64_t ep_hash(const uint8_t *a, uint16_t port)
+{
+    uint64_t x, y;
+
+    memcpy(&x, a, 8);
+    memcpy(&y, a + 8, 8);
+    x ^= y * 0x9e3779b97f4a7c15ULL ^ port;
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+/* Symmetric: both directions of a connection hash alike. */
+static uint64_t seg_hash(const struct p2s_seg *s)
+{
+    return ep_hash(s->src, s->sport) + ep_hash(s->dst, s->dport);
+}
+
+struct p2s_tcp *tcp_new(void)
+{
+    struct p2s_tcp *t = calloc(1, sizeof(*t));
+
+    if (t == NULL)
+        return NULL;
+    t->nb = 1024;
+    t->b = calloc(t->nb, sizeof(*t->b));
+    if (t->b == NULL) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void table_grow(struct p2s_tcp *t)
+{
+    size_t nb = t->nb * 2, i;
+    struct p2s_conn **b = calloc(nb, sizeof(*b));
+
+    if (b == NULL)
+        return; /* keep the longer chains; still correct */
+    for (i = 0; i < t->nb; i++) {
+        struct p2s_conn *c = t->b[i], *next;
+        for (; c; c = next) {
+            next = c->hnext;
+            c->hnext = b[c->hash & (nb - 1)];
+            b[c->hash & (nb - 1)] = c;
+        }
+    }
+    free(t->b);
+    t->b = b;
+    t->nb = nb;
+}
+
+static struct p2s_conn *lookup(struct p2s_tcp *t, const struct p2s_seg *s, uint64_t h,
+                               enum p2s_dir *dir)
+{
+    struct p2s_conn *c;
+
+    for (c = t->b[h & (t->nb - 1)]; c; c = c->hnext) {
+        if (c->hash != h)
+            continue;
+        if (c->cport == s->sport && c->sport == s->dport && !memcmp(c->caddr, s->src, 16) &&
+            !memcmp(c->saddr, s->dst, 16)) {
+            *dir = P2S_C2S;
+            return c;
+        }
+        if (c->cport == s->dport && c->sport == s->sport && !memcmp(c->caddr, s->dst, 16) &&
+            !memcmp(c->saddr, s->src, 16)) {
+            *dir = P2S_S2C;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static void lru_unlink(struct p2s_tcp *t, struct p2s_conn *c)
+{
+    if (c->lru_prev)
+        c->lru_prev->lru_next = c->lru_next;
+    else
+        t->lru_head = c->lru_next;
+    if (c->lru_next)
+        c->lru_next->lru_prev = c->lru_prev;
+    else
+        t->lru_tail = c->lru_prev;
+    c->lru_prev = c->lru_next = NULL;
+}
+
+static void lru_append(struct p2s_tcp *t, struct p2s_conn *c)
+{
+    c->lru_prev = t->lru_tail;
+    c->lru_next = NULL;
+    if (t->lru_tail)
+        t->lru_tail->lru_next = c;
+    else
+        t->lru_head = c;
+    t->lru_tail = c;
+}
+
+static void table_unlink(struct p2s_tcp *t, struct p2s_conn *c)
+{
+    struct p2s_conn **pp = &t->b[c->hash & (t->nb - 1)];
+
+    while (*pp && *pp != c)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = c->hnext;
+    lru_unlink(t, c);
+    t->n--;
+}
+
+/* ---- accessors (p2s.h) ------------------------------------------------------------- */
+
+int64_t p2s_conn_id(const struct p2s_conn *conn)
+{
+    return conn->info.id;
+}
+
+struct p2s_ctx *p2s_conn_ctx(const struct p2s_conn *conn)
+{
+    return conn->ctx;
+}
+
+const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn)
+{
+    return &conn->info;
+}
+
+void p2s_conn_set_proto(struct p2s_conn *conn, const char *proto)
+{
+    conn->info.app_proto = proto;
+}
+
+void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops)
+{
+    conn->ops = ops;
+    conn->st = ops->open(conn->ctx, conn);
+    if (conn->st == NULL)
+        conn->ops = NULL;
+    else
+        p2s_conn_set_proto(conn, ops->name);
+    conn->decided = 1;
+    return conn->st;
+}
+
+/* ---- delivery to the application parser -------------------------------------------- */
+
+static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n,
+                      int64_t ts)
+{
+    struct sf_err err;
+    int rc;
+
+    if (n == 0 || c->ops == NULL)
+        return;
+    sf_err_clear(&err);
+    rc = c->ops->data(c->st, dir, p, n, ts, &err);
+    if (rc < 0) {
+        if (err.code == SF_OK)
+            err.code = rc;
+        if (err.proto == NULL)
+            err.proto = c->ops ? c->ops->name : "tcp";
+        p2s_report(c->ctx, &err);
+    }
+}
+
+static int is_token_char(uint8_t ch)
+{
+    return (ch >= 'A' && ch <= 'Z') || ch == '-' || ch == '_';
+}
+
+/* Looks like "METHOD " (upper-case token then space): 1 yes, 0 no, -1 need more. */
+static int looks_request(const uint8_t *p, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n && i < 20; i++) {
+        if (p[i] == ' ')
+            return i > 0;
+        if (!is_token_char(p[i]))
+            return 0;
+    }
+    return i < 20 ? -1 : 0;
+}
+
+/* "HTTP/1." prefix: 1 yes, 0 no, -1 need more. */
+static int looks_status(const uint8_t *p, size_t n)
+{
+    static const char s[] = "HTTP/1.";
+    size_t k = n < 7 ? n : 7;
+
+    if (memcmp(p, s, k) != 0)
+        return 0;
+    return n >= 7 ? 1 : -1;
+}
+
+static int looks_tls(const uint8_t *p, size_t n)
+{
+    if (n >= 1 && p[0] != 0x16)
+        return 0;
+    if (n >= 2 && p[1] != 0x03)
+        return 0;
+    if (n >= 3)
+        return p[2] <= 0x04;
+    return -1;
+}
+
+static int looks_preface(const uint8_t *p, size_t n)
+{
+    size_t k = n < 24 ? n : 24;
+
+    if (memcmp(p, h2_preface, k) != 0)
+        return 0;
+    return n >= 24 ? 1 : -1;
+}
+
+/* Decide from the held bytes: an ops table, or NULL with *proto set ("tls",
+ * "unknown"), or NULL with *proto NULL while more bytes are needed.  A pending
+ * preface blocks the request-line test ("PRI " looks like a method). */
+static const struct p2s_app_ops *detect(struct p2s_conn *c, const char **proto)
+{
+    const struct tcp_half *q = &c->h[P2S_C2S], *r = &c->h[P2S_S2C];
+    int v;
+
+    *proto = NULL;
+    if (q->det_len) {
+        if ((v = looks_preface(q->det, q->det_len)) == 1)
+            return &p2s_h2_ops;
+        if (v < 0)
+            return NULL;
+        if ((v = looks_tls(q->det, q->det_len)) == 1) {
+            /* TLS (a later issue): attach the TLS parser here; for now only mark it. */
+            *proto = "tls";
+            return NULL;
+        }
+        if (v < 0)
+            return NULL;
+        if ((v = looks_request(q->det, q->det_len)) == 1)
+            return &p2s_h1_ops;
+        if (v < 0)
+            return NULL;
+    }
+    if (r->det_len) {
+        if ((v = looks_status(r->det, r->det_len)) == 1)
+            return &p2s_h1_ops;
+        if (v < 0)
+            return NULL;
+    }
+    if (q->det_len == DET_MAX || r->det_len == DET_MAX || (q->det_len && r->det_len))
+        *proto = "unknown";
+    return NULL;
+}
+
+static void deliver(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts)
+{
+    struct tcp_half *h = &c->h[dir];
+    const struct p2s_app_ops *ops;
+    const char *proto;
+    size_t old, take;
+    int d;
+
+    c->info.bytes[dir] += n;
+    if (c->decided) {
+        call_data(c, dir, p, n, ts);
+        return;
+    }
+    old = h->det_len;
+    take = n < DET_MAX - old ? n : DET_MAX - old;
+    if (old == 0)
+        h->det_ts = ts;
+    memcpy(h->det + old, p, take);
+    h->det_len += take;
+    ops = detect(c, &proto);
+    if (ops == NULL && proto == NULL)
+        return; /* undecided: everything so far is held (take == n) */
+    c->decided = 1;
+    if (ops == NULL) {
+        p2s_conn_set_proto(c, proto);
+        c->h[0].det_len = c->h[1].det_len = 0;
+        return;
+    }
+    p2s_conn_switch(c, ops);
+    h->det_len = old; /* the current segment is replayed whole below */
+    for (d = 0; d < 2; d++) {
+        struct tcp_half *x = &c->h[d];
+        if (x->det_len)
+            call_data(c, (enum p2s_dir)d, x->det, x->det_len, x->det_ts);
+        x->det_len = 0;
+    }
+    call_data(c, dir, p, n, ts);
+}
+
+static void gap(struct p2s_conn *c, enum p2s_dir dir, uint64_t len, int64_t ts)
+{
+    struct p2s_ctx *ctx = c->ctx;
+    char detail[64];
+
+    c->info.gaps++;
+    c->info.gap_bytes += len;
+    ctx->st.gaps++;
+    ctx->st.gap_bytes += len;
+    snprintf(detail, sizeof(detail), "%s %llu bytes", dir == P2S_C2S ? "c2s" : "s2c",
+             (unsigned long long)len);
+    p2s_note(ctx, c, "gap", detail, ts);
+    if (!c->decided)
+        c->h[dir].det_len = 0; /* detection starts again after the hole */
+    else if (c->ops)
+        c->ops->gap(c->st, dir, len, ts);
+}
+
+/* ---- reassembly ------------------------------------------------------------------- */
+
+static void check_fin(struct tcp_half *h)
+{
+    if (h->fin && !h->done && h->next_seq == h->fin_seq) {
+        h->done = 1;
+        h->next_seq++;
+    }
+}
+
+/* Deliver buffered pieces that have become in order. */
+static void drain(struct p2s_conn *c, enum p2s_dir dir)
+{
+    struct tcp_half *h = &c->h[dir];
+    struct ooo_seg *s;
+
+    while ((s = h->ooo) != NULL && (int32_t)(s->seq - h->next_seq) <= 0) {
+        uint32_t skip = h->next_seq - s->seq;
+        h->ooo = s->next;
+        h->ooo_bytes -= s->len;
+        if (skip < s->len) {
+            h->next_seq += s->len - skip;
+            deliver(c, dir, s->data + skip, s->len - skip, s->ts);
+        }
+        free(s);
+    }
+}
+
+/* Give up the hole before the first buffered piece. */
+static void skip_hole(struct p2s_conn *c, enum p2s_dir dir)
+{
+    struct tcp_half *h = &c->h[dir];
+    struct ooo_seg *s = h->ooo;
+
+    gap(c, dir, s->seq - h->next_seq, s->ts);
+    h->next_seq = s->seq;
+    drain(c, dir);
+}
+
+static void ooo_put(struct ooo_seg **pp, struct tcp_half *h, uint32_t seq, const uint8_t *p,
+                    uint32_t len, int64_t ts)
+{
+    struct ooo_seg *s = malloc(sizeof(*s) + len);
+
+    if (s == NULL)
+        return; /* lost like a dropped packet: a gap later */
+    s->seq = seq;
+    s->len = len;
+    s->ts = ts;
+    memcpy(s->data, p, len);
+    s->next = *pp;
+    *pp = s;
+    h->ooo_bytes += len;
+}
+
+/* Buffer [seq, seq+n) minus what is already buffered (first copy wins). */
+static void ooo_insert(struct tcp_half *h, uint32_t seq, const uint8_t *p, uint32_t n, int64_t ts)
+{
+    struct ooo_seg **pp = &h->ooo;
+    uint32_t base = h->next_seq;
+    uint32_t s = seq - base, e = s + n, r0 = s; /* offsets from next_seq, < 2^31 */
+
+    for (; *pp; pp = &(*pp)->next) {
+        uint32_t xs = (*pp)->seq - base, xe = xs + (*pp)->len;
+        if (e <= xs)
+            break;
+        if (s < xs) {
+            ooo_put(pp, h, base + s, p + (s - r0), xs - s, ts);
+            pp = &(*pp)->next;
+            s = xs;
+        }
+        if (s < xe)
+            s = xe;
+        if (s >= e)
+            return;
+    }
+    ooo_put(pp, h, base + s, p + (s - r0), e - s, ts);
+}
+
+static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p,
+                     size_t n, int64_t ts)
+{
+    struct tcp_half *h = &c->h[dir];
+    size_t cap = c->ctx->lim.max_ooo_bytes;
+
+    for (;;) {
+        int32_t rel = (int32_t)(seq - h->next_seq);
+        if (rel > (int32_t)SEQ_JUMP || rel < -(int32_t)SEQ_JUMP) {
+            /* Not this byte stream any more (lost SYN of a reused tuple, or garbage):
+             * drop what is buffered and restart here. */
+            while (h->ooo)
+                skip_hole(c, dir);
+            gap(c, dir, 0, ts);
+            h->next_seq = seq;
+            continue;
+        }
+        if (rel <= 0) {
+            size_t skip = (size_t)(-(int64_t)rel);
+            if (skip >= n)
+                return; /* retransmission of delivered bytes */
+            h->next_seq += (uint32_t)(n - skip);
+            deliver(c, dir, p + skip, n - skip, ts);
+            drain(c, dir);
+            return;
+        }
+        if (h->ooo_bytes + n <= cap) {
+            ooo_insert(h, seq, p, (uint32_t)n, ts);
+            return;
+        }
+        if (h->ooo) {
+            skip_hole(c, dir);
+            continue;
+        }
+        gap(c, dir, (uint32_t)rel, ts); /* a single segment larger than the cap */
+        h->next_seq = seq;
+    }
+}
+
+/* ---- connections -------------------------------------------------------------------- */
+
+static void addr_text(char *out, size_t outsz, int family, const uint8_t *a)
+{
+    if (inet_ntop(family == 6 ? AF_INET6 : AF_INET, a, out, (socklen_t)outsz) == NULL)
+        snprintf(out, outsz, "?");
+}
+
+/* Which side of a first segment carrying data is the client (see the file comment). */
+static int src_is_client(const struct p2s_seg *s)
+{
+    if (s->flags & P2S_TH_SYN)
+        return !(s->flags & P2S_TH_ACK);
+    if (s->len) {
+        if (looks_preface(s->payload, s->len) || looks_request(s->payload, s->len) == 1 ||
+            (looks_tls(s->payload, s->len) == 1 && s->len > 5 && s->payload[5] == 1))
+            return 1;
+        if (looks_status(s->payload, s->len) == 1)
+            return 0;
+    }
+    if (s->sport != s->dport)
+        return s->sport > s->dport;
+    return 1;
+}
+
+static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, uint64_t hash)
+{
+    struct p2s_tcp *t = ctx->tcp;
+    struct p2s_conn *c;
+    int cl = src_is_client(s);
+
+    while (t->n >= ctx->lim.max_flows && t->lru_head) {
+        ctx->st.flows_evicted++;
+        tcp_close_conn(ctx, t->lru_head, "evicted");
+    }
+    if ((c = calloc(1, sizeof(*c))) == NULL)
+        return NULL;
+    c->ctx = ctx;
+    c->hash = hash;
+    memcpy(c->caddr, cl ? s->src : s->dst, 16);
+    memcpy(c->saddr, cl ? s->dst : s->src, 16);
+    c->cport = cl ? s->sport : s->dport;
+    c->sport = cl ? s->dport : s->sport;
+    c->info.family = s->family;
+    addr_text(c->info.client_addr, sizeof(c->info.client_addr), s->family, c->caddr);
+    addr_text(c->info.server_addr, sizeof(c->info.server_addr), s->family, c->saddr);
+    c->info.client_port = c->cport;
+    c->info.server_port = c->sport;
+    c->info.app_proto = "unknown";
+    c->info.first_ns = c->info.last_ns = s->ts_ns;
+    c->last_ts = s->ts_ns;
+    c->hnext = t->b[hash & (t->nb - 1)];
+    t->b[hash & (t->nb - 1)] = c;
+    lru_append(t, c);
+    if (++t->n > t->nb)
+        table_grow(t);
+    ctx->st.connections++;
+    sink_conn_open(ctx, c);
+    return c;
+}
+
+void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
+{
+    int d;
+
+    for (d = 0; d < 2; d++) {
+        struct tcp_half *h = &c->h[d];
+        while (h->ooo)
+            skip_hole(c, (enum p2s_dir)d);
+        if (h->fin && !h->done && (int32_t)(h->fin_seq - h->next_seq) > 0)
+            gap(c, (enum p2s_dir)d, h->fin_seq - h->next_seq, c->last_ts);
+    }
+    if (c->ops)
+        c->ops->close(c->st, c->last_ts);
+    c->ops = NULL;
+    c->st = NULL;
+    c->info.close = why;
+    sink_conn_close(ctx, c);
+    table_unlink(ctx->tcp, c);
+    free(c);
+}
+
+static void expire_idle(struct p2s_ctx *ctx, int64_t now)
+{
+    struct p2s_tcp *t = ctx->tcp;
+
+    while (t->lru_head && now - t->lru_head->last_ts > ctx->lim.idle_timeout_ns)
+        tcp_close_conn(ctx, t->lru_head, "idle");
+}
+
+/* A SYN from the client on a known tuple: the same connection (retransmitted SYN) or
+ * a new one (port reuse). */
+static int is_new_syn(const struct p2s_conn *c, enum p2s_dir dir, const struct p2s_seg *s)
+{
+    const struct tcp_half *h = &c->h[dir];
+
+    if (!(s->flags & P2S_TH_SYN) || (s->flags & P2S_TH_ACK))
+        return 0;
+    if (c->h[0].fin || c->h[1].fin || dir != P2S_C2S)
+        return 1;
+    return !h->syn || h->isn != s->seq;
+}
+
+void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
+{
+    uint64_t hash = seg_hash(s);
+    enum p2s_dir dir = P2S_C2S;
+    struct p2s_conn *c;
+    struct tcp_half *h;
+    uint32_t dseq;
+
+    ctx->st.tcp_segments++;
+    ctx->st.tcp_payload += s->len;
+    expire_idle(ctx, s->ts_ns);
+    c = lookup(ctx->tcp, s, hash, &dir);
+    if (c && is_new_syn(c, dir, s)) {
+        tcp_close_conn(ctx, c, c->h[0].fin || c->h[1].fin ? "fin" : "new-syn");
+        c = NULL;
+    }
+    if (c == NULL) {
+        if (!(s->flags & P2S_TH_SYN) && s->len == 0)
+            return;
+        if (s->flags & P2S_TH_RST)
+            return;
+        if ((c = conn_new(ctx, s, hash)) == NULL)
+            return;
+        lookup(ctx->tcp, s, hash, &dir);
+    }
+    if (s->ts_ns > c->last_ts) {
+        c->last_ts = s->ts_ns;
+        c->info.last_ns = s->ts_ns;
+    }
+    lru_unlink(ctx->tcp, c);
+    lru_append(ctx->tcp, c);
+    h = &c->h[dir];
+    dseq = s->seq;
+    if (s->flags & P2S_TH_SYN) {
+        dseq = s->seq + 1;
+        if (!h->syn || !h->started) {
+            h->syn = 1;
+            h->isn = s->seq;
+            h->next_seq = dseq;
+            h->started = 1;
+        }
+    }
+    if (s->flags & P2S_TH_RST) {
+        tcp_close_conn(ctx, c, "rst");
+        return;
+    }
+    if (!h->started) {
+        h->next_seq = dseq; /* mid-connection: the first segment seen sets the start */
+        h->started = 1;
+    }
+    if (s->len)
+        tcp_data(c, dir, dseq, s->payload, s->len, s->ts_ns);
+    if ((s->flags & P2S_TH_FIN) && !h->fin) {
+        h->fin = 1;
+        h->fin_seq = dseq + (uint32_t)s->len;
+    }
+    check_fin(h);
+    if (c->h[0].done && c->h[1].done)
+        tcp_close_conn(ctx, c, "fin");
+}
+
+void tcp_flush_all(struct p2s_ctx *ctx, const char *why)
+{
+    struct p2s_tcp *t = ctx->tcp;
+
+    while (t && t->lru_head)
+        tcp_close_conn(ctx, t->lru_head, why);
+}
+
+void tcp_free(struct p2s_ctx *ctx, struct p2s_tcp *t)
+{
+    if (t == NULL)
+        return;
+    if (ctx->tcp == t)
+        tcp_flush_all(ctx, "eof");
+    free(t->b);
+    free(t);
+}
+
+struct p2s_conn *tcp_conn_new_detached(struct p2s_ctx *ctx)
+{
+    struct p2s_conn *c = calloc(1, sizeof(*c));
+    static const uint8_t lo[4] = {127, 0, 0, 1};
+
+    if (c == NULL)
+        return NULL;
+    c->ctx = ctx;
+    memcpy(c->caddr, lo, 4);
+    memcpy(c->saddr, lo, 4);
+    c->cport = 40000;
+    c->sport = 80;
+    c->info.family = 4;
+    snprintf(c->info.client_addr, sizeof(c->info.client_addr), "127.0.0.1");
+    snprintf(c->info.server_addr, sizeof(c->info.server_addr), "127.0.0.1");
+    c->info.client_port = 40000;
+    c->info.server_port = 80;
+    c->info.app_proto = "unknown";
+    c->decided = 1;
+    return c;
+}
+
+void tcp_conn_free_detached(struct p2s_conn *conn)
+{
+    free(conn);
+}
