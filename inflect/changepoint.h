@@ -1,0 +1,69 @@
+/* changepoint.h - offline change-point detectors over one series.
+ *
+ * Every detector returns change-point locations: the 0-based index of the FIRST
+ * observation of the new regime (TCPD convention), ascending, without 0.
+ */
+#ifndef INFLECT_CHANGEPOINT_H
+#define INFLECT_CHANGEPOINT_H
+
+#include <stddef.h>
+
+enum cp_detector {
+    CP_PELT,      /* default: PELT, squared-error cost, MBIC penalty x AR(1) noise factor */
+    CP_PELT_MBIC, /* PELT, squared-error cost, plain MBIC penalty 3 ln n (one pass) */
+    CP_BINSEG,    /* binary segmentation, same cost and penalty rule as CP_PELT */
+    CP_CUSUM,     /* two-sided self-starting CUSUM (k = 0.5, h = 5 sd), alarm onsets */
+    CP_BASELINE,  /* the design notes' rules (slopes, +40 %, z >= 2.5), alert starts */
+    CP_NDETECTORS
+};
+
+/* Stable detector name used in JSON ("pelt", "pelt_mbic", "binseg", "cusum",
+ * "baseline"). */
+const char *cp_detector_name(enum cp_detector d);
+
+/* Detector by name; -1 when unknown. */
+int cp_detector_by_name(const char *name);
+
+/* Settings shared by the detectors (cp_defaults() fills the documented ones). */
+struct cp_opts {
+    double pen_mult;      /* penalty = pen_mult * ln n (3: MBIC) */
+    size_t min_seg;       /* shortest segment (2) */
+    double rho_max;       /* cap on the AR(1) coefficient (0.99) */
+    int max_iter;         /* AR(1) re-estimation passes (8) */
+    double cusum_k;       /* CUSUM reference value, in sd (0.5) */
+    double cusum_h;       /* CUSUM decision interval, in sd (5) */
+    size_t base_window;   /* baseline: sliding window (60) */
+    size_t base_fit;      /* baseline: points per slope fit (15) */
+    double base_slope;    /* baseline: slope difference per window (12, raw units) */
+    double base_rise;     /* baseline: relative rise (0.40) for base_run windows */
+    size_t base_run;      /* baseline: consecutive windows (3) */
+    double base_z;        /* baseline: z score (2.5) */
+    double base_abs;      /* baseline: absolute ceiling (e.g. 0.008 error rate), 0 = off */
+};
+
+void cp_defaults(struct cp_opts *o);
+
+/* What the AR(1)-aware passes estimated (for the report). */
+struct cp_info {
+    double sigma2; /* residual variance of the standardised series */
+    double rho;    /* lag-1 autocorrelation of residuals (clamped) */
+    double penalty;
+    int iterations;
+};
+
+/* Run detector d on x[0..n) (raw values; detectors standardise as they need).
+ * Writes at most cap indices to out and returns how many, or -1 when out of
+ * memory.  info may be NULL. */
+long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o,
+               size_t *out, size_t cap, struct cp_info *info);
+
+/* Globally standardise: z = (x - mean) / sd (population sd; sd 0 gives z = 0). */
+void cp_standardise(const double *x, size_t n, double *z);
+
+/* PELT with squared-error cost on z and a fixed penalty.  Returns count or -1. */
+long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap);
+
+/* Binary segmentation with the same cost; split while the gain exceeds pen. */
+long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap);
+
+#endif

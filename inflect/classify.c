@@ -1,0 +1,134 @@
+/* classify.c - step / spike / ramp classification of change points.
+ *
+ *   step          spike (cold start)      ramp (sampler overload staircase)
+ *        ____          _                            ___
+ *   ____|         ____| |____               _______/
+ *
+ * Levels are segment means between consecutive change points; the relative
+ * change is (after - before) / |before|.  See classify.h for the rules.
+ */
+#include "classify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inflect.h"
+
+const char *cp_kind_name(enum cp_kind k)
+{
+    return k == CP_SPIKE ? "spike" : k == CP_RAMP ? "ramp" : "step";
+}
+
+static double seg_mean(const double *x, size_t a, size_t b)
+{
+    double s = 0;
+    for (size_t i = a; i < b; i++)
+        s += x[i];
+    return b > a ? s / (double)(b - a) : 0;
+}
+
+/* Linear fit of x[a..b): returns R^2 and sets *rise to slope * length. */
+static double seg_line(const double *x, size_t a, size_t b, double *rise)
+{
+    size_t k = b - a;
+    double mt = (double)(k - 1) / 2, my = seg_mean(x, a, b), stt = 0, sty = 0, syy = 0;
+
+    *rise = 0;
+    if (k < 4)
+        return 0;
+    for (size_t i = 0; i < k; i++) {
+        double dt = (double)i - mt, dy = x[a + i] - my;
+        stt += dt * dt;
+        sty += dt * dy;
+        syy += dy * dy;
+    }
+    if (stt <= 0 || syy <= 0)
+        return 0;
+    *rise = sty / stt * (double)k;
+    return sty * sty / (stt * syy);
+}
+
+static int sloped(const double *x, size_t a, size_t b, double jump)
+{
+    double rise, r2 = seg_line(x, a, b, &rise);
+    return r2 >= 0.5 && fabs(rise) >= fabs(jump) && rise * jump > 0;
+}
+
+int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struct cp_point *pts)
+{
+    size_t spike_max = n / 20 > 3 ? n / 20 : 3;
+
+    for (size_t k = 0; k < m; k++) {
+        size_t a = k ? cp[k - 1] : 0, b = cp[k], c = k + 1 < m ? cp[k + 1] : n;
+        struct cp_point *p = &pts[k];
+        p->index = b;
+        p->before = seg_mean(x, a, b);
+        p->after = seg_mean(x, b, c);
+        p->change = p->before != 0 ? (p->after - p->before) / fabs(p->before) : NAN;
+        p->kind = CP_STEP;
+        p->role = "level";
+    }
+    for (size_t k = 0; k < m; k++) {
+        size_t b = cp[k], c = k + 1 < m ? cp[k + 1] : n, e = k + 2 < m ? cp[k + 2] : n;
+        size_t a = k ? cp[k - 1] : 0;
+        double jump = pts[k].after - pts[k].before;
+        if (pts[k].kind != CP_STEP)
+            continue;
+        if (k + 1 < m && c - b <= spike_max &&
+            fabs(seg_mean(x, c, e) - pts[k].before) <= 0.5 * fabs(jump)) {
+            pts[k].kind = pts[k + 1].kind = CP_SPIKE;
+            pts[k].role = "onset";
+            pts[k + 1].role = "recovery";
+            continue;
+        }
+        if (sloped(x, b, c, jump)) {
+            pts[k].kind = CP_RAMP;
+            pts[k].role = "onset";
+        } else if (sloped(x, a, b, jump) || (k > 0 && pts[k - 1].kind == CP_RAMP &&
+                                             b - a <= 8 && jump * (pts[k - 1].after -
+                                                                   pts[k - 1].before) > 0)) {
+            pts[k].kind = CP_RAMP;
+            pts[k].role = c - b > 8 ? "end" : "level";
+        } else if (k + 1 < m && c - b <= 8 &&
+                   jump * (pts[k + 1].after - pts[k + 1].before) > 0) {
+            pts[k].kind = CP_RAMP; /* first tread of a staircase */
+            pts[k].role = "onset";
+        }
+    }
+    return 0;
+}
+
+/* ---- one series, every detector ------------------------------------------------ */
+
+int inflect_analyse(const struct inflect_ctx *ctx, struct inflect_result *r)
+{
+    const struct inflect_series *s = r->s;
+    size_t cap = s->n < INFLECT_MAX_CPS ? s->n + 1 : INFLECT_MAX_CPS;
+    int def = ctx->detector;
+
+    for (int d = 0; d < CP_NDETECTORS; d++) {
+        long m;
+        r->by[d] = malloc(cap * sizeof(size_t));
+        if (r->by[d] == NULL)
+            return -1;
+        m = cp_detect((enum cp_detector)d, s->v, s->n, &ctx->cp, r->by[d], cap,
+                      d == def ? &r->info : NULL);
+        if (m < 0)
+            return -1;
+        r->nby[d] = (size_t)m;
+    }
+    r->npts = r->nby[def];
+    r->pts = calloc(r->npts ? r->npts : 1, sizeof(*r->pts));
+    if (r->pts == NULL)
+        return -1;
+    return classify_points(s->v, s->n, r->by[def], r->npts, r->pts);
+}
+
+void inflect_result_free(struct inflect_result *r)
+{
+    for (int d = 0; d < CP_NDETECTORS; d++)
+        free(r->by[d]);
+    free(r->pts);
+    memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,135 @@
+/* gnuplot.c - SVG charts through popen("gnuplot") with inline datablocks.
+ *
+ * gnuplot 5.4 (Debian gnuplot-nox).  The script written to the pipe:
+ *
+ *   set terminal svg size 900,360 fixed font 'Helvetica,11' background rgb 'white'
+ *   set output 'DIR/latency.svg'
+ *   $d0 << EOD          <- one block per line, "x y" rows, NaN = gap
+ *   ...
+ *   EOD
+ *   set arrow from X, graph 0 to X, graph 1 nohead ...   <- change points
+ *   plot $d0 using 1:2 with lines lc rgb '#1f77b4' title 'p99', ...
+ */
+#include "gnuplot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+int gnuplot_check(struct sf_err *err)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+
+    while (path && *path) {
+        const char *e = strchr(path, ':');
+        size_t n = e ? (size_t)(e - path) : strlen(path);
+        if (n > 0 && n + 9 < sizeof(buf)) {
+            memcpy(buf, path, n);
+            memcpy(buf + n, "/gnuplot", 9);
+            if (access(buf, X_OK) == 0)
+                return 0;
+        }
+        path = e ? e + 1 : NULL;
+    }
+    return sf_err_set(err, SF_E_UNSUPPORTED, UINT64_MAX,
+                      "gnuplot not found on PATH: install it (Debian: apt-get install "
+                      "gnuplot-nox) or use --no-charts");
+}
+
+const char *gnuplot_kind_color(const char *kind)
+{
+    if (strcmp(kind, "spike") == 0)
+        return "#ff7f0e";
+    if (strcmp(kind, "ramp") == 0)
+        return "#9467bd";
+    return "#d62728";
+}
+
+/* gnuplot strings in single quotes cannot hold a quote or a newline. */
+static int quotable(const char *s)
+{
+    return s && strpbrk(s, "'\n\r") == NULL;
+}
+
+static void put_num(FILE *p, double v)
+{
+    if (isfinite(v))
+        fprintf(p, " %.10g", v);
+    else
+        fputs(" NaN", p);
+}
+
+static void script(FILE *p, const char *path, const struct gp_chart *c)
+{
+    fputs("set terminal svg size 900,360 fixed font 'Helvetica,11' background rgb 'white'\n", p);
+    fprintf(p, "set output '%s'\n", path);
+    fputs("set encoding utf8\nset grid\nset key outside top center horizontal\n", p);
+    fputs("set format y '%g'\nset format x '%g'\n", p);
+    fprintf(p, "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n", c->title, c->xlabel,
+            c->ylabel);
+    for (int l = 0; l < c->nlines; l++) {
+        fprintf(p, "$d%d << EOD\n", l);
+        for (size_t i = 0; i < c->lines[l].n; i++) {
+            put_num(p, c->lines[l].x[i]);
+            put_num(p, c->lines[l].y[i]);
+            fputc('\n', p);
+        }
+        fputs("EOD\n", p);
+    }
+    if (c->nband) {
+        fputs("$band << EOD\n", p);
+        for (size_t i = 0; i < c->nband; i++) {
+            put_num(p, c->band_x[i]);
+            put_num(p, c->band_lo[i]);
+            put_num(p, c->band_hi[i]);
+            fputc('\n', p);
+        }
+        fputs("EOD\n", p);
+    }
+    for (size_t m = 0; m < c->nmarks && m < GP_MAX_MARKS; m++)
+        fprintf(p, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lw 1.5 dt 2 "
+                   "lc rgb '%s'\n", c->marks[m], c->marks[m], c->mark_color[m]);
+    fputs("plot ", p);
+    if (c->nband)
+        fprintf(p, "$band using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
+                   "lc rgb '#7f7f7f' title '%s'%s", c->band_title ? c->band_title : "band",
+                c->nlines ? ", " : "");
+    for (int l = 0; l < c->nlines; l++)
+        fprintf(p, "$d%d using 1:2 with linespoints pt 7 ps 0.3 lw 1.5 lc rgb '%s' title "
+                   "'%s'%s", l, c->lines[l].color, c->lines[l].title,
+                l + 1 < c->nlines ? ", " : "\n");
+    if (c->nlines == 0)
+        fputs("\n", p);
+    fputs("unset output\n", p);
+}
+
+int gnuplot_chart(const char *path, const struct gp_chart *c, struct sf_err *err)
+{
+    FILE *p;
+    int st, rc;
+
+    if ((rc = gnuplot_check(err)) < 0)
+        return rc;
+    if (!quotable(path) || !quotable(c->title) || !quotable(c->xlabel) ||
+        !quotable(c->ylabel) || (c->band_title && !quotable(c->band_title)))
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "%s: chart path or titles contain a quote or newline", path);
+    for (int l = 0; l < c->nlines; l++)
+        if (!quotable(c->lines[l].title) || !quotable(c->lines[l].color))
+            return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s: bad line title", path);
+    fflush(NULL); /* the child must not inherit unflushed stdio buffers */
+    if ((p = popen("gnuplot", "w")) == NULL)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot start gnuplot: %s",
+                          strerror(errno));
+    script(p, path, c);
+    st = pclose(p);
+    if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "%s: gnuplot failed (status %d)", path,
+                          st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+    return 0;
+}

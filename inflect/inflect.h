@@ -1,0 +1,69 @@
+/* inflect.h - the state one inflect run carries (struct inflect_ctx) and the
+ * analysis of one series: every detector's change points and the default
+ * detector's classified inflection points. */
+#ifndef INFLECT_H
+#define INFLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "changepoint.h"
+#include "classify.h"
+#include "series.h"
+
+#define INFLECT_MAX_GATES 16
+#define INFLECT_MAX_CPS 4096 /* change points kept per series and detector */
+
+/* The analysis of one series. */
+struct inflect_result {
+    const struct inflect_series *s;
+    char group[SERIES_NAME_MAX];  /* --db: service/endpoint/method, "" for files */
+    char metric[SERIES_NAME_MAX]; /* --db: p99, error_rate, ...; files: column */
+    size_t *by[CP_NDETECTORS];    /* indices into s (compact), per detector */
+    size_t nby[CP_NDETECTORS];
+    struct cp_point *pts; /* default detector, classified; index is compact */
+    size_t npts;
+    struct cp_info info;
+};
+
+enum gate_kind { GATE_REL, GATE_ABS, GATE_DRIFT };
+
+struct inflect_gate {
+    char text[64];   /* as given */
+    char metric[32]; /* p99, error_rate, ... or a --series column */
+    enum gate_kind kind;
+    int above;       /* '>' 1, '<' 0 */
+    double value;    /* relative (0.2 for +20%) or absolute */
+};
+
+struct inflect_ctx {
+    const char *tool;
+    const char *series_path; /* --series */
+    const char *column;      /* --column */
+    const char *db_path;     /* --db */
+    const char *out_dir;     /* --out */
+    const char *json_path;   /* --json ("-" = stdout) */
+    const char *by;          /* service, endpoint, grpc_method, all */
+    int64_t window_ns;       /* --window */
+    double expect_rate;      /* --expect-rate, 0 = none */
+    int tiers;               /* --tiers (>= 1) */
+    int detector;            /* --detector: default CP_PELT */
+    int quiet;
+    int no_charts;           /* --no-charts */
+    struct cp_opts cp;
+    struct inflect_gate gates[INFLECT_MAX_GATES];
+    int ngates;
+};
+
+/* Run every detector on r->s and classify the default detector's points.
+ * Returns 0 or -1 (out of memory). */
+int inflect_analyse(const struct inflect_ctx *ctx, struct inflect_result *r);
+void inflect_result_free(struct inflect_result *r);
+
+/* The JSON object of one analysed series (shape documented in the README):
+ * name, n, change_points (default detector), by_detector, model. */
+struct json_w;
+void inflect_json_series(struct json_w *w, const struct inflect_ctx *ctx,
+                         const struct inflect_result *r);
+
+#endif

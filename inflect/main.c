@@ -1,0 +1,205 @@
+/* main.c - inflect: inflection points, sampling drift and clock drift from spans.
+ *
+ *   inflect --series FILE.csv [--column NAME] [--json OUT.json] [--out DIR] [--gate G]...
+ *   inflect --db FILE [--out DIR] [--window 10s] [--by service|endpoint|grpc_method|all]
+ *           [--expect-rate R] [--tiers K] [--gate G]... [--json OUT]
+ *
+ * Parse the command line into struct inflect_ctx, then hand it to run.c.  Exit
+ * status: 0 ok, 1 a gate failed, 2 usage or unreadable/damaged input.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inflect.h"
+#include "run.h"
+#include "sf_err.h"
+#include "sf_opt.h"
+
+static const char usage_text[] =
+    "usage: inflect --series FILE [--column NAME] [--json OUT] [--out DIR] [--gate G]...\n"
+    "       inflect --db FILE [--out DIR] [--window 10s] [--by service|endpoint|grpc_method|all]\n"
+    "               [--expect-rate R] [--tiers K] [--gate G]... [--json OUT]\n"
+    "\n"
+    "Finds when performance turned (change points: step, spike, ramp), whether the\n"
+    "sampling rate drifted from its configuration, and how capture clocks drifted.\n"
+    "\n"
+    "  --series FILE      CSV (header; first column time: number or ISO-8601) or NDJSON\n"
+    "  --column NAME      analyse only this value column of --series\n"
+    "  --db FILE          spanfold database (spans, contexts, clock_fits)\n"
+    "  --out DIR          write report.md, report.html, charts (gnuplot) and data there\n"
+    "  --json OUT         write the JSON summary to OUT ('-' = stdout; default stdout\n"
+    "                     when neither --out nor --json is given)\n"
+    "  --window DUR       window length for --db (default 10s; 250ms, 1m, ...)\n"
+    "  --by KEY           group spans by service, endpoint, grpc_method or all (default all)\n"
+    "  --expect-rate R    configured sampling rate per tier (0 < R <= 1)\n"
+    "  --tiers K          sampling tiers: end-to-end keep probability R^K (default 1)\n"
+    "  --gate G           exit 1 when G holds: 'p99>+20%' (a step or ramp raised p99 by\n"
+    "                     more than 20 %), 'error_rate>1%' (a segment's level above 1 %),\n"
+    "                     'p99>250' (absolute level, ms), 'drift' (sampling drift alarm)\n"
+    "  --detector NAME    default detector: pelt (default), pelt_mbic, binseg, cusum,\n"
+    "                     baseline\n"
+    "  --no-charts        skip gnuplot charts in --out\n"
+    "  --quiet            no progress or notes on stderr\n"
+    "  --help, --version\n"
+    "\n"
+    "Exit status: 0 ok, 1 a gate failed, 2 usage error or unreadable input.\n";
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "inflect: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
+    fprintf(stderr, "Try 'inflect --help'.\n");
+    return SF_EXIT_USAGE;
+}
+
+/* 'METRIC>+20%', 'METRIC<-10%', 'METRIC>1%', 'METRIC>250', 'drift'. */
+static int parse_gate(const char *s, struct inflect_gate *g)
+{
+    const char *op;
+    size_t ml, vl;
+    char num[32];
+    double v;
+    int rel = 0, pct = 0;
+
+    memset(g, 0, sizeof(*g));
+    if (strlen(s) >= sizeof(g->text))
+        return -1;
+    memcpy(g->text, s, strlen(s) + 1);
+    if (strcmp(s, "drift") == 0) {
+        g->kind = GATE_DRIFT;
+        return 0;
+    }
+    op = strpbrk(s, "<>");
+    if (op == NULL || op == s || (size_t)(op - s) >= sizeof(g->metric))
+        return -1;
+    ml = (size_t)(op - s);
+    memcpy(g->metric, s, ml);
+    g->metric[ml] = 0;
+    g->above = *op == '>';
+    op++;
+    if (*op == '+' || *op == '-')
+        rel = 1;
+    vl = strlen(op);
+    if (vl && op[vl - 1] == '%') {
+        pct = 1;
+        vl--;
+    }
+    if (vl == 0 || vl >= sizeof(num))
+        return -1;
+    memcpy(num, op, vl);
+    num[vl] = 0;
+    if (sf_opt_double(num, &v) < 0)
+        return -1;
+    g->value = pct ? v / 100 : v;
+    g->kind = rel ? GATE_REL : GATE_ABS;
+    if (rel && !pct)
+        return -1; /* a relative gate needs a percentage */
+    return 0;
+}
+
+enum { O_SERIES = 256, O_COLUMN, O_DB, O_OUT, O_JSON, O_WINDOW, O_BY, O_RATE, O_TIERS,
+       O_GATE, O_DETECTOR, O_NOCHARTS, O_QUIET, O_HELP, O_VERSION };
+
+static const struct option longopts[] = {
+    {"series", required_argument, NULL, O_SERIES},
+    {"column", required_argument, NULL, O_COLUMN},
+    {"db", required_argument, NULL, O_DB},
+    {"out", required_argument, NULL, O_OUT},
+    {"json", required_argument, NULL, O_JSON},
+    {"window", required_argument, NULL, O_WINDOW},
+    {"by", required_argument, NULL, O_BY},
+    {"expect-rate", required_argument, NULL, O_RATE},
+    {"tiers", required_argument, NULL, O_TIERS},
+    {"gate", required_argument, NULL, O_GATE},
+    {"detector", required_argument, NULL, O_DETECTOR},
+    {"no-charts", no_argument, NULL, O_NOCHARTS},
+    {"quiet", no_argument, NULL, O_QUIET},
+    {"help", no_argument, NULL, O_HELP},
+    {"version", no_argument, NULL, O_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* One option into ctx.  Returns 0, or an exit status to stop with. */
+static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
+{
+    int64_t k;
+    int d;
+
+    switch (c) {
+    case O_SERIES: ctx->series_path = arg; break;
+    case O_COLUMN: ctx->column = arg; break;
+    case O_DB: ctx->db_path = arg; break;
+    case O_OUT: ctx->out_dir = arg; break;
+    case O_JSON: ctx->json_path = arg; break;
+    case O_NOCHARTS: ctx->no_charts = 1; break;
+    case O_QUIET: ctx->quiet = 1; break;
+    case O_WINDOW:
+        if (sf_opt_duration_ns(arg, &ctx->window_ns) < 0 || ctx->window_ns < 1000)
+            return usage_error("bad --window (e.g. 10s, 250ms; at least 1us)", arg);
+        break;
+    case O_BY:
+        if (strcmp(arg, "service") && strcmp(arg, "endpoint") && strcmp(arg, "grpc_method") &&
+            strcmp(arg, "all"))
+            return usage_error("--by takes service, endpoint, grpc_method or all", arg);
+        ctx->by = arg;
+        break;
+    case O_RATE:
+        if (sf_opt_double(arg, &ctx->expect_rate) < 0 || !(ctx->expect_rate > 0) ||
+            ctx->expect_rate > 1)
+            return usage_error("--expect-rate takes a rate in (0, 1]", arg);
+        break;
+    case O_TIERS:
+        if (sf_opt_i64(arg, 1, 16, &k) < 0)
+            return usage_error("--tiers takes 1..16", arg);
+        ctx->tiers = (int)k;
+        break;
+    case O_GATE:
+        if (ctx->ngates >= INFLECT_MAX_GATES)
+            return usage_error("too many --gate options (16 at most)", NULL);
+        if (parse_gate(arg, &ctx->gates[ctx->ngates]) < 0)
+            return usage_error("bad --gate (e.g. 'p99>+20%', 'error_rate>1%', 'drift')", arg);
+        ctx->ngates++;
+        break;
+    case O_DETECTOR:
+        if ((d = cp_detector_by_name(arg)) < 0)
+            return usage_error("unknown --detector", arg);
+        ctx->detector = d;
+        break;
+    case O_HELP: fputs(usage_text, stdout); return -1;
+    case O_VERSION: sf_opt_print_version(stdout, "inflect"); return -1;
+    default: return usage_error("unknown option", NULL);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct inflect_ctx ctx;
+    int c, rc;
+
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.tool = "inflect";
+    ctx.by = "all";
+    ctx.window_ns = 10000000000LL;
+    ctx.tiers = 1;
+    ctx.detector = CP_PELT;
+    cp_defaults(&ctx.cp);
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == '?')
+            return usage_error("unknown option or missing argument", argv[optind - 1]);
+        if ((rc = apply_opt(&ctx, c, optarg)) != 0)
+            return rc < 0 ? SF_EXIT_OK : rc;
+    }
+    if (optind < argc)
+        return usage_error("unexpected argument", argv[optind]);
+    if (!ctx.series_path == !ctx.db_path)
+        return usage_error("give exactly one of --series FILE or --db FILE", NULL);
+    if (ctx.column && !ctx.series_path)
+        return usage_error("--column goes with --series", NULL);
+    /* gnuplot may die early; a write to its pipe must fail, not kill us */
+    signal(SIGPIPE, SIG_IGN);
+    return ctx.series_path ? run_series(&ctx) : run_db(&ctx);
+}

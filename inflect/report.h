@@ -1,0 +1,50 @@
+/* report.h - the human report: report.md and report.html with SVG charts. */
+#ifndef INFLECT_REPORT_H
+#define INFLECT_REPORT_H
+
+#include <stdio.h>
+
+#include "inflect.h"
+
+struct span_windows;
+struct drift_result;
+struct clock_report;
+
+/* Two open files written side by side (Markdown and HTML). */
+struct report {
+    const struct inflect_ctx *ctx;
+    FILE *md, *html;
+    char dir[1024];
+    int charts; /* render charts (gnuplot found and not --no-charts) */
+    int nchart;
+};
+
+/* Create DIR (if needed) and open report.md / report.html.  Returns 0 or -1 with
+ * the error printed. */
+int report_open(struct report *rp, const struct inflect_ctx *ctx, const char *title);
+/* Close both files; returns 0 or -1 on a write error (printed). */
+int report_close(struct report *rp);
+
+/* A section for one analysed series: chart (values, change points marked), the
+ * inflection table and every detector's indices.  x holds the chart's x values
+ * (NULL = the series' times). */
+void report_series_section(struct report *rp, const struct inflect_result *r);
+
+/* --series: the whole report.  Returns 0 or -1 (printed). */
+int report_series(const struct inflect_ctx *ctx, const char *input,
+                  const struct inflect_result *res, size_t nres);
+
+/* Path DIR/name into buf; returns buf. */
+char *report_path(const struct report *rp, const char *name, char *buf, size_t n);
+
+/* Write a Markdown+HTML paragraph / heading (text is escaped for HTML). */
+void report_heading(struct report *rp, int level, const char *text);
+void report_para(struct report *rp, const char *text);
+/* Chart file name (relative to DIR) and caption, linked in both documents. */
+void report_image(struct report *rp, const char *file, const char *caption);
+/* Table: ncol header cells, then rows of ncol cells each (call per row). */
+void report_table_head(struct report *rp, const char *const *cells, int ncol);
+void report_table_row(struct report *rp, const char *const *cells, int ncol);
+void report_table_end(struct report *rp);
+
+#endif

@@ -1,0 +1,230 @@
+/* run.c - the --series mode and the gates (the --db mode is in rundb.c).
+ *
+ * Flow: read -> analyse every series with every detector -> JSON summary ->
+ * report (--out) -> gates.  Errors are printed once, here, as
+ * "inflect: FILE:LINE:COL: message".
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "report.h"
+#include "sf_err.h"
+
+int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const char *file)
+{
+    char msg[512];
+    sf_err_format(err, ctx->tool, file, msg, sizeof(msg));
+    fprintf(stderr, "%s\n", msg);
+    return SF_EXIT_USAGE;
+}
+
+/* Does a change point cross a relative gate?  A spike recovers by itself, so only
+ * steps and ramps count as regressions. */
+static int rel_crossed(const struct inflect_gate *g, const struct cp_point *p)
+{
+    double ch = p->change;
+    if (p->kind == CP_SPIKE)
+        return 0;
+    if (isnan(ch)) /* level was 0: any rise (fall) is unbounded */
+        ch = p->after > p->before ? INFINITY : p->after < p->before ? -INFINITY : 0;
+    return g->above ? ch > g->value : ch < g->value;
+}
+
+/* Segment levels of the default detector: the first, and each cp's after. */
+static int abs_crossed(const struct inflect_gate *g, const struct inflect_result *r,
+                       double *level)
+{
+    size_t n = r->s->n;
+    double first = 0;
+
+    if (n == 0)
+        return 0;
+    if (r->npts == 0) {
+        for (size_t i = 0; i < n; i++)
+            first += r->s->v[i];
+        first /= (double)n;
+    } else {
+        first = r->pts[0].before;
+    }
+    *level = first;
+    if (g->above ? first > g->value : first < g->value)
+        return 1;
+    for (size_t k = 0; k < r->npts; k++) {
+        *level = r->pts[k].after;
+        if (g->above ? *level > g->value : *level < g->value)
+            return 1;
+    }
+    return 0;
+}
+
+int run_gate(const struct inflect_gate *g, const struct inflect_result *res, size_t nres,
+             int drift_alarm, char *detail, size_t dsz)
+{
+    int seen = 0;
+
+    detail[0] = 0;
+    if (g->kind == GATE_DRIFT) {
+        snprintf(detail, dsz, drift_alarm ? "sampling rate drifted from its configuration"
+                                          : "no sampling drift alarm");
+        return drift_alarm ? 1 : 0;
+    }
+    for (size_t i = 0; i < nres; i++) {
+        const struct inflect_result *r = &res[i];
+        double level;
+        if (strcmp(r->metric, g->metric) != 0)
+            continue;
+        seen = 1;
+        if (g->kind == GATE_REL) {
+            for (size_t k = 0; k < r->npts; k++) {
+                if (rel_crossed(g, &r->pts[k])) {
+                    snprintf(detail, dsz, "%s: %s at index %zu changed %+.1f%% (%.6g -> %.6g)",
+                             r->s->name, cp_kind_name(r->pts[k].kind),
+                             r->s->row[r->pts[k].index], r->pts[k].change * 100,
+                             r->pts[k].before, r->pts[k].after);
+                    return 1;
+                }
+            }
+        } else if (abs_crossed(g, r, &level)) {
+            snprintf(detail, dsz, "%s: a segment's level is %.6g", r->s->name, level);
+            return 1;
+        }
+    }
+    if (!seen) {
+        snprintf(detail, dsz, "no series named '%s'", g->metric);
+        return -1;
+    }
+    snprintf(detail, dsz, "holds");
+    return 0;
+}
+
+/* Evaluate every gate; write them to JSON (w may be NULL); return the exit status. */
+int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
+              int drift_alarm, struct json_w *w)
+{
+    int status = SF_EXIT_OK;
+
+    if (w)
+        json_arr(w, "gates", 0);
+    for (int i = 0; i < ctx->ngates; i++) {
+        char detail[384];
+        int r = run_gate(&ctx->gates[i], res, nres, drift_alarm, detail, sizeof(detail));
+        if (w) {
+            json_obj(w, NULL);
+            json_str(w, "gate", ctx->gates[i].text);
+            json_str(w, "result", r > 0 ? "fail" : r == 0 ? "pass" : "unknown");
+            json_str(w, "detail", detail);
+            json_end(w);
+        }
+        if (r > 0) {
+            if (!ctx->quiet)
+                fprintf(stderr, "inflect: gate '%s' failed: %s\n", ctx->gates[i].text, detail);
+            status = SF_EXIT_FINDINGS;
+        } else if (r < 0 && !ctx->quiet) {
+            fprintf(stderr, "inflect: gate '%s': %s\n", ctx->gates[i].text, detail);
+        }
+    }
+    if (w)
+        json_end(w);
+    return status;
+}
+
+/* Open the JSON destination: --json path, "-" (stdout), DIR/summary.json with
+ * --out, else stdout.  Returns NULL (error printed) when it cannot be created. */
+FILE *run_json_open(const struct inflect_ctx *ctx, char *path, size_t psz)
+{
+    FILE *f;
+
+    if (ctx->json_path == NULL && ctx->out_dir)
+        snprintf(path, psz, "%s/summary.json", ctx->out_dir);
+    else
+        snprintf(path, psz, "%s", ctx->json_path ? ctx->json_path : "-");
+    if (strcmp(path, "-") == 0)
+        return stdout;
+    if ((f = fopen(path, "w")) == NULL)
+        fprintf(stderr, "inflect: %s: cannot create: %s\n", path, strerror(errno));
+    return f;
+}
+
+int run_json_close(const char *path, FILE *f)
+{
+    int bad = ferror(f);
+    if (f != stdout)
+        bad |= fclose(f) != 0;
+    else
+        bad |= fflush(f) != 0;
+    if (bad)
+        fprintf(stderr, "inflect: %s: write error\n", path);
+    return bad ? SF_EXIT_USAGE : 0;
+}
+
+int run_series(const struct inflect_ctx *ctx)
+{
+    struct inflect_table tab;
+    struct inflect_result *res;
+    struct sf_err err;
+    struct json_w w;
+    FILE *jf;
+    char jpath[1100];
+    int status = SF_EXIT_OK, rc;
+
+    sf_err_clear(&err);
+    if (series_read_file(&tab, ctx->series_path, ctx->column, &err) < 0)
+        return run_print_err(ctx, &err, ctx->series_path);
+    res = calloc(tab.nseries, sizeof(*res));
+    if (res == NULL) {
+        series_table_free(&tab);
+        fprintf(stderr, "inflect: out of memory\n");
+        return SF_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < tab.nseries; i++) {
+        res[i].s = &tab.s[i];
+        snprintf(res[i].metric, sizeof(res[i].metric), "%s", tab.s[i].name);
+        if (inflect_analyse(ctx, &res[i]) < 0) {
+            fprintf(stderr, "inflect: out of memory\n");
+            status = SF_EXIT_USAGE;
+            goto out;
+        }
+    }
+    if (ctx->out_dir &&
+        report_series(ctx, ctx->series_path, res, tab.nseries) < 0) {
+        status = SF_EXIT_USAGE;
+        goto out;
+    }
+    if ((jf = run_json_open(ctx, jpath, sizeof(jpath))) == NULL) {
+        status = SF_EXIT_USAGE;
+        goto out;
+    }
+    {
+        json_init(&w, jf);
+        json_obj(&w, NULL);
+        json_str(&w, "input", ctx->series_path);
+        json_int(&w, "rows", (long long)tab.rows);
+        /* the first series' analysis at top level: the interface for machines */
+        inflect_json_series(&w, ctx, &res[0]);
+        json_arr(&w, "series", 0);
+        for (size_t i = 0; i < tab.nseries; i++) {
+            json_obj(&w, NULL);
+            inflect_json_series(&w, ctx, &res[i]);
+            json_end(&w);
+        }
+        json_end(&w);
+    }
+    rc = run_gates(ctx, res, tab.nseries, 0, &w);
+    json_end(&w);
+    json_finish(&w);
+    if (run_json_close(jpath, jf))
+        rc = SF_EXIT_USAGE;
+    status = rc;
+out:
+    for (size_t i = 0; i < tab.nseries; i++)
+        inflect_result_free(&res[i]);
+    free(res);
+    series_table_free(&tab);
+    return status;
+}

@@ -1,0 +1,31 @@
+/* run.h - the two modes of inflect, driven from main.c. */
+#ifndef INFLECT_RUN_H
+#define INFLECT_RUN_H
+
+#include "inflect.h"
+
+/* --series: read, analyse, write JSON / report, evaluate gates.  Returns the exit
+ * status (0, 1 gate failed, 2 input or output error), having printed any error. */
+int run_series(const struct inflect_ctx *ctx);
+
+/* --db: window spans, analyse every metric, sampling drift, clock drift, report,
+ * JSON, gates.  Returns the exit status as run_series. */
+int run_db(const struct inflect_ctx *ctx);
+
+/* Evaluate gate g against the analysed series (metric names must match) and the
+ * drift verdict.  Returns 1 when the gate fails (a regression), 0 when it holds,
+ * -1 when no series has its metric; detail gets a one-line reason. */
+int run_gate(const struct inflect_gate *g, const struct inflect_result *res, size_t nres,
+             int drift_alarm, char *detail, size_t dsz);
+
+/* Helpers shared by both modes (run.c). */
+struct json_w;
+struct sf_err;
+int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const char *file);
+int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
+              int drift_alarm, struct json_w *w);
+#include <stdio.h>
+FILE *run_json_open(const struct inflect_ctx *ctx, char *path, size_t psz);
+int run_json_close(const char *path, FILE *f);
+
+#endif
