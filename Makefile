@@ -34,13 +34,15 @@ pcflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 # What libspanfold.a itself needs; tools add their own in build.mk.
 LIB_LIBS = $(call pc,sqlite3 libcrypto) -lm
 
+# Defined before the build.mk files, which use them in prerequisite lists.
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/gen/schema_sql.o
+LIBA    := $(B)/libspanfold.a
+
 TOOLS :=
 OPTIONAL :=
 include $(sort $(wildcard */build.mk))
 
-LIB_SRC := $(wildcard lib/*.c)
-LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/gen/schema_sql.o
-LIBA    := $(B)/libspanfold.a
 
 all: $(TOOLS:%=$(BIN)/%) $(OPTIONAL)
 

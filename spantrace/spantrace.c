@@ -1,0 +1,398 @@
+/* spantrace.c - user half of spantrace: attach span-marker probes to a service
+ * and write span markers in the tracefs text format that tracefs2spans reads.
+ *
+ *   spantrace --usdt spanfold:span_begin:span_end ./demo-service > markers.txt
+ *   spantrace --func sf_demo_span_begin,sf_demo_span_end --decision-arg 1 -p 1234 ./svc
+ *
+ * Each probe hit becomes one line, timestamped with bpf_ktime_get_ns()
+ * (CLOCK_MONOTONIC, nanoseconds, the clock of `perf record -k mono`):
+ *
+ *   demo-service-4242    [001] ..... 12345.678901234: spantrace: span:00f067aa0ba902b7 begin
+ * decision:1
+ *
+ * Straight-line flow, as libbpf-tools do: parse -> check -> open -> configure ->
+ * load -> attach -> poll, with one cleanup path.
+ */
+#include "spantrace.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sf_err.h"
+#include "sf_opt.h"
+#include "spantrace.skel.h"
+
+#define TOOL    "spantrace"
+#define TRACEFS "/sys/kernel/tracing"
+
+struct spantrace_ctx {
+    const char *binary;
+    const char *usdt_provider, *begin, *end; /* probe names (USDT) or function names */
+    int use_usdt;
+    int pid;
+    int span_arg, decision_arg, trace_hi_arg, trace_lo_arg;
+    int printk, verbose;
+    double duration;
+    FILE *out;
+    unsigned long long events;
+    char saved_clock[64]; /* trace_clock to restore, "" if untouched */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(
+        f, "usage: spantrace [options] (--usdt PROVIDER:BEGIN[:END] | --func BEGIN[,END]) BINARY\n"
+           "Attach to a service's span begin/end probes and write span markers in the tracefs\n"
+           "text format (tracefs2spans reads them), timestamped with CLOCK_MONOTONIC in ns.\n\n"
+           "  --usdt P:B[:E]      USDT probes (survive strip; preferred)\n"
+           "  --func B[,E]        uprobes on functions by symbol name (not on stripped binaries)\n"
+           "  -p, --pid PID       only this process (default: every process of BINARY)\n"
+           "  --span-arg N        argument index (0-based) holding the 64-bit span id (default 0)\n"
+           "  --decision-arg N    argument holding the sampling decision (default: none)\n"
+           "  --trace-args H,L    arguments holding the trace id's high and low 64 bits\n"
+           "  -o, --output FILE   write markers here (default stdout)\n"
+           "  --printk            also bpf_printk each marker into the kernel trace buffer;\n"
+           "                      sets trace_clock to mono while running and restores it\n"
+           "  -d, --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n"
+           "  -v, --verbose       libbpf diagnostics\n"
+           "  --help, --version\n"
+           "Needs root (CAP_BPF + CAP_PERFMON) and kernel BTF (/sys/kernel/btf/vmlinux).\n"
+           "Exit status: 0 ok, 2 usage error or a probe could not be attached.\n");
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+    (void)level;
+    return vfprintf(stderr, fmt, ap);
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, TOOL ": ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return SF_EXIT_USAGE;
+}
+
+static int arg_index(const char *s, int *out)
+{
+    int64_t v;
+
+    if (sf_opt_i64(s, 0, 5, &v))
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Split "a:b[:c]" or "a,b" in place. */
+static int parse_probes(struct spantrace_ctx *c, char *spec, int usdt)
+{
+    char *a = spec, *b = strchr(a, usdt ? ':' : ','), *e = NULL;
+
+    c->use_usdt = usdt;
+    if (usdt) {
+        if (b == NULL)
+            return -1;
+        *b++ = 0;
+        c->usdt_provider = a;
+        a = b;
+        b = strchr(a, ':');
+    }
+    if (b) {
+        *b++ = 0;
+        e = b;
+    }
+    c->begin = a;
+    c->end = e && *e ? e : NULL;
+    return *c->begin ? 0 : -1;
+}
+
+static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
+{
+    enum { O_USDT = 256, O_FUNC, O_SPAN, O_DEC, O_TRACE, O_PRINTK, O_HELP, O_VERSION };
+    static const struct option opts[] = {{"usdt", required_argument, 0, O_USDT},
+                                         {"func", required_argument, 0, O_FUNC},
+                                         {"pid", required_argument, 0, 'p'},
+                                         {"span-arg", required_argument, 0, O_SPAN},
+                                         {"decision-arg", required_argument, 0, O_DEC},
+                                         {"trace-args", required_argument, 0, O_TRACE},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"printk", no_argument, 0, O_PRINTK},
+                                         {"duration", required_argument, 0, 'd'},
+                                         {"verbose", no_argument, 0, 'v'},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {"version", no_argument, 0, O_VERSION},
+                                         {0, 0, 0, 0}};
+    int o, probes = 0;
+    int64_t v;
+    char *comma;
+
+    while ((o = getopt_long(argc, argv, "p:o:d:v", opts, NULL)) != -1) {
+        switch (o) {
+        case O_USDT:
+        case O_FUNC:
+            if (parse_probes(c, optarg, o == O_USDT))
+                return fail("bad probe spec '%s'", optarg);
+            probes++;
+            break;
+        case 'p':
+            if (sf_opt_i64(optarg, 1, 0x7fffffff, &v))
+                return fail("bad pid '%s'", optarg);
+            c->pid = (int)v;
+            break;
+        case O_SPAN:
+            if (arg_index(optarg, &c->span_arg))
+                return fail("--span-arg takes 0..5");
+            break;
+        case O_DEC:
+            if (arg_index(optarg, &c->decision_arg))
+                return fail("--decision-arg takes 0..5");
+            break;
+        case O_TRACE:
+            comma = strchr(optarg, ',');
+            if (comma == NULL)
+                return fail("--trace-args takes HI,LO");
+            *comma = 0;
+            if (arg_index(optarg, &c->trace_hi_arg) || arg_index(comma + 1, &c->trace_lo_arg))
+                return fail("--trace-args takes two indices 0..5");
+            break;
+        case 'o':
+            c->out = fopen(optarg, "w");
+            if (c->out == NULL)
+                return fail("failed to open %s: %s", optarg, strerror(errno));
+            break;
+        case O_PRINTK:
+            c->printk = 1;
+            break;
+        case 'd':
+            if (sf_opt_double(optarg, &c->duration) || c->duration <= 0)
+                return fail("bad duration '%s'", optarg);
+            break;
+        case 'v':
+            c->verbose = 1;
+            break;
+        case O_HELP:
+            usage(stdout);
+            exit(0);
+        case O_VERSION:
+            sf_opt_print_version(stdout, TOOL);
+            exit(0);
+        default:
+            usage(stderr);
+            return SF_EXIT_USAGE;
+        }
+    }
+    if (probes != 1 || optind != argc - 1) {
+        usage(stderr);
+        return SF_EXIT_USAGE;
+    }
+    c->binary = argv[optind];
+    return 0;
+}
+
+/* Read or write a one-line tracefs file. */
+static int tracefs_file(const char *name, char *buf, size_t n, const char *write_value)
+{
+    char path[256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), TRACEFS "/%s", name);
+    f = fopen(path, write_value ? "w" : "r");
+    if (f == NULL)
+        return -1;
+    if (write_value)
+        fputs(write_value, f);
+    else if (fgets(buf, (int)n, f) == NULL)
+        buf[0] = 0;
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+/* trace_clock reads like "[local] global counter mono ..."; keep the bracketed one. */
+static int set_trace_clock(struct spantrace_ctx *c)
+{
+    char line[512], *l, *r;
+
+    if (tracefs_file("trace_clock", line, sizeof(line), NULL))
+        return fail("failed to read " TRACEFS "/trace_clock: %s (mount -t tracefs nodev " TRACEFS
+                    ")",
+                    strerror(errno));
+    l = strchr(line, '[');
+    r = l ? strchr(l, ']') : NULL;
+    if (r == NULL)
+        return fail("failed to parse trace_clock '%s'", line);
+    *r = 0;
+    snprintf(c->saved_clock, sizeof(c->saved_clock), "%s", l + 1);
+    /* setting the clock clears the trace buffer: only when it differs */
+    if (strcmp(c->saved_clock, "mono") != 0 && tracefs_file("trace_clock", NULL, 0, "mono"))
+        return fail("failed to set trace_clock to mono: %s", strerror(errno));
+    return 0;
+}
+
+static void restore_trace_clock(struct spantrace_ctx *c)
+{
+    if (c->saved_clock[0] && strcmp(c->saved_clock, "mono") != 0 &&
+        tracefs_file("trace_clock", NULL, 0, c->saved_clock))
+        fprintf(stderr, TOOL ": failed to restore trace_clock to %s: %s\n", c->saved_clock,
+                strerror(errno));
+}
+
+static int on_event(void *data, void *ev, size_t size)
+{
+    struct spantrace_ctx *c = data;
+    const struct span_event *e = ev;
+    char comm[SPANTRACE_COMM_LEN + 1];
+
+    if (size < sizeof(*e))
+        return 0;
+    memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
+    comm[SPANTRACE_COMM_LEN] = 0;
+    /* the kernel's trace_print_context() layout, with nanoseconds */
+    fprintf(c->out, "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace: span:%016llx %s", comm,
+            e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull, e->span_id,
+            e->kind == SPANTRACE_END ? "end" : "begin");
+    if (e->decision >= 0)
+        fprintf(c->out, " decision:%d", e->decision);
+    if (e->trace_hi || e->trace_lo)
+        fprintf(c->out, " trace:%016llx%016llx", e->trace_hi, e->trace_lo);
+    fputc('\n', c->out);
+    c->events++;
+    return 0;
+}
+
+static struct bpf_link *attach_one(struct spantrace_ctx *c, struct bpf_program *usdt,
+                                   struct bpf_program *up, const char *name)
+{
+    struct bpf_link *l;
+
+    if (c->use_usdt) {
+        l = bpf_program__attach_usdt(usdt, c->pid ? c->pid : -1, c->binary, c->usdt_provider, name,
+                                     NULL);
+    } else {
+        LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = name);
+        l = bpf_program__attach_uprobe_opts(up, c->pid ? c->pid : -1, c->binary, 0, &uo);
+    }
+    if (l == NULL)
+        fail("failed to attach %s %s%s%s in %s: %s", c->use_usdt ? "USDT" : "uprobe",
+             c->use_usdt ? c->usdt_provider : "", c->use_usdt ? ":" : "", name, c->binary,
+             strerror(errno));
+    return l;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int preflight(const struct spantrace_ctx *c)
+{
+    if (geteuid() != 0)
+        return fail("needs root (CAP_BPF and CAP_PERFMON) to load BPF programs; run it with sudo");
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        return fail("this kernel exposes no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF=y "
+                    "is needed for CO-RE)");
+    if (access(c->binary, R_OK) != 0)
+        return fail("failed to open %s: %s", c->binary, strerror(errno));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    struct spantrace_ctx c = {
+        .span_arg = 0, .decision_arg = -1, .trace_hi_arg = -1, .trace_lo_arg = -1, .out = stdout};
+    struct spantrace_bpf *skel = NULL;
+    struct bpf_link *lb = NULL, *le = NULL;
+    struct ring_buffer *rb = NULL;
+    unsigned long long dropped = 0;
+    unsigned int zero = 0;
+    double t_end;
+    int rc;
+
+    if ((rc = parse_args(&c, argc, argv)) || (rc = preflight(&c)))
+        return rc;
+    libbpf_set_print(c.verbose ? libbpf_print : NULL);
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    rc = SF_EXIT_USAGE;
+    skel = spantrace_bpf__open();
+    if (skel == NULL) {
+        fail("failed to open BPF object: %s", strerror(errno));
+        goto cleanup;
+    }
+    skel->rodata->target_tgid = c.pid;
+    skel->rodata->span_arg = c.span_arg;
+    skel->rodata->decision_arg = c.decision_arg;
+    skel->rodata->trace_hi_arg = c.trace_hi_arg;
+    skel->rodata->trace_lo_arg = c.trace_lo_arg;
+    skel->rodata->use_printk = c.printk;
+    if (spantrace_bpf__load(skel)) {
+        fail("failed to load BPF programs: %s (run with -v for the verifier log)", strerror(errno));
+        goto cleanup;
+    }
+    if (c.printk && set_trace_clock(&c))
+        goto cleanup;
+    lb = attach_one(&c, skel->progs.usdt_begin, skel->progs.uprobe_begin, c.begin);
+    if (lb == NULL || (c.end && (le = attach_one(&c, skel->progs.usdt_end, skel->progs.uprobe_end,
+                                                 c.end)) == NULL))
+        goto cleanup;
+    rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &c, NULL);
+    if (rb == NULL) {
+        fail("failed to create ring buffer: %s", strerror(errno));
+        goto cleanup;
+    }
+    fprintf(c.out, "# tracer: spantrace\n# trace_clock: mono\n# spantrace: %s %s%s%s%s%s pid=%d\n",
+            c.binary, c.use_usdt ? c.usdt_provider : "", c.use_usdt ? ":" : "", c.begin,
+            c.end ? "/" : "", c.end ? c.end : "", c.pid);
+    fflush(c.out);
+    fprintf(stderr, TOOL ": tracing %s; Ctrl-C to stop\n", c.binary);
+    t_end = c.duration > 0 ? now_s() + c.duration : 0;
+    while (!stop && (t_end == 0 || now_s() < t_end)) {
+        int n = ring_buffer__poll(rb, 100);
+        if (n < 0 && n != -EINTR) {
+            fail("failed to poll ring buffer: %s", strerror(-n));
+            goto cleanup;
+        }
+        fflush(c.out);
+    }
+    ring_buffer__consume(rb);
+    bpf_map_lookup_elem(bpf_map__fd(skel->maps.drops), &zero, &dropped);
+    fprintf(stderr, TOOL ": %llu markers written%s", c.events, dropped ? "" : "\n");
+    if (dropped)
+        fprintf(stderr, ", %llu dropped (ring buffer full)\n", dropped);
+    rc = 0;
+cleanup:
+    ring_buffer__free(rb);
+    bpf_link__destroy(le);
+    bpf_link__destroy(lb);
+    spantrace_bpf__destroy(skel);
+    restore_trace_clock(&c);
+    if (c.out && c.out != stdout)
+        fclose(c.out);
+    else
+        fflush(stdout);
+    return rc;
+}
