@@ -170,6 +170,8 @@ struct p2s_ctx {
     struct sf_arena pkt;          /* per-packet arena, reset after every packet */
     struct p2s_stats st;
     struct p2s_note_count notes[P2S_NOTE_KINDS];
+    /* Test hook: when set, new connections get this parser without content detection. */
+    const struct p2s_app_ops *force_ops;
     /* Test hook: when set, every span is passed here (and to the sink if there is one). */
     int (*span_hook)(void *arg, struct p2s_conn *conn, const struct p2s_span *span);
     void *span_hook_arg;
@@ -232,8 +234,8 @@ struct p2s_tcp *tcp_new(void);
 void tcp_free(struct p2s_ctx *ctx, struct p2s_tcp *t);
 
 /* A connection outside the flow table, for parser unit tests: a 127.0.0.1:40000 ->
- * 127.0.0.1:80 connection with no application parser.  Free with tcp_conn_free_detached
- * (which does not call any parser's close). */
+ * 127.0.0.1:80 connection with no application parser (attach one with p2s_conn_switch).
+ * tcp_conn_free_detached closes the parser attached at that time, then frees it. */
 struct p2s_conn *tcp_conn_new_detached(struct p2s_ctx *ctx);
 void tcp_conn_free_detached(struct p2s_conn *conn);
 

@@ -577,6 +577,8 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
         table_grow(t);
     ctx->st.connections++;
     sink_conn_open(ctx, c);
+    if (ctx->force_ops)
+        p2s_conn_switch(c, ctx->force_ops);
     return c;
 }
 
@@ -725,5 +727,7 @@ struct p2s_conn *tcp_conn_new_detached(struct p2s_ctx *ctx)
 
 void tcp_conn_free_detached(struct p2s_conn *conn)
 {
+    if (conn->ops)
+        conn->ops->close(conn->st, conn->last_ts);
     free(conn);
 }

@@ -1,0 +1,296 @@
+/* Unit tests: pcap2spans TCP reassembly (tcp.c) with synthetic segments.
+ *
+ * A recording parser (ctx->force_ops) collects the bytes each direction delivers, with
+ * gaps written into the stream as "<gap N>", so every test checks the exact byte
+ * stream an application parser would see.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../pcap2spans/p2s.h"
+#include "sf_buf.h"
+#include "tap.h"
+
+struct rec {
+    struct sf_buf d[2];
+    int opened, closed;
+};
+
+static void *rec_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
+{
+    struct rec *r = ctx->span_hook_arg;
+
+    (void)conn;
+    r->opened++;
+    return r;
+}
+
+static int rec_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts,
+                    struct sf_err *err)
+{
+    struct rec *r = st;
+
+    (void)ts;
+    (void)err;
+    sf_buf_append(&r->d[dir], p, n);
+    return 0;
+}
+
+static void rec_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
+{
+    struct rec *r = st;
+
+    (void)ts;
+    sf_buf_printf(&r->d[dir], "<gap %llu>", (unsigned long long)len);
+}
+
+static void rec_close(void *st, int64_t ts)
+{
+    struct rec *r = st;
+
+    (void)ts;
+    r->closed++;
+}
+
+static const struct p2s_app_ops rec_ops = {"rec", rec_open, rec_data, rec_gap, rec_close};
+
+static struct p2s_ctx ctx;
+static struct rec rec;
+
+static void setup(void)
+{
+    p2s_ctx_init(&ctx);
+    ctx.quiet = 1;
+    ctx.force_ops = &rec_ops;
+    memset(&rec, 0, sizeof(rec));
+    sf_buf_init(&rec.d[0], 1 << 20);
+    sf_buf_init(&rec.d[1], 1 << 20);
+    ctx.span_hook_arg = &rec;
+}
+
+static void teardown(void)
+{
+    p2s_ctx_free(&ctx);
+    sf_buf_free(&rec.d[0]);
+    sf_buf_free(&rec.d[1]);
+}
+
+/* Send a segment: c2s = 1 from 10.0.0.1:40000 to 10.0.0.2:80, else the reverse. */
+static void seg(int c2s, uint32_t seq, uint8_t flags, const char *data, int64_t ts)
+{
+    static const uint8_t a[4] = {10, 0, 0, 1}, b[4] = {10, 0, 0, 2};
+    struct p2s_seg s;
+
+    memset(&s, 0, sizeof(s));
+    s.family = 4;
+    memcpy(s.src, c2s ? a : b, 4);
+    memcpy(s.dst, c2s ? b : a, 4);
+    s.sport = c2s ? 40000 : 80;
+    s.dport = c2s ? 80 : 40000;
+    s.seq = seq;
+    s.flags = flags;
+    s.payload = (const uint8_t *)data;
+    s.len = data ? strlen(data) : 0;
+    s.ts_ns = ts ? ts : 1000;
+    ctx.pkt_ts = s.ts_ns;
+    tcp_segment(&ctx, &s);
+}
+
+static int stream_is(int dir, const char *want)
+{
+    struct sf_buf *b = &rec.d[dir];
+    int ok = b->len == strlen(want) && memcmp(b->data, want, b->len) == 0;
+
+    if (!ok)
+        printf("#   stream %d: got \"%.*s\", want \"%s\"\n", dir, (int)b->len,
+               b->data ? (const char *)b->data : "", want);
+    return ok;
+}
+
+#define SYN P2S_TH_SYN
+#define ACK P2S_TH_ACK
+#define FIN P2S_TH_FIN
+#define RST P2S_TH_RST
+
+static void handshake(uint32_t cisn, uint32_t sisn)
+{
+    seg(1, cisn, SYN, NULL, 0);
+    seg(0, sisn, SYN | ACK, NULL, 0);
+    seg(1, cisn + 1, ACK, NULL, 0);
+}
+
+static void test_in_order_and_close(void)
+{
+    setup();
+    handshake(1000, 5000);
+    seg(1, 1001, ACK, "hello ", 0);
+    seg(1, 1007, ACK, "world", 0);
+    seg(0, 5001, ACK, "reply", 0);
+    TAP_OK(stream_is(0, "hello world"), "in-order bytes delivered once");
+    TAP_OK(stream_is(1, "reply"), "server direction delivered");
+    seg(1, 1012, FIN | ACK, NULL, 0);
+    TAP_EQ_INT(rec.closed, 0, "one FIN does not close");
+    seg(0, 5006, FIN | ACK, NULL, 0);
+    TAP_EQ_INT(rec.closed, 1, "FIN both ways closes the connection");
+    TAP_EQ_INT(ctx.st.connections, 1, "one connection counted");
+    teardown();
+}
+
+static void test_out_of_order_retrans_overlap(void)
+{
+    setup();
+    handshake(1000, 5000);
+    seg(1, 1007, ACK, "world", 0);
+    seg(1, 1001, ACK, "hello ", 0);
+    seg(1, 1001, ACK, "hello ", 0); /* retransmission */
+    TAP_OK(stream_is(0, "hello world"), "out-of-order segment waits for the hole, no duplicate");
+    /* in-order overlap: only the new tail is delivered */
+    seg(1, 1010, ACK, "XXxyz", 0);
+    TAP_OK(stream_is(0, "hello worldxyz"), "overlap with delivered bytes: first copy wins");
+    /* buffered overlaps: 1020..1024 "BBBB" first, then 1018..1026 "cccccccc" */
+    seg(1, 1020, ACK, "BBBB", 0);
+    seg(1, 1018, ACK, "cccccccc", 0);
+    seg(1, 1015, ACK, "012", 0);
+    TAP_OK(stream_is(0, "hello worldxyz012ccBBBBcc"), "overlap among buffered pieces: first copy wins");
+    teardown();
+}
+
+static void test_wraparound(void)
+{
+    setup();
+    handshake(0xfffffff0u, 7);
+    /* data starts at 0xfffffff1; 8 + 8 + 8 bytes crossing 2^32, sent out of order */
+    seg(1, 0x00000001u, ACK, "CCCCCCCC", 0);
+    seg(1, 0xfffffff9u, ACK, "BBBBBBBB", 0);
+    seg(1, 0xfffffff1u, ACK, "AAAAAAAA", 0);
+    TAP_OK(stream_is(0, "AAAAAAAABBBBBBBBCCCCCCCC"), "sequence wrap at 2^32 with reordering");
+    seg(1, 0x00000009u, FIN | ACK, NULL, 0);
+    seg(0, 8, FIN | ACK, NULL, 0);
+    TAP_EQ_INT(rec.closed, 1, "FIN after the wrap closes");
+    teardown();
+}
+
+static void test_port_reuse(void)
+{
+    setup();
+    handshake(1000, 5000);
+    seg(1, 1001, ACK, "first", 0);
+    seg(1, 1006, FIN | ACK, NULL, 0);
+    seg(0, 5001, FIN | ACK, NULL, 0);
+    TAP_EQ_INT(rec.closed, 1, "first connection closed");
+    seg(1, 1007, ACK, NULL, 0); /* last ACK of the old connection: no new state */
+    TAP_EQ_INT(ctx.st.connections, 1, "a bare ACK creates no connection");
+    handshake(90000, 70000);
+    seg(1, 90001, ACK, "second", 0);
+    TAP_EQ_INT(ctx.st.connections, 2, "SYN on a reused tuple after FIN: new connection");
+    TAP_OK(stream_is(0, "firstsecond"), "the two connections are not spliced");
+    /* a new SYN with another ISN while the connection is open */
+    handshake(123456, 654321);
+    TAP_EQ_INT(ctx.st.connections, 3, "SYN with a different ISN: new connection");
+    TAP_EQ_INT(rec.closed, 2, "the old one was closed");
+    seg(1, 123456, SYN, NULL, 0); /* retransmitted SYN */
+    TAP_EQ_INT(ctx.st.connections, 3, "retransmitted SYN (same ISN) is the same connection");
+    teardown();
+}
+
+static void test_gap_and_resume(void)
+{
+    setup();
+    ctx.lim.max_ooo_bytes = 8;
+    handshake(1000, 5000);
+    seg(1, 1001, ACK, "ab", 0);
+    seg(1, 1005, ACK, "efgh", 0); /* hole 1003..1005 */
+    TAP_OK(stream_is(0, "ab"), "hole holds back later bytes");
+    seg(1, 1009, ACK, "ijklm", 0); /* 4 + 5 > 8: give up the hole */
+    TAP_OK(stream_is(0, "ab<gap 2>efghijklm"), "cap hit: gap of 2 then resume");
+    TAP_EQ_INT(ctx.st.gaps, 1, "gap counted");
+    TAP_EQ_INT(ctx.st.gap_bytes, 2, "gap bytes counted");
+    seg(1, 1020, ACK, "zz", 0); /* hole 1014..1020 left open */
+    seg(1, 1022, FIN | ACK, NULL, 0);
+    seg(0, 5001, FIN | ACK, NULL, 0);
+    TAP_EQ_INT(rec.closed, 0, "FIN behind a hole does not close yet");
+    seg(1, 1001, RST, NULL, 0);
+    TAP_OK(stream_is(0, "ab<gap 2>efghijklm<gap 6>zz"), "close with a hole: gap then the rest");
+    TAP_EQ_INT(rec.closed, 1, "RST closes");
+    TAP_EQ_INT(ctx.st.gaps, 2, "second gap counted");
+    teardown();
+}
+
+static void test_big_segment_over_cap(void)
+{
+    setup();
+    ctx.lim.max_ooo_bytes = 4;
+    handshake(1000, 5000);
+    seg(1, 1001, ACK, "a", 0);
+    seg(1, 1003, ACK, "0123456789", 0);
+    TAP_OK(stream_is(0, "a<gap 1>0123456789"), "segment larger than the cap: gap, delivered");
+    teardown();
+}
+
+static void test_flow_cap_and_idle(void)
+{
+    static const char *req = "x";
+    struct p2s_seg s;
+    int i;
+
+    setup();
+    ctx.lim.max_flows = 2;
+    for (i = 0; i < 3; i++) {
+        memset(&s, 0, sizeof(s));
+        s.family = 4;
+        s.src[0] = 10;
+        s.src[3] = (uint8_t)(i + 1);
+        s.dst[0] = 10;
+        s.dst[3] = 100;
+        s.sport = 40000;
+        s.dport = 80;
+        s.flags = SYN;
+        s.ts_ns = 1000 + i;
+        tcp_segment(&ctx, &s);
+    }
+    TAP_EQ_INT(ctx.st.flows_evicted, 1, "max_flows: the idlest flow is evicted");
+    TAP_EQ_INT(rec.closed, 1, "evicted flow closed");
+    ctx.lim.idle_timeout_ns = 1000000000;
+    memset(&s, 0, sizeof(s));
+    s.family = 4;
+    s.src[0] = 10;
+    s.src[3] = 50;
+    s.dst[0] = 10;
+    s.dst[3] = 100;
+    s.sport = 40001;
+    s.dport = 80;
+    s.flags = ACK;
+    s.payload = (const uint8_t *)req;
+    s.len = 1;
+    s.ts_ns = 5000000000;
+    tcp_segment(&ctx, &s);
+    TAP_EQ_INT(rec.closed, 3, "flows idle longer than the timeout are closed by capture time");
+    teardown();
+}
+
+static void test_mid_connection(void)
+{
+    setup();
+    ctx.force_ops = NULL; /* real detection */
+    /* first segment seen is the server's response: the client is the other side */
+    seg(0, 777, ACK, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0);
+    TAP_EQ_INT(ctx.st.connections, 1, "data without SYN creates a connection");
+    seg(1, 333, ACK, "GET /x HTTP/1.1\r\nHost: h\r\n\r\n", 0);
+    seg(0, 777 + 38, ACK, "HTTP/1.1 204 No Content\r\n\r\n", 0);
+    TAP_EQ_INT(ctx.st.spans, 2, "mid-connection: orphan response and a full exchange");
+    TAP_EQ_INT(ctx.st.partial_spans, 1, "the orphan response is partial");
+    teardown();
+}
+
+int main(void)
+{
+    test_in_order_and_close();
+    test_out_of_order_retrans_overlap();
+    test_wraparound();
+    test_port_reuse();
+    test_gap_and_resume();
+    test_big_segment_over_cap();
+    test_flow_cap_and_idle();
+    test_mid_connection();
+    return tap_done();
+}
