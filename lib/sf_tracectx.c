@@ -72,6 +72,15 @@ static void trim_ows(const char **v, size_t *n)
         (*n)--;
 }
 
+/* Callers may pass NULL for an empty value; make it a real empty string. */
+#define EMPTY_IF_NULL(v, n)                                                                        \
+    do {                                                                                           \
+        if ((v) == NULL) {                                                                         \
+            (v) = "";                                                                              \
+            (n) = 0;                                                                               \
+        }                                                                                          \
+    } while (0)
+
 /* Case-insensitive compare of s[0..n) with a lowercase literal. */
 static int eq_lit(const char *s, size_t n, const char *lit)
 {
@@ -242,6 +251,8 @@ int sf_tracectx_parse_traceparent(struct sf_tracectx *c, const char *v, size_t n
     const char *f[4];
     size_t fl[4], i = 0;
 
+    EMPTY_IF_NULL(v, n);
+
     ctx_begin(c, SF_CTX_TRACEPARENT);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -386,6 +397,7 @@ int sf_tracectx_check_tracestate(const char *v, size_t n, char *why, size_t whys
     int members = 0;
     char tmp[SF_CTX_ERR_MAX];
 
+    EMPTY_IF_NULL(v, n);
     if (why == NULL || whysz == 0) {
         why = tmp;
         whysz = sizeof(tmp);
@@ -442,6 +454,8 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
     size_t fl[4];
     int nf;
 
+    EMPTY_IF_NULL(v, n);
+
     ctx_begin(c, SF_CTX_B3_SINGLE);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -476,6 +490,11 @@ int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, 
     struct sf_rd rd;
     const uint8_t *tid, *sid;
     uint8_t ver, fid;
+
+    if (bin == NULL) {
+        bin = (const uint8_t *)"";
+        n = 0;
+    }
 
     ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
     raw_set_hex(c, bin, n);
@@ -579,6 +598,8 @@ int sf_tracectx_parse_uber(struct sf_tracectx *c, const char *v, size_t n)
     uint64_t flags;
     int nf;
 
+    EMPTY_IF_NULL(v, n);
+
     ctx_begin(c, SF_CTX_UBER);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -634,6 +655,8 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
 {
     size_t pos = 0;
     int have_root = 0, have_parent = 0, have_sampled = 0;
+
+    EMPTY_IF_NULL(v, n);
 
     ctx_begin(c, SF_CTX_XRAY);
     raw_append(c, v, n);
@@ -825,6 +848,8 @@ int sf_tracectx_parse_baggage(struct sf_tracectx *c, const char *v, size_t n)
     int members = 0;
     size_t bytes = 0;
 
+    EMPTY_IF_NULL(v, n);
+
     ctx_begin(c, SF_CTX_BAGGAGE);
     raw_append(c, v, n);
     return baggage_field(c, v, n, &members, &bytes);
@@ -842,6 +867,8 @@ int sf_tracectx_parse_sw8(struct sf_tracectx *c, const char *v, size_t n)
     uint8_t tmp[1536];
     uint64_t id;
     int nf;
+
+    EMPTY_IF_NULL(v, n);
 
     ctx_begin(c, SF_CTX_SW8);
     raw_append(c, v, n);
@@ -1030,6 +1057,9 @@ static void add_tracestate(struct sf_tracectx_set *s, const char *v, size_t n)
     struct sf_tracectx_pending *p = &s->p;
 
     p->ts_count++;
+    /* Not parsed once the traceparent is known to be invalid (it will be ignored). */
+    if (p->tp_count > 1 || (p->tp_idx >= 0 && !s->ctx[p->tp_idx].valid))
+        return;
     if (!p->ts_bad && ts_scan(v, n, &p->ts_members, p->ts_why, sizeof(p->ts_why), p->ts,
                               sizeof(p->ts), &p->ts_len, &p->ts_truncated) < 0)
         p->ts_bad = 1;
@@ -1116,10 +1146,15 @@ void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nle
 {
     const char *v = (const char *)value;
     struct sf_tracectx *c;
-    int h = header_id(name, nlen);
+    int h = name ? header_id(name, nlen) : -1;
 
     if (h < 0 || s->p.finished)
         return;
+    if (value == NULL) {
+        value = (const uint8_t *)"";
+        v = "";
+        vlen = 0;
+    }
     switch (h) {
     case H_TRACEPARENT:
         add_traceparent(s, v, vlen);

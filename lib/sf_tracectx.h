@@ -26,6 +26,24 @@
  *   int best = sf_tracectx_set_preferred(&set);
  *
  * Nothing here allocates, prints or keeps pointers into the caller's buffers.
+ *
+ * What callers can rely on (lib/sf_tracectx.c has the per-format table):
+ *   - An invalid context has valid=0, empty ids, sampled=-1, flags=-1 and error
+ *     "<format>: <why>" (e.g. "traceparent: trace-id is all zeros").  On a valid
+ *     context error is "" or a note: "tracestate discarded: ...", "tracestate
+ *     truncated ...", "datadog: _dd.p.tid ... ignored", "baggage: over the
+ *     propagation limit ...".
+ *   - traceparent's parent-id is the sender's span: it goes to span_id (parent_id "").
+ *   - Sampling-only forms (b3: 0|1|d, X-B3-Sampled or X-B3-Flags alone) are valid
+ *     contexts without ids; sf_tracectx_set_preferred never picks them.
+ *   - grpc-trace-bin: each ','-joined value is its own context; raw is the base64
+ *     text, or for "true binary" the hex of the bytes after the 0x00 marker.
+ *   - All baggage headers of a set make one context (raw joined with ',').
+ *   - tracestate is kept normalised: members "k=v" joined by ',', OWS and empty
+ *     members dropped; beyond SF_CTX_STATE_MAX whole members are dropped from the
+ *     right (tracestate_truncated=1).
+ *   - A NULL value with length 0 is an empty value.  Headers added after
+ *     sf_tracectx_set_finish are ignored; calling finish again changes nothing.
  */
 #ifndef SF_TRACECTX_H
 #define SF_TRACECTX_H

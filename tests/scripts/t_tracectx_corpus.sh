@@ -3,11 +3,8 @@
 # propagation examples, grpc-trace-bin); TAP from tests/scripts/tracectx_corpus.py.
 top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 corpus=${SF_CORPUS:-$top/../shared/corpus}
-# the driver of this build: build/san/... under SAN=1 (SF_BIN=build/san/bin), else build/...
-driver=$top/build/tests/unit/test_tracectx
-if [ -n "${SF_BIN:-}" ] && [ -x "$SF_BIN/../tests/unit/test_tracectx" ]; then
-    driver=$SF_BIN/../tests/unit/test_tracectx
-fi
+# the driver of this build: $SF_BUILD is build/ or build/san/ (SAN=1), set by make
+driver=${SF_BUILD:-$top/build}/tests/unit/test_tracectx
 if [ ! -d "$corpus/w3c" ]; then
     echo "ok 1 - tracectx corpus # SKIP no corpus at $corpus (set SF_CORPUS)"
     exit 0

@@ -10,12 +10,17 @@
  */
 #include "sf_tracectx.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "tap.h"
+
+/* The fuzz target itself: its invariant checks (abort on violation) run here on the seed
+ * corpus, on every crash input kept below, and on every table input. */
+#include "fuzz/lib/fuzz_tracectx.c"
 
 #define TP "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 #define TID "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -523,6 +528,86 @@ static void test_tracestate_api(void)
     TAP_OK(strstr(why, "257 characters") != NULL, "why: %s", why);
 }
 
+/* Edge cases of the API contract rather than of a format. */
+static void test_api_edges(void)
+{
+    static struct sf_tracectx_set s;
+    struct sf_tracectx c;
+
+    TAP_EQ_INT(sf_tracectx_parse_traceparent(&c, NULL, 0), -1, "NULL traceparent is empty");
+    TAP_EQ_STR(c.error, "traceparent: empty value", "NULL traceparent error");
+    TAP_EQ_INT(sf_tracectx_parse_baggage(&c, NULL, 0), -1, "NULL baggage is empty");
+    TAP_EQ_INT(sf_tracectx_parse_sw8(&c, NULL, 0), -1, "NULL sw8 is empty");
+    TAP_EQ_INT(sf_tracectx_parse_grpc_trace_bin(&c, NULL, 0), -1, "NULL grpc-trace-bin is empty");
+    TAP_EQ_INT(sf_tracectx_check_tracestate(NULL, 0, NULL, 0), 0, "NULL tracestate is empty");
+
+    sf_tracectx_set_init(&s);
+    sf_tracectx_set_add(&s, "b3", 2, NULL, 0);
+    sf_tracectx_set_add(&s, NULL, 0, (const uint8_t *)"x", 1);
+    sf_tracectx_set_finish(&s);
+    TAP_OK(s.n == 1 && !s.ctx[0].valid, "set: NULL b3 value is an invalid empty context");
+    sf_tracectx_set_add(&s, "b3", 2, (const uint8_t *)"1", 1);
+    TAP_EQ_INT(s.n, 1, "set: headers after finish are ignored");
+
+    /* the W3C order: a bad traceparent first means tracestate is never looked at */
+    sf_tracectx_set_init(&s);
+    feed(&s, "traceparent\tbogus\ntracestate\tFOO=1\n");
+    sf_tracectx_set_finish(&s);
+    TAP_OK(s.n == 1 && strstr(s.ctx[0].error, "tracestate") == NULL,
+           "set: invalid traceparent keeps its own reason (%s)", s.ctx[0].error);
+}
+
+/* Edge inputs in the fuzz_tracectx format ("name:value" lines, \xHH escapes); every crash
+ * or invariant failure the fuzzer finds is appended here and must pass from then on. */
+static const char *const fuzz_regressions[] = {
+    "traceparent:\ntracestate:a=1",
+    "grpc-trace-bin:\x00",
+    "grpc-trace-bin:,,",
+};
+
+static void test_fuzz_inputs(void)
+{
+    const char *dir = "tests/fuzz/corpus/fuzz_tracectx";
+    char path[512];
+    uint8_t buf[20000];
+    struct dirent *e;
+    int files = 0;
+    DIR *d;
+
+    for (size_t i = 0; i < sizeof(fuzz_regressions) / sizeof(fuzz_regressions[0]); i++) {
+        size_t n = unescape(buf, fuzz_regressions[i], strlen(fuzz_regressions[i]));
+        LLVMFuzzerTestOneInput(buf, n);
+        TAP_OK(1, "fuzz edge input %zu holds the invariants", i);
+    }
+    for (size_t i = 0; i < sizeof(vcases) / sizeof(vcases[0]); i++) {
+        size_t n = unescape(buf, vcases[i].in, strlen(vcases[i].in));
+        LLVMFuzzerTestOneInput(buf, n);
+    }
+    TAP_OK(1, "fuzz invariants hold on every single-value table input");
+    d = opendir(dir);
+    if (d == NULL) {
+        TAP_SKIP("fuzz seed corpus", "tests/fuzz/corpus/fuzz_tracectx not found (run from the repo top)");
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        FILE *f;
+        size_t n;
+
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        f = fopen(path, "rb");
+        if (f == NULL)
+            continue;
+        n = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+        LLVMFuzzerTestOneInput(buf, n);
+        files++;
+    }
+    closedir(d);
+    TAP_OK(files > 0, "fuzz invariants hold on %d seed files", files);
+}
+
 static void test_header_names(void)
 {
     static const char *const yes[] = {"traceparent", "TRACESTATE", "b3", "X-B3-TraceId",
@@ -693,6 +778,8 @@ int main(int argc, char **argv)
     test_raw();
     test_limits();
     test_tracestate_api();
+    test_api_edges();
     test_header_names();
+    test_fuzz_inputs();
     return tap_done();
 }
