@@ -15,7 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clockdrift.h"
+#include "drift.h"
 #include "gnuplot.h"
+#include "spans.h"
 
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n)
 {
@@ -290,4 +293,261 @@ int report_series(const struct inflect_ctx *ctx, const char *input,
     for (size_t i = 0; i < nres; i++)
         report_series_section(&rp, &res[i]);
     return report_close(&rp);
+}
+
+/* ---- --db report ------------------------------------------------------------------ */
+
+static void latency_chart(struct report *rp, const struct span_windows *sw, size_t g,
+                          const struct inflect_result *res, const double *x)
+{
+    static const int ms[3] = {M_P50, M_P95, M_P99};
+    static const char *const col[3] = {"#2ca02c", "#1f77b4", "#d62728"};
+    const struct win_group *wg = &sw->g[g];
+    const struct inflect_result *p99 = &res[g * M_NMETRICS + M_P99];
+    struct gp_chart c;
+    struct sf_err err;
+    char file[96], path[1200], title[200];
+
+    memset(&c, 0, sizeof(c));
+    for (int k = 0; k < 3; k++)
+        c.lines[k] = (struct gp_line){spans_metric_name((enum span_metric)ms[k]), x,
+                                      wg->m[ms[k]], sw->nwin, col[k]};
+    c.nlines = 3;
+    for (size_t k = 0; k < p99->npts && c.nmarks < GP_MAX_MARKS; k++) {
+        c.marks[c.nmarks] = x[p99->s->row[p99->pts[k].index]];
+        c.mark_color[c.nmarks++] = gnuplot_kind_color(cp_kind_name(p99->pts[k].kind));
+    }
+    snprintf(title, sizeof(title), "%.120s: latency percentiles, P99 inflection points marked",
+             wg->name);
+    c.title = title;
+    c.xlabel = "seconds since the first span";
+    c.ylabel = "latency (ms)";
+    chart_name(rp, wg->name, file, sizeof(file));
+    sf_err_clear(&err);
+    if (gnuplot_chart(report_path(rp, file, path, sizeof(path)), &c, &err) < 0)
+        fprintf(stderr, "inflect: %s\n", err.msg);
+    else
+        report_image(rp, file, title);
+}
+
+static void sampling_chart(struct report *rp, const struct span_windows *sw, size_t g,
+                           const struct drift_result *dr, const double *pi, const double *x)
+{
+    struct gp_chart c;
+    struct sf_err err;
+    char file[96], path[1200], title[200];
+
+    memset(&c, 0, sizeof(c));
+    c.lines[0] = (struct gp_line){"observed sampled share", x, dr->share, sw->nwin, "#1f77b4"};
+    c.nlines = 1;
+    if (dr->tested)
+        c.lines[c.nlines++] = (struct gp_line){"configured rate", x, pi, sw->nwin, "#d62728"};
+    c.band_x = x;
+    c.band_lo = dr->lo;
+    c.band_hi = dr->hi;
+    c.nband = sw->nwin;
+    c.band_title = "95% Wilson interval";
+    if (dr->alarm) {
+        c.marks[0] = x[dr->onset_win < sw->nwin ? dr->onset_win : sw->nwin - 1];
+        c.mark_color[0] = "#ff7f0e";
+        c.nmarks = 1;
+    }
+    snprintf(title, sizeof(title), "%.120s: sampled share of traces", sw->g[g].name);
+    c.title = title;
+    c.xlabel = "seconds since the first span";
+    c.ylabel = "kept share";
+    snprintf(path, sizeof(path), "%s-sampling", sw->g[g].name);
+    chart_name(rp, path, file, sizeof(file));
+    sf_err_clear(&err);
+    if (gnuplot_chart(report_path(rp, file, path, sizeof(path)), &c, &err) < 0)
+        fprintf(stderr, "inflect: %s\n", err.msg);
+    else
+        report_image(rp, file, title);
+}
+
+static void inflection_table(struct report *rp, const struct inflect_result *res, size_t g,
+                             const double *x)
+{
+    static const int ms[] = {M_P99, M_P50, M_ERROR_RATE, M_THROUGHPUT, M_SAMPLED_SHARE};
+    static const char *const head[] = {"metric", "window", "t (s)", "kind", "before", "after",
+                                       "change"};
+    int any = 0;
+
+    for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+        const struct inflect_result *r = &res[g * M_NMETRICS + (size_t)ms[i]];
+        for (size_t k = 0; k < r->npts; k++) {
+            const struct cp_point *p = &r->pts[k];
+            size_t w = r->s->row[p->index];
+            char c1[32], c2[32], c4[32], c5[32], c6[32];
+            const char *row[7] = {r->metric, c1, c2, cp_kind_name(p->kind), c4, c5, c6};
+            if (!any++)
+                report_table_head(rp, head, 7);
+            snprintf(c1, sizeof(c1), "%zu", w);
+            snprintf(c2, sizeof(c2), "%.10g", x[w]);
+            fmt_num(c4, sizeof(c4), p->before);
+            fmt_num(c5, sizeof(c5), p->after);
+            if (isfinite(p->change))
+                snprintf(c6, sizeof(c6), "%+.1f%%", p->change * 100);
+            else
+                snprintf(c6, sizeof(c6), "-");
+            report_table_row(rp, row, 7);
+        }
+    }
+    if (any)
+        report_table_end(rp);
+    else
+        report_para(rp, "No inflection point in P99, P50, error rate, throughput or sampled "
+                        "share.");
+}
+
+static void drift_para(struct report *rp, const struct drift_result *dr, const double *x,
+                       size_t nwin)
+{
+    char b[640];
+
+    if (!dr->tested) {
+        snprintf(b, sizeof(b),
+                 "Sampling: %llu traces, %llu kept (%.4g). No configured rate (give "
+                 "--expect-rate, or spans carry tracestate ot=th:), so drift was not tested.",
+                 (unsigned long long)dr->trials, (unsigned long long)dr->kept,
+                 dr->trials ? (double)dr->kept / (double)dr->trials : NAN);
+    } else if (dr->alarm) {
+        size_t on = dr->onset_win < nwin ? dr->onset_win : nwin - 1;
+        snprintf(b, sizeof(b),
+                 "Sampling DRIFT: the kept share went %s from about window %zu (t = %.10g s; "
+                 "alarm at window %zu): %.4g before, %.4g after. Spans per trace %.3g before, "
+                 "%.3g after. %zu window(s) had the configured rate outside their 95%% "
+                 "interval.",
+                 dr->direction > 0 ? "up" : "down", dr->onset_win, x[on], dr->alarm_win,
+                 dr->rate_before, dr->rate_after, dr->amp_before, dr->amp_after, dr->outside);
+    } else {
+        snprintf(b, sizeof(b),
+                 "Sampling: no drift alarm (Bernoulli CUSUM, thresholds %.3g up / %.3g down "
+                 "for a 0.1%% false-alarm chance over the run). Kept share %.4g; estimated "
+                 "traces in all %.6g (relative SE %.3g).",
+                 dr->h_up, dr->h_dn, dr->rate_before, dr->est_traces, dr->rel_se);
+    }
+    report_para(rp, b);
+}
+
+static void clock_section(struct report *rp, const struct clock_report *clk)
+{
+    static const char *const head[] = {"from", "to", "segments", "offset (ns)", "skew (ppm)",
+                                       "alpha (ppm/s)", "beta (ppm/s^2)", "residual rms (ns)",
+                                       "steps"};
+    struct gp_chart c;
+    struct sf_err err;
+    char path[1200];
+
+    report_heading(rp, 2, "Clocks");
+    if (clk->n == 0) {
+        report_para(rp, "No clock_fits rows: no clock relation was recorded.");
+        return;
+    }
+    report_table_head(rp, head, 9);
+    memset(&c, 0, sizeof(c));
+    for (size_t i = 0; i < clk->n; i++) {
+        const struct clock_pair *p = &clk->p[i];
+        char a[32], b[32], d[32], e[32], f[32], g[32], h[32];
+        const char *row[9] = {p->from, p->to, a, b, d, e, f, g, h};
+        snprintf(a, sizeof(a), "%zu", p->n);
+        snprintf(b, sizeof(b), "%.10g", p->off_ns[0]);
+        snprintf(d, sizeof(d), "%.4g", p->skew0_ppm);
+        snprintf(e, sizeof(e), "%.4g", p->alpha_ppm_s);
+        snprintf(f, sizeof(f), "%.4g", p->beta_ppm_s2);
+        snprintf(g, sizeof(g), "%.4g", p->resid_rms_ns);
+        snprintf(h, sizeof(h), "%zu", p->nsteps);
+        report_table_row(rp, row, 9);
+        if (p->n >= 2 && c.nlines < GP_MAX_LINES)
+            c.lines[c.nlines++] = (struct gp_line){p->to, p->t, p->resid_ns, p->n, "#1f77b4"};
+    }
+    report_table_end(rp);
+    if (!rp->charts || c.nlines == 0)
+        return;
+    c.title = "clock offset residuals after the drift fit";
+    c.xlabel = "seconds since the first segment";
+    c.ylabel = "residual (ns)";
+    sf_err_clear(&err);
+    if (gnuplot_chart(report_path(rp, "clock-residuals.svg", path, sizeof(path)), &c, &err) < 0)
+        fprintf(stderr, "inflect: %s\n", err.msg);
+    else
+        report_image(rp, "clock-residuals.svg", c.title);
+}
+
+/* DIR/windows.csv: the numbers behind every chart. */
+static int windows_csv(struct report *rp, const struct span_windows *sw,
+                       const struct drift_result *drift, const double *const *pi)
+{
+    char path[1200];
+    FILE *f = fopen(report_path(rp, "windows.csv", path, sizeof(path)), "w");
+    int bad;
+
+    if (f == NULL) {
+        fprintf(stderr, "inflect: %s: cannot create\n", path);
+        return -1;
+    }
+    fputs("group,window,t_s", f);
+    for (int m = 0; m < M_NMETRICS; m++)
+        fprintf(f, ",%s", spans_metric_name((enum span_metric)m));
+    fputs(",traces,trials,kept,configured_rate,wilson_lo,wilson_hi\n", f);
+    for (size_t g = 0; g < sw->ng; g++) {
+        const struct win_group *wg = &sw->g[g];
+        for (size_t w = 0; w < sw->nwin; w++) {
+            fprintf(f, "\"%s\",%zu,%.10g", wg->name, w, (double)w * (double)sw->window_ns / 1e9);
+            for (int m = 0; m < M_NMETRICS; m++)
+                isfinite(wg->m[m][w]) ? fprintf(f, ",%.10g", wg->m[m][w]) : fputs(",", f);
+            fprintf(f, ",%llu,%llu,%llu", (unsigned long long)wg->traces[w],
+                    (unsigned long long)wg->trials[w], (unsigned long long)wg->kept[w]);
+            isfinite(pi[g][w]) ? fprintf(f, ",%.10g", pi[g][w]) : fputs(",", f);
+            isfinite(drift[g].lo[w]) ? fprintf(f, ",%.10g,%.10g\n", drift[g].lo[w], drift[g].hi[w])
+                                     : fputs(",,\n", f);
+        }
+    }
+    bad = ferror(f) | (fclose(f) != 0);
+    if (bad)
+        fprintf(stderr, "inflect: %s: write error\n", path);
+    return bad ? -1 : 0;
+}
+
+int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
+              const struct inflect_result *res, const struct drift_result *drift,
+              const double *const *pi, const struct clock_report *clk)
+{
+    struct report rp;
+    char b[512];
+    double *x;
+    int rc = 0;
+
+    if (report_open(&rp, ctx, ctx->db_path) < 0)
+        return -1;
+    x = malloc((sw->nwin ? sw->nwin : 1) * sizeof(*x));
+    if (x == NULL) {
+        report_close(&rp);
+        return -1;
+    }
+    for (size_t w = 0; w < sw->nwin; w++)
+        x[w] = (double)w * (double)sw->window_ns / 1e9;
+    snprintf(b, sizeof(b),
+             "%llu spans in %zu windows of %.10g s, grouped by %s (%zu group(s)); first span "
+             "at %lld ns. Inflection points by %s; data of every chart in windows.csv and "
+             "summary.json.",
+             (unsigned long long)sw->nspans, sw->nwin, (double)sw->window_ns / 1e9, ctx->by,
+             sw->ng, (long long)sw->t0_ns, cp_detector_name((enum cp_detector)ctx->detector));
+    report_para(&rp, b);
+    for (size_t g = 0; g < sw->ng; g++) {
+        report_heading(&rp, 2, sw->g[g].name);
+        if (rp.charts)
+            latency_chart(&rp, sw, g, res, x);
+        inflection_table(&rp, res, g, x);
+        drift_para(&rp, &drift[g], x, sw->nwin);
+        if (rp.charts && drift[g].trials)
+            sampling_chart(&rp, sw, g, &drift[g], pi[g], x);
+    }
+    clock_section(&rp, clk);
+    if (windows_csv(&rp, sw, drift, pi) < 0)
+        rc = -1;
+    free(x);
+    if (report_close(&rp) < 0)
+        rc = -1;
+    return rc;
 }

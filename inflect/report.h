@@ -34,6 +34,14 @@ void report_series_section(struct report *rp, const struct inflect_result *r);
 int report_series(const struct inflect_ctx *ctx, const char *input,
                   const struct inflect_result *res, size_t nres);
 
+/* --db: overview, per group latency chart + inflection table + sampling chart
+ * (Wilson band, configured rate) + verdict, clock table and residual chart, and
+ * DIR/windows.csv with every window's numbers.  res is ng * M_NMETRICS results
+ * in group-major order; drift and pi have ng entries.  Returns 0 or -1 (printed). */
+int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
+              const struct inflect_result *res, const struct drift_result *drift,
+              const double *const *pi, const struct clock_report *clk);
+
 /* Path DIR/name into buf; returns buf. */
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n);
 

@@ -1,0 +1,353 @@
+/* spans.c - windowing of the spans table (lib/schema.sql) into metric series.
+ *
+ *   spans (ORDER BY req_start_ns)
+ *      |  window w = (req_start_ns - t0) / window_ns, group by --by
+ *      v
+ *   open window per group: latencies[], counts, trace-id set  --(w advances)-->
+ *   closed window: count, throughput, P50/P95/P99/max (quantile.c), error rate,
+ *                  traces, kept traces, configured rate (drift.c: ot=th)
+ *
+ * Memory: the open window's latencies and trace set per group, plus one number per
+ * window and metric (the output).  The query streams; nothing holds all spans.
+ */
+#include "spans.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "drift.h"
+#include "quantile.h"
+#include "sf_db.h"
+
+static const char *const metric_names[M_NMETRICS] = {
+    "count", "throughput", "p50", "p95", "p99", "max", "error_rate", "sampled_share",
+    "amplification"};
+
+const char *spans_metric_name(enum span_metric m)
+{
+    return (unsigned)m < M_NMETRICS ? metric_names[m] : "?";
+}
+
+void spans_init(struct span_windows *sw, int64_t window_ns)
+{
+    memset(sw, 0, sizeof(*sw));
+    sw->window_ns = window_ns;
+}
+
+static void group_free(struct win_group *g)
+{
+    for (int m = 0; m < M_NMETRICS; m++)
+        free(g->m[m]);
+    free(g->spans);
+    free(g->traces);
+    free(g->trials);
+    free(g->kept);
+    free(g->cfg);
+    free(g->lat);
+    free(g->hs);
+}
+
+void spans_free(struct span_windows *sw)
+{
+    for (size_t i = 0; i < sw->ng; i++)
+        group_free(&sw->g[i]);
+    free(sw->g);
+    memset(sw, 0, sizeof(*sw));
+}
+
+#define GROW(p, n)                                                                                 \
+    do {                                                                                           \
+        void *np_ = realloc((p), (n) * sizeof(*(p)));                                              \
+        if (np_ == NULL)                                                                           \
+            return SF_E_NOMEM;                                                                     \
+        (p) = np_;                                                                                 \
+    } while (0)
+
+/* Make room for windows [0, need) in g, initialising new ones as "no data". */
+static int group_reserve(struct win_group *g, size_t need)
+{
+    size_t cap = g->cap ? g->cap : 64;
+
+    if (need <= g->cap)
+        return 0;
+    if (need > 100000000u)
+        return SF_E_LIMIT;
+    while (cap < need)
+        cap *= 2;
+    for (int m = 0; m < M_NMETRICS; m++)
+        GROW(g->m[m], cap);
+    GROW(g->spans, cap);
+    GROW(g->traces, cap);
+    GROW(g->trials, cap);
+    GROW(g->kept, cap);
+    GROW(g->cfg, cap);
+    for (size_t w = g->cap; w < cap; w++) {
+        for (int m = 0; m < M_NMETRICS; m++)
+            g->m[m][w] = m == M_COUNT || m == M_THROUGHPUT ? 0 : NAN;
+        g->spans[w] = g->traces[w] = g->trials[w] = g->kept[w] = 0;
+        g->cfg[w] = NAN;
+    }
+    g->cap = cap;
+    return 0;
+}
+
+static struct win_group *group_get(struct span_windows *sw, const char *name)
+{
+    struct win_group *ng;
+
+    for (size_t i = 0; i < sw->ng; i++)
+        if (strcmp(sw->g[i].name, name) == 0)
+            return &sw->g[i];
+    /* the last slot is kept for "(other)", so the group count stays bounded */
+    if (sw->ng >= SPANS_MAX_GROUPS - 1 && strcmp(name, "(other)") != 0)
+        return group_get(sw, "(other)");
+    if (sw->ng >= SPANS_MAX_GROUPS)
+        return NULL;
+    ng = realloc(sw->g, (sw->ng + 1) * sizeof(*ng));
+    if (ng == NULL)
+        return NULL;
+    sw->g = ng;
+    memset(&ng[sw->ng], 0, sizeof(*ng));
+    snprintf(ng[sw->ng].name, sizeof(ng->name), "%s", name);
+    return &sw->g[sw->ng++];
+}
+
+/* FNV-1a of the trace id; 0 is the empty slot marker. */
+static uint64_t trace_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h ? h : 1;
+}
+
+/* Insert h; returns 1 if new, 0 if present, negative on error. */
+static int set_insert(struct win_group *g, uint64_t h)
+{
+    size_t i;
+
+    if ((g->hn + 1) * 2 > g->hcap) {
+        size_t ncap = g->hcap ? g->hcap * 2 : 256;
+        uint64_t *old = g->hs, *nh = calloc(ncap, sizeof(*nh));
+        if (nh == NULL)
+            return SF_E_NOMEM;
+        for (size_t k = 0; k < g->hcap; k++)
+            if (old[k])
+                for (i = old[k] & (ncap - 1);; i = (i + 1) & (ncap - 1))
+                    if (nh[i] == 0) {
+                        nh[i] = old[k];
+                        break;
+                    }
+        free(old);
+        g->hs = nh;
+        g->hcap = ncap;
+    }
+    for (i = h & (g->hcap - 1);; i = (i + 1) & (g->hcap - 1)) {
+        if (g->hs[i] == h)
+            return 0;
+        if (g->hs[i] == 0) {
+            g->hs[i] = h;
+            g->hn++;
+            return 1;
+        }
+    }
+}
+
+/* Close group g's open window as window w. */
+static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
+{
+    static const double ps[4] = {0.50, 0.95, 0.99, 1.0};
+    double q[4], secs = (double)sw->window_ns / 1e9;
+    int rc;
+
+    if ((rc = group_reserve(g, w + 1)) < 0)
+        return rc;
+    if (g->c_spans) {
+        g->m[M_COUNT][w] = (double)g->c_spans;
+        g->m[M_THROUGHPUT][w] = (double)g->c_spans / secs;
+        quantile_exact(g->lat, g->nlat, ps, 4, q);
+        g->m[M_P50][w] = q[0];
+        g->m[M_P95][w] = q[1];
+        g->m[M_P99][w] = q[2];
+        g->m[M_MAX][w] = q[3];
+        g->m[M_ERROR_RATE][w] = (double)g->c_err / (double)g->c_spans;
+        g->m[M_SAMPLED_SHARE][w] =
+            g->c_trials ? (double)g->c_kept / (double)g->c_trials : NAN;
+        g->m[M_AMPLIFICATION][w] =
+            g->c_traces ? (double)g->c_spans / (double)g->c_traces : NAN;
+        g->spans[w] = g->c_spans;
+        g->traces[w] = g->c_traces;
+        g->trials[w] = g->c_trials;
+        g->kept[w] = g->c_kept;
+        g->cfg[w] = g->c_cfg_n ? g->c_cfg / (double)g->c_cfg_n : NAN;
+    }
+    g->nlat = 0;
+    g->c_spans = g->c_err = g->c_traces = g->c_trials = g->c_kept = g->c_cfg_n = 0;
+    g->c_cfg = 0;
+    if (g->hn) {
+        memset(g->hs, 0, g->hcap * sizeof(*g->hs));
+        g->hn = 0;
+    }
+    return 0;
+}
+
+static int close_all(struct span_windows *sw)
+{
+    int rc;
+    if (sw->nwin == 0)
+        return 0;
+    for (size_t i = 0; i < sw->ng; i++)
+        if ((rc = group_close(sw, &sw->g[i], sw->nwin - 1)) < 0)
+            return rc;
+    return 0;
+}
+
+int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
+              int error, int sampled, const char *trace, double cfg_rate)
+{
+    struct win_group *g;
+    size_t w;
+    int rc;
+
+    if (sw->nspans == 0)
+        sw->t0_ns = start_ns;
+    if (start_ns < sw->t0_ns)
+        start_ns = sw->t0_ns; /* out of order by a little: count it in the first window */
+    w = (size_t)((start_ns - sw->t0_ns) / sw->window_ns);
+    if (sw->nwin == 0)
+        sw->nwin = 1;
+    if (w + 1 > sw->nwin) {
+        if ((rc = close_all(sw)) < 0)
+            return rc;
+        sw->nwin = w + 1;
+    }
+    if ((g = group_get(sw, group)) == NULL)
+        return SF_E_NOMEM;
+    if ((rc = group_reserve(g, sw->nwin)) < 0)
+        return rc;
+    sw->nspans++;
+    g->c_spans++;
+    g->c_err += error != 0;
+    if (isfinite(latency_ms)) {
+        if (g->nlat == g->latcap) {
+            size_t nc = g->latcap ? g->latcap * 2 : 256;
+            if (nc > 64u * 1024 * 1024)
+                return SF_E_LIMIT;
+            GROW(g->lat, nc);
+            g->latcap = nc;
+        }
+        g->lat[g->nlat++] = latency_ms;
+    }
+    if (trace && *trace) {
+        int isnew = set_insert(g, trace_hash(trace));
+        if (isnew < 0)
+            return isnew;
+        if (isnew) { /* one trial per trace: its root decision */
+            g->c_traces++;
+            if (sampled >= 0) {
+                g->c_trials++;
+                g->c_kept += sampled > 0;
+            }
+            if (isfinite(cfg_rate)) {
+                g->c_cfg += cfg_rate;
+                g->c_cfg_n++;
+            }
+        }
+    }
+    return 0;
+}
+
+int spans_finish(struct span_windows *sw)
+{
+    int rc = close_all(sw);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < sw->ng; i++)
+        if ((rc = group_reserve(&sw->g[i], sw->nwin)) < 0)
+            return rc;
+    return 0;
+}
+
+static const char *group_expr(const char *by)
+{
+    if (strcmp(by, "service") == 0)
+        return "COALESCE(s.grpc_service, s.authority, '(none)')";
+    if (strcmp(by, "endpoint") == 0)
+        return "COALESCE(s.method, '') || ' ' || COALESCE(s.authority, '') || "
+               "COALESCE(s.path, '')";
+    if (strcmp(by, "grpc_method") == 0)
+        return "s.grpc_service || '/' || COALESCE(s.grpc_method, '')";
+    return "'all'";
+}
+
+static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_err *err)
+{
+    int r, rc;
+
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t t0 = sqlite3_column_int64(st, 0);
+        int status = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 2);
+        int gst = sqlite3_column_type(st, 3) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 3);
+        int rst = sqlite3_column_type(st, 4) == SQLITE_NULL ? 0 : sqlite3_column_int(st, 4);
+        int sampled = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 5);
+        const char *trace = (const char *)sqlite3_column_text(st, 6);
+        const char *group = (const char *)sqlite3_column_text(st, 7);
+        const char *ts = (const char *)sqlite3_column_text(st, 8);
+        double lat = NAN;
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            lat = (double)(sqlite3_column_int64(st, 1) - t0) / 1e6;
+        if (lat < 0)
+            lat = NAN;
+        rc = spans_add(sw, group ? group : "(none)", t0, lat, status >= 500 || gst != 0 || rst != 0,
+                       sampled, trace, ts ? drift_ot_rate(ts) : NAN);
+        if (rc < 0)
+            return sf_err_set(err, rc, UINT64_MAX, "span %llu: %s",
+                              (unsigned long long)sw->nspans + 1,
+                              rc == SF_E_LIMIT ? "window too large" : "out of memory");
+    }
+    if (r != SQLITE_DONE)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading spans: %s",
+                          sqlite3_errmsg(sqlite3_db_handle(st)));
+    return 0;
+}
+
+int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
+                 struct sf_err *err)
+{
+    struct stat stb;
+    struct sf_db *db = NULL;
+    sqlite3_stmt *st = NULL;
+    char sql[1024];
+    const char *ge = group_expr(by);
+    int rc;
+
+    spans_init(sw, window_ns);
+    if (stat(path, &stb) < 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "no such database");
+    if ((rc = sf_db_open(&db, path, err)) < 0)
+        return rc;
+    snprintf(sql, sizeof(sql),
+             "SELECT s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), s.status, "
+             "s.grpc_status, s.reset_code, s.sampled, s.trace_id, %s, "
+             "(SELECT c.tracestate FROM contexts c WHERE c.span_row = s.id AND "
+             "c.tracestate LIKE '%%ot=%%' LIMIT 1) "
+             "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
+             "ORDER BY s.req_start_ns, s.id",
+             ge, ge);
+    if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query spans: %s",
+                        sqlite3_errmsg(sf_db_handle(db)));
+    } else {
+        rc = read_rows(sw, st, err);
+        sqlite3_finalize(st);
+    }
+    if (rc == 0 && (rc = spans_finish(sw)) < 0)
+        sf_err_set(err, rc, UINT64_MAX, "out of memory");
+    sf_db_close(db, NULL);
+    if (rc < 0)
+        spans_free(sw);
+    return rc;
+}

@@ -1,0 +1,78 @@
+/* spans.h - per-window series from the spans table of a spanfold database.
+ *
+ * Spans are read in request-start order and cut into fixed windows (default
+ * 10 s) per group (--by service | endpoint | grpc_method | all).  Per window and
+ * group: span count, throughput (spans/s), exact P50/P95/P99/max latency (ms,
+ * request first byte to response last byte), error rate (HTTP 5xx, grpc-status
+ * != 0, RST_STREAM), and the sampling facts drift.c needs: distinct traces (the
+ * unit of a sampling trial: one root decision per trace), kept traces, spans
+ * per trace (amplification) and the configured rate from OpenTelemetry's
+ * tracestate `ot=th:` when present.
+ */
+#ifndef INFLECT_SPANS_H
+#define INFLECT_SPANS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sf_err.h"
+
+enum span_metric {
+    M_COUNT,
+    M_THROUGHPUT,
+    M_P50,
+    M_P95,
+    M_P99,
+    M_MAX,
+    M_ERROR_RATE,
+    M_SAMPLED_SHARE,
+    M_AMPLIFICATION,
+    M_NMETRICS
+};
+
+#define SPANS_MAX_GROUPS 64 /* further groups are folded into "(other)" */
+
+/* Stable metric name: "count", "throughput", "p50", "p95", "p99", "max",
+ * "error_rate", "sampled_share", "amplification". */
+const char *spans_metric_name(enum span_metric m);
+
+struct win_group {
+    char name[128];
+    size_t cap;                /* windows allocated */
+    double *m[M_NMETRICS];     /* per window; NaN = no data (count/throughput: 0) */
+    uint64_t *spans, *traces, *trials, *kept;
+    double *cfg;               /* mean configured rate (ot=th) per window, NaN = none */
+    /* the open window */
+    double *lat;
+    size_t nlat, latcap;
+    uint64_t c_spans, c_err, c_traces, c_trials, c_kept, c_cfg_n;
+    double c_cfg;
+    uint64_t *hs; /* open-addressing set of trace-id hashes (0 = empty) */
+    size_t hcap, hn;
+};
+
+struct span_windows {
+    int64_t t0_ns, window_ns;
+    size_t nwin;
+    struct win_group *g;
+    size_t ng;
+    uint64_t nspans;
+};
+
+/* Read the spans of the database at path into windows.  by is "all", "service",
+ * "endpoint" or "grpc_method".  Returns 0 (possibly with nwin 0: no spans), or
+ * SF_E_IO (no such file) / SF_E_DB / SF_E_NOMEM / SF_E_LIMIT with err set. */
+int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
+                 struct sf_err *err);
+
+/* The same from rows fed one by one (tests, and the reader above): call
+ * spans_add for spans in non-decreasing start order, then spans_finish.
+ * latency_ms NaN = unknown; sampled -1 = unknown; trace NULL = no context;
+ * cfg_rate NaN = none.  Returns 0 or SF_E_NOMEM / SF_E_LIMIT. */
+void spans_init(struct span_windows *sw, int64_t window_ns);
+int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
+              int error, int sampled, const char *trace, double cfg_rate);
+int spans_finish(struct span_windows *sw);
+void spans_free(struct span_windows *sw);
+
+#endif
