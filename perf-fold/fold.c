@@ -20,27 +20,25 @@ int fold_init(struct perf_fold_ctx *c)
 {
     sf_buf_init(&c->pname, 1 << 20);
     sf_buf_init(&c->frames, PF_RECORD_MAX);
-    sf_buf_init(&c->key, PF_RECORD_MAX + (1 << 20));
     sf_buf_init(&c->pend, 1 << 20);
     sf_buf_init(&c->event_filter, 1 << 20);
     sf_buf_init(&c->comm, 1 << 20);
     sf_buf_init(&c->event, 1 << 20);
     sf_arena_init(&c->stacks.keys, 1 << 20, PF_TABLE_MAX);
-    c->segcap = 256;
-    c->segs = malloc(c->segcap * sizeof(*c->segs));
-    return c->segs ? 0 : SF_E_NOMEM;
+    c->stk_cap = c->stk_pos = 1 << 16;
+    c->stk = malloc(c->stk_cap);
+    return c->stk ? 0 : SF_E_NOMEM;
 }
 
 void fold_free(struct perf_fold_ctx *c)
 {
     sf_buf_free(&c->pname);
     sf_buf_free(&c->frames);
-    sf_buf_free(&c->key);
     sf_buf_free(&c->pend);
     sf_buf_free(&c->event_filter);
     sf_buf_free(&c->comm);
     sf_buf_free(&c->event);
-    free(c->segs);
+    free(c->stk);
     fold_table_free(&c->stacks);
     inline_free(c);
 }
@@ -53,19 +51,36 @@ static int fatal(struct perf_fold_ctx *c, const char *what)
     return -1;
 }
 
-static int push_seg(struct perf_fold_ctx *c, size_t off, size_t len)
+/* Make room for n more bytes in front of the stack. */
+static int stk_room(struct perf_fold_ctx *c, size_t n)
 {
-    if (c->nsegs == c->segcap) {
-        struct pf_seg *n;
-        if (c->segcap >= (PF_RECORD_MAX / 2))
-            return -1;
-        n = realloc(c->segs, 2 * c->segcap * sizeof(*n));
-        if (n == NULL)
-            return -1;
-        c->segs = n;
-        c->segcap *= 2;
-    }
-    c->segs[c->nsegs++] = (struct pf_seg){off, len};
+    size_t used = c->stk_cap - c->stk_pos, ncap = c->stk_cap;
+    char *nb;
+
+    if (n <= c->stk_pos)
+        return 0;
+    while (ncap - used < n)
+        ncap *= 2;
+    if (ncap > PF_RECORD_MAX)
+        return -1;
+    if ((nb = malloc(ncap)) == NULL)
+        return -1;
+    memcpy(nb + ncap - used, c->stk + c->stk_pos, used);
+    free(c->stk);
+    c->stk = nb;
+    c->stk_pos = ncap - used;
+    c->stk_cap = ncap;
+    return 0;
+}
+
+/* Add one frame line's text (";" + p) in front of the stack. */
+static int push_seg(struct perf_fold_ctx *c, const void *p, size_t n)
+{
+    if (stk_room(c, n + 1))
+        return -1;
+    c->stk_pos -= n + 1;
+    c->stk[c->stk_pos] = ';';
+    memcpy(c->stk + c->stk_pos + 1, p, n);
     return 0;
 }
 
@@ -228,7 +243,7 @@ static int inline_skips(const struct pf_str *m)
 static int frame_inline(struct perf_fold_ctx *c, const struct pf_frame *f, int *done)
 {
     const char *res;
-    size_t off = c->frames.len, n;
+    size_t n;
 
     *done = 0;
     if (inline_skips(&f->mod))
@@ -239,9 +254,78 @@ static int frame_inline(struct perf_fold_ctx *c, const struct pf_frame *f, int *
     n = strlen(res);
     if (n == 0 || strcmp(res, "??") == 0 || strcmp(res, "??:??:0") == 0)
         return 0;
-    if (sf_buf_append(&c->frames, res, n) || push_seg(c, off, n))
+    if (push_seg(c, res, n))
         return fatal(c, "sample too large");
     *done = 1;
+    return 0;
+}
+
+/* Bytes that need the general path: "->" splits, ';' '(' '"' '\'' tidying. */
+static const unsigned char slow_byte[256] = {
+    ['>'] = 1, [';'] = 1, ['('] = 1, ['"'] = 1, ['\''] = 1,
+};
+
+/* "[unknown]" without --addrs: "[dso basename]", or "[unknown]" when the dso
+ * is unknown too. */
+static int fast_unknown(struct perf_fold_ctx *c, const struct pf_frame *f)
+{
+    const char *m = f->mod.p, *slash;
+    size_t mn = f->mod.n;
+
+    if (c->o.kernel || c->o.jit)
+        return 1;
+    if (mn == 9 && memcmp(m, "[unknown]", 9) == 0) {
+        m = "unknown";
+        mn = 7;
+    } else {
+        if ((slash = memrchr(m, '/', mn)) != NULL) {
+            mn -= (size_t)(slash + 1 - m);
+            m = slash + 1;
+        }
+        for (size_t i = 0; i < mn; i++)
+            if (slow_byte[(unsigned char)m[i]])
+                return 1;
+    }
+    if (stk_room(c, mn + 3))
+        return fatal(c, "sample too large");
+    c->stk_pos -= mn + 3;
+    memcpy(c->stk + c->stk_pos, ";[", 2);
+    memcpy(c->stk + c->stk_pos + 2, m, mn);
+    c->stk[c->stk_pos + 2 + mn] = ']';
+    return 0;
+}
+
+/* The common frame: one piece, nothing to tidy, at most a _[k]/_[j] suffix.
+ * Returns 0 when done, 1 when the general path must run, -1 on error. */
+static int fast_frame(struct perf_fold_ctx *c, const struct pf_frame *f, const struct pf_str *fn)
+{
+    const unsigned char *p = (const unsigned char *)fn->p;
+    const char *suffix = NULL;
+    size_t n = fn->n, i;
+
+    if (n == 0 || (c->is_java && p[0] == 'L'))
+        return 1;
+    if (p[0] == '[') {
+        if (n != 9 || memcmp(p, "[unknown]", 9) || c->o.addrs)
+            return 1;
+        return fast_unknown(c, f);
+    }
+    for (i = 0; i < n; i++)
+        if (slow_byte[p[i]] && (p[i] != '>' || (i && p[i - 1] == '-')))
+            return 1;
+    if (c->o.kernel && mod_is_kernel(&f->mod))
+        suffix = "_[k]";
+    else if (c->o.jit && mod_is_jit(&f->mod))
+        return 1;
+    if (stk_room(c, n + 5))
+        return fatal(c, "sample too large");
+    if (suffix) {
+        c->stk_pos -= 4;
+        memcpy(c->stk + c->stk_pos, suffix, 4);
+    }
+    c->stk_pos -= n + 1;
+    c->stk[c->stk_pos] = ';';
+    memcpy(c->stk + c->stk_pos + 1, p, n);
     return 0;
 }
 
@@ -249,7 +333,7 @@ int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
 {
     struct pf_str fn = f->func;
     const char *p, *end, *arrow;
-    size_t pieces[2 * 64], np = 0, idx = 0, off = c->frames.len;
+    size_t pieces[2 * 64], np = 0, idx = 0;
     int is_unknown = 0;
 
     if (c->o.inline_) {
@@ -262,6 +346,11 @@ int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
     strip_offset(&fn);
     if (fn.n && fn.p[0] == '(')
         return 0;
+    if (!c->o.srcline) {
+        int rc = fast_frame(c, f, &fn);
+        if (rc <= 0)
+            return rc;
+    }
     /* split /\->/: leading empty pieces stay, trailing ones go */
     p = fn.p;
     end = fn.p + fn.n;
@@ -294,13 +383,14 @@ int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
         c->npend = np / 2;
         return c->pend_need ? 0 : fold_srcline_flush(c);
     }
+    sf_buf_reset(&c->frames);
     for (idx = 0; idx < np / 2; idx++) {
         if ((idx && sf_buf_append(&c->frames, ";", 1)) ||
             emit_piece(c, &c->frames, fn.p + pieces[2 * idx], pieces[2 * idx + 1] - pieces[2 * idx],
                        idx, f, &is_unknown))
             return fatal(c, "sample too large");
     }
-    if (push_seg(c, off, c->frames.len - off))
+    if (push_seg(c, c->frames.data, c->frames.len))
         return fatal(c, "sample too large");
     return 0;
 }
@@ -341,9 +431,9 @@ int fold_srcline(struct perf_fold_ctx *c, const char *s, size_t n)
 
 int fold_srcline_flush(struct perf_fold_ctx *c)
 {
-    size_t off = c->frames.len;
     int rc = 0;
 
+    sf_buf_reset(&c->frames);
     for (size_t i = 0; i < c->npend; i++) {
         const struct pf_seg *pc = &c->pend_piece[i];
         if (i)
@@ -355,7 +445,7 @@ int fold_srcline_flush(struct perf_fold_ctx *c)
         }
     }
     c->npend = c->pend_need = c->pend_done = 0;
-    if (rc || push_seg(c, off, c->frames.len - off))
+    if (rc || push_seg(c, c->frames.data, c->frames.len))
         return fatal(c, "sample too large");
     return 0;
 }
@@ -394,26 +484,18 @@ fail:
 int fold_commit(struct perf_fold_ctx *c)
 {
     struct pf_entry *e;
-    struct sf_buf *k = &c->key;
     int rc = 0;
 
-    sf_buf_reset(k);
-    if (sf_buf_reserve(k, c->pname.len + c->frames.len + c->nsegs))
+    if (stk_room(c, c->pname.len))
         return fatal(c, "sample too large");
-    memcpy(k->data, c->pname.data, c->pname.len);
-    k->len = c->pname.len;
-    for (size_t i = c->nsegs; i-- > 0;) {
-        k->data[k->len++] = ';';
-        memcpy(k->data + k->len, c->frames.data + c->segs[i].off, c->segs[i].len);
-        k->len += c->segs[i].len;
-    }
-    if (fold_table_add(&c->stacks, (char *)k->data, k->len, c->period, &e))
+    c->stk_pos -= c->pname.len;
+    memcpy(c->stk + c->stk_pos, c->pname.data, c->pname.len);
+    if (fold_table_add(&c->stacks, c->stk + c->stk_pos, c->stk_cap - c->stk_pos, c->period, &e))
         return fatal(c, "too many distinct stacks (out of memory)");
     c->samples++;
     if (c->db)
         rc = db_sample(c, e);
-    c->nsegs = 0;
-    sf_buf_reset(&c->frames);
+    c->stk_pos = c->stk_cap;
     c->have_pname = 0;
     return rc;
 }
@@ -558,4 +640,34 @@ int fold_table_print(struct pf_table *t, FILE *out)
     }
     free(v);
     return ferror(out) ? SF_E_IO : 0;
+}
+
+struct pf_entry *fold_table_find(const struct pf_table *t, const char *key, size_t len)
+{
+    uint64_t h;
+
+    if (t->cap == 0)
+        return NULL;
+    h = fold_hash(key, len);
+    for (size_t j = h & (t->cap - 1); t->slots[j].key; j = (j + 1) & (t->cap - 1)) {
+        const struct pf_entry *e = &t->slots[j];
+        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0)
+            return (struct pf_entry *)e;
+    }
+    return NULL;
+}
+
+int fold_table_sorted(const struct pf_table *t, struct pf_entry ***out)
+{
+    struct pf_entry **v = malloc((t->n ? t->n : 1) * sizeof(*v));
+    size_t k = 0;
+
+    if (v == NULL)
+        return SF_E_NOMEM;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].key)
+            v[k++] = &t->slots[i];
+    qsort(v, k, sizeof(*v), cmp_entry);
+    *out = v;
+    return 0;
 }

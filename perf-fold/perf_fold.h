@@ -92,9 +92,12 @@ struct perf_fold_ctx {
     int have_pname, is_java;
     struct sf_buf pname;
     uint64_t period;
-    struct sf_buf frames, key;
-    struct pf_seg *segs;
-    size_t nsegs, segcap;
+    struct sf_buf frames; /* scratch: one frame line's pieces */
+    /* The stack is written backwards from the end of stk: each frame line adds
+     * ";pieces" in front, so at the end of the sample "pname;root;...;leaf" is
+     * stk[stk_pos..stk_cap) without a second copy. */
+    char *stk;
+    size_t stk_cap, stk_pos;
     /* --srcline: pieces of one frame line waiting for their source lines */
     struct sf_buf pend;
     struct pf_seg pend_piece[64], pend_src[64];
@@ -176,6 +179,13 @@ int fold_commit(struct perf_fold_ctx *c);
 int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t count,
                    struct pf_entry **e);
 void fold_table_free(struct pf_table *t);
+
+/* The entry for key, or NULL. */
+struct pf_entry *fold_table_find(const struct pf_table *t, const char *key, size_t len);
+
+/* A malloc'd array of the t->n entries in byte order of their keys.  Returns 0 or
+ * SF_E_NOMEM. */
+int fold_table_sorted(const struct pf_table *t, struct pf_entry ***out);
 
 /* Print the table as "stack count" lines in byte order.  Returns 0 or SF_E_IO. */
 int fold_table_print(struct pf_table *t, FILE *out);

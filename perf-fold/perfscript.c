@@ -182,23 +182,18 @@ int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
         return 0;
     /* (.*)\) is greedy: the module ends at the last ')'; (.+) \( is greedy too:
      * the symbol ends at the last " (" before it. */
-    rp = memrchr(s, ')', n);
+    /* usually the very last byte */
+    rp = n && s[n - 1] == ')' ? s + n - 1 : memrchr(s, ')', n);
     if (rp == NULL)
         return 0;
     r = (size_t)(rp - s);
     if (r < 2)
         return 0;
-    p = r - 1; /* candidate '(' positions are < r */
-    for (;;) {
-        const char *op = memrchr(s, '(', p);
-        if (op == NULL)
-            return 0;
-        p = (size_t)(op - s);
-        if (p >= 1 && s[p - 1] == ' ')
+    for (p = r - 1; p >= 1; p--)
+        if (s[p] == '(' && s[p - 1] == ' ')
             break;
-        if (p == 0)
-            return 0;
-    }
+    if (p == 0)
+        return 0;
     p--; /* p = the space of " (" */
     /* Backtracking of (\w+)\s*: the symbol needs one character before " (". */
     if (p < s0 + 2)
