@@ -5,31 +5,34 @@
  * client-libraries "Propagation Format", AWS X-Ray header, Datadog dd-trace-*,
  * SkyWalking Cross Process Propagation Headers Protocol v3.  SPECS.md §1, §8.
  *
- *   format          header(s)                   ids -> normalised                    sampled
- *   --------------  --------------------------  -----------------------------------  ---------------
- *   traceparent     traceparent (+tracestate)   trace 32 lc hex; parent-id -> span   flags & 0x01
- *   b3-single       b3                          trace 16/32 lc hex (16: pad, _64=1);  1/0/d, absent -1
- *                                               span, parent 16 lc hex               ("0"/"1"/"d" alone ok)
- *   b3-multi        x-b3-traceid/-spanid/       as b3-single; first value wins;      Sampled 1/0/true/
- *                   -parentspanid/-sampled/     sampling-only sets are valid         false, Flags 1=debug
- *                   -flags
- *   grpc-trace-bin  grpc-trace-bin              bytes 2..17 trace, 19..26 span;      options bit0, absent 0
- *                                               base64 (pad or not, ','-joined) or
- *                                               0x00 + raw bytes ("true binary")
- *   uber-trace-id   uber-trace-id               trace:span:parent:flags, any-case    flags bit0; bit1 debug
- *                                               hex 1..32/1..16 left-padded; %3A ok;
- *                                               parent 0 -> ""
- *   x-amzn-trace-id X-Amzn-Trace-Id             Root=1-<8>-<24> -> the 32 hex;       Sampled=1/0, ? -> -1
- *                                               Parent -> span; Self, unknown kept
- *   datadog         x-datadog-trace-id/         decimal u64 -> 16 hex; upper 64 from priority > 0
- *                   -parent-id/-sampling-       x-datadog-tags _dd.p.tid
- *                   priority/-tags
- *   baggage         baggage                     none; grammar + 180-member check     -1
- *   sw8             sw8                         none (opaque); 8 fields checked      sample field
+ * format           ids -> normalised (trace 32, span/parent 16 lowercase hex)    sampled
+ * ---------------  ------------------------------------------------------------  -------------
+ * traceparent      version-trace-parent-flags, lowercase only; parent-id ->      flags & 0x01
+ *                  span_id; 00: exactly 55 chars; 01..fe: more after '-' ok;
+ *                  ff invalid; 2 headers invalid; tracestate combined (<= 32
+ *                  members, Level 2 keys), dropped whole on any bad member
+ * b3-single (b3)   trace-span[-sampling[-parent]]; trace 16 or 32 (16: left-    1/0/d(debug);
+ *                  pad, trace_id_64); "0", "1", "d" alone = sampling only        absent -1
+ * b3-multi         X-B3-TraceId/-SpanId/-ParentSpanId as b3; first value wins;   Sampled 1/0/
+ *                  empty or "-" invalid; Sampled/Flags alone = sampling only     true/false;
+ *                                                                                Flags 1 debug
+ * grpc-trace-bin   00 | 00 trace(16) | 01 span(8) | 02 opts; base64 padded or     opts bit0;
+ *                  not, ','-joined values = one context each; 0x00 + raw bytes   no opts: 0
+ *                  ("true binary"); unknown field id ends decoding
+ * uber-trace-id    trace:span:parent:flags; 1-32/1-16 hex of any case, left-      flags bit0;
+ *                  padded; "%3A" as ':'; parent 0 -> ""; flags 1-2 hex digits    bit1 debug
+ * x-amzn-trace-id  Root=1-<8 hex>-<24 hex> -> the 32 hex (strict); Parent ->      Sampled 1/0;
+ *                  span; Self, Lineage, unknown keys only in raw                  ? -> -1
+ * datadog          x-datadog-trace-id/-parent-id decimal u64 -> 16 hex; upper    priority > 0
+ *                  64 trace bits from x-datadog-tags _dd.p.tid, else padded
+ * baggage          no ids; W3C baggage grammar (<= 180 members; over 64           -1
+ *                  members or 8192 bytes is a note); all headers one context
+ * sw8              no ids (opaque base64); 8 fields, sample 0/1, int span id     sample field
  *
- * Common rules: names ASCII-case-insensitive; SP/HTAB around values are OWS; all-zero ids
- * invalid; an invalid context keeps its raw value, gets valid=0, empty ids and a reason
- * "<format>: <why>".  Values that never fit (64 KB names etc.) are only ever measured.
+ * Common rules: header names ASCII-case-insensitive; SP/HTAB around values are OWS;
+ * all-zero ids invalid; an invalid context keeps its raw value, gets valid=0, empty
+ * ids and a reason "<format>: <why>".  Over-long values are measured, never copied
+ * beyond their fixed buffers.
  */
 #include "sf_tracectx.h"
 
@@ -42,13 +45,13 @@
 #include "sf_hex.h"
 #include "sf_rd.h"
 
-#define TS_MAX_MEMBERS 32
-#define TS_KEY_MAX 256
-#define TS_VAL_MAX 256
-#define BAGGAGE_GRAMMAR_MAX 180
+#define TS_MAX_MEMBERS            32
+#define TS_KEY_MAX                256
+#define TS_VAL_MAX                256
+#define BAGGAGE_GRAMMAR_MAX       180
 #define BAGGAGE_PROPAGATE_MEMBERS 64
-#define BAGGAGE_PROPAGATE_BYTES 8192
-#define GRPC_B64_MAX 256 /* base64 characters of one grpc-trace-bin value we decode */
+#define BAGGAGE_PROPAGATE_BYTES   8192
+#define GRPC_B64_MAX              256 /* base64 characters of one grpc-trace-bin value we decode */
 
 /* ---- small helpers ---------------------------------------------------------------- */
 
@@ -235,8 +238,9 @@ static int split(const char *s, size_t n, int sep, const char **f, size_t *fl, i
 const char *sf_tracectx_format_name(enum sf_ctx_format f)
 {
     static const char *const names[SF_CTX_NFORMATS] = {
-        "b3-multi",      "b3-single",       "traceparent", "grpc-trace-bin", "uber-trace-id",
-        "x-amzn-trace-id", "datadog",       "baggage",     "sw8"};
+        "b3-multi",       "b3-single",     "traceparent",
+        "grpc-trace-bin", "uber-trace-id", "x-amzn-trace-id",
+        "datadog",        "baggage",       "sw8"};
 
     return (unsigned)f < SF_CTX_NFORMATS ? names[f] : "unknown";
 }
@@ -252,7 +256,6 @@ int sf_tracectx_parse_traceparent(struct sf_tracectx *c, const char *v, size_t n
     size_t fl[4], i = 0;
 
     EMPTY_IF_NULL(v, n);
-
     ctx_begin(c, SF_CTX_TRACEPARENT);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -455,7 +458,6 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
     int nf;
 
     EMPTY_IF_NULL(v, n);
-
     ctx_begin(c, SF_CTX_B3_SINGLE);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -599,7 +601,6 @@ int sf_tracectx_parse_uber(struct sf_tracectx *c, const char *v, size_t n)
     int nf;
 
     EMPTY_IF_NULL(v, n);
-
     ctx_begin(c, SF_CTX_UBER);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -657,7 +658,6 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
     int have_root = 0, have_parent = 0, have_sampled = 0;
 
     EMPTY_IF_NULL(v, n);
-
     ctx_begin(c, SF_CTX_XRAY);
     raw_append(c, v, n);
     while (pos < n) {
@@ -671,8 +671,8 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
             continue;
         eq = memchr(m, '=', ml);
         if (eq == NULL)
-            return ctx_fail(c, "x-amzn-trace-id: field '%.*s' has no '='",
-                            (int)(ml > 40 ? 40 : ml), m);
+            return ctx_fail(c, "x-amzn-trace-id: field '%.*s' has no '='", (int)(ml > 40 ? 40 : ml),
+                            m);
         kl = (size_t)(eq - m);
         /* First occurrence wins; Self, Lineage and unknown keys are kept only in raw. */
         if (eq_lit(m, kl, "root") && !have_root++) {
@@ -849,7 +849,6 @@ int sf_tracectx_parse_baggage(struct sf_tracectx *c, const char *v, size_t n)
     size_t bytes = 0;
 
     EMPTY_IF_NULL(v, n);
-
     ctx_begin(c, SF_CTX_BAGGAGE);
     raw_append(c, v, n);
     return baggage_field(c, v, n, &members, &bytes);
@@ -859,8 +858,8 @@ int sf_tracectx_parse_baggage(struct sf_tracectx *c, const char *v, size_t n)
 
 int sf_tracectx_parse_sw8(struct sf_tracectx *c, const char *v, size_t n)
 {
-    static const char *const what[8] = {"sample",          "trace id",        "parent segment id",
-                                        "parent span id",  "parent service",  "parent instance",
+    static const char *const what[8] = {"sample",          "trace id",       "parent segment id",
+                                        "parent span id",  "parent service", "parent instance",
                                         "parent endpoint", "peer address"};
     const char *f[8];
     size_t fl[8];
@@ -869,7 +868,6 @@ int sf_tracectx_parse_sw8(struct sf_tracectx *c, const char *v, size_t n)
     int nf;
 
     EMPTY_IF_NULL(v, n);
-
     ctx_begin(c, SF_CTX_SW8);
     raw_append(c, v, n);
     trim_ows(&v, &n);
@@ -902,11 +900,24 @@ int sf_tracectx_parse_sw8(struct sf_tracectx *c, const char *v, size_t n)
 /* ---- the header set -------------------------------------------------------------------- */
 
 enum hdr_id {
-    H_TRACEPARENT, H_TRACESTATE, H_B3,
-    H_B3_TRACEID, H_B3_SPANID, H_B3_PARENT, H_B3_SAMPLED, H_B3_FLAGS, /* keep this order */
-    H_GRPC, H_UBER, H_XRAY,
-    H_DD_TRACE, H_DD_PARENT, H_DD_PRIO, H_DD_TAGS, /* keep this order */
-    H_BAGGAGE, H_SW8, H_COUNT
+    H_TRACEPARENT,
+    H_TRACESTATE,
+    H_B3,
+    H_B3_TRACEID,
+    H_B3_SPANID,
+    H_B3_PARENT,
+    H_B3_SAMPLED,
+    H_B3_FLAGS, /* keep this order */
+    H_GRPC,
+    H_UBER,
+    H_XRAY,
+    H_DD_TRACE,
+    H_DD_PARENT,
+    H_DD_PRIO,
+    H_DD_TAGS, /* keep this order */
+    H_BAGGAGE,
+    H_SW8,
+    H_COUNT
 };
 
 static const struct {
@@ -1168,13 +1179,19 @@ void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nle
     case H_BAGGAGE:
         add_baggage(s, v, vlen);
         break;
-    case H_B3_TRACEID: case H_B3_SPANID: case H_B3_PARENT: case H_B3_SAMPLED: case H_B3_FLAGS:
+    case H_B3_TRACEID:
+    case H_B3_SPANID:
+    case H_B3_PARENT:
+    case H_B3_SAMPLED:
+    case H_B3_FLAGS:
         keep_first(s->p.b3, s->p.b3_len, &s->p.b3_seen, h - H_B3_TRACEID, v, vlen);
         break;
     case H_DD_TAGS:
         add_dd_tags(&s->p, v, vlen);
         /* fallthrough */
-    case H_DD_TRACE: case H_DD_PARENT: case H_DD_PRIO:
+    case H_DD_TRACE:
+    case H_DD_PARENT:
+    case H_DD_PRIO:
         keep_first(s->p.dd, s->p.dd_len, &s->p.dd_seen, h - H_DD_TRACE, v, vlen);
         break;
     default:
@@ -1213,8 +1230,7 @@ static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*va
 }
 
 /* A kept multi-header value must be present, non-empty, not '-' and short enough. */
-static int pending_ok(struct sf_tracectx *c, const char *fmt, int hdr, const char *val,
-                      size_t len)
+static int pending_ok(struct sf_tracectx *c, const char *fmt, int hdr, const char *val, size_t len)
 {
     if (len == 0)
         return ctx_fail(c, "%s: %s is empty", fmt, hdrs[hdr].shown);
@@ -1301,8 +1317,7 @@ static void finish_datadog(struct sf_tracectx *c, struct sf_tracectx_pending *p)
         memset(c->trace_id, '0', 16);
         c->trace_id_64 = 1;
         if (p->dd_tid_seen)
-            ctx_warn(c, "datadog: _dd.p.tid '%s' ignored: not 16 lowercase hex digits",
-                     p->dd_tid);
+            ctx_warn(c, "datadog: _dd.p.tid '%s' ignored: not 16 lowercase hex digits", p->dd_tid);
     }
     u64_hex(c->trace_id + 16, tid);
     u64_hex(c->span_id, pid);

@@ -52,9 +52,9 @@
 #include <stdint.h>
 
 enum sf_ctx_format {
-    SF_CTX_B3_MULTI,       /* X-B3-TraceId, X-B3-SpanId, X-B3-ParentSpanId, X-B3-Sampled, X-B3-Flags */
-    SF_CTX_B3_SINGLE,      /* b3 */
-    SF_CTX_TRACEPARENT,    /* traceparent (+ tracestate) */
+    SF_CTX_B3_MULTI,    /* X-B3-TraceId, X-B3-SpanId, X-B3-ParentSpanId, X-B3-Sampled, X-B3-Flags */
+    SF_CTX_B3_SINGLE,   /* b3 */
+    SF_CTX_TRACEPARENT, /* traceparent (+ tracestate) */
     SF_CTX_GRPC_TRACE_BIN, /* grpc-trace-bin */
     SF_CTX_UBER,           /* uber-trace-id */
     SF_CTX_XRAY,           /* X-Amzn-Trace-Id */
@@ -64,22 +64,22 @@ enum sf_ctx_format {
     SF_CTX_NFORMATS
 };
 
-#define SF_CTX_MAX 12          /* contexts kept per header set */
-#define SF_CTX_RAW_MAX 512     /* raw value bytes kept (longer: raw_truncated) */
-#define SF_CTX_STATE_MAX 1024  /* tracestate bytes kept */
-#define SF_CTX_ERR_MAX 128
+#define SF_CTX_MAX       12   /* contexts kept per header set */
+#define SF_CTX_RAW_MAX   512  /* raw value bytes kept (longer: raw_truncated) */
+#define SF_CTX_STATE_MAX 1024 /* tracestate bytes kept */
+#define SF_CTX_ERR_MAX   128
 
 struct sf_tracectx {
     enum sf_ctx_format format;
-    char trace_id[33];  /* "" when the format carried none */
-    char span_id[17];   /* "" when absent */
-    char parent_id[17]; /* "" when absent */
-    int sampled;        /* 1, 0, or -1 when the format left it deferred/unknown */
-    int debug;          /* 1 when the format says debug (B3 d/Flags, Jaeger 0x02) */
-    int flags;          /* the format's flag byte (W3C trace-flags, Jaeger flags,
-                           grpc-trace-bin options), -1 when none */
-    int trace_id_64;    /* the trace id was 64-bit and has been left-padded */
-    int valid;          /* 1 valid, 0 invalid (see error) */
+    char trace_id[33];          /* "" when the format carried none */
+    char span_id[17];           /* "" when absent */
+    char parent_id[17];         /* "" when absent */
+    int sampled;                /* 1, 0, or -1 when the format left it deferred/unknown */
+    int debug;                  /* 1 when the format says debug (B3 d/Flags, Jaeger 0x02) */
+    int flags;                  /* the format's flag byte (W3C trace-flags, Jaeger flags,
+                                   grpc-trace-bin options), -1 when none */
+    int trace_id_64;            /* the trace id was 64-bit and has been left-padded */
+    int valid;                  /* 1 valid, 0 invalid (see error) */
     char error[SF_CTX_ERR_MAX]; /* reason when invalid; a warning (e.g. "tracestate
                                    discarded: ...") when valid; "" otherwise */
     char raw[SF_CTX_RAW_MAX];   /* the header value(s) as text, NUL-terminated;
@@ -99,8 +99,8 @@ const char *sf_tracectx_format_name(enum sf_ctx_format f);
 /* Accumulates the headers of one request; opaque pending state inside. */
 struct sf_tracectx_set {
     struct sf_tracectx ctx[SF_CTX_MAX];
-    int n;         /* contexts after finish */
-    int dropped;   /* contexts beyond SF_CTX_MAX (counted, not kept) */
+    int n;       /* contexts after finish */
+    int dropped; /* contexts beyond SF_CTX_MAX (counted, not kept) */
     /* pending multi-header state (implementation detail) */
     struct sf_tracectx_pending {
         char b3[5][48];        /* first X-B3-TraceId, -SpanId, -ParentSpanId, -Sampled,
@@ -110,16 +110,16 @@ struct sf_tracectx_set {
         char dd[4][48];        /* x-datadog-trace-id, -parent-id, -sampling-priority, -tags */
         size_t dd_len[4];
         unsigned char dd_seen;
-        char dd_tid[48];       /* _dd.p.tid from x-datadog-tags (first 47 bytes) */
+        char dd_tid[48]; /* _dd.p.tid from x-datadog-tags (first 47 bytes) */
         size_t dd_tid_len;
         int dd_tid_seen;
-        int tp_idx, tp_count;  /* ctx index of the traceparent (-1: none), headers seen */
+        int tp_idx, tp_count;   /* ctx index of the traceparent (-1: none), headers seen */
         int bg_idx, bg_members; /* ctx index of the baggage context, members so far */
         size_t bg_bytes;
         char ts[SF_CTX_STATE_MAX]; /* tracestate members so far, "k=v,k=v" */
         size_t ts_len;
         int ts_count, ts_members, ts_truncated, ts_bad; /* headers, members, flags */
-        char ts_why[96];       /* why the tracestate is discarded */
+        char ts_why[96];                                /* why the tracestate is discarded */
         int finished;
     } p;
 };

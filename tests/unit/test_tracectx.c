@@ -8,21 +8,20 @@
  *                            {"set":N,"end":...} line per set (tests/scripts/tracectx_corpus.py)
  *   test_tracectx --bench N  parse a typical request's headers N times; prints ns per request
  */
-#include "sf_tracectx.h"
-
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "sf_tracectx.h"
 #include "tap.h"
 
 /* The fuzz target itself: its invariant checks (abort on violation) run here on the seed
  * corpus, on every crash input kept below, and on every table input. */
 #include "fuzz/lib/fuzz_tracectx.c"
 
-#define TP "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+#define TP  "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 #define TID "4bf92f3577b34da6a3ce929d0e0e4736"
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -30,8 +29,8 @@
 /* "format valid trace span parent sampled debug flags t64" ('-' for empty ids). */
 static void summary(const struct sf_tracectx *c, char *out, size_t outsz)
 {
-    snprintf(out, outsz, "%s %d %s %s %s %d %d %d %d", sf_tracectx_format_name(c->format),
-             c->valid, c->trace_id[0] ? c->trace_id : "-", c->span_id[0] ? c->span_id : "-",
+    snprintf(out, outsz, "%s %d %s %s %s %d %d %d %d", sf_tracectx_format_name(c->format), c->valid,
+             c->trace_id[0] ? c->trace_id : "-", c->span_id[0] ? c->span_id : "-",
              c->parent_id[0] ? c->parent_id : "-", c->sampled, c->debug, c->flags, c->trace_id_64);
 }
 
@@ -81,7 +80,7 @@ static size_t unescape(uint8_t *out, const char *s, size_t n)
 
 struct vcase {
     enum sf_ctx_format f;
-    const char *in;  /* escaped as in the driver format */
+    const char *in;   /* escaped as in the driver format */
     const char *want; /* summary() */
     const char *err;  /* substring of error, NULL: error must be "" */
 };
@@ -171,6 +170,14 @@ static const struct vcase vcases[] = {
      "field 1 at byte 1, need 0"},
     {SF_CTX_GRPC_TRACE_BIN, "", "grpc-trace-bin 0 - - - -1 0 -1 0", "empty value"},
     {SF_CTX_GRPC_TRACE_BIN,
+     "\\x00\\x00\\x4b\\xf9\\x2f\\x35\\x77\\xb3\\x4d\\xa6\\xa3\\xce\\x92\\x9d\\x00\\x0e\\x47\\x36"
+     "\\x02\\x34\\xf0\\x67\\xaa\\x0b\\xa9\\x02\\xb7\\x02\\x01",
+     "grpc-trace-bin 0 - - - -1 0 -1 0", "field 2 at byte 18, need 1 (span id)"},
+    {SF_CTX_GRPC_TRACE_BIN,
+     "\\x00\\x00\\x4b\\xf9\\x2f\\x35\\x77\\xb3\\x4d\\xa6\\xa3\\xce\\x92\\x9d\\x00\\x0e\\x47\\x36"
+     "\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x01",
+     "grpc-trace-bin 0 - - - -1 0 -1 0", "grpc-trace-bin: span id is all zeros"},
+    {SF_CTX_GRPC_TRACE_BIN,
      "\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00"
      "\\x01\\x34\\xf0\\x67\\xaa\\x0b\\xa9\\x02\\xb7\\x02\\x01",
      "grpc-trace-bin 0 - - - -1 0 -1 0", "trace id is all zeros"},
@@ -204,12 +211,16 @@ static const struct vcase vcases[] = {
      "is not 1-<8 hex>-<24 hex>"},
     {SF_CTX_XRAY, "Parent=53995c3f42cd8ad8;Sampled=1", "x-amzn-trace-id 0 - - - -1 0 -1 0",
      "no Root field"},
+    {SF_CTX_XRAY, "Root=1-00000000-000000000000000000000000", "x-amzn-trace-id 0 - - - -1 0 -1 0",
+     "Root trace id is all zeros"},
+    {SF_CTX_XRAY, "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995C3F42CD8AD8",
+     "x-amzn-trace-id 0 - - - -1 0 -1 0", "Parent has uppercase hex digits"},
     {SF_CTX_XRAY, "Root=1-5759e988-bd862e3fe1be46a994272793;Sampled=yes",
      "x-amzn-trace-id 0 - - - -1 0 -1 0", "Sampled 'yes' is not 0, 1 or ?"},
     {SF_CTX_XRAY, "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=0000000000000000",
      "x-amzn-trace-id 0 - - - -1 0 -1 0", "Parent is all zeros"},
-    {SF_CTX_XRAY, "Root=1-5759e988-bd862e3fe1be46a994272793;Lineage", "x-amzn-trace-id 0 - - - -1 0 -1 0",
-     "field 'Lineage' has no '='"},
+    {SF_CTX_XRAY, "Root=1-5759e988-bd862e3fe1be46a994272793;Lineage",
+     "x-amzn-trace-id 0 - - - -1 0 -1 0", "field 'Lineage' has no '='"},
     /* baggage */
     {SF_CTX_BAGGAGE, "userId=Am%C3%A9lie,serverNode=DF%2028,isProduction=false",
      "baggage 1 - - - -1 0 -1 0", NULL},
@@ -270,7 +281,7 @@ struct scase {
     const char *hdrs; /* "name\tvalue\n" lines, escaped */
     const char *want; /* summaries joined with " | " */
     int preferred;
-    const char *err;  /* substring of the first context's error, NULL: don't check */
+    const char *err;        /* substring of the first context's error, NULL: don't check */
     const char *tracestate; /* of the first context, NULL: don't check */
 };
 
@@ -288,6 +299,12 @@ static const struct scase scases[] = {
     {"b3 multi first value wins",
      "X-B3-TraceId\t463ac35c9f6413ad\nX-B3-TraceId\tzzz\nX-B3-SpanId\ta2fb4a1d1a96d312\n",
      "b3-multi 1 0000000000000000463ac35c9f6413ad a2fb4a1d1a96d312 - -1 0 -1 1", 0, "", NULL},
+    {"b3 multi parent only", "X-B3-ParentSpanId\t0020000000000001\n", "b3-multi 0 - - - -1 0 -1 0",
+     -1, "b3: X-B3-TraceId and X-B3-SpanId missing", NULL},
+    {"b3 multi debug overrides deny",
+     "X-B3-TraceId\t463ac35c9f6413ad\nX-B3-SpanId\ta2fb4a1d1a96d312\nX-B3-Sampled\t0\n"
+     "X-B3-Flags\t1\n",
+     "b3-multi 1 0000000000000000463ac35c9f6413ad a2fb4a1d1a96d312 - 1 1 -1 1", 0, "", NULL},
     {"b3 multi span id missing", "X-B3-TraceId\t463ac35c9f6413ad\n", "b3-multi 0 - - - -1 0 -1 0",
      -1, "b3: X-B3-SpanId missing", NULL},
     {"b3 multi empty value", "X-B3-TraceId\t463ac35c9f6413ad\nX-B3-SpanId\t \n",
@@ -297,9 +314,8 @@ static const struct scase scases[] = {
     {"b3 multi bad sampled",
      "X-B3-TraceId\t463ac35c9f6413ad\nX-B3-SpanId\ta2fb4a1d1a96d312\nX-B3-Sampled\tyes\n",
      "b3-multi 0 - - - -1 0 -1 0", -1, "X-B3-Sampled 'yes' is not 1 or 0", NULL},
-    {"b3 multi 15-digit span",
-     "X-B3-TraceId\t463ac35c9f6413ad\nX-B3-SpanId\ta2fb4a1d1a96d31\n", "b3-multi 0 - - - -1 0 -1 0",
-     -1, "b3: X-B3-SpanId has 15 hex digits, need 16", NULL},
+    {"b3 multi 15-digit span", "X-B3-TraceId\t463ac35c9f6413ad\nX-B3-SpanId\ta2fb4a1d1a96d31\n",
+     "b3-multi 0 - - - -1 0 -1 0", -1, "b3: X-B3-SpanId has 15 hex digits, need 16", NULL},
     {"b3 multi very long value",
      "X-B3-TraceId\t463ac35c9f6413ad463ac35c9f6413ad463ac35c9f6413ad463ac35c9f6413ad\n"
      "X-B3-SpanId\ta2fb4a1d1a96d312\n",
@@ -332,19 +348,21 @@ static const struct scase scases[] = {
     {"tracestate without traceparent is no context", "tracestate\tfoo=1\n", "", -1, NULL, NULL},
     {"grpc-trace-bin unpadded", "grpc-trace-bin\tAABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE\n",
      "grpc-trace-bin 1 4bf92f3577b34da6a3ce929d000e4736 34f067aa0ba902b7 - 1 0 1 0", 0, "", NULL},
-    {"grpc-trace-bin padded with OWS", "grpc-trace-bin\t AABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE= \n",
+    {"grpc-trace-bin padded with OWS",
+     "grpc-trace-bin\t AABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE= \n",
      "grpc-trace-bin 1 4bf92f3577b34da6a3ce929d000e4736 34f067aa0ba902b7 - 1 0 1 0", 0, "", NULL},
     {"grpc-trace-bin true binary",
      "grpc-trace-bin\t\\x00\\x00\\x00\\x4b\\xf9\\x2f\\x35\\x77\\xb3\\x4d\\xa6\\xa3\\xce\\x92\\x9d"
      "\\x00\\x0e\\x47\\x36\\x01\\x34\\xf0\\x67\\xaa\\x0b\\xa9\\x02\\xb7\\x02\\x01\n",
      "grpc-trace-bin 1 4bf92f3577b34da6a3ce929d000e4736 34f067aa0ba902b7 - 1 0 1 0", 0, "", NULL},
     {"grpc-trace-bin two values joined",
-     "grpc-trace-bin\tAABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE,AABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgA\n",
+     "grpc-trace-bin\tAABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE,AABL+"
+     "S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgA\n",
      "grpc-trace-bin 1 4bf92f3577b34da6a3ce929d000e4736 34f067aa0ba902b7 - 1 0 1 0 | "
      "grpc-trace-bin 1 4bf92f3577b34da6a3ce929d000e4736 34f067aa0ba902b7 - 0 0 0 0",
      0, "", NULL},
-    {"grpc-trace-bin bad base64", "grpc-trace-bin\tAABL+S81d7N!\n", "grpc-trace-bin 0 - - - -1 0 -1 0",
-     -1, "grpc-trace-bin: invalid base64", NULL},
+    {"grpc-trace-bin bad base64", "grpc-trace-bin\tAABL+S81d7N!\n",
+     "grpc-trace-bin 0 - - - -1 0 -1 0", -1, "grpc-trace-bin: invalid base64", NULL},
     {"grpc-trace-bin empty", "grpc-trace-bin\t\n", "grpc-trace-bin 0 - - - -1 0 -1 0", -1,
      "grpc-trace-bin: empty value", NULL},
     {"datadog with _dd.p.tid",
@@ -355,8 +373,7 @@ static const struct scase scases[] = {
      "X-Datadog-Trace-Id\t1\nX-Datadog-Parent-Id\t18446744073709551615\n"
      "X-Datadog-Sampling-Priority\t2\n",
      "datadog 1 00000000000000000000000000000001 ffffffffffffffff - 1 0 -1 1", 0, "", NULL},
-    {"datadog overflow",
-     "x-datadog-trace-id\t18446744073709551616\nx-datadog-parent-id\t1\n",
+    {"datadog overflow", "x-datadog-trace-id\t18446744073709551616\nx-datadog-parent-id\t1\n",
      "datadog 0 - - - -1 0 -1 0", -1, "x-datadog-trace-id '18446744073709551616' is not a decimal",
      NULL},
     {"datadog zero", "x-datadog-trace-id\t0\nx-datadog-parent-id\t1\n", "datadog 0 - - - -1 0 -1 0",
@@ -375,11 +392,12 @@ static const struct scase scases[] = {
     {"baggage second header invalid", "baggage\ta=1\nbaggage\tb c=2\n", "baggage 0 - - - -1 0 -1 0",
      -1, "baggage: key 'b' followed by 'c'", NULL},
     {"ordinary headers ignored",
-     "content-type\tapplication/grpc\nuser-agent\tcurl\nx-b3\t1\nb\t1\ntrace-parent\t" TP "\n",
-     "", -1, NULL, NULL},
+     "content-type\tapplication/grpc\nuser-agent\tcurl\nx-b3\t1\nb\t1\ntrace-parent\t" TP "\n", "",
+     -1, NULL, NULL},
     {"every format at once",
      "traceparent\t" TP "\nb3\t0\nuber-trace-id\tabc:1:0:1\n"
-     "X-Amzn-Trace-Id\tRoot=1-5759e988-bd862e3fe1be46a994272793\nsw8\t0-dA==-cw==-0-cw==-aQ==-ZQ==-cA==\n"
+     "X-Amzn-Trace-Id\tRoot=1-5759e988-bd862e3fe1be46a994272793\nsw8\t0-dA==-cw==-0-cw==-aQ==-ZQ==-"
+     "cA==\n"
      "baggage\tk=v\n",
      "traceparent 1 " TID " 00f067aa0ba902b7 - 1 0 1 0 | b3-single 1 - - - 0 0 -1 0 | "
      "uber-trace-id 1 00000000000000000000000000000abc 0000000000000001 - 1 0 1 1 | "
@@ -448,7 +466,8 @@ static void test_raw(void)
     sf_tracectx_set_init(&s);
     feed(&s, "traceparent\t" TP "\ntraceparent\tx\n");
     sf_tracectx_set_finish(&s);
-    TAP_EQ_STR(s.ctx[0].raw, "traceparent: " TP "; traceparent: x", "raw of duplicated traceparent");
+    TAP_EQ_STR(s.ctx[0].raw, "traceparent: " TP "; traceparent: x",
+               "raw of duplicated traceparent");
 
     sf_tracectx_set_init(&s);
     feed(&s, "x-b3-spanid\ta2fb4a1d1a96d312\nX-B3-TRACEID\t463ac35c9f6413ad\n");
@@ -457,8 +476,9 @@ static void test_raw(void)
                "raw of b3 multi");
 
     sf_tracectx_set_init(&s);
-    feed(&s, "grpc-trace-bin\t\\x00\\x00\\x00\\x4b\\xf9\\x2f\\x35\\x77\\xb3\\x4d\\xa6\\xa3\\xce\\x92"
-             "\\x9d\\x00\\x0e\\x47\\x36\\x01\\x34\\xf0\\x67\\xaa\\x0b\\xa9\\x02\\xb7\\x02\\x01\n");
+    feed(&s,
+         "grpc-trace-bin\t\\x00\\x00\\x00\\x4b\\xf9\\x2f\\x35\\x77\\xb3\\x4d\\xa6\\xa3\\xce\\x92"
+         "\\x9d\\x00\\x0e\\x47\\x36\\x01\\x34\\xf0\\x67\\xaa\\x0b\\xa9\\x02\\xb7\\x02\\x01\n");
     sf_tracectx_set_finish(&s);
     TAP_EQ_STR(s.ctx[0].raw, "00004bf92f3577b34da6a3ce929d000e47360134f067aa0ba902b70201",
                "raw of true-binary grpc-trace-bin is hex");
@@ -500,6 +520,41 @@ static void test_limits(void)
            s.ctx[0].error);
 }
 
+/* Limits that need generated inputs: baggage member counts, long sw8 fields. */
+static void test_generated_limits(void)
+{
+    static char v[8000];
+    struct sf_tracectx c;
+    size_t o = 0;
+
+    for (int i = 0; i < 65; i++)
+        o += (size_t)snprintf(v + o, sizeof(v) - o, "%sk%d=%d", i ? "," : "", i, i);
+    TAP_EQ_INT(sf_tracectx_parse_baggage(&c, v, o), 0, "baggage: 65 members still valid");
+    TAP_OK(strstr(c.error, "over the propagation limit (65 members") != NULL, "note: %s", c.error);
+    for (int i = 65; i < 181; i++)
+        o += (size_t)snprintf(v + o, sizeof(v) - o, ",k%d=%d", i, i);
+    TAP_EQ_INT(sf_tracectx_parse_baggage(&c, v, o), -1, "baggage: 181 members invalid");
+    TAP_EQ_STR(c.error, "baggage: more than 180 list members", "181 members: reason");
+
+    o = (size_t)snprintf(v, sizeof(v), "1-");
+    memset(v + o, 'A', 2100);
+    o += 2100;
+    o += (size_t)snprintf(v + o, sizeof(v) - o, "-cw==-0-cw==-aQ==-ZQ==-cA==");
+    TAP_EQ_INT(sf_tracectx_parse_sw8(&c, v, o), -1, "sw8: 2100-char field invalid");
+    TAP_EQ_STR(c.error, "sw8: trace id is too long (2100 characters)", "sw8 long field: reason");
+
+    memset(v, 'A', 300);
+    struct sf_tracectx_set *s = malloc(sizeof(*s));
+    if (s == NULL)
+        return;
+    sf_tracectx_set_init(s);
+    sf_tracectx_set_add(s, "grpc-trace-bin", 14, (const uint8_t *)v, 300);
+    sf_tracectx_set_finish(s);
+    TAP_OK(s->n == 1 && strstr(s->ctx[0].error, "300 base64 characters") != NULL,
+           "grpc-trace-bin: 300 base64 characters rejected (%s)", s->ctx[0].error);
+    free(s);
+}
+
 static void test_tracestate_api(void)
 {
     static const char v[] = " foo=1 \t,\t,bar@x= 2 ,,";
@@ -508,18 +563,19 @@ static void test_tracestate_api(void)
     char why[SF_CTX_ERR_MAX], key[300];
 
     TAP_EQ_INT(sf_tracectx_check_tracestate(v, strlen(v), why, sizeof(why)), 0, "check: valid");
-    TAP_OK(sf_tracectx_tracestate_next(v, strlen(v), &pos, &k, &kl, &val, &vl) &&
-               kl == 3 && memcmp(k, "foo", 3) == 0 && vl == 1 && val[0] == '1',
+    TAP_OK(sf_tracectx_tracestate_next(v, strlen(v), &pos, &k, &kl, &val, &vl) && kl == 3 &&
+               memcmp(k, "foo", 3) == 0 && vl == 1 && val[0] == '1',
            "next: first member foo=1");
-    TAP_OK(sf_tracectx_tracestate_next(v, strlen(v), &pos, &k, &kl, &val, &vl) &&
-               kl == 5 && memcmp(k, "bar@x", 5) == 0 && vl == 2 && memcmp(val, " 2", 2) == 0,
+    TAP_OK(sf_tracectx_tracestate_next(v, strlen(v), &pos, &k, &kl, &val, &vl) && kl == 5 &&
+               memcmp(k, "bar@x", 5) == 0 && vl == 2 && memcmp(val, " 2", 2) == 0,
            "next: second member keeps the value's leading space");
-    TAP_EQ_INT(sf_tracectx_tracestate_next(v, strlen(v), &pos, &k, &kl, &val, &vl), 0,
-               "next: end");
+    TAP_EQ_INT(sf_tracectx_tracestate_next(v, strlen(v), &pos, &k, &kl, &val, &vl), 0, "next: end");
     TAP_EQ_INT(sf_tracectx_check_tracestate("foo=bar=baz", 11, why, sizeof(why)), -1,
                "check: '=' in value");
     TAP_OK(strstr(why, "illegal character '='") != NULL, "why: %s", why);
     TAP_EQ_INT(sf_tracectx_check_tracestate("foo=", 4, why, sizeof(why)), -1, "check: empty value");
+    TAP_EQ_INT(sf_tracectx_check_tracestate("a=1,foo", 7, why, sizeof(why)), -1, "check: no '='");
+    TAP_EQ_STR(why, "member 'foo' has no '='", "why: no '='");
     TAP_EQ_INT(sf_tracectx_check_tracestate("a=1", 3, NULL, 0), 0, "check: why may be NULL");
     memset(key, 'k', sizeof(key));
     key[257] = '=';
@@ -586,7 +642,8 @@ static void test_fuzz_inputs(void)
     TAP_OK(1, "fuzz invariants hold on every single-value table input");
     d = opendir(dir);
     if (d == NULL) {
-        TAP_SKIP("fuzz seed corpus", "tests/fuzz/corpus/fuzz_tracectx not found (run from the repo top)");
+        TAP_SKIP("fuzz seed corpus",
+                 "tests/fuzz/corpus/fuzz_tracectx not found (run from the repo top)");
         return;
     }
     while ((e = readdir(d)) != NULL) {
@@ -610,15 +667,35 @@ static void test_fuzz_inputs(void)
 
 static void test_header_names(void)
 {
-    static const char *const yes[] = {"traceparent", "TRACESTATE", "b3", "X-B3-TraceId",
-                                      "x-b3-spanid", "X-B3-ParentSpanId", "x-b3-sampled",
-                                      "X-B3-Flags", "grpc-trace-bin", "Uber-Trace-Id",
-                                      "x-amzn-trace-id", "x-datadog-trace-id",
-                                      "x-datadog-parent-id", "x-datadog-sampling-priority",
-                                      "x-datadog-tags", "baggage", "SW8"};
-    static const char *const no[] = {"", "b", "host", "content-type", "user-agent", "x-b3",
-                                     "traceparents", "trace-parent", "x-datadog-origin",
-                                     "grpc-trace", "sw8-correlation", "tracestat"};
+    static const char *const yes[] = {"traceparent",
+                                      "TRACESTATE",
+                                      "b3",
+                                      "X-B3-TraceId",
+                                      "x-b3-spanid",
+                                      "X-B3-ParentSpanId",
+                                      "x-b3-sampled",
+                                      "X-B3-Flags",
+                                      "grpc-trace-bin",
+                                      "Uber-Trace-Id",
+                                      "x-amzn-trace-id",
+                                      "x-datadog-trace-id",
+                                      "x-datadog-parent-id",
+                                      "x-datadog-sampling-priority",
+                                      "x-datadog-tags",
+                                      "baggage",
+                                      "SW8"};
+    static const char *const no[] = {"",
+                                     "b",
+                                     "host",
+                                     "content-type",
+                                     "user-agent",
+                                     "x-b3",
+                                     "traceparents",
+                                     "trace-parent",
+                                     "x-datadog-origin",
+                                     "grpc-trace",
+                                     "sw8-correlation",
+                                     "tracestat"};
 
     for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
         TAP_OK(sf_tracectx_is_ctx_header(yes[i], strlen(yes[i])), "is_ctx_header(%s)", yes[i]);
@@ -672,8 +749,8 @@ static void print_set(int setno, struct sf_tracectx_set *s)
         json_str("raw", c->raw);
         json_str("tracestate", c->tracestate);
         printf(",\"tracestate_members\":[");
-        while (sf_tracectx_tracestate_next(c->tracestate, strlen(c->tracestate), &pos, &k, &kl,
-                                           &v, &vl)) {
+        while (sf_tracectx_tracestate_next(c->tracestate, strlen(c->tracestate), &pos, &k, &kl, &v,
+                                           &vl)) {
             snprintf(kbuf, sizeof(kbuf), "%.*s", (int)kl, k);
             snprintf(vbuf, sizeof(vbuf), "%.*s", (int)vl, v);
             printf("%s[", first ? "" : ",");
@@ -778,6 +855,7 @@ int main(int argc, char **argv)
     test_raw();
     test_limits();
     test_tracestate_api();
+    test_generated_limits();
     test_api_edges();
     test_header_names();
     test_fuzz_inputs();

@@ -96,8 +96,7 @@ static void run_tracestate(const uint8_t *data, size_t size)
         return;
     }
     while (sf_tracectx_tracestate_next(s, size, &pos, &k, &kl, &v, &vl)) {
-        if (k < s || v + vl > s + size || kl == 0 || kl > 256 || vl == 0 || vl > 256 ||
-            pos > size)
+        if (k < s || v + vl > s + size || kl == 0 || kl > 256 || vl == 0 || vl > 256 || pos > size)
             abort();
         members++;
     }
@@ -134,8 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < s.n; i++)
         check_ctx(&s.ctx[i]);
     best = sf_tracectx_set_preferred(&s);
-    if (best < -1 || best >= s.n ||
-        (best >= 0 && (!s.ctx[best].valid || !s.ctx[best].span_id[0])))
+    if (best < -1 || best >= s.n || (best >= 0 && (!s.ctx[best].valid || !s.ctx[best].span_id[0])))
         abort();
     run_parsers(data, size);
     run_tracestate(data, size);
