@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hpack.h"
+#include "../../pcap2spans/hpack.h"
 #include "sf_hex.h"
 #include "tap.h"
 
