@@ -28,7 +28,7 @@
 #include <string.h>
 
 #define TS_EXACT_MAX 1500
-#define TS_SAMPLES 400000
+#define TS_SAMPLES 200000
 #define MAD_FLOOR_NS 1000.0 /* tracefs text has 1 us resolution */
 
 struct fitctx {
@@ -258,10 +258,10 @@ static int fit_segment(struct fitctx *c, size_t a, size_t n, struct cf_segment *
     return 0;
 }
 
-/* Block size for step detection and side choice: about 64 blocks, at least 8 points. */
+/* Block size for step detection and side choice: about 64 blocks, at least 16 points. */
 static size_t block_size(size_t n)
 {
-    return n / 64 > 8 ? n / 64 : 8;
+    return n / 64 > 16 ? n / 64 : 16;
 }
 
 /* Which side are the delays on?  Residuals minus their block's median (so that a
@@ -292,6 +292,26 @@ static void choose_side(struct fitctx *c, size_t n)
     }
 }
 
+/* The level of the envelope in one block of residuals [s, s+m): the 10th percentile
+ * of the points not far below the block's median (median - 5 * 1.4826 * MAD, the
+ * same trimming as the fit, but local, so a clock step elsewhere does not count). */
+static double block_level(struct fitctx *c, size_t s, size_t m)
+{
+    double med, mad, lo;
+    size_t w = 0;
+
+    memcpy(c->tmp, c->tmp2 + s, m * sizeof(double));
+    med = quantile(c->tmp, m, 0.5);
+    for (size_t i = 0; i < m; i++)
+        c->tmp[i] = fabs(c->tmp2[s + i] - med);
+    mad = quantile(c->tmp, m, 0.5);
+    lo = med - 5.0 * 1.4826 * (mad > MAD_FLOOR_NS ? mad : MAD_FLOOR_NS);
+    for (size_t i = s; i < s + m; i++)
+        if (c->tmp2[i] >= lo)
+            c->tmp[w++] = c->tmp2[i];
+    return quantile(c->tmp, w, 0.1);
+}
+
 /* Place a split between blocks: the point index in [lo, hi) where fewest points sit
  * more than half a step below their side's level (outliers count on both sides). */
 static size_t place_split(const struct fitctx *c, size_t lo, size_t hi, double L, double R)
@@ -314,6 +334,28 @@ static size_t place_split(const struct fitctx *c, size_t lo, size_t hi, double L
     return at;
 }
 
+/* A point of the upper level left in the lower level's segment is harmless (it
+ * sits above that envelope); one of the lower level in the upper's segment pulls
+ * the envelope down.  So move the split over nearby points that sit clearly
+ * below the upper level (but are no outliers far below both). */
+static size_t guard_split(const struct fitctx *c, size_t cut, size_t lo, size_t hi, double L,
+                          double R, double sigma, size_t w)
+{
+    double tol = fmax(3 * sigma, fabs(R - L) / 10), far = fmin(L, R) - fabs(R - L);
+    size_t at = cut;
+
+    if (R > L) {
+        for (size_t i = cut; i < hi && i < cut + w; i++)
+            if (c->tmp2[i] < R - tol && c->tmp2[i] > far)
+                at = i + 1;
+    } else {
+        for (size_t i = cut; i-- > lo && i + w >= cut;)
+            if (c->tmp2[i] < L - tol && c->tmp2[i] > far)
+                at = i;
+    }
+    return at;
+}
+
 /* Binary segmentation of [a, a+n) on the 10th percentile of residuals per block. */
 static int split(struct fitctx *c, size_t a, size_t n, int depth)
 {
@@ -327,8 +369,7 @@ static int split(struct fitctx *c, size_t a, size_t n, int depth)
     residuals(c, a, n, slope(c, a, n, want_skew(c, a, n)));
     for (size_t k = 0; k < nb; k++) {
         size_t s = a + k * bs, m = k + 1 < nb ? bs : a + n - s;
-        memcpy(c->tmp, c->tmp2 + s, m * sizeof(double));
-        q[k] = quantile(c->tmp, m, 0.1);
+        q[k] = block_level(c, s, m);
         sum += q[k];
     }
     for (size_t k = 0; k + 1 < nb; k++)
@@ -349,10 +390,17 @@ static int split(struct fitctx *c, size_t a, size_t n, int depth)
             R = mr;
         }
     }
-    free(q);
-    if (best_k == 0 || best < 8 || fabs(R - L) < (double)c->o->min_step_ns)
+    if (best_k == 0 || best < 8 || fabs(R - L) < (double)c->o->min_step_ns) {
+        free(q);
         return 0;
+    }
+    /* the levels next to the split, one block away on each side (those two blocks
+     * may hold the step): the mean levels carry the slope error of a fit across it */
+    L = q[best_k - 2];
+    R = q[best_k + 1 < nb ? best_k + 1 : nb - 1];
+    free(q);
     cut = place_split(c, a + (best_k - 1) * bs, a + (best_k + 1) * bs, L, R);
+    cut = guard_split(c, cut, a + (best_k - 1) * bs, a + (best_k + 1) * bs, L, R, sigma, bs / 2);
     if (cut < a + 5 || cut > a + n - 5)
         return 0;
     c->cuts[c->ncuts++] = cut;
