@@ -566,6 +566,8 @@ static void frame_title(struct fg_ctx *ctx, const struct fg_frame *fr, const cha
     if (fr->has_delta) {
         double d = o->negate ? -fr->delta : fr->delta;
         char dp[40];
+        if (d == 0)
+            d = 0; /* Perl negates an integer 0 to 0, not -0 */
         snprintf(dp, sizeof(dp), "%.2f", 100 * d / (timemax * o->factor));
         fprintf(f, "; %s%s%%", d > 0 ? "+" : "", dp);
     }
