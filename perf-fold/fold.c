@@ -9,6 +9,9 @@
  * linear probing; it holds one entry per distinct stack, so memory grows with
  * distinct stacks only, never with input size.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem, memrchr */
+#endif
 #include "perf_fold.h"
 
 #include <stdlib.h>

@@ -15,12 +15,16 @@
  *   frame   ^\s*(\w+)\s*(.+) \((.*)\)             last " (" before the last ")"
  * Perl's \s here is [ \t\n\v\f\r], \w is [A-Za-z0-9_] (byte strings).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem, memrchr */
+#endif
 #include "perf_fold.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sf_clock.h"
@@ -421,8 +425,8 @@ static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct ha
     }
     rc = sf_db_source_begin(c->db, &in, &c->source_id, &dup, &err);
     if (rc == SF_E_DUP) {
-        fprintf(stderr, "%s: %s: already in the database as source %lld (same sha256); skipped\n",
-                PF_TOOL, path, (long long)dup);
+        fprintf(stderr, "%s: %s: already in the database as source %lld (same sha256); "
+                "folded, not stored again\n", PF_TOOL, path, (long long)dup);
         return 1;
     }
     if (rc) {
@@ -500,8 +504,10 @@ static int read_lines(struct perf_fold_ctx *c, struct sf_line *r, struct sf_prog
 int perfscript_file(struct perf_fold_ctx *c, const char *path)
 {
     struct hash_tap tap = {.on = 0};
+    struct sf_db *db = c->db;
     struct sf_progress pg;
     struct sf_line r;
+    struct stat sb;
     int fd = 0, rc;
 
     c->file = strcmp(path, "-") == 0 ? "-" : path;
@@ -509,13 +515,17 @@ int perfscript_file(struct perf_fold_ctx *c, const char *path)
         fprintf(stderr, "%s: %s: cannot open: %s\n", PF_TOOL, path, strerror(errno));
         return -1;
     }
-    if (c->db && (rc = db_begin(c, path, fd, &tap)) != 0) {
-        if (fd)
-            close(fd);
-        return rc < 0 ? -1 : 0;
+    if (db && (rc = db_begin(c, path, fd, &tap)) != 0) {
+        if (rc < 0) {
+            if (fd)
+                close(fd);
+            return -1;
+        }
+        c->db = NULL; /* already stored: fold it, store nothing */
     }
     if (sf_line_open(&r, fd, 0)) {
         fprintf(stderr, "%s: out of memory\n", PF_TOOL);
+        c->db = db;
         return -1;
     }
     if (tap.on) {
@@ -524,8 +534,12 @@ int perfscript_file(struct perf_fold_ctx *c, const char *path)
     }
     c->lines = c->bad_lines = 0;
     c->lineno = 0;
-    sf_progress_start(&pg, sf_opt_want_progress(c->o.quiet) ? stderr : NULL, path, "B", 0);
+    sf_progress_start(&pg, sf_opt_want_progress(c->o.quiet) ? stderr : NULL, path, "B",
+                      fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0);
     rc = read_lines(c, &r, &pg);
+    /* --eof: a file's unterminated last sample is counted (and stored) with it */
+    if (rc == 0 && c->o.eof && perfscript_finish(c))
+        rc = -1;
     sf_progress_end(&pg);
     if (c->bad_lines > PF_SHOW_ERRORS && !c->o.strict)
         fprintf(stderr, "%s: %s: %llu bad lines in all (first %d shown), skipped\n", PF_TOOL,
@@ -535,6 +549,7 @@ int perfscript_file(struct perf_fold_ctx *c, const char *path)
         rc = -1;
     if (tap.on)
         sf_sha256_abort(&tap.sha);
+    c->db = db;
     sf_line_close(&r);
     if (fd)
         close(fd);
