@@ -834,6 +834,35 @@ static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, unsigne
 
 /* ---- nghttp2 path ------------------------------------------------------------------ */
 
+/* nghttp2 failed (its inflater is poisoned for good): decode the block again with the
+ * own decoder, which knows no table now; fields nghttp2 already emitted are skipped.
+ * The own decoder's diagnosis is reported when it has one (it names the rule),
+ * else nghttp2's. */
+static int hp_ng_fallback(struct hpack_dec *d, const uint8_t *p, size_t n, size_t pos,
+                          unsigned emitted, int rv, hpack_emit_fn fn, void *arg,
+                          struct hpack_result *res, struct sf_err *err)
+{
+    struct sf_err e2;
+    struct hpack_result r2 = {0};
+    int rc2;
+
+    hpack_dec_lost(d);
+    sf_err_clear(&e2);
+    rc2 = hp_own_block(d, p, n, emitted, fn, arg, &r2, &e2);
+    res->fields += r2.fields;
+    res->unknown += r2.unknown;
+    res->capped |= r2.capped;
+    res->errors += r2.errors ? r2.errors : 1;
+    res->tolerant = 1;
+    if (rc2 < 0)
+        return sf_err_set(err, rc2, e2.off, "%s (nghttp2: %s); continuing without the dynamic "
+                          "table", e2.msg, nghttp2_strerror(rv));
+    return sf_err_set(err, SF_E_MALFORMED, pos,
+                      "HPACK: %s (nghttp2 %d) after block offset %zu; continuing without the "
+                      "dynamic table",
+                      nghttp2_strerror(rv), rv, pos);
+}
+
 static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn,
                        void *arg, struct hpack_result *res, struct sf_err *err)
 {
@@ -851,25 +880,7 @@ static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_em
             /* nghttp2 cannot go on with this connection (its inflater is poisoned):
              * report, then decode the block again with the tolerant decoder, which
              * knows no table; fields already emitted are skipped. */
-            res->errors++;
-            rc = sf_err_set(err, SF_E_MALFORMED, pos,
-                            "HPACK: %s (nghttp2 %d) at block offset %zu; continuing "
-                            "without the dynamic table",
-                            nghttp2_strerror((int)rv), (int)rv, pos);
-            hpack_dec_lost(d);
-            {
-                struct sf_err e2;
-                struct hpack_result r2 = {0};
-
-                sf_err_clear(&e2);
-                hp_own_block(d, p, n, emitted, fn, arg, &r2, &e2);
-                res->fields += r2.fields;
-                res->unknown += r2.unknown;
-                res->capped |= r2.capped;
-                res->errors += r2.errors;
-            }
-            res->tolerant = 1;
-            return rc;
+            return hp_ng_fallback(d, p, n, pos, emitted, (int)rv, fn, arg, res, err);
         }
         start = pos;
         pos += (size_t)rv;
