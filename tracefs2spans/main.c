@@ -78,8 +78,10 @@ static const struct option longopts[] = {
 
 static int bad_usage(const char *what, const char *arg)
 {
-    fprintf(stderr, "tracefs2spans: %s: '%s'\n", what, arg);
-    usage(stderr);
+    if (arg)
+        fprintf(stderr, "tracefs2spans: %s: '%s' (see --help)\n", what, arg);
+    else
+        fprintf(stderr, "tracefs2spans: %s (see --help)\n", what);
     return SF_EXIT_USAGE;
 }
 
@@ -115,7 +117,7 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
             if (keys++ == 0)
                 c->grammar.n = 0;
             if (markers_add_key(&c->grammar, optarg, &err))
-                return bad_usage(err.msg, optarg);
+                return bad_usage(err.msg, NULL);
             break;
         case O_PAIR:
             if (pair_column(optarg, &c->pair_with))
@@ -147,11 +149,11 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
         case O_QUIET: c->quiet = 1; break;
         case O_HELP: usage(stdout); return SF_EXIT_OK;
         case O_VERSION: sf_opt_print_version(stdout, "tracefs2spans"); return SF_EXIT_OK;
-        default: usage(stderr); return SF_EXIT_USAGE;
+        default: return bad_usage("unknown option or missing argument", NULL);
         }
     }
     if (*refit && (c->db_path == NULL || optind < argc))
-        return bad_usage("--refit needs --db and no input files", *refit ? "--refit" : "");
+        return bad_usage("--refit needs --db and no input files", NULL);
     return -1;
 }
 
@@ -167,7 +169,7 @@ int main(int argc, char **argv)
     if ((rc = parse_args(&c, argc, argv, &refit)) >= 0)
         return rc;
     if (c.fields && c.db_path)
-        return bad_usage("--fields prints only; it does not take", "--db");
+        return bad_usage("--fields prints only; it does not take --db", NULL);
     if (c.db_path == NULL || c.ndjson || c.fields)
         c.out = stdout;
     if (c.db_path && sf_db_open(&c.db, c.db_path, &err)) {
