@@ -201,6 +201,10 @@ static void enqueue(struct h1 *h, struct h1_req *r)
 {
     if (h->nq >= MAX_PENDING) { /* a client that never gets answers: give up the oldest */
         struct h1_req *old = h->head;
+        if (h->d[0].msg == old)
+            h->d[0].msg = NULL;
+        if (h->d[1].msg == old)
+            h->d[1].msg = NULL;
         mark_partial(old, "no response (pipeline limit)");
         old->req_done = old->resp_done = 1;
         flush_done(h);
@@ -362,15 +366,24 @@ static int status_line(const char *p, size_t n, int *status)
     return 0;
 }
 
+static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts);
+
+/* Lost framing: end the message being read (partial), look for the next message start,
+ * and report once per episode. */
 static int resync_error(struct h1 *h, struct h1_dir *d, struct sf_err *err, int code,
                         const char *msg)
 {
+    enum p2s_dir dir = d == &h->d[P2S_C2S] ? P2S_C2S : P2S_S2C;
+
+    if (d->msg) {
+        mark_partial(d->msg, dir == P2S_C2S ? "malformed request" : "malformed response");
+        msg_end(h, dir, d->last_ts);
+    }
     d->s = S_RESYNC;
     d->line_len = 0; /* we are at a line start */
     if (d->resyncing)
         return 0;
     d->resyncing = 1;
-    (void)h;
     return sf_err_set(err, code, UINT64_MAX, "%s; resynchronising at the next message", msg);
 }
 

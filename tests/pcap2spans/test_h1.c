@@ -8,7 +8,7 @@
 #define MAXS 16
 
 struct got {
-    int n;
+    int n, total; /* kept (at most MAXS), emitted */
     struct p2s_span s[MAXS];
     char method[MAXS][16], path[MAXS][128], authority[MAXS][64], why[MAXS][64];
     char trace[MAXS][40];
@@ -21,6 +21,7 @@ static int hook(void *arg, struct p2s_conn *conn, const struct p2s_span *s)
     int i = g->n;
 
     (void)conn;
+    g->total++;
     if (i >= MAXS)
         return 0;
     g->s[i] = *s;
@@ -286,8 +287,26 @@ static void test_websocket_tunnel(void)
     close_fix(&f);
 }
 
+/* Regression (fuzz_h1): a malformed chunked request body left the parser pointing at an
+ * exchange that the pipeline limit later freed. */
+static void test_malformed_body_then_pipeline(void)
+{
+    struct fix f;
+
+    open_fix(&f);
+    feed(&f, P2S_C2S, "POST /b HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 0, 1);
+    TAP_EQ_INT(f.errors, 1, "bad chunk size reported");
+    for (int i = 0; i < 70; i++)
+        feed(&f, P2S_C2S, "GET /p HTTP/1.1\r\nHost: h\r\n\r\n", 0, 2 + i);
+    TAP_OK(f.g.n >= 1, "pipeline limit gives up the oldest exchanges");
+    TAP_EQ_STR(f.g.why[0], "malformed request", "the malformed one is partial with its reason");
+    close_fix(&f);
+    TAP_EQ_INT(f.g.total, 71, "every exchange emitted once by close");
+}
+
 int main(void)
 {
+    test_malformed_body_then_pipeline();
     test_simple_and_split();
     test_chunked_trailers();
     test_pipelining_interim_head();
