@@ -777,14 +777,13 @@ static int baggage_kv(const char *s, size_t n, int need_value, char *why, size_t
         ;
     for (; i < n; i++) {
         int c = (unsigned char)s[i];
-        if (c == '%' && i + 2 < n + 0 && sf_hex_digit((unsigned char)s[i + 1]) >= 0 &&
-            sf_hex_digit((unsigned char)s[i + 2]) >= 0)
-            continue;
-        if (c != '%' && baggage_octet(c))
+        /* '%' is a baggage-octet: a stray one is the sender's fault, not a grammar error
+         * (w3c/baggage's reference parser accepts it too) */
+        if (baggage_octet(c))
             continue;
         show_char(ch, sizeof(ch), c);
-        snprintf(why, whysz, "value of '%.*s' has %s%s", (int)(k > 40 ? 40 : k), s, ch,
-                 c == '%' ? " not followed by 2 hex digits" : ", which must be percent-encoded");
+        snprintf(why, whysz, "value of '%.*s' has %s, which must be percent-encoded",
+                 (int)(k > 40 ? 40 : k), s, ch);
         return -1;
     }
     return 0;
