@@ -398,6 +398,7 @@ int diff_main(int argc, char **argv)
     sf_arena_init(&d.names[0].keys, 1 << 20, PF_TABLE_MAX);
     sf_arena_init(&d.names[1].keys, 1 << 20, PF_TABLE_MAX);
     optind = 1;
+    opterr = 0;
     while ((ch = getopt_long(argc, argv, "nsqh", lo, NULL)) != -1) {
         switch (ch) {
         case 'n': d.normalize = 1; break;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "perf_fold.h"
+#include "sf_clock.h"
 #include "sf_opt.h"
 
 static const char usage_text[] =
@@ -79,8 +80,10 @@ static int usage_error(const char *msg)
 /* Returns -1 to go on, or an exit status. */
 static int parse_opts(struct pf_opts *o, int argc, char **argv)
 {
+    char msg[256];
     int ch;
 
+    opterr = 0;
     while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (ch) {
         case OPT_PID: o->pid = 1; break;
@@ -104,8 +107,16 @@ static int parse_opts(struct pf_opts *o, int argc, char **argv)
         case 'q': o->quiet = 1; break;
         case 'h': fputs(usage_text, stdout); return SF_EXIT_OK;
         case OPT_VERSION: sf_opt_print_version(stdout, PF_TOOL); return SF_EXIT_OK;
-        default: return usage_error("unknown option");
+        default:
+            snprintf(msg, sizeof(msg), "unknown option or missing argument: %s", argv[optind - 1]);
+            return usage_error(msg);
         }
+    }
+    if (o->clock) {
+        const char *dom = sf_clock_domain(o->clock, strlen(o->clock));
+        if (strcmp(dom, SF_CLOCK_UNKNOWN) == 0 && strcmp(o->clock, SF_CLOCK_UNKNOWN) != 0)
+            return usage_error("--clock: unknown clock (monotonic, realtime, perf, boot, ...)");
+        o->clock = dom;
     }
     if ((o->span || o->trace || o->grpc_method) && o->group_by == NULL)
         o->group_by = "span";
