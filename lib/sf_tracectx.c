@@ -184,17 +184,21 @@ static void raw_set_hex(struct sf_tracectx *c, const uint8_t *b, size_t n)
 static int check_id(struct sf_tracectx *c, const char *what, const char *s, size_t n, size_t w1,
                     size_t w2, int opts)
 {
-    int anycase = opts & ID_ANYCASE;
-
+    /* 1: lowercase hex digit, 2: uppercase A-F, 0: anything else */
+    static const unsigned char cls[256] = {
+        ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+        ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+        ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2};
+    unsigned ok = opts & ID_ANYCASE ? 3 : 1;
     char ch[8];
 
     if (n == 0)
         return ctx_fail(c, "%s is empty", what);
     for (size_t i = 0; i < n; i++) {
         int d = (unsigned char)s[i];
-        if ((d >= '0' && d <= '9') || (d >= 'a' && d <= 'f') || (anycase && d >= 'A' && d <= 'F'))
+        if (cls[d] & ok)
             continue;
-        if (d >= 'A' && d <= 'F')
+        if (cls[d] == 2)
             return ctx_fail(c, "%s has uppercase hex digits", what);
         show_char(ch, sizeof(ch), d);
         return ctx_fail(c, "%s has illegal character %s at offset %zu", what, ch, i);
@@ -212,7 +216,12 @@ static int check_id(struct sf_tracectx *c, const char *what, const char *s, size
 /* Store a checked id, lowercased and left-padded to width. */
 static void put_id(char *out, size_t width, const char *s, size_t n)
 {
-    sf_hex_pad_lower(out, width, s, n);
+    size_t pad = width - n;
+
+    memset(out, '0', pad);
+    for (size_t i = 0; i < n; i++)
+        out[pad + i] = (char)lc((unsigned char)s[i]);
+    out[width] = 0;
 }
 
 /* Split s[0..n) at `sep` into at most max fields; returns the number of fields found (which
