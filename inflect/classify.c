@@ -55,14 +55,74 @@ static int sloped(const double *x, size_t a, size_t b, double jump)
     return r2 >= 0.5 && fabs(rise) >= fabs(jump) && rise * jump > 0;
 }
 
+/* Squared error over [a, c) of the flat-ramp-flat model with the ramp on [s, e)
+ * (s == e: a plain step at s).  g(t) = 0 before s, (t - s + 1)/(e - s + 1) on the
+ * ramp, 1 from e; the two levels are fitted by least squares. */
+static double ramp_sse(const double *x, const double *ps, const double *ps2, size_t a, size_t s,
+                       size_t e, size_t c)
+{
+    double suu = (double)(s - a), svv = (double)(c - e), suv = 0;
+    double suy = ps[s] - ps[a], svy = ps[c] - ps[e], syy = ps2[c] - ps2[a], det, l1, l2;
+
+    for (size_t t = s; t < e; t++) {
+        double v = (double)(t - s + 1) / (double)(e - s + 1), u = 1 - v;
+        suu += u * u;
+        svv += v * v;
+        suv += u * v;
+        suy += u * x[t];
+        svy += v * x[t];
+    }
+    det = suu * svv - suv * suv;
+    if (det <= 0)
+        return INFINITY;
+    l1 = (suy * svv - svy * suv) / det;
+    l2 = (svy * suu - suy * suv) / det;
+    return fmax(0, syy - l1 * suy - l2 * svy);
+}
+
+/* Best ramp around change point b within [a, c); returns 1 with *s, *e when it
+ * explains the transition clearly better than the step. */
+static int ramp_fit(const double *x, const double *ps, const double *ps2, size_t a, size_t b,
+                    size_t c, size_t *rs, size_t *re)
+{
+    const size_t w = 60;
+    double step = ramp_sse(x, ps, ps2, a, b, b, c), best = INFINITY;
+    size_t s0 = b > a + w ? b - w : a + 1, e1 = b + w < c ? b + w : c - 1;
+
+    if (c - a < 6 || !(step > 0))
+        return 0;
+    for (size_t s = s0; s <= b; s++)
+        for (size_t e = b > s + 3 ? b : s + 3; e <= e1; e++) {
+            double v = ramp_sse(x, ps, ps2, a, s, e, c);
+            if (v < best) {
+                best = v;
+                *rs = s;
+                *re = e;
+            }
+        }
+    return best <= 0.6 * step;
+}
+
 int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struct cp_point *pts)
 {
     size_t spike_max = n / 20 > 3 ? n / 20 : 3;
+    double *ps = malloc((n + 1) * sizeof(double)), *ps2 = malloc((n + 1) * sizeof(double));
+
+    if (ps == NULL || ps2 == NULL) {
+        free(ps);
+        free(ps2);
+        return -1;
+    }
+    ps[0] = ps2[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        ps[i + 1] = ps[i] + x[i];
+        ps2[i + 1] = ps2[i] + x[i] * x[i];
+    }
 
     for (size_t k = 0; k < m; k++) {
         size_t a = k ? cp[k - 1] : 0, b = cp[k], c = k + 1 < m ? cp[k + 1] : n;
         struct cp_point *p = &pts[k];
-        p->index = b;
+        p->index = p->cp = p->end = b;
         p->before = seg_mean(x, a, b);
         p->after = seg_mean(x, b, c);
         p->change = p->before != 0 ? (p->after - p->before) / fabs(p->before) : NAN;
@@ -71,7 +131,7 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
     }
     for (size_t k = 0; k < m; k++) {
         size_t b = cp[k], c = k + 1 < m ? cp[k + 1] : n, e = k + 2 < m ? cp[k + 2] : n;
-        size_t a = k ? cp[k - 1] : 0;
+        size_t a = k ? cp[k - 1] : 0, rs = b, re = b;
         double jump = pts[k].after - pts[k].before;
         if (pts[k].kind != CP_STEP)
             continue;
@@ -82,7 +142,12 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
             pts[k + 1].role = "recovery";
             continue;
         }
-        if (sloped(x, b, c, jump)) {
+        if (ramp_fit(x, ps, ps2, a, b, c, &rs, &re)) {
+            pts[k].kind = CP_RAMP;
+            pts[k].role = "onset";
+            pts[k].index = rs;
+            pts[k].end = re;
+        } else if (sloped(x, b, c, jump)) {
             pts[k].kind = CP_RAMP;
             pts[k].role = "onset";
         } else if (sloped(x, a, b, jump) || (k > 0 && pts[k - 1].kind == CP_RAMP &&
@@ -96,6 +161,8 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
             pts[k].role = "onset";
         }
     }
+    free(ps);
+    free(ps2);
     return 0;
 }
 

@@ -7,7 +7,10 @@
 enum cp_kind { CP_STEP, CP_SPIKE, CP_RAMP };
 
 struct cp_point {
-    size_t index;   /* index in the series (first observation of the new regime) */
+    size_t index;   /* index in the series (first observation of the new regime;
+                       for a ramp, the first observation of the ramp) */
+    size_t cp;      /* the detector's index (differs from index only for ramps) */
+    size_t end;     /* ramp: first observation after the ramp; else == index */
     double before;  /* level of the segment before (its mean) */
     double after;   /* level of the segment after */
     double change;  /* (after - before) / |before|; NAN when before is 0 */
@@ -22,11 +25,14 @@ const char *cp_kind_name(enum cp_kind k);
  *   spike  the new regime is short (at most max(3, n/20) observations) and the
  *          one after it returns to within half the jump of the old level; both
  *          the onset and the recovery point are marked spike;
- *   ramp   the level moves as a line rather than a jump: the segment after (or,
- *          for the end of a ramp, before) is sloped (R^2 >= 0.5 over >= 4 points)
- *          and its own rise is at least the jump at the change point, or the
- *          change point is one tread of a staircase (neighbouring change points
- *          in the same direction, segments between them at most 8 long);
+ *   ramp   the level moves as a line rather than a jump: between the neighbouring
+ *          change points, a flat-line-flat fit (ramp from s to e, searched within
+ *          60 observations of the change point) leaves at most 0.6 of the squared
+ *          error of the plain step and ramps over at least 3 observations; or
+ *          the segment after is itself sloped (R^2 >= 0.5 over >= 4 points, rise
+ *          at least the jump); or the change point is one tread of a staircase
+ *          (neighbours in the same direction, segments between at most 8 long).
+ *          A ramp's index moves to where the ramp starts (end = where it ends);
  *   step   everything else.
  * Returns 0, or -1 when out of memory. */
 int classify_points(const double *x, size_t n, const size_t *cp, size_t m,

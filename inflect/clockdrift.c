@@ -8,7 +8,8 @@
  * skew0 = c1, alpha = 2 c2 / (1 + c1), beta = 3 c3 / (1 + c1)  (t in seconds,
  * offsets in ns, so c1 is scaled by 1e9).  Least squares, degree min(3, n - 2),
  * on t scaled to [0, 1] for conditioning.  Clock steps (Paxson 1998) show as a
- * row whose offset leaves the line of the row before.
+ * row whose offset leaves the line of the row before; they are found first and
+ * taken out of the offsets before the fit, so a step does not bend the drift.
  */
 #include "clockdrift.h"
 
@@ -104,28 +105,40 @@ static void polyfit(struct clock_pair *p, int d)
 void clock_fit(struct clock_pair *p, const double *row_resid)
 {
     int d = p->n >= 3 ? (int)(p->n - 2 < 3 ? p->n - 2 : 3) : p->n == 2 ? 1 : 0;
-    double ss = 0, one;
+    double ss = 0, one, stepped = 0, *raw;
 
     if (p->n == 0)
         return;
+    /* steps first (Paxson): a row off the previous row's line by more than the
+     * tolerance is a clock step; the fit runs on offsets with the steps removed */
+    p->nsteps = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        p->jump_ns[i] = 0;
+        if (i > 0) {
+            double dt = p->t[i] - p->t[i - 1];
+            double pred = p->off_ns[i - 1] + p->skew_ppm[i - 1] * 1e-6 * dt * 1e9;
+            double tol = fmax(1000, 10 * (row_resid ? fabs(row_resid[i]) : 0));
+            p->jump_ns[i] = p->off_ns[i] - pred;
+            if (fabs(p->jump_ns[i]) > tol) {
+                p->nsteps++;
+                stepped += p->jump_ns[i];
+            }
+        }
+        p->resid_ns[i] = p->off_ns[i] - stepped; /* step-corrected offset, for the fit */
+    }
+    raw = p->off_ns;
+    p->off_ns = p->resid_ns;
     polyfit(p, d);
+    p->off_ns = raw;
     one = 1 + p->c[1] / 1e9;
     p->skew0_ppm = p->degree >= 1 ? p->c[1] / 1e3 : p->skew_ppm[0];
     p->alpha_ppm_s = 2 * p->c[2] / 1e9 / one * 1e6;
     p->beta_ppm_s2 = 3 * p->c[3] / 1e9 / one * 1e6;
-    p->nsteps = 0;
     for (size_t i = 0; i < p->n; i++) {
         double t = p->t[i];
         double fit = p->c[0] + t * (p->c[1] + t * (p->c[2] + t * p->c[3]));
-        p->resid_ns[i] = p->off_ns[i] - fit;
+        p->resid_ns[i] -= fit;
         ss += p->resid_ns[i] * p->resid_ns[i];
-        p->jump_ns[i] = 0;
-        if (i > 0) {
-            double pred = p->off_ns[i - 1] + p->skew_ppm[i - 1] * 1e-6 * (t - p->t[i - 1]) * 1e9;
-            double tol = fmax(1000, 10 * (row_resid ? fabs(row_resid[i]) : 0));
-            p->jump_ns[i] = p->off_ns[i] - pred;
-            p->nsteps += fabs(p->jump_ns[i]) > tol;
-        }
     }
     p->resid_rms_ns = sqrt(ss / (double)p->n);
 }

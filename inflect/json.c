@@ -163,6 +163,8 @@ void inflect_json_series(struct json_w *w, const struct inflect_ctx *ctx,
         json_obj(w, NULL);
         json_int(w, "index", (long long)s->row[p->index]);
         json_time(w, s, p->index);
+        if (p->kind == CP_RAMP && p->end != p->index)
+            json_int(w, "end", (long long)s->row[p->end < s->n ? p->end : s->n - 1]);
         json_num(w, "before", p->before);
         json_num(w, "after", p->after);
         json_num(w, "change", p->change);

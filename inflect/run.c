@@ -124,9 +124,12 @@ int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, s
         if (r > 0) {
             if (!ctx->quiet)
                 fprintf(stderr, "inflect: gate '%s' failed: %s\n", ctx->gates[i].text, detail);
-            status = SF_EXIT_FINDINGS;
-        } else if (r < 0 && !ctx->quiet) {
+            if (status == SF_EXIT_OK)
+                status = SF_EXIT_FINDINGS;
+        } else if (r < 0) {
+            /* a gate on a metric that does not exist must not pass silently */
             fprintf(stderr, "inflect: gate '%s': %s\n", ctx->gates[i].text, detail);
+            status = SF_EXIT_USAGE;
         }
     }
     if (w)

@@ -489,14 +489,14 @@ static int nd_line(struct parser *ps, const char *s, size_t n, struct sf_err *er
         return perr(ps, err, SF_E_MALFORMED, i + 1, "expected a JSON object");
     for (;;) {
         const char *k;
-        size_t kn, kcol;
+        size_t kn, kcol, keycol;
         struct jval v;
         skip_ws(s, n, &i);
         if (i < n && s[i] == '}' && ntv == 0 && tc == NULL) {
             i++;
             break;
         }
-        kcol = i + 1;
+        kcol = keycol = i + 1;
         if (j_string(s, n, &i, &k, &kn) < 0)
             return perr(ps, err, SF_E_MALFORMED, kcol, "expected a string key");
         skip_ws(s, n, &i);
@@ -519,6 +519,9 @@ static int nd_line(struct parser *ps, const char *s, size_t n, struct sf_err *er
                 (rc = nd_learn_key(ps, k, kn, kcol, err)) < 0)
                 return rc;
             j = nd_key_index(ps, k, kn);
+            for (size_t q = 0; j >= 0 && q < ntv; q++)
+                if (idx[q] == j)
+                    return perr(ps, err, SF_E_MALFORMED, keycol, "duplicate key");
             if (j >= 0 && v.kind == 'n' && ntv < SERIES_MAX_COLS) {
                 vals[ntv] = v;
                 idx[ntv++] = j;

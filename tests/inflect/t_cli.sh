@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# inflect command line: --series JSON shape, gates and exit codes, gnuplot charts
+# (byte-stable), a missing gnuplot, usage errors.  Prints TAP.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+inflect=${SF_BIN:-$top/bin}/inflect
+tmp=$(mktemp -d /tmp/t_inflect_cli.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; }
+check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# A latency series: 100 ms with a little deterministic noise, +50 % from row 60.
+{
+    echo "time,p99,errors"
+    for i in $(seq 0 119); do
+        v=$((100 + (i * 37 % 7) - 3)); [ "$i" -ge 60 ] && v=$((v + 50))
+        printf '2024-05-01T12:%02d:%02dZ,%d,%s\n' $((i / 6)) $((i % 6 * 10)) "$v" \
+            "$([ $((i % 10)) -eq 0 ] && echo "" || echo 0.002)"
+    done
+} >"$tmp/step.csv"
+{
+    echo "t,p99"
+    for i in $(seq 0 119); do echo "$i,$((100 + (i * 37 % 7) - 3))"; done
+} >"$tmp/flat.csv"
+
+"$inflect" --series "$tmp/step.csv" --column p99 --json "$tmp/step.json" 2>"$tmp/err"
+check "--series --json exits 0" "[ $? -eq 0 ] && [ -s '$tmp/step.json' ]"
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/step.json" >"$tmp/shape" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+cp = d["change_points"]
+assert isinstance(cp, list) and len(cp) == 1, cp
+c = cp[0]
+for k in ("index", "time", "before", "after", "change", "kind", "detector"):
+    assert k in c, k
+assert c["index"] == 60, c
+assert c["time"] == "2024-05-01T12:10:00Z", c
+assert c["kind"] == "step" and c["detector"] == "pelt", c
+assert abs(c["change"] - 0.5) < 0.05, c
+assert set(d["by_detector"]) == {"pelt", "pelt_mbic", "binseg", "cusum", "baseline"}
+assert d["by_detector"]["pelt"] == [60]
+assert all(isinstance(i, int) for v in d["by_detector"].values() for i in v)
+assert len(d["series"]) == 1 and d["series"][0]["name"] == "p99"
+print("shape ok")
+PY
+    check "JSON shape: change_points {index,time,before,after,change,kind,detector}, by_detector" \
+        "grep -q 'shape ok' '$tmp/shape'"
+    [ -s "$tmp/shape" ] && sed 's/^/# /' "$tmp/shape" | grep -v 'shape ok'
+else
+    skip "JSON shape" "python3 not installed"
+fi
+
+"$inflect" --series "$tmp/step.csv" --json - >"$tmp/both.json" 2>/dev/null
+check "--json - writes to stdout, every value column analysed" \
+    "grep -q '\"name\": \"errors\"' '$tmp/both.json' && grep -q '\"name\": \"p99\"' '$tmp/both.json'"
+
+# gates
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+20%' 2>"$tmp/err"
+check "gate p99>+20% on a +50% step: exit 1" "[ $? -eq 1 ] && grep -q \"gate 'p99>+20%' failed\" '$tmp/err'"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+80%' 2>/dev/null
+check "gate p99>+80% on a +50% step: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/flat.csv" --json /dev/null --gate 'p99>+20%' 2>/dev/null
+check "gate on a flat series: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>1%' 2>/dev/null
+check "absolute gate errors>1% on 0.2%: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>0.1%' 2>/dev/null
+check "absolute gate errors>0.1% on 0.2%: exit 1" "[ $? -eq 1 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99<-10%' 2>/dev/null
+check "gate p99<-10% on a rise: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'nosuch>+1%' 2>"$tmp/err"
+check "gate on an unknown metric: exit 2 with a reason" \
+    "[ $? -eq 2 ] && grep -q \"no series named 'nosuch'\" '$tmp/err'"
+"$inflect" --series "$tmp/step.csv" --gate 'p99>+20' 2>/dev/null
+check "relative gate without %: usage error 2" "[ $? -eq 2 ]"
+"$inflect" --series "$tmp/step.csv" --json "$tmp/g.json" --gate 'p99>+20%' 2>/dev/null
+check "gate verdict in the JSON" "grep -q '\"result\": \"fail\"' '$tmp/g.json'"
+
+# charts
+if command -v gnuplot >/dev/null; then
+    "$inflect" --series "$tmp/step.csv" --out "$tmp/r1" 2>"$tmp/err"
+    rc=$?
+    check "--out: exit 0" "[ $rc -eq 0 ]"
+    check "--out: report.md, report.html, summary.json" \
+        "[ -s '$tmp/r1/report.md' ] && [ -s '$tmp/r1/report.html' ] && [ -s '$tmp/r1/summary.json' ]"
+    svg=$(ls "$tmp/r1"/chart-*p99*.svg 2>/dev/null | head -n 1)
+    check "gnuplot SVG chart produced" "[ -n '$svg' ] && grep -q '<svg' '$svg'"
+    check "the report links the chart and lists the step" \
+        "grep -q \"$(basename "${svg:-none}")\" '$tmp/r1/report.md' && grep -q '| 60 |' '$tmp/r1/report.md'"
+    "$inflect" --series "$tmp/step.csv" --out "$tmp/r2" 2>/dev/null
+    check "charts are byte-identical across runs" "cmp -s '$svg' '$tmp/r2/$(basename "${svg:-none}")'"
+else
+    skip "--out charts" "gnuplot not installed (scripts/deps.sh installs gnuplot-nox)"
+fi
+PATH=/nonexistent "$inflect" --series "$tmp/step.csv" --out "$tmp/r3" 2>"$tmp/err"
+check "no gnuplot on PATH: exit 2, clear message" \
+    "[ $? -eq 2 ] && grep -q 'gnuplot not found on PATH' '$tmp/err'"
+PATH=/nonexistent "$inflect" --series "$tmp/step.csv" --out "$tmp/r4" --no-charts 2>/dev/null
+check "--no-charts works without gnuplot" "[ $? -eq 0 ] && [ -s '$tmp/r4/report.md' ]"
+
+# usage and input errors
+"$inflect" 2>/dev/null; check "no arguments: 2" "[ $? -eq 2 ]"
+"$inflect" --series a --db b 2>/dev/null; check "--series and --db: 2" "[ $? -eq 2 ]"
+"$inflect" --db x --window 0s 2>/dev/null; check "bad --window: 2" "[ $? -eq 2 ]"
+"$inflect" --db x --by host 2>/dev/null; check "bad --by: 2" "[ $? -eq 2 ]"
+"$inflect" --db x --expect-rate 1.5 2>/dev/null; check "bad --expect-rate: 2" "[ $? -eq 2 ]"
+"$inflect" --series "$tmp/none.csv" 2>"$tmp/err"
+check "missing file: 2 with its name" "[ $? -eq 2 ] && grep -q 'none.csv' '$tmp/err'"
+"$inflect" --help >"$tmp/help"; check "--help: 0 and the synopsis" "[ $? -eq 0 ] && grep -q -- '--gate' '$tmp/help'"
+"$inflect" --version >"$tmp/ver"; check "--version" "[ $? -eq 0 ] && grep -q '^inflect (spanfold)' '$tmp/ver'"
+echo "1..$n"

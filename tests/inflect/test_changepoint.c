@@ -1,0 +1,186 @@
+/* test_changepoint.c - planted steps, spikes and ramps are found at the right window
+ * and classified right; detectors agree with hand-checked small cases. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "../../inflect/changepoint.h"
+#include "../../inflect/classify.h"
+#include "tap.h"
+
+static uint64_t rng_state;
+
+static double unif(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return ((double)((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(void)
+{
+    return sqrt(-2 * log(unif())) * cos(6.283185307179586 * unif());
+}
+
+/* Run the default detector and classify; returns the number of points. */
+static size_t detect(const double *x, size_t n, size_t *cp, struct cp_point *pts)
+{
+    struct cp_opts o;
+    long m;
+
+    cp_defaults(&o);
+    m = cp_detect(CP_PELT, x, n, &o, cp, 64, NULL);
+    if (m < 0)
+        return 0;
+    classify_points(x, n, cp, (size_t)m, pts);
+    for (long k = 0; k < m; k++)
+        printf("#   cp %zu index %zu end %zu kind %s role %s before %.3g after %.3g\n", cp[k],
+               pts[k].index, pts[k].end, cp_kind_name(pts[k].kind), pts[k].role,
+               pts[k].before, pts[k].after);
+    return (size_t)m;
+}
+
+static void test_step(uint64_t seed)
+{
+    double x[200];
+    size_t cp[64];
+    struct cp_point pts[64];
+    size_t m;
+
+    rng_state = seed;
+    for (int i = 0; i < 200; i++)
+        x[i] = (i < 120 ? 100 : 150) + 5 * gauss();
+    m = detect(x, 200, cp, pts);
+    TAP_EQ_INT(m, 1, "step (seed %llu): one change point", (unsigned long long)seed);
+    TAP_OK(m >= 1 && cp[0] >= 119 && cp[0] <= 121, "step: found at window 120 (+-1)");
+    TAP_OK(m >= 1 && pts[0].kind == CP_STEP, "step: classified step");
+    TAP_OK(m >= 1 && fabs(pts[0].change - 0.5) < 0.05, "step: relative change +50%%");
+}
+
+static void test_spike(uint64_t seed)
+{
+    double x[200];
+    size_t cp[64];
+    struct cp_point pts[64];
+    size_t m;
+
+    rng_state = seed;
+    for (int i = 0; i < 200; i++)
+        x[i] = (i >= 80 && i < 82 ? 300 : 100) + 5 * gauss();
+    m = detect(x, 200, cp, pts);
+    TAP_EQ_INT(m, 2, "spike (seed %llu): onset and recovery", (unsigned long long)seed);
+    TAP_OK(m == 2 && cp[0] == 80 && cp[1] == 82, "spike: at windows 80 and 82");
+    TAP_OK(m == 2 && pts[0].kind == CP_SPIKE && pts[1].kind == CP_SPIKE,
+           "spike: both classified spike");
+}
+
+static void test_ramp(uint64_t seed)
+{
+    double x[200];
+    size_t cp[64];
+    struct cp_point pts[64];
+    size_t m;
+
+    rng_state = seed;
+    for (int i = 0; i < 200; i++) {
+        double lvl = i < 100 ? 100 : i < 140 ? 100 + (i - 100) * 2.5 : 200;
+        x[i] = lvl + 5 * gauss();
+    }
+    m = detect(x, 200, cp, pts);
+    TAP_OK(m >= 1 && pts[0].index >= 98 && pts[0].index <= 103,
+           "ramp (seed %llu): reported at the ramp's start (window 100, -2..+3)",
+           (unsigned long long)seed);
+    TAP_OK(m >= 1 && pts[0].end >= 136 && pts[0].end <= 144,
+           "ramp: its end at the plateau (window 140, +-4)");
+    TAP_OK(m >= 1 && pts[0].kind == CP_RAMP, "ramp: classified ramp");
+    TAP_OK(m >= 1 && pts[m - 1].index <= 142, "ramp: no point after the plateau starts");
+}
+
+/* Staircase growth (sampler overload): +30 every 8 windows from window 100. */
+static void test_staircase(void)
+{
+    double x[200];
+    size_t cp[64];
+    struct cp_point pts[64];
+    size_t m, ramps = 0;
+
+    rng_state = 11;
+    for (int i = 0; i < 200; i++)
+        x[i] = (i < 100 ? 100 : i < 132 ? 100 + 30 * ((i - 100) / 8 + 1) : 220) + 3 * gauss();
+    m = detect(x, 200, cp, pts);
+    for (size_t k = 0; k < m; k++)
+        ramps += pts[k].kind == CP_RAMP;
+    /* a staircase's first tread is a jump, so the fitted line starts a little early */
+    TAP_OK(m >= 1 && pts[0].index >= 96 && pts[0].index <= 102,
+           "staircase: first point where the growth starts (window 100, -4..+2)");
+    TAP_OK(m >= 1 && ramps == m, "staircase: every point classified ramp (%zu of %zu)", ramps,
+           m);
+}
+
+static void test_flat(void)
+{
+    double x[500];
+    size_t cp[64];
+    struct cp_opts o;
+
+    rng_state = 7;
+    for (int i = 0; i < 500; i++)
+        x[i] = 50 + 3 * gauss();
+    cp_defaults(&o);
+    TAP_EQ_INT(cp_detect(CP_PELT, x, 500, &o, cp, 64, NULL), 0, "white noise: no change point");
+    TAP_EQ_INT(cp_detect(CP_BINSEG, x, 500, &o, cp, 64, NULL), 0, "white noise: binseg none");
+}
+
+static void test_small(void)
+{
+    static const double two[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10,
+                                 10, 10.5};
+    double z[20];
+    size_t cp[8];
+    struct cp_opts o;
+
+    cp_defaults(&o);
+    TAP_EQ_INT(cp_pelt((cp_standardise(two, 20, z), z), 20, 3 * log(20.0), 2, cp, 8), 1,
+               "pelt: one change in a clean step");
+    TAP_EQ_INT(cp[0], 10, "pelt: index is the first observation of the new regime");
+    TAP_EQ_INT(cp_binseg(z, 20, 3 * log(20.0), 2, cp, 8), 1, "binseg: one change");
+    TAP_EQ_INT(cp[0], 10, "binseg: at 10");
+    TAP_EQ_INT(cp_detect(CP_CUSUM, two, 20, &o, cp, 8, NULL), 1, "cusum: one alarm");
+    TAP_EQ_INT(cp[0], 10, "cusum: onset 10");
+    TAP_EQ_INT(cp_detect(CP_PELT, two, 1, &o, cp, 8, NULL), 0, "one observation: nothing");
+    TAP_EQ_INT(cp_detect(CP_PELT, two, 0, &o, cp, 8, NULL), 0, "empty: nothing");
+    TAP_EQ_STR(cp_detector_name(CP_PELT), "pelt", "default detector name");
+    TAP_EQ_INT(cp_detector_by_name("binseg"), CP_BINSEG, "detector by name");
+    TAP_EQ_INT(cp_detector_by_name("nope"), -1, "unknown detector");
+}
+
+static void test_baseline(void)
+{
+    double x[120];
+    size_t cp[16];
+    struct cp_opts o;
+    long m;
+
+    /* flat P99 at 100 ms, then +60 % from window 80: the +40 % for 3 windows rule and
+     * z >= 2.5 fire at 80 (alert start) */
+    for (int i = 0; i < 120; i++)
+        x[i] = i < 80 ? 100 + (i % 3) : 160 + (i % 3);
+    cp_defaults(&o);
+    m = cp_detect(CP_BASELINE, x, 120, &o, cp, 16, NULL);
+    TAP_OK(m >= 1 && cp[0] == 80, "baseline: alert starts at window 80");
+}
+
+int main(void)
+{
+    test_small();
+    test_flat();
+    for (uint64_t s = 1; s <= 3; s++) {
+        test_step(s);
+        test_spike(s);
+        test_ramp(s);
+    }
+    test_staircase();
+    test_baseline();
+    return tap_done();
+}
