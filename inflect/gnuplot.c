@@ -64,6 +64,37 @@ static void put_num(FILE *p, double v)
         fputs(" NaN", p);
 }
 
+/* Widen a zero-height (or zero-width) range by hand: gnuplot would warn
+ * "empty y range" on stderr and pick one itself. */
+static void fixed_range(FILE *p, const char *axis, double lo, double hi)
+{
+    if (lo == hi && isfinite(lo)) {
+        double d = fabs(lo) > 1 ? fabs(lo) * 0.1 : 1;
+        fprintf(p, "set %srange [%.10g:%.10g]\n", axis, lo - d, hi + d);
+    }
+}
+
+static void ranges(FILE *p, const struct gp_chart *c)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+
+    for (int l = 0; l < c->nlines; l++)
+        for (size_t i = 0; i < c->lines[l].n; i++)
+            if (isfinite(c->lines[l].x[i]) && isfinite(c->lines[l].y[i])) {
+                xlo = fmin(xlo, c->lines[l].x[i]);
+                xhi = fmax(xhi, c->lines[l].x[i]);
+                ylo = fmin(ylo, c->lines[l].y[i]);
+                yhi = fmax(yhi, c->lines[l].y[i]);
+            }
+    for (size_t i = 0; i < c->nband; i++)
+        if (isfinite(c->band_lo[i]) && isfinite(c->band_hi[i])) {
+            ylo = fmin(ylo, c->band_lo[i]);
+            yhi = fmax(yhi, c->band_hi[i]);
+        }
+    fixed_range(p, "x", xlo, xhi);
+    fixed_range(p, "y", ylo, yhi);
+}
+
 static void script(FILE *p, const char *path, const struct gp_chart *c)
 {
     fputs("set terminal svg size 900,360 fixed font 'Helvetica,11' background rgb 'white'\n", p);
@@ -72,6 +103,7 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
     fputs("set format y '%g'\nset format x '%g'\n", p);
     fprintf(p, "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n", c->title, c->xlabel,
             c->ylabel);
+    ranges(p, c);
     for (int l = 0; l < c->nlines; l++) {
         fprintf(p, "$d%d << EOD\n", l);
         for (size_t i = 0; i < c->lines[l].n; i++) {
