@@ -2,7 +2,7 @@
  * attribution of samples to span intervals (see sf_db_trace.h). */
 #include "sf_db_trace.h"
 
-#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,12 +301,13 @@ out:
 int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats,
                                   struct sf_err *err)
 {
-    struct sf_attr_stats local;
+    struct sf_attr_stats local = {0};
     sqlite3 *h = sf_db_handle(db);
     sqlite3_stmt *q = NULL;
     int rc;
 
-    stats = stats ? stats : &local;
+    if (stats == NULL)
+        stats = &local;
     memset(stats, 0, sizeof(*stats));
     if ((rc = sf_db_commit(db, err)))
         return rc;

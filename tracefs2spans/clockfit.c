@@ -35,6 +35,7 @@ struct fitctx {
     const struct cf_opts *o;
     const struct cf_pair *p;
     double *dx, *dy, *tmp, *tmp2;
+    size_t *hull; /* lower-hull vertex indices */
     int64_t base;
     double sign; /* +1 lower envelope, -1 upper (dy negated) */
     size_t cuts[CF_MAX_SEGMENTS];
@@ -151,7 +152,7 @@ static int want_skew(const struct fitctx *c, size_t a, size_t n)
 static void envelope(struct fitctx *c, size_t a, size_t n, const char *keep, double prior,
                      double *ia, double *ib)
 {
-    size_t *h = (size_t *)c->tmp, nh = 0, nk = 0;
+    size_t *h = c->hull, nh = 0, nk = 0;
     double xbar = 0;
 
     *ib = prior;
@@ -443,9 +444,10 @@ int clockfit_fit(struct cf_pair *p, size_t n, const struct cf_opts *o, struct cf
     d = malloc(n * sizeof(*d));
     c.dx = malloc(n * sizeof(double));
     c.dy = malloc(n * sizeof(double));
-    c.tmp = malloc(n * sizeof(double) + n * sizeof(size_t));
+    c.tmp = malloc(n * sizeof(double));
+    c.hull = malloc(n * sizeof(size_t));
     c.tmp2 = malloc(n * sizeof(double));
-    if (!d || !c.dx || !c.dy || !c.tmp || !c.tmp2) {
+    if (!d || !c.dx || !c.dy || !c.tmp || !c.tmp2 || !c.hull) {
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory fitting %zu pairs", n);
         goto out;
     }
@@ -469,5 +471,6 @@ out:
     free(c.dy);
     free(c.tmp);
     free(c.tmp2);
+    free(c.hull);
     return rc;
 }
