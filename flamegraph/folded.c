@@ -171,8 +171,12 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
     if (len > 0 && line[len - 1] == '\r')
         len--;
     if (!folded_split_count(line, len, &stack_len, &c1)) {
-        size_t col = len;
-        while (col > 0 && is_space((unsigned char)line[col - 1]))
+        /* point at the last word, where the count should have been */
+        size_t end = len, col;
+        while (end > 0 && is_space((unsigned char)line[end - 1]))
+            end--;
+        col = end;
+        while (col > 0 && !is_space((unsigned char)line[col - 1]))
             col--;
         err->col = (uint32_t)(col + 1);
         sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,

@@ -4,6 +4,7 @@
  *   perf script | perf-fold | flamegraph > cpu.svg
  *   flamegraph [options] [FILE...|-]
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -202,8 +203,7 @@ static int read_input(struct fg_ctx *ctx, const char *path)
     int rc, ret = 0;
 
     if (fd < 0) {
-        perror("flamegraph: open");
-        fprintf(stderr, "flamegraph: %s: cannot open\n", shown);
+        fprintf(stderr, "flamegraph: %s: cannot open: %s\n", shown, strerror(errno));
         return 2;
     }
     if (sf_line_open(&r, fd, 8u << 20) < 0) {

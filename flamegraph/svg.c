@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sf_opt.h"
-
 /* The browser side: no network, no external files. */
 static const char fg_script[] =
     "\"use strict\";\n"
@@ -458,10 +456,10 @@ static void svg_header(struct fg_ctx *ctx, double height)
             "<svg version=\"1.1\" width=\"%d\" height=\"%s\" onload=\"init(evt)\" "
             "viewBox=\"0 0 %d %s\" xmlns=\"http://www.w3.org/2000/svg\" "
             "xmlns:xlink=\"http://www.w3.org/1999/xlink\">\n"
-            "<!-- Flame graph drawn by spanfold flamegraph %s; layout and options follow "
+            "<!-- Flame graph drawn by spanfold flamegraph; layout and options follow "
             "FlameGraph's flamegraph.pl (https://github.com/brendangregg/FlameGraph). -->\n"
             "<!-- NOTES: %s -->\n",
-            o->width, h, o->width, h, sf_version(), o->notes ? o->notes : "");
+            o->width, h, o->width, h, o->notes ? o->notes : "");
 }
 
 /* text element as flamegraph.pl's stringTTF writes it; s is escaped. */
