@@ -48,6 +48,7 @@
 #define TS_MAX_MEMBERS            32
 #define TS_KEY_MAX                256
 #define TS_VAL_MAX                256
+#define TS_BIG                    128 /* members longer than this are cut first */
 #define BAGGAGE_GRAMMAR_MAX       180
 #define BAGGAGE_PROPAGATE_MEMBERS 64
 #define BAGGAGE_PROPAGATE_BYTES   8192
@@ -373,9 +374,37 @@ static long ts_check_member(const char *m, size_t ml, char *why, size_t whysz)
     return (long)kl;
 }
 
+/* Remove the members longer than 128 characters from a kept "k=v,k=v" list: when a
+ * tracestate must be cut, W3C drops those first, then whole members from the right. */
+static void ts_drop_big(char *out, size_t *outlen)
+{
+    size_t r = 0, w = 0;
+
+    while (r < *outlen) {
+        size_t e = r;
+        while (e < *outlen && out[e] != ',')
+            e++;
+        if (e - r <= TS_BIG) {
+            if (w > 0)
+                out[w++] = ',';
+            memmove(out + w, out + r, e - r);
+            w += e - r;
+        }
+        r = e + 1;
+    }
+    *outlen = w;
+    out[w] = 0;
+}
+
+static int ts_fits(size_t outlen, size_t ml, size_t outsz)
+{
+    return outlen + (outlen > 0) + ml + 1 <= outsz;
+}
+
 /* Check the members of one tracestate field, adding them to *members (limit over all
- * fields) and, when out is given, appending them as "k=v" joined by ',' while they fit
- * (whole members only; *trunc set when one did not).  0 or -1 with why. */
+ * fields) and, when out is given, appending them as "k=v" joined by ',' while they fit.
+ * *trunc: 0 nothing dropped, 1 some dropped, 2 full (the rest is dropped too).
+ * Returns 0, or -1 with why. */
 static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whysz, char *out,
                    size_t outsz, size_t *outlen, int *trunc)
 {
@@ -389,11 +418,17 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
             snprintf(why, whysz, "more than %d members", TS_MAX_MEMBERS);
             return -1;
         }
-        if (out == NULL || *trunc)
+        if (out == NULL || *trunc == 2)
             continue;
-        if (*outlen + (*outlen > 0) + ml + 1 > outsz) {
+        if (!ts_fits(*outlen, ml, outsz)) {
             *trunc = 1;
-            continue;
+            if (ml > TS_BIG)
+                continue; /* a long member is the first to go */
+            ts_drop_big(out, outlen);
+            if (!ts_fits(*outlen, ml, outsz)) {
+                *trunc = 2; /* then whole members from the right */
+                continue;
+            }
         }
         if (*outlen > 0)
             out[(*outlen)++] = ',';
@@ -1346,10 +1381,12 @@ int sf_tracectx_set_finish(struct sf_tracectx_set *s)
             ctx_warn(c, "tracestate discarded: %s", p->ts_why);
         } else {
             memcpy(c->tracestate, p->ts, p->ts_len + 1);
-            c->tracestate_truncated = p->ts_truncated;
+            c->tracestate_truncated = p->ts_truncated != 0;
             if (p->ts_truncated)
-                ctx_warn(c, "tracestate truncated to %zu bytes: members dropped from the right",
-                         p->ts_len);
+                ctx_warn(c,
+                         "tracestate truncated to %zu bytes: members dropped (over %d "
+                         "characters first, then from the right)",
+                         p->ts_len, TS_BIG);
         }
     }
     if (p->b3_seen && (c = new_ctx(s)) != NULL)

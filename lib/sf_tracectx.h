@@ -40,8 +40,8 @@
  *     text, or for "true binary" the hex of the bytes after the 0x00 marker.
  *   - All baggage headers of a set make one context (raw joined with ',').
  *   - tracestate is kept normalised: members "k=v" joined by ',', OWS and empty
- *     members dropped; beyond SF_CTX_STATE_MAX whole members are dropped from the
- *     right (tracestate_truncated=1).
+ *     members dropped; to fit SF_CTX_STATE_MAX whole members are dropped, those over
+ *     128 characters first, then from the right (tracestate_truncated=1).
  *   - A NULL value with length 0 is an empty value.  Headers added after
  *     sf_tracectx_set_finish are ignored; calling finish again changes nothing.
  */

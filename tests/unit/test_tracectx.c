@@ -502,7 +502,7 @@ static void test_raw(void)
 static void test_limits(void)
 {
     static struct sf_tracectx_set s;
-    char v[1100];
+    char v[2000];
 
     sf_tracectx_set_init(&s);
     for (int i = 0; i < SF_CTX_MAX + 3; i++)
@@ -525,6 +525,20 @@ static void test_limits(void)
     TAP_EQ_INT(strlen(s.ctx[0].tracestate), 29 * 35 - 1, "whole members dropped from the right");
     TAP_OK(strstr(s.ctx[0].error, "tracestate truncated") != NULL, "truncation noted: %s",
            s.ctx[0].error);
+
+    /* a 255-char member first, then 25 small ones: the long one is dropped to make room */
+    o = (size_t)snprintf(v, sizeof(v), "big=");
+    memset(v + o, 'x', 251);
+    o += 251;
+    for (int i = 0; i < 25; i++)
+        o += (size_t)snprintf(v + o, sizeof(v) - o, ",k%02d=%030d", i, i);
+    sf_tracectx_set_init(&s);
+    sf_tracectx_set_add(&s, "traceparent", 11, (const uint8_t *)TP, strlen(TP));
+    sf_tracectx_set_add(&s, "tracestate", 10, (const uint8_t *)v, o);
+    sf_tracectx_set_finish(&s);
+    TAP_OK(s.ctx[0].tracestate_truncated && strncmp(s.ctx[0].tracestate, "k00=", 4) == 0,
+           "members over 128 characters are dropped first");
+    TAP_EQ_INT(strlen(s.ctx[0].tracestate), 25 * 35 - 1, "all 25 short members kept");
 }
 
 /* Limits that need generated inputs: baggage member counts, long sw8 fields. */
