@@ -18,6 +18,7 @@
 #include "report.h"
 #include "run.h"
 #include "sf_err.h"
+#include "sf_opt.h"
 #include "spans.h"
 
 /* Everything one --db run computed, for the JSON and the report. */
@@ -204,7 +205,8 @@ int run_db(const struct inflect_ctx *ctx)
 
     memset(&d, 0, sizeof(d));
     sf_err_clear(&err);
-    if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns, &err) < 0)
+    if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns,
+                     sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
         return run_print_err(ctx, &err, ctx->db_path);
     if (clock_read(&d.clk, ctx->db_path, &err) < 0) {
         spans_free(&d.sw);

@@ -21,6 +21,7 @@
 #include "drift.h"
 #include "quantile.h"
 #include "sf_db.h"
+#include "sf_progress.h"
 
 static const char *const metric_names[M_NMETRICS] = {
     "count", "throughput", "p50", "p95", "p99", "max", "error_rate", "sampled_share",
@@ -283,7 +284,8 @@ static const char *group_expr(const char *by)
     return "'all'";
 }
 
-static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_err *err)
+static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progress *pg,
+                     struct sf_err *err)
 {
     int r, rc;
 
@@ -307,6 +309,8 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_err *e
             return sf_err_set(err, rc, UINT64_MAX, "span %llu: %s",
                               (unsigned long long)sw->nspans + 1,
                               rc == SF_E_LIMIT ? "window too large" : "out of memory");
+        if ((sw->nspans & 0xffff) == 0)
+            sf_progress_update(pg, sw->nspans);
     }
     if (r != SQLITE_DONE)
         return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading spans: %s",
@@ -315,8 +319,9 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_err *e
 }
 
 int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
-                 struct sf_err *err)
+                 FILE *progress, struct sf_err *err)
 {
+    struct sf_progress pg;
     struct stat stb;
     struct sf_db *db = NULL;
     sqlite3_stmt *st = NULL;
@@ -341,7 +346,9 @@ int spans_window(struct span_windows *sw, const char *path, const char *by, int6
         rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query spans: %s",
                         sqlite3_errmsg(sf_db_handle(db)));
     } else {
-        rc = read_rows(sw, st, err);
+        sf_progress_start(&pg, progress, path, "spans", 0);
+        rc = read_rows(sw, st, &pg, err);
+        sf_progress_end(&pg);
         sqlite3_finalize(st);
     }
     if (rc == 0 && (rc = spans_finish(sw)) < 0)

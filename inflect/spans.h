@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sf_err.h"
 
@@ -60,10 +61,11 @@ struct span_windows {
 };
 
 /* Read the spans of the database at path into windows.  by is "all", "service",
- * "endpoint" or "grpc_method".  Returns 0 (possibly with nwin 0: no spans), or
+ * "endpoint" or "grpc_method"; progress (spans read) goes to `progress` when not
+ * NULL.  Returns 0 (possibly with nwin 0: no spans), or
  * SF_E_IO (no such file) / SF_E_DB / SF_E_NOMEM / SF_E_LIMIT with err set. */
 int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
-                 struct sf_err *err);
+                 FILE *progress, struct sf_err *err);
 
 /* The same from rows fed one by one (tests, and the reader above): call
  * spans_add for spans in non-decreasing start order, then spans_finish.
