@@ -11,16 +11,24 @@
 #include <string.h>
 
 #include "p2s.h"
-#include "sf_buf.h"
 #include "sf_db.h"
 #include "sf_db_net.h"
 
 #define MAX_PRINTED_ERRORS 100
 
+/* Output is built in the sink's buffer (1 MiB) and written with fwrite when it fills,
+ * so that a span costs a few memcpy calls and no printf. */
+#define JW_CAP (1u << 20)
+
+struct jw {
+    char *buf;
+    size_t len, cap;
+};
+
 struct p2s_sink {
     struct sf_db *db;
     int ndjson;
-    struct sf_buf line;
+    struct jw out;
     int64_t conn_seq;
     int failed; /* a database write failed: the run stops */
     struct sf_err db_err;
@@ -168,152 +176,201 @@ void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn)
 
 /* ---- NDJSON ----------------------------------------------------------------------- */
 
-static void j_str(struct sf_buf *b, const char *s)
+static void jw_flush(struct jw *w)
+{
+    if (w->len)
+        fwrite(w->buf, 1, w->len, stdout);
+    w->len = 0;
+}
+
+static void jw_put_slow(struct jw *w, const char *s, size_t n)
+{
+    jw_flush(w);
+    if (n > w->cap)
+        fwrite(s, 1, n, stdout);
+    else {
+        memcpy(w->buf, s, n);
+        w->len = n;
+    }
+}
+
+static inline void jw_put(struct jw *w, const char *s, size_t n)
+{
+    if (__builtin_expect(w->cap - w->len < n, 0)) {
+        jw_put_slow(w, s, n);
+        return;
+    }
+    memcpy(w->buf + w->len, s, n);
+    w->len += n;
+}
+
+#define JW_LIT(w, lit) jw_put((w), (lit), sizeof(lit) - 1)
+
+/* 1 for bytes that need escaping in a JSON string (and non-ASCII, see the file comment). */
+static inline int j_escape(unsigned char c)
+{
+    return (unsigned char)(c - 0x20) >= 0x5f || c == '"' || c == '\\';
+}
+
+/* A string known to need no escaping (hex ids, static names), or null. */
+static void j_plain(struct jw *w, const char *s)
+{
+    if (s == NULL) {
+        jw_put(w, "null", 4);
+        return;
+    }
+    jw_put(w, "\"", 1);
+    jw_put(w, s, strlen(s));
+    jw_put(w, "\"", 1);
+}
+
+static void j_str(struct jw *w, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
-    char tmp[256];
-    size_t n = 0;
+    const char *run;
 
     if (s == NULL) {
-        sf_buf_append(b, "null", 4);
+        JW_LIT(w, "null");
         return;
     }
-    tmp[n++] = '"';
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (n > sizeof(tmp) - 8) {
-            sf_buf_append(b, tmp, n);
-            n = 0;
-        }
-        if (ch == '"' || ch == '\\') {
-            tmp[n++] = '\\';
-            tmp[n++] = (char)ch;
-        } else if (ch < 0x20 || ch >= 0x7f) {
-            memcpy(tmp + n, "\\u00", 4);
-            tmp[n + 4] = hex[ch >> 4];
-            tmp[n + 5] = hex[ch & 15];
-            n += 6;
+    JW_LIT(w, "\"");
+    for (;;) {
+        run = s;
+        /* most strings are printable ASCII: test four bytes per step */
+        while (!j_escape((unsigned char)s[0]) && !j_escape((unsigned char)s[1]) &&
+               !j_escape((unsigned char)s[2]) && !j_escape((unsigned char)s[3]))
+            s += 4;
+        while (!j_escape((unsigned char)*s))
+            s++;
+        jw_put(w, run, (size_t)(s - run));
+        if (*s == 0)
+            break;
+        if (*s == '"' || *s == '\\') {
+            char e[2] = {'\\', *s};
+            jw_put(w, e, 2);
         } else {
-            tmp[n++] = (char)ch;
+            unsigned char c = (unsigned char)*s;
+            char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+            jw_put(w, e, 6);
         }
+        s++;
     }
-    tmp[n++] = '"';
-    sf_buf_append(b, tmp, n);
+    JW_LIT(w, "\"");
 }
 
-static void j_key(struct sf_buf *b, const char *k)
+static void j_int(struct jw *w, int64_t v)
 {
-    if (b->len && b->data[b->len - 1] != '{')
-        sf_buf_append(b, ",", 1);
-    sf_buf_append(b, "\"", 1);
-    sf_buf_append(b, k, strlen(k));
-    sf_buf_append(b, "\":", 2);
+    char tmp[24], *p = tmp + sizeof(tmp);
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    jw_put(w, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
-static void j_kstr(struct sf_buf *b, const char *k, const char *v)
-{
-    j_key(b, k);
-    j_str(b, v);
-}
-
-/* An integer, or null when v == nul. */
-static void j_kint(struct sf_buf *b, const char *k, int64_t v, int64_t nul)
-{
-    char tmp[24];
-    int n;
-
-    j_key(b, k);
-    if (v == nul) {
-        sf_buf_append(b, "null", 4);
-        return;
-    }
-    n = snprintf(tmp, sizeof(tmp), "%" PRId64, v);
-    sf_buf_append(b, tmp, (size_t)n);
-}
+/* key: a literal like ",\"status\":" */
+#define J_STR(w, key, v)                                                                           \
+    do {                                                                                           \
+        JW_LIT(w, key);                                                                            \
+        j_str(w, v);                                                                               \
+    } while (0)
+#define J_PLAIN(w, key, v)                                                                         \
+    do {                                                                                           \
+        JW_LIT(w, key);                                                                            \
+        j_plain(w, v);                                                                             \
+    } while (0)
+/* an integer, or null when v == nul */
+#define J_INT(w, key, v, nul)                                                                      \
+    do {                                                                                           \
+        int64_t v_ = (v);                                                                          \
+        JW_LIT(w, key);                                                                            \
+        if (v_ == (nul))                                                                           \
+            JW_LIT(w, "null");                                                                     \
+        else                                                                                       \
+            j_int(w, v_);                                                                          \
+    } while (0)
 
 static const char *nz(const char *s)
 {
     return s && s[0] ? s : NULL;
 }
 
-static void j_context(struct sf_buf *b, const struct sf_tracectx *c, const char *dir)
+static void j_context(struct jw *w, const struct sf_tracectx *c, const char *dir)
 {
-    sf_buf_append(b, "{", 1);
-    j_kstr(b, "direction", dir);
-    j_kstr(b, "format", sf_tracectx_format_name(c->format));
-    j_kstr(b, "raw", c->raw);
-    j_kstr(b, "trace_id", nz(c->trace_id));
-    j_kstr(b, "span_id", nz(c->span_id));
-    j_kstr(b, "parent_span_id", nz(c->parent_id));
-    j_kint(b, "sampled", c->sampled, -1);
-    j_kint(b, "debug", c->debug, -1);
-    j_kint(b, "flags", c->flags, -1);
-    j_kint(b, "trace_id_64", c->trace_id_64, -1);
-    j_kstr(b, "tracestate", nz(c->tracestate));
-    j_kint(b, "valid", c->valid, -1);
-    j_kstr(b, "error", nz(c->error));
-    sf_buf_append(b, "}", 1);
+    J_PLAIN(w, "{\"direction\":", dir);
+    J_PLAIN(w, ",\"format\":", sf_tracectx_format_name(c->format));
+    J_STR(w, ",\"raw\":", c->raw);
+    J_PLAIN(w, ",\"trace_id\":", nz(c->trace_id));
+    J_PLAIN(w, ",\"span_id\":", nz(c->span_id));
+    J_PLAIN(w, ",\"parent_span_id\":", nz(c->parent_id));
+    J_INT(w, ",\"sampled\":", c->sampled, -1);
+    J_INT(w, ",\"debug\":", c->debug, -1);
+    J_INT(w, ",\"flags\":", c->flags, -1);
+    J_INT(w, ",\"trace_id_64\":", c->trace_id_64, -1);
+    J_STR(w, ",\"tracestate\":", nz(c->tracestate));
+    J_INT(w, ",\"valid\":", c->valid, -1);
+    J_STR(w, ",\"error\":", nz(c->error));
+    JW_LIT(w, "}");
 }
 
-static void j_contexts(struct sf_buf *b, const struct sf_tracectx_set *s, const char *dir,
-                       int *first)
+static void j_contexts(struct jw *w, const struct sf_tracectx_set *s, const char *dir, int *first)
 {
     for (int i = 0; s && i < s->n; i++) {
         if (!*first)
-            sf_buf_append(b, ",", 1);
+            JW_LIT(w, ",");
         *first = 0;
-        j_context(b, &s->ctx[i], dir);
+        j_context(w, &s->ctx[i], dir);
     }
 }
 
 static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *s,
                         const struct sf_tracectx *pref)
 {
-    struct sf_buf *b = &ctx->sink->line;
+    struct jw *w = &ctx->sink->out;
     const struct p2s_conn_info *i = p2s_conn_info(conn);
     int first = 1;
 
-    sf_buf_reset(b);
-    sf_buf_append(b, "{", 1);
-    j_kint(b, "connection_id", i->id, INT64_MIN);
-    j_kint(b, "stream_id", s->stream_id, INT64_MIN);
-    j_kstr(b, "proto", s->proto);
-    j_kstr(b, "method", s->method);
-    j_kstr(b, "authority", s->authority);
-    j_kstr(b, "path", s->path);
-    j_kint(b, "status", s->status, 0);
-    j_kstr(b, "grpc_service", s->grpc_service);
-    j_kstr(b, "grpc_method", s->grpc_method);
-    j_kint(b, "grpc_status", s->grpc_status, -1);
-    j_kstr(b, "grpc_message", s->grpc_message);
-    j_kint(b, "grpc_timeout_ns", s->grpc_timeout_ns, -1);
-    j_kint(b, "req_start_ns", s->req_start_ns, 0);
-    j_kint(b, "req_end_ns", s->req_end_ns, 0);
-    j_kint(b, "resp_start_ns", s->resp_start_ns, 0);
-    j_kint(b, "resp_end_ns", s->resp_end_ns, 0);
-    j_kint(b, "req_bytes", s->req_bytes, -1);
-    j_kint(b, "resp_bytes", s->resp_bytes, -1);
-    j_kint(b, "early_data", s->early_data, -1);
-    j_kint(b, "partial", s->partial, -1);
-    j_kstr(b, "partial_reason", s->partial_reason);
-    j_kint(b, "reset_code", s->reset_code, -1);
-    j_kstr(b, "trace_id", pref ? nz(pref->trace_id) : NULL);
-    j_kstr(b, "span_id", pref ? nz(pref->span_id) : NULL);
-    j_kstr(b, "parent_span_id", pref ? nz(pref->parent_id) : NULL);
-    j_kint(b, "sampled", pref ? pref->sampled : -1, -1);
-    j_kstr(b, "ctx_format", pref ? sf_tracectx_format_name(pref->format) : NULL);
-    j_kint(b, "ctx_valid", pref ? pref->valid : -1, -1);
-    j_kstr(b, "client_addr", i->client_addr);
-    j_kint(b, "client_port", i->client_port, -1);
-    j_kstr(b, "server_addr", i->server_addr);
-    j_kint(b, "server_port", i->server_port, -1);
-    j_kstr(b, "app_proto", i->app_proto);
-    j_key(b, "contexts");
-    sf_buf_append(b, "[", 1);
-    j_contexts(b, s->req_ctx, "request", &first);
-    j_contexts(b, s->resp_ctx, "response", &first);
-    sf_buf_append(b, "]}\n", 3);
-    fwrite(b->data, 1, b->len, stdout);
+    J_INT(w, "{\"connection_id\":", i->id, INT64_MIN);
+    J_INT(w, ",\"stream_id\":", s->stream_id, INT64_MIN);
+    J_PLAIN(w, ",\"proto\":", s->proto);
+    J_STR(w, ",\"method\":", s->method);
+    J_STR(w, ",\"authority\":", s->authority);
+    J_STR(w, ",\"path\":", s->path);
+    J_INT(w, ",\"status\":", s->status, 0);
+    J_STR(w, ",\"grpc_service\":", s->grpc_service);
+    J_STR(w, ",\"grpc_method\":", s->grpc_method);
+    J_INT(w, ",\"grpc_status\":", s->grpc_status, -1);
+    J_STR(w, ",\"grpc_message\":", s->grpc_message);
+    J_INT(w, ",\"grpc_timeout_ns\":", s->grpc_timeout_ns, -1);
+    J_INT(w, ",\"req_start_ns\":", s->req_start_ns, 0);
+    J_INT(w, ",\"req_end_ns\":", s->req_end_ns, 0);
+    J_INT(w, ",\"resp_start_ns\":", s->resp_start_ns, 0);
+    J_INT(w, ",\"resp_end_ns\":", s->resp_end_ns, 0);
+    J_INT(w, ",\"req_bytes\":", s->req_bytes, -1);
+    J_INT(w, ",\"resp_bytes\":", s->resp_bytes, -1);
+    J_INT(w, ",\"early_data\":", s->early_data, -1);
+    J_INT(w, ",\"partial\":", s->partial, -1);
+    J_STR(w, ",\"partial_reason\":", s->partial_reason);
+    J_INT(w, ",\"reset_code\":", s->reset_code, -1);
+    J_PLAIN(w, ",\"trace_id\":", pref ? nz(pref->trace_id) : NULL);
+    J_PLAIN(w, ",\"span_id\":", pref ? nz(pref->span_id) : NULL);
+    J_PLAIN(w, ",\"parent_span_id\":", pref ? nz(pref->parent_id) : NULL);
+    J_INT(w, ",\"sampled\":", pref ? pref->sampled : -1, -1);
+    J_PLAIN(w, ",\"ctx_format\":", pref ? sf_tracectx_format_name(pref->format) : NULL);
+    J_INT(w, ",\"ctx_valid\":", pref ? pref->valid : -1, -1);
+    J_PLAIN(w, ",\"client_addr\":", i->client_addr);
+    J_INT(w, ",\"client_port\":", i->client_port, -1);
+    J_PLAIN(w, ",\"server_addr\":", i->server_addr);
+    J_INT(w, ",\"server_port\":", i->server_port, -1);
+    J_PLAIN(w, ",\"app_proto\":", i->app_proto);
+    JW_LIT(w, ",\"contexts\":[");
+    j_contexts(w, s->req_ctx, "request", &first);
+    j_contexts(w, s->resp_ctx, "response", &first);
+    JW_LIT(w, "]}\n");
 }
 
 /* ---- spans ------------------------------------------------------------------------- */
@@ -403,7 +460,13 @@ int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err 
     if (k == NULL)
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     k->ndjson = o->ndjson;
-    sf_buf_init(&k->line, 16u << 20);
+    if (k->ndjson) {
+        k->out.cap = JW_CAP;
+        if ((k->out.buf = malloc(JW_CAP)) == NULL) {
+            free(k);
+            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+        }
+    }
     if (o->db_path) {
         int rc = sf_db_open(&k->db, o->db_path, err);
         if (rc < 0) {
@@ -444,6 +507,8 @@ int sink_source_end(struct p2s_ctx *ctx, const char *sha256, uint64_t bytes, con
     int64_t dup = 0;
     int rc;
 
+    if (k)
+        jw_flush(&k->out);
     if (!sink_has_db(ctx))
         return 0;
     if (k->failed)
@@ -502,7 +567,8 @@ int sink_close(struct p2s_ctx *ctx, struct sf_err *err)
         return 0;
     if (k->db)
         rc = sf_db_close(k->db, err);
-    sf_buf_free(&k->line);
+    jw_flush(&k->out);
+    free(k->out.buf);
     free(k);
     ctx->sink = NULL;
     return rc;

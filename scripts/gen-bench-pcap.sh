@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Generate the pcap2spans benchmark captures (never committed):
+#   $OUT/bench.pcap     >= 100 MB of real HTTP/1.1 and HTTP/2 (h2c) traffic with trace
+#                       headers: nginx on 127.0.0.1 serving small files, h2load (--h1 for
+#                       HTTP/1.1 keep-alive, prior-knowledge h2c for HTTP/2) as clients,
+#                       recorded by tcpdump on lo;
+#   $OUT/bench10.pcap   the same traffic ten times over (editcap -t shifts each copy past
+#                       the previous one, mergecap -a appends), for the memory check.
+# Usage: scripts/gen-bench-pcap.sh [OUT_DIR]   (default /tmp/spanfold-bench; needs root,
+#        nginx, nghttp2-client (h2load), tcpdump, tshark's editcap/mergecap)
+set -euo pipefail
+out=${1:-${BENCH_DIR:-/tmp/spanfold-bench}}
+reqs=${BENCH_REQS:-90000}
+mkdir -p "$out"
+if [ -s "$out/bench.pcap" ] && [ -s "$out/bench10.pcap" ]; then
+    echo "gen-bench-pcap: $out/bench.pcap exists"; exit 0
+fi
+for t in nginx h2load tcpdump editcap mergecap; do
+    command -v $t >/dev/null || { echo "gen-bench-pcap: $t not installed" >&2; exit 2; }
+done
+work=$(mktemp -d /tmp/spanfold-nginx.XXXXXX)
+port1=18580 port2=18581
+mkdir -p "$work/www" "$work/logs"
+head -c 700 /dev/urandom | base64 >"$work/www/small.txt"
+head -c 6000 /dev/urandom | base64 >"$work/www/page.html"
+cat >"$work/nginx.conf" <<CONF
+worker_processes 1;
+pid $work/nginx.pid;
+error_log $work/logs/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    keepalive_requests 100000;
+    server { listen 127.0.0.1:$port1; root $work/www; }
+    server { listen 127.0.0.1:$port2 http2; root $work/www; }
+}
+CONF
+nginx -c "$work/nginx.conf" -p "$work"
+td=
+cleanup() {
+    [ -n "$td" ] && kill "$td" 2>/dev/null || true
+    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+sleep 0.5
+tcpdump -i lo -B 65536 -s 0 -U -w "$out/bench.pcap" "tcp port $port1 or tcp port $port2" 2>/dev/null &
+td=$!
+sleep 1
+hdr=(-H 'traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+     -H 'tracestate: congo=t61rcWkgMzE'
+     -H 'b3: 80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1'
+     -H 'x-datadog-trace-id: 1234567890123456789' -H 'x-datadog-parent-id: 987654321')
+# HTTP/1.1 keep-alive, 20 connections; HTTP/2 prior knowledge, 20 connections x 10 streams
+h2load --h1 -n "$reqs" -c 20 -T 30 "${hdr[@]}" "http://127.0.0.1:$port1/small.txt" \
+    "http://127.0.0.1:$port1/page.html" >/dev/null
+h2load -n "$reqs" -c 20 -m 10 -T 30 "${hdr[@]}" "http://127.0.0.1:$port2/small.txt" \
+    "http://127.0.0.1:$port2/page.html" >/dev/null
+sleep 1
+kill "$td"; wait "$td" 2>/dev/null || true; td=
+# ten copies, each shifted one hour after the previous one
+span=3600
+files=()
+for i in 0 1 2 3 4 5 6 7 8 9; do
+    editcap -t $((i * span)) "$out/bench.pcap" "$out/part$i.pcap"
+    files+=("$out/part$i.pcap")
+done
+mergecap -a -F pcap -w "$out/bench10.pcap" "${files[@]}"
+rm -f "${files[@]}"
+ls -l "$out"/bench.pcap "$out"/bench10.pcap
