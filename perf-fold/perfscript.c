@@ -33,19 +33,31 @@
 #include "sf_progress.h"
 #include "sf_sha256.h"
 
+/* Perl's character classes on byte strings: 1 \s [ \t\n\v\f\r], 2 \d, 4 \w. */
+static const unsigned char cclass[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 0, 0, 0, 0, 0, 0,
+    0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 4,
+    0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 static inline int is_ws(unsigned char c)
 {
-    return c == ' ' || (c >= '\t' && c <= '\r');
+    return cclass[c] & 1;
 }
 
 static inline int is_digit(unsigned char c)
 {
-    return c >= '0' && c <= '9';
+    return cclass[c] & 2;
 }
 
 static inline int is_word(unsigned char c)
 {
-    return is_digit(c) || c == '_' || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+    return cclass[c] & 4;
 }
 
 /* The event regex, matched from the end: the last token must be "X:" with X
@@ -193,11 +205,15 @@ int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
     r = (size_t)(rp - s);
     if (r < 2)
         return 0;
-    for (p = r - 1; p >= 1; p--)
-        if (s[p] == '(' && s[p - 1] == ' ')
+    for (size_t lim = r;;) { /* a '(' in [1, lim) with a space before it */
+        const char *op = lim > 1 ? memrchr(s + 1, '(', lim - 1) : NULL;
+        if (op == NULL)
+            return 0;
+        p = (size_t)(op - s);
+        if (s[p - 1] == ' ')
             break;
-    if (p == 0)
-        return 0;
+        lim = p;
+    }
     p--; /* p = the space of " (" */
     /* Backtracking of (\w+)\s*: the symbol needs one character before " (". */
     if (p < s0 + 2)

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Benchmark perf-fold against FlameGraph's stackcollapse-perf.pl and `wc -l` on a
+# large real `perf script` text, in one run:
+#   - CPU time (user+sys), median of RUNS runs of each tool, file in page cache
+#   - perf-fold output checked byte-identical to stackcollapse-perf.pl's
+#   - speed-up over stackcollapse-perf.pl (target >= 40x)
+#   - throughput relative to `wc -l` (target >= 15 %)
+#   - peak RSS of perf-fold on the file and on the file twice (stdin), which
+#     must stay flat: memory grows with distinct stacks, not input size
+# Input: BENCH_PERF_FILE (default /work/peers/perf-bench/bench.perf.txt), made by
+# scripts/gen-bench-perf.sh.  FlameGraph: FLAMEGRAPH_DIR (a checkout outside
+# this repository, e.g. /work/peers/FlameGraph).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+pf=$top/bin/perf-fold
+in=${BENCH_PERF_FILE:-/work/peers/perf-bench/bench.perf.txt}
+fg=${FLAMEGRAPH_DIR:-}
+runs=${RUNS:-3}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-perf-fold.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+[ -x "$pf" ] || { echo "bench-perf-fold: $pf not built (make bin/perf-fold)"; exit 2; }
+if [ ! -s "$in" ]; then
+    echo "bench-perf-fold: no input $in"
+    echo "bench-perf-fold: generate it with scripts/gen-bench-perf.sh (records real programs, ~5 min)"
+    exit 0
+fi
+[ -x /usr/bin/time ] || { echo "bench-perf-fold: GNU time (/usr/bin/time) is needed"; exit 2; }
+mb=$(awk -v b="$(stat -c %s "$in")" 'BEGIN { printf "%.1f", b / 1048576 }')
+echo "input: $in ($mb MB, $(wc -l <"$in") lines)"
+
+# cpu SECONDS and peak RSS KB of one command (stdout to $2, stdin from $3)
+measure() {
+    local out=$1 stdin=$2; shift 2
+    /usr/bin/time -f '%U %S %M' -o "$tmp/time" "$@" <"$stdin" >"$out" 2>/dev/null
+    awk '{ printf "%.3f %d\n", $1 + $2, $3 }' "$tmp/time"
+}
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+series() { # name runs cmd... -> prints median cpu; leaves rss in $tmp/rss.<name>
+    local name=$1 k=$2; shift 2
+    : >"$tmp/cpu.$name"
+    for _ in $(seq "$k"); do
+        measure "$tmp/out.$name" /dev/null "$@" >"$tmp/m"
+        cut -d' ' -f1 "$tmp/m" >>"$tmp/cpu.$name"
+        cut -d' ' -f2 "$tmp/m" >"$tmp/rss.$name"
+    done
+    median <"$tmp/cpu.$name"
+}
+cat "$in" >/dev/null # page cache
+
+pf_cpu=$(series perf-fold "$runs" "$pf" -q "$in")
+wc_cpu=$(series wc "$runs" wc -l "$in")
+echo "perf-fold:  median CPU of $runs runs $(awk -v c="$pf_cpu" -v m="$mb" 'BEGIN { printf "%.2f s = %.0f MB/s", c, m / c }')"
+echo "wc -l:      median CPU of $runs runs $(awk -v c="$wc_cpu" -v m="$mb" 'BEGIN { printf "%.3f s = %.0f MB/s", c, m / c }')"
+awk -v p="$pf_cpu" -v w="$wc_cpu" 'BEGIN { r = w / p * 100;
+    printf "ratio: perf-fold throughput = %.1f %% of wc -l (target >= 15 %%): %s\n", r, r >= 15 ? "met" : "NOT met" }'
+
+if [ -n "$fg" ] && [ -f "$fg/stackcollapse-perf.pl" ]; then
+    pl_cpu=$(series perl "$runs" perl "$fg/stackcollapse-perf.pl" "$in")
+    echo "stackcollapse-perf.pl: median CPU of $runs runs $(awk -v c="$pl_cpu" -v m="$mb" 'BEGIN { printf "%.1f s = %.1f MB/s", c, m / c }')"
+    if cmp -s "$tmp/out.perl" "$tmp/out.perf-fold"; then
+        echo "output: identical to stackcollapse-perf.pl ($(wc -l <"$tmp/out.perf-fold") stacks)"
+    else
+        echo "output: DIFFERS from stackcollapse-perf.pl"
+    fi
+    awk -v p="$pf_cpu" -v l="$pl_cpu" 'BEGIN { r = l / p;
+        printf "ratio: perf-fold is %.1fx faster than stackcollapse-perf.pl (target >= 40x): %s\n", r, r >= 40 ? "met" : "NOT met" }'
+else
+    echo "stackcollapse-perf.pl: FlameGraph not found (set FLAMEGRAPH_DIR to a checkout); no ratio"
+fi
+
+rss1=$(cat "$tmp/rss.perf-fold")
+cat "$in" "$in" | /usr/bin/time -f '%M' -o "$tmp/time2" "$pf" -q - >/dev/null 2>&1
+rss2=$(tail -n 1 "$tmp/time2")
+awk -v a="$rss1" -v b="$rss2" 'BEGIN { printf "peak RSS: %.1f MB on 1x, %.1f MB on 2x input (ratio %.2f)\n", a / 1024, b / 1024, b / a }'
