@@ -354,7 +354,8 @@ struct hpack_dec {
     int max_known, bound_known;
     int synced;       /* no entry of the table is missing from the ring */
     int need_update;  /* bound lowered: the next block must start with an update */
-    uint8_t *scratch; /* Huffman output: name half, value half */
+    uint8_t *sbuf[2]; /* Huffman output for a name [0] and a value [1], grown on */
+    size_t scap[2];   /* demand up to max_field (most connections never need much) */
 };
 
 static void hp_clear(struct hpack_dec *d)
@@ -492,11 +493,6 @@ struct hpack_dec *hpack_dec_new(const struct hpack_limits *lim, int table_known,
     if (d == NULL)
         return NULL;
     d->lim = *lim;
-    d->scratch = malloc(2 * (lim->max_field ? lim->max_field : 1));
-    if (d->scratch == NULL) {
-        free(d);
-        return NULL;
-    }
     if (table_known) {
         d->max = d->bound = HP_DEFAULT_TABLE;
         d->max_known = d->bound_known = 1;
@@ -515,7 +511,8 @@ void hpack_dec_free(struct hpack_dec *d)
         nghttp2_hd_inflate_del(d->ng);
     hp_clear(d);
     free(d->ring);
-    free(d->scratch);
+    free(d->sbuf[0]);
+    free(d->sbuf[1]);
     free(d);
 }
 
@@ -640,9 +637,12 @@ static void hp_lookup(struct hp_walk *w, uint32_t idx, size_t at, struct hpack_f
  * into buf when Huffman-coded).  *full gets the decoded length even past bufsz.
  * Returns 0, 1 when the string is unusable but the walk can go on (bad Huffman or
  * over cap; the error is recorded), or a negative code when the block is broken. */
-static int hp_string(struct hp_walk *w, uint8_t *buf, size_t bufsz, const uint8_t **s,
-                     size_t *slen, size_t *full)
+static int hp_string(struct hp_walk *w, int which, const uint8_t **s, size_t *slen,
+                     size_t *full)
 {
+    struct hpack_dec *d = w->d;
+    size_t want, bufsz;
+    uint8_t *buf;
     size_t at = w->pos;
     int huff;
     uint32_t len;
@@ -662,9 +662,26 @@ static int hp_string(struct hp_walk *w, uint8_t *buf, size_t bufsz, const uint8_
         w->pos += len;
         return 0;
     }
+    /* Huffman codes are at least 5 bits: len bytes decode to at most len * 8 / 5. */
+    want = (size_t)len * 8 / 5 + 1;
+    if (want > d->lim.max_field)
+        want = d->lim.max_field;
+    if (d->scap[which] < want) {
+        size_t ncap = d->scap[which] * 2 > want ? d->scap[which] * 2 : want;
+        uint8_t *nb;
+
+        if (ncap > d->lim.max_field)
+            ncap = d->lim.max_field;
+        if ((nb = realloc(d->sbuf[which], ncap)) != NULL) {
+            d->sbuf[which] = nb;
+            d->scap[which] = ncap;
+        }
+    }
+    buf = d->sbuf[which];
+    bufsz = buf ? d->scap[which] : 0;
     rc = hpack_huff_decode(buf, bufsz, w->p + w->pos, len, full);
     w->pos += len;
-    *s = buf;
+    *s = buf ? buf : (const uint8_t *)"";
     *slen = *full < bufsz ? *full : bufsz;
     if (rc == SF_E_MALFORMED) {
         hp_fail(w, rc, at, "invalid Huffman string");
@@ -711,7 +728,6 @@ static void hp_emit(struct hp_walk *w, struct hpack_field *f, size_t fullsz, siz
 static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
 {
     size_t at = w->pos, vfull = 0, nfull = 0;
-    size_t half = w->d->lim.max_field ? w->d->lim.max_field : 1;
     struct hpack_field f;
     uint32_t idx;
     const uint8_t *v, *nm;
@@ -726,7 +742,7 @@ static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
         f.flags &= HPACK_F_NAME_UNKNOWN;
         nfull = (f.flags & HPACK_F_NAME_UNKNOWN) ? 0 : f.nlen;
     } else {
-        rc = hp_string(w, w->d->scratch, half, &nm, &f.nlen, &nfull);
+        rc = hp_string(w, 0, &nm, &f.nlen, &nfull);
         if (rc < 0)
             return rc;
         f.name = (const char *)nm;
@@ -738,7 +754,7 @@ static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
             f.flags = HPACK_F_NAME_UNKNOWN;
         }
     }
-    rc = hp_string(w, w->d->scratch + half, half, &v, &vlen, &vfull);
+    rc = hp_string(w, 1, &v, &vlen, &vfull);
     if (rc < 0)
         return rc;
     bad = rc == 1;
