@@ -15,7 +15,8 @@
 #             nginx (accepted, rejected) and openssl s_server, a failed mTLS handshake; key logs
 # and editcap conversions of http1 to pcapng and nanosecond pcap.  Every server is started here
 # and stopped by pid; every client and the whole run are bounded in time.  Needs: nginx,
-# nghttp2-client, nghttp2-server, python3-grpcio, curl, openssl, tcpdump, tshark (editcap).
+# nghttp2-client, nghttp2-server, nghttp2-proxy, python3-grpcio, curl, openssl, tcpdump,
+# tshark (editcap, capinfos).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +29,7 @@ if [ -z "${SPANFOLD_REC_TIMED:-}" ]; then
     SPANFOLD_REC_TIMED=1 exec timeout 600 "$0" "$@"
 fi
 [ "$(id -u)" -eq 0 ] || { echo "record-samples: needs root (tcpdump)" >&2; exit 2; }
-for t in nginx nghttpd nghttp h2load curl openssl tcpdump editcap; do
+for t in nginx nghttpd nghttp nghttpx h2load curl openssl tcpdump editcap capinfos; do
     command -v "$t" >/dev/null || { echo "record-samples: $t not installed" >&2; exit 2; }
 done
 $py -c 'import grpc' 2>/dev/null || { echo "record-samples: python3-grpcio missing" >&2; exit 2; }
