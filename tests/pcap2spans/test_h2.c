@@ -1,5 +1,6 @@
 /* Unit tests: pcap2spans HTTP/2 parser (h2.c + hpack.c + grpc.c) fed through
  * p2s_h2_ops with synthetic frame sequences; spans collected in memory. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -766,6 +767,118 @@ static void test_plausible(void)
            "error names");
 }
 
+
+/* ---- real captures started mid-connection --------------------------------------------- */
+
+/* A fuzz_h2 seed (loopback capture of real peers): control byte, then records of
+ * direction byte, 2-byte length, bytes. */
+struct rec {
+    int dir;
+    const uint8_t *p;
+    size_t n;
+};
+
+static int load_seed(const char *path, uint8_t **buf, struct rec *r, int max)
+{
+    FILE *fp = fopen(path, "rb");
+    size_t n, i = 1;
+    int k = 0;
+
+    *buf = malloc(1 << 20);
+    if (fp == NULL || *buf == NULL) {
+        if (fp)
+            fclose(fp);
+        return -1;
+    }
+    n = fread(*buf, 1, 1 << 20, fp);
+    fclose(fp);
+    while (i + 3 <= n && k < max) {
+        size_t len = (size_t)(*buf)[i + 1] << 8 | (*buf)[i + 2];
+
+        if (i + 3 + len > n)
+            break;
+        r[k].dir = (*buf)[i] & 1;
+        r[k].p = *buf + i + 3;
+        r[k].n = len;
+        k++;
+        i += 3 + len;
+    }
+    return k;
+}
+
+static void run_from(struct fix *f, const struct rec *r, int nrec, int from)
+{
+    open_fix(f);
+    start(f);
+    for (int i = from; i < nrec; i++)
+        feed(f, r[i].dir ? P2S_S2C : P2S_C2S, r[i].p, r[i].n, 0, 1000 + i);
+    close_fix(f);
+}
+
+static int same_or_unknown(const char *mid, const char *full)
+{
+    return !strcmp(mid, "(null)") || !strcmp(mid, full);
+}
+
+/* Start the capture at every record boundary: what the parser recovers must never
+ * contradict the full decode, and anything it could not recover makes the span
+ * partial. */
+static void test_real_mid(const char *name)
+{
+    char path[256];
+    uint8_t *buf = NULL;
+    struct rec r[512];
+    struct fix *full = malloc(sizeof(*full)), *mid = malloc(sizeof(*mid));
+    int nrec, bad = 0, spans = 0, paths = 0, unknown_partial = 1;
+
+    snprintf(path, sizeof(path), "tests/fuzz/corpus/fuzz_h2/%s", name);
+    nrec = load_seed(path, &buf, r, 512);
+    if (nrec <= 0) {
+        TAP_SKIP(path, "seed capture not found (run from the repository root)");
+        free(buf);
+        free(full);
+        free(mid);
+        return;
+    }
+    run_from(full, r, nrec, 0);
+    for (int from = 1; from < nrec; from++) {
+        run_from(mid, r, nrec, from);
+        for (int i = 0; i < mid->g.n; i++) {
+            int j;
+
+            for (j = 0; j < full->g.n && full->g.s[j].stream_id != mid->g.s[i].stream_id; j++)
+                ;
+            spans++;
+            if (j == full->g.n) {
+                bad++;
+                continue;
+            }
+            paths += strcmp(mid->g.path[i], "(null)") != 0;
+            if (!same_or_unknown(mid->g.path[i], full->g.path[j]) ||
+                !same_or_unknown(mid->g.method[i], full->g.method[j]) ||
+                !same_or_unknown(mid->g.authority[i], full->g.authority[j]) ||
+                (mid->g.s[i].status && mid->g.s[i].status != full->g.s[j].status) ||
+                (mid->g.s[i].grpc_status >= 0 &&
+                 mid->g.s[i].grpc_status != full->g.s[j].grpc_status) ||
+                (mid->g.trace[i][0] && strcmp(mid->g.trace[i], full->g.trace[j])))
+                bad++;
+            if (!strcmp(mid->g.path[i], "(null)") && strcmp(full->g.path[j], "(null)") &&
+                !mid->g.s[i].partial)
+                unknown_partial = 0;
+        }
+    }
+    printf("#   %s: %d records, %d full spans; mid-connection starts gave %d spans, %d with a "
+           "path\n",
+           name, nrec, full->g.n, spans, paths);
+    TAP_OK(full->g.n > 0 && full->g.s[0].partial == 0, "%s: full capture decodes", name);
+    TAP_OK(spans > 0 && bad == 0, "%s: %d spans from mid-connection starts, none contradicts "
+           "the full decode (%d bad)", name, spans, bad);
+    TAP_OK(unknown_partial, "%s: a span missing what the full decode has is partial", name);
+    free(buf);
+    free(full);
+    free(mid);
+}
+
 int main(void)
 {
     test_basic(0);
@@ -784,5 +897,7 @@ int main(void)
     test_stream_cap_and_bomb();
     test_upgrade();
     test_plausible();
+    test_real_mid("seed-grpc-0");
+    test_real_mid("seed-push-1");
     return tap_done();
 }
