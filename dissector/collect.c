@@ -226,11 +226,14 @@ static void finish_message(struct walk *wk)
         return;
     }
     m = wmem_new0(wmem_file_scope(), struct tc_msg);
-    m->is_request = wk->kind == MSG_H1_REQ || (wk->kind == MSG_H2 && wk->h2_role == 1);
+    /* An HTTP/2 block without pseudo-headers is a CONTINUATION part Wireshark decoded on
+     * its own, or trailers: its direction is that of its sender. */
+    m->is_request = wk->kind == MSG_H1_REQ || (wk->kind == MSG_H2 && wk->h2_role == 1) ||
+                    (wk->kind == MSG_H2 && wk->h2_role == 0 && from_client(wk));
     m->stream = wk->kind == MSG_H2 ? wk->h2_stream : 0;
     m->frame = wk->pinfo->num;
     copy_contexts(m, wk->set);
-    if (m->is_request) {
+    if (m->is_request && wk->h2_role != 0) {
         note_client(wk);
         m->early_data =
             wk->conn && wk->conn->early_offered && !wk->conn->client_finished && from_client(wk);
