@@ -18,7 +18,9 @@ pkgs=(
     # libbpf capture helper
     libbpf-dev bpftool libelf-dev zlib1g-dev systemtap-sdt-dev
     # tests and tooling
-    valgrind cppcheck clang-format python3 perl
+    valgrind cppcheck clang-format python3 perl time
+    # the Wireshark GUI screenshot test (Qt under Xvfb)
+    wireshark-qt xvfb xdotool imagemagick
 )
 
 if [ "${1:-}" = "--list" ]; then

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Wireshark's Qt GUI under Xvfb opens a sample with the plugin and the display
+# filter `tracectx`; the screenshot is kept as a test artefact
+# (tests/artifacts/dissector-gui.png) and must show a real window, not a blank
+# screen.
+set -u
+top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+so=${SF_BUILD:-$top/build}/dissector/spanfold.so
+for c in Xvfb wireshark xdotool import setpriv; do
+    command -v $c >/dev/null || { echo "ok 1 - Wireshark GUI screenshot # SKIP $c not installed"; echo "1..1"; exit 0; }
+done
+[ -f "$so" ] || { echo "ok 1 - Wireshark GUI screenshot # SKIP plugin not built"; echo "1..1"; exit 0; }
+mkdir -p "$top/tests/artifacts"
+png=$top/tests/artifacts/dissector-gui.png
+rm -f "$png"
+port=$(python3 -c "import json; print([x for x in json.load(open('$top/samples/pcap/MANIFEST.json'))['files'] if x['file']=='grpc.pcap'][0]['h2c_ports'][0])")
+"$top/scripts/screenshot-dissector.sh" "$top/samples/pcap/grpc.pcap" "$png" 9 -- -d "tcp.port==$port,http2" >/dev/null 2>&1
+[ -s "$png" ] && echo "ok 1 - screenshot written to tests/artifacts/dissector-gui.png" || echo "not ok 1 - no screenshot"
+# a real window has many colours; a blank or black screen has one or two
+colours=$(identify -format '%k' "$png" 2>/dev/null || echo 0)
+[ "${colours:-0}" -gt 50 ] && echo "ok 2 - the screenshot shows a rendered window ($colours colours)" ||
+    echo "not ok 2 - the screenshot looks blank ($colours colours)"
+echo "1..2"
