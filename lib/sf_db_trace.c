@@ -311,6 +311,9 @@ int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats,
     memset(stats, 0, sizeof(*stats));
     if ((rc = sf_db_commit(db, err)))
         return rc;
+    /* one transaction touching up to every sample row: a larger page cache keeps
+     * SQLite from spilling half-written index pages to the WAL over and over */
+    sqlite3_exec(h, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
     if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, err, "starting");
     if (sqlite3_exec(h, "CREATE TEMP TABLE IF NOT EXISTS sf_attr_map (src INTEGER, lo INTEGER, "
