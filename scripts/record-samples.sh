@@ -23,6 +23,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$top/samples/pcap}
 rec=$top/scripts/record
 py=/usr/bin/python3 # Debian's python3, where python3-grpcio lives
+export PYTHONDONTWRITEBYTECODE=1
 
 # The whole run is bounded: 10 minutes, then everything it started is stopped.
 if [ -z "${SPANFOLD_REC_TIMED:-}" ]; then

@@ -238,6 +238,10 @@ def check_tls(tap, binary, f, path, keylogs, with_keys):
             con.row_factory = sqlite3.Row
             rows = [dict(r) for r in con.execute(
                 "SELECT * FROM connections WHERE tls_version IS NOT NULL ORDER BY first_ns")]
+            for row in rows:
+                row["events"] = [dict(e) for e in con.execute(
+                    "SELECT kind, detail FROM connection_events WHERE connection_id = ?",
+                    (row["id"],))]
             con.close()
         except sqlite3.Error as e:
             tap.result(False, "%s (%s): connections table readable" % (f["file"], mode),
@@ -264,6 +268,20 @@ def check_tls(tap, binary, f, path, keylogs, with_keys):
         if with_keys and t.get("handshake_complete", True) and row.get("decrypted") != 1:
             d.append("decrypted expected 1, got %r (%s)" % (row.get("decrypted"),
                                                           row.get("decrypt_error")))
+        # The context hash (issue 7): sha256 as 64 lowercase hex, one per connection.
+        h = row.get("ctx_hash") or ""
+        if not re.fullmatch(r"[0-9a-f]{64}", h):
+            d.append("ctx_hash expected 64 lowercase hex, got %r" % row.get("ctx_hash"))
+        elif sum(1 for o in rows if o.get("ctx_hash") == h) > 1:
+            d.append("ctx_hash %s shared with another connection" % h)
+        al = t.get("alert")
+        if al and (with_keys or not al.get("encrypted")):
+            evs = [e for e in row["events"] if "alert" in (str(e.get("kind")) +
+                                                           str(e.get("detail"))).lower()]
+            if not any(al["description"] in str(e.get("detail")) or
+                       str(al["code"]) in str(e.get("detail")) for e in evs):
+                d.append("alert %s (%d) from the %s expected in connection_events, got %r"
+                         % (al["description"], al["code"], al["from"], row["events"]))
         tap.result(not d, "%s (%s): connection %s" % (f["file"], mode, c["label"]),
                    ["%s: %s" % (c["label"], x) for x in d])
 

@@ -8,6 +8,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${SF_BIN:-$top/bin}/pcap2spans
 samples=$top/samples/pcap
 py=$(command -v python3)
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
 
 if [ ! -x "$bin" ]; then
     echo "ok 1 - manifest checks # SKIP pcap2spans not built"
