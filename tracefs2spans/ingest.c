@@ -374,14 +374,14 @@ static int read_lines(struct file_state *fs, int fd, struct sf_sha256 *h, int ha
     while ((rc = sf_line_next(&r, &s, &n)) != 0) {
         if (rc == SF_E_LIMIT) {
             struct sf_err e;
+            sf_err_clear(&e);
             sf_err_set(&e, SF_E_LIMIT, r.off, "line longer than %zu bytes, skipped", r.max_line);
-            e.col = 0;
             fs->lines++;
             report_bad(fs, &e, r.lineno);
             continue;
         }
         if (rc < 0) {
-            sf_err_set(&fs->err, SF_E_IO, r.off, "read error: %s", strerror(errno));
+            sf_err_set(&fs->err, SF_E_IO, UINT64_MAX, "read error: %s", strerror(errno));
             break;
         }
         if ((rc = on_line(fs, s, n, r.lineno)))
@@ -435,6 +435,7 @@ int ingest_file(struct t2s_ctx *c, const char *path)
         fail = fs.err.msg[0] ? fs.err.msg : "failed";
     } else if (c->strict && fs.bad) {
         fail = "stopped at the first bad line (--strict)";
+        rc = SF_E_MALFORMED; /* exit 2: the input was not read to its end */
     }
     summary(&fs, &st);
     c->bad_total += fs.bad;
