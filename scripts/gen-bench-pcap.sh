@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
 # Generate the pcap2spans benchmark captures (never committed):
 #   $OUT/bench.pcap     >= 100 MB of real HTTP/1.1 and HTTP/2 (h2c) traffic with trace
-#                       headers: nginx on 127.0.0.1 serving small files, h2load (--h1 for
-#                       HTTP/1.1 keep-alive, prior-knowledge h2c for HTTP/2) as clients,
-#                       recorded by tcpdump on lo;
+#                       headers: nginx on 127.0.0.1, h2load (--h1 for HTTP/1.1 keep-alive,
+#                       prior-knowledge h2c for HTTP/2) as clients, recorded by tcpdump on lo.
+#                       BENCH_MIX=web (default): requests cycle over an API-sized 1 KB
+#                       response (twice), an 8 KB page and a 32 KB script (mean ~10 KB);
+#                       BENCH_MIX=api: 1 KB and 8 KB only (mean ~4.5 KB, twice the spans
+#                       per MB: the hard case for the parsers and the output);
 #   $OUT/bench10.pcap   the same traffic ten times over (editcap -t shifts each copy past
 #                       the previous one, mergecap -a appends), for the memory check.
 # Usage: scripts/gen-bench-pcap.sh [OUT_DIR]   (default /tmp/spanfold-bench; needs root,
 #        nginx, nghttp2-client (h2load), tcpdump, tshark's editcap/mergecap)
 set -euo pipefail
-out=${1:-${BENCH_DIR:-/tmp/spanfold-bench}}
-reqs=${BENCH_REQS:-90000}
+out=${1:-${BENCH_DIR:-/tmp/spanfold-bench-${BENCH_MIX:-web}}}
+mix=${BENCH_MIX:-web}
+case $mix in
+web) reqs=${BENCH_REQS:-5600} paths="small.txt page.html small.txt app.js" ;;
+api) reqs=${BENCH_REQS:-12000} paths="small.txt page.html" ;;
+*) echo "gen-bench-pcap: BENCH_MIX is web or api" >&2; exit 2 ;;
+esac
 mkdir -p "$out"
 if [ -s "$out/bench.pcap" ] && [ -s "$out/bench10.pcap" ]; then
     echo "gen-bench-pcap: $out/bench.pcap exists"; exit 0
@@ -21,8 +29,10 @@ done
 work=$(mktemp -d /tmp/spanfold-nginx.XXXXXX)
 port1=18580 port2=18581
 mkdir -p "$work/www" "$work/logs"
+chmod 755 "$work" "$work/www"  # nginx workers run as nobody
 head -c 700 /dev/urandom | base64 >"$work/www/small.txt"
 head -c 6000 /dev/urandom | base64 >"$work/www/page.html"
+head -c 24000 /dev/urandom | base64 >"$work/www/app.js"
 cat >"$work/nginx.conf" <<CONF
 worker_processes 1;
 pid $work/nginx.pid;
@@ -35,6 +45,7 @@ http {
     server { listen 127.0.0.1:$port2 http2; root $work/www; }
 }
 CONF
+chmod 644 "$work"/www/*
 nginx -c "$work/nginx.conf" -p "$work"
 td=
 cleanup() {
@@ -52,10 +63,9 @@ hdr=(-H 'traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
      -H 'b3: 80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1'
      -H 'x-datadog-trace-id: 1234567890123456789' -H 'x-datadog-parent-id: 987654321')
 # HTTP/1.1 keep-alive, 20 connections; HTTP/2 prior knowledge, 20 connections x 10 streams
-h2load --h1 -n "$reqs" -c 20 -T 30 "${hdr[@]}" "http://127.0.0.1:$port1/small.txt" \
-    "http://127.0.0.1:$port1/page.html" >/dev/null
-h2load -n "$reqs" -c 20 -m 10 -T 30 "${hdr[@]}" "http://127.0.0.1:$port2/small.txt" \
-    "http://127.0.0.1:$port2/page.html" >/dev/null
+urls() { for p in $paths; do echo "http://127.0.0.1:$1/$p"; done; }
+h2load --h1 -n "$reqs" -c 20 -T 30 "${hdr[@]}" $(urls $port1) >/dev/null
+h2load -n "$reqs" -c 20 -m 10 -T 30 "${hdr[@]}" $(urls $port2) >/dev/null
 sleep 1
 kill "$td"; wait "$td" 2>/dev/null || true; td=
 # ten copies, each shifted one hour after the previous one
