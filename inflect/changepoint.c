@@ -400,6 +400,58 @@ static long baseline(const double *x, size_t n, const struct cp_opts *o, size_t 
     return (long)m;
 }
 
+/* PELT costs O(n^2) on a series without changes (nothing can be pruned), so a
+ * series longer than CP_PELT_MAX is segmented on the means of ceil(n / CP_PELT_MAX)
+ * consecutive points, and each change point is then placed exactly: the best
+ * single split of its two neighbouring segments within one block either side. */
+#define CP_PELT_MAX 5000
+
+static size_t refine(const struct prefix *p, size_t a, size_t c, size_t lo, size_t hi)
+{
+    double whole = cost(p, a, c), best = -1;
+    size_t bt = lo;
+    for (size_t t = lo; t <= hi; t++) {
+        double g = whole - cost(p, a, t) - cost(p, t, c);
+        if (t > a && t < c && g > best) {
+            best = g;
+            bt = t;
+        }
+    }
+    return bt;
+}
+
+static long blocked(enum cp_detector d, const double *z, size_t n, const struct cp_opts *o,
+                    size_t *out, size_t cap, struct cp_info *info)
+{
+    size_t b = (n + CP_PELT_MAX - 1) / CP_PELT_MAX, nb = (n + b - 1) / b;
+    double *zb = malloc(nb * sizeof(*zb));
+    struct prefix p;
+    long m;
+
+    if (zb == NULL)
+        return -1;
+    for (size_t k = 0; k < nb; k++) {
+        size_t e = (k + 1) * b < n ? (k + 1) * b : n;
+        zb[k] = 0;
+        for (size_t i = k * b; i < e; i++)
+            zb[k] += z[i];
+        zb[k] /= (double)(e - k * b);
+    }
+    cp_standardise(zb, nb, zb);
+    m = d == CP_PELT ? ar1_segment(0, zb, nb, o, out, cap, info)
+                     : cp_pelt(zb, nb, o->pen_mult * log((double)nb), o->min_seg, out, cap);
+    free(zb);
+    if (m <= 0 || prefix_make(&p, z, n) < 0)
+        return m <= 0 ? m : -1;
+    for (long k = 0; k < m; k++) {
+        size_t a = k ? out[k - 1] : 0, c = k + 1 < m ? out[k + 1] * b : n, t = out[k] * b;
+        size_t lo = t > a + b ? t - b : a + 1, hi = t + b < c ? t + b : c - 1;
+        out[k] = lo <= hi ? refine(&p, a, c, lo, hi) : t;
+    }
+    prefix_free(&p);
+    return m;
+}
+
 long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o,
                size_t *out, size_t cap, struct cp_info *info)
 {
@@ -415,6 +467,11 @@ long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_op
     if ((z = malloc(n * sizeof(*z))) == NULL)
         return -1;
     cp_standardise(x, n, z);
+    if ((d == CP_PELT || d == CP_PELT_MBIC) && n > CP_PELT_MAX) {
+        m = blocked(d, z, n, o, out, cap, info);
+        free(z);
+        return m;
+    }
     switch (d) {
     case CP_PELT:
         m = ar1_segment(0, z, n, o, out, cap, info);

@@ -56,22 +56,19 @@ static int sloped(const double *x, size_t a, size_t b, double jump)
 }
 
 /* Squared error over [a, c) of the flat-ramp-flat model with the ramp on [s, e)
- * (s == e: a plain step at s).  g(t) = 0 before s, (t - s + 1)/(e - s + 1) on the
- * ramp, 1 from e; the two levels are fitted by least squares. */
-static double ramp_sse(const double *x, const double *ps, const double *ps2, size_t a, size_t s,
+ * (s == e: a plain step at s).  g(t) = 0 before s, j/(L+1) at the j-th ramp point
+ * (L = e - s), 1 from e; the two levels are fitted by least squares.  O(1) from
+ * prefix sums of x, x^2 and t x, so the search below costs O(window^2). */
+static double ramp_sse(const double *ps, const double *ps2, const double *pt, size_t a, size_t s,
                        size_t e, size_t c)
 {
-    double suu = (double)(s - a), svv = (double)(c - e), suv = 0;
-    double suy = ps[s] - ps[a], svy = ps[c] - ps[e], syy = ps2[c] - ps2[a], det, l1, l2;
+    double L = (double)(e - s), sv = L / 2, svv = L * (2 * L + 1) / (6 * (L + 1));
+    double px = ps[e] - ps[s], svx = L > 0 ? (pt[e] - pt[s] - ((double)s - 1) * px) / (L + 1) : 0;
+    double suu = (double)(s - a) + L - 2 * sv + svv, suv = sv - svv;
+    double suy = ps[s] - ps[a] + px - svx, svy = ps[c] - ps[e] + svx;
+    double syy = ps2[c] - ps2[a], det, l1, l2;
 
-    for (size_t t = s; t < e; t++) {
-        double v = (double)(t - s + 1) / (double)(e - s + 1), u = 1 - v;
-        suu += u * u;
-        svv += v * v;
-        suv += u * v;
-        suy += u * x[t];
-        svy += v * x[t];
-    }
+    svv += (double)(c - e);
     det = suu * svv - suv * suv;
     if (det <= 0)
         return INFINITY;
@@ -82,18 +79,18 @@ static double ramp_sse(const double *x, const double *ps, const double *ps2, siz
 
 /* Best ramp around change point b within [a, c); returns 1 with *s, *e when it
  * explains the transition clearly better than the step. */
-static int ramp_fit(const double *x, const double *ps, const double *ps2, size_t a, size_t b,
+static int ramp_fit(const double *ps, const double *ps2, const double *pt, size_t a, size_t b,
                     size_t c, size_t *rs, size_t *re)
 {
     const size_t w = 60;
-    double step = ramp_sse(x, ps, ps2, a, b, b, c), best = INFINITY;
+    double step = ramp_sse(ps, ps2, pt, a, b, b, c), best = INFINITY;
     size_t s0 = b > a + w ? b - w : a + 1, e1 = b + w < c ? b + w : c - 1;
 
     if (c - a < 6 || !(step > 0))
         return 0;
     for (size_t s = s0; s <= b; s++)
         for (size_t e = b > s + 3 ? b : s + 3; e <= e1; e++) {
-            double v = ramp_sse(x, ps, ps2, a, s, e, c);
+            double v = ramp_sse(ps, ps2, pt, a, s, e, c);
             if (v < best) {
                 best = v;
                 *rs = s;
@@ -107,16 +104,19 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
 {
     size_t spike_max = n / 20 > 3 ? n / 20 : 3;
     double *ps = malloc((n + 1) * sizeof(double)), *ps2 = malloc((n + 1) * sizeof(double));
+    double *pt = malloc((n + 1) * sizeof(double));
 
-    if (ps == NULL || ps2 == NULL) {
+    if (ps == NULL || ps2 == NULL || pt == NULL) {
         free(ps);
         free(ps2);
+        free(pt);
         return -1;
     }
-    ps[0] = ps2[0] = 0;
+    ps[0] = ps2[0] = pt[0] = 0;
     for (size_t i = 0; i < n; i++) {
         ps[i + 1] = ps[i] + x[i];
         ps2[i + 1] = ps2[i] + x[i] * x[i];
+        pt[i + 1] = pt[i] + (double)i * x[i];
     }
 
     for (size_t k = 0; k < m; k++) {
@@ -142,7 +142,7 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
             pts[k + 1].role = "recovery";
             continue;
         }
-        if (ramp_fit(x, ps, ps2, a, b, c, &rs, &re)) {
+        if (ramp_fit(ps, ps2, pt, a, b, c, &rs, &re)) {
             pts[k].kind = CP_RAMP;
             pts[k].role = "onset";
             pts[k].index = rs;
@@ -163,6 +163,7 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
     }
     free(ps);
     free(ps2);
+    free(pt);
     return 0;
 }
 

@@ -118,6 +118,25 @@ static void test_staircase(void)
            m);
 }
 
+/* Longer than 5,000 points: PELT runs on block means, then places each change
+ * exactly; a 50,000-point series stays fast and the step is found at its index. */
+static void test_long(void)
+{
+    static double x[50000];
+    size_t cp[64];
+    struct cp_opts o;
+    long m;
+
+    rng_state = 5;
+    for (int i = 0; i < 50000; i++)
+        x[i] = (i < 31234 ? 10 : 11) + 0.5 * gauss();
+    cp_defaults(&o);
+    m = cp_detect(CP_PELT, x, 50000, &o, cp, 64, NULL);
+    TAP_OK(m == 1 && cp[0] >= 31232 && cp[0] <= 31236, "50,000 points: step at 31234 (+-2)");
+    m = cp_detect(CP_PELT_MBIC, x, 50000, &o, cp, 64, NULL);
+    TAP_OK(m == 1 && cp[0] >= 31232 && cp[0] <= 31236, "50,000 points, pelt_mbic: step at 31234");
+}
+
 static void test_flat(void)
 {
     double x[500];
@@ -181,6 +200,7 @@ int main(void)
         test_ramp(s);
     }
     test_staircase();
+    test_long();
     test_baseline();
     return tap_done();
 }
