@@ -70,8 +70,19 @@ class Curl:
         return run(argv, env=env)
 
 
-def curl_statuses(out):
-    return [int(x) for x in out.decode().split()]
+# What curl itself saw of each exchange: status, body bytes received and sent (without
+# chunk framing; compressed bytes when --compressed), and its local port.
+CURL_W = "%{http_code} %{size_download} %{size_upload} %{local_port}\\n"
+
+
+def curl_results(reqs, out):
+    """Check curl's statuses against the plan; record its sizes and client port."""
+    rows = [line.split() for line in out.decode().splitlines() if line.strip()]
+    check_status(reqs, [int(r[0]) for r in rows])
+    for r, row in zip(reqs, rows):
+        r["resp_bytes"] = int(row[1])
+        r["req_bytes"] = int(row[2])
+        r["client_port"] = int(row[3])
 
 
 def h1(a):
@@ -79,7 +90,7 @@ def h1(a):
     base = "http://" + host
     reqs = []
     # Connection 1: keep-alive with several kinds of exchange.
-    c = Curl(["curl"], ["--http1.1", "-w", "%{http_code}\\n"])
+    c = Curl(["curl"], ["--http1.1", "-w", CURL_W])
     basic = [
         ("h1-get", "GET", "/index.html", 200, [], []),
         ("h1-post", "POST", "/post", 201, ["--data-binary", "name=spanfold&kind=post-body"], []),
@@ -91,19 +102,18 @@ def h1(a):
     for rid, m, path, st, opts, hdr in basic:
         c.add(base + path, opts, hdr)
         reqs.append(req(rid, "curl", "h1-keepalive", m, host, path, st, "http/1.1"))
-    got = curl_statuses(c.run().stdout)
-    check_status(reqs, got)
+    curl_results(reqs, c.run().stdout)
 
     # Connection 2 and 3: every trace-context format, then the malformed ones.
     for conn, group in (("h1-trace", cases.VALID), ("h1-malformed", cases.MALFORMED)):
-        c = Curl(["curl"], ["--http1.1", "-w", "%{http_code}\\n"])
+        c = Curl(["curl"], ["--http1.1", "-w", CURL_W])
         batch = []
         for name, headers, ctxs in group:
             path = "/t/%s" % name
             c.add(base + path, [], headers)
             batch.append(req("h1-" + name, "curl", conn, "GET", host, path, 200, "http/1.1",
                              headers, ctxs))
-        check_status(batch, curl_statuses(c.run().stdout))
+        curl_results(batch, c.run().stdout)
         reqs += batch
 
     # Connection 4: pipelining, three requests in one write; nginx answers in order.
@@ -116,6 +126,7 @@ def h1(a):
                  "traceparent: %s\r\n%s\r\n" % (n, host, tps[i],
                                                  "Connection: close\r\n" if last else "")).encode()
     s = socket.create_connection(("127.0.0.1", a.port), timeout=TIMEOUT)
+    cport = s.getsockname()[1]
     s.sendall(wire)
     resp = b""
     while True:
@@ -130,7 +141,8 @@ def h1(a):
         reqs.append(req("h1-" + n, "python3 socket (pipelined)", "h1-pipeline", "GET", host,
                         "/t/" + n, 200, "http/1.1", [("traceparent", tps[i])],
                         [cases.ctx("traceparent", "%032x" % (0xa1 + i), "%016x" % (0xb1 + i),
-                                   None, 1)], pipelined=True))
+                                   None, 1)], pipelined=True, client_port=cport,
+                        req_bytes=0, resp_bytes=len("traced\n")))
     return {"requests": reqs}
 
 
@@ -203,25 +215,29 @@ def h2(a):
                         [cases.ctx("traceparent", "9" * 32, "a" * 16, None, 0)]))
     # curl --http2-prior-knowledge against nghttpd.
     tp = "00-%s-%s-01" % ("b" * 32, "c" * 16)
-    p = run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--http2-prior-knowledge",
+    p = run(["curl", "-sS", "-o", "/dev/null", "-w", CURL_W, "--http2-prior-knowledge",
              "-H", "traceparent: " + tp, base + "/index.html?curl=prior"])
-    check_status([{"status": 200}], [int(p.stdout)])
-    reqs.append(req("h2-curl-prior", "curl", "h2-curl-prior", "GET", host,
-                    "/index.html?curl=prior", 200, "h2", [("traceparent", tp)],
-                    [cases.ctx("traceparent", "b" * 32, "c" * 16, None, 1)]))
+    r = req("h2-curl-prior", "curl", "h2-curl-prior", "GET", host, "/index.html?curl=prior", 200,
+            "h2", [("traceparent", tp)], [cases.ctx("traceparent", "b" * 32, "c" * 16, None, 1)],
+            stream_id=1)
+    curl_results([r], p.stdout)
+    reqs.append(r)
     # curl --http2 with Upgrade: h2c against nghttpx (curl 7.88: one request per connection).
     uhost = "127.0.0.1:%d" % a.port2
     for rid, path, status, name in (("h2-upgrade-200", "/t/upgrade-ok", 200, "tp-tracestate"),
                                     ("h2-upgrade-404", "/upgrade-missing", 404, "b3-single-128")):
         headers, ctxs = bycase[name]
-        argv = ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code} %{http_version}", "--http2"]
+        argv = ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_version} " + CURL_W, "--http2"]
         for n, v in headers:
             argv += ["-H", "%s: %s" % (n, v)]
         p = run(argv + ["http://" + uhost + path])
-        if p.stdout.decode() != "%d 2" % status:
-            sys.exit("drive.py: curl --http2 upgrade: got %r" % p.stdout)
-        reqs.append(req(rid, "curl", rid, "GET", uhost, path, status, "h2", headers, ctxs,
-                        h2c_upgrade=True, stream_id=1))
+        ver, _, rest = p.stdout.decode().partition(" ")
+        if ver != "2":
+            sys.exit("drive.py: curl --http2 upgrade: HTTP version %r" % ver)
+        r = req(rid, "curl", rid, "GET", uhost, path, status, "h2", headers, ctxs,
+                h2c_upgrade=True, stream_id=1)
+        curl_results([r], rest.encode())
+        reqs.append(r)
     return {"requests": reqs, "h2c_ports": [a.port]}
 
 
@@ -348,7 +364,7 @@ def tls_nginx(a):
         # --next resets options: every URL carries them all (the connection is reused).
         c = Curl(["curl"], [ver, "--tlsv1.3", "--tls13-ciphers", cipher, "-k",
                             "--resolve", "%s:%d:127.0.0.1" % (SNI, a.port),
-                            "-w", "%{http_code}\\n"])
+                            "-w", CURL_W])
         batch = []
         for rid, m, path, st, opts, case in items:
             headers, ctxs = bycase[case] if case else ([], [])
@@ -357,7 +373,7 @@ def tls_nginx(a):
             c.add("https://%s%s" % (host, path), opts, headers)
             batch.append(req(rid, "curl", label, m, host, path, st,
                              "h2" if alpn == "h2" else "http/1.1", headers, ctxs))
-        check_status(batch, curl_statuses(c.run(env=env).stdout))
+        curl_results(batch, c.run(env=env).stdout)
         reqs += batch
         conns.append(tls_conn(label, "curl 7.88", "nginx 1.22", cipher, alpn, "none", "none"))
     return {"requests": reqs, "connections": conns, "keylog": "tls-nginx.keylog",

@@ -155,6 +155,11 @@ def check_request(r, s):
     if r.get("delivered") is False and s.get("status") not in (None, 0):
         d.append("%s: early data the server refused has a response (status %r)"
                  % (r["id"], s.get("status")))
+    # What the client itself reported (curl -w, the socket): its port and body sizes.
+    for k in ("client_port", "req_bytes", "resp_bytes"):
+        if k in r and s.get(k) != r[k]:
+            d.append("%s: %s expected %r (as the client saw it), got %r" % (r["id"], k, r[k],
+                                                                            s.get(k)))
     if "stream_id" in r and s.get("stream_id") != r["stream_id"]:
         d.append("%s: stream_id expected %r, got %r" % (r["id"], r["stream_id"],
                                                         s.get("stream_id")))
@@ -191,6 +196,24 @@ def match(requests, spans):
         out.append((r, lst.pop(0) if lst else None))
     left = [s for lst in pool.values() for s in lst]
     return out, left
+
+
+def check_connections(tap, f, pairs):
+    """Requests the manifest puts on one connection share a connection_id; requests on
+    different connections do not (TCP tracking, port reuse)."""
+    ids = {}
+    for r, s in pairs:
+        if s is not None:
+            ids.setdefault(r["connection"], set()).add(s.get("connection_id"))
+    d = ["connection %s: its requests are on connections %s" % (lab, sorted(map(str, v)))
+         for lab, v in sorted(ids.items()) if len(v) != 1]
+    owner = {}
+    for lab, v in sorted(ids.items()):
+        for cid in v:
+            if cid in owner:
+                d.append("connection_id %s holds requests of %s and %s" % (cid, owner[cid], lab))
+            owner[cid] = lab
+    tap.result(not d, "%s: %d connections as the clients made them" % (f["file"], len(ids)), d)
 
 
 def strip_times(s):
@@ -319,6 +342,8 @@ def main():
                                              % (r["id"], r["method"], r["path"])], skip=skip)
                 continue
             tap.result(not check_request(r, s), name, check_request(r, s), skip=skip)
+        if not skip:
+            check_connections(tap, f, pairs)
         tap.result(not left, "%s: no span the manifest does not list" % f["file"],
                    ["unexpected span: %s %s %s (status %r)" % (s.get("connection_id"),
                                                               s.get("method"), s.get("path"),
