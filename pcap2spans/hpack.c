@@ -764,20 +764,26 @@ static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
         f.flags |= HPACK_F_VALUE_UNKNOWN;
     if (never)
         f.flags |= HPACK_F_NEVER_INDEXED;
-    if (index_it) {
-        /* Insert before emitting: the cap check in hp_emit may blank the value. */
+    {
+        /* What the table gets, taken before hp_emit may blank the value for the cap.
+         * Emit before inserting: an insertion can evict (free) the entry the name
+         * points into (an entry larger than the table empties it); hp_insert
+         * itself copies before it evicts. */
+        struct hpack_field e = f;
         unsigned ef = f.flags & (HPACK_F_NAME_UNKNOWN | HPACK_F_VALUE_UNKNOWN);
         size_t keep = nfull + vfull > w->d->lim.max_field ? 0 : f.vlen;
 
         if (keep == 0 && vfull > 0)
             ef |= HPACK_F_VALUE_UNKNOWN;
-        rc = hp_insert(w->d, (ef & HPACK_F_NAME_UNKNOWN) ? "" : f.name,
-                       (ef & HPACK_F_NAME_UNKNOWN) ? 0 : f.nlen, f.value, keep, ef,
-                       nfull + vfull + HP_ENTRY_OVERHEAD);
-        if (rc < 0)
-            return rc;
+        hp_emit(w, &f, nfull + vfull, at);
+        if (index_it) {
+            rc = hp_insert(w->d, (ef & HPACK_F_NAME_UNKNOWN) ? "" : e.name,
+                           (ef & HPACK_F_NAME_UNKNOWN) ? 0 : e.nlen, e.value, keep, ef,
+                           nfull + vfull + HP_ENTRY_OVERHEAD);
+            if (rc < 0)
+                return rc;
+        }
     }
-    hp_emit(w, &f, nfull + vfull, at);
     return 0;
 }
 
