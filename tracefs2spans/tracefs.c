@@ -317,6 +317,9 @@ int tracefs_is_marker_event(const struct tf_line *l)
         return 1;
     if (l->event_len == 18 && memcmp(l->event, "tracing_mark_write", 18) == 0)
         return 1;
+    /* spantrace's ring-buffer stream (spantrace/spantrace.c) */
+    if (l->event_len == 9 && memcmp(l->event, "spantrace", 9) == 0)
+        return 1;
     /* trace_printk before 5.9: the "event" is the caller's ip, 0 for BPF programs;
      * accept a decimal number or 0x-prefixed hex, never an event name */
     size_t i = 0;
