@@ -9,7 +9,9 @@ stream id, gRPC fields, early_data, timing order and trace contexts (format, ids
 sampled, flags, validity, reason, tracestate), the span's preferred context is the first
 valid one in SPECS order; no span appears that the manifest does not list; variants of the
 same traffic (pcapng, nanosecond pcap, Linux cooked v1/v2) give identical spans; TLS
-connections have the manifest's facts.  A failing check prints "# file request: field:
+connections have the manifest's facts; a capture cut at any of ~75 places (record boundary,
+inside a record header, inside packet data) never crashes, exits 0 or 2 naming the packet,
+and keeps every span completed before the cut.  A failing check prints "# file request: field:
 expected X, got Y" lines under its "not ok".
 """
 import json
@@ -246,6 +248,68 @@ def compare_variant(tap, f, spans, base_spans):
     tap.result(not diags, name, diags)
 
 
+def pcap_records(data):
+    """(offset, ts_ns, incl_len) of each record of a classic pcap file; None if not one."""
+    magic = data[:4]
+    order = {b"\xd4\xc3\xb2\xa1": ("<", 1000), b"\x4d\x3c\xb2\xa1": ("<", 1),
+             b"\xa1\xb2\xc3\xd4": (">", 1000), b"\xa1\xb2\x3c\x4d": (">", 1)}.get(magic)
+    if not order:
+        return None
+    import struct
+    end, mul = order
+    recs, off = [], 24
+    while off + 16 <= len(data):
+        sec, frac, incl, _ = struct.unpack(end + "IIII", data[off:off + 16])
+        recs.append((off, sec * 1_000_000_000 + frac * mul, incl))
+        off += 16 + incl
+    return recs
+
+
+def check_cuts(tap, binary, f, path, full_spans, ncuts=25):
+    """Cut the capture at record boundaries, inside record headers and inside packet data:
+    never a crash; exit 0 at a boundary, 2 (damaged) inside a record, naming the packet;
+    every span whose last byte precedes the cut is kept, identical."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    recs = pcap_records(data)
+    if not recs:
+        return
+    step = max(1, len(recs) // ncuts)
+    cuts = [(10, None, True)]
+    for i in range(0, len(recs), step):
+        off, _, incl = recs[i]
+        cuts += [(off, i, False), (off + 8, i, True), (off + 16 + incl // 2, i, True)]
+    d = []
+    for cut, idx, damaged in cuts:
+        p = subprocess.run([binary, "--ndjson", "--quiet", "-"], input=data[:cut],
+                           capture_output=True, timeout=120)
+        err = p.stderr.decode(errors="replace")
+        want_rc = 2 if damaged else 0
+        if p.returncode != want_rc:
+            d.append("cut at byte %d: exit %d, expected %d (%s)" % (cut, p.returncode, want_rc,
+                                                                   err.strip()[:160]))
+            if p.returncode < 0 or p.returncode > 2:
+                continue
+        if damaged and idx is not None and ("packet %d " % (idx + 1)) not in err:
+            d.append("cut at byte %d (inside packet %d): error does not name it: %s"
+                     % (cut, idx + 1, err.strip()[:160]))
+        try:
+            got = [json.loads(x) for x in p.stdout.decode().splitlines() if x.strip()]
+        except ValueError as e:
+            d.append("cut at byte %d: output is not NDJSON (%s)" % (cut, e))
+            continue
+        limit = recs[idx][1] if idx is not None else 0  # time of the first lost packet
+        for s in full_spans:
+            if s.get("resp_end_ns") and s["resp_end_ns"] < limit and s not in got:
+                d.append("cut at byte %d: completed span %s %s (stream %s) lost or changed"
+                         % (cut, s.get("method"), s.get("path"), s.get("stream_id")))
+                break
+        if len(d) > 10:
+            break
+    tap.result(not d, "%s: %d cuts: no crash, exit 0/2, packet named, completed spans kept"
+               % (f["file"], len(cuts)), d)
+
+
 def norm_version(v):
     return str(v).strip().lower() if v is not None else None
 
@@ -351,6 +415,8 @@ def main():
                     for s in left[:10]], skip=skip)
         if f.get("same_spans_as"):
             compare_variant(tap, f, spans, outputs[f["same_spans_as"]])
+        if not is_tls and f["container"] == "pcap":
+            check_cuts(tap, binary, f, path, spans)
         if f.get("connections") and is_tls:
             if tls_missing:
                 tap.result(True, "%s: TLS connection facts" % f["file"],
