@@ -27,8 +27,8 @@ int grpc_is_content_type(const uint8_t *v, size_t n)
     return n == k || v[k] == '+' || v[k] == ';';
 }
 
-int grpc_split_path(const char *path, size_t n, const char **svc, size_t *svclen,
-                    const char **meth, size_t *methlen)
+int grpc_split_path(const char *path, size_t n, const char **svc, size_t *svclen, const char **meth,
+                    size_t *methlen)
 {
     const char *slash;
 

@@ -11,8 +11,8 @@ int grpc_is_content_type(const uint8_t *v, size_t n);
 
 /* Split a ":path" of the form "/package.Service/Method" into service and method
  * (pointers into path).  Returns 0, or -1 when the path has not that form. */
-int grpc_split_path(const char *path, size_t n, const char **svc, size_t *svclen,
-                    const char **meth, size_t *methlen);
+int grpc_split_path(const char *path, size_t n, const char **svc, size_t *svclen, const char **meth,
+                    size_t *methlen);
 
 /* grpc-timeout: 1 to 8 ASCII digits and a unit H M S m u n.  Returns the value in
  * nanoseconds (saturated at INT64_MAX), or -1 when malformed. */
@@ -29,10 +29,10 @@ size_t grpc_percent_decode(char *out, size_t outsz, const uint8_t *v, size_t n);
 /* Length-prefixed message framing (1-byte compressed flag, 4-byte big-endian
  * length, message) counted across DATA frames of one direction. */
 struct grpc_msgs {
-    uint64_t count;   /* messages whose 5-byte prefix was seen */
-    uint32_t need;    /* message bytes still to skip */
+    uint64_t count; /* messages whose 5-byte prefix was seen */
+    uint32_t need;  /* message bytes still to skip */
     uint8_t hdr[5];
-    uint8_t have;     /* prefix bytes collected */
+    uint8_t have; /* prefix bytes collected */
 };
 
 /* Feed DATA payload bytes of one direction. */

@@ -27,86 +27,77 @@
 
 /* RFC 7541 Appendix B: code of each symbol (0..255, 256 = EOS), right-aligned. */
 static const uint32_t hp_huff_code[257] = {
-    0x1ff8, 0x7fffd8, 0xfffffe2, 0xfffffe3, 0xfffffe4, 0xfffffe5, 0xfffffe6, 0xfffffe7,
-    0xfffffe8, 0xffffea, 0x3ffffffc, 0xfffffe9, 0xfffffea, 0x3ffffffd, 0xfffffeb, 0xfffffec,
-    0xfffffed, 0xfffffee, 0xfffffef, 0xffffff0, 0xffffff1, 0xffffff2, 0x3ffffffe, 0xffffff3,
-    0xffffff4, 0xffffff5, 0xffffff6, 0xffffff7, 0xffffff8, 0xffffff9, 0xffffffa, 0xffffffb,
-    0x14, 0x3f8, 0x3f9, 0xffa, 0x1ff9, 0x15, 0xf8, 0x7fa,
-    0x3fa, 0x3fb, 0xf9, 0x7fb, 0xfa, 0x16, 0x17, 0x18,
-    0x0, 0x1, 0x2, 0x19, 0x1a, 0x1b, 0x1c, 0x1d,
-    0x1e, 0x1f, 0x5c, 0xfb, 0x7ffc, 0x20, 0xffb, 0x3fc,
-    0x1ffa, 0x21, 0x5d, 0x5e, 0x5f, 0x60, 0x61, 0x62,
-    0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69, 0x6a,
-    0x6b, 0x6c, 0x6d, 0x6e, 0x6f, 0x70, 0x71, 0x72,
-    0xfc, 0x73, 0xfd, 0x1ffb, 0x7fff0, 0x1ffc, 0x3ffc, 0x22,
-    0x7ffd, 0x3, 0x23, 0x4, 0x24, 0x5, 0x25, 0x26,
-    0x27, 0x6, 0x74, 0x75, 0x28, 0x29, 0x2a, 0x7,
-    0x2b, 0x76, 0x2c, 0x8, 0x9, 0x2d, 0x77, 0x78,
-    0x79, 0x7a, 0x7b, 0x7ffe, 0x7fc, 0x3ffd, 0x1ffd, 0xffffffc,
-    0xfffe6, 0x3fffd2, 0xfffe7, 0xfffe8, 0x3fffd3, 0x3fffd4, 0x3fffd5, 0x7fffd9,
-    0x3fffd6, 0x7fffda, 0x7fffdb, 0x7fffdc, 0x7fffdd, 0x7fffde, 0xffffeb, 0x7fffdf,
-    0xffffec, 0xffffed, 0x3fffd7, 0x7fffe0, 0xffffee, 0x7fffe1, 0x7fffe2, 0x7fffe3,
-    0x7fffe4, 0x1fffdc, 0x3fffd8, 0x7fffe5, 0x3fffd9, 0x7fffe6, 0x7fffe7, 0xffffef,
-    0x3fffda, 0x1fffdd, 0xfffe9, 0x3fffdb, 0x3fffdc, 0x7fffe8, 0x7fffe9, 0x1fffde,
-    0x7fffea, 0x3fffdd, 0x3fffde, 0xfffff0, 0x1fffdf, 0x3fffdf, 0x7fffeb, 0x7fffec,
-    0x1fffe0, 0x1fffe1, 0x3fffe0, 0x1fffe2, 0x7fffed, 0x3fffe1, 0x7fffee, 0x7fffef,
-    0xfffea, 0x3fffe2, 0x3fffe3, 0x3fffe4, 0x7ffff0, 0x3fffe5, 0x3fffe6, 0x7ffff1,
-    0x3ffffe0, 0x3ffffe1, 0xfffeb, 0x7fff1, 0x3fffe7, 0x7ffff2, 0x3fffe8, 0x1ffffec,
-    0x3ffffe2, 0x3ffffe3, 0x3ffffe4, 0x7ffffde, 0x7ffffdf, 0x3ffffe5, 0xfffff1, 0x1ffffed,
-    0x7fff2, 0x1fffe3, 0x3ffffe6, 0x7ffffe0, 0x7ffffe1, 0x3ffffe7, 0x7ffffe2, 0xfffff2,
-    0x1fffe4, 0x1fffe5, 0x3ffffe8, 0x3ffffe9, 0xffffffd, 0x7ffffe3, 0x7ffffe4, 0x7ffffe5,
-    0xfffec, 0xfffff3, 0xfffed, 0x1fffe6, 0x3fffe9, 0x1fffe7, 0x1fffe8, 0x7ffff3,
-    0x3fffea, 0x3fffeb, 0x1ffffee, 0x1ffffef, 0xfffff4, 0xfffff5, 0x3ffffea, 0x7ffff4,
-    0x3ffffeb, 0x7ffffe6, 0x3ffffec, 0x3ffffed, 0x7ffffe7, 0x7ffffe8, 0x7ffffe9, 0x7ffffea,
-    0x7ffffeb, 0xffffffe, 0x7ffffec, 0x7ffffed, 0x7ffffee, 0x7ffffef, 0x7fffff0, 0x3ffffee,
+    0x1ff8,     0x7fffd8,  0xfffffe2,  0xfffffe3, 0xfffffe4, 0xfffffe5,  0xfffffe6,  0xfffffe7,
+    0xfffffe8,  0xffffea,  0x3ffffffc, 0xfffffe9, 0xfffffea, 0x3ffffffd, 0xfffffeb,  0xfffffec,
+    0xfffffed,  0xfffffee, 0xfffffef,  0xffffff0, 0xffffff1, 0xffffff2,  0x3ffffffe, 0xffffff3,
+    0xffffff4,  0xffffff5, 0xffffff6,  0xffffff7, 0xffffff8, 0xffffff9,  0xffffffa,  0xffffffb,
+    0x14,       0x3f8,     0x3f9,      0xffa,     0x1ff9,    0x15,       0xf8,       0x7fa,
+    0x3fa,      0x3fb,     0xf9,       0x7fb,     0xfa,      0x16,       0x17,       0x18,
+    0x0,        0x1,       0x2,        0x19,      0x1a,      0x1b,       0x1c,       0x1d,
+    0x1e,       0x1f,      0x5c,       0xfb,      0x7ffc,    0x20,       0xffb,      0x3fc,
+    0x1ffa,     0x21,      0x5d,       0x5e,      0x5f,      0x60,       0x61,       0x62,
+    0x63,       0x64,      0x65,       0x66,      0x67,      0x68,       0x69,       0x6a,
+    0x6b,       0x6c,      0x6d,       0x6e,      0x6f,      0x70,       0x71,       0x72,
+    0xfc,       0x73,      0xfd,       0x1ffb,    0x7fff0,   0x1ffc,     0x3ffc,     0x22,
+    0x7ffd,     0x3,       0x23,       0x4,       0x24,      0x5,        0x25,       0x26,
+    0x27,       0x6,       0x74,       0x75,      0x28,      0x29,       0x2a,       0x7,
+    0x2b,       0x76,      0x2c,       0x8,       0x9,       0x2d,       0x77,       0x78,
+    0x79,       0x7a,      0x7b,       0x7ffe,    0x7fc,     0x3ffd,     0x1ffd,     0xffffffc,
+    0xfffe6,    0x3fffd2,  0xfffe7,    0xfffe8,   0x3fffd3,  0x3fffd4,   0x3fffd5,   0x7fffd9,
+    0x3fffd6,   0x7fffda,  0x7fffdb,   0x7fffdc,  0x7fffdd,  0x7fffde,   0xffffeb,   0x7fffdf,
+    0xffffec,   0xffffed,  0x3fffd7,   0x7fffe0,  0xffffee,  0x7fffe1,   0x7fffe2,   0x7fffe3,
+    0x7fffe4,   0x1fffdc,  0x3fffd8,   0x7fffe5,  0x3fffd9,  0x7fffe6,   0x7fffe7,   0xffffef,
+    0x3fffda,   0x1fffdd,  0xfffe9,    0x3fffdb,  0x3fffdc,  0x7fffe8,   0x7fffe9,   0x1fffde,
+    0x7fffea,   0x3fffdd,  0x3fffde,   0xfffff0,  0x1fffdf,  0x3fffdf,   0x7fffeb,   0x7fffec,
+    0x1fffe0,   0x1fffe1,  0x3fffe0,   0x1fffe2,  0x7fffed,  0x3fffe1,   0x7fffee,   0x7fffef,
+    0xfffea,    0x3fffe2,  0x3fffe3,   0x3fffe4,  0x7ffff0,  0x3fffe5,   0x3fffe6,   0x7ffff1,
+    0x3ffffe0,  0x3ffffe1, 0xfffeb,    0x7fff1,   0x3fffe7,  0x7ffff2,   0x3fffe8,   0x1ffffec,
+    0x3ffffe2,  0x3ffffe3, 0x3ffffe4,  0x7ffffde, 0x7ffffdf, 0x3ffffe5,  0xfffff1,   0x1ffffed,
+    0x7fff2,    0x1fffe3,  0x3ffffe6,  0x7ffffe0, 0x7ffffe1, 0x3ffffe7,  0x7ffffe2,  0xfffff2,
+    0x1fffe4,   0x1fffe5,  0x3ffffe8,  0x3ffffe9, 0xffffffd, 0x7ffffe3,  0x7ffffe4,  0x7ffffe5,
+    0xfffec,    0xfffff3,  0xfffed,    0x1fffe6,  0x3fffe9,  0x1fffe7,   0x1fffe8,   0x7ffff3,
+    0x3fffea,   0x3fffeb,  0x1ffffee,  0x1ffffef, 0xfffff4,  0xfffff5,   0x3ffffea,  0x7ffff4,
+    0x3ffffeb,  0x7ffffe6, 0x3ffffec,  0x3ffffed, 0x7ffffe7, 0x7ffffe8,  0x7ffffe9,  0x7ffffea,
+    0x7ffffeb,  0xffffffe, 0x7ffffec,  0x7ffffed, 0x7ffffee, 0x7ffffef,  0x7fffff0,  0x3ffffee,
     0x3fffffff,
 };
 
 /* RFC 7541 Appendix B: code length in bits of each symbol. */
 static const uint8_t hp_huff_bits[257] = {
-    13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28,
-    28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
-    6, 10, 10, 12, 13, 6, 8, 11, 10, 10, 8, 11, 8, 6, 6, 6,
-    5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 8, 15, 6, 12, 10,
-    13, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
-    7, 7, 7, 7, 7, 7, 7, 7, 8, 7, 8, 13, 19, 13, 14, 6,
-    15, 5, 6, 5, 6, 5, 6, 6, 6, 5, 7, 7, 6, 6, 6, 5,
-    6, 7, 6, 5, 5, 6, 7, 7, 7, 7, 7, 15, 11, 14, 13, 28,
-    20, 22, 20, 20, 22, 22, 22, 23, 22, 23, 23, 23, 23, 23, 24, 23,
-    24, 24, 22, 23, 24, 23, 23, 23, 23, 21, 22, 23, 22, 23, 23, 24,
-    22, 21, 20, 22, 22, 23, 23, 21, 23, 22, 22, 24, 21, 22, 23, 23,
-    21, 21, 22, 21, 23, 22, 23, 23, 20, 22, 22, 22, 23, 22, 22, 23,
-    26, 26, 20, 19, 22, 23, 22, 25, 26, 26, 26, 27, 27, 26, 24, 25,
-    19, 21, 26, 27, 27, 26, 27, 24, 21, 21, 26, 26, 28, 27, 27, 27,
-    20, 24, 20, 21, 22, 21, 21, 23, 22, 22, 25, 25, 24, 24, 26, 23,
-    26, 27, 26, 26, 27, 27, 27, 27, 27, 28, 27, 27, 27, 27, 27, 26,
-    30,
+    13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 30, 28,
+    28, 28, 28, 28, 28, 28, 28, 28, 6,  10, 10, 12, 13, 6,  8,  11, 10, 10, 8,  11, 8,  6,  6,  6,
+    5,  5,  5,  6,  6,  6,  6,  6,  6,  6,  7,  8,  15, 6,  12, 10, 13, 6,  7,  7,  7,  7,  7,  7,
+    7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  7,  8,  7,  8,  13, 19, 13, 14, 6,
+    15, 5,  6,  5,  6,  5,  6,  6,  6,  5,  7,  7,  6,  6,  6,  5,  6,  7,  6,  5,  5,  6,  7,  7,
+    7,  7,  7,  15, 11, 14, 13, 28, 20, 22, 20, 20, 22, 22, 22, 23, 22, 23, 23, 23, 23, 23, 24, 23,
+    24, 24, 22, 23, 24, 23, 23, 23, 23, 21, 22, 23, 22, 23, 23, 24, 22, 21, 20, 22, 22, 23, 23, 21,
+    23, 22, 22, 24, 21, 22, 23, 23, 21, 21, 22, 21, 23, 22, 23, 23, 20, 22, 22, 22, 23, 22, 22, 23,
+    26, 26, 20, 19, 22, 23, 22, 25, 26, 26, 26, 27, 27, 26, 24, 25, 19, 21, 26, 27, 27, 26, 27, 24,
+    21, 21, 26, 26, 28, 27, 27, 27, 20, 24, 20, 21, 22, 21, 21, 23, 22, 22, 25, 25, 24, 24, 26, 23,
+    26, 27, 26, 26, 27, 27, 27, 27, 27, 28, 27, 27, 27, 27, 27, 26, 30,
 };
 
 /* Derived (the code is canonical): symbols in code order, and how many codes
  * have each length; hpack_huff_selftest() checks both against the tables above. */
 static const uint16_t hp_huff_sym[257] = {
-    48, 49, 50, 97, 99, 101, 105, 111, 115, 116, 32, 37, 45, 46, 47, 51,
-    52, 53, 54, 55, 56, 57, 61, 65, 95, 98, 100, 102, 103, 104, 108, 109,
-    110, 112, 114, 117, 58, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76,
-    77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 89, 106, 107, 113, 118,
-    119, 120, 121, 122, 38, 42, 44, 59, 88, 90, 33, 34, 40, 41, 63, 39,
-    43, 124, 35, 62, 0, 36, 64, 91, 93, 126, 94, 125, 60, 96, 123, 92,
-    195, 208, 128, 130, 131, 162, 184, 194, 224, 226, 153, 161, 167, 172, 176, 177,
-    179, 209, 216, 217, 227, 229, 230, 129, 132, 133, 134, 136, 146, 154, 156, 160,
-    163, 164, 169, 170, 173, 178, 181, 185, 186, 187, 189, 190, 196, 198, 228, 232,
-    233, 1, 135, 137, 138, 139, 140, 141, 143, 147, 149, 150, 151, 152, 155, 157,
-    158, 165, 166, 168, 174, 175, 180, 182, 183, 188, 191, 197, 231, 239, 9, 142,
-    144, 145, 148, 159, 171, 206, 215, 225, 236, 237, 199, 207, 234, 235, 192, 193,
-    200, 201, 202, 205, 210, 213, 218, 219, 238, 240, 242, 243, 255, 203, 204, 211,
-    212, 214, 221, 222, 223, 241, 244, 245, 246, 247, 248, 250, 251, 252, 253, 254,
-    2, 3, 4, 5, 6, 7, 8, 11, 12, 14, 15, 16, 17, 18, 19, 20,
-    21, 23, 24, 25, 26, 27, 28, 29, 30, 31, 127, 220, 249, 10, 13, 22,
-    256,
+    48,  49,  50,  97,  99,  101, 105, 111, 115, 116, 32,  37,  45,  46,  47,  51,  52,  53,  54,
+    55,  56,  57,  61,  65,  95,  98,  100, 102, 103, 104, 108, 109, 110, 112, 114, 117, 58,  66,
+    67,  68,  69,  70,  71,  72,  73,  74,  75,  76,  77,  78,  79,  80,  81,  82,  83,  84,  85,
+    86,  87,  89,  106, 107, 113, 118, 119, 120, 121, 122, 38,  42,  44,  59,  88,  90,  33,  34,
+    40,  41,  63,  39,  43,  124, 35,  62,  0,   36,  64,  91,  93,  126, 94,  125, 60,  96,  123,
+    92,  195, 208, 128, 130, 131, 162, 184, 194, 224, 226, 153, 161, 167, 172, 176, 177, 179, 209,
+    216, 217, 227, 229, 230, 129, 132, 133, 134, 136, 146, 154, 156, 160, 163, 164, 169, 170, 173,
+    178, 181, 185, 186, 187, 189, 190, 196, 198, 228, 232, 233, 1,   135, 137, 138, 139, 140, 141,
+    143, 147, 149, 150, 151, 152, 155, 157, 158, 165, 166, 168, 174, 175, 180, 182, 183, 188, 191,
+    197, 231, 239, 9,   142, 144, 145, 148, 159, 171, 206, 215, 225, 236, 237, 199, 207, 234, 235,
+    192, 193, 200, 201, 202, 205, 210, 213, 218, 219, 238, 240, 242, 243, 255, 203, 204, 211, 212,
+    214, 221, 222, 223, 241, 244, 245, 246, 247, 248, 250, 251, 252, 253, 254, 2,   3,   4,   5,
+    6,   7,   8,   11,  12,  14,  15,  16,  17,  18,  19,  20,  21,  23,  24,  25,  26,  27,  28,
+    29,  30,  31,  127, 220, 249, 10,  13,  22,  256,
 };
 
 static const uint16_t hp_huff_count[31] = {
-    0, 0, 0, 0, 0, 10, 26, 32, 6, 0, 5, 3, 2, 6, 2, 3,
+    0, 0, 0, 0, 0, 10, 26, 32, 6,  0, 5,  3,  2,  6, 2, 3,
     0, 0, 0, 3, 8, 13, 26, 29, 12, 4, 15, 19, 29, 0, 4,
 };
 
@@ -177,9 +168,9 @@ static const char *const hp_static[62][2] = {
     {"www-authenticate", ""},
 };
 
-#define HP_STATIC_N 61
+#define HP_STATIC_N       61
 #define HP_ENTRY_OVERHEAD 32
-#define HP_DEFAULT_TABLE 4096
+#define HP_DEFAULT_TABLE  4096
 
 int hpack_static(uint32_t idx, const char **name, const char **value)
 {
@@ -348,9 +339,9 @@ struct hpack_dec {
      * ring[(head + j) & (cap - 1)]. */
     struct hp_entry **ring;
     size_t cap, head, n;
-    size_t size;      /* summed entry sizes (lower bound with unknown parts) */
-    uint32_t max;     /* the encoder's table size, when max_known */
-    uint32_t bound;   /* SETTINGS_HEADER_TABLE_SIZE acknowledged, when bound_known */
+    size_t size;    /* summed entry sizes (lower bound with unknown parts) */
+    uint32_t max;   /* the encoder's table size, when max_known */
+    uint32_t bound; /* SETTINGS_HEADER_TABLE_SIZE acknowledged, when bound_known */
     int max_known, bound_known;
     int synced;       /* no entry of the table is missing from the ring */
     int need_update;  /* bound lowered: the next block must start with an update */
@@ -567,13 +558,13 @@ struct hp_walk {
     size_t n, pos;
     hpack_emit_fn fn;
     void *arg;
-    unsigned skip;   /* fields already emitted by nghttp2: do not emit again */
-    unsigned seen;   /* field representations walked */
-    size_t list;     /* decoded list size so far */
+    unsigned skip; /* fields already emitted by nghttp2: do not emit again */
+    unsigned seen; /* field representations walked */
+    size_t list;   /* decoded list size so far */
     struct hpack_result *res;
     struct sf_err *err;
-    int rc;          /* first error */
-    char unk[32];    /* "<unknown:IDX>" */
+    int rc;       /* first error */
+    char unk[32]; /* "<unknown:IDX>" */
 };
 
 /* Record an error; the first one is what the block returns. */
@@ -637,8 +628,7 @@ static void hp_lookup(struct hp_walk *w, uint32_t idx, size_t at, struct hpack_f
  * into buf when Huffman-coded).  *full gets the decoded length even past bufsz.
  * Returns 0, 1 when the string is unusable but the walk can go on (bad Huffman or
  * over cap; the error is recorded), or a negative code when the block is broken. */
-static int hp_string(struct hp_walk *w, int which, const uint8_t **s, size_t *slen,
-                     size_t *full)
+static int hp_string(struct hp_walk *w, int which, const uint8_t **s, size_t *slen, size_t *full)
 {
     struct hpack_dec *d = w->d;
     size_t want, bufsz;
@@ -841,11 +831,10 @@ static void hp_walk(struct hp_walk *w)
 }
 
 static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, unsigned skip,
-                        hpack_emit_fn fn, void *arg, struct hpack_result *res,
-                        struct sf_err *err)
+                        hpack_emit_fn fn, void *arg, struct hpack_result *res, struct sf_err *err)
 {
-    struct hp_walk w = {.d = d, .p = p, .n = n, .fn = fn, .arg = arg, .skip = skip,
-                        .res = res, .err = err};
+    struct hp_walk w = {
+        .d = d, .p = p, .n = n, .fn = fn, .arg = arg, .skip = skip, .res = res, .err = err};
 
     res->tolerant = !d->synced;
     hp_walk(&w);
@@ -877,16 +866,18 @@ static int hp_ng_fallback(struct hpack_dec *d, const uint8_t *p, size_t n, size_
     res->errors += r2.errors ? r2.errors : 1;
     res->tolerant = 1;
     if (rc2 < 0)
-        return sf_err_set(err, rc2, e2.off, "%s (nghttp2: %s); continuing without the dynamic "
-                          "table", e2.msg, nghttp2_strerror(rv));
+        return sf_err_set(err, rc2, e2.off,
+                          "%s (nghttp2: %s); continuing without the dynamic "
+                          "table",
+                          e2.msg, nghttp2_strerror(rv));
     return sf_err_set(err, SF_E_MALFORMED, pos,
                       "HPACK: %s (nghttp2 %d) after block offset %zu; continuing without the "
                       "dynamic table",
                       nghttp2_strerror(rv), rv, pos);
 }
 
-static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn,
-                       void *arg, struct hpack_result *res, struct sf_err *err)
+static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn, void *arg,
+                       struct hpack_result *res, struct sf_err *err)
 {
     size_t pos = 0, start = 0, list = 0;
     unsigned emitted = 0;
@@ -895,8 +886,7 @@ static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_em
     for (;;) {
         nghttp2_nv nv;
         int fl = 0;
-        ssize_t rv = nghttp2_hd_inflate_hd2(d->ng, &nv, &fl, p + pos,
-                                            n - pos, 1);
+        ssize_t rv = nghttp2_hd_inflate_hd2(d->ng, &nv, &fl, p + pos, n - pos, 1);
 
         if (rv < 0) {
             /* nghttp2 cannot go on with this connection (its inflater is poisoned):
@@ -908,9 +898,8 @@ static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_em
         pos += (size_t)rv;
         if (fl & NGHTTP2_HD_INFLATE_EMIT) {
             struct hpack_field f = {(const char *)nv.name, nv.namelen, nv.value, nv.valuelen,
-                                    (nv.flags & NGHTTP2_NV_FLAG_NO_INDEX)
-                                        ? HPACK_F_NEVER_INDEXED
-                                        : 0u};
+                                    (nv.flags & NGHTTP2_NV_FLAG_NO_INDEX) ? HPACK_F_NEVER_INDEXED
+                                                                          : 0u};
             size_t sz = nv.namelen + nv.valuelen;
 
             emitted++;

@@ -48,11 +48,11 @@ struct hpack_limits {
 #define HPACK_F_NEVER_INDEXED 0x4 /* literal never indexed (sensitive) */
 
 struct hpack_field {
-    const char *name;     /* not NUL-terminated; valid during the callback only */
+    const char *name; /* not NUL-terminated; valid during the callback only */
     size_t nlen;
     const uint8_t *value; /* not NUL-terminated; may hold any byte (true-binary -bin) */
     size_t vlen;
-    unsigned flags;       /* HPACK_F_* */
+    unsigned flags; /* HPACK_F_* */
 };
 
 typedef void (*hpack_emit_fn)(void *arg, const struct hpack_field *f);

@@ -245,8 +245,7 @@ static void test_basic(size_t step)
     exchange(c, s, 1, "/a", "hello");
     feed(f, P2S_C2S, c->b, c->n, step, 100);
     feed(f, P2S_S2C, s->b, s->n, step, 200);
-    TAP_OK(f->errors == 0 && f->g.n == 1, "step %zu: one span, no error (%s)", step,
-           f->first.msg);
+    TAP_OK(f->errors == 0 && f->g.n == 1, "step %zu: one span, no error (%s)", step, f->first.msg);
     TAP_OK(f->g.s[0].stream_id == 1 && !strcmp(f->g.method[0], "GET") &&
                !strcmp(f->g.path[0], "/a") && !strcmp(f->g.authority[0], "example.test") &&
                f->g.s[0].status == 200 && !strcmp(f->g.s[0].proto, "h2"),
@@ -321,7 +320,7 @@ static void test_rst_and_close(void)
     frame(c, 1, 0x4, 1, h->b, h->n); /* request body follows... */
     frame(c, 0, 0, 1, "part", 4);
     frame(c, 3, 0, 1, "\x00\x00\x00\x08", 4); /* RST_STREAM CANCEL */
-    frame(c, 1, 0x5, 3, h->b, h->n);         /* stream 3: never answered */
+    frame(c, 1, 0x5, 3, h->b, h->n);          /* stream 3: never answered */
     feed(f, P2S_C2S, c->b, c->n, 0, 50);
     TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 1 && f->g.s[0].reset_code == 8 &&
                f->g.s[0].partial && strstr(f->g.why[0], "RST_STREAM CANCEL from the client") &&
@@ -390,9 +389,8 @@ static void test_grpc(void)
     TAP_OK(f->errors == 0 && f->g.n == 2, "two gRPC calls (%s)", f->first.msg);
     TAP_OK(!strcmp(f->g.s[0].proto, "grpc") && !strcmp(f->g.svc[0], "helloworld.Greeter") &&
                !strcmp(f->g.meth[0], "SayHello") && f->g.s[0].grpc_status == 3 &&
-               !strcmp(f->g.gmsg[0], "bad arg%zz") &&
-               f->g.s[0].grpc_timeout_ns == 200000000 && f->g.s[0].req_bytes == 7 &&
-               f->g.s[0].resp_bytes == 11,
+               !strcmp(f->g.gmsg[0], "bad arg%zz") && f->g.s[0].grpc_timeout_ns == 200000000 &&
+               f->g.s[0].req_bytes == 7 && f->g.s[0].resp_bytes == 11,
            "grpc: service %s method %s status %d message '%s'", f->g.svc[0], f->g.meth[0],
            f->g.s[0].grpc_status, f->g.gmsg[0]);
     TAP_EQ_STR(f->g.trace[0], "4bf92f3577b34da6a3ce929d000e4736",
@@ -654,8 +652,8 @@ static void test_gaps(void)
     feed(f, P2S_S2C, s->b + 1020, s->n - 1020, 0, 22);
     TAP_OK(f->g.n == 1 && f->g.s[0].resp_bytes == 2999 && f->g.s[0].partial &&
                strstr(f->g.why[0], "capture gap in DATA") && f->g.s[0].resp_end_ns == 22,
-           "gap inside DATA keeps frame alignment: %lld bytes, %s",
-           (long long)f->g.s[0].resp_bytes, f->g.why[0]);
+           "gap inside DATA keeps frame alignment: %lld bytes, %s", (long long)f->g.s[0].resp_bytes,
+           f->g.why[0]);
     /* a gap that cuts frame headers: resync on the next frames */
     c->n = s->n = 0;
     exchange(c, s, 3, "/x", "y");
@@ -756,8 +754,8 @@ static void test_upgrade(void)
 
 static void test_plausible(void)
 {
-    uint8_t b[32] = {0, 0, 0, 4, 1, 0, 0, 0, 0, /* SETTINGS ACK */
-                     0, 0, 8, 6, 0, 0, 0, 0, 0};  /* PING */
+    uint8_t b[32] = {0, 0, 0, 4, 1, 0, 0, 0, 0,  /* SETTINGS ACK */
+                     0, 0, 8, 6, 0, 0, 0, 0, 0}; /* PING */
 
     TAP_EQ_INT(h2_plausible_frames(b, 18, 16384), 1, "SETTINGS ACK + PING header plausible");
     TAP_EQ_INT(h2_plausible_frames(b, 5, 16384), -1, "short input: need more");
@@ -766,7 +764,6 @@ static void test_plausible(void)
     TAP_OK(!strcmp(h2_error_name(8), "CANCEL") && !strcmp(h2_error_name(99), "UNKNOWN"),
            "error names");
 }
-
 
 /* ---- real captures started mid-connection --------------------------------------------- */
 
@@ -871,8 +868,10 @@ static void test_real_mid(const char *name)
            "path\n",
            name, nrec, full->g.n, spans, paths);
     TAP_OK(full->g.n > 0 && full->g.s[0].partial == 0, "%s: full capture decodes", name);
-    TAP_OK(spans > 0 && bad == 0, "%s: %d spans from mid-connection starts, none contradicts "
-           "the full decode (%d bad)", name, spans, bad);
+    TAP_OK(spans > 0 && bad == 0,
+           "%s: %d spans from mid-connection starts, none contradicts "
+           "the full decode (%d bad)",
+           name, spans, bad);
     TAP_OK(unknown_partial, "%s: a span missing what the full decode has is partial", name);
     free(buf);
     free(full);

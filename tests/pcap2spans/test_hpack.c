@@ -320,8 +320,8 @@ static int run_story(const struct story *s, int from, int table_known, int use_n
 
 /* Start a tolerant decoder at case `from`: every field is either right or flagged
  * unknown; counts the unknown ones and the known ones. */
-static int run_mid_story(const struct story *s, int from, int *known, int *unknown,
-                         int *synced_at, char *why, size_t whysz)
+static int run_mid_story(const struct story *s, int from, int *known, int *unknown, int *synced_at,
+                         char *why, size_t whysz)
 {
     struct hpack_dec *d = hpack_dec_new(&lim_default, 0, 0);
     struct got *g = malloc(sizeof(*g));
@@ -386,27 +386,26 @@ static void test_corpus(void)
             }
             loaded++;
             why[0] = 0;
-            TAP_OK(run_story(&s, 0, 1, 1, why, sizeof(why)), "%s/%s nghttp2: %d cases %s",
-                   enc[e], stories[k], s.ncases, why);
+            TAP_OK(run_story(&s, 0, 1, 1, why, sizeof(why)), "%s/%s nghttp2: %d cases %s", enc[e],
+                   stories[k], s.ncases, why);
             why[0] = 0;
             TAP_OK(run_story(&s, 0, 1, 0, why, sizeof(why)), "%s/%s own decoder: %s", enc[e],
                    stories[k], why);
             why[0] = 0;
             TAP_OK(run_story(&s, 0, 0, 0, why, sizeof(why)),
-                   "%s/%s tolerant decoder from case 0 resolves everything %s", enc[e],
-                   stories[k], why);
+                   "%s/%s tolerant decoder from case 0 resolves everything %s", enc[e], stories[k],
+                   why);
             if (strcmp(stories[k], "story_12") == 0) {
                 int known, unknown, synced_at;
 
                 why[0] = 0;
                 TAP_OK(run_mid_story(&s, 4, &known, &unknown, &synced_at, why, sizeof(why)),
-                       "%s/story_12 from case 4: known fields exact, rest flagged %s", enc[e],
-                       why);
+                       "%s/story_12 from case 4: known fields exact, rest flagged %s", enc[e], why);
                 printf("#   %s from case 4: %d known, %d unknown, synced at case %d\n", enc[e],
                        known, unknown, synced_at);
                 TAP_OK(known > 0 && (unknown > 0 || strcmp(enc[e], "go-hpack") == 0),
-                       "%s/story_12 from case 4: %d fields decoded, %d unresolved", enc[e],
-                       known, unknown);
+                       "%s/story_12 from case 4: %d fields decoded, %d unresolved", enc[e], known,
+                       unknown);
             }
             story_free(&s);
         }
@@ -427,8 +426,8 @@ static void test_rfc_examples(void)
 
     /* C.3.1 - C.3.3: requests without Huffman, one decoder. */
     rc = dec_hex(d, "828684410f7777772e6578616d706c652e636f6d", &g, &r, &e);
-    TAP_OK(rc == 0 && g.n == 4 && strcmp(g.value[3], "www.example.com") == 0,
-           "C.3.1 decodes (%s)", e.msg);
+    TAP_OK(rc == 0 && g.n == 4 && strcmp(g.value[3], "www.example.com") == 0, "C.3.1 decodes (%s)",
+           e.msg);
     rc = dec_hex(d, "828684be58086e6f2d6361636865", &g, &r, &e);
     TAP_OK(rc == 0 && g.n == 5 && strcmp(g.name[3], ":authority") == 0 &&
                strcmp(g.value[3], "www.example.com") == 0 && strcmp(g.value[4], "no-cache") == 0,
@@ -521,8 +520,7 @@ static void test_integers(void)
     TAP_OK(hpack_int_decode(b, 1, &pos, 5, &v) == 0 && v == 10 && pos == 1, "C.1.1 10, 5-bit");
     memcpy(b, "\x1f\x9a\x0a", 3);
     pos = 0;
-    TAP_OK(hpack_int_decode(b, 3, &pos, 5, &v) == 0 && v == 1337 && pos == 3,
-           "C.1.2 1337, 5-bit");
+    TAP_OK(hpack_int_decode(b, 3, &pos, 5, &v) == 0 && v == 1337 && pos == 3, "C.1.2 1337, 5-bit");
     pos = 0;
     b[0] = 0x2a;
     TAP_OK(hpack_int_decode(b, 1, &pos, 8, &v) == 0 && v == 42, "C.1.3 42, 8-bit");
@@ -537,8 +535,7 @@ static void test_integers(void)
     TAP_EQ_INT(hpack_int_decode(b, 6, &pos, 5, &v), SF_E_MALFORMED, "2^32 overflows");
     memcpy(b, "\x1f\x80\x80\x80\x80\x80\x80\x01", 8);
     pos = 0;
-    TAP_EQ_INT(hpack_int_decode(b, 8, &pos, 5, &v), SF_E_MALFORMED,
-               "too many continuation bytes");
+    TAP_EQ_INT(hpack_int_decode(b, 8, &pos, 5, &v), SF_E_MALFORMED, "too many continuation bytes");
 
     {
         struct hpack_dec *d = hpack_dec_new(&lim_default, 1, 0);
@@ -653,8 +650,8 @@ static void test_caps(void)
         rc = hpack_dec_block(d, blk, n, collect, g, &r, &e);
         TAP_OK(rc == SF_E_LIMIT && r.capped && g->n == 4 && strstr(e.msg, "header list") &&
                    e.off == 4006 + 3,
-               "%s: HPACK bomb stops at the list cap, offset %llu: %s",
-               ng ? "nghttp2" : "own", (unsigned long long)e.off, e.msg);
+               "%s: HPACK bomb stops at the list cap, offset %llu: %s", ng ? "nghttp2" : "own",
+               (unsigned long long)e.off, e.msg);
         rc = hpack_dec_block(d, (const uint8_t *)"\xbe", 1, collect, g, &r, &e);
         TAP_OK(rc == 0 && r.fields == 1, "%s: decoder usable after the bomb",
                ng ? "nghttp2" : "own");
@@ -686,7 +683,10 @@ static void test_bad_huffman_in_block(void)
     int rc;
 
     /* literal name "ab" with a Huffman value of padding 0x00 (bad), then :method GET */
-    rc = dec_hex(d, "82400261628100" "82", &g, &r, &e);
+    rc = dec_hex(d,
+                 "82400261628100"
+                 "82",
+                 &g, &r, &e);
     TAP_OK(rc == SF_E_MALFORMED && g.n == 3 && strcmp(g.value[0], "GET") == 0 &&
                (g.flags[1] & HPACK_F_VALUE_UNKNOWN) && strcmp(g.value[2], "GET") == 0 &&
                !hpack_dec_uses_nghttp2(d),
@@ -722,6 +722,41 @@ static void test_static_table(void)
     free(g);
 }
 
+/* A literal whose name is a dynamic entry and which is larger than the table: the
+ * insertion empties the table, and the field must still come out whole (a fuzz find). */
+static void test_name_of_evicted_entry(void)
+{
+    struct hpack_dec *d = hpack_dec_new(&lim_default, 1, 0);
+    static uint8_t blk[8192];
+    size_t n = 0;
+    struct got *g = calloc(1, sizeof(*g));
+    struct hpack_result r;
+    struct sf_err e;
+    int rc;
+
+    memcpy(blk,
+           "\x40\x03"
+           "aaa"
+           "\x03"
+           "bbb",
+           9);
+    n = 9;
+    blk[n++] = 0x7e; /* literal, incremental indexing, name = index 62 */
+    blk[n++] = 0x7f; /* value length 4100 = 127 + 3973 */
+    blk[n++] = 0x85;
+    blk[n++] = 0x1f;
+    memset(blk + n, 'z', 4100);
+    n += 4100;
+    sf_err_clear(&e);
+    rc = hpack_dec_block(d, blk, n, collect, g, &r, &e);
+    TAP_OK(rc == 0 && g->n == 2 && strcmp(g->name[1], "aaa") == 0 && strlen(g->value[1]) == 1023,
+           "entry larger than the table empties it; its name (from that table) survives");
+    rc = hpack_dec_block(d, (const uint8_t *)"\xbe", 1, collect, g, &r, &e);
+    TAP_OK(rc == SF_E_MALFORMED && strstr(e.msg, "invalid index 62"), "and the table is empty");
+    hpack_dec_free(d);
+    free(g);
+}
+
 int main(void)
 {
     test_huffman();
@@ -731,6 +766,7 @@ int main(void)
     test_table_rules();
     test_caps();
     test_bad_huffman_in_block();
+    test_name_of_evicted_entry();
     test_corpus();
     return tap_done();
 }
