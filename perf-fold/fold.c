@@ -16,12 +16,16 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "sf_db_perf.h"
 
 int fold_init(struct perf_fold_ctx *c)
 {
     sf_buf_init(&c->pname, 1 << 20);
+    sf_buf_init(&c->last_id, 1 << 20);
     sf_buf_init(&c->frames, PF_RECORD_MAX);
     sf_buf_init(&c->pend, 1 << 20);
     sf_buf_init(&c->event_filter, 1 << 20);
@@ -36,6 +40,7 @@ int fold_init(struct perf_fold_ctx *c)
 void fold_free(struct perf_fold_ctx *c)
 {
     sf_buf_free(&c->pname);
+    sf_buf_free(&c->last_id);
     sf_buf_free(&c->frames);
     sf_buf_free(&c->pend);
     sf_buf_free(&c->event_filter);
@@ -313,7 +318,20 @@ static int fast_frame(struct perf_fold_ctx *c, const struct pf_frame *f, const s
             return 1;
         return fast_unknown(c, f);
     }
-    for (i = 0; i < n; i++)
+    i = 0;
+#ifdef __SSE2__
+    for (; i + 16 <= n; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+        __m128i m = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')), _mm_cmpeq_epi8(v, _mm_set1_epi8(';'))),
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('(')),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\'')))));
+        if (_mm_movemask_epi8(m))
+            break; /* let the scalar loop look closer */
+    }
+#endif
+    for (; i < n; i++)
         if (slow_byte[p[i]] && (p[i] != '>' || (i && p[i - 1] == '-')))
             return 1;
     if (c->o.kernel && mod_is_kernel(&f->mod))

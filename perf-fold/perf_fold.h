@@ -90,7 +90,7 @@ struct perf_fold_ctx {
 
     /* the sample being assembled (stackcollapse-perf.pl's $pname and @stack) */
     int have_pname, is_java;
-    struct sf_buf pname;
+    struct sf_buf pname, last_id; /* last_id: header bytes pname was made from */
     uint64_t period;
     struct sf_buf frames; /* scratch: one frame line's pieces */
     /* The stack is written backwards from the end of stk: each frame line adds

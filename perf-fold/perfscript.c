@@ -26,6 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "sf_clock.h"
 #include "sf_line.h"
@@ -58,6 +61,62 @@ static inline int is_digit(unsigned char c)
 static inline int is_word(unsigned char c)
 {
     return cclass[c] & 4;
+}
+
+/* SSE2 (every x86-64) scans 16 bytes a step; the scalar loops finish the
+ * tail and give the same answers anywhere else. */
+#ifdef __SSE2__
+static inline unsigned ws_mask(__m128i v)
+{
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
+}
+
+static inline __m128i in_range(__m128i v, char lo, char hi)
+{
+    /* signed compares: bytes >= 0x80 are negative, outside every ASCII range */
+    return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(lo - 1))),
+                         _mm_cmplt_epi8(v, _mm_set1_epi8((char)(hi + 1))));
+}
+
+static inline unsigned word_mask(__m128i v)
+{
+    __m128i m = _mm_or_si128(in_range(v, '0', '9'),
+                             in_range(_mm_or_si128(v, _mm_set1_epi8(0x20)), 'a', 'z'));
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(m, _mm_cmpeq_epi8(v, _mm_set1_epi8('_'))));
+}
+#endif
+
+/* First index >= i of s[0..n) that is not Perl white space. */
+static inline size_t skip_ws(const char *s, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    for (; i + 16 <= n; i += 16) {
+        unsigned m = ws_mask(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        if (m != 0xffff) {
+            i += (size_t)__builtin_ctz(~m);
+            break;
+        }
+    }
+#endif
+    while (i < n && is_ws((unsigned char)s[i]))
+        i++;
+    return i;
+}
+
+/* First index >= i of s[0..n) that is not a \w character. */
+static inline size_t skip_word(const char *s, size_t i, size_t n)
+{
+#ifdef __SSE2__
+    for (; i + 16 <= n; i += 16) {
+        unsigned m = word_mask(_mm_loadu_si128((const __m128i *)(const void *)(s + i)));
+        if (m != 0xffff)
+            return i + (size_t)__builtin_ctz(~m);
+    }
+#endif
+    while (i < n && is_word((unsigned char)s[i]))
+        i++;
+    return i;
 }
 
 /* The event regex, matched from the end: the last token must be "X:" with X
@@ -189,10 +248,8 @@ int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
     size_t s0 = 0, w, k, q, j, r, p;
     const char *rp;
 
-    while (s0 < n && is_ws((unsigned char)s[s0]))
-        s0++;
-    for (w = s0; w < n && is_word((unsigned char)s[w]); w++)
-        ;
+    s0 = skip_ws(s, 0, n);
+    w = skip_word(s, s0, n);
     w -= s0;
     if (w == 0)
         return 0;
@@ -334,8 +391,35 @@ static int64_t dec_value(const struct pf_str *p)
     return v;
 }
 
+/* stackcollapse-perf.pl's $pname: comm[-pid[/tid]], spaces made '_'. */
+static int build_pname(struct perf_fold_ctx *c, const struct pf_header *h)
+{
+    int rc;
+
+    sf_buf_reset(&c->pname);
+    rc = sf_buf_append(&c->pname, h->comm.p, h->comm.n);
+    if (c->o.tid || c->o.pid) {
+        rc |= sf_buf_append(&c->pname, "-", 1);
+        if (h->pid.n)
+            rc |= sf_buf_append(&c->pname, h->pid.p, h->pid.n);
+        else
+            rc |= sf_buf_append(&c->pname, "?", 1);
+        if (c->o.tid) {
+            rc |= sf_buf_append(&c->pname, "/", 1);
+            rc |= sf_buf_append(&c->pname, h->tid.p, h->tid.n);
+        }
+    }
+    for (size_t i = 0; i < c->pname.len; i++)
+        if (c->pname.data[i] == ' ')
+            c->pname.data[i] = '_';
+    c->is_java = c->pname.len >= 4 && memcmp(c->pname.data, "java", 4) == 0;
+    return rc ? -1 : 0;
+}
+
 static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct pf_header *h)
 {
+    size_t idn;
+
     if (h->has_event) {
         if (!c->event_set) {
             if (set_str(&c->event_filter, h->event.p, h->event.n))
@@ -352,25 +436,13 @@ static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct p
         }
     }
     c->period = period_value(&h->period);
-    sf_buf_reset(&c->pname);
-    if (sf_buf_append(&c->pname, h->comm.p, h->comm.n))
-        return -1;
-    if (c->o.tid || c->o.pid) {
-        sf_buf_append(&c->pname, "-", 1);
-        if (h->pid.n)
-            sf_buf_append(&c->pname, h->pid.p, h->pid.n);
-        else
-            sf_buf_append(&c->pname, "?", 1);
-        if (c->o.tid) {
-            sf_buf_append(&c->pname, "/", 1);
-            sf_buf_append(&c->pname, h->tid.p, h->tid.n);
-        }
+    /* Most headers repeat the previous one's comm and ids: keep that pname. */
+    idn = (size_t)((h->num2.n ? h->num2.p + h->num2.n : h->num1.p + h->num1.n) - s);
+    if (c->last_id.len != idn || idn == 0 || memcmp(c->last_id.data, s, idn) != 0) {
+        if (build_pname(c, h) || set_str(&c->last_id, s, idn))
+            return -1;
     }
-    for (size_t i = 0; i < c->pname.len; i++)
-        if (c->pname.data[i] == ' ')
-            c->pname.data[i] = '_';
     c->have_pname = 1;
-    c->is_java = c->pname.len >= 4 && memcmp(c->pname.data, "java", 4) == 0;
     if (c->db) {
         perfscript_header_detail(s, n, h);
         c->ts_ns = h->ts_ns;

@@ -53,7 +53,7 @@ wc_cpu=$(series wc "$runs" wc -l "$in")
 echo "perf-fold:  median CPU of $runs runs $(awk -v c="$pf_cpu" -v m="$mb" 'BEGIN { printf "%.2f s = %.0f MB/s", c, m / c }')"
 echo "wc -l:      median CPU of $runs runs $(awk -v c="$wc_cpu" -v m="$mb" 'BEGIN { printf "%.3f s = %.0f MB/s", c, m / c }')"
 awk -v p="$pf_cpu" -v w="$wc_cpu" 'BEGIN { r = w / p * 100;
-    printf "ratio: perf-fold throughput = %.1f %% of wc -l (target >= 15 %%): %s\n", r, r >= 15 ? "met" : "NOT met" }'
+    printf "ratio: perf-fold throughput = %.1f %% of wc -l (target >= 15 %%): %s\n", r, (r >= 15 ? "met" : "NOT met") }'
 
 if [ -n "$fg" ] && [ -f "$fg/stackcollapse-perf.pl" ]; then
     pl_cpu=$(series perl "$runs" perl "$fg/stackcollapse-perf.pl" "$in")
@@ -64,7 +64,7 @@ if [ -n "$fg" ] && [ -f "$fg/stackcollapse-perf.pl" ]; then
         echo "output: DIFFERS from stackcollapse-perf.pl"
     fi
     awk -v p="$pf_cpu" -v l="$pl_cpu" 'BEGIN { r = l / p;
-        printf "ratio: perf-fold is %.1fx faster than stackcollapse-perf.pl (target >= 40x): %s\n", r, r >= 40 ? "met" : "NOT met" }'
+        printf "ratio: perf-fold is %.1fx faster than stackcollapse-perf.pl (target >= 40x): %s\n", r, (r >= 40 ? "met" : "NOT met") }'
 else
     echo "stackcollapse-perf.pl: FlameGraph not found (set FLAMEGRAPH_DIR to a checkout); no ratio"
 fi
