@@ -122,8 +122,8 @@ int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, s
             json_end(w);
         }
         if (r > 0) {
-            if (!ctx->quiet)
-                fprintf(stderr, "inflect: gate '%s' failed: %s\n", ctx->gates[i].text, detail);
+            /* printed even with --quiet: a CI log must say why the build failed */
+            fprintf(stderr, "inflect: gate '%s' failed: %s\n", ctx->gates[i].text, detail);
             if (status == SF_EXIT_OK)
                 status = SF_EXIT_FINDINGS;
         } else if (r < 0) {

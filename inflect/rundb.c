@@ -178,10 +178,18 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     json_int(&w, "windows", (long long)d->sw.nwin);
     json_int(&w, "spans", (long long)d->sw.nspans);
     /* top level: the first group's P99, so that --series and --db read alike */
-    if (ns)
+    if (ns) {
         inflect_json_series(&w, ctx, &d->res[M_P99]);
-    else
-        json_arr(&w, "change_points", 0), json_end(&w);
+    } else { /* no spans: the same keys, empty */
+        json_arr(&w, "change_points", 0);
+        json_end(&w);
+        json_obj(&w, "by_detector");
+        for (int k = 0; k < CP_NDETECTORS; k++) {
+            json_arr(&w, cp_detector_name((enum cp_detector)k), 1);
+            json_end(&w);
+        }
+        json_end(&w);
+    }
     json_arr(&w, "series", 0);
     for (size_t i = 0; i < ns; i++) {
         json_obj(&w, NULL);

@@ -131,4 +131,6 @@ sqlite3 "$tmp/empty.db" <"$top/lib/schema.sql"
 sqlite3 "$tmp/empty.db" 'PRAGMA user_version = 1;'
 "$inflect" --db "$tmp/empty.db" --json "$tmp/e.json" 2>"$tmp/err"
 check "a database without spans: exit 0, says so" "[ $? -eq 0 ] && grep -q 'no spans' '$tmp/err'"
+check "a database without spans: the same JSON keys, empty" \
+    "grep -q '\"change_points\": \[\]' '$tmp/e.json' && grep -q '\"pelt\": \[\]' '$tmp/e.json'"
 echo "1..$n"
