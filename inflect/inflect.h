@@ -13,6 +13,7 @@
 
 #define INFLECT_MAX_GATES 16
 #define INFLECT_MAX_CPS 4096 /* change points kept per series and detector */
+#define INFLECT_MAX_RATES 32 /* --expect-rate GROUP=R options */
 
 /* The analysis of one series. */
 struct inflect_result {
@@ -45,7 +46,12 @@ struct inflect_ctx {
     const char *json_path;   /* --json ("-" = stdout) */
     const char *by;          /* service, endpoint, grpc_method, all */
     int64_t window_ns;       /* --window */
-    double expect_rate;      /* --expect-rate, 0 = none */
+    double expect_rate;      /* --expect-rate R: every group, 0 = none */
+    struct {
+        char group[SERIES_NAME_MAX];
+        double rate;
+    } rates[INFLECT_MAX_RATES]; /* --expect-rate GROUP=R */
+    int nrates;
     int tiers;               /* --tiers (>= 1) */
     int detector;            /* --detector: default CP_PELT */
     int quiet;
@@ -54,6 +60,10 @@ struct inflect_ctx {
     struct inflect_gate gates[INFLECT_MAX_GATES];
     int ngates;
 };
+
+/* The configured per-tier sampling rate of a group: its --expect-rate GROUP=R, else
+ * --expect-rate R, else 0 (unknown). */
+double inflect_expect_rate(const struct inflect_ctx *ctx, const char *group);
 
 /* Run every detector on r->s and classify the default detector's points.
  * Returns 0 or -1 (out of memory). */

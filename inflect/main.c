@@ -34,7 +34,8 @@ static const char usage_text[] =
     "                     when neither --out nor --json is given)\n"
     "  --window DUR       window length for --db (default 10s; 250ms, 1m, ...)\n"
     "  --by KEY           group spans by service, endpoint, grpc_method or all (default all)\n"
-    "  --expect-rate R    configured sampling rate per tier (0 < R <= 1)\n"
+    "  --expect-rate R    configured sampling rate per tier (0 < R <= 1); GROUP=R for one\n"
+    "                     group of --by (repeatable)\n"
     "  --tiers K          sampling tiers: end-to-end keep probability R^K (default 1)\n"
     "  --gate G           exit 1 when G holds: 'p99>+20%' (a step or ramp raised p99 by\n"
     "                     more than 20 %), 'error_rate>1%' (a segment's level above 1 %),\n"
@@ -99,6 +100,27 @@ static int parse_gate(const char *s, struct inflect_gate *g)
     return 0;
 }
 
+/* --expect-rate R (every group) or GROUP=R (one group; the last '=' splits). */
+static int parse_rate(struct inflect_ctx *ctx, const char *arg)
+{
+    const char *eq = strrchr(arg, '=');
+    double r;
+
+    if (sf_opt_double(eq ? eq + 1 : arg, &r) < 0 || !(r > 0) || r > 1)
+        return -1;
+    if (eq == NULL) {
+        ctx->expect_rate = r;
+        return 0;
+    }
+    if (eq == arg || (size_t)(eq - arg) >= sizeof(ctx->rates[0].group) ||
+        ctx->nrates >= INFLECT_MAX_RATES)
+        return -1;
+    memcpy(ctx->rates[ctx->nrates].group, arg, (size_t)(eq - arg));
+    ctx->rates[ctx->nrates].group[eq - arg] = 0;
+    ctx->rates[ctx->nrates++].rate = r;
+    return 0;
+}
+
 enum { O_SERIES = 256, O_COLUMN, O_DB, O_OUT, O_JSON, O_WINDOW, O_BY, O_RATE, O_TIERS,
        O_GATE, O_DETECTOR, O_NOCHARTS, O_QUIET, O_HELP, O_VERSION };
 
@@ -146,9 +168,8 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         ctx->by = arg;
         break;
     case O_RATE:
-        if (sf_opt_double(arg, &ctx->expect_rate) < 0 || !(ctx->expect_rate > 0) ||
-            ctx->expect_rate > 1)
-            return usage_error("--expect-rate takes a rate in (0, 1]", arg);
+        if (parse_rate(ctx, arg) < 0)
+            return usage_error("--expect-rate takes R or GROUP=R, R in (0, 1]", arg);
         break;
     case O_TIERS:
         if (sf_opt_i64(arg, 1, 16, &k) < 0)

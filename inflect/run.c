@@ -16,6 +16,14 @@
 #include "report.h"
 #include "sf_err.h"
 
+double inflect_expect_rate(const struct inflect_ctx *ctx, const char *group)
+{
+    for (int i = 0; i < ctx->nrates; i++)
+        if (strcmp(ctx->rates[i].group, group) == 0)
+            return ctx->rates[i].rate;
+    return ctx->expect_rate;
+}
+
 int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const char *file)
 {
     char msg[512];

@@ -93,11 +93,12 @@ static int run_drift(const struct inflect_ctx *ctx, struct db_run *d)
         return -1;
     for (size_t g = 0; g < d->sw.ng; g++) {
         const struct win_group *wg = &d->sw.g[g];
-        double pi_cfg = ctx->expect_rate > 0 ? pow(ctx->expect_rate, ctx->tiers) : NAN;
+        double rate = inflect_expect_rate(ctx, wg->name);
+        double pi_cfg = rate > 0 ? pow(rate, ctx->tiers) : NAN;
         if ((d->pi[g] = malloc((d->sw.nwin ? d->sw.nwin : 1) * sizeof(double))) == NULL)
             return -1;
         for (size_t w = 0; w < d->sw.nwin; w++)
-            d->pi[g][w] = ctx->expect_rate > 0 ? pi_cfg : wg->cfg[w];
+            d->pi[g][w] = rate > 0 ? pi_cfg : wg->cfg[w];
         if (drift_analyse(wg->trials, wg->kept, d->pi[g], wg->spans, wg->traces, d->sw.nwin, &o,
                           &d->drift[g]) < 0)
             return -1;
@@ -113,9 +114,9 @@ static void json_drift(struct json_w *w, const struct db_run *d, const struct in
         const struct drift_result *r = &d->drift[g];
         json_obj(w, NULL);
         json_str(w, "group", d->sw.g[g].name);
-        json_str(w, "configured", ctx->expect_rate > 0 ? "expect-rate" : r->tested ? "ot=th"
-                                                                                  : "unknown");
-        json_num(w, "expect_rate", ctx->expect_rate > 0 ? ctx->expect_rate : NAN);
+        double rate = inflect_expect_rate(ctx, d->sw.g[g].name);
+        json_str(w, "configured", rate > 0 ? "expect-rate" : r->tested ? "ot=th" : "unknown");
+        json_num(w, "expect_rate", rate > 0 ? rate : NAN);
         json_int(w, "tiers", ctx->tiers);
         json_int(w, "trials", (long long)r->trials);
         json_int(w, "kept", (long long)r->kept);

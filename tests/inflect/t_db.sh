@@ -115,6 +115,11 @@ check "--tiers 2 (expects 25 %, sees 50 % then 25 %): drift alarm (up) exit 1" "
 "$inflect" --db "$db" --by service --json "$tmp/svc.json" 2>/dev/null
 check "--by service: both services" \
     "grep -q '\"name\": \"api/p99\"' '$tmp/svc.json' && grep -q '\"name\": \"auth.Auth/p99\"' '$tmp/svc.json'"
+"$inflect" --db "$db" --by service --expect-rate api=0.5 --expect-rate auth.Auth=0.25 \
+    --json "$tmp/rates.json" 2>/dev/null
+check "--expect-rate GROUP=R: per-service configured rates (auth at 25 % sees 50 %: up)" \
+    "grep -A3 '\"group\": \"auth.Auth\"' '$tmp/rates.json' | grep -q '\"expect_rate\": 0.25' &&
+     grep -A12 '\"group\": \"auth.Auth\"' '$tmp/rates.json' | grep -q '\"direction\": \"up\"'"
 "$inflect" --db "$db" --by grpc_method --json "$tmp/m.json" 2>/dev/null
 check "--by grpc_method: only gRPC spans" \
     "grep -q '\"name\": \"auth.Auth/Check/p99\"' '$tmp/m.json' && ! grep -q '\"name\": \"api' '$tmp/m.json'"
