@@ -7,6 +7,7 @@
 
 #include "perf_fold.h"
 #include "sf_clock.h"
+#include "sf_db_trace.h"
 #include "sf_opt.h"
 
 static const char usage_text[] =
@@ -146,6 +147,20 @@ static int open_db(struct perf_fold_ctx *c)
     return 0;
 }
 
+/* New samples: the shared rule (lib/sf_db_trace.c, also run by tracefs2spans)
+ * puts them in the spans whose intervals are already in the database. */
+static int attribute(struct perf_fold_ctx *c)
+{
+    struct sf_err err;
+
+    sf_err_clear(&err);
+    if (sf_db_attribute_samples(c->db, &err) == 0)
+        return 0;
+    sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
+    fprintf(stderr, "%s\n", c->errbuf);
+    return -1;
+}
+
 static int fold_inputs(struct perf_fold_ctx *c, int nfiles, char **files)
 {
     static char dash[] = "-";
@@ -190,6 +205,8 @@ int main(int argc, char **argv)
     /* With --group-by and no FILE, fold what the database holds. */
     if (rc == 0 && !(c.o.group_by && nfiles == 0))
         rc = fold_inputs(&c, nfiles, argv + optind);
+    if (rc == 0 && c.db && c.samples_db)
+        rc = attribute(&c);
     if (rc == 0 && c.o.group_by)
         rc = spans_fold(&c) == SF_EXIT_OK ? 0 : -1;
     else if (rc == 0 && fold_table_print(&c.stacks, stdout))
