@@ -850,6 +850,7 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
     size_t i = 0, k;
     int rc = 0, r;
 
+    sf_err_clear(&scratch);
     d->last_ts = ts;
     while (i < n) {
         struct sf_err *e = rc ? &scratch : err; /* report the first error of a segment */
