@@ -100,7 +100,11 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
     fputs("set terminal svg size 900,360 fixed font 'Helvetica,11' background rgb 'white'\n", p);
     fprintf(p, "set output '%s'\n", path);
     fputs("set encoding utf8\nset grid\nset key below horizontal\n", p);
-    fputs("set format y '%g'\nset format x '%g'\n", p);
+    fputs("set format y '%g'\n", p);
+    if (c->xtime) /* gnuplot 5 reads numbers on a time axis as Unix seconds */
+        fputs("set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M:%S\"\n", p);
+    else
+        fputs("set format x '%g'\n", p);
     fprintf(p, "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n", c->title, c->xlabel,
             c->ylabel);
     ranges(p, c);

@@ -24,6 +24,7 @@ struct gp_line {
 
 struct gp_chart {
     const char *title, *xlabel, *ylabel;
+    int xtime; /* x values are Unix seconds: a date/time axis (UTC) */
     struct gp_line lines[GP_MAX_LINES];
     int nlines;
     const double *band_x, *band_lo, *band_hi; /* optional shaded band (e.g. Wilson) */

@@ -200,7 +200,8 @@ static void series_chart(struct report *rp, const struct inflect_result *r)
     snprintf(title, sizeof(title), "%s: change points (%s)", s->name,
              cp_detector_name((enum cp_detector)rp->ctx->detector));
     c.title = title;
-    c.xlabel = s->tlabel ? "time (s since epoch)" : "time";
+    c.xlabel = s->tlabel ? "time (UTC)" : "time";
+    c.xtime = s->tlabel != NULL;
     c.ylabel = r->metric[0] ? r->metric : s->name;
     c.lines[0] = (struct gp_line){s->name, s->t, s->v, s->n, "#1f77b4"};
     c.nlines = 1;
