@@ -38,8 +38,9 @@ int sf_db_net_conn_insert(struct sf_db *db, const struct sf_net_conn *c, int64_t
 int sf_db_net_conn_update(struct sf_db *db, int64_t id, const struct sf_net_conn *c,
                           struct sf_err *err)
 {
-    static const char sql[] = "UPDATE connections SET app_proto = ?2, last_ns = ?3, bytes_c2s = ?4, "
-                              "bytes_s2c = ?5, gaps = ?6, gap_bytes = ?7, close = ?8 WHERE id = ?1";
+    static const char sql[] =
+        "UPDATE connections SET app_proto = ?2, last_ns = ?3, bytes_c2s = ?4, "
+        "bytes_s2c = ?5, gaps = ?6, gap_bytes = ?7, close = ?8 WHERE id = ?1";
     sqlite3_stmt *st = sf_db_stmt(db, sql, err);
 
     if (st == NULL)

@@ -21,7 +21,7 @@ struct sf_net_conn {
     const char *app_proto; /* http/1.1, h2, tls, unknown */
     int64_t first_ns, last_ns;
     int64_t bytes_c2s, bytes_s2c, gaps, gap_bytes;
-    const char *close;     /* fin, rst, idle, evicted, eof, new-syn; NULL while open */
+    const char *close; /* fin, rst, idle, evicted, eof, new-syn; NULL while open */
 };
 
 struct sf_net_span {

@@ -27,7 +27,7 @@
 #include "sf_buf.h"
 #include "sf_hex.h"
 
-#define MAX_PENDING 64
+#define MAX_PENDING    64
 #define MAX_CHUNK_LINE 1024
 
 enum h1_state {
@@ -67,9 +67,9 @@ struct h1_dir {
     uint64_t chunk_size; /* being parsed */
     int chunk_digits, chunk_ext;
     int64_t start_ts, last_ts; /* first byte of the current message, latest segment */
-    int lost;            /* a gap hit: the next message here is partial */
-    int resyncing;       /* an error was reported for this resync episode */
-    struct h1_req *msg;  /* the exchange whose message is being read */
+    int lost;                  /* a gap hit: the next message here is partial */
+    int resyncing;             /* an error was reported for this resync episode */
+    struct h1_req *msg;        /* the exchange whose message is being read */
 };
 
 struct h1 {
@@ -618,8 +618,8 @@ static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t bl
 
 /* S_HEAD: find the end of the header section, in place when it is all in this segment
  * (the common case), else accumulated in d->hdr up to max_header_bytes. */
-static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip,
-                int64_t ts, struct sf_err *err)
+static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip, int64_t ts,
+                struct sf_err *err)
 {
     struct h1_dir *d = &h->d[dir];
     size_t i = *ip, cap = h->ctx->lim.max_header_bytes, old = d->hdr.len, take, from, e;

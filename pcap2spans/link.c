@@ -150,6 +150,9 @@ void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, 
         ctx->st.unsupported_link++;
         return;
     }
-    short_frame(ctx, dlt == DLT_LINUX_SLL_ ? "SLL" : dlt == DLT_LINUX_SLL2_ ? "SLL2" : "loopback",
+    short_frame(ctx,
+                dlt == DLT_LINUX_SLL_    ? "SLL"
+                : dlt == DLT_LINUX_SLL2_ ? "SLL2"
+                                         : "loopback",
                 caplen);
 }

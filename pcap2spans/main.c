@@ -90,8 +90,8 @@ static int size_opt(const char *name, const char *arg, size_t *out)
 }
 
 /* Parse the command line into ctx and sink options; returns 0, 1 (exit 0 now) or -1. */
-static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char **keylogs,
-                      int argc, char **argv)
+static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char **keylogs, int argc,
+                      char **argv)
 {
     struct p2s_limits *l = &ctx->lim;
     int c, bad = 0;
@@ -99,8 +99,12 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
     ctx->keylogs = keylogs;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case OPT_DB: so->db_path = optarg; break;
-        case OPT_NDJSON: so->ndjson = 1; break;
+        case OPT_DB:
+            so->db_path = optarg;
+            break;
+        case OPT_NDJSON:
+            so->ndjson = 1;
+            break;
         case OPT_KEYLOG:
             if (ctx->nkeylogs == 64) {
                 fprintf(stderr, "pcap2spans: at most 64 --keylog files\n");
@@ -108,23 +112,45 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
             }
             keylogs[ctx->nkeylogs++] = optarg;
             break;
-        case OPT_STRICT: ctx->strict = 1; break;
-        case OPT_QUIET: ctx->quiet = 1; break;
-        case OPT_HELP: usage(stdout); return 1;
-        case OPT_VERSION: sf_opt_print_version(stdout, "pcap2spans"); return 1;
-        case OPT_FLOWS: bad |= size_opt("max-flows", optarg, &l->max_flows); break;
-        case OPT_OOO: bad |= size_opt("max-ooo-bytes", optarg, &l->max_ooo_bytes); break;
-        case OPT_HDR: bad |= size_opt("max-header-bytes", optarg, &l->max_header_bytes); break;
-        case OPT_STREAMS: bad |= size_opt("max-streams", optarg, &l->max_streams); break;
-        case OPT_FIELD: bad |= size_opt("max-field-bytes", optarg, &l->max_field_bytes); break;
-        case OPT_HPACK: bad |= size_opt("max-hpack-table", optarg, &l->max_hpack_table); break;
+        case OPT_STRICT:
+            ctx->strict = 1;
+            break;
+        case OPT_QUIET:
+            ctx->quiet = 1;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            return 1;
+        case OPT_VERSION:
+            sf_opt_print_version(stdout, "pcap2spans");
+            return 1;
+        case OPT_FLOWS:
+            bad |= size_opt("max-flows", optarg, &l->max_flows);
+            break;
+        case OPT_OOO:
+            bad |= size_opt("max-ooo-bytes", optarg, &l->max_ooo_bytes);
+            break;
+        case OPT_HDR:
+            bad |= size_opt("max-header-bytes", optarg, &l->max_header_bytes);
+            break;
+        case OPT_STREAMS:
+            bad |= size_opt("max-streams", optarg, &l->max_streams);
+            break;
+        case OPT_FIELD:
+            bad |= size_opt("max-field-bytes", optarg, &l->max_field_bytes);
+            break;
+        case OPT_HPACK:
+            bad |= size_opt("max-hpack-table", optarg, &l->max_hpack_table);
+            break;
         case OPT_IDLE:
             if (sf_opt_duration_ns(optarg, &l->idle_timeout_ns) < 0 || l->idle_timeout_ns <= 0) {
                 fprintf(stderr, "pcap2spans: --idle-timeout: bad duration '%s'\n", optarg);
                 bad = -1;
             }
             break;
-        default: bad = -1; break;
+        default:
+            bad = -1;
+            break;
         }
     }
     if (bad)

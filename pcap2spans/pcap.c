@@ -32,10 +32,10 @@
 
 struct cookie {
     int fd;
-    uint64_t pos;            /* bytes handed to libpcap */
-    struct sf_sha256 sha;    /* stdin with a database only */
+    uint64_t pos;         /* bytes handed to libpcap */
+    struct sf_sha256 sha; /* stdin with a database only */
     int hashing;
-    uint8_t magic[4];        /* first bytes, to tell pcap from pcapng */
+    uint8_t magic[4]; /* first bytes, to tell pcap from pcapng */
     int io_errno;
 };
 
@@ -114,8 +114,8 @@ static pcap_t *open_input(struct p2s_ctx *ctx, const char *path, struct cookie *
 }
 
 /* The read loop; returns 0 at the end of the file or the damage code with *why. */
-static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie *ck,
-                        char *why, size_t whysz)
+static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie *ck, char *why,
+                        size_t whysz)
 {
     int dlt = pcap_datalink(pc), ng = ck->magic[0] == 0x0a && ck->magic[1] == 0x0d;
     uint64_t off = 24, total = 0;
@@ -126,8 +126,10 @@ static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie
     int rc;
 
     if (!link_supported(dlt)) {
-        fprintf(stderr, "%s: %s: link type %d (%s) not supported: its packets are counted, not "
-                "decoded\n", ctx->tool, ctx->file, dlt,
+        fprintf(stderr,
+                "%s: %s: link type %d (%s) not supported: its packets are counted, not "
+                "decoded\n",
+                ctx->tool, ctx->file, dlt,
                 pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
     }
     if (ck->fd != STDIN_FILENO && fstat(ck->fd, &sb) == 0)

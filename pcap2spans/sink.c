@@ -539,21 +539,21 @@ void sink_summary(struct p2s_ctx *ctx, FILE *f)
     fprintf(f, "%s: contexts:", ctx->tool);
     for (i = 0; i < SF_CTX_NFORMATS; i++) {
         if (s->ctx_by_format[i]) {
-            fprintf(f, "%s %s %" PRIu64, any ? "," : "", sf_tracectx_format_name((enum sf_ctx_format)i),
-                    s->ctx_by_format[i]);
+            fprintf(f, "%s %s %" PRIu64, any ? "," : "",
+                    sf_tracectx_format_name((enum sf_ctx_format)i), s->ctx_by_format[i]);
             any = 1;
         }
     }
     fprintf(f, "%s; %" PRIu64 " invalid\n", any ? "" : " none", s->ctx_invalid);
     fprintf(f,
-            "%s: gaps %" PRIu64 " (%" PRIu64 " bytes); unsupported: link %" PRIu64 ", network %" PRIu64
-            ", fragments %" PRIu64 "; truncated %" PRIu64 ", malformed %" PRIu64
-            ", evicted flows %" PRIu64 "; errors %" PRIu64 "\n",
+            "%s: gaps %" PRIu64 " (%" PRIu64 " bytes); unsupported: link %" PRIu64
+            ", network %" PRIu64 ", fragments %" PRIu64 "; truncated %" PRIu64
+            ", malformed %" PRIu64 ", evicted flows %" PRIu64 "; errors %" PRIu64 "\n",
             ctx->tool, s->gaps, s->gap_bytes, s->unsupported_link, s->unsupported_net,
             s->ip_fragments, s->truncated, s->malformed, s->flows_evicted, s->errors);
     for (i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++)
-        fprintf(f, "%s%s%s %" PRIu64, i ? "" : ctx->tool, i ? ", " : ": events: ", ctx->notes[i].kind,
-                ctx->notes[i].n);
+        fprintf(f, "%s%s%s %" PRIu64, i ? "" : ctx->tool,
+                i ? ", " : ": events: ", ctx->notes[i].kind, ctx->notes[i].n);
     if (i)
         fputc('\n', f);
 }

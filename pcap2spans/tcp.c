@@ -43,7 +43,7 @@
 
 #include "p2s.h"
 
-#define DET_MAX 64
+#define DET_MAX  64
 #define SEQ_JUMP (1u << 28)
 
 struct ooo_seg {
@@ -56,7 +56,7 @@ struct ooo_seg {
 struct tcp_half {
     uint32_t next_seq; /* next byte expected (valid once started) */
     uint32_t isn;
-    uint32_t fin_seq;  /* sequence number of the FIN (end of data) */
+    uint32_t fin_seq; /* sequence number of the FIN (end of data) */
     uint8_t started, syn, fin, done;
     struct ooo_seg *ooo; /* sorted by sequence, non-overlapping */
     size_t ooo_bytes;
@@ -67,7 +67,7 @@ struct tcp_half {
 
 struct p2s_conn {
     struct p2s_ctx *ctx;
-    struct p2s_conn *hnext;              /* hash chain */
+    struct p2s_conn *hnext;               /* hash chain */
     struct p2s_conn *lru_prev, *lru_next; /* oldest activity first */
     uint64_t hash;
     uint8_t caddr[16], saddr[16];
@@ -238,8 +238,7 @@ void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops)
 
 /* ---- delivery to the application parser -------------------------------------------- */
 
-static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n,
-                      int64_t ts)
+static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts)
 {
     struct sf_err err;
     int rc;
@@ -480,8 +479,8 @@ static void ooo_insert(struct tcp_half *h, uint32_t seq, const uint8_t *p, uint3
     ooo_put(pp, h, base + s, p + (s - r0), e - s, ts);
 }
 
-static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p,
-                     size_t n, int64_t ts)
+static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p, size_t n,
+                     int64_t ts)
 {
     struct tcp_half *h = &c->h[dir];
     size_t cap = c->ctx->lim.max_ooo_bytes;

@@ -27,7 +27,8 @@ static int hook(void *arg, struct p2s_conn *conn, const struct p2s_span *s)
     g->s[i] = *s;
     snprintf(g->method[i], sizeof(g->method[i]), "%s", s->method ? s->method : "(null)");
     snprintf(g->path[i], sizeof(g->path[i]), "%s", s->path ? s->path : "(null)");
-    snprintf(g->authority[i], sizeof(g->authority[i]), "%s", s->authority ? s->authority : "(null)");
+    snprintf(g->authority[i], sizeof(g->authority[i]), "%s",
+             s->authority ? s->authority : "(null)");
     snprintf(g->why[i], sizeof(g->why[i]), "%s", s->partial_reason ? s->partial_reason : "");
     g->nctx[i] = s->req_ctx ? s->req_ctx->n : 0;
     g->resp_nctx[i] = s->resp_ctx ? s->resp_ctx->n : 0;
@@ -110,7 +111,8 @@ static void test_simple_and_split(void)
         TAP_EQ_INT(f.g.s[0].req_start_ns, 100, "step %zu: request first byte time", steps[k]);
         TAP_EQ_INT(f.g.s[0].resp_start_ns, 200, "step %zu: response first byte time", steps[k]);
         TAP_OK(f.g.s[0].resp_end_ns >= 200, "step %zu: response last byte time", steps[k]);
-        TAP_EQ_STR(f.g.trace[0], "4bf92f3577b34da6a3ce929d0e0e4736", "step %zu: traceparent", steps[k]);
+        TAP_EQ_STR(f.g.trace[0], "4bf92f3577b34da6a3ce929d0e0e4736", "step %zu: traceparent",
+                   steps[k]);
         TAP_EQ_INT(f.g.s[0].partial, 0, "step %zu: complete", steps[k]);
         TAP_EQ_INT(f.errors, 0, "step %zu: no error", steps[k]);
         close_fix(&f);
@@ -122,16 +124,21 @@ static void test_chunked_trailers(void)
     struct fix f;
 
     open_fix(&f);
-    feed(&f, P2S_C2S, "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
-                      "3\r\nabc\r\n0\r\n\r\n", 3, 1);
-    feed(&f, P2S_S2C, "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
-                      "4;ext=1\r\nwxyz\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n"
-                      "X-Trailer: 1\r\nGrpc-Status: 0\r\n\r\n", 5, 10);
+    feed(&f, P2S_C2S,
+         "POST /up HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+         "3\r\nabc\r\n0\r\n\r\n",
+         3, 1);
+    feed(&f, P2S_S2C,
+         "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"
+         "4;ext=1\r\nwxyz\r\n1a\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n"
+         "X-Trailer: 1\r\nGrpc-Status: 0\r\n\r\n",
+         5, 10);
     feed(&f, P2S_C2S, "GET /next HTTP/1.1\r\nHost: h\r\n\r\n", 0, 20);
     feed(&f, P2S_S2C, "HTTP/1.1 204 No Content\r\n\r\n", 0, 30);
     TAP_EQ_INT(f.g.n, 2, "chunked: both exchanges found (framing kept)");
     TAP_EQ_INT(f.g.s[0].req_bytes, 3, "chunked request body bytes");
-    TAP_EQ_INT(f.g.s[0].resp_bytes, 30, "chunked response body bytes (extensions, trailers skipped)");
+    TAP_EQ_INT(f.g.s[0].resp_bytes, 30,
+               "chunked response body bytes (extensions, trailers skipped)");
     TAP_EQ_STR(f.g.path[1], "/next", "request after the chunked one");
     TAP_EQ_INT(f.g.s[1].status, 204, "204 without body");
     TAP_EQ_INT(f.errors, 0, "no error");
@@ -143,11 +150,15 @@ static void test_pipelining_interim_head(void)
     struct fix f;
 
     open_fix(&f);
-    feed(&f, P2S_C2S, "HEAD /h HTTP/1.1\r\nHost: h\r\n\r\nGET /p1 HTTP/1.1\r\nHost: h\r\n\r\n"
-                      "POST /p2 HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n", 0, 1);
-    feed(&f, P2S_S2C, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"
-                      "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"
-                      "HTTP/1.1 100 Continue\r\n\r\n", 0, 5);
+    feed(&f, P2S_C2S,
+         "HEAD /h HTTP/1.1\r\nHost: h\r\n\r\nGET /p1 HTTP/1.1\r\nHost: h\r\n\r\n"
+         "POST /p2 HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n",
+         0, 1);
+    feed(&f, P2S_S2C,
+         "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"
+         "HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"
+         "HTTP/1.1 100 Continue\r\n\r\n",
+         0, 5);
     feed(&f, P2S_C2S, "body", 0, 6);
     feed(&f, P2S_S2C, "HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok", 0, 7);
     TAP_EQ_INT(f.g.n, 3, "pipelined: three exchanges");
@@ -167,7 +178,8 @@ static void test_close_delimited_and_no_response(void)
     struct fix f;
 
     open_fix(&f);
-    feed(&f, P2S_C2S, "GET /c HTTP/1.1\r\nHost: h\r\n\r\nGET /lost HTTP/1.1\r\nHost: h\r\n\r\n", 0, 1);
+    feed(&f, P2S_C2S, "GET /c HTTP/1.1\r\nHost: h\r\n\r\nGET /lost HTTP/1.1\r\nHost: h\r\n\r\n", 0,
+         1);
     feed(&f, P2S_S2C, "HTTP/1.0 200 OK\r\n\r\nuntil the end", 0, 2);
     TAP_EQ_INT(f.g.n, 0, "close-delimited body: no span before close");
     tcp_conn_free_detached(f.conn);
@@ -185,7 +197,8 @@ static void test_garbage_resync(void)
     struct fix f;
 
     open_fix(&f);
-    feed(&f, P2S_C2S, "\x16\x03garbage line\r\nmore junk\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n", 4, 1);
+    feed(&f, P2S_C2S, "\x16\x03garbage line\r\nmore junk\r\nGET /ok HTTP/1.1\r\nHost: h\r\n\r\n", 4,
+         1);
     TAP_EQ_INT(f.errors, 1, "garbage reported once");
     TAP_EQ_INT(f.last.code, SF_E_MALFORMED, "as malformed");
     feed(&f, P2S_S2C, "\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, 2);
@@ -248,14 +261,17 @@ static void test_contexts_and_orphan(void)
     feed(&f, P2S_S2C, "HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n", 0, 1);
     TAP_EQ_INT(f.g.n, 1, "response without request emitted");
     TAP_EQ_STR(f.g.why[0], "request not seen", "orphan response is partial with a reason");
-    feed(&f, P2S_C2S, "GET /m HTTP/1.1\r\nhost: h\r\nX-B3-TraceId: 80f198ee56343ba8\r\n"
-                      "X-B3-SpanId: e457b5a2e4d86bd1\r\nx-b3-sampled: 1\r\n"
-                      "traceparent: 00-00000000000000000000000000000000-00f067aa0ba902b7-01\r\n\r\n", 0, 2);
+    feed(&f, P2S_C2S,
+         "GET /m HTTP/1.1\r\nhost: h\r\nX-B3-TraceId: 80f198ee56343ba8\r\n"
+         "X-B3-SpanId: e457b5a2e4d86bd1\r\nx-b3-sampled: 1\r\n"
+         "traceparent: 00-00000000000000000000000000000000-00f067aa0ba902b7-01\r\n\r\n",
+         0, 2);
     feed(&f, P2S_S2C, "HTTP/1.1 200 OK\r\ntraceresponse: x\r\nContent-Length: 0\r\n\r\n", 0, 3);
     TAP_EQ_INT(f.g.n, 2, "second exchange");
     TAP_EQ_INT(f.g.nctx[1], 2, "both formats kept (b3 multi + traceparent)");
     TAP_EQ_INT(f.g.ctx_invalid[1], 1, "the all-zero traceparent is kept and flagged invalid");
-    TAP_EQ_STR(f.g.trace[1], "000000000000000080f198ee56343ba8", "preferred: the valid one, 64-bit padded");
+    TAP_EQ_STR(f.g.trace[1], "000000000000000080f198ee56343ba8",
+               "preferred: the valid one, 64-bit padded");
     close_fix(&f);
 }
 
@@ -264,10 +280,14 @@ static void test_h2c_upgrade(void)
     struct fix f;
 
     open_fix(&f);
-    feed(&f, P2S_C2S, "GET /up HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\n"
-                      "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n", 0, 1);
-    feed(&f, P2S_S2C, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
-                      "\x00\x00\x00\x04\x00\x00\x00\x00\x00", 0, 2);
+    feed(&f, P2S_C2S,
+         "GET /up HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+         "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n\r\n",
+         0, 1);
+    feed(&f, P2S_S2C,
+         "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+         "\x00\x00\x00\x04\x00\x00\x00\x00\x00",
+         0, 2);
     TAP_EQ_STR(p2s_conn_info(f.conn)->app_proto, "h2", "101 to Upgrade: h2c switches to HTTP/2");
     TAP_EQ_INT(f.g.n, 0, "the upgraded request is HTTP/2's stream 1, not an HTTP/1 span");
     close_fix(&f);
@@ -279,7 +299,8 @@ static void test_websocket_tunnel(void)
 
     open_fix(&f);
     feed(&f, P2S_C2S, "GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n\r\n", 0, 1);
-    feed(&f, P2S_S2C, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x05hello", 0, 2);
+    feed(&f, P2S_S2C, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n\x81\x05hello",
+         0, 2);
     feed(&f, P2S_C2S, "\x81\x85garbage", 0, 3);
     TAP_EQ_INT(f.g.n, 1, "101 websocket: one span");
     TAP_EQ_INT(f.g.s[0].status, 101, "status 101");

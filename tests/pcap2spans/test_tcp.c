@@ -151,7 +151,8 @@ static void test_out_of_order_retrans_overlap(void)
     seg(1, 1020, ACK, "BBBB", 0);
     seg(1, 1018, ACK, "cccccccc", 0);
     seg(1, 1015, ACK, "012", 0);
-    TAP_OK(stream_is(0, "hello worldxyz012ccBBBBcc"), "overlap among buffered pieces: first copy wins");
+    TAP_OK(stream_is(0, "hello worldxyz012ccBBBBcc"),
+           "overlap among buffered pieces: first copy wins");
     teardown();
 }
 
