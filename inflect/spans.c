@@ -325,7 +325,7 @@ int spans_window(struct span_windows *sw, const char *path, const char *by, int6
     struct stat stb;
     struct sf_db *db = NULL;
     sqlite3_stmt *st = NULL;
-    char sql[1024];
+    char sql[2048];
     const char *ge = group_expr(by);
     int rc;
 
@@ -336,7 +336,11 @@ int spans_window(struct span_windows *sw, const char *path, const char *by, int6
         return rc;
     snprintf(sql, sizeof(sql),
              "SELECT s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), s.status, "
-             "s.grpc_status, s.reset_code, s.sampled, s.trace_id, %s, "
+             "s.grpc_status, s.reset_code, "
+             /* a request that deferred the decision (B3 without a sampling state) gets
+                the decision the service marked for that span (tracefs markers) */
+             "COALESCE(s.sampled, (SELECT i.decision FROM span_intervals i WHERE "
+             "i.span_id = s.span_id AND i.decision IS NOT NULL LIMIT 1)), s.trace_id, %s, "
              "(SELECT c.tracestate FROM contexts c WHERE c.span_row = s.id AND "
              "c.tracestate LIKE '%%ot=%%' LIMIT 1) "
              "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
