@@ -175,7 +175,8 @@ int attribute_run(struct t2s_ctx *c)
 
     sf_err_clear(&err);
     if (sqlite3_prepare_v2(sf_db_handle(c->db), "SELECT id, clock FROM sources WHERE kind = "
-                           "'tracefs' AND status = 'complete'", -1, &q, NULL) != SQLITE_OK) {
+                           "'tracefs' AND status = 'complete' AND id IN (SELECT source_id FROM "
+                           "span_events WHERE span_id IS NOT NULL)", -1, &q, NULL) != SQLITE_OK) {
         sf_err_set(&err, SF_E_DB, UINT64_MAX, "reading sources");
         return db_fail(c, &err);
     }

@@ -232,7 +232,9 @@ static int fit_segment(struct fitctx *c, size_t a, size_t n, struct cf_segment *
             if (keep[i] && c->dy[a + i] - b * c->dx[a + i] < ia)
                 ia = c->dy[a + i] - b * c->dx[a + i];
     }
-    /* residual statistics of the inliers against the final line */
+    /* residual statistics against the final line: the median over the kept pairs;
+     * the max over those also within 5 MADs above the median (beyond that, on the
+     * delay side, are queueing outliers, not clock error) */
     size_t m = 0;
     double mx = 0;
     for (size_t i = 0; i < n; i++) {
@@ -240,7 +242,8 @@ static int fit_segment(struct fitctx *c, size_t a, size_t n, struct cf_segment *
             continue;
         double r = fabs(c->dy[a + i] - ia - ib * c->dx[a + i]);
         c->tmp[m++] = r;
-        mx = r > mx ? r : mx;
+        if (c->tmp2[a + i] <= -cut)
+            mx = r > mx ? r : mx;
     }
     seg->residual_ns = (int64_t)llround(quantile(c->tmp, m, 0.5));
     seg->residual_max_ns = (int64_t)llround(mx);
