@@ -3,7 +3,8 @@
 # tracefs2spans (span markers) into one database; check_sample.py then checks the clock fit
 # against the true offset and every sample's span against intervals rebuilt from the trace.
 #   1. the committed sample, samples/tracefs/ (scripts/record-tracefs-sample.sh);
-#   2. the same with tracefs2spans run first and `tracefs2spans --refit` after the others;
+#   2. tracefs2spans first: perf-fold --db, run last, must attribute its samples by the same
+#      rule (sf_db_attribute_samples); then `tracefs2spans --refit` fits the clocks;
 #   3. a fresh recording on this machine (root, perf, tcpdump, tracefs) - skipped otherwise.
 set -u
 top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -31,14 +32,13 @@ build() {
     else
         "$bin/tracefs2spans" --quiet --db "$db" "$dir/trace.txt" &&
             "$bin/pcap2spans" --quiet --db "$db" "$dir/http.pcap" &&
-            "$bin/perf-fold" --quiet --db "$db" "$dir/perf.txt" >/dev/null &&
-            "$bin/tracefs2spans" --quiet --db "$db" --refit
+            "$bin/perf-fold" --quiet --db "$db" "$dir/perf.txt" >/dev/null
     fi
 }
 
-check() { # DB DIR LABEL
+check() { # DB DIR LABEL [nofit]
     local out
-    out=$(python3 "$here/check_sample.py" "$1" "$2" "$3" "$n")
+    out=$(python3 "$here/check_sample.py" "$1" "$2" "$3" "$n" ${4:-})
     printf '%s\n' "$out" | grep -v '^# next'
     n=$(printf '%s\n' "$out" | sed -n 's/^# next //p')
     [ -n "$n" ] || { n=1; fail "$3: check_sample.py crashed"; }
@@ -51,7 +51,12 @@ elif [ ! -f "$sample/MANIFEST.json" ]; then
 else
     if build "$tmp/a.db" "$sample" normal; then check "$tmp/a.db" "$sample" "sample"; else fail "sample: ingest"; fi
     if build "$tmp/b.db" "$sample" tracefs-first; then
-        check "$tmp/b.db" "$sample" "sample, tracefs2spans first"
+        check "$tmp/b.db" "$sample" "sample, tracefs2spans first, perf-fold last" nofit
+        if "$bin/tracefs2spans" --quiet --db "$tmp/b.db" --refit; then
+            check "$tmp/b.db" "$sample" "sample, then tracefs2spans --refit"
+        else
+            fail "sample: tracefs2spans --refit"
+        fi
     else
         fail "sample, tracefs2spans first: ingest"
     fi
