@@ -154,17 +154,39 @@ static void frame_rst(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const u
     p2s_note(c->ctx, c->conn, "h2_rst", why, ts);
     if ((s = h2_stream_find(c, sid)) == NULL)
         return;
-    s->reset_code = code;
-    snprintf(why, sizeof(why), "RST_STREAM %s from the %s", h2_error_name(code),
-             dir == P2S_C2S ? "client" : "server");
-    h2_stream_partial(s, why);
-    /* A reset ends both directions at the RST frame. */
-    if (!s->req_done)
+    if (s->reset_code < 0) {
+        s->reset_code = code;
+        s->reset_ts = ts;
+        snprintf(why, sizeof(why), "RST_STREAM %s from the %s", h2_error_name(code),
+                 dir == P2S_C2S ? "client" : "server");
+        h2_stream_partial(s, why);
+    }
+    /* The reset ends the sender's side at the RST frame. */
+    if (dir == P2S_C2S && !s->req_done) {
+        s->req_done = 1;
         s->req_end = ts;
-    if (!s->resp_done && s->resp_start)
-        s->resp_end = ts;
-    s->req_done = s->resp_done = 1;
-    h2_stream_emit(c, s);
+    } else if (dir == P2S_S2C && !s->resp_done) {
+        s->resp_done = 1;
+        s->resp_end = s->resp_start ? ts : 0;
+    }
+    if (s->req_done && s->resp_done) {
+        h2_stream_emit(c, s);
+        return;
+    }
+    /* The peer may have frames in flight (a gRPC server's trailers-only answer to
+     * the client's CANCEL): keep the stream, at most H2_LINGER of them. */
+    if (!s->lingering) {
+        s->lingering = 1;
+        c->nlinger++;
+    }
+    if (c->nlinger > H2_LINGER) {
+        struct h2_stream *o = c->first;
+
+        while (o && !o->lingering)
+            o = o->next;
+        if (o)
+            h2_stream_reset_end(c, o);
+    }
 }
 
 static void settings_ack(struct h2_conn *c, enum p2s_dir dir)
@@ -810,6 +832,10 @@ static void h2_close(void *st, int64_t ts)
     while (c->first) {
         struct h2_stream *s = c->first;
 
+        if (s->lingering) {
+            h2_stream_reset_end(c, s);
+            continue;
+        }
         if (!s->req_done || !s->resp_done)
             h2_stream_partial(s, "connection closed before the stream ended");
         h2_stream_emit(c, s);

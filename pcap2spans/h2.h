@@ -53,6 +53,7 @@ enum h2_type {
 #define H2_PENDING           8 /* SETTINGS awaiting ACK, per direction */
 #define H2_BUCKETS           64
 #define H2_REASON_MAX        200
+#define H2_LINGER            16 /* reset streams kept for the peer's frames in flight */
 
 enum h2_dstate {
     D_PREFACE, /* C2S: matching the connection preface */
@@ -71,6 +72,8 @@ struct h2_stream {
     int64_t req_start, req_end, resp_start, resp_end;
     int64_t req_bytes, resp_bytes;
     int req_seen, req_done, resp_done, final_seen, upgraded;
+    int lingering; /* reset by one side, waiting for the other side's last frames */
+    int64_t reset_ts;
     int64_t reset_code;
     int partial;
     char reason[H2_REASON_MAX];
@@ -121,6 +124,7 @@ struct h2_conn {
     struct h2_stream *bucket[H2_BUCKETS];
     struct h2_stream *first, *last;
     size_t nstreams;
+    size_t nlinger;              /* streams lingering after a reset */
     int from_start;              /* preface (or h2c upgrade) seen: tables known */
     uint32_t first_req, max_req; /* client stream ids whose request HEADERS we saw */
     uint32_t max_push;
@@ -154,6 +158,10 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s);
 
 /* Emit the stream if both directions have ended. */
 void h2_stream_check_done(struct h2_conn *c, struct h2_stream *s);
+
+/* A reset stream's wait is over: the sides that had not ended end at the reset, and
+ * the stream is emitted. */
+void h2_stream_reset_end(struct h2_conn *c, struct h2_stream *s);
 
 /* Mark every open stream partial (capture gap, lost frames). */
 void h2_stream_mark_all(struct h2_conn *c, const char *why);

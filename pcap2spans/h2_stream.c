@@ -96,6 +96,8 @@ static void stream_free(struct h2_conn *c, struct h2_stream *s)
     else
         c->last = s->prev;
     c->nstreams--;
+    if (s->lingering)
+        c->nlinger--;
     free(s->method);
     free(s->authority);
     free(s->path);
@@ -155,6 +157,19 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
     free(svc);
     free(meth);
     stream_free(c, s);
+}
+
+void h2_stream_reset_end(struct h2_conn *c, struct h2_stream *s)
+{
+    if (!s->req_done) {
+        s->req_done = 1;
+        s->req_end = s->reset_ts;
+    }
+    if (!s->resp_done) {
+        s->resp_done = 1;
+        s->resp_end = s->resp_start ? s->reset_ts : 0;
+    }
+    h2_stream_emit(c, s);
 }
 
 void h2_stream_check_done(struct h2_conn *c, struct h2_stream *s)

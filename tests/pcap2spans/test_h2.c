@@ -9,7 +9,7 @@
 #include "../../pcap2spans/p2s.h"
 #include "tap.h"
 
-#define MAXS 16
+#define MAXS 40
 
 struct got {
     int n;
@@ -311,7 +311,7 @@ static void test_continuation_padding(void)
 static void test_rst_and_close(void)
 {
     struct fix *f = malloc(sizeof(*f));
-    struct bb *c = calloc(1, sizeof(*c)), *h = calloc(1, sizeof(*h));
+    struct bb *c = calloc(1, sizeof(*c)), *s = calloc(1, sizeof(*s)), *h = calloc(1, sizeof(*h));
 
     open_fix(f);
     start(f);
@@ -321,18 +321,42 @@ static void test_rst_and_close(void)
     frame(c, 0, 0, 1, "part", 4);
     frame(c, 3, 0, 1, "\x00\x00\x00\x08", 4); /* RST_STREAM CANCEL */
     frame(c, 1, 0x5, 3, h->b, h->n);          /* stream 3: never answered */
+    for (uint32_t sid = 5; sid < 5 + 2 * (H2_LINGER + 2); sid += 2) {
+        frame(c, 1, 0x5, sid, h->b, h->n); /* and H2_LINGER + 2 more, all cancelled */
+        frame(c, 3, 0, sid, "\x00\x00\x00\x08", 4);
+    }
     feed(f, P2S_C2S, c->b, c->n, 0, 50);
-    TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 1 && f->g.s[0].reset_code == 8 &&
-               f->g.s[0].partial && strstr(f->g.why[0], "RST_STREAM CANCEL from the client") &&
-               f->g.s[0].req_bytes == 4,
+    TAP_OK(f->g.n == 3 && f->g.s[0].stream_id == 1 && f->g.s[1].stream_id == 5 &&
+               f->g.s[2].stream_id == 7,
+           "reset streams wait for the peer, at most %d of them (%d emitted early)", H2_LINGER,
+           f->g.n);
+    /* the server's answer in flight when the client cancelled (gRPC trailers-only) */
+    h->n = 0;
+    put8(h, 0x88);
+    hp_lit(h, "grpc-status", "4");
+    frame(s, 1, 0x5, 9, h->b, h->n);
+    frame(s, 3, 0, 9, "\x00\x00\x00\x08", 4);
+    feed(f, P2S_S2C, s->b, s->n, 0, 60);
+    TAP_OK(f->g.n == 4 && f->g.s[3].stream_id == 9 && f->g.s[3].reset_code == 8 &&
+               f->g.s[3].partial && f->g.s[3].status == 200 && f->g.s[3].grpc_status == 4 &&
+               f->g.s[3].req_end_ns == 50 && f->g.s[3].resp_end_ns == 60 &&
+               strstr(f->g.why[3], "RST_STREAM CANCEL from the client"),
+           "frames after a reset still reach the span: status, grpc-status (%s)", f->g.why[3]);
+    TAP_OK(f->g.s[0].reset_code == 8 && f->g.s[0].partial && f->g.s[0].req_bytes == 4 &&
+               f->g.s[0].req_end_ns == 50 && f->g.s[0].resp_end_ns == 0 &&
+               strstr(f->g.why[0], "RST_STREAM CANCEL from the client"),
            "RST_STREAM: reset_code 8, partial, reason: %s", f->g.why[0]);
-    TAP_OK(note_count(f, "h2_rst") == 1, "RST counted as an event");
+    TAP_OK(note_count(f, "h2_rst") == 2 + H2_LINGER + 2, "RSTs counted as events");
     close_fix(f);
-    TAP_OK(f->g.n == 2 && f->g.s[1].stream_id == 3 && f->g.s[1].partial &&
-               strstr(f->g.why[1], "connection closed") && f->g.s[1].resp_start_ns == 0,
-           "open stream emitted as partial at close: %s", f->g.why[1]);
+    TAP_OK(f->g.n == 4 + H2_LINGER, "lingering and open streams emitted at close: %d", f->g.n);
+    TAP_OK(f->g.s[4].stream_id == 3 && f->g.s[4].partial &&
+               strstr(f->g.why[4], "connection closed") && f->g.s[4].resp_start_ns == 0 &&
+               !strstr(f->g.why[5], "connection closed") && f->g.s[5].reset_code == 8,
+           "open stream partial at close (%s); reset ones say why they ended (%s)", f->g.why[4],
+           f->g.why[5]);
     free(f);
     free(c);
+    free(s);
     free(h);
 }
 
