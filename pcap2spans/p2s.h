@@ -252,6 +252,8 @@ struct p2s_conn_info {
     const char *close;          /* "fin", "rst", "idle", "evicted", "eof", "new-syn" */
 };
 const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn);
+/* The open connection a segment belongs to (either direction), or NULL (tests). */
+const struct p2s_conn_info *tcp_find(struct p2s_ctx *ctx, const struct p2s_seg *seg);
 
 /* sink.c: output (database and/or NDJSON). */
 struct p2s_sink_opts {

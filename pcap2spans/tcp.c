@@ -35,7 +35,9 @@
  *
  * Protocol detection is by content on the first bytes (DESIGN.md): up to 64 bytes
  * per direction are held until the C2S side decides (or the S2C side shows an
- * HTTP/1 status line), then replayed into the parser.
+ * HTTP/1 status line), then replayed into the parser.  Without a preface, C2S bytes
+ * that parse as a chain of plausible client HTTP/2 frames (per-type length, flags
+ * and stream-id rules) also select HTTP/2: a capture that started mid-connection.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
@@ -306,6 +308,63 @@ static int looks_preface(const uint8_t *p, size_t n)
     return n >= 24 ? 1 : -1;
 }
 
+/* One plausible HTTP/2 frame header sent by a client (RFC 9113 section 6: per-type
+ * lengths, flags and stream ids; client-initiated streams are odd). */
+static int h2_frame_ok(const uint8_t *p, uint32_t *len)
+{
+    uint32_t l = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+    uint32_t sid = ((uint32_t)p[5] << 24 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 8 | p[8]);
+    uint8_t type = p[3], fl = p[4];
+
+    *len = l;
+    if (l > (1u << 20) || (sid & 0x80000000u))
+        return 0;
+    switch (type) {
+    case 0: /* DATA */
+        return sid && !(fl & ~0x09);
+    case 1: /* HEADERS */
+        return (sid & 1) && !(fl & ~0x2d);
+    case 2: /* PRIORITY */
+        return sid && l == 5 && !fl;
+    case 3: /* RST_STREAM */
+        return sid && l == 4 && !fl;
+    case 4: /* SETTINGS */
+        return !sid && !(fl & ~1) && l % 6 == 0 && (!fl || !l);
+    case 6: /* PING */
+        return !sid && l == 8 && !(fl & ~1);
+    case 7: /* GOAWAY */
+        return !sid && l >= 8 && !fl;
+    case 8: /* WINDOW_UPDATE */
+        return l == 4 && !fl;
+    case 9: /* CONTINUATION */
+        return sid && !(fl & ~0x04);
+    default: /* PUSH_PROMISE is never sent by a client */
+        return 0;
+    }
+}
+
+/* Held client bytes that look like HTTP/2 frames without a preface (a capture that
+ * started mid-connection): every complete frame plausible and the next header too, or
+ * the first header plausible and filling the buffer.  1 yes, 0 no, -1 need more. */
+static int looks_h2_frames(const uint8_t *p, size_t n, int full)
+{
+    size_t off = 0;
+    uint32_t len;
+    int frames = 0;
+
+    while (off + 9 <= n) {
+        if (!h2_frame_ok(p + off, &len))
+            return 0;
+        frames++;
+        if (off + 9 + len > n)
+            return frames >= 2 || full ? 1 : -1;
+        off += 9 + len;
+    }
+    if (frames >= 2)
+        return 1;
+    return full ? 0 : -1;
+}
+
 /* Decide from the held bytes: an ops table, or NULL with *proto set ("tls",
  * "unknown"), or NULL with *proto NULL while more bytes are needed.  A pending
  * preface blocks the request-line test ("PRI " looks like a method). */
@@ -329,6 +388,10 @@ static const struct p2s_app_ops *detect(struct p2s_conn *c, const char **proto)
             return NULL;
         if ((v = looks_request(q->det, q->det_len)) == 1)
             return &p2s_h1_ops;
+        if (v < 0)
+            return NULL;
+        if ((v = looks_h2_frames(q->det, q->det_len, q->det_len == DET_MAX)) == 1)
+            return &p2s_h2_ops;
         if (v < 0)
             return NULL;
     }
@@ -682,6 +745,14 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
     check_fin(h);
     if (c->h[0].done && c->h[1].done)
         tcp_close_conn(ctx, c, "fin");
+}
+
+const struct p2s_conn_info *tcp_find(struct p2s_ctx *ctx, const struct p2s_seg *seg)
+{
+    enum p2s_dir dir;
+    struct p2s_conn *c = lookup(ctx->tcp, seg, seg_hash(seg), &dir);
+
+    return c ? &c->info : NULL;
 }
 
 void tcp_flush_all(struct p2s_ctx *ctx, const char *why)

@@ -283,8 +283,60 @@ static void test_mid_connection(void)
     teardown();
 }
 
+/* The protocol a connection got by content detection (force_ops off). */
+static const char *proto_of(int c2s_first, const char *data, size_t len, uint16_t sport,
+                            uint16_t dport)
+{
+    static const uint8_t a[4] = {10, 0, 0, 1}, b[4] = {10, 0, 0, 2};
+    static char out[16];
+    const struct p2s_conn_info *ci;
+    struct p2s_seg s;
+
+    setup();
+    ctx.force_ops = NULL;
+    memset(&s, 0, sizeof(s));
+    s.family = 4;
+    memcpy(s.src, c2s_first ? a : b, 4);
+    memcpy(s.dst, c2s_first ? b : a, 4);
+    s.sport = sport;
+    s.dport = dport;
+    s.seq = 77;
+    s.flags = ACK;
+    s.payload = (const uint8_t *)data;
+    s.len = len;
+    s.ts_ns = 1;
+    tcp_segment(&ctx, &s);
+    ci = tcp_find(&ctx, &s);
+    snprintf(out, sizeof(out), "%s", ci ? ci->app_proto : "(none)");
+    teardown();
+    return out;
+}
+
+static void test_detection(void)
+{
+    /* WINDOW_UPDATE on stream 0, then HEADERS (END_STREAM|END_HEADERS) on stream 3 */
+    static const char h2mid[] = "\x00\x00\x04\x08\x00\x00\x00\x00\x00\x00\x01\x00\x00"
+                                "\x00\x00\x03\x01\x05\x00\x00\x00\x03\x82\x84\x86";
+    static const char pre[] =
+        "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00";
+    static const char tls[] = "\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03";
+    static const char junk[] = "\x01\x02\x03\x04 some binary protocol \xff\xfe\xfd";
+
+    TAP_EQ_STR(proto_of(1, pre, sizeof(pre) - 1, 50000, 8080), "h2", "detect: HTTP/2 preface");
+    TAP_EQ_STR(proto_of(1, h2mid, sizeof(h2mid) - 1, 50000, 8080), "h2",
+               "detect: HTTP/2 frames without preface (mid-connection)");
+    TAP_EQ_STR(proto_of(1, "GET / HTTP/1.1\r\n\r\n", 18, 50000, 9999), "http/1.1",
+               "detect: HTTP/1 request line on any port");
+    TAP_EQ_STR(proto_of(0, "HTTP/1.1 200 OK\r\n", 17, 80, 50000), "http/1.1",
+               "detect: HTTP/1 status line from the server");
+    TAP_EQ_STR(proto_of(1, tls, sizeof(tls) - 1, 50000, 443), "tls", "detect: TLS record");
+    TAP_EQ_STR(proto_of(1, junk, sizeof(junk) - 1, 50000, 80), "unknown",
+               "detect: other bytes, even on port 80, are unknown");
+}
+
 int main(void)
 {
+    test_detection();
     test_in_order_and_close();
     test_out_of_order_retrans_overlap();
     test_wraparound();
