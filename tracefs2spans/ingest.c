@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include "sf_db.h"
 #include "sf_db_trace.h"
 #include "sf_line.h"
+#include "sf_opt.h"
+#include "sf_progress.h"
 #include "sf_sha256.h"
 
 struct file_state {
@@ -371,7 +374,13 @@ static int read_lines(struct file_state *fs, int fd, struct sf_sha256 *h, int ha
         r.on_read = hash_block;
         r.on_read_ctx = h;
     }
+    struct sf_progress pr;
+    struct stat sb;
+    sf_progress_start(&pr, sf_opt_want_progress(fs->c->quiet) ? stderr : NULL, fs->path, "B",
+                      fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0);
     while ((rc = sf_line_next(&r, &s, &n)) != 0) {
+        if ((r.lineno & 0xffff) == 0)
+            sf_progress_update(&pr, r.bytes_read);
         if (rc == SF_E_LIMIT) {
             struct sf_err e;
             sf_err_clear(&e);
@@ -389,6 +398,7 @@ static int read_lines(struct file_state *fs, int fd, struct sf_sha256 *h, int ha
         if (fs->c->strict && fs->bad)
             break;
     }
+    sf_progress_end(&pr);
     fs->bytes = r.bytes_read;
     sf_line_close(&r);
     return rc;
