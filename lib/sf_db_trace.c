@@ -157,8 +157,10 @@ static int build_map(struct sf_db *db, const char *sclock, struct sf_attr_stats 
     int rc = 0;
 
     if (sqlite3_exec(h, "DELETE FROM temp.sf_attr_map", NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, "SELECT id, clock FROM sources WHERE id IN (SELECT DISTINCT "
-                              "source_id FROM span_intervals)", -1, &q, NULL) != SQLITE_OK)
+        sqlite3_prepare_v2(h,
+                           "SELECT id, clock FROM sources WHERE id IN (SELECT DISTINCT "
+                           "source_id FROM span_intervals)",
+                           -1, &q, NULL) != SQLITE_OK)
         return fail(db, err, "reading sources");
     while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
         int64_t src = sqlite3_column_int64(q, 0);
@@ -298,8 +300,7 @@ out:
     return rc;
 }
 
-int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats,
-                                  struct sf_err *err)
+int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats, struct sf_err *err)
 {
     struct sf_attr_stats local = {0};
     sqlite3 *h = sf_db_handle(db);
@@ -316,11 +317,14 @@ int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats,
     sqlite3_exec(h, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
     if (sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
         return fail(db, err, "starting");
-    if (sqlite3_exec(h, "CREATE TEMP TABLE IF NOT EXISTS sf_attr_map (src INTEGER, lo INTEGER, "
-                        "hi INTEGER, off INTEGER, skew REAL, ref INTEGER)",
+    if (sqlite3_exec(h,
+                     "CREATE TEMP TABLE IF NOT EXISTS sf_attr_map (src INTEGER, lo INTEGER, "
+                     "hi INTEGER, off INTEGER, skew REAL, ref INTEGER)",
                      NULL, NULL, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, "SELECT id, clock FROM sources WHERE id IN (SELECT DISTINCT "
-                              "source_id FROM samples)", -1, &q, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(h,
+                           "SELECT id, clock FROM sources WHERE id IN (SELECT DISTINCT "
+                           "source_id FROM samples)",
+                           -1, &q, NULL) != SQLITE_OK) {
         rc = fail(db, err, "reading sources");
         goto out;
     }

@@ -64,7 +64,7 @@ struct sf_clock_fit_row {
     int64_t ref_ns;
     int64_t valid_from_ns, valid_to_ns;
     int64_t points, residual_ns, residual_max_ns; /* residuals SF_DB_NULL when unknown */
-    const char *method; /* e.g. theil-sen+trim+lower-envelope, manual */
+    const char *method;                           /* e.g. theil-sen+trim+lower-envelope, manual */
 };
 
 /* Delete the clock_fits rows whose from_source is source_id (before writing a new
@@ -76,10 +76,10 @@ int sf_db_trace_clock_fit(struct sf_db *db, const struct sf_clock_fit_row *f, in
                           struct sf_err *err);
 
 struct sf_attr_stats {
-    uint64_t samples;         /* samples visited (with tid and ts_ns) */
-    uint64_t attributed;      /* of them, inside some span interval */
-    uint64_t changed;         /* rows whose span_id was written */
-    uint64_t unmapped;        /* (perf source, tracefs source) pairs with no clock relation */
+    uint64_t samples;    /* samples visited (with tid and ts_ns) */
+    uint64_t attributed; /* of them, inside some span interval */
+    uint64_t changed;    /* rows whose span_id was written */
+    uint64_t unmapped;   /* (perf source, tracefs source) pairs with no clock relation */
 };
 
 /* Attribute every perf sample to a span: samples.span_id = the span of the innermost

@@ -8,14 +8,13 @@
  * from the tracefs clock to the pcap clock.  Then sf_db_attribute_samples() sets
  * samples.span_id (lib/sf_db_trace.c), the rule perf-fold --db applies too.
  */
-#include "t2s.h"
-
 #include <stdlib.h>
 #include <string.h>
 
 #include "sf_clock.h"
 #include "sf_db.h"
 #include "sf_db_trace.h"
+#include "t2s.h"
 
 #define MAX_PAIRS 2000000
 
@@ -90,16 +89,19 @@ static void report_fit(struct t2s_ctx *c, int64_t src, const char *from, const c
         int64_t x = b->x_from;
         double oa = (double)a->offset_ns + a->skew_ppm * 1e-6 * (double)(x - a->ref_ns);
         double ob = (double)b->offset_ns + b->skew_ppm * 1e-6 * (double)(x - b->ref_ns);
-        fprintf(stderr, "tracefs2spans: source %lld: clock step of %+.3f ms between %s and %s at "
-                        "%s s (%s)\n",
-                (long long)src, (ob - oa) / 1e6, from, to, sf_clock_format_ts(t, sizeof(t), x), from);
+        fprintf(stderr,
+                "tracefs2spans: source %lld: clock step of %+.3f ms between %s and %s at "
+                "%s s (%s)\n",
+                (long long)src, (ob - oa) / 1e6, from, to, sf_clock_format_ts(t, sizeof(t), x),
+                from);
     }
     if (c->quiet)
         return;
     for (int k = 0; k < r->nseg; k++) {
         const struct cf_segment *s = &r->seg[k];
-        fprintf(stderr, "tracefs2spans: source %lld: %s -> %s: offset %s s, skew %+.3f ppm, %zu "
-                        "pairs (%zu kept), residual median %lld ns, max %lld ns, %s\n",
+        fprintf(stderr,
+                "tracefs2spans: source %lld: %s -> %s: offset %s s, skew %+.3f ppm, %zu "
+                "pairs (%zu kept), residual median %lld ns, max %lld ns, %s\n",
                 (long long)src, from, to, sf_clock_format_ts(t, sizeof(t), s->offset_ns),
                 s->skew_ppm, s->count, s->inliers, (long long)s->residual_ns,
                 (long long)s->residual_max_ns, method_name(s));
@@ -113,11 +115,19 @@ static int store_fit(struct t2s_ctx *c, int64_t src, const char *from, const cha
 
     for (int k = 0; k < r->nseg; k++) {
         const struct cf_segment *s = &r->seg[k];
-        struct sf_clock_fit_row f = {
-            from, to, src, SF_DB_NULL, s->offset_ns, s->skew_ppm, s->ref_ns,
-            k == 0 ? SF_DB_NULL : s->x_from,
-            k + 1 == r->nseg ? SF_DB_NULL : r->seg[k + 1].x_from - 1,
-            (int64_t)s->count, s->residual_ns, s->residual_max_ns, method_name(s)};
+        struct sf_clock_fit_row f = {from,
+                                     to,
+                                     src,
+                                     SF_DB_NULL,
+                                     s->offset_ns,
+                                     s->skew_ppm,
+                                     s->ref_ns,
+                                     k == 0 ? SF_DB_NULL : s->x_from,
+                                     k + 1 == r->nseg ? SF_DB_NULL : r->seg[k + 1].x_from - 1,
+                                     (int64_t)s->count,
+                                     s->residual_ns,
+                                     s->residual_max_ns,
+                                     method_name(s)};
         if ((rc = sf_db_trace_clock_fit(c->db, &f, NULL, err)))
             return rc;
     }
@@ -132,7 +142,8 @@ static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct
 
     if ((rc = sf_db_trace_clear_fits(c->db, src, err)))
         return rc;
-    if (sqlite3_prepare_v2(sf_db_handle(c->db), "SELECT DISTINCT clock FROM sources WHERE "
+    if (sqlite3_prepare_v2(sf_db_handle(c->db),
+                           "SELECT DISTINCT clock FROM sources WHERE "
                            "kind = 'pcap' AND id IN (SELECT source_id FROM spans)",
                            -1, &q, NULL) != SQLITE_OK)
         return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading pcap sources");
@@ -148,8 +159,10 @@ static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct
             break;
         if (n == 0) {
             if (!c->quiet)
-                fprintf(stderr, "tracefs2spans: source %lld: no span id shared with the %s "
-                                "spans, no clock fit\n", (long long)src, to);
+                fprintf(stderr,
+                        "tracefs2spans: source %lld: no span id shared with the %s "
+                        "spans, no clock fit\n",
+                        (long long)src, to);
         } else if ((rc = clockfit_fit(p, n, &c->fit, &r, err)) == 0) {
             report_fit(c, src, from, to, &r);
             rc = store_fit(c, src, from, to, &r, err);
@@ -158,9 +171,11 @@ static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct
     }
     sqlite3_finalize(q);
     if (rc == 0 && c->have_offset) {
-        struct sf_clock_fit_row f = {from, SF_CLOCK_REALTIME, src, SF_DB_NULL, c->offset_ns,
-                                     c->have_skew ? c->skew_ppm : 0, 0, SF_DB_NULL, SF_DB_NULL,
-                                     0, SF_DB_NULL, SF_DB_NULL, "manual"};
+        struct sf_clock_fit_row f = {from,       SF_CLOCK_REALTIME, src,
+                                     SF_DB_NULL, c->offset_ns,      c->have_skew ? c->skew_ppm : 0,
+                                     0,          SF_DB_NULL,        SF_DB_NULL,
+                                     0,          SF_DB_NULL,        SF_DB_NULL,
+                                     "manual"};
         rc = sf_db_trace_clock_fit(c->db, &f, NULL, err);
     }
     return rc;
@@ -174,9 +189,11 @@ int attribute_run(struct t2s_ctx *c)
     int rc = 0;
 
     sf_err_clear(&err);
-    if (sqlite3_prepare_v2(sf_db_handle(c->db), "SELECT id, clock FROM sources WHERE kind = "
+    if (sqlite3_prepare_v2(sf_db_handle(c->db),
+                           "SELECT id, clock FROM sources WHERE kind = "
                            "'tracefs' AND status = 'complete' AND id IN (SELECT source_id FROM "
-                           "span_events WHERE span_id IS NOT NULL)", -1, &q, NULL) != SQLITE_OK) {
+                           "span_events WHERE span_id IS NOT NULL)",
+                           -1, &q, NULL) != SQLITE_OK) {
         sf_err_set(&err, SF_E_DB, UINT64_MAX, "reading sources");
         return db_fail(c, &err);
     }
@@ -193,8 +210,9 @@ int attribute_run(struct t2s_ctx *c)
     if (rc)
         return db_fail(c, &err);
     if (c->attribute && !c->quiet)
-        fprintf(stderr, "tracefs2spans: %llu of %llu samples inside span intervals (%llu "
-                        "updated)%s\n",
+        fprintf(stderr,
+                "tracefs2spans: %llu of %llu samples inside span intervals (%llu "
+                "updated)%s\n",
                 (unsigned long long)st.attributed, (unsigned long long)st.samples,
                 (unsigned long long)st.changed,
                 st.unmapped ? "; some sources have no clock relation" : "");

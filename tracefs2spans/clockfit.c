@@ -21,14 +21,14 @@
  *      the mean x (the LP of Moon et al.), i.e. the lower-convex-hull edge spanning
  *      the mean x.  With the skew fixed, the envelope is the smallest residual.
  */
-#include "t2s.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "t2s.h"
+
 #define TS_EXACT_MAX 1500
-#define TS_SAMPLES 200000
+#define TS_SAMPLES   200000
 #define MAD_FLOOR_NS 1000.0 /* tracefs text has 1 us resolution */
 
 struct fitctx {

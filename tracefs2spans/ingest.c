@@ -5,12 +5,10 @@
  * summary), and kept in span_events as kind raw with the whole line as message.
  * Rows go to the database (lib/sf_db_trace.c) and/or to stdout as NDJSON.
  */
-#include "t2s.h"
-
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sf_clock.h"
@@ -20,6 +18,7 @@
 #include "sf_opt.h"
 #include "sf_progress.h"
 #include "sf_sha256.h"
+#include "t2s.h"
 
 struct file_state {
     struct t2s_ctx *c;
@@ -99,10 +98,15 @@ static int emit_interval(void *ctx, const struct iv_interval *iv)
 {
     struct file_state *fs = ctx;
     struct t2s_ctx *c = fs->c;
-    struct sf_trace_interval row = {
-        iv->span_id, iv->trace_id[0] ? iv->trace_id : NULL, iv->pid >= 0 ? iv->pid : SF_DB_NULL,
-        iv->tid,     iv->start_ns,  iv->end_ns,  iv->depth,  iv->decision >= 0 ? iv->decision : SF_DB_NULL,
-        iv->end_rule};
+    struct sf_trace_interval row = {iv->span_id,
+                                    iv->trace_id[0] ? iv->trace_id : NULL,
+                                    iv->pid >= 0 ? iv->pid : SF_DB_NULL,
+                                    iv->tid,
+                                    iv->start_ns,
+                                    iv->end_ns,
+                                    iv->depth,
+                                    iv->decision >= 0 ? iv->decision : SF_DB_NULL,
+                                    iv->end_rule};
 
     if (c->out) {
         fputs("{\"type\":\"interval\"", c->out);
@@ -174,11 +178,19 @@ static void note_time(struct file_state *fs, const struct tf_line *l)
 static int on_event(struct file_state *fs, const struct tf_line *l, uint64_t lineno)
 {
     struct mk_result m;
-    struct sf_trace_event ev = {
-        .ts_ns = l->ts_ns, .cpu = l->cpu, .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
-        .tid = l->pid, .comm = l->comm, .comm_len = l->comm_len, .kind = "raw",
-        .decision = SF_DB_NULL, .message = l->msg, .message_len = l->msg_len, .line = lineno};
-    int marker = tracefs_is_marker_event(l) && markers_parse(&fs->c->grammar, l->msg, l->msg_len, &m);
+    struct sf_trace_event ev = {.ts_ns = l->ts_ns,
+                                .cpu = l->cpu,
+                                .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
+                                .tid = l->pid,
+                                .comm = l->comm,
+                                .comm_len = l->comm_len,
+                                .kind = "raw",
+                                .decision = SF_DB_NULL,
+                                .message = l->msg,
+                                .message_len = l->msg_len,
+                                .line = lineno};
+    int marker =
+        tracefs_is_marker_event(l) && markers_parse(&fs->c->grammar, l->msg, l->msg_len, &m);
     enum iv_kind k = IV_MARK;
     int rc;
 
@@ -213,9 +225,15 @@ static int on_event(struct file_state *fs, const struct tf_line *l, uint64_t lin
 /* Keep an unparseable line as a raw event at the last good time. */
 static int keep_bad(struct file_state *fs, const char *s, size_t n, uint64_t lineno)
 {
-    struct sf_trace_event ev = {.ts_ns = fs->last_ts, .cpu = SF_DB_NULL, .pid = SF_DB_NULL,
-                                .tid = SF_DB_NULL, .kind = "raw", .decision = SF_DB_NULL,
-                                .message = s, .message_len = n, .line = lineno};
+    struct sf_trace_event ev = {.ts_ns = fs->last_ts,
+                                .cpu = SF_DB_NULL,
+                                .pid = SF_DB_NULL,
+                                .tid = SF_DB_NULL,
+                                .kind = "raw",
+                                .decision = SF_DB_NULL,
+                                .message = s,
+                                .message_len = n,
+                                .line = lineno};
     return emit_event(fs, &ev, 0);
 }
 
@@ -231,8 +249,8 @@ static void json_text(FILE *f, const char *key, const char *s, size_t n)
 /* --fields: the columns of every line as parsed, for checking the parser. */
 static void print_fields(FILE *f, const struct tf_line *l, const struct sf_err *e, uint64_t no)
 {
-    static const char *const kinds[] = {"blank", "comment", "tracer", "entries", "clock",
-                                        "annotate", "lost", "frame", "event", "bad"};
+    static const char *const kinds[] = {"blank",    "comment", "tracer", "entries", "clock",
+                                        "annotate", "lost",    "frame",  "event",   "bad"};
     fprintf(f, "{\"line\":%llu,\"kind\":\"%s\"", (unsigned long long)no, kinds[l->kind]);
     switch (l->kind) {
     case TF_EVENT:
@@ -335,8 +353,8 @@ static int begin_source(struct file_state *fs, int fd, struct sf_sha256 *h)
     (void)fd;
     rc = sf_db_source_begin(c->db, &in, &fs->src, &dup, &fs->err);
     if (rc == SF_E_DUP && !c->quiet)
-        fprintf(stderr, "tracefs2spans: %s: already ingested as source %lld, skipped\n",
-                fs->path, (long long)dup);
+        fprintf(stderr, "tracefs2spans: %s: already ingested as source %lld, skipped\n", fs->path,
+                (long long)dup);
     return rc;
 }
 
@@ -463,9 +481,7 @@ int ingest_file(struct t2s_ctx *c, const char *path)
             sf_sha256_abort(&h);
         }
         /* bad lines are in bad_units; the source is complete when all of it was read */
-        if (rc != SF_E_DB &&
-            sf_db_source_end(c->db, fs.src, fail, fs.lines, fs.bad,
-                             &fs.err) == 0)
+        if (rc != SF_E_DB && sf_db_source_end(c->db, fs.src, fail, fs.lines, fs.bad, &fs.err) == 0)
             return rc ? SF_EXIT_USAGE : 0;
         if (rc != SF_E_DB) {
             sf_err_format(&fs.err, "tracefs2spans", path, msg, sizeof(msg));

@@ -17,10 +17,10 @@
  * intervals, and interleaved threads never affect each other.  Memory is the open spans
  * of the threads that have some: a thread whose stack empties is freed.
  */
-#include "t2s.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "t2s.h"
 
 #define NBUCKET 1024
 

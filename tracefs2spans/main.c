@@ -6,14 +6,13 @@
  * Parse -> (per input) ingest_file() -> (with --db) attribute_run().  See README,
  * section tracefs2spans, for the marker grammar and the interval rule.
  */
-#include "t2s.h"
-
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sf_db.h"
 #include "sf_opt.h"
+#include "t2s.h"
 
 static void usage(FILE *f)
 {
@@ -49,8 +48,25 @@ static void usage(FILE *f)
 }
 
 enum {
-    O_DB = 256, O_NDJSON, O_RAW, O_NO_RAW, O_CLOCK, O_KEY, O_PAIR, O_OFFSET, O_SKEW, O_FIT_SKEW,
-    O_NO_STEPS, O_MIN_STEP, O_REFIT, O_NO_ATTR, O_FIELDS, O_STRICT, O_QUIET, O_HELP, O_VERSION
+    O_DB = 256,
+    O_NDJSON,
+    O_RAW,
+    O_NO_RAW,
+    O_CLOCK,
+    O_KEY,
+    O_PAIR,
+    O_OFFSET,
+    O_SKEW,
+    O_FIT_SKEW,
+    O_NO_STEPS,
+    O_MIN_STEP,
+    O_REFIT,
+    O_NO_ATTR,
+    O_FIELDS,
+    O_STRICT,
+    O_QUIET,
+    O_HELP,
+    O_VERSION
 };
 
 static const struct option longopts[] = {
@@ -108,11 +124,21 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
 
     while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (opt) {
-        case O_DB: c->db_path = optarg; break;
-        case O_NDJSON: c->ndjson = 1; break;
-        case O_RAW: c->raw_out = 1; break;
-        case O_NO_RAW: c->raw_db = 0; break;
-        case O_CLOCK: c->clock_opt = optarg; break;
+        case O_DB:
+            c->db_path = optarg;
+            break;
+        case O_NDJSON:
+            c->ndjson = 1;
+            break;
+        case O_RAW:
+            c->raw_out = 1;
+            break;
+        case O_NO_RAW:
+            c->raw_db = 0;
+            break;
+        case O_CLOCK:
+            c->clock_opt = optarg;
+            break;
         case O_KEY:
             if (keys++ == 0)
                 c->grammar.n = 0;
@@ -136,20 +162,39 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
             c->fit.fit_skew = 0;
             c->fit.fixed_skew_ppm = c->skew_ppm;
             break;
-        case O_FIT_SKEW: c->fit.fit_skew = 1; break;
-        case O_NO_STEPS: c->fit.detect_steps = 0; break;
+        case O_FIT_SKEW:
+            c->fit.fit_skew = 1;
+            break;
+        case O_NO_STEPS:
+            c->fit.detect_steps = 0;
+            break;
         case O_MIN_STEP:
             if (sf_opt_i64(optarg, 0, INT64_MAX, &c->fit.min_step_ns))
                 return bad_usage("--min-step wants integer nanoseconds", optarg);
             break;
-        case O_REFIT: *refit = 1; break;
-        case O_NO_ATTR: c->attribute = 0; break;
-        case O_FIELDS: c->fields = 1; break;
-        case O_STRICT: c->strict = 1; break;
-        case O_QUIET: c->quiet = 1; break;
-        case O_HELP: usage(stdout); return SF_EXIT_OK;
-        case O_VERSION: sf_opt_print_version(stdout, "tracefs2spans"); return SF_EXIT_OK;
-        default: return bad_usage("unknown option or missing argument", NULL);
+        case O_REFIT:
+            *refit = 1;
+            break;
+        case O_NO_ATTR:
+            c->attribute = 0;
+            break;
+        case O_FIELDS:
+            c->fields = 1;
+            break;
+        case O_STRICT:
+            c->strict = 1;
+            break;
+        case O_QUIET:
+            c->quiet = 1;
+            break;
+        case O_HELP:
+            usage(stdout);
+            return SF_EXIT_OK;
+        case O_VERSION:
+            sf_opt_print_version(stdout, "tracefs2spans");
+            return SF_EXIT_OK;
+        default:
+            return bad_usage("unknown option or missing argument", NULL);
         }
     }
     if (*refit && (c->db_path == NULL || optind < argc))
@@ -159,8 +204,7 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
 
 int main(int argc, char **argv)
 {
-    struct t2s_ctx c = {.raw_db = 1, .attribute = 1, .max_report = 5,
-                        .pair_with = "req_start_ns"};
+    struct t2s_ctx c = {.raw_db = 1, .attribute = 1, .max_report = 5, .pair_with = "req_start_ns"};
     struct sf_err err;
     int refit = 0, rc, status = SF_EXIT_OK;
 

@@ -16,17 +16,16 @@
  *   span:00f067aa0ba902b7 decision:1          trace:4bf92f3577b34da6a3ce929d0e0e4736
  *   begin span=00f067aa0ba902b7               span_id=... trace_id=... sampled=1 end
  */
-#include "t2s.h"
-
 #include <string.h>
 
 #include "sf_hex.h"
+#include "t2s.h"
 
 static const char *const default_keys[] = {
-    "span=span:",         "span=span=",         "span=span_id=",   "span=span_id:",
-    "trace=trace:",       "trace=trace=",       "trace=trace_id=", "trace=trace_id:",
+    "span=span:",         "span=span=",         "span=span_id=",     "span=span_id:",
+    "trace=trace:",       "trace=trace=",       "trace=trace_id=",   "trace=trace_id:",
     "decision=decision:", "decision=decision=", "decision=sampled=", "decision=sampled:",
-    "begin=begin",        "begin=BEGIN",        "end=end",         "end=END",
+    "begin=begin",        "begin=BEGIN",        "end=end",           "end=END",
 };
 
 void markers_default(struct mk_grammar *g)

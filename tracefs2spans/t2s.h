@@ -40,18 +40,18 @@ struct tf_line {
     /* event fields; pointers into the caller's line (not NUL-terminated) */
     const char *comm;
     size_t comm_len;
-    int64_t pid;      /* the task the kernel printed (a thread id) */
-    int64_t tgid;     /* -1 when absent or "(-------)" */
-    int64_t cpu;      /* also for TF_ANNOTATE and TF_LOST */
+    int64_t pid;       /* the task the kernel printed (a thread id) */
+    int64_t tgid;      /* -1 when absent or "(-------)" */
+    int64_t cpu;       /* also for TF_ANNOTATE and TF_LOST */
     const char *flags; /* NULL when the irq-info column is absent */
     size_t flags_len;
-    const char *ts;   /* timestamp text as printed */
+    const char *ts; /* timestamp text as printed */
     size_t ts_len;
-    int64_t ts_ns;    /* nanoseconds, or the raw counter value when ts_raw */
-    int ts_raw;       /* no decimal point: counter/uptime/x86-tsc clocks */
+    int64_t ts_ns;     /* nanoseconds, or the raw counter value when ts_raw */
+    int ts_raw;        /* no decimal point: counter/uptime/x86-tsc clocks */
     const char *event; /* NULL for function-tracer lines ("func <-parent") */
     size_t event_len;
-    const char *msg;  /* payload after "event: " (or the whole text after the timestamp) */
+    const char *msg; /* payload after "event: " (or the whole text after the timestamp) */
     size_t msg_len;
     /* header / loss fields */
     const char *text; /* TF_TRACER, TF_CLOCK */
@@ -73,7 +73,7 @@ int tracefs_is_marker_event(const struct tf_line *l);
 
 enum mk_field { MK_SPAN, MK_TRACE, MK_DECISION, MK_BEGIN, MK_END };
 
-#define MK_MAX_KEYS 32
+#define MK_MAX_KEYS   32
 #define MK_MAX_PREFIX 32
 
 struct mk_key {
@@ -89,7 +89,7 @@ struct mk_grammar {
 
 struct mk_result {
     int has_span;
-    char span_id[17];  /* 16 lowercase hex */
+    char span_id[17]; /* 16 lowercase hex */
     int has_trace;
     char trace_id[33]; /* 32 lowercase hex */
     int decision;      /* 0, 1, or -1 when absent */
@@ -158,9 +158,9 @@ struct cf_pair {
 #define CF_MAX_SEGMENTS 16
 
 struct cf_segment {
-    size_t first, count;     /* index range in the sorted pairs */
-    int64_t x_from, x_to;    /* source-clock range covered */
-    int64_t offset_ns;       /* y = x + offset + skew_ppm*1e-6*(x - ref_ns) */
+    size_t first, count;  /* index range in the sorted pairs */
+    int64_t x_from, x_to; /* source-clock range covered */
+    int64_t offset_ns;    /* y = x + offset + skew_ppm*1e-6*(x - ref_ns) */
     double skew_ppm;
     int64_t ref_ns;
     size_t inliers;          /* points kept after trimming */
@@ -171,11 +171,11 @@ struct cf_segment {
 };
 
 struct cf_opts {
-    int fit_skew;          /* 1 fit, 0 fix to fixed_skew_ppm, -1 auto (span >= 60 s, n >= 20) */
+    int fit_skew; /* 1 fit, 0 fix to fixed_skew_ppm, -1 auto (span >= 60 s, n >= 20) */
     double fixed_skew_ppm;
-    int detect_steps;      /* look for offset steps (change points on residuals) */
-    int64_t min_step_ns;   /* smallest step reported (default 200 us) */
-    uint64_t seed;         /* PRNG seed for Theil-Sen subsampling */
+    int detect_steps;    /* look for offset steps (change points on residuals) */
+    int64_t min_step_ns; /* smallest step reported (default 200 us) */
+    uint64_t seed;       /* PRNG seed for Theil-Sen subsampling */
 };
 
 struct cf_result {
@@ -203,15 +203,15 @@ struct sf_db;
 struct t2s_ctx {
     /* options */
     const char *db_path;
-    int ndjson;             /* NDJSON on stdout (default without --db) */
-    int raw_db;             /* store non-marker events as kind raw (default 1) */
-    int raw_out;            /* print them in NDJSON (--raw) */
-    const char *clock_opt;  /* --clock NAME, or NULL */
+    int ndjson;            /* NDJSON on stdout (default without --db) */
+    int raw_db;            /* store non-marker events as kind raw (default 1) */
+    int raw_out;           /* print them in NDJSON (--raw) */
+    const char *clock_opt; /* --clock NAME, or NULL */
     struct mk_grammar grammar;
     int quiet, strict, attribute;
-    int fields;             /* --fields: print each line's parsed columns, nothing else */
-    int max_report;         /* bad lines shown per file before the summary */
-    const char *pair_with;  /* spans column paired with the marker time */
+    int fields;            /* --fields: print each line's parsed columns, nothing else */
+    int max_report;        /* bad lines shown per file before the summary */
+    const char *pair_with; /* spans column paired with the marker time */
     int have_offset, have_skew;
     int64_t offset_ns;
     double skew_ppm;

@@ -17,11 +17,10 @@
  * The CPU column is the anchor: the first "[digits]" preceded by "-pid" (and maybe a
  * TGID group) is taken, so a comm containing brackets cannot fool the parser.
  */
-#include "t2s.h"
-
 #include <string.h>
 
 #include "sf_clock.h"
+#include "t2s.h"
 
 static int is_digit(char c)
 {

@@ -231,9 +231,10 @@ int main(int argc, char **argv)
         perror(argv[4]);
         return 2;
     }
-    fprintf(m, "{\"realtime_minus_monotonic_ns_before\": %lld, \"window_ns_before\": %lld,\n"
-               " \"realtime_minus_monotonic_ns_after\": %lld, \"window_ns_after\": %lld,\n"
-               " \"requests\": %d, \"port\": %d}\n",
+    fprintf(m,
+            "{\"realtime_minus_monotonic_ns_before\": %lld, \"window_ns_before\": %lld,\n"
+            " \"realtime_minus_monotonic_ns_after\": %lld, \"window_ns_after\": %lld,\n"
+            " \"requests\": %d, \"port\": %d}\n",
             (long long)off0, (long long)win0, (long long)off1, (long long)win1,
             2 * r.requests_per_client, r.port);
     fclose(m);

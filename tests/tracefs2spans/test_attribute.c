@@ -58,13 +58,11 @@ int main(void)
         long long ts;
         const char *want;
     } s[] = {
-        {1, 2, 10, 90, NULL},   {2, 2, 10, 100, A},    {3, 2, 10, 130, B},
-        {4, 2, 10, 150, B},     {5, 2, 10, 151, A},    {6, 2, 10, 200, A},
-        {7, 2, 10, 201, NULL},  {8, 2, 11, 250, C},    {9, 2, 12, 130, NULL},
-        {10, 3, 10, 130, NULL}, /* perf clock, no relation to monotonic */
-        {11, 4, 10, 1000130, B}, /* realtime = monotonic + 1000000 */
-        {12, 4, 10, 130, NULL},
-        {13, 5, 11, 120, C},    /* clock unknown: taken as the interval's */
+        {1, 2, 10, 90, NULL},    {2, 2, 10, 100, A},     {3, 2, 10, 130, B},    {4, 2, 10, 150, B},
+        {5, 2, 10, 151, A},      {6, 2, 10, 200, A},     {7, 2, 10, 201, NULL}, {8, 2, 11, 250, C},
+        {9, 2, 12, 130, NULL},   {10, 3, 10, 130, NULL}, /* perf clock, no relation to monotonic */
+        {11, 4, 10, 1000130, B},                         /* realtime = monotonic + 1000000 */
+        {12, 4, 10, 130, NULL},  {13, 5, 11, 120, C}, /* clock unknown: taken as the interval's */
     };
 
     snprintf(path, sizeof(path), "/tmp/t2s_attr_%d.db", (int)getpid());
@@ -87,8 +85,8 @@ int main(void)
                  s[i].id, s[i].src, s[i].tid, s[i].ts, i == 0 ? "'" C "'" : "NULL");
         sql(q);
     }
-    struct sf_clock_fit_row f = {"monotonic", "realtime", 1, SF_DB_NULL, 1000000, 0, 0,
-                                 SF_DB_NULL, SF_DB_NULL, 10, 5, 9, "manual"};
+    struct sf_clock_fit_row f = {"monotonic", "realtime", 1,  SF_DB_NULL, 1000000, 0,       0,
+                                 SF_DB_NULL,  SF_DB_NULL, 10, 5,          9,       "manual"};
     TAP_EQ_INT(sf_db_trace_clock_fit(db, &f, NULL, &err), 0, "insert clock fit");
     TAP_EQ_INT(sf_db_attribute_samples_stats(db, &st, &err), 0, "attribute");
     for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
@@ -106,8 +104,8 @@ int main(void)
 
     /* a fit the other way round (realtime -> monotonic) is inverted */
     sql("DELETE FROM clock_fits");
-    struct sf_clock_fit_row g2 = {"realtime", "monotonic", 4, 1, -1000000, 0, 0,
-                                  SF_DB_NULL, SF_DB_NULL, 10, 5, 9, "manual"};
+    struct sf_clock_fit_row g2 = {"realtime", "monotonic", 4,  1, -1000000, 0,       0,
+                                  SF_DB_NULL, SF_DB_NULL,  10, 5, 9,        "manual"};
     sf_db_trace_clock_fit(db, &g2, NULL, &err);
     sql("UPDATE samples SET span_id = NULL");
     TAP_EQ_INT(sf_db_attribute_samples(db, &err), 0, "attribute with an inverted fit");

@@ -31,15 +31,15 @@ static double normal(struct rng *r)
     return sqrt(-2 * log(u > 1e-300 ? u : 1e-300)) * cos(2 * M_PI * v);
 }
 
-#define X0 1000000000000LL              /* 1000 s of uptime */
-#define THETA 1764000000123456789LL     /* realtime - monotonic */
+#define X0    1000000000000LL       /* 1000 s of uptime */
+#define THETA 1764000000123456789LL /* realtime - monotonic */
 
 struct scenario {
     double skew_ppm;
     double seconds, every_ms;
-    double mismatch;      /* share of mismatched pairs */
-    int sign;             /* +1 delays after (lower envelope), -1 before */
-    double step_at_s;     /* 0: no step */
+    double mismatch;  /* share of mismatched pairs */
+    int sign;         /* +1 delays after (lower envelope), -1 before */
+    double step_at_s; /* 0: no step */
     int64_t step_ns;
     uint64_t seed;
 };
@@ -147,11 +147,10 @@ static void test_step(void)
     for (int i = 0; i < 6; i++) {
         int sign = i & 1 ? 1 : -1;
         double when = 150 + 60 * i;
-        struct scenario s = {37, 600, 100, 0.01, +1, when, sign * (i < 2 ? 3000000 : 1000000),
-                             99 + (uint64_t)i};
+        struct scenario s = {
+            37, 600, 100, 0.01, +1, when, sign * (i < 2 ? 3000000 : 1000000), 99 + (uint64_t)i};
         fit(&s, &o, &r);
-        TAP_EQ_INT(r.nseg, 2, "a %+.0f ms step gives two segments",
-                   (double)s.step_ns / 1e6);
+        TAP_EQ_INT(r.nseg, 2, "a %+.0f ms step gives two segments", (double)s.step_ns / 1e6);
         if (r.nseg != 2)
             continue;
         double at = (double)(r.seg[1].x_from - X0) / 1e9;

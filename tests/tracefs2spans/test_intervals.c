@@ -48,7 +48,10 @@ static void feed(struct iv_state *st, const char *steps)
         m.has_span = 1;
         memcpy(m.span_id, span, 17);
         m.decision = k == 'd' ? 1 : -1;
-        enum iv_kind kind = k == 'b' ? IV_BEGIN : k == 'e' ? IV_END : k == 'd' ? IV_DECISION : IV_MARK;
+        enum iv_kind kind = k == 'b'   ? IV_BEGIN
+                            : k == 'e' ? IV_END
+                            : k == 'd' ? IV_DECISION
+                                       : IV_MARK;
         intervals_marker(st, kind, 100, tid, ts, &m);
     }
 }
@@ -114,8 +117,7 @@ int main(void)
     check(&g, A, 1, 10, 30, 0, "end-marker", "decision then begin: nested span");
     check(&g, B, 1, 20, 25, 1, "end-marker", "child of a decision-then-begin span");
 
-    run("b" A " 1 10; b" B " 2 12; e" A " 1 20; b" C " 1 22; e" B " 2 30; e" C " 1 31", 99, &g,
-        &s);
+    run("b" A " 1 10; b" B " 2 12; e" A " 1 20; b" C " 1 22; e" B " 2 30; e" C " 1 31", 99, &g, &s);
     check(&g, A, 1, 10, 20, 0, "end-marker", "interleaved threads, tid 1");
     check(&g, B, 2, 12, 30, 0, "end-marker", "interleaved threads, tid 2");
     check(&g, C, 1, 22, 31, 0, "end-marker", "interleaved threads, tid 1 again");

@@ -25,7 +25,9 @@ static void test_layouts(void)
     struct sf_err e;
 
     TAP_EQ_INT(parse("  my app-worker 3-4242  [001] ..... 12.000001: tracing_mark_write: "
-                     "span:00f067aa0ba902b7 begin", &l, &e), 0, "comm with a space and '-'");
+                     "span:00f067aa0ba902b7 begin",
+                     &l, &e),
+               0, "comm with a space and '-'");
     TAP_OK(field_is(l.comm, l.comm_len, "my app-worker 3") && l.pid == 4242 && l.cpu == 1,
            "comm 'my app-worker 3', pid 4242, cpu 1");
     TAP_OK(field_is(l.event, l.event_len, "tracing_mark_write") && l.ts_ns == 12000001000,
@@ -33,7 +35,7 @@ static void test_layouts(void)
     TAP_OK(tracefs_is_marker_event(&l), "tracing_mark_write carries markers");
 
     TAP_EQ_INT(parse("       a[1]-b-77    [002] d.h1. 5.5: bpf_trace_printk: x", &l, &e), 0,
-                "comm with brackets");
+               "comm with brackets");
     TAP_OK(field_is(l.comm, l.comm_len, "a[1]-b") && l.pid == 77 && l.cpu == 2 &&
                l.ts_ns == 5500000000,
            "brackets in the comm do not fool the CPU anchor");
