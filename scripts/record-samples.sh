@@ -181,6 +181,21 @@ record_h2c() {
     echo "$port $uport" > "$W/port-h2c"
 }
 
+# ---- 2b. IPv6: curl -> nginx and nghttp -> nghttpd over ::1 ------------------------------
+record_ipv6() {
+    local port port2; port=$(free_port); port2=$(free_port)
+    nginx_conf "$W/nginx-v6.conf" "$port"
+    sed -i "s/listen 127.0.0.1:$port;/listen [::1]:$port;/" "$W/nginx-v6.conf"
+    start_bg nginx -c "$W/nginx-v6.conf"; local ng=$last
+    start_bg nghttpd --no-tls -a ::1 -d "$W/www" "$port2"; local nd=$last
+    wait_port "$port"; wait_port "$port2"
+    cap_start ipv6.pcap lo -- "tcp port $port or tcp port $port2"; local c1=$last
+    (cd "$rec" && $py drive.py ipv6 --port "$port" --port2 "$port2" --out "$W/part-ipv6.json")
+    cap_stop "$c1" ipv6.pcap
+    stop_pid "$ng"; stop_pid "$nd"
+    echo "$port $port2" > "$W/port-ipv6"
+}
+
 # ---- 3. gRPC: python3-grpcio server and client; nghttp as a base64 gRPC client ------------
 record_grpc() {
     local port; port=$(free_port)
@@ -189,6 +204,7 @@ record_grpc() {
     cap_start grpc.pcap lo -- "tcp port $port"; local c1=$last
     (cd "$rec" && $py drive.py grpc --port "$port" --dir "$W/grpc" --out "$W/part-grpc.json")
     cap_stop "$c1" grpc.pcap
+    $py "$rec/wire_outcomes.py" "$W/grpc.pcap" "$port" "$W/part-grpc.json"
     stop_pid "$gs"
     echo "$port" > "$W/port-grpc"
 }
@@ -262,7 +278,7 @@ record_tls() {
 }
 
 # ---- run ---------------------------------------------------------------------------------
-steps=${SPANFOLD_REC_ONLY:-http1 h2c grpc tls}
+steps=${SPANFOLD_REC_ONLY:-http1 h2c ipv6 grpc tls}
 for s in $steps; do "record_$s"; say "$s recorded"; done
 
 # Format coverage: the same HTTP/1.1 traffic as pcapng and as nanosecond pcap.

@@ -146,6 +146,32 @@ def h1(a):
     return {"requests": reqs}
 
 
+def ipv6(a):
+    """The same kinds of exchange over ::1: curl to nginx (HTTP/1.1), nghttp to nghttpd."""
+    host = "[::1]:%d" % a.port
+    reqs = []
+    bycase = {n: (h, c) for n, h, c in cases.all_cases()}
+    c = Curl(["curl"], ["-g", "--http1.1", "-w", CURL_W])
+    for rid, path, status, case in (("v6-h1-tp", "/t/v6-traceparent", 200, "tp-tracestate"),
+                                     ("v6-h1-b3", "/t/v6-b3", 200, "b3-multi-128"),
+                                     ("v6-h1-404", "/v6-missing", 404, None)):
+        headers, ctxs = bycase[case] if case else ([], [])
+        c.add("http://%s%s" % (host, path), [], headers)
+        reqs.append(req(rid, "curl", "v6-h1", "GET", host, path, status, "http/1.1", headers,
+                        ctxs))
+    curl_results(reqs, c.run().stdout)
+    h2host = "[::1]:%d" % a.port2
+    headers, ctxs = bycase["uber-128"]
+    path = "/index.html?v6=1"
+    st = nghttp_statuses(run(["nghttp", "-nv", "-H", "%s: %s" % headers[0],
+                              "http://%s%s" % (h2host, path)]).stdout)
+    if list(st.values()) != [200]:
+        sys.exit("drive.py: nghttp over ::1: statuses %r" % st)
+    reqs.append(req("v6-h2-uber", "nghttp", "v6-h2", "GET", h2host, path, 200, "h2", headers,
+                    ctxs, stream_id=list(st)[0]))
+    return {"requests": reqs, "h2c_ports": [a.port2]}
+
+
 H2_CASES = ["tp-tracestate", "tp-unsampled", "b3-single-128", "b3-multi-128", "b3-multi-64",
             "uber-128", "xray", "datadog-128", "baggage", "many-formats",
             "tp-uppercase", "tp-zero-trace", "tp-two-headers", "tp-bad-tracestate",
@@ -205,6 +231,16 @@ def h2(a):
     reqs.append(req("h2-continuation", "nghttp", "h2-continuation", "GET", host, path, 200, "h2",
                     [("traceparent", tp)], [cases.ctx("traceparent", "7" * 32, "8" * 16, None, 1)],
                     big_header_bytes=len(big)))
+    # PADDED frames: nghttp pads its HEADERS (and any DATA) with up to 64 bytes.
+    tp = "00-%s-%s-01" % ("d" * 32, "e" * 16)
+    path = "/index.html?case=padded"
+    st = nghttp_statuses(run(["nghttp", "-nv", "-b", "64", "-H", "traceparent: " + tp,
+                              base + path]).stdout)
+    if list(st.values()) != [200]:
+        sys.exit("drive.py: nghttp padded: statuses %r" % st)
+    reqs.append(req("h2-padded", "nghttp -b 64", "h2-padded", "GET", host, path, 200, "h2",
+                    [("traceparent", tp)], [cases.ctx("traceparent", "d" * 32, "e" * 16, None, 1)],
+                    stream_id=list(st)[0], padded=True))
     # h2load: 12 requests, 4 concurrent streams, one connection.
     tp = "00-%s-%s-00" % ("9" * 32, "a" * 16)
     run(["h2load", "-n", "12", "-c", "1", "-m", "4", "-H", "traceparent: " + tp,
@@ -241,9 +277,10 @@ def h2(a):
     return {"requests": reqs, "h2c_ports": [a.port]}
 
 
-def grpc_req(rid, client, conn, host, svc_method, headers, ctxs, gstatus, gmsg=None, **kw):
+def grpc_req(rid, client, conn, host, svc_method, headers, ctxs, gstatus, gmsg=None,
+             status=200, **kw):
     svc, meth = svc_method.rsplit("/", 1)
-    return req(rid, client, conn, "POST", host, "/" + svc_method, 200, "grpc", headers, ctxs,
+    return req(rid, client, conn, "POST", host, "/" + svc_method, status, "grpc", headers, ctxs,
                grpc_service=svc, grpc_method=meth, grpc_status=gstatus, grpc_message=gmsg, **kw)
 
 
@@ -282,12 +319,19 @@ def grpc(a):
          5.0, [cases.GRPC_TRUNCATED], 0, None, {}),
         ("grpc-bin-badversion", "Say", [("grpc-trace-bin", bytes.fromhex(cases.GRPC_BADVERSION_HEX))],
          5.0, [cases.GRPC_BADVERSION], 0, None, {}),
-        ("grpc-b3-deadline-exceeded", "Slow",
-         [("x-b3-traceid", "463ac35c9f6413ad48485a3953bb6124"), ("x-b3-spanid", "a2fb4a1d1a96d312"),
-          ("x-b3-sampled", "1")], 0.2,
-         [cases.ctx("b3-multi", "463ac35c9f6413ad48485a3953bb6124", "a2fb4a1d1a96d312", None, 1)],
-         4, None, {"deadline_exceeded": True, "grpc_timeout_ns": [100000000, 250000000]}),
     ]
+    # Deadlines that expire (server sleeps 1 s, deadline 0.2 s): client and server time out
+    # together, so which goes first on the wire varies: the server's trailers-only
+    # DEADLINE_EXCEEDED, or the client's RST_STREAM(CANCEL) with the server's answer after
+    # it.  Six calls; wire_outcomes.py reads the capture and writes down what happened.
+    for i in range(1, 7):
+        sid = "a2fb4a1d1a96d3%02x" % (0x10 + i)
+        calls.append(("grpc-deadline-%d" % i, "Slow",
+                      [("x-b3-traceid", "463ac35c9f6413ad48485a3953bb6124"), ("x-b3-spanid", sid),
+                       ("x-b3-sampled", "1")], 0.2,
+                      [cases.ctx("b3-multi", "463ac35c9f6413ad48485a3953bb6124", sid, None, 1)],
+                      4, None, {"deadline_exceeded": True,
+                                "grpc_timeout_ns": [100000000, 250000000]}))
     for rid, meth, md, timeout, ctxs, want, wmsg, extra in calls:
         code, msg = call(meth, b"hello " + rid.encode(), md, timeout)
         if code != want or (wmsg is not None and msg != wmsg):
@@ -297,12 +341,25 @@ def grpc(a):
                      headers, ctxs, want, wmsg, **extra)
         if any(n.endswith("-bin") for n, _ in md):
             r["bin_headers_hex"] = True  # values above are hex of the raw bytes sent
-        if rid == "grpc-b3-deadline-exceeded":
-            # The client gives up at its deadline: the server's status may not come back
-            # on the wire (RST_STREAM instead), so status/grpc_status are not asserted.
+        if extra.get("deadline_exceeded"):
+            # Filled in from the capture by wire_outcomes.py (see above).
             r["status"] = None
             r["grpc_status"] = None
         reqs.append(r)
+    # A call the client cancels (RST_STREAM CANCEL) while the server still works on it: no
+    # response ever comes, deterministic unlike the deadline race above.
+    tpc = "00-%s-%s-01" % ("e" * 32, "f" * 16)
+    fut = ch.unary_unary("/spanfold.demo.Echo/Slow").future(
+        b"hello cancel", metadata=[("traceparent", tpc)], timeout=5.0)
+    time.sleep(0.2)
+    if not fut.cancel():
+        sys.exit("drive.py: grpc cancel: the call had already finished")
+    reqs.append(grpc_req("grpc-cancelled", "python3-grpcio 1.51", "grpc-python", host,
+                         "spanfold.demo.Echo/Slow", [("traceparent", tpc)],
+                         [cases.ctx("traceparent", "e" * 32, "f" * 16, None, 1)], None,
+                         status=None, reset_code=8, cancelled=True,
+                         grpc_timeout_ns=[4900000000, 5100000000]))
+    time.sleep(1.2)  # the server's handler finishes; nothing more goes on the wire
     ch.close()
 
     # nghttp as a gRPC client: base64 grpc-trace-bin, unpadded and padded (SPECS §1.3).
@@ -376,12 +433,33 @@ def tls_nginx(a):
         curl_results(batch, c.run(env=env).stdout)
         reqs += batch
         conns.append(tls_conn(label, "curl 7.88", "nginx 1.22", cipher, alpn, "none", "none"))
+    # KeyUpdate: s_client's "K" command (update_requested: both sides change keys) between
+    # two requests on one connection; only traffic secret 0 is in the key log.
+    tp1 = "00-%s-%s-01" % ("1" * 32, "2" * 16)
+    tp2 = "00-%s-%s-01" % ("3" * 32, "4" * 16)
+    r1 = ("GET /t/tls-before-keyupdate HTTP/1.1\r\nHost: %s\r\ntraceparent: %s\r\n\r\n"
+          % (SNI, tp1)).encode()
+    out = s_client(a, keylog, steps=[(r1, 0.5), (b"K\n", 0.5),
+                                     (http_req("/t/tls-after-keyupdate", tp2), 0)])
+    expect_client(out, ["KEYUPDATE"], "keyupdate")
+    if out.count("HTTP/1.1 200") != 2:
+        sys.exit("drive.py: keyupdate: expected two responses:\n" + out[-1500:])
+    for rid, path, tp, tr, sp in (("tls-before-keyupdate", "/t/tls-before-keyupdate", tp1,
+                                   "1" * 32, "2" * 16),
+                                  ("tls-after-keyupdate", "/t/tls-after-keyupdate", tp2,
+                                   "3" * 32, "4" * 16)):
+        reqs.append(req(rid, "openssl s_client", "tls-keyupdate", "GET", SNI, path, 200,
+                        "http/1.1", [("traceparent", tp)],
+                        [cases.ctx("traceparent", tr, sp, None, 1)]))
+    conns.append(tls_conn("tls-keyupdate", "openssl s_client", "nginx 1.22",
+                          "TLS_AES_256_GCM_SHA384", None, "none", "none",
+                          key_update="client, update_requested: both directions once"))
     return {"requests": reqs, "connections": conns, "keylog": "tls-nginx.keylog",
             "tls_ports": [a.port]}
 
 
 def s_client(a, keylog, sess_in=None, sess_out=None, early=None, stdin=b"", wait_close=True,
-             extra=()):
+             extra=(), steps=None):
     """One openssl s_client connection; returns its output.  With wait_close it reads
     until the server closes (nginx answers Connection: close)."""
     argv = ["openssl", "s_client", "-connect", "127.0.0.1:%d" % a.port, "-servername", SNI,
@@ -392,14 +470,23 @@ def s_client(a, keylog, sess_in=None, sess_out=None, early=None, stdin=b"", wait
         argv += ["-sess_out", sess_out]
     if early:
         argv += ["-early_data", early]
-    if wait_close:
-        argv.append("-ign_eof")
+    if wait_close and not steps:
+        argv.append("-ign_eof")  # (it also turns off s_client's one-letter commands)
     p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT)
     try:
         if stdin:
             p.stdin.write(stdin)
             p.stdin.flush()
+        for data, pause in steps or ():
+            p.stdin.write(data)  # one read() each: s_client looks at cbuf[0] for commands
+            p.stdin.flush()
+            time.sleep(pause)
+        if steps:  # the server closes after the last request (Connection: close)
+            try:
+                p.wait(timeout=TIMEOUT)
+            except subprocess.TimeoutExpired:
+                pass
         if not wait_close:
             time.sleep(1.0)  # let the NewSessionTicket arrive before we close
         p.stdin.close()
@@ -552,33 +639,46 @@ def tls_0rtt_s_server(a):
     keylog = os.path.join(a.dir, "tls-0rtt-s_server.keylog")
     sess = os.path.join(a.dir, "s_server.sess")
     r, w = os.pipe()  # s_server's stdin stays open: EOF would make it exit
+    # -groups P-256: a client whose first key share is X25519 (the default) gets a
+    # HelloRetryRequest; the other connections offer P-256 first.
     srv = start_server(["openssl", "s_server", "-accept", "127.0.0.1:%d" % a.port,
                         "-cert", os.path.join(a.dir, "server.crt"),
-                        "-key", os.path.join(a.dir, "server.key"), "-tls1_3", "-early_data"],
+                        "-key", os.path.join(a.dir, "server.key"), "-tls1_3", "-early_data",
+                        "-groups", "P-256"],
                        stdin=r)
+    p256 = ["-groups", "P-256"]
+    sess2 = os.path.join(a.dir, "s_server2.sess")
     os.close(r)
     conns = []
     cipher = "TLS_AES_256_GCM_SHA384"
     try:
         wait_port(a.port)
         out = s_client(a, keylog, sess_out=sess, stdin=b"hello from the first connection\n",
-                       wait_close=False)
+                       wait_close=False, extra=p256)
         expect_client(out, ["New, TLSv1.3"], "s_server prime")
         conns.append(tls_conn("s_server-prime", "openssl s_client", "openssl s_server", cipher,
                               None, "none", "none"))
         ef = os.path.join(a.dir, "early.txt")
         with open(ef, "wb") as f:
             f.write(b"early data: hello before the handshake\n")
-        out = s_client(a, keylog, sess_in=sess, early=ef, wait_close=False)
+        out = s_client(a, keylog, sess_in=sess, sess_out=sess2, early=ef, wait_close=False,
+                       extra=p256)
         expect_client(out, ["Reused, TLSv1.3", "Early data was accepted"], "s_server accepted")
         conns.append(tls_conn("s_server-accepted", "openssl s_client", "openssl s_server",
                               cipher, None, "unknown", "accepted", resumed=True,
                               psk_offered=True, early_data_plaintext_bytes=39))
-        out = s_client(a, keylog, sess_in=sess, early=ef, wait_close=False)
+        out = s_client(a, keylog, sess_in=sess, early=ef, wait_close=False, extra=p256)
         expect_client(out, ["New, TLSv1.3", "Early data was rejected"], "s_server replay")
         conns.append(tls_conn("s_server-replay-rejected", "openssl s_client", "openssl s_server",
                               cipher, None, "rejected", "rejected", psk_offered=True,
                               why="anti-replay: ticket already used, full handshake"))
+        # A fresh ticket, but the key share is X25519: HelloRetryRequest, early data rejected.
+        out = s_client(a, keylog, sess_in=sess2, early=ef, wait_close=False)
+        expect_client(out, ["Early data was rejected"], "s_server hrr")
+        conns.append(tls_conn("s_server-hrr-rejected", "openssl s_client", "openssl s_server",
+                              cipher, None, "rejected", "rejected", psk_offered=True, hrr=True,
+                              resumed=("Reused, TLSv1.3" in out),
+                              why="HelloRetryRequest (server wants P-256)"))
     finally:
         os.close(w)
         stop_server(srv)

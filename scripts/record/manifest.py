@@ -21,6 +21,7 @@ FILES = {
     "http1-cooked.pcap": ("http1", "pcap", "LINUX_SLL", "us", "http1.pcap", "except-timestamps"),
     "http1-cooked2.pcap": ("http1", "pcap", "LINUX_SLL2", "us", "http1.pcap", "except-timestamps"),
     "h2c.pcap": ("h2c", "pcap", "EN10MB", "us", None, None),
+    "ipv6.pcap": ("ipv6", "pcap", "EN10MB", "us", None, None),
     "grpc.pcap": ("grpc", "pcap", "EN10MB", "us", None, None),
     "tls-nginx.pcap": ("tls-nginx", "pcap", "EN10MB", "us", None, None),
     "tls-nginx-dsb.pcapng": ("tls-nginx", "pcapng", "EN10MB", "us", "tls-nginx.pcap", "exact"),
@@ -34,6 +35,7 @@ NOTES = {
              "every trace-context format, malformed contexts, three pipelined requests",
     "h2c": "nghttpd + nghttp/h2load/curl with HTTP/2 prior knowledge (many streams, "
            "CONTINUATION); curl --http2 Upgrade: h2c through nghttpx",
+    "ipv6": "curl to nginx (HTTP/1.1) and nghttp to nghttpd (h2c) over ::1",
     "grpc": "python3-grpcio client and server (true-binary grpc-trace-bin, error status, "
             "deadlines) and nghttp sending base64 grpc-trace-bin",
     "tls-nginx": "nginx over TLS 1.3 with curl --http2 and --http1.1 (key log)",
@@ -96,7 +98,7 @@ def main():
             "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
             "packets": packets(path), "server_ports": ports.get(traffic, []),
             "h2c_ports": part.get("h2c_ports", ports.get(traffic, [])
-                                  if traffic in ("h2c", "grpc") else []),
+                                  if traffic in ("h2c", "grpc", "ipv6") else []),
             "tls_ports": part.get("tls_ports", []),
             "keylog": part.get("keylog"),
             "keylog_embedded": fname.endswith("-dsb.pcapng"),

@@ -154,6 +154,9 @@ def check_request(r, s):
             d.append("%s: %s expected %r, got %r" % (r["id"], k, r[k], s.get(k)))
     if r.get("status") is not None and s.get("status") != r["status"]:
         d.append("%s: status expected %r, got %r" % (r["id"], r["status"], s.get("status")))
+    if r.get("cancelled") and s.get("status") not in (None, 0):
+        d.append("%s: a call the client cancelled has a response (status %r)"
+                 % (r["id"], s.get("status")))
     if r.get("delivered") is False and s.get("status") not in (None, 0):
         d.append("%s: early data the server refused has a response (status %r)"
                  % (r["id"], s.get("status")))
@@ -162,6 +165,9 @@ def check_request(r, s):
         if k in r and s.get(k) != r[k]:
             d.append("%s: %s expected %r (as the client saw it), got %r" % (r["id"], k, r[k],
                                                                             s.get(k)))
+    if "reset_code" in r and s.get("reset_code") != r["reset_code"]:
+        d.append("%s: reset_code expected %r (RST_STREAM), got %r" % (r["id"], r["reset_code"],
+                                                                      s.get("reset_code")))
     if "stream_id" in r and s.get("stream_id") != r["stream_id"]:
         d.append("%s: stream_id expected %r, got %r" % (r["id"], r["stream_id"],
                                                         s.get("stream_id")))
