@@ -19,18 +19,27 @@ pkgs=(
     libbpf-dev bpftool libelf-dev zlib1g-dev systemtap-sdt-dev
     # tests and tooling
     valgrind cppcheck clang-format python3 perl time
+    # exports: pprof via protobuf-c, gzip via zlib; consumers read back in node/chromium
+    protobuf-c-compiler libprotobuf-c-dev chromium
     # the Wireshark GUI screenshot test (Qt under Xvfb)
     wireshark-qt xvfb xdotool imagemagick
 )
 
 if [ "${1:-}" = "--list" ]; then
-    printf '%s\n' "${pkgs[@]}"
+    printf '%s\n' "${pkgs[@]}" nodejs npm
     exit 0
 fi
+
+# Commands that may come from another packaging (e.g. a newer Node.js that bundles
+# npm): their Debian package is installed only when the command is missing.
+cmd_pkgs=(node:nodejs npm:npm)
 
 missing=()
 for p in "${pkgs[@]}"; do
     dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+done
+for cp in "${cmd_pkgs[@]}"; do
+    command -v "${cp%%:*}" >/dev/null || missing+=("${cp#*:}")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
