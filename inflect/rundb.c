@@ -75,8 +75,15 @@ static int build_series(const struct inflect_ctx *ctx, struct db_run *d)
             r->s = s;
             snprintf(r->group, sizeof(r->group), "%s", wg->name);
             snprintf(r->metric, sizeof(r->metric), "%s", spans_metric_name((enum span_metric)m));
-            if (inflect_analyse(ctx, r) < 0)
+            if (m == M_ERROR_RATE) {
+                /* the design notes' baseline also alerts on an error rate above 0.8 % */
+                struct inflect_ctx c = *ctx;
+                c.cp.base_abs = 0.008;
+                if (inflect_analyse(&c, r) < 0)
+                    return -1;
+            } else if (inflect_analyse(ctx, r) < 0) {
                 return -1;
+            }
         }
     }
     return 0;

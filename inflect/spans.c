@@ -74,7 +74,7 @@ static int group_reserve(struct win_group *g, size_t need)
 
     if (need <= g->cap)
         return 0;
-    if (need > 100000000u)
+    if (need > SPANS_MAX_CELLS)
         return SF_E_LIMIT;
     while (cap < need)
         cap *= 2;
@@ -221,6 +221,9 @@ int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, doub
     if (sw->nwin == 0)
         sw->nwin = 1;
     if (w + 1 > sw->nwin) {
+        /* one number per window, metric and group: cap the cells, not the spans */
+        if ((double)(w + 1) * (double)(sw->ng ? sw->ng : 1) > SPANS_MAX_CELLS)
+            return SF_E_LIMIT;
         if ((rc = close_all(sw)) < 0)
             return rc;
         sw->nwin = w + 1;
@@ -308,7 +311,10 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progre
         if (rc < 0)
             return sf_err_set(err, rc, UINT64_MAX, "span %llu: %s",
                               (unsigned long long)sw->nspans + 1,
-                              rc == SF_E_LIMIT ? "window too large" : "out of memory");
+                              rc == SF_E_LIMIT
+                                  ? "over the limits (4,000,000 windows x groups, 64 Mi spans "
+                                    "in one window): choose another --window"
+                                  : "out of memory");
         if ((sw->nspans & 0xffff) == 0)
             sf_progress_update(pg, sw->nspans);
     }

@@ -32,6 +32,7 @@ enum span_metric {
 };
 
 #define SPANS_MAX_GROUPS 64 /* further groups are folded into "(other)" */
+#define SPANS_MAX_CELLS 4000000 /* windows x groups kept (about 450 MB at most) */
 
 /* Stable metric name: "count", "throughput", "p50", "p95", "p99", "max",
  * "error_rate", "sampled_share", "amplification". */
