@@ -116,8 +116,9 @@ $(foreach d,$(sort $(patsubst tests/fuzz/%/,%,$(dir $(FUZZ_SRC)))),$(eval $(call
 REPLAY_RUNS := $(foreach f,$(REPLAY_BIN),"$(f) $(notdir $(f)) tests/fuzz/corpus/$(notdir $(f))")
 
 ALL_TEST_BIN := $(UNIT_BIN) $(REPLAY_BIN) $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_TEST_BIN))
-ALL_SCRIPTS  := $(LIB_SCRIPTS) \
-                $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$($(t)_SCRIPTS))
+# every TAP script under tests/: tools' own, cross-tool (tests/demo) and optional ones,
+# which skip with their reason when what they need is missing
+ALL_SCRIPTS  := $(sort $(wildcard tests/*/t_*.sh))
 
 # `make check` first installs what is missing (scripts/deps.sh), then re-reads this
 # Makefile so that pkg-config sees the new packages.

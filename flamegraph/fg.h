@@ -47,8 +47,14 @@ struct fg_names {
     uint32_t *off;    /* off[id] = start of name id in text */
     uint32_t *len;    /* len[id] = its length in bytes */
     uint32_t count, cap;
-    uint32_t *slots;  /* open addressing: id + 1, 0 = empty */
+    uint64_t *slots;  /* open addressing: hash << 32 | (id + 1); low half 0 = empty */
     uint32_t nslots;  /* power of two */
+};
+
+/* A slot of the (parent, name) -> child table. */
+struct fg_child_slot {
+    uint64_t key;  /* parent << 32 | name */
+    uint32_t node; /* node id + 1, 0 = empty */
 };
 
 /* One node of the merged tree (sorted mode): the frames of every stack that share a
@@ -81,7 +87,7 @@ struct fg_layout {
     /* sorted mode */
     struct fg_node *nodes;
     uint32_t nnodes, cap_nodes;
-    uint32_t *child_slots; /* hash of (parent, name) -> node + 1 */
+    struct fg_child_slot *child_slots; /* hash of (parent, name) -> node + 1 */
     uint32_t nchild_slots;
     uint32_t *path;        /* node ids of the previous stack (prefix reuse) */
     uint32_t path_len, path_cap;
@@ -100,6 +106,14 @@ struct fg_layout {
     uint64_t lines;
 };
 
+/* The previous line's stack, so that the next line only scans what differs. */
+struct fg_prev {
+    char *text;
+    size_t len, cap;
+    uint32_t *ends; /* end offset of each frame (before trailing empties are dropped) */
+    size_t nframes, fcap;
+};
+
 /* The whole run. */
 struct fg_ctx {
     struct fg_opts opt;
@@ -110,6 +124,7 @@ struct fg_ctx {
     const char **frames;       /* frames of the current line */
     size_t *frame_lens;
     size_t frames_cap;
+    struct fg_prev prev;       /* the last stack added */
     uint64_t bad_lines;
     uint64_t rand_state;       /* --random */
     struct fg_palmap *palmap;  /* --cp */
@@ -143,10 +158,11 @@ static inline const char *names_get(const struct fg_names *n, uint32_t id, size_
     return n->text + n->off[id];
 }
 
-/* Add one stack (frames leaf-last, without the root) with its count; diff says whether
- * the line had two columns, delta = second - first.  Returns 0 or SF_E_NOMEM. */
+/* Add one stack (frames leaf-last, without the root) with its count; the first `same`
+ * frames are known to equal the previous stack's (0 = unknown); diff says whether the line
+ * had two columns, delta = second - first.  Returns 0 or SF_E_NOMEM. */
 int layout_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-               double count, int diff, double delta);
+               size_t same, double count, int diff, double delta);
 
 /* Finish the tree and list the frames at least min_time wide, parents before children.
  * timemax is the width of the root (--total or the sum of counts).  *out is malloc'ed
@@ -192,7 +208,11 @@ int svg_write_empty(struct fg_ctx *ctx);
 int svg_nameattr_load(struct fg_ctx *ctx, const char *path, struct sf_err *err);
 void svg_nameattr_free(struct fg_ctx *ctx);
 
-/* Append s[0..len) to f with XML escaping of & < > and, if quot, ". */
+/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not UTF-8. */
+size_t fg_utf8_seq(const unsigned char *s, size_t n);
+
+/* Append s[0..len) to f with XML escaping of & < > and, if quot, "; bytes that are not
+ * UTF-8 and control characters XML forbids become U+FFFD. */
 void svg_escape(FILE *f, const char *s, size_t len, int quot);
 
 /* ---- json.c ---- */

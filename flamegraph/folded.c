@@ -82,25 +82,109 @@ static int frames_reserve(struct fg_ctx *ctx, size_t n)
     return 0;
 }
 
-/* Split s on ';' into ctx->frames, Perl style: trailing empty fields dropped.  Returns the
- * number of frames or a negative SF_E_*. */
-static long split_frames(struct fg_ctx *ctx, const char *s, size_t len)
+/* Split s on ';' into ctx->frames from frame n0 on, starting at byte start (frames before
+ * n0 are already set).  No trailing fields are dropped here.  Returns the number of frames
+ * or SF_E_NOMEM. */
+static long split_from(struct fg_ctx *ctx, const char *s, size_t len, size_t start, size_t n0)
 {
-    size_t n = 0, start = 0;
+    size_t n = n0;
 
-    for (size_t i = 0; i <= len; i++) {
-        if (i < len && s[i] != ';')
-            continue;
+    for (;;) {
+        const char *semi = start < len ? memchr(s + start, ';', len - start) : NULL;
+        size_t end = semi ? (size_t)(semi - s) : len;
         if (frames_reserve(ctx, n + 1) < 0)
             return SF_E_NOMEM;
         ctx->frames[n] = s + start;
-        ctx->frame_lens[n] = i - start;
+        ctx->frame_lens[n] = end - start;
         n++;
-        start = i + 1;
+        if (!semi)
+            return (long)n;
+        start = end + 1;
     }
+}
+
+/* Perl split: trailing empty fields are dropped. */
+static long drop_trailing_empty(struct fg_ctx *ctx, long n)
+{
     while (n > 0 && ctx->frame_lens[n - 1] == 0)
         n--;
-    return (long)n;
+    return n;
+}
+
+/* Split s on ';' into ctx->frames, Perl style.  Returns the number of frames or a negative
+ * SF_E_*. */
+static long split_frames(struct fg_ctx *ctx, const char *s, size_t len)
+{
+    long n = split_from(ctx, s, len, 0, 0);
+    return n < 0 ? n : drop_trailing_empty(ctx, n);
+}
+
+/* Length of the common prefix of a and b. */
+static size_t common_prefix(const char *a, const char *b, size_t n)
+{
+    size_t i = 0;
+    uint64_t x, y;
+
+    while (i + 8 <= n) {
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y)
+            break;
+        i += 8;
+    }
+    while (i < n && a[i] == b[i])
+        i++;
+    return i;
+}
+
+/* Split the stack reusing what it shares with the previous line: consecutive folded lines
+ * usually share most of their frames, so only the bytes after the first difference are
+ * scanned.  Sets *same to the number of leading frames equal to the previous line's.
+ * Returns the number of frames (trailing empties dropped) or SF_E_NOMEM. */
+static long split_incremental(struct fg_ctx *ctx, const char *s, size_t len, size_t *same)
+{
+    struct fg_prev *p = &ctx->prev;
+    size_t m = len < p->len ? len : p->len, lcp = common_prefix(s, p->text, m), k = 0, start = 0;
+    long n;
+
+    /* frame k is shared when it ends inside the common prefix, or at its end in both */
+    while (k < p->nframes && (p->ends[k] < lcp || (p->ends[k] == lcp && (len == lcp || s[lcp] == ';')))) {
+        if (frames_reserve(ctx, k + 1) < 0)
+            return SF_E_NOMEM;
+        ctx->frames[k] = s + start;
+        ctx->frame_lens[k] = p->ends[k] - start;
+        start = p->ends[k] + 1;
+        k++;
+    }
+    if (k > 0 && start > len) {
+        n = (long)k; /* the stack ends with its last shared frame */
+    } else if ((n = split_from(ctx, s, len, start, k)) < 0) {
+        return n;
+    }
+    *same = k;
+    /* remember this line for the next one */
+    if (len > p->cap || (size_t)n > p->fcap) {
+        size_t cap = len > p->cap ? len * 2 + 64 : p->cap, fcap = (size_t)n > p->fcap ? (size_t)n * 2 + 16 : p->fcap;
+        char *t = realloc(p->text, cap);
+        if (t)
+            p->text = t;
+        uint32_t *e = realloc(p->ends, fcap * sizeof(*e));
+        if (e)
+            p->ends = e;
+        if (!t || !e)
+            return SF_E_NOMEM;
+        p->cap = cap;
+        p->fcap = fcap;
+    }
+    memcpy(p->text, s, len);
+    p->len = len;
+    for (long i = (long)k; i < n; i++)
+        p->ends[i] = (uint32_t)(ctx->frames[i] - s + ctx->frame_lens[i]);
+    p->nframes = (size_t)n;
+    n = drop_trailing_empty(ctx, n);
+    if (*same > (size_t)n)
+        *same = (size_t)n;
+    return n;
 }
 
 static void reverse_frames(struct fg_ctx *ctx, size_t n)
@@ -165,6 +249,7 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
     double c1, c2 = 0, delta = 0; /* c1: last column */
     int diff = 0, rc;
     long n;
+    size_t same = 0;
     const char *stack = line;
 
     /* spanfold reads CRLF files too (flamegraph.pl would ignore every such line) */
@@ -208,9 +293,13 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
         stack = (const char *)ctx->scratch.data;
         stack_len = ctx->scratch.len;
     }
-    if ((n = split_frames(ctx, stack, stack_len)) < 0)
+    if (ctx->opt.reverse || ctx->chain || stack_len > UINT32_MAX)
+        n = split_frames(ctx, stack, stack_len);
+    else
+        n = split_incremental(ctx, stack, stack_len, &same);
+    if (n < 0)
         return sf_err_set(err, (int)n, UINT64_MAX, "out of memory");
-    rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, (size_t)n, c1, diff, delta);
+    rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, (size_t)n, same, c1, diff, delta);
     if (rc < 0)
         return sf_err_set(err, rc, UINT64_MAX, "out of memory");
     return 1;

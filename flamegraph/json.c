@@ -17,15 +17,24 @@
 
 static void json_str(FILE *f, const char *s, size_t len)
 {
+    const unsigned char *u = (const unsigned char *)s;
+
     fputc('"', f);
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
+    for (size_t i = 0; i < len;) {
+        size_t step = fg_utf8_seq(u + i, len - i);
+        if (step == 0) {
+            fputs("\\ufffd", f); /* not UTF-8 */
+            i++;
+        } else if (u[i] == '"' || u[i] == '\\') {
+            fprintf(f, "\\%c", u[i]);
+            i++;
+        } else if (u[i] < 0x20) {
+            fprintf(f, "\\u%04x", u[i]);
+            i++;
+        } else {
+            fwrite(s + i, 1, step, f);
+            i += step;
+        }
     }
     fputc('"', f);
 }

@@ -27,6 +27,16 @@
 
 #define NONE UINT32_MAX
 
+/* splitmix64's finalizer: every input bit reaches the low bits the tables index with. */
+static uint64_t mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+}
+
 static uint64_t hash_bytes(const char *s, size_t n)
 {
     uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, v;
@@ -40,30 +50,29 @@ static uint64_t hash_bytes(const char *s, size_t n)
     }
     v = 0;
     memcpy(&v, s, n);
-    h = (h ^ v) * 0x94d049bb133111ebULL;
-    return h ^ (h >> 31);
+    return mix64(h ^ v);
 }
 
 static uint64_t hash_pair(uint32_t a, uint32_t b)
 {
-    uint64_t h = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ULL;
-    return h ^ (h >> 32);
+    return mix64((uint64_t)a << 32 | b);
 }
 
 /* ---- interned names ---- */
 
 static int names_rehash(struct fg_names *n, uint32_t nslots)
 {
-    uint32_t *slots = calloc(nslots, sizeof(*slots));
+    uint64_t *slots = calloc(nslots, sizeof(*slots));
 
     if (!slots)
         return SF_E_NOMEM;
-    for (uint32_t id = 0; id < n->count; id++) {
-        uint64_t h = hash_bytes(n->text + n->off[id], n->len[id]);
-        uint32_t i = (uint32_t)h & (nslots - 1);
+    for (uint32_t k = 0; k < n->nslots; k++) {
+        if (!(uint32_t)n->slots[k])
+            continue;
+        uint32_t i = (uint32_t)(n->slots[k] >> 32) & (nslots - 1);
         while (slots[i])
             i = (i + 1) & (nslots - 1);
-        slots[i] = id + 1;
+        slots[i] = n->slots[k];
     }
     free(n->slots);
     n->slots = slots;
@@ -73,11 +82,14 @@ static int names_rehash(struct fg_names *n, uint32_t nslots)
 
 uint32_t names_intern(struct fg_names *n, const char *s, size_t len)
 {
-    uint64_t h = hash_bytes(s, len);
-    uint32_t i = (uint32_t)h & (n->nslots - 1), id;
+    uint32_t h = (uint32_t)hash_bytes(s, len);
+    uint32_t i = h & (n->nslots - 1), id;
 
-    for (; n->slots[i]; i = (i + 1) & (n->nslots - 1)) {
-        id = n->slots[i] - 1;
+    /* a slot is (hash << 32 | id + 1): most mismatches are rejected without the text */
+    for (; (uint32_t)n->slots[i]; i = (i + 1) & (n->nslots - 1)) {
+        if ((uint32_t)(n->slots[i] >> 32) != h)
+            continue;
+        id = (uint32_t)n->slots[i] - 1;
         if (n->len[id] == len && memcmp(n->text + n->off[id], s, len) == 0)
             return id;
     }
@@ -110,7 +122,7 @@ uint32_t names_intern(struct fg_names *n, const char *s, size_t len)
     memcpy(n->text + n->text_len, s, len);
     n->text[n->text_len + len] = '\0';
     n->text_len += len + 1;
-    n->slots[i] = id + 1;
+    n->slots[i] = (uint64_t)h << 32 | (id + 1);
     if ((uint64_t)n->count * 2 > n->nslots && names_rehash(n, n->nslots * 2) < 0)
         return NONE;
     return id;
@@ -186,15 +198,19 @@ void layout_set_prune(struct fg_layout *l, double minwidth, int pct, double draw
 
 static int child_rehash(struct fg_layout *l)
 {
-    uint32_t ns = l->nchild_slots * 2, *s = calloc(ns, sizeof(*s));
+    uint32_t ns = l->nchild_slots * 2;
+    struct fg_child_slot *s = calloc(ns, sizeof(*s));
 
     if (!s)
         return SF_E_NOMEM;
-    for (uint32_t id = 1; id < l->nnodes; id++) {
-        uint32_t i = (uint32_t)hash_pair(l->nodes[id].parent, l->nodes[id].name) & (ns - 1);
-        while (s[i])
+    for (uint32_t k = 0; k < l->nchild_slots; k++) {
+        if (!l->child_slots[k].node)
+            continue;
+        uint64_t key = l->child_slots[k].key;
+        uint32_t i = (uint32_t)hash_pair((uint32_t)(key >> 32), (uint32_t)key) & (ns - 1);
+        while (s[i].node)
             i = (i + 1) & (ns - 1);
-        s[i] = id + 1;
+        s[i] = l->child_slots[k];
     }
     free(l->child_slots);
     l->child_slots = s;
@@ -202,19 +218,21 @@ static int child_rehash(struct fg_layout *l)
     return 0;
 }
 
-/* The child of parent named name, created if missing; NONE when out of memory. */
+/* The child of parent named name, created if missing; NONE when out of memory.  The slots
+ * hold (parent, name) themselves: probing stays in one cache line instead of visiting
+ * nodes all over the array. */
 static uint32_t child_get(struct fg_layout *l, uint32_t parent, uint32_t name)
 {
     uint32_t mask = l->nchild_slots - 1, i = (uint32_t)hash_pair(parent, name) & mask, id;
+    uint64_t key = (uint64_t)parent << 32 | name;
 
-    for (; l->child_slots[i]; i = (i + 1) & mask) {
-        id = l->child_slots[i] - 1;
-        if (l->nodes[id].parent == parent && l->nodes[id].name == name)
-            return id;
-    }
+    for (; l->child_slots[i].node; i = (i + 1) & mask)
+        if (l->child_slots[i].key == key)
+            return l->child_slots[i].node - 1;
     if ((id = node_new(l, parent, name)) == NONE)
         return NONE;
-    l->child_slots[i] = id + 1;
+    l->child_slots[i].key = key;
+    l->child_slots[i].node = id + 1;
     if ((uint64_t)l->nnodes * 2 > l->nchild_slots && child_rehash(l) < 0)
         return NONE;
     return id;
@@ -236,7 +254,7 @@ static int path_reserve(struct fg_layout *l, size_t n)
 }
 
 static int tree_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-                    double count, int diff, double delta)
+                    size_t same, double count, int diff, double delta)
 {
     uint32_t cur = 0;
     size_t i = 0;
@@ -244,7 +262,9 @@ static int tree_add(struct fg_layout *l, const char *const *frames, const size_t
 
     if (path_reserve(l, n) < 0)
         return SF_E_NOMEM;
-    /* consecutive lines share long prefixes: compare with the last path before hashing */
+    /* consecutive lines share long prefixes: reuse the last path before hashing */
+    for (; i < same && i < l->path_len; i++)
+        cur = l->path[i];
     for (; i < n && i < l->path_len; i++) {
         size_t len;
         const char *s = names_get(&l->names, l->nodes[l->path[i]].name, &len);
@@ -305,7 +325,7 @@ static int closed_add(struct fg_layout *l, const struct fg_frame *f)
 }
 
 static int flow_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-                    int diff, double delta)
+                    size_t known, int diff, double delta)
 {
     size_t same = 0;
 
@@ -319,8 +339,11 @@ static int flow_add(struct fg_layout *l, const char *const *frames, const size_t
         l->open = o;
         l->open_cap = (uint32_t)cap;
     }
-    if (l->open_len > 0)
+    if (l->open_len > 0) {
         same = 1; /* the root is shared by every line */
+        while (same < l->open_len && same <= known)
+            same++;
+    }
     for (; same < l->open_len && same <= n; same++) {
         size_t len;
         const char *s = names_get(&l->names, l->open[same].name, &len);
@@ -347,14 +370,14 @@ static int flow_add(struct fg_layout *l, const char *const *frames, const size_t
 }
 
 int layout_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-               double count, int diff, double delta)
+               size_t same, double count, int diff, double delta)
 {
     int rc;
 
     if (l->flamechart)
-        rc = flow_add(l, frames, lens, n, diff, delta);
+        rc = flow_add(l, frames, lens, n, same, diff, delta);
     else
-        rc = tree_add(l, frames, lens, n, count, diff, delta);
+        rc = tree_add(l, frames, lens, n, same, count, diff, delta);
     if (rc < 0)
         return rc;
     if (diff) {

@@ -357,5 +357,7 @@ int main(int argc, char **argv)
     sf_buf_free(&ctx.scratch2);
     free(ctx.frames);
     free(ctx.frame_lens);
+    free(ctx.prev.text);
+    free(ctx.prev.ends);
     return rc;
 }

@@ -222,24 +222,60 @@ static const char *pnum(double v, char *buf, size_t n)
     return buf;
 }
 
+size_t fg_utf8_seq(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t need;
+    uint32_t cp;
+
+    if (c < 0x80)
+        return 1;
+    if (c < 0xc2 || c > 0xf4)
+        return 0;
+    need = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
+    if (need >= n)
+        return 0;
+    cp = c & (0x3f >> need);
+    for (size_t k = 1; k <= need; k++) {
+        if ((s[k] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[k] & 0x3f);
+    }
+    /* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
+    if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return need + 1;
+}
+
 void svg_escape(FILE *f, const char *s, size_t len, int quot)
 {
+    const unsigned char *u = (const unsigned char *)s;
     size_t start = 0;
 
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len;) {
         const char *rep = NULL;
-        switch (s[i]) {
-        case '&': rep = "&amp;"; break;
-        case '<': rep = "&lt;"; break;
-        case '>': rep = "&gt;"; break;
-        case '"': rep = quot ? "&quot;" : NULL; break;
-        default: break;
+        size_t step = fg_utf8_seq(u + i, len - i);
+        if (step == 0) {
+            rep = "\xef\xbf\xbd"; /* not UTF-8: U+FFFD keeps the SVG parseable */
+            step = 1;
+        } else if (u[i] < 0x20 && u[i] != '\t' && u[i] != '\n' && u[i] != '\r') {
+            rep = "\xef\xbf\xbd"; /* not allowed anywhere in XML 1.0 */
+        } else {
+            switch (s[i]) {
+            case '&': rep = "&amp;"; break;
+            case '<': rep = "&lt;"; break;
+            case '>': rep = "&gt;"; break;
+            case '"': rep = quot ? "&quot;" : NULL; break;
+            default: break;
+            }
         }
-        if (!rep)
-            continue;
-        fwrite(s + start, 1, i - start, f);
-        fputs(rep, f);
-        start = i + 1;
+        if (rep) {
+            fwrite(s + start, 1, i - start, f);
+            fputs(rep, f);
+            start = i + step;
+        }
+        i += step;
     }
     fwrite(s + start, 1, len - start, f);
 }

@@ -27,7 +27,7 @@ attributed=$(q "SELECT count(*) FROM samples WHERE span_id IS NOT NULL")
 
 ex() { "$bin/spanfold-export" --db "$db" "$@" 2>>"$tmp/err"; }
 run_py() {
-    out=$(python3 "$top/tests/export/validate.py" "$@" --start $n)
+    out=$(python3 "$top/tests/spanfold-export/validate.py" "$@" --start $n)
     printf '%s\n' "$out" | grep -v '^# next'
     n=$(printf '%s\n' "$out" | sed -n 's/^# next //p')
 }
@@ -78,16 +78,16 @@ ex --db /nonexistent.db --format otlp >/dev/null 2>&1; [ $? = 2 ]; t $? "an unre
 # pprof and speedscope read back by their consumers
 ex --format pprof -o "$tmp/p.pb.gz"; t $? "pprof export exits 0"
 ex --format speedscope -o "$tmp/s.json"; t $? "speedscope export exits 0"
-nm=$top/tests/export/node_modules
+nm=$top/tests/spanfold-export/node_modules
 if [ ! -d "$nm/pprof-format" ] || [ ! -d "$nm/speedscope" ] || [ ! -d "$nm/playwright-core" ]; then
-    (cd "$top/tests/export" && npm ci --no-audit --no-fund >/dev/null 2>&1 || npm install --no-audit --no-fund >/dev/null 2>&1)
+    (cd "$top/tests/spanfold-export" && npm ci --no-audit --no-fund >/dev/null 2>&1 || npm install --no-audit --no-fund >/dev/null 2>&1)
 fi
 if ! command -v node >/dev/null || [ ! -d "$nm/pprof-format" ]; then
     echo "not ok $n - node or the npm packages (pprof-format, speedscope, playwright-core) are missing"; n=$((n + 1))
 elif [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
     echo "not ok $n - chromium is missing (scripts/deps.sh installs it)"; n=$((n + 1))
 else
-    out=$(cd "$top/tests/export" && timeout 180 node consumers.mjs "$tmp/p.pb.gz" "$tmp/s.json" "$samples" "$attributed" "$top/tests/artifacts" 2>&1)
+    out=$(cd "$top/tests/spanfold-export" && timeout 180 node consumers.mjs "$tmp/p.pb.gz" "$tmp/s.json" "$samples" "$attributed" "$top/tests/artifacts" 2>&1)
     printf '%s\n' "$out" | grep -E '^(not )?ok|^#' | while IFS= read -r l; do
         case "$l" in
         ok*|"not ok"*) echo "${l%% - *}" | sed 's/[0-9]*$//' | tr -d '\n'; echo "$n - ${l#* - }"; n=$((n + 1)) ;;
