@@ -8,7 +8,8 @@
  * The first CSV column is the time: a number (seconds, or an index) or ISO-8601
  * text; a file with one column is values only (time = row index).  Quoted fields
  * ("a,b", "say ""hi""") are accepted on one line.  Every error names the line and
- * the column (1-based byte position) where it was found.  Lines are parsed one at
+ * the column (1-based byte position) where it was found.  CRLF line ends and a
+ * UTF-8 byte order mark are accepted; NA, N/A, NaN, null, NULL, None are missing.  Lines are parsed one at
  * a time (lib/sf_line), so memory holds the values, never the file.
  */
 #include "series.h"
@@ -174,10 +175,14 @@ static int cell_number(const char *s, size_t n, double *v)
 {
     char tmp[64], *end;
 
-    if (n == 0 || (n == 2 && memcmp(s, "NA", 2) == 0) ||
-        (n == 3 && (memcmp(s, "NaN", 3) == 0 || memcmp(s, "nan", 3) == 0)) ||
-        (n == 4 && memcmp(s, "null", 4) == 0))
+    static const char *const missing[] = {"NA", "na", "N/A", "n/a", "NaN", "nan", "null",
+                                          "NULL", "None"};
+
+    if (n == 0)
         return 0;
+    for (size_t k = 0; k < sizeof(missing) / sizeof(missing[0]); k++)
+        if (strlen(missing[k]) == n && memcmp(s, missing[k], n) == 0)
+            return 0;
     if (n >= sizeof(tmp))
         return -1;
     memcpy(tmp, s, n);
@@ -255,7 +260,7 @@ static int csv_split(struct parser *ps, const char *s, size_t n, size_t *ncells,
             }
             c->p = ps->unq + start;
             c->n = u - start;
-            while (i < n && (s[i] == ' ' || s[i] == '\t'))
+            while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
                 i++;
             if (i < n && s[i] != ',')
                 return perr(ps, err, SF_E_MALFORMED, i + 1, "text after a quoted field");
@@ -569,6 +574,10 @@ static int parse_line(struct parser *ps, const char *s, size_t n, struct sf_err 
     size_t ncells, i = 0;
     int rc;
 
+    if (ps->lineno == 1 && n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) {
+        s += 3; /* a UTF-8 byte order mark (spreadsheet exports) */
+        n -= 3;
+    }
     while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
         i++;
     if (i == n)

@@ -62,6 +62,10 @@ static void test_single_and_quotes(void)
     struct inflect_table t;
     struct sf_err e;
 
+    TAP_EQ_INT(parse(&t, "\xef\xbb\xbft,\"v\"\r\n1,\"2\"\r\n2,None\r\n3,N/A\r\n4,5\r\n", NULL, &e),
+               0, "BOM, CRLF, quoted last field, None and N/A");
+    TAP_OK(t.nseries == 1 && t.s[0].n == 2 && t.s[0].v[1] == 5, "two values, None/N/A missing");
+    series_table_free(&t);
     TAP_EQ_INT(parse(&t, "value\n1\n2\n3\n", NULL, &e), 0, "one column: values only");
     TAP_OK(t.nseries == 1 && t.s[0].n == 3 && t.s[0].t[2] == 2, "time is the row index");
     series_table_free(&t);
