@@ -204,7 +204,7 @@ static int cmp_size(const void *a, const void *b)
 long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
 {
     struct prefix p;
-    size_t (*stack)[2], sp = 0, m = 0;
+    size_t(*stack)[2], sp = 0, m = 0;
 
     if (min_seg < 1)
         min_seg = 1;
@@ -268,8 +268,8 @@ static void resid_stats(const double *z, size_t n, const size_t *cp, size_t m, d
 }
 
 /* PELT or binary segmentation with the AR(1)-scaled MBIC penalty (see top). */
-static long ar1_segment(int binseg, const double *z, size_t n, const struct cp_opts *o,
-                        size_t *out, size_t cap, struct cp_info *info)
+static long ar1_segment(int binseg, const double *z, size_t n, const struct cp_opts *o, size_t *out,
+                        size_t cap, struct cp_info *info)
 {
     double base = o->pen_mult * log((double)n), scale = 1, s2 = 1, rho = 0;
     size_t *prev = malloc((cap ? cap : 1) * sizeof(*prev));
@@ -452,8 +452,8 @@ static long blocked(enum cp_detector d, const double *z, size_t n, const struct 
     return m;
 }
 
-long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o,
-               size_t *out, size_t cap, struct cp_info *info)
+long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o, size_t *out,
+               size_t cap, struct cp_info *info)
 {
     double *z;
     long m;

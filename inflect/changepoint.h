@@ -26,19 +26,19 @@ int cp_detector_by_name(const char *name);
 
 /* Settings shared by the detectors (cp_defaults() fills the documented ones). */
 struct cp_opts {
-    double pen_mult;      /* penalty = pen_mult * ln n (3: MBIC) */
-    size_t min_seg;       /* shortest segment (2) */
-    double rho_max;       /* cap on the AR(1) coefficient (0.99) */
-    int max_iter;         /* AR(1) re-estimation passes (8) */
-    double cusum_k;       /* CUSUM reference value, in sd (0.5) */
-    double cusum_h;       /* CUSUM decision interval, in sd (5) */
-    size_t base_window;   /* baseline: sliding window (60) */
-    size_t base_fit;      /* baseline: points per slope fit (15) */
-    double base_slope;    /* baseline: slope difference per window (12, raw units) */
-    double base_rise;     /* baseline: relative rise (0.40) for base_run windows */
-    size_t base_run;      /* baseline: consecutive windows (3) */
-    double base_z;        /* baseline: z score (2.5) */
-    double base_abs;      /* baseline: absolute ceiling (e.g. 0.008 error rate), 0 = off */
+    double pen_mult;    /* penalty = pen_mult * ln n (3: MBIC) */
+    size_t min_seg;     /* shortest segment (2) */
+    double rho_max;     /* cap on the AR(1) coefficient (0.99) */
+    int max_iter;       /* AR(1) re-estimation passes (8) */
+    double cusum_k;     /* CUSUM reference value, in sd (0.5) */
+    double cusum_h;     /* CUSUM decision interval, in sd (5) */
+    size_t base_window; /* baseline: sliding window (60) */
+    size_t base_fit;    /* baseline: points per slope fit (15) */
+    double base_slope;  /* baseline: slope difference per window (12, raw units) */
+    double base_rise;   /* baseline: relative rise (0.40) for base_run windows */
+    size_t base_run;    /* baseline: consecutive windows (3) */
+    double base_z;      /* baseline: z score (2.5) */
+    double base_abs;    /* baseline: absolute ceiling (e.g. 0.008 error rate), 0 = off */
 };
 
 void cp_defaults(struct cp_opts *o);
@@ -54,8 +54,8 @@ struct cp_info {
 /* Run detector d on x[0..n) (raw values; detectors standardise as they need).
  * Writes at most cap indices to out and returns how many, or -1 when out of
  * memory.  info may be NULL. */
-long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o,
-               size_t *out, size_t cap, struct cp_info *info);
+long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o, size_t *out,
+               size_t cap, struct cp_info *info);
 
 /* Globally standardise: z = (x - mean) / sd (population sd; sd 0 gives z = 0). */
 void cp_standardise(const double *x, size_t n, double *z);

@@ -150,13 +150,11 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
         } else if (sloped(x, b, c, jump)) {
             pts[k].kind = CP_RAMP;
             pts[k].role = "onset";
-        } else if (sloped(x, a, b, jump) || (k > 0 && pts[k - 1].kind == CP_RAMP &&
-                                             b - a <= 8 && jump * (pts[k - 1].after -
-                                                                   pts[k - 1].before) > 0)) {
+        } else if (sloped(x, a, b, jump) || (k > 0 && pts[k - 1].kind == CP_RAMP && b - a <= 8 &&
+                                             jump * (pts[k - 1].after - pts[k - 1].before) > 0)) {
             pts[k].kind = CP_RAMP;
             pts[k].role = c - b > 8 ? "end" : "level";
-        } else if (k + 1 < m && c - b <= 8 &&
-                   jump * (pts[k + 1].after - pts[k + 1].before) > 0) {
+        } else if (k + 1 < m && c - b <= 8 && jump * (pts[k + 1].after - pts[k + 1].before) > 0) {
             pts[k].kind = CP_RAMP; /* first tread of a staircase */
             pts[k].role = "onset";
         }

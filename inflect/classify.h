@@ -7,13 +7,13 @@
 enum cp_kind { CP_STEP, CP_SPIKE, CP_RAMP };
 
 struct cp_point {
-    size_t index;   /* index in the series (first observation of the new regime;
-                       for a ramp, the first observation of the ramp) */
-    size_t cp;      /* the detector's index (differs from index only for ramps) */
-    size_t end;     /* ramp: first observation after the ramp; else == index */
-    double before;  /* level of the segment before (its mean) */
-    double after;   /* level of the segment after */
-    double change;  /* (after - before) / |before|; NAN when before is 0 */
+    size_t index;  /* index in the series (first observation of the new regime;
+                      for a ramp, the first observation of the ramp) */
+    size_t cp;     /* the detector's index (differs from index only for ramps) */
+    size_t end;    /* ramp: first observation after the ramp; else == index */
+    double before; /* level of the segment before (its mean) */
+    double after;  /* level of the segment after */
+    double change; /* (after - before) / |before|; NAN when before is 0 */
     enum cp_kind kind;
     const char *role; /* "onset", "recovery" (spike), "end" (ramp), or "level" */
 };
@@ -35,7 +35,6 @@ const char *cp_kind_name(enum cp_kind k);
  *          A ramp's index moves to where the ramp starts (end = where it ends);
  *   step   everything else.
  * Returns 0, or -1 when out of memory. */
-int classify_points(const double *x, size_t n, const size_t *cp, size_t m,
-                    struct cp_point *pts);
+int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struct cp_point *pts);
 
 #endif

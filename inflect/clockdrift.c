@@ -161,9 +161,8 @@ static struct clock_pair *pair_get(struct clock_report *cr, const char *from, co
 {
     struct clock_pair *np;
 
-    if (cr->n && strcmp(cr->p[cr->n - 1].from, from) == 0 &&
-        strcmp(cr->p[cr->n - 1].to, to) == 0 && cr->p[cr->n - 1].from_src == fs &&
-        cr->p[cr->n - 1].to_src == ts)
+    if (cr->n && strcmp(cr->p[cr->n - 1].from, from) == 0 && strcmp(cr->p[cr->n - 1].to, to) == 0 &&
+        cr->p[cr->n - 1].from_src == fs && cr->p[cr->n - 1].to_src == ts)
         return &cr->p[cr->n - 1];
     if (cr->n >= CLOCK_MAX_PAIRS)
         return NULL;
@@ -223,9 +222,9 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
         struct clock_pair *p = pair_get(cr, (const char *)sqlite3_column_text(st, 0),
                                         (const char *)sqlite3_column_text(st, 1),
                                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-        if (p == NULL || (rc = pair_push(p, sqlite3_column_int64(st, 6),
-                                         sqlite3_column_double(st, 4),
-                                         sqlite3_column_double(st, 5))) < 0) {
+        if (p == NULL ||
+            (rc = pair_push(p, sqlite3_column_int64(st, 6), sqlite3_column_double(st, 4),
+                            sqlite3_column_double(st, 5))) < 0) {
             rc = sf_err_set(err, rc ? rc : SF_E_LIMIT, UINT64_MAX,
                             "clock_fits: too many pairs or rows");
             break;
@@ -242,4 +241,3 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
         clock_free(cr);
     return rc;
 }
-

@@ -8,7 +8,7 @@
 #include "sf_err.h"
 
 #define CLOCK_MAX_PAIRS 64
-#define CLOCK_MAX_ROWS 100000
+#define CLOCK_MAX_ROWS  100000
 
 struct clock_pair {
     char from[32], to[32];
@@ -17,13 +17,13 @@ struct clock_pair {
     int64_t t0_ns;            /* time of the first row (valid_from_ns or ref_ns) */
     double *t;                /* seconds since t0 of each row */
     double *off_ns, *skew_ppm, *resid_ns, *jump_ns;
-    int degree;               /* polynomial degree of the offset fit (0..3) */
-    double c[4];              /* offset(t) = c0 + c1 t + c2 t^2 + c3 t^3, ns, t in s */
-    double skew0_ppm;         /* c1 as ppm */
-    double alpha_ppm_s;       /* f(t) = f0 (1 + alpha t + beta t^2), in ppm/s */
-    double beta_ppm_s2;       /* and ppm/s^2 */
+    int degree;         /* polynomial degree of the offset fit (0..3) */
+    double c[4];        /* offset(t) = c0 + c1 t + c2 t^2 + c3 t^3, ns, t in s */
+    double skew0_ppm;   /* c1 as ppm */
+    double alpha_ppm_s; /* f(t) = f0 (1 + alpha t + beta t^2), in ppm/s */
+    double beta_ppm_s2; /* and ppm/s^2 */
     double resid_rms_ns;
-    size_t nsteps;            /* rows whose offset jumps beyond the previous row's line */
+    size_t nsteps; /* rows whose offset jumps beyond the previous row's line */
 };
 
 struct clock_report {

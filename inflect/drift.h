@@ -26,19 +26,19 @@ struct drift_opts {
 void drift_defaults(struct drift_opts *o);
 
 struct drift_result {
-    int tested;          /* a configured rate was known for some window */
+    int tested; /* a configured rate was known for some window */
     size_t nwin;
     double *share, *lo, *hi, *expect; /* per window; NaN without trials / rate */
-    size_t outside;      /* windows whose Wilson interval excludes pi */
-    int alarm;           /* a chart crossed its threshold */
-    int direction;       /* +1 rate went up, -1 down */
-    size_t alarm_win;    /* first window over the threshold */
-    size_t onset_win;    /* window after the chart last left zero: the estimated onset */
-    double h_up, h_dn;   /* thresholds (nats) */
+    size_t outside;                   /* windows whose Wilson interval excludes pi */
+    int alarm;                        /* a chart crossed its threshold */
+    int direction;                    /* +1 rate went up, -1 down */
+    size_t alarm_win;                 /* first window over the threshold */
+    size_t onset_win;               /* window after the chart last left zero: the estimated onset */
+    double h_up, h_dn;              /* thresholds (nats) */
     double rate_before, rate_after; /* observed share before / from the onset */
     double amp_before, amp_after;   /* spans per trace before / from the onset */
-    double est_traces;   /* sum of kept / pi: estimated traces in all */
-    double rel_se;       /* relative standard error of est_traces, sqrt((1-pi)/(N pi)) */
+    double est_traces;              /* sum of kept / pi: estimated traces in all */
+    double rel_se;                  /* relative standard error of est_traces, sqrt((1-pi)/(N pi)) */
     uint64_t trials, kept;
 };
 

@@ -128,17 +128,21 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
         fputs("EOD\n", p);
     }
     for (size_t m = 0; m < c->nmarks && m < GP_MAX_MARKS; m++)
-        fprintf(p, "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lw 1.5 dt 2 "
-                   "lc rgb '%s'\n", c->marks[m], c->marks[m], c->mark_color[m]);
+        fprintf(p,
+                "set arrow from %.10g, graph 0 to %.10g, graph 1 nohead lw 1.5 dt 2 "
+                "lc rgb '%s'\n",
+                c->marks[m], c->marks[m], c->mark_color[m]);
     fputs("plot ", p);
     if (c->nband)
-        fprintf(p, "$band using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
-                   "lc rgb '#7f7f7f' title '%s'%s", c->band_title ? c->band_title : "band",
-                c->nlines ? ", " : "");
+        fprintf(p,
+                "$band using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
+                "lc rgb '#7f7f7f' title '%s'%s",
+                c->band_title ? c->band_title : "band", c->nlines ? ", " : "");
     for (int l = 0; l < c->nlines; l++)
-        fprintf(p, "$d%d using 1:2 with linespoints pt 7 ps 0.3 lw 1.5 lc rgb '%s' title "
-                   "'%s'%s", l, c->lines[l].color, c->lines[l].title,
-                l + 1 < c->nlines ? ", " : "\n");
+        fprintf(p,
+                "$d%d using 1:2 with linespoints pt 7 ps 0.3 lw 1.5 lc rgb '%s' title "
+                "'%s'%s",
+                l, c->lines[l].color, c->lines[l].title, l + 1 < c->nlines ? ", " : "\n");
     if (c->nlines == 0)
         fputs("\n", p);
     fputs("unset output\n", p);
@@ -151,8 +155,8 @@ int gnuplot_chart(const char *path, const struct gp_chart *c, struct sf_err *err
 
     if ((rc = gnuplot_check(err)) < 0)
         return rc;
-    if (!quotable(path) || !quotable(c->title) || !quotable(c->xlabel) ||
-        !quotable(c->ylabel) || (c->band_title && !quotable(c->band_title)))
+    if (!quotable(path) || !quotable(c->title) || !quotable(c->xlabel) || !quotable(c->ylabel) ||
+        (c->band_title && !quotable(c->band_title)))
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
                           "%s: chart path or titles contain a quote or newline", path);
     for (int l = 0; l < c->nlines; l++)
@@ -160,12 +164,13 @@ int gnuplot_chart(const char *path, const struct gp_chart *c, struct sf_err *err
             return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s: bad line title", path);
     fflush(NULL); /* the child must not inherit unflushed stdio buffers */
     if ((p = popen("gnuplot", "w")) == NULL)
-        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot start gnuplot: %s",
-                          strerror(errno));
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot start gnuplot: %s", strerror(errno));
     script(p, path, c);
     st = pclose(p);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "%s: gnuplot failed (status %d)", path,
-                          st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+                          st == -1        ? -1
+                          : WIFEXITED(st) ? WEXITSTATUS(st)
+                                          : 128);
     return 0;
 }

@@ -19,7 +19,7 @@ struct gp_line {
     const char *title;
     const double *x, *y; /* n points; NaN y leaves a gap */
     size_t n;
-    const char *color;   /* "#1f77b4" */
+    const char *color; /* "#1f77b4" */
 };
 
 struct gp_chart {

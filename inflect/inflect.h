@@ -12,8 +12,8 @@
 #include "series.h"
 
 #define INFLECT_MAX_GATES 16
-#define INFLECT_MAX_CPS 4096 /* change points kept per series and detector */
-#define INFLECT_MAX_RATES 32 /* --expect-rate GROUP=R options */
+#define INFLECT_MAX_CPS   4096 /* change points kept per series and detector */
+#define INFLECT_MAX_RATES 32   /* --expect-rate GROUP=R options */
 
 /* The analysis of one series. */
 struct inflect_result {
@@ -33,8 +33,8 @@ struct inflect_gate {
     char text[64];   /* as given */
     char metric[32]; /* p99, error_rate, ... or a --series column */
     enum gate_kind kind;
-    int above;       /* '>' 1, '<' 0 */
-    double value;    /* relative (0.2 for +20%) or absolute */
+    int above;    /* '>' 1, '<' 0 */
+    double value; /* relative (0.2 for +20%) or absolute */
 };
 
 struct inflect_ctx {
@@ -52,10 +52,10 @@ struct inflect_ctx {
         double rate;
     } rates[INFLECT_MAX_RATES]; /* --expect-rate GROUP=R */
     int nrates;
-    int tiers;               /* --tiers (>= 1) */
-    int detector;            /* --detector: default CP_PELT */
+    int tiers;    /* --tiers (>= 1) */
+    int detector; /* --detector: default CP_PELT */
     int quiet;
-    int no_charts;           /* --no-charts */
+    int no_charts; /* --no-charts */
     struct cp_opts cp;
     struct inflect_gate gates[INFLECT_MAX_GATES];
     int ngates;

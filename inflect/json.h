@@ -14,8 +14,8 @@
 struct json_w {
     FILE *f;
     int depth;
-    int count[JSON_MAX_DEPTH]; /* members written at each level */
-    int inl[JSON_MAX_DEPTH];   /* level is an inline array */
+    int count[JSON_MAX_DEPTH];  /* members written at each level */
+    int inl[JSON_MAX_DEPTH];    /* level is an inline array */
     char close[JSON_MAX_DEPTH]; /* bracket that closes each level */
 };
 

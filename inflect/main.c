@@ -121,8 +121,23 @@ static int parse_rate(struct inflect_ctx *ctx, const char *arg)
     return 0;
 }
 
-enum { O_SERIES = 256, O_COLUMN, O_DB, O_OUT, O_JSON, O_WINDOW, O_BY, O_RATE, O_TIERS,
-       O_GATE, O_DETECTOR, O_NOCHARTS, O_QUIET, O_HELP, O_VERSION };
+enum {
+    O_SERIES = 256,
+    O_COLUMN,
+    O_DB,
+    O_OUT,
+    O_JSON,
+    O_WINDOW,
+    O_BY,
+    O_RATE,
+    O_TIERS,
+    O_GATE,
+    O_DETECTOR,
+    O_NOCHARTS,
+    O_QUIET,
+    O_HELP,
+    O_VERSION
+};
 
 static const struct option longopts[] = {
     {"series", required_argument, NULL, O_SERIES},
@@ -150,13 +165,27 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
     int d;
 
     switch (c) {
-    case O_SERIES: ctx->series_path = arg; break;
-    case O_COLUMN: ctx->column = arg; break;
-    case O_DB: ctx->db_path = arg; break;
-    case O_OUT: ctx->out_dir = arg; break;
-    case O_JSON: ctx->json_path = arg; break;
-    case O_NOCHARTS: ctx->no_charts = 1; break;
-    case O_QUIET: ctx->quiet = 1; break;
+    case O_SERIES:
+        ctx->series_path = arg;
+        break;
+    case O_COLUMN:
+        ctx->column = arg;
+        break;
+    case O_DB:
+        ctx->db_path = arg;
+        break;
+    case O_OUT:
+        ctx->out_dir = arg;
+        break;
+    case O_JSON:
+        ctx->json_path = arg;
+        break;
+    case O_NOCHARTS:
+        ctx->no_charts = 1;
+        break;
+    case O_QUIET:
+        ctx->quiet = 1;
+        break;
     case O_WINDOW:
         if (sf_opt_duration_ns(arg, &ctx->window_ns) < 0 || ctx->window_ns < 1000)
             return usage_error("bad --window (e.g. 10s, 250ms; at least 1us)", arg);
@@ -188,9 +217,14 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
             return usage_error("unknown --detector", arg);
         ctx->detector = d;
         break;
-    case O_HELP: fputs(usage_text, stdout); return -1;
-    case O_VERSION: sf_opt_print_version(stdout, "inflect"); return -1;
-    default: return usage_error("unknown option", NULL);
+    case O_HELP:
+        fputs(usage_text, stdout);
+        return -1;
+    case O_VERSION:
+        sf_opt_print_version(stdout, "inflect");
+        return -1;
+    default:
+        return usage_error("unknown option", NULL);
     }
     return 0;
 }

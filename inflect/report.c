@@ -227,8 +227,8 @@ static void fmt_num(char *b, size_t n, double v)
 
 void report_series_section(struct report *rp, const struct inflect_result *r)
 {
-    static const char *const head[] = {"index", "time", "kind", "role", "before", "after",
-                                       "change"};
+    static const char *const head[] = {"index",  "time",  "kind",  "role",
+                                       "before", "after", "change"};
     const struct inflect_series *s = r->s;
     char para[512];
 
@@ -236,8 +236,8 @@ void report_series_section(struct report *rp, const struct inflect_result *r)
     snprintf(para, sizeof(para),
              "%zu observations; %zu inflection point(s) by %s (noise variance %.3g, AR(1) "
              "rho %.3f, penalty %.3g).",
-             s->n, r->npts, cp_detector_name((enum cp_detector)rp->ctx->detector),
-             r->info.sigma2, r->info.rho, r->info.penalty);
+             s->n, r->npts, cp_detector_name((enum cp_detector)rp->ctx->detector), r->info.sigma2,
+             r->info.rho, r->info.penalty);
     report_para(rp, para);
     series_chart(rp, r);
     if (r->npts) {
@@ -311,8 +311,8 @@ static void latency_chart(struct report *rp, const struct span_windows *sw, size
 
     memset(&c, 0, sizeof(c));
     for (int k = 0; k < 3; k++)
-        c.lines[k] = (struct gp_line){spans_metric_name((enum span_metric)ms[k]), x,
-                                      wg->m[ms[k]], sw->nwin, col[k]};
+        c.lines[k] = (struct gp_line){spans_metric_name((enum span_metric)ms[k]), x, wg->m[ms[k]],
+                                      sw->nwin, col[k]};
     c.nlines = 3;
     for (size_t k = 0; k < p99->npts && c.nmarks < GP_MAX_MARKS; k++) {
         c.marks[c.nmarks] = x[p99->s->row[p99->pts[k].index]];
@@ -370,8 +370,8 @@ static void inflection_table(struct report *rp, const struct inflect_result *res
                              const double *x)
 {
     static const int ms[] = {M_P99, M_P50, M_ERROR_RATE, M_THROUGHPUT, M_SAMPLED_SHARE};
-    static const char *const head[] = {"metric", "window", "t (s)", "kind", "before", "after",
-                                       "change"};
+    static const char *const head[] = {"metric", "window", "t (s)", "kind",
+                                       "before", "after",  "change"};
     int any = 0;
 
     for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
@@ -433,8 +433,10 @@ static void drift_para(struct report *rp, const struct drift_result *dr, const d
 
 static void clock_section(struct report *rp, const struct clock_report *clk)
 {
-    static const char *const head[] = {"from", "to", "segments", "offset (ns)", "skew (ppm)",
-                                       "alpha (ppm/s)", "beta (ppm/s^2)", "residual rms (ns)",
+    static const char *const head[] = {"from",           "to",
+                                       "segments",       "offset (ns)",
+                                       "skew (ppm)",     "alpha (ppm/s)",
+                                       "beta (ppm/s^2)", "residual rms (ns)",
                                        "steps"};
     struct gp_chart c;
     struct sf_err err;
@@ -532,8 +534,8 @@ int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
              "%llu spans in %zu windows of %.10g s, grouped by %s (%zu group(s)); first span "
              "at %lld ns. Inflection points by %s; data of every chart in windows.csv and "
              "summary.json.",
-             (unsigned long long)sw->nspans, sw->nwin, (double)sw->window_ns / 1e9, ctx->by,
-             sw->ng, (long long)sw->t0_ns, cp_detector_name((enum cp_detector)ctx->detector));
+             (unsigned long long)sw->nspans, sw->nwin, (double)sw->window_ns / 1e9, ctx->by, sw->ng,
+             (long long)sw->t0_ns, cp_detector_name((enum cp_detector)ctx->detector));
     report_para(&rp, b);
     for (size_t g = 0; g < sw->ng; g++) {
         report_heading(&rp, 2, sw->g[g].name);

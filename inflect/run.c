@@ -45,8 +45,7 @@ static int rel_crossed(const struct inflect_gate *g, const struct cp_point *p)
 }
 
 /* Segment levels of the default detector: the first, and each cp's after. */
-static int abs_crossed(const struct inflect_gate *g, const struct inflect_result *r,
-                       double *level)
+static int abs_crossed(const struct inflect_gate *g, const struct inflect_result *r, double *level)
 {
     size_t n = r->s->n;
     double first = 0;
@@ -78,8 +77,9 @@ int run_gate(const struct inflect_gate *g, const struct inflect_result *res, siz
 
     detail[0] = 0;
     if (g->kind == GATE_DRIFT) {
-        snprintf(detail, dsz, drift_alarm ? "sampling rate drifted from its configuration"
-                                          : "no sampling drift alarm");
+        snprintf(detail, dsz,
+                 drift_alarm ? "sampling rate drifted from its configuration"
+                             : "no sampling drift alarm");
         return drift_alarm ? 1 : 0;
     }
     for (size_t i = 0; i < nres; i++) {
@@ -92,9 +92,8 @@ int run_gate(const struct inflect_gate *g, const struct inflect_result *res, siz
             for (size_t k = 0; k < r->npts; k++) {
                 if (rel_crossed(g, &r->pts[k])) {
                     snprintf(detail, dsz, "%s: %s at index %zu changed %+.1f%% (%.6g -> %.6g)",
-                             r->s->name, cp_kind_name(r->pts[k].kind),
-                             r->s->row[r->pts[k].index], r->pts[k].change * 100,
-                             r->pts[k].before, r->pts[k].after);
+                             r->s->name, cp_kind_name(r->pts[k].kind), r->s->row[r->pts[k].index],
+                             r->pts[k].change * 100, r->pts[k].before, r->pts[k].after);
                     return 1;
                 }
             }
@@ -202,8 +201,7 @@ int run_series(const struct inflect_ctx *ctx)
             goto out;
         }
     }
-    if (ctx->out_dir &&
-        report_series(ctx, ctx->series_path, res, tab.nseries) < 0) {
+    if (ctx->out_dir && report_series(ctx, ctx->series_path, res, tab.nseries) < 0) {
         status = SF_EXIT_USAGE;
         goto out;
     }

@@ -24,10 +24,10 @@
 /* Everything one --db run computed, for the JSON and the report. */
 struct db_run {
     struct span_windows sw;
-    struct inflect_series *ser;  /* ng * M_NMETRICS */
-    struct inflect_result *res;  /* same order */
-    struct drift_result *drift;  /* ng */
-    double **pi;                 /* ng: configured keep probability per window */
+    struct inflect_series *ser; /* ng * M_NMETRICS */
+    struct inflect_result *res; /* same order */
+    struct drift_result *drift; /* ng */
+    double **pi;                /* ng: configured keep probability per window */
     struct clock_report clk;
     int drift_alarm;
 };
@@ -233,8 +233,8 @@ int run_db(const struct inflect_ctx *ctx)
     if (build_series(ctx, &d) < 0 || run_drift(ctx, &d) < 0) {
         fprintf(stderr, "inflect: out of memory\n");
         status = SF_EXIT_USAGE;
-    } else if (ctx->out_dir && report_db(ctx, &d.sw, d.res, d.drift, (const double *const *)d.pi,
-                                         &d.clk) < 0) {
+    } else if (ctx->out_dir &&
+               report_db(ctx, &d.sw, d.res, d.drift, (const double *const *)d.pi, &d.clk) < 0) {
         status = SF_EXIT_USAGE;
     } else if (write_json(ctx, &d, &gs) < 0) {
         status = SF_EXIT_USAGE;

@@ -9,8 +9,8 @@
  * text; a file with one column is values only (time = row index).  Quoted fields
  * ("a,b", "say ""hi""") are accepted on one line.  Every error names the line and
  * the column (1-based byte position) where it was found.  CRLF line ends and a
- * UTF-8 byte order mark are accepted; NA, N/A, NaN, null, NULL, None are missing.  Lines are parsed one at
- * a time (lib/sf_line), so memory holds the values, never the file.
+ * UTF-8 byte order mark are accepted; NA, N/A, NaN, null, NULL, None are missing.  Lines are parsed
+ * one at a time (lib/sf_line), so memory holds the values, never the file.
  */
 #include "series.h"
 
@@ -175,8 +175,8 @@ static int cell_number(const char *s, size_t n, double *v)
 {
     char tmp[64], *end;
 
-    static const char *const missing[] = {"NA", "na", "N/A", "n/a", "NaN", "nan", "null",
-                                          "NULL", "None"};
+    static const char *const missing[] = {"NA",  "na",   "N/A",  "n/a", "NaN",
+                                          "nan", "null", "NULL", "None"};
 
     if (n == 0)
         return 0;
@@ -202,14 +202,14 @@ struct cell {
 
 struct parser {
     struct inflect_table *tab;
-    const char *column;    /* wanted value column, or NULL */
-    int ndjson;            /* format, fixed by the first line */
-    int have_header;       /* CSV header / NDJSON first object seen */
-    size_t ncols;          /* CSV: columns in the header */
-    int time_col;          /* 0 when the first column is time, -1 when values only */
-    int *map;              /* CSV column -> series index, or -1 (skipped) */
-    char **keys;           /* NDJSON: key of each series */
-    char unq[4096];        /* unquoted cell text */
+    const char *column; /* wanted value column, or NULL */
+    int ndjson;         /* format, fixed by the first line */
+    int have_header;    /* CSV header / NDJSON first object seen */
+    size_t ncols;       /* CSV: columns in the header */
+    int time_col;       /* 0 when the first column is time, -1 when values only */
+    int *map;           /* CSV column -> series index, or -1 (skipped) */
+    char **keys;        /* NDJSON: key of each series */
+    char unq[4096];     /* unquoted cell text */
     struct cell cells[SERIES_MAX_COLS + 1];
     uint64_t lineno;
     size_t row;
@@ -227,8 +227,7 @@ static int perr(struct parser *ps, struct sf_err *err, int code, size_t col, con
 }
 
 /* Split a CSV line into cells; quoted cells are unquoted into ps->unq. */
-static int csv_split(struct parser *ps, const char *s, size_t n, size_t *ncells,
-                     struct sf_err *err)
+static int csv_split(struct parser *ps, const char *s, size_t n, size_t *ncells, struct sf_err *err)
 {
     size_t i = 0, k = 0, u = 0;
 
@@ -331,8 +330,8 @@ static int csv_header(struct parser *ps, size_t ncells, struct sf_err *err)
 
 /* Time of a data row: number, ISO-8601, or the row index when there is no time
  * column.  *label is set for ISO text (kept for the report). */
-static int row_time(struct parser *ps, const struct cell *c, double *t, char *label,
-                    size_t labsz, struct sf_err *err)
+static int row_time(struct parser *ps, const struct cell *c, double *t, char *label, size_t labsz,
+                    struct sf_err *err)
 {
     int r;
 
@@ -381,8 +380,7 @@ static int csv_row(struct parser *ps, size_t ncells, struct sf_err *err)
             return perr(ps, err, SF_E_MALFORMED, ps->cells[c].col, "value is not a number");
         if (r == 0)
             continue;
-        rc = series_push(&ps->tab->s[ps->map[c]], t, v, ps->row,
-                         ps->tab->time_iso ? label : NULL);
+        rc = series_push(&ps->tab->s[ps->map[c]], t, v, ps->row, ps->tab->time_iso ? label : NULL);
         if (rc < 0)
             return perr(ps, err, rc, ps->cells[c].col,
                         rc == SF_E_LIMIT ? "too many rows" : "out of memory");
@@ -461,8 +459,7 @@ static int nd_key_index(struct parser *ps, const char *k, size_t kn)
 }
 
 /* First object: its numeric keys become the series. */
-static int nd_learn_key(struct parser *ps, const char *k, size_t kn, size_t col,
-                        struct sf_err *err)
+static int nd_learn_key(struct parser *ps, const char *k, size_t kn, size_t col, struct sf_err *err)
 {
     char **nk;
     int rc;

@@ -30,8 +30,8 @@ struct inflect_series {
 struct inflect_table {
     size_t nseries;
     struct inflect_series *s;
-    size_t rows;   /* data rows read */
-    int time_iso;  /* the time column held ISO-8601 text */
+    size_t rows;  /* data rows read */
+    int time_iso; /* the time column held ISO-8601 text */
 };
 
 /* Read a CSV (header row; first column time, number or ISO-8601, or index) or an

@@ -24,8 +24,8 @@
 #include "sf_progress.h"
 
 static const char *const metric_names[M_NMETRICS] = {
-    "count", "throughput", "p50", "p95", "p99", "max", "error_rate", "sampled_share",
-    "amplification"};
+    "count", "throughput", "p50",           "p95",          "p99",
+    "max",   "error_rate", "sampled_share", "amplification"};
 
 const char *spans_metric_name(enum span_metric m)
 {
@@ -175,10 +175,8 @@ static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
         g->m[M_P99][w] = q[2];
         g->m[M_MAX][w] = q[3];
         g->m[M_ERROR_RATE][w] = (double)g->c_err / (double)g->c_spans;
-        g->m[M_SAMPLED_SHARE][w] =
-            g->c_trials ? (double)g->c_kept / (double)g->c_trials : NAN;
-        g->m[M_AMPLIFICATION][w] =
-            g->c_traces ? (double)g->c_spans / (double)g->c_traces : NAN;
+        g->m[M_SAMPLED_SHARE][w] = g->c_trials ? (double)g->c_kept / (double)g->c_trials : NAN;
+        g->m[M_AMPLIFICATION][w] = g->c_traces ? (double)g->c_spans / (double)g->c_traces : NAN;
         g->spans[w] = g->c_spans;
         g->traces[w] = g->c_traces;
         g->trials[w] = g->c_trials;
@@ -309,12 +307,11 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progre
         rc = spans_add(sw, group ? group : "(none)", t0, lat, status >= 500 || gst != 0 || rst != 0,
                        sampled, trace, ts ? drift_ot_rate(ts) : NAN);
         if (rc < 0)
-            return sf_err_set(err, rc, UINT64_MAX, "span %llu: %s",
-                              (unsigned long long)sw->nspans + 1,
-                              rc == SF_E_LIMIT
-                                  ? "over the limits (4,000,000 windows x groups, 64 Mi spans "
-                                    "in one window): choose another --window"
-                                  : "out of memory");
+            return sf_err_set(
+                err, rc, UINT64_MAX, "span %llu: %s", (unsigned long long)sw->nspans + 1,
+                rc == SF_E_LIMIT ? "over the limits (4,000,000 windows x groups, 64 Mi spans "
+                                   "in one window): choose another --window"
+                                 : "out of memory");
         if ((sw->nspans & 0xffff) == 0)
             sf_progress_update(pg, sw->nspans);
     }

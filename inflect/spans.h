@@ -31,8 +31,8 @@ enum span_metric {
     M_NMETRICS
 };
 
-#define SPANS_MAX_GROUPS 64 /* further groups are folded into "(other)" */
-#define SPANS_MAX_CELLS 4000000 /* windows x groups kept (about 450 MB at most) */
+#define SPANS_MAX_GROUPS 64      /* further groups are folded into "(other)" */
+#define SPANS_MAX_CELLS  4000000 /* windows x groups kept (about 450 MB at most) */
 
 /* Stable metric name: "count", "throughput", "p50", "p95", "p99", "max",
  * "error_rate", "sampled_share", "amplification". */
@@ -40,10 +40,10 @@ const char *spans_metric_name(enum span_metric m);
 
 struct win_group {
     char name[128];
-    size_t cap;                /* windows allocated */
-    double *m[M_NMETRICS];     /* per window; NaN = no data (count/throughput: 0) */
+    size_t cap;            /* windows allocated */
+    double *m[M_NMETRICS]; /* per window; NaN = no data (count/throughput: 0) */
     uint64_t *spans, *traces, *trials, *kept;
-    double *cfg;               /* mean configured rate (ot=th) per window, NaN = none */
+    double *cfg; /* mean configured rate (ot=th) per window, NaN = none */
     /* the open window */
     double *lat;
     size_t nlat, latcap;

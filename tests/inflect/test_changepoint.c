@@ -36,8 +36,8 @@ static size_t detect(const double *x, size_t n, size_t *cp, struct cp_point *pts
     classify_points(x, n, cp, (size_t)m, pts);
     for (long k = 0; k < m; k++)
         printf("#   cp %zu index %zu end %zu kind %s role %s before %.3g after %.3g\n", cp[k],
-               pts[k].index, pts[k].end, cp_kind_name(pts[k].kind), pts[k].role,
-               pts[k].before, pts[k].after);
+               pts[k].index, pts[k].end, cp_kind_name(pts[k].kind), pts[k].role, pts[k].before,
+               pts[k].after);
     return (size_t)m;
 }
 
@@ -114,8 +114,7 @@ static void test_staircase(void)
     /* a staircase's first tread is a jump, so the fitted line starts a little early */
     TAP_OK(m >= 1 && pts[0].index >= 96 && pts[0].index <= 102,
            "staircase: first point where the growth starts (window 100, -4..+2)");
-    TAP_OK(m >= 1 && ramps == m, "staircase: every point classified ramp (%zu of %zu)", ramps,
-           m);
+    TAP_OK(m >= 1 && ramps == m, "staircase: every point classified ramp (%zu of %zu)", ramps, m);
 }
 
 /* Longer than 5,000 points: PELT runs on block means, then places each change
@@ -153,8 +152,8 @@ static void test_flat(void)
 
 static void test_small(void)
 {
-    static const double two[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 10, 10, 10, 10, 10, 10, 10,
-                                 10, 10.5};
+    static const double two[] = {0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+                                 10, 10, 10, 10, 10, 10, 10, 10, 10, 10.5};
     double z[20];
     size_t cp[8];
     struct cp_opts o;

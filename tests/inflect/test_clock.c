@@ -23,9 +23,9 @@ static void make(struct clock_pair *p, size_t n, double skew0, double alpha, dou
     for (size_t i = 0; i < n; i++) {
         double t = 10.0 * (double)i;
         p->t[i] = t;
-        p->off_ns[i] = 5000 + 1e9 * (skew0 * t + (1 + skew0) * (alpha * t * t / 2 +
-                                                                  beta * t * t * t / 3)) +
-                       (i >= at ? step : 0);
+        p->off_ns[i] =
+            5000 + 1e9 * (skew0 * t + (1 + skew0) * (alpha * t * t / 2 + beta * t * t * t / 3)) +
+            (i >= at ? step : 0);
         /* the row's own skew: the derivative at t */
         p->skew_ppm[i] = 1e6 * (skew0 + (1 + skew0) * (alpha * t + beta * t * t));
     }
@@ -48,8 +48,7 @@ int main(void)
     clock_fit(&p, NULL);
     TAP_EQ_INT(p.degree, 3, "12 rows: cubic offset fit");
     TAP_OK(fabs(p.skew0_ppm - 37) < 1e-3, "skew 37 ppm recovered (%.6f)", p.skew0_ppm);
-    TAP_OK(fabs(p.alpha_ppm_s - 2e-3) < 1e-6, "alpha 2e-3 ppm/s recovered (%.3g)",
-           p.alpha_ppm_s);
+    TAP_OK(fabs(p.alpha_ppm_s - 2e-3) < 1e-6, "alpha 2e-3 ppm/s recovered (%.3g)", p.alpha_ppm_s);
     TAP_OK(fabs(p.beta_ppm_s2) < 1e-7, "beta 0 (%.3g)", p.beta_ppm_s2);
     TAP_OK(p.resid_rms_ns < 1, "residuals below 1 ns (%.3g)", p.resid_rms_ns);
     TAP_EQ_INT(p.nsteps, 0, "no step");
@@ -59,8 +58,7 @@ int main(void)
     clock_fit(&p, NULL);
     TAP_EQ_INT(p.nsteps, 1, "a 250 us clock step is found");
     TAP_OK(fabs(p.jump_ns[6] - 250000) < 1, "at row 6, 250 us (%.1f)", p.jump_ns[6]);
-    TAP_OK(fabs(p.skew0_ppm - 37) < 1e-3, "the step does not bend the skew (%.6f)",
-           p.skew0_ppm);
+    TAP_OK(fabs(p.skew0_ppm - 37) < 1e-3, "the step does not bend the skew (%.6f)", p.skew0_ppm);
     unmake(&p);
 
     make(&p, 2, 10e-6, 0, 0, 0, 99);

@@ -8,7 +8,7 @@
 #include "../../inflect/drift.h"
 #include "tap.h"
 
-#define NW 1000
+#define NW     1000
 #define TRIALS 1000 /* traces per window */
 
 /* Windows of TRIALS traces kept with rate r0, and r1 from window `at` on. */
@@ -119,8 +119,8 @@ static void test_wilson_ot(void)
 
     drift_wilson(10, 1000, 1.96, &lo, &hi);
     /* reference: statsmodels proportion_confint(10, 1000, method="wilson") */
-    TAP_OK(fabs(lo - 0.005432) < 1e-5 && fabs(hi - 0.018300) < 1e-5,
-           "Wilson 10/1000: [%.6f, %.6f]", lo, hi);
+    TAP_OK(fabs(lo - 0.005432) < 1e-5 && fabs(hi - 0.018300) < 1e-5, "Wilson 10/1000: [%.6f, %.6f]",
+           lo, hi);
     drift_wilson(0, 50, 1.96, &lo, &hi);
     TAP_OK(lo == 0 && hi > 0.07 && hi < 0.072, "Wilson 0/50 upper %.4f", hi);
     drift_wilson(0, 0, 1.96, &lo, &hi);

@@ -36,9 +36,11 @@ static void test_iso_column(void)
     struct sf_err e;
     double s;
 
-    TAP_EQ_INT(parse(&t, "time,p99,p50\n2024-05-01T12:00:00Z,10,5\n"
-                         "2024-05-01T12:00:10Z,NA,6\n\"2024-05-01 12:00:20+01:00\",12,7\n",
-                     "p99", &e), 0, "ISO-8601 CSV with --column");
+    TAP_EQ_INT(parse(&t,
+                     "time,p99,p50\n2024-05-01T12:00:00Z,10,5\n"
+                     "2024-05-01T12:00:10Z,NA,6\n\"2024-05-01 12:00:20+01:00\",12,7\n",
+                     "p99", &e),
+               0, "ISO-8601 CSV with --column");
     TAP_EQ_INT(t.nseries, 1, "--column keeps one series");
     TAP_EQ_STR(t.s[0].name, "p99", "the chosen column");
     TAP_EQ_INT(t.s[0].n, 2, "NA is missing");
@@ -81,15 +83,19 @@ static void test_ndjson(void)
     struct inflect_table t;
     struct sf_err e;
 
-    TAP_EQ_INT(parse(&t, "{\"time\": 1, \"p99\": 10, \"svc\": \"a\"}\n{\"time\": 2, \"p99\": null}\n"
-                         "{\"p99\": 12.5, \"time\": 3, \"extra\": 1}\n", NULL, &e), 0, "NDJSON");
+    TAP_EQ_INT(parse(&t,
+                     "{\"time\": 1, \"p99\": 10, \"svc\": \"a\"}\n{\"time\": 2, \"p99\": null}\n"
+                     "{\"p99\": 12.5, \"time\": 3, \"extra\": 1}\n",
+                     NULL, &e),
+               0, "NDJSON");
     TAP_EQ_INT(t.nseries, 1, "numeric keys of the first object");
     TAP_OK(t.s[0].n == 2 && t.s[0].v[1] == 12.5 && t.s[0].t[1] == 3, "null skipped, order free");
     series_table_free(&t);
-    TAP_EQ_INT(parse(&t, "{\"t\": \"2024-05-01T00:00:00Z\", \"x\": 1}\n{\"t\": 5, \"x\": 2}\n",
-                     NULL, &e), SF_E_MALFORMED, "numeric time after ISO time");
-    TAP_EQ_INT(parse(&t, "{\"t\": 1, \"x\": 1}\n{\"x\": 2, \"x\": 3}\n", NULL, &e),
-               SF_E_MALFORMED, "duplicate key (a fuzzer found it)");
+    TAP_EQ_INT(
+        parse(&t, "{\"t\": \"2024-05-01T00:00:00Z\", \"x\": 1}\n{\"t\": 5, \"x\": 2}\n", NULL, &e),
+        SF_E_MALFORMED, "numeric time after ISO time");
+    TAP_EQ_INT(parse(&t, "{\"t\": 1, \"x\": 1}\n{\"x\": 2, \"x\": 3}\n", NULL, &e), SF_E_MALFORMED,
+               "duplicate key (a fuzzer found it)");
     TAP_OK(e.unit_no == 2 && e.col == 10, "duplicate key at 2:10 (%llu:%u)",
            (unsigned long long)e.unit_no, e.col);
     TAP_EQ_INT(parse(&t, "{\"x\": {\"y\": 1}}\n", NULL, &e), SF_E_UNSUPPORTED, "nested object");
