@@ -316,6 +316,67 @@ def check_cuts(tap, binary, f, path, full_spans, ncuts=25):
                % (f["file"], len(cuts)), d)
 
 
+SPAN_COLS = ("stream_id", "proto", "method", "authority", "path", "status", "grpc_service",
+             "grpc_method", "grpc_status", "grpc_message", "grpc_timeout_ns", "req_start_ns",
+             "req_end_ns", "resp_start_ns", "resp_end_ns", "req_bytes", "resp_bytes",
+             "early_data", "partial", "reset_code", "trace_id", "span_id", "parent_span_id",
+             "sampled", "ctx_format", "ctx_valid")
+CTX_COLS = ("direction", "format", "raw", "trace_id", "span_id", "parent_span_id", "sampled",
+            "debug", "flags", "trace_id_64", "tracestate", "valid", "error")
+
+
+def check_db(tap, binary, f, path, spans):
+    """--db writes the same spans and contexts that --ndjson prints (DESIGN: same names)."""
+    d = []
+    with tempfile.TemporaryDirectory() as td:
+        db = os.path.join(td, "t.db")
+        rc, err, _, _ = run_p2s(binary, path, [], db=db)
+        if rc != 0:
+            d.append("pcap2spans --db exit %d: %s" % (rc, err.strip()[:200]))
+        try:
+            con = sqlite3.connect(db)
+            con.row_factory = sqlite3.Row
+            rows = [dict(r) for r in con.execute(
+                "SELECT s.*, c.client_port AS c_port FROM spans s "
+                "LEFT JOIN connections c ON c.id = s.connection_id")]
+            ctxs = {}
+            for c in con.execute("SELECT * FROM contexts ORDER BY id"):
+                ctxs.setdefault(c["span_row"], []).append(dict(c))
+            con.close()
+        except sqlite3.Error as e:
+            tap.result(False, "%s: --db holds the NDJSON spans" % f["file"], [str(e)])
+            return
+    key = lambda x, port: (port, x.get("stream_id"), x.get("req_start_ns"))
+    byk = {key(r, r["c_port"]): r for r in rows}
+    if len(rows) != len(spans):
+        d.append("%d span rows, %d NDJSON spans" % (len(rows), len(spans)))
+    for s in spans:
+        r = byk.get(key(s, s.get("client_port")))
+        if r is None:
+            d.append("NDJSON span %s %s (port %s, stream %s) has no row"
+                     % (s.get("method"), s.get("path"), s.get("client_port"), s.get("stream_id")))
+            continue
+        diff = [c for c in SPAN_COLS if c in s and not same(s[c], r.get(c))]
+        if diff:
+            d.append("%s %s: columns differ %s: ndjson %r, db %r"
+                     % (s.get("method"), s.get("path"), diff, [s[c] for c in diff],
+                        [r.get(c) for c in diff]))
+        got = ctxs.get(r["id"], [])
+        want = s.get("contexts") or []
+        if len(got) != len(want):
+            d.append("%s: %d context rows, %d in NDJSON" % (s.get("path"), len(got), len(want)))
+        for a, b in zip(want, got):
+            diff = [c for c in CTX_COLS if c in a and not same(a[c], b.get(c))]
+            if diff:
+                d.append("%s %s context: %s differ: %r vs %r" % (s.get("path"), a.get("format"),
+                                                                 diff, [a[c] for c in diff],
+                                                                 [b.get(c) for c in diff]))
+        if len(d) > 10:
+            break
+    tap.result(not d, "%s: --db holds the same %d spans and their contexts as --ndjson"
+               % (f["file"], len(spans)), d)
+
+
 def norm_version(v):
     return str(v).strip().lower() if v is not None else None
 
@@ -367,14 +428,20 @@ def check_tls(tap, binary, f, path, keylogs, with_keys):
             d.append("ctx_hash expected 64 lowercase hex, got %r" % row.get("ctx_hash"))
         elif sum(1 for o in rows if o.get("ctx_hash") == h) > 1:
             d.append("ctx_hash %s shared with another connection" % h)
+        # Alerts and HelloRetryRequest: a connection_events row, or named in tls_info.
+        info = str(row.get("tls_info") or "")
         al = t.get("alert")
         if al and (with_keys or not al.get("encrypted")):
-            evs = [e for e in row["events"] if "alert" in (str(e.get("kind")) +
-                                                           str(e.get("detail"))).lower()]
-            if not any(al["description"] in str(e.get("detail")) or
-                       str(al["code"]) in str(e.get("detail")) for e in evs):
-                d.append("alert %s (%d) from the %s expected in connection_events, got %r"
-                         % (al["description"], al["code"], al["from"], row["events"]))
+            evs = [str(e.get("detail")) for e in row["events"]
+                   if "alert" in (str(e.get("kind")) + str(e.get("detail"))).lower()]
+            if not any(al["description"] in x or re.search(r"\b%d\b" % al["code"], x)
+                       for x in evs + ([info] if "alert" in info.lower() else [])):
+                d.append("alert %s (%d) from the %s expected in connection_events or tls_info, "
+                         "got %r / %r" % (al["description"], al["code"], al["from"],
+                                          row["events"], info[:200]))
+        if t.get("hrr") and not (any(str(e.get("kind")).lower() == "hrr" for e in row["events"])
+                                 or re.search(r"hrr|helloretry|hello_retry", info, re.I)):
+            d.append("HelloRetryRequest expected in connection_events (kind hrr) or tls_info")
         tap.result(not d, "%s (%s): connection %s" % (f["file"], mode, c["label"]),
                    ["%s: %s" % (c["label"], x) for x in d])
 
@@ -423,6 +490,8 @@ def main():
             compare_variant(tap, f, spans, outputs[f["same_spans_as"]])
         if not is_tls and f["container"] == "pcap":
             check_cuts(tap, binary, f, path, spans)
+        if not is_tls and not f.get("same_spans_as"):
+            check_db(tap, binary, f, path, spans)
         if f.get("connections") and is_tls:
             if tls_missing:
                 tap.result(True, "%s: TLS connection facts" % f["file"],
