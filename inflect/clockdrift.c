@@ -151,6 +151,7 @@ void clock_free(struct clock_report *cr)
         free(cr->p[i].skew_ppm);
         free(cr->p[i].resid_ns);
         free(cr->p[i].jump_ns);
+        free(cr->p[i].row_resid);
     }
     free(cr->p);
     memset(cr, 0, sizeof(*cr));
@@ -179,13 +180,13 @@ static struct clock_pair *pair_get(struct clock_report *cr, const char *from, co
     return np;
 }
 
-static int pair_push(struct clock_pair *p, int64_t t_ns, double off, double skew)
+static int pair_push(struct clock_pair *p, int64_t t_ns, double off, double skew, double resid)
 {
-    double **arrs[5] = {&p->t, &p->off_ns, &p->skew_ppm, &p->resid_ns, &p->jump_ns};
+    double **arrs[6] = {&p->t, &p->off_ns, &p->skew_ppm, &p->resid_ns, &p->jump_ns, &p->row_resid};
 
     if (p->n >= CLOCK_MAX_ROWS)
         return SF_E_LIMIT;
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
         double *na = realloc(*arrs[k], (p->n + 1) * sizeof(double));
         if (na == NULL)
             return SF_E_NOMEM;
@@ -196,6 +197,7 @@ static int pair_push(struct clock_pair *p, int64_t t_ns, double off, double skew
     p->t[p->n] = (double)(t_ns - p->t0_ns) / 1e9;
     p->off_ns[p->n] = off;
     p->skew_ppm[p->n] = skew;
+    p->row_resid[p->n] = resid;
     p->n++;
     return 0;
 }
@@ -208,7 +210,6 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
         "ORDER BY from_clock, to_clock, 3, 4, 7, id";
     struct sf_db *db = NULL;
     sqlite3_stmt *st;
-    double *resid = NULL;
     int rc = 0, r;
 
     memset(cr, 0, sizeof(*cr));
@@ -224,7 +225,7 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
                                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
         if (p == NULL ||
             (rc = pair_push(p, sqlite3_column_int64(st, 6), sqlite3_column_double(st, 4),
-                            sqlite3_column_double(st, 5))) < 0) {
+                            sqlite3_column_double(st, 5), sqlite3_column_double(st, 7))) < 0) {
             rc = sf_err_set(err, rc ? rc : SF_E_LIMIT, UINT64_MAX,
                             "clock_fits: too many pairs or rows");
             break;
@@ -236,7 +237,7 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
     sqlite3_finalize(st);
     sf_db_close(db, NULL);
     for (size_t i = 0; rc == 0 && i < cr->n; i++)
-        clock_fit(&cr->p[i], resid);
+        clock_fit(&cr->p[i], cr->p[i].row_resid);
     if (rc < 0)
         clock_free(cr);
     return rc;

@@ -17,6 +17,7 @@ struct clock_pair {
     int64_t t0_ns;            /* time of the first row (valid_from_ns or ref_ns) */
     double *t;                /* seconds since t0 of each row */
     double *off_ns, *skew_ppm, *resid_ns, *jump_ns;
+    double *row_resid;  /* each row's own residual_ns (0 when NULL in the table) */
     int degree;         /* polynomial degree of the offset fit (0..3) */
     double c[4];        /* offset(t) = c0 + c1 t + c2 t^2 + c3 t^3, ns, t in s */
     double skew0_ppm;   /* c1 as ppm */

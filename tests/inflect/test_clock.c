@@ -61,6 +61,16 @@ int main(void)
     TAP_OK(fabs(p.skew0_ppm - 37) < 1e-3, "the step does not bend the skew (%.6f)", p.skew0_ppm);
     unmake(&p);
 
+    {
+        /* rows with 50 us residuals: a 250 us jump is within 10 x 50 us, not a step */
+        double rr[12];
+        for (int i = 0; i < 12; i++)
+            rr[i] = 50000;
+        make(&p, 12, 37e-6, 0, 0, 250000, 6);
+        clock_fit(&p, rr);
+        TAP_EQ_INT(p.nsteps, 0, "tolerance scales with the rows' own residuals");
+        unmake(&p);
+    }
     make(&p, 2, 10e-6, 0, 0, 0, 99);
     clock_fit(&p, NULL);
     TAP_OK(p.degree == 1 && fabs(p.skew0_ppm - 10) < 1e-6, "two rows: a line, 10 ppm");
