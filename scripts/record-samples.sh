@@ -146,7 +146,6 @@ EOF
     echo "}" >> "$f"
 }
 
-manifest_parts=()
 
 # ---- 1. HTTP/1.1: nginx + curl; recorded on lo and on any (cooked v1 and v2) ---------------
 record_http1() {

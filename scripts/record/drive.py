@@ -317,7 +317,8 @@ def grpc(a):
          5, "no such greeting", {}),
         ("grpc-bin-truncated", "Say", [("grpc-trace-bin", bytes.fromhex(cases.GRPC_TRUNCATED_HEX))],
          5.0, [cases.GRPC_TRUNCATED], 0, None, {}),
-        ("grpc-bin-badversion", "Say", [("grpc-trace-bin", bytes.fromhex(cases.GRPC_BADVERSION_HEX))],
+        ("grpc-bin-badversion", "Say",
+         [("grpc-trace-bin", bytes.fromhex(cases.GRPC_BADVERSION_HEX))],
          5.0, [cases.GRPC_BADVERSION], 0, None, {}),
     ]
     # Deadlines that expire (server sleeps 1 s, deadline 0.2 s): client and server time out
@@ -335,7 +336,8 @@ def grpc(a):
     for rid, meth, md, timeout, ctxs, want, wmsg, extra in calls:
         code, msg = call(meth, b"hello " + rid.encode(), md, timeout)
         if code != want or (wmsg is not None and msg != wmsg):
-            sys.exit("drive.py: grpc %s: status %r %r, expected %r %r" % (rid, code, msg, want, wmsg))
+            sys.exit("drive.py: grpc %s: status %r %r, expected %r %r"
+                     % (rid, code, msg, want, wmsg))
         headers = [(n, v.hex() if isinstance(v, bytes) else v) for n, v in md]
         r = grpc_req(rid, "python3-grpcio 1.51", "grpc-python", host, "spanfold.demo.Echo/" + meth,
                      headers, ctxs, want, wmsg, **extra)
@@ -558,7 +560,6 @@ def tls_0rtt_nginx(a):
     key log shows it).  nginx-0rtt-{A,B,C}.conf are written by record-samples.sh."""
     keylog = os.path.join(a.dir, "tls-0rtt-nginx.keylog")
     sess = os.path.join(a.dir, "nginx.sess")
-    host = "%s:%d" % (SNI, a.port)
     reqs, conns = [], []
     cipher = "TLS_AES_256_GCM_SHA384"  # s_client's default order
 
@@ -691,7 +692,8 @@ def tls_mtls_fail(a):
     keylog = os.path.join(a.dir, "tls-mtls-fail.keylog")
     d = a.dir
     srv = start_server(["openssl", "s_server", "-accept", "127.0.0.1:%d" % a.port,
-                        "-cert", os.path.join(d, "server.crt"), "-key", os.path.join(d, "server.key"),
+                        "-cert", os.path.join(d, "server.crt"),
+                        "-key", os.path.join(d, "server.key"),
                         "-tls1_3", "-Verify", "1", "-CAfile", os.path.join(d, "ca1.crt"), "-www",
                         "-verify_return_error"])
     try:
