@@ -15,7 +15,7 @@
 
 /* One sample; integer fields SF_DB_NULL when unknown, strings NULL when unknown. */
 struct sf_perf_sample {
-    int64_t ts_ns;  /* in the source's clock */
+    int64_t ts_ns; /* in the source's clock */
     int64_t pid, tid, cpu;
     const char *comm;
     size_t comm_len;

@@ -20,8 +20,6 @@
  *   NAME>+N%     the frame NAME's share up more than N % of itself
  *   total>+N%    total samples up more than N %
  */
-#include "perf_fold.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perf_fold.h"
 #include "sf_hex.h"
 #include "sf_line.h"
 #include "sf_opt.h"
@@ -283,7 +282,8 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
     struct reg *regs = calloc(nt->n ? nt->n : 1, sizeof(*regs));
     size_t nr = 0;
     int failed = 0;
-    double tot_pct = d->total[0] > 0 ? (double)((d->total[1] - d->total[0]) * 100 / d->total[0]) : 0;
+    double tot_pct =
+        d->total[0] > 0 ? (double)((d->total[1] - d->total[0]) * 100 / d->total[0]) : 0;
 
     if (regs == NULL)
         return -1;
@@ -305,8 +305,9 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
         for (size_t i = 0, shown = 0; i < nr && shown < (size_t)d->top; i++) {
             if (regs[i].s1 - regs[i].s0 <= 0)
                 break;
-            fprintf(md, "| `%.*s` | %.2f | %.2f | %+.2f |\n", (int)(regs[i].e->len > 200 ? 200 : regs[i].e->len),
-                    regs[i].e->key, regs[i].s0, regs[i].s1, regs[i].s1 - regs[i].s0);
+            fprintf(md, "| `%.*s` | %.2f | %.2f | %+.2f |\n",
+                    (int)(regs[i].e->len > 200 ? 200 : regs[i].e->len), regs[i].e->key, regs[i].s0,
+                    regs[i].s1, regs[i].s1 - regs[i].s0);
             shown++;
         }
         if (d->ngates)
@@ -328,8 +329,8 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
         } else {
             size_t l = strlen(gt->name);
             double s0 = share(d, 0, gt->name, l), s1 = share(d, 1, gt->name, l);
-            double ch = gt->relative ? (s0 > 0 ? (s1 / s0 - 1) * 100 : (s1 > 0 ? INFINITY : 0))
-                                     : s1 - s0;
+            double ch =
+                gt->relative ? (s0 > 0 ? (s1 / s0 - 1) * 100 : (s1 > 0 ? INFINITY : 0)) : s1 - s0;
             bad = ch > gt->limit;
             snprintf(what, sizeof(what), "`%s` %.2f %% → %.2f %% (%+.2f %s)", gt->name, s0, s1, ch,
                      gt->relative ? "%" : "pt");
@@ -381,10 +382,10 @@ static void diff_free(struct diff_ctx *d)
 int diff_main(int argc, char **argv)
 {
     static const struct option lo[] = {
-        {"normalize", no_argument, NULL, 'n'}, {"strip-hex", no_argument, NULL, 's'},
+        {"normalize", no_argument, NULL, 'n'},     {"strip-hex", no_argument, NULL, 's'},
         {"fail-if", required_argument, NULL, 'f'}, {"summary", required_argument, NULL, 'S'},
-        {"top", required_argument, NULL, 't'},  {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+        {"top", required_argument, NULL, 't'},     {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     struct diff_ctx d;
     FILE *md = NULL;
@@ -401,11 +402,21 @@ int diff_main(int argc, char **argv)
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "nsqh", lo, NULL)) != -1) {
         switch (ch) {
-        case 'n': d.normalize = 1; break;
-        case 's': d.striphex = 1; break;
-        case 'q': d.quiet = 1; break;
-        case 'S': d.summary = optarg; break;
-        case 'h': diff_free(&d); return usage(NULL);
+        case 'n':
+            d.normalize = 1;
+            break;
+        case 's':
+            d.striphex = 1;
+            break;
+        case 'q':
+            d.quiet = 1;
+            break;
+        case 'S':
+            d.summary = optarg;
+            break;
+        case 'h':
+            diff_free(&d);
+            return usage(NULL);
         case 't':
             if (sf_opt_i64(optarg, 0, 100000, &top))
                 return diff_free(&d), usage("--top takes a number");
@@ -413,15 +424,18 @@ int diff_main(int argc, char **argv)
             break;
         case 'f':
             if (d.ngates == MAX_GATES || parse_gate(&d.gates[d.ngates], optarg))
-                return diff_free(&d), usage("bad --fail-if expression (e.g. 'frame>+5pt', 'total>+10%')");
+                return diff_free(&d),
+                       usage("bad --fail-if expression (e.g. 'frame>+5pt', 'total>+10%')");
             d.ngates++;
             break;
-        default: return diff_free(&d), usage("unknown option");
+        default:
+            return diff_free(&d), usage("unknown option");
         }
     }
     if (argc - optind != 2)
         return diff_free(&d), usage("needs BASE and NEW folded files");
-    if (read_folded(&d, 0, argv[optind]) || read_folded(&d, 1, argv[optind + 1]) || write_diff(&d)) {
+    if (read_folded(&d, 0, argv[optind]) || read_folded(&d, 1, argv[optind + 1]) ||
+        write_diff(&d)) {
         diff_free(&d);
         return SF_EXIT_USAGE;
     }

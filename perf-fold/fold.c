@@ -12,10 +12,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, memrchr */
 #endif
-#include "perf_fold.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "perf_fold.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -322,11 +322,12 @@ static int fast_frame(struct perf_fold_ctx *c, const struct pf_frame *f, const s
 #ifdef __SSE2__
     for (; i + 16 <= n; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-        __m128i m = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')), _mm_cmpeq_epi8(v, _mm_set1_epi8(';'))),
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('(')),
-                         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                      _mm_cmpeq_epi8(v, _mm_set1_epi8('\'')))));
+        __m128i m =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')),
+                                      _mm_cmpeq_epi8(v, _mm_set1_epi8(';'))),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('(')),
+                                      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                   _mm_cmpeq_epi8(v, _mm_set1_epi8('\'')))));
         if (_mm_movemask_epi8(m))
             break; /* let the scalar loop look closer */
     }
@@ -394,8 +395,8 @@ int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
         c->npend = c->pend_need = c->pend_done = 0;
         for (idx = 0; idx < np / 2; idx++) {
             size_t st = c->pend.len;
-            if (emit_piece(c, &c->pend, fn.p + pieces[2 * idx], pieces[2 * idx + 1] - pieces[2 * idx],
-                           idx, f, &is_unknown))
+            if (emit_piece(c, &c->pend, fn.p + pieces[2 * idx],
+                           pieces[2 * idx + 1] - pieces[2 * idx], idx, f, &is_unknown))
                 return fatal(c, "sample too large");
             c->pend_piece[idx] = (struct pf_seg){st, c->pend.len - st};
             if (!is_unknown)

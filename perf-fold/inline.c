@@ -11,14 +11,14 @@
  *     t.c:12
  *   -> "main;inner_fn" (with --context "main:t.c:12;inner_fn:t.c:5")
  */
-#include "perf_fold.h"
-
 #include <errno.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "perf_fold.h"
 
 extern char **environ;
 
@@ -195,7 +195,8 @@ static char *a2l(struct perf_fold_ctx *c, const char *pc, const char *rawfunc, c
         const char *last = NULL;
         for (const char *p = rawfunc + 1; (p = strstr(p, "+0x")) != NULL; p++)
             last = p;
-        if (last && last > rawfunc && last[3] && strspn(last + 3, "0123456789abcdef") == strlen(last + 3)) {
+        if (last && last > rawfunc && last[3] &&
+            strspn(last + 3, "0123456789abcdef") == strlen(last + 3)) {
             const char *text = nm_text(c->inl, mod);
             unsigned long long base, off = strtoull(last + 3, NULL, 16);
             char npc[32];

@@ -42,9 +42,25 @@ static const char usage_text[] =
     "exit status: 0 ok, 2 usage error or bad input (lines reported as FILE:LINE:).\n";
 
 enum {
-    OPT_PID = 256, OPT_TID, OPT_INLINE, OPT_CONTEXT, OPT_SRCLINE, OPT_KERNEL, OPT_JIT, OPT_ALL,
-    OPT_ADDRS, OPT_EVENT, OPT_EOF, OPT_STRICT, OPT_DB, OPT_CLOCK, OPT_GROUP, OPT_SPAN, OPT_TRACE,
-    OPT_GRPC, OPT_VERSION,
+    OPT_PID = 256,
+    OPT_TID,
+    OPT_INLINE,
+    OPT_CONTEXT,
+    OPT_SRCLINE,
+    OPT_KERNEL,
+    OPT_JIT,
+    OPT_ALL,
+    OPT_ADDRS,
+    OPT_EVENT,
+    OPT_EOF,
+    OPT_STRICT,
+    OPT_DB,
+    OPT_CLOCK,
+    OPT_GROUP,
+    OPT_SPAN,
+    OPT_TRACE,
+    OPT_GRPC,
+    OPT_VERSION,
 };
 
 static const struct option longopts[] = {
@@ -87,27 +103,69 @@ static int parse_opts(struct pf_opts *o, int argc, char **argv)
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "qh", longopts, NULL)) != -1) {
         switch (ch) {
-        case OPT_PID: o->pid = 1; break;
-        case OPT_TID: o->tid = 1; break;
-        case OPT_INLINE: o->inline_ = 1; break;
-        case OPT_CONTEXT: o->context = 1; break;
-        case OPT_SRCLINE: o->srcline = 1; break;
-        case OPT_KERNEL: o->kernel = 1; break;
-        case OPT_JIT: o->jit = 1; break;
-        case OPT_ALL: o->kernel = o->jit = 1; break;
-        case OPT_ADDRS: o->addrs = 1; break;
-        case OPT_EVENT: o->event_filter = optarg; break;
-        case OPT_EOF: o->eof = 1; break;
-        case OPT_STRICT: o->strict = 1; break;
-        case OPT_DB: o->db_path = optarg; break;
-        case OPT_CLOCK: o->clock = optarg; break;
-        case OPT_GROUP: o->group_by = optarg; break;
-        case OPT_SPAN: o->span = optarg; break;
-        case OPT_TRACE: o->trace = optarg; break;
-        case OPT_GRPC: o->grpc_method = optarg; break;
-        case 'q': o->quiet = 1; break;
-        case 'h': fputs(usage_text, stdout); return SF_EXIT_OK;
-        case OPT_VERSION: sf_opt_print_version(stdout, PF_TOOL); return SF_EXIT_OK;
+        case OPT_PID:
+            o->pid = 1;
+            break;
+        case OPT_TID:
+            o->tid = 1;
+            break;
+        case OPT_INLINE:
+            o->inline_ = 1;
+            break;
+        case OPT_CONTEXT:
+            o->context = 1;
+            break;
+        case OPT_SRCLINE:
+            o->srcline = 1;
+            break;
+        case OPT_KERNEL:
+            o->kernel = 1;
+            break;
+        case OPT_JIT:
+            o->jit = 1;
+            break;
+        case OPT_ALL:
+            o->kernel = o->jit = 1;
+            break;
+        case OPT_ADDRS:
+            o->addrs = 1;
+            break;
+        case OPT_EVENT:
+            o->event_filter = optarg;
+            break;
+        case OPT_EOF:
+            o->eof = 1;
+            break;
+        case OPT_STRICT:
+            o->strict = 1;
+            break;
+        case OPT_DB:
+            o->db_path = optarg;
+            break;
+        case OPT_CLOCK:
+            o->clock = optarg;
+            break;
+        case OPT_GROUP:
+            o->group_by = optarg;
+            break;
+        case OPT_SPAN:
+            o->span = optarg;
+            break;
+        case OPT_TRACE:
+            o->trace = optarg;
+            break;
+        case OPT_GRPC:
+            o->grpc_method = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            fputs(usage_text, stdout);
+            return SF_EXIT_OK;
+        case OPT_VERSION:
+            sf_opt_print_version(stdout, PF_TOOL);
+            return SF_EXIT_OK;
         default:
             snprintf(msg, sizeof(msg), "unknown option or missing argument: %s", argv[optind - 1]);
             return usage_error(msg);

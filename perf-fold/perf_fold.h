@@ -20,10 +20,10 @@
 #include "sf_db.h"
 #include "sf_err.h"
 
-#define PF_TOOL "perf-fold"
-#define PF_SHOW_ERRORS 5            /* bad lines printed before only counting */
-#define PF_RECORD_MAX (64u << 20)   /* bytes of frames in one sample */
-#define PF_TABLE_MAX (16ull << 30)  /* bytes of distinct stack keys */
+#define PF_TOOL        "perf-fold"
+#define PF_SHOW_ERRORS 5             /* bad lines printed before only counting */
+#define PF_RECORD_MAX  (64u << 20)   /* bytes of frames in one sample */
+#define PF_TABLE_MAX   (16ull << 30) /* bytes of distinct stack keys */
 
 struct pf_opts {
     int pid, tid, inline_, context, srcline, kernel, jit, addrs;
@@ -44,12 +44,12 @@ struct pf_str {
 
 /* An event header line ("comm pid/tid [cpu] time: period event:"). */
 struct pf_header {
-    struct pf_str comm;   /* as printed, spaces kept */
-    struct pf_str pid;    /* n == 0 when only a tid is printed */
+    struct pf_str comm; /* as printed, spaces kept */
+    struct pf_str pid;  /* n == 0 when only a tid is printed */
     struct pf_str tid;
     struct pf_str num1, num2; /* the numbers as printed (num2.n == 0: one number) */
-    int has_event;        /* the line ends in "[period] event:" */
-    struct pf_str period; /* n == 0 when not printed */
+    int has_event;            /* the line ends in "[period] event:" */
+    struct pf_str period;     /* n == 0 when not printed */
     struct pf_str event;
     /* filled by perfscript_header_detail() */
     int64_t ts_ns; /* -1 when absent */
@@ -123,7 +123,7 @@ struct perf_fold_ctx {
     uint64_t lineno;
     uint64_t lines, bad_lines, samples;
     uint64_t total_bad; /* over every input */
-    int failed;   /* a fatal error happened (--strict or I/O/DB) */
+    int failed;         /* a fatal error happened (--strict or I/O/DB) */
     char errbuf[512];
 };
 

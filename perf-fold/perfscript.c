@@ -18,14 +18,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, memrchr */
 #endif
-#include "perf_fold.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "perf_fold.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -428,7 +428,8 @@ static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct p
         } else if (h->event.n != c->event_filter.len ||
                    memcmp(h->event.p, c->event_filter.data, h->event.n) != 0) {
             if (c->event_defaulted && !c->event_warned && !c->o.quiet)
-                fprintf(stderr, "%s: %s: several event types; folding only '%s' "
+                fprintf(stderr,
+                        "%s: %s: several event types; folding only '%s' "
                         "(as stackcollapse-perf.pl; choose with --event-filter)\n",
                         PF_TOOL, c->file, (const char *)c->event_filter.data);
             c->event_warned = 1;
@@ -513,8 +514,10 @@ static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct ha
     }
     rc = sf_db_source_begin(c->db, &in, &c->source_id, &dup, &err);
     if (rc == SF_E_DUP) {
-        fprintf(stderr, "%s: %s: already in the database as source %lld (same sha256); "
-                "folded, not stored again\n", PF_TOOL, path, (long long)dup);
+        fprintf(stderr,
+                "%s: %s: already in the database as source %lld (same sha256); "
+                "folded, not stored again\n",
+                PF_TOOL, path, (long long)dup);
         return 1;
     }
     if (rc) {
@@ -539,8 +542,10 @@ static int db_end(struct perf_fold_ctx *c, const char *path, struct hash_tap *ta
         sf_sha256_final_hex(&tap->sha, hex);
         rc = sf_db_source_set_hash(c->db, c->source_id, hex, bytes, &dup, &err);
         if (rc == SF_E_DUP) {
-            fprintf(stderr, "%s: %s: already in the database as source %lld (same sha256); "
-                    "not stored again\n", PF_TOOL, path, (long long)dup);
+            fprintf(stderr,
+                    "%s: %s: already in the database as source %lld (same sha256); "
+                    "not stored again\n",
+                    PF_TOOL, path, (long long)dup);
             return 0;
         }
     }
@@ -653,8 +658,9 @@ int perfscript_finish(struct perf_fold_ctx *c)
     if (c->o.eof)
         return fold_commit(c);
     if (!c->o.quiet)
-        fprintf(stderr, "%s: %s:%llu: the last sample has no blank line after it: not counted, "
-                "as stackcollapse-perf.pl does (--eof counts it)\n", PF_TOOL, c->file,
-                (unsigned long long)c->lineno);
+        fprintf(stderr,
+                "%s: %s:%llu: the last sample has no blank line after it: not counted, "
+                "as stackcollapse-perf.pl does (--eof counts it)\n",
+                PF_TOOL, c->file, (unsigned long long)c->lineno);
     return 0;
 }

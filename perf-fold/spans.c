@@ -15,33 +15,42 @@
  * the sampling decision; the interval's trace_id/decision stand in when the
  * capture has no such span.
  */
-#include "perf_fold.h"
-
 #include <string.h>
 
+#include "perf_fold.h"
+
 #define ATTRIB_SQL                                                                                 \
-    "WITH lim AS (SELECT COALESCE(MAX(end_ns - start_ns), 0) AS d FROM span_intervals),"          \
-    " a AS (SELECT s.stack_id, s.period, s.span_id AS sid,"                                       \
+    "WITH lim AS (SELECT COALESCE(MAX(end_ns - start_ns), 0) AS d FROM span_intervals),"           \
+    " a AS (SELECT s.stack_id, s.period, s.span_id AS sid,"                                        \
     "   CASE WHEN s.span_id IS NULL AND s.ts_ns IS NOT NULL THEN"                                  \
-    "    (SELECT i.id FROM span_intervals i JOIN sources si ON si.id = i.source_id"               \
+    "    (SELECT i.id FROM span_intervals i JOIN sources si ON si.id = i.source_id"                \
     "      WHERE i.tid = s.tid AND i.start_ns <= s.ts_ns AND i.start_ns >= s.ts_ns - lim.d"        \
     "        AND s.ts_ns <= i.end_ns AND si.clock = src.clock"                                     \
     "      ORDER BY i.depth DESC, i.start_ns DESC, i.id DESC LIMIT 1) END AS iid"                  \
     "  FROM samples s JOIN sources src ON src.id = s.source_id, lim),"                             \
-    " b AS (SELECT a.stack_id, a.period, COALESCE(a.sid, iv.span_id) AS span_id,"               \
-    "   iv.trace_id AS itrace, iv.decision AS idec FROM a LEFT JOIN span_intervals iv"            \
+    " b AS (SELECT a.stack_id, a.period, COALESCE(a.sid, iv.span_id) AS span_id,"                  \
+    "   iv.trace_id AS itrace, iv.decision AS idec FROM a LEFT JOIN span_intervals iv"             \
     "   ON iv.id = a.iid)"                                                                         \
-    " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"                     \
+    " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"                      \
     "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, SUM(b.period)"   \
-    " FROM b JOIN stacks st ON st.id = b.stack_id"                                                  \
+    " FROM b JOIN stacks st ON st.id = b.stack_id"                                                 \
     " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = b.span_id)"   \
     " WHERE (?1 IS NULL OR b.span_id = ?1)"                                                        \
     "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                                  \
-    "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || sp.grpc_method = ?3)" \
+    "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || sp.grpc_method = ?3)"  \
     " GROUP BY b.span_id, 4, 7, st.id"
 
-enum { COL_SPAN, COL_METHOD, COL_PATH, COL_TRACE, COL_GSVC, COL_GMETH, COL_SAMPLED, COL_FRAMES,
-       COL_SUM };
+enum {
+    COL_SPAN,
+    COL_METHOD,
+    COL_PATH,
+    COL_TRACE,
+    COL_GSVC,
+    COL_GMETH,
+    COL_SAMPLED,
+    COL_FRAMES,
+    COL_SUM
+};
 
 static const char *col(sqlite3_stmt *st, int i)
 {
@@ -99,8 +108,9 @@ static void label(struct sf_buf *b, const char *by, sqlite3_stmt *st)
         put(b, path ? path : "unknown");
     } else {
         int t = sqlite3_column_type(st, COL_SAMPLED);
-        put(b, t == SQLITE_NULL ? "sampled unknown"
-               : sqlite3_column_int(st, COL_SAMPLED) ? "sampled" : "unsampled");
+        put(b, t == SQLITE_NULL                      ? "sampled unknown"
+               : sqlite3_column_int(st, COL_SAMPLED) ? "sampled"
+                                                     : "unsampled");
     }
     put(b, "]");
 }

@@ -129,8 +129,8 @@ int main(void)
     frame("\t    7f722d142778 Ljava/io/PrintStream;::print (/tmp/perf-19982.map)", "7f722d142778",
           "Ljava/io/PrintStream;::print", "/tmp/perf-19982.map");
     frame("\t 0 [unknown] ([unknown])", "0", "[unknown]", "[unknown]");
-    frame("\t 7d9750 page_fault+0xfe200000 ([kernel.kallsyms])", "7d9750",
-          "page_fault+0xfe200000", "[kernel.kallsyms]");
+    frame("\t 7d9750 page_fault+0xfe200000 ([kernel.kallsyms])", "7d9750", "page_fault+0xfe200000",
+          "[kernel.kallsyms]");
     /* inlined frames: "(inlined)" is the module */
     frame("\t 4005d6 inner_fn (inlined)", "4005d6", "inner_fn", "inlined");
     /* C++ with parentheses: symbol ends at the last " (" before the last ')' */
@@ -154,7 +154,8 @@ int main(void)
             "\t ffff do_sys_open ([kernel.kallsyms])\n"
             "\t 1 jitted (/tmp/perf-7.map)\n"
             "\t 2 outer->inner (/usr/bin/app)\n\n",
-            &o, "app;outer;inner_[i];jitted_[j];do_sys_open_[k] 2\n", "--all annotations, -> pieces");
+            &o, "app;outer;inner_[i];jitted_[j];do_sys_open_[k] 2\n",
+            "--all annotations, -> pieces");
     fold_is("gg 1 1.0: 1 c:\n\t 1 net/http.(*Client).Do (/bin/g)\n"
             "\t 2 ns::(anonymous namespace)::f(int) (/bin/g)\n\t 3 (skipped) (/bin/g)\n\n",
             NULL, "gg;ns::(anonymous namespace)::f;net/http.(*Client).Do 1\n",
@@ -189,8 +190,10 @@ int main(void)
             "  file.cpp:137\n"
             "\t 7f6d __libc_start_main+0xd5 (/lib64/libc-2.33.so)\n"
             "  libc-2.33.so[27b25]\n\n",
-            &o, "a.out;__libc_start_main:libc-2.33.so;main:file.cpp:137;[unknown];"
-                "some_method:uniform_int_dist.h:300 9\n", "--srcline");
+            &o,
+            "a.out;__libc_start_main:libc-2.33.so;main:file.cpp:137;[unknown];"
+            "some_method:uniform_int_dist.h:300 9\n",
+            "--srcline");
     /* a one-character comm cannot match (\S.+?): the regex takes more */
     fold_is("p 1 1.0: 1 c:\n\t 1 f (/x)\n\n", NULL, "p_1_1.0:;f 1\n", "one-character comm");
     fold_is("pp 1 1.0: 1 c:\n\t 1 (prog) (/x)\n\t 2 s (/x)\n\n# comment\n\n", NULL, "pp;s 1\n",
