@@ -1,25 +1,32 @@
-# demo stage: flamegraph - every folded file the earlier stages wrote (out/*.folded,
-# out/*/*.folded) drawn as an interactive SVG in out/flamegraph/, with its d3-flame-graph
-# JSON and speedscope file beside it; a differential graph of perf-fold's base vs slow
-# profiles when both exist.  Without earlier folds, the bundled real profile
-# samples/folded/file-io.folded is drawn.
-# Sourced by scripts/demo.sh with $top $bin $out $db set.
+# demo stage: flamegraph - the folded stacks of the earlier stages as interactive SVGs in
+# out/flamegraph/ (with d3-flame-graph JSON and speedscope files beside them), and the
+# differential graphs: the slow endpoint's slow phase against its normal phase, and
+# perf-fold's CI-gate profiles (base against the slow build).
+# Sourced by scripts/demo.sh with $top $bin $out $db $samples set.
 fg_out=$out/flamegraph
 if [ ! -x "$bin/flamegraph" ]; then
     stage "flamegraph: not built, skipped"
 else
     mkdir -p "$fg_out"
-    fg_inputs=()
-    for fg_f in "$out"/*.folded "$out"/*/*.folded; do
-        [ -s "$fg_f" ] && fg_inputs+=("$fg_f")
-    done
-    [ ${#fg_inputs[@]} -eq 0 ] && fg_inputs=("$top/samples/folded/file-io.folded")
+    fg_ep=$(manifest slow_endpoint)
+    # file|title: what each graph shows
     fg_n=0
-    for fg_f in "${fg_inputs[@]}"; do
-        fg_name=$(basename "$fg_f" .folded)
-        fg_dir=$(basename "$(dirname "$fg_f")")
-        [ "$fg_dir" != "$(basename "$out")" ] && [ "$fg_dir" != folded ] && fg_name=$fg_dir-$fg_name
-        if "$bin/flamegraph" --quiet --title "$fg_name" "$fg_f" >"$fg_out/$fg_name.svg"; then
+    for fg_spec in \
+        "all|every CPU sample of the demo service" \
+        "by-endpoint|CPU per endpoint: one root per span group (HTTP path or gRPC method)" \
+        "by-grpc_method|CPU per gRPC method" \
+        "by-sampled|CPU of spans the sampler kept (1) and dropped (0)" \
+        "by-span|CPU per span: one root per span id" \
+        "slow-endpoint-normal|$fg_ep before the slow phase" \
+        "slow-endpoint-slow|$fg_ep in the slow phase" \
+        $(cd "$out/folded" 2>/dev/null && ls endpoint-*.folded 2>/dev/null | sed 's/\.folded$/|/'); do
+        fg_name=${fg_spec%%|*} fg_title=${fg_spec#*|}
+        fg_f=$out/folded/$fg_name.folded
+        [ -s "$fg_f" ] || continue
+        if [ -z "$fg_title" ]; then
+            fg_title="CPU of the spans of one endpoint (${fg_name#endpoint-})"
+        fi
+        if "$bin/flamegraph" --quiet --title "$fg_title" --countname ns "$fg_f" >"$fg_out/$fg_name.svg"; then
             "$bin/flamegraph" --quiet --format json "$fg_f" >"$fg_out/$fg_name.json" || true
             "$bin/flamegraph" --quiet --format speedscope "$fg_f" >"$fg_out/$fg_name.speedscope.json" || true
             fg_n=$((fg_n + 1))
@@ -27,16 +34,17 @@ else
             stage "flamegraph: $fg_f gave no graph (see $fg_out/$fg_name.svg)"
         fi
     done
-    stage "flamegraph: $fg_n flame graphs in $fg_out/ (open the .svg in a browser: hover, click to zoom, Ctrl-F to search), with .json (d3-flame-graph) and .speedscope.json"
-    fg_base=$out/perf-fold/base.folded fg_slow=$out/perf-fold/slow.folded
-    if [ -s "$fg_base" ] && [ -s "$fg_slow" ]; then
-        # difffolded.pl's join: "stack before after" for every stack of either profile
-        awk 'FNR == 1 { f++ }
-             { c = $NF; s = substr($0, 1, length($0) - length(c) - 1); k[s] = 1
-               if (f == 1) x[s] += c; else y[s] += c }
-             END { for (s in k) print s, x[s] + 0, y[s] + 0 }' "$fg_base" "$fg_slow" >"$fg_out/base-vs-slow.diff.folded"
-        "$bin/flamegraph" --quiet --title "base -> slow (red grew, blue shrank)" \
-            "$fg_out/base-vs-slow.diff.folded" >"$fg_out/base-vs-slow.svg" &&
-            stage "flamegraph: differential graph of perf-fold's base vs slow: $fg_out/base-vs-slow.svg"
+    stage "flamegraph: $fg_n flame graphs in $fg_out/ (open an .svg in a browser: hover, click to zoom, Ctrl-F to search), with .json (d3-flame-graph) and .speedscope.json"
+    # differential graphs from perf-fold diff's "stack before after" lines: red grew, blue shrank
+    if [ -s "$out/folded/slow-diff.diff" ]; then
+        "$bin/flamegraph" --quiet --countname ns \
+            --title "$fg_ep: slow phase against normal phase (red grew, blue shrank; normalised)" \
+            "$out/folded/slow-diff.diff" >"$fg_out/slow-diff.svg" &&
+            stage "flamegraph: differential graph, $fg_ep slow vs normal phase: $fg_out/slow-diff.svg"
+    fi
+    if [ -s "$out/perf-fold/slow.diff" ]; then
+        "$bin/flamegraph" --quiet --title "perf-fold CI gate: base -> slow build (red grew, blue shrank)" \
+            "$out/perf-fold/slow.diff" >"$fg_out/gate-base-vs-slow.svg" &&
+            stage "flamegraph: differential graph of the CI-gate profiles: $fg_out/gate-base-vs-slow.svg"
     fi
 fi
