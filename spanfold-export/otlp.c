@@ -17,36 +17,41 @@
 
 #define BATCH 1000
 
+/* {"key":KEY,"value":{  ...  }} around one AnyValue member. */
+static void attr_open(struct sf_jw *w, const char *key)
+{
+    sf_jw_obj(w, NULL);
+    sf_jw_str(w, "key", key);
+    sf_jw_obj(w, "value");
+}
+
+static void attr_close(struct sf_jw *w)
+{
+    sf_jw_end(w);
+    sf_jw_end(w);
+}
+
 static void attr_str(struct sf_jw *w, const char *key, const char *v)
 {
     if (v == NULL)
         return;
-    sf_jw_obj(w, NULL);
-    sf_jw_str(w, "key", key);
-    sf_jw_obj(w, "value");
+    attr_open(w, key);
     sf_jw_str(w, "stringValue", v);
-    sf_jw_end(w);
-    sf_jw_end(w);
+    attr_close(w);
 }
 
 static void attr_int(struct sf_jw *w, const char *key, int64_t v)
 {
-    sf_jw_obj(w, NULL);
-    sf_jw_str(w, "key", key);
-    sf_jw_obj(w, "value");
-    sf_jw_int_str(w, "intValue", v);
-    sf_jw_end(w);
-    sf_jw_end(w);
+    attr_open(w, key);
+    sf_jw_int_str(w, "intValue", v); /* 64-bit integers are decimal strings in OTLP/JSON */
+    attr_close(w);
 }
 
 static void attr_bool(struct sf_jw *w, const char *key, int v)
 {
-    sf_jw_obj(w, NULL);
-    sf_jw_str(w, "key", key);
-    sf_jw_obj(w, "value");
+    attr_open(w, key);
     sf_jw_bool(w, "boolValue", v);
-    sf_jw_end(w);
-    sf_jw_end(w);
+    attr_close(w);
 }
 
 static void attributes(struct sf_jw *w, const struct ex_span *s)
