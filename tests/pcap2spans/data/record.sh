@@ -31,3 +31,5 @@ python3 pipeline.py $port
 sleep 1
 kill $t1 $t2 $t3; wait $t1 $t2 $t3 2>/dev/null || true
 ls -l h1-*.pcap
+# the same traffic with the packet carrying the chunked body (frame 13) lost: a gap
+editcap h1-lo.pcap h1-gap.pcap 13
