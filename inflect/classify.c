@@ -142,6 +142,13 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
             pts[k + 1].role = "recovery";
             continue;
         }
+        if (k == 0 && b <= spike_max && b < c - b) {
+            /* the series starts high or low for a moment: a cold start (or warm-up)
+             * whose onset is before the data, so only its recovery is seen */
+            pts[k].kind = CP_SPIKE;
+            pts[k].role = "recovery";
+            continue;
+        }
         if (ramp_fit(ps, ps2, pt, a, b, c, &rs, &re)) {
             pts[k].kind = CP_RAMP;
             pts[k].role = "onset";

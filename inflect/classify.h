@@ -24,7 +24,9 @@ const char *cp_kind_name(enum cp_kind k);
 /* Classify the m change points cp[] of x[0..n) into pts[0..m):
  *   spike  the new regime is short (at most max(3, n/20) observations) and the
  *          one after it returns to within half the jump of the old level; both
- *          the onset and the recovery point are marked spike;
+ *          the onset and the recovery point are marked spike; a first change
+ *          point that ends an equally short first segment is a cold start: a
+ *          spike whose onset precedes the data (role "recovery");
  *   ramp   the level moves as a line rather than a jump: between the neighbouring
  *          change points, a flat-line-flat fit (ramp from s to e, searched within
  *          60 observations of the change point) leaves at most 0.6 of the squared

@@ -97,6 +97,22 @@ static void test_ramp(uint64_t seed)
     TAP_OK(m >= 1 && pts[m - 1].index <= 142, "ramp: no point after the plateau starts");
 }
 
+/* A cold start: the first three windows slow, then normal. */
+static void test_cold_start(void)
+{
+    double x[150];
+    size_t cp[64];
+    struct cp_point pts[64];
+    size_t m;
+
+    rng_state = 21;
+    for (int i = 0; i < 150; i++)
+        x[i] = (i < 3 ? 400 : 100) + 5 * gauss();
+    m = detect(x, 150, cp, pts);
+    TAP_OK(m == 1 && cp[0] == 3, "cold start: one change point, at window 3");
+    TAP_OK(m == 1 && pts[0].kind == CP_SPIKE, "cold start: classified spike (recovery)");
+}
+
 /* Staircase growth (sampler overload): +30 every 8 windows from window 100. */
 static void test_staircase(void)
 {
@@ -199,6 +215,7 @@ int main(void)
         test_ramp(s);
     }
     test_staircase();
+    test_cold_start();
     test_long();
     test_baseline();
     return tap_done();
