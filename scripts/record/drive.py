@@ -172,10 +172,8 @@ def ipv6(a):
     return {"requests": reqs, "h2c_ports": [a.port2]}
 
 
-H2_CASES = ["tp-tracestate", "tp-unsampled", "b3-single-128", "b3-multi-128", "b3-multi-64",
-            "uber-128", "xray", "datadog-128", "baggage", "many-formats",
-            "tp-uppercase", "tp-zero-trace", "tp-two-headers", "tp-bad-tracestate",
-            "b3-single-empty-parent", "uber-three-fields"]
+# Every valid and malformed case of cases.py, one nghttp connection each.
+H2_CASES = [n for n, _, _ in cases.all_cases()]
 
 
 def lower_headers(headers):
