@@ -729,6 +729,7 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
         }
     }
     if (s->flags & P2S_TH_RST) {
+        p2s_note(ctx, c, "rst", dir == P2S_C2S ? "from client" : "from server", s->ts_ns);
         tcp_close_conn(ctx, c, "rst");
         return;
     }
