@@ -199,7 +199,13 @@ static void envelope(struct fitctx *c, size_t a, size_t n, const char *keep, dou
     }
 }
 
-/* Fit one segment [a, a+n) into seg. */
+static int64_t sat_i64(double v)
+{
+    return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN + 1 : (int64_t)llround(v);
+}
+
+/* Fit one segment [a, a+n) into seg.  Returns 0, SF_E_NOMEM, or SF_E_LIMIT when the
+ * fitted line is out of the int64 range. */
 static int fit_segment(struct fitctx *c, size_t a, size_t n, struct cf_segment *seg)
 {
     int fit = want_skew(c, a, n);
@@ -245,20 +251,27 @@ static int fit_segment(struct fitctx *c, size_t a, size_t n, struct cf_segment *
         if (c->tmp2[a + i] <= -cut)
             mx = r > mx ? r : mx;
     }
-    seg->residual_ns = (int64_t)llround(quantile(c->tmp, m, 0.5));
-    seg->residual_max_ns = (int64_t)llround(mx);
+    double rel = c->sign * ia;
+    int64_t off;
+    free(keep);
+    /* exact integer offset (a double has 256 ns steps at realtime magnitudes); a line
+     * this far off (only from nonsense input) has no int64 offset */
+    if (!isfinite(rel) || !isfinite(ib) || fabs(rel) >= 9.2e18 ||
+        __builtin_add_overflow(c->base, (int64_t)llround(rel), &off))
+        return SF_E_LIMIT;
+    seg->residual_ns = sat_i64(quantile(c->tmp, m, 0.5));
+    seg->residual_max_ns = sat_i64(mx);
     seg->first = a;
     seg->count = n;
     seg->inliers = kept;
     seg->x_from = c->p[a].x;
     seg->x_to = c->p[a + n - 1].x;
     seg->ref_ns = c->p[0].x;
-    seg->offset_ns = c->base + (int64_t)llround(c->sign * ia);
+    seg->offset_ns = off;
     seg->skew_ppm = c->sign * ib * 1e6;
     seg->upper = c->sign < 0;
     seg->skew_fitted = fit;
     c->r->dropped += n - kept;
-    free(keep);
     return 0;
 }
 
@@ -444,6 +457,15 @@ int clockfit_fit(struct cf_pair *p, size_t n, const struct cf_opts *o, struct cf
     if (n == 0)
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "no matched pairs to fit");
     qsort(p, n, sizeof(*p), cmp_pair);
+    /* times come from files: refuse ranges whose differences do not fit in 63 bits */
+    for (size_t i = 0; i < n; i++) {
+        int64_t t;
+        if (__builtin_sub_overflow(p[i].y, p[i].x, &t) ||
+            __builtin_sub_overflow(p[i].x, p[0].x, &t))
+            return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                              "pair %zu: times too far apart to fit (%lld, %lld)", i,
+                              (long long)p[i].x, (long long)p[i].y);
+    }
     d = malloc(n * sizeof(*d));
     c.dx = malloc(n * sizeof(double));
     c.dy = malloc(n * sizeof(double));
@@ -460,14 +482,15 @@ int clockfit_fit(struct cf_pair *p, size_t n, const struct cf_opts *o, struct cf
     c.base = d[n / 2];
     for (size_t i = 0; i < n; i++) {
         c.dx[i] = (double)(p[i].x - p[0].x);
-        c.dy[i] = (double)(p[i].y - p[i].x - c.base);
+        c.dy[i] = (double)(p[i].y - p[i].x) - (double)c.base;
     }
     choose_side(&c, n);
     rc = o->detect_steps ? split(&c, 0, n, 0) : 0;
     if (rc == 0)
         rc = fit_all(&c, n);
     if (rc)
-        sf_err_set(err, rc, UINT64_MAX, "out of memory fitting %zu pairs", n);
+        sf_err_set(err, rc, UINT64_MAX, "%s fitting %zu pairs",
+                   rc == SF_E_LIMIT ? "offset out of range" : "out of memory", n);
 out:
     free(d);
     free(c.dx);

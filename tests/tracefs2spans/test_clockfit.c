@@ -201,6 +201,14 @@ static void test_small(void)
     TAP_EQ_INT(r.seg[0].offset_ns, 1000000, "one pair: offset = y - x");
     TAP_EQ_INT(clockfit_fit(two, 2, &o, &r, &err), 0, "two pairs fit");
     TAP_OK(two[0].x == 1000, "pairs sorted by x");
+    struct cf_pair same[40], far[2] = {{INT64_MIN + 5, 10}, {INT64_MAX - 5, 10}};
+    for (int i = 0; i < 40; i++)
+        same[i] = (struct cf_pair){5000, 5000 + 1000 + (i * 7919) % 300};
+    TAP_EQ_INT(clockfit_fit(same, 40, &o, &r, &err), 0, "40 pairs at one x fit");
+    TAP_OK(r.nseg == 1 && r.seg[0].skew_ppm == 0 && r.seg[0].offset_ns >= 1000 &&
+               r.seg[0].offset_ns < 1300,
+           "one x: no slope, offset on the envelope (%lld)", (long long)r.seg[0].offset_ns);
+    TAP_EQ_INT(clockfit_fit(far, 2, &o, &r, &err), SF_E_USAGE, "times 2^64 apart refused");
     double xs[] = {0, 1, 2, 3, 4}, ys[] = {1, 3, 5, 100, 9};
     TAP_OK(fabs(clockfit_theil_sen(xs, ys, 5, 1) - 2) < 1e-9, "Theil-Sen ignores an outlier");
 }
