@@ -6,6 +6,8 @@
 
 #include "../../../tracefs2spans/t2s.h"
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct cf_opts o;

@@ -21,6 +21,8 @@ static void in_line(const char *s, size_t n, const char *p, size_t pn)
         abort(); /* every field points into the line */
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct mk_grammar g;
