@@ -286,8 +286,8 @@ static void frame(struct h2_conn *c, enum p2s_dir dir, uint8_t type, uint8_t fla
     case T_HEADERS:
         if (sid == 0)
             h2_fail(c, dir, SF_E_MALFORMED, "HEADERS on stream 0");
-        else
-            frame_headers(c, dir, flags, sid, p, len, ts);
+        /* decoded even then: its insertions keep the dynamic table in step */
+        frame_headers(c, dir, flags, sid, p, len, ts);
         break;
     case T_CONTINUATION:
         if (!d->in_block)
