@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_clock.h"
 #include "sf_db.h"
 #include "sf_opt.h"
 #include "t2s.h"
@@ -138,6 +139,10 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
             break;
         case O_CLOCK:
             c->clock_opt = optarg;
+            if (strcmp(sf_clock_domain(optarg, strlen(optarg)), SF_CLOCK_UNKNOWN) == 0)
+                return bad_usage("--clock wants a trace_clock name (mono, local, global, perf, "
+                                 "boot, tai, mono_raw, counter, uptime, x86-tsc)",
+                                 optarg);
             break;
         case O_KEY:
             if (keys++ == 0)
