@@ -180,7 +180,7 @@ static struct clock_pair *pair_get(struct clock_report *cr, const char *from, co
     return np;
 }
 
-static int pair_push(struct clock_pair *p, int64_t t_ns, double off, double skew, double resid)
+static int pair_push(struct clock_pair *p, int64_t t_ns, int64_t off, double skew, double resid)
 {
     double **arrs[6] = {&p->t, &p->off_ns, &p->skew_ppm, &p->resid_ns, &p->jump_ns, &p->row_resid};
 
@@ -192,10 +192,12 @@ static int pair_push(struct clock_pair *p, int64_t t_ns, double off, double skew
             return SF_E_NOMEM;
         *arrs[k] = na;
     }
-    if (p->n == 0)
+    if (p->n == 0) { /* offsets near 1.8e18 ns lose ns digits as doubles: keep them relative */
         p->t0_ns = t_ns;
+        p->off0_ns = off;
+    }
     p->t[p->n] = (double)(t_ns - p->t0_ns) / 1e9;
-    p->off_ns[p->n] = off;
+    p->off_ns[p->n] = (double)(off - p->off0_ns);
     p->skew_ppm[p->n] = skew;
     p->row_resid[p->n] = resid;
     p->n++;
@@ -224,7 +226,7 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
                                         (const char *)sqlite3_column_text(st, 1),
                                         sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
         if (p == NULL ||
-            (rc = pair_push(p, sqlite3_column_int64(st, 6), sqlite3_column_double(st, 4),
+            (rc = pair_push(p, sqlite3_column_int64(st, 6), sqlite3_column_int64(st, 4),
                             sqlite3_column_double(st, 5), sqlite3_column_double(st, 7))) < 0) {
             rc = sf_err_set(err, rc ? rc : SF_E_LIMIT, UINT64_MAX,
                             "clock_fits: too many pairs or rows");

@@ -15,6 +15,7 @@ struct clock_pair {
     int64_t from_src, to_src; /* -1 when NULL */
     size_t n;                 /* clock_fits rows (segments) */
     int64_t t0_ns;            /* time of the first row (valid_from_ns or ref_ns) */
+    int64_t off0_ns;          /* offset of the first row; off_ns[] are relative to it */
     double *t;                /* seconds since t0 of each row */
     double *off_ns, *skew_ppm, *resid_ns, *jump_ns;
     double *row_resid;  /* each row's own residual_ns (0 when NULL in the table) */

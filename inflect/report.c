@@ -454,7 +454,7 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
         char a[32], b[32], d[32], e[32], f[32], g[32], h[32];
         const char *row[9] = {p->from, p->to, a, b, d, e, f, g, h};
         snprintf(a, sizeof(a), "%zu", p->n);
-        snprintf(b, sizeof(b), "%.0f", p->off_ns[0]);
+        snprintf(b, sizeof(b), "%lld", (long long)p->off0_ns);
         snprintf(d, sizeof(d), "%.4g", p->skew0_ppm);
         snprintf(e, sizeof(e), "%.4g", p->alpha_ppm_s);
         snprintf(f, sizeof(f), "%.4g", p->beta_ppm_s2);

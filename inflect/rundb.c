@@ -156,7 +156,7 @@ static void json_clock(struct json_w *w, const struct clock_report *c)
         json_str(w, "from", p->from);
         json_str(w, "to", p->to);
         json_int(w, "segments", (long long)p->n);
-        json_num(w, "offset_ns", p->off_ns[0]);
+        json_int(w, "offset_ns", (long long)p->off0_ns);
         json_num(w, "skew_ppm", p->skew0_ppm);
         json_int(w, "fit_degree", p->degree);
         json_num(w, "alpha_ppm_per_s", p->alpha_ppm_s);
