@@ -5,8 +5,8 @@
 
 For each capture of samples/pcap/MANIFEST.json (format variants are covered by t_manifest),
 tshark 4.0 dissects it (`-T json --no-duplicate-keys`, `-d tcp.port==N,http2` for the h2c
-ports, `-o tls.keylog_file:` for TLS) into requests keyed by (client port, exchange): the
-HTTP/1 request number on its connection, or the HTTP/2 stream id.  Then:
+ports, `-o tls.keylog_file:` for TLS) into requests keyed by client port and the
+HTTP/2 stream id, or the HTTP/1 method, path and occurrence on its connection.  Then:
   - every tshark request has a pcap2spans span with the same key, and the reverse;
   - method, path and status agree;
   - every trace-context header tshark shows is in a pcap2spans context's raw value (base64
@@ -55,7 +55,18 @@ def find_key(obj, key):
     return None
 
 
+def uri_path(uri):
+    """Path and query of an absolute URI as tshark prints http.response_for.uri."""
+    from urllib.parse import urlsplit
+    u = urlsplit(uri)
+    return u.path + ("?" + u.query if u.query else "")
+
+
 def tshark_requests(path, decode_ports, keylog, server_ports):
+    """Requests as tshark sees them, keyed like span_key(): HTTP/2 streams by stream id,
+    HTTP/1 requests by method, path and occurrence on their connection (a request that was
+    never answered, e.g. refused 0-RTT data, must not shift the others).  An HTTP/1 request
+    answered with 101 (Upgrade: h2c) becomes HTTP/2 stream 1."""
     argv = ["tshark", "-r", path, "-T", "json", "--no-duplicate-keys",
             "-Y", "http || http2.header"]
     for p in decode_ports:
@@ -66,9 +77,8 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
     if p.returncode != 0:
         raise RuntimeError("tshark failed: %s" % p.stderr.decode(errors="replace")[-300:])
     pkts = json.loads(p.stdout.decode(errors="replace") or "[]")
-    reqs = {}          # (client_port, key) -> record
-    h1_count = {}      # client_port -> requests seen
-    h1_resp = {}       # client_port -> responses seen
+    h1 = {}    # client_port -> [request records in order]
+    h2 = {}    # (client_port, stream id) -> record
     for pkt in pkts:
         lay = pkt["_source"]["layers"]
         tcp = lay.get("tcp", {})
@@ -79,29 +89,27 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
             if not isinstance(h, dict):
                 continue
             if h.get("http.request") == "1" or find_key(h, "http.request.method"):
-                n = h1_count.get(cport, 0) + 1
-                h1_count[cport] = n
                 hdrs = []
                 for line in as_list(h.get("http.request.line")):
                     name, _, val = line.rstrip("\r\n").partition(":")
                     hdrs.append((name.strip().lower(), val.strip()))
-                rec = reqs.setdefault((cport, n), {"headers": []})
-                rec.update(method=find_key(h, "http.request.method"),
-                           path=find_key(h, "http.request.uri"))
-                rec["headers"] += hdrs
+                h1.setdefault(cport, []).append({
+                    "method": find_key(h, "http.request.method"),
+                    "path": find_key(h, "http.request.uri"), "headers": hdrs})
             elif h.get("http.response") == "1" or find_key(h, "http.response.code"):
                 code = int(find_key(h, "http.response.code"))
-                if code == 101:  # Upgrade: h2c, the answer comes on HTTP/2 stream 1
-                    continue
-                n = h1_resp.get(cport, 0) + 1
-                h1_resp[cport] = n
-                reqs.setdefault((cport, n), {"headers": []})["status"] = code
-        for h2 in as_list(lay.get("http2")):
-            for st in as_list(h2.get("http2.stream") if isinstance(h2, dict) else None):
+                lst = [r for r in h1.get(cport, []) if "status" not in r]
+                want = find_key(h, "http.response_for.uri")
+                if want:  # tshark's own request/response pairing
+                    lst = [r for r in lst if r["path"] == uri_path(want)] or lst
+                if lst:
+                    lst[0]["status"] = code
+        for h2l in as_list(lay.get("http2")):
+            for st in as_list(h2l.get("http2.stream") if isinstance(h2l, dict) else None):
                 if not isinstance(st, dict) or "http2.header" not in st:
                     continue
                 sid = int(st.get("http2.streamid", 0))
-                rec = reqs.setdefault((cport, sid), {"headers": []})
+                rec = h2.setdefault((cport, "h2", sid), {"headers": []})
                 if to_server:  # the HPACK block as sent, for values tshark shows as ""
                     for frag in as_list(st.get("http2.headers")) + \
                             as_list(st.get("http2.continuation.header")):
@@ -117,8 +125,36 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
                         rec.setdefault("status", int(val))
                     elif to_server:
                         rec["headers"].append((name.lower(), val))
-    # HTTP/2 trailers and responses only: keep records that have a request.
-    return {k: v for k, v in reqs.items() if v.get("method")}
+    out = {}
+    for cport, lst in h1.items():
+        seen = {}
+        for r in lst:
+            if r.get("status") == 101:  # h2c upgrade: the request is HTTP/2 stream 1
+                up = h2.setdefault((cport, "h2", 1), {"headers": []})
+                up.update(method=r["method"], path=r["path"])
+                up["headers"] = r["headers"] + up["headers"]
+                continue
+            k = (r["method"], r["path"])
+            seen[k] = seen.get(k, 0) + 1
+            out[(cport, "h1") + k + (seen[k],)] = r
+    # HTTP/2 records with a request (not only a response or trailers).
+    out.update({k: v for k, v in h2.items() if v.get("method")})
+    return out
+
+
+def span_keys(spans):
+    """The same keys for pcap2spans spans."""
+    out = {}
+    seen = {}
+    for s in sorted(spans, key=lambda s: (s.get("req_start_ns") or 0, s.get("stream_id") or 0)):
+        cport = s.get("client_port")
+        if s.get("proto") in ("h2", "grpc"):
+            out[(cport, "h2", s.get("stream_id"))] = s
+        else:
+            k = (cport, s.get("method"), s.get("path"))
+            seen[k] = seen.get(k, 0) + 1
+            out[(cport, "h1", s.get("method"), s.get("path"), seen[k])] = s
+    return out
 
 
 def b64_hex(v):
@@ -168,7 +204,12 @@ def compare_contexts(key, span, rec, notes):
     return d
 
 
-def check_file(tap, binary, sdir, f, tls_missing):
+def reqs_of(f, by_file):
+    return f["requests"] or (by_file[f["same_spans_as"]]["requests"]
+                             if f.get("same_spans_as") else [])
+
+
+def check_file(tap, binary, sdir, f, tls_missing, by_file):
     path = os.path.join(sdir, f["file"])
     keylog = os.path.join(sdir, f["keylog"]) if f.get("keylog") else None
     tls = bool(f.get("tls_ports"))
@@ -189,16 +230,20 @@ def check_file(tap, binary, sdir, f, tls_missing):
                "%s: tshark finds %d requests" % (f["file"], len(treqs)),
                ["tshark found no request in a capture the manifest says has %d"
                 % len(f["requests"])])
-    pspans = {(s.get("client_port"), s.get("stream_id")): s for s in spans}
+    pspans = span_keys(spans)
+    # Early data the server refused was never answered: a span for it is optional.
+    optional = {(r["method"], r["path"]) for r in reqs_of(f, by_file)
+                if r.get("delivered") is False}
     miss = ["%s: tshark request %s %s has no pcap2spans span" % (k, r.get("method"), r.get("path"))
-            for k, r in sorted(treqs.items()) if k not in pspans]
+            for k, r in sorted(treqs.items(), key=lambda x: str(x[0]))
+            if k not in pspans and (r.get("method"), r.get("path")) not in optional]
     extra = ["%s: pcap2spans span %s %s is not a request tshark shows" % (k, s.get("method"),
                                                                           s.get("path"))
              for k, s in sorted(pspans.items(), key=lambda x: str(x[0])) if k not in treqs]
     tap.result(not miss and not extra, "%s: same requests in tshark and pcap2spans" % f["file"],
                (miss + extra)[:12], skip=skip)
     d = []
-    for k, rec in sorted(treqs.items()):
+    for k, rec in sorted(treqs.items(), key=lambda x: str(x[0])):
         s = pspans.get(k)
         if not s:
             continue
@@ -209,7 +254,7 @@ def check_file(tap, binary, sdir, f, tls_missing):
                skip=skip)
     notes = {"true-binary": 0}
     d = []
-    for k, rec in sorted(treqs.items()):
+    for k, rec in sorted(treqs.items(), key=lambda x: str(x[0])):
         if k in pspans:
             d += compare_contexts(k, pspans[k], rec, notes)
     n_hdr = sum(1 for r in treqs.values() for n, _ in r["headers"] if n in TRACE_HEADERS)
@@ -226,10 +271,11 @@ def main():
     help_text = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
     tls_missing = "not implemented" in help_text and "TLS" in help_text
     tap = Tap()
+    by_file = {f["file"]: f for f in man["files"]}
     for f in man["files"]:
         if f.get("same_spans_as") and not f.get("keylog_embedded"):
             continue  # same traffic as its base file; t_manifest compares the spans
-        check_file(tap, binary, sdir, f, tls_missing)
+        check_file(tap, binary, sdir, f, tls_missing, by_file)
     tap.done()
     return 0
 
