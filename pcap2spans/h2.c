@@ -684,7 +684,8 @@ static size_t feed_preface(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p
     if (k > n)
         k = n;
     if (memcmp(p, &H2_PREFACE[d->preface_got], k) != 0) {
-        h2_fail(c, dir, SF_E_MALFORMED, "no connection preface; looking for frames");
+        /* tcp.c attached HTTP/2 to a connection seen from its middle: not an error */
+        p2s_note(c->ctx, c->conn, "h2_no_preface", "capture started mid-connection", c->ts);
         d->state = D_SYNC;
         d->lost = 1;
         if (d->preface_got) /* replay what matched as candidate frame bytes */

@@ -450,8 +450,11 @@ void h2_stream_block_done(struct h2_conn *c, enum p2s_dir dir, const uint8_t *bl
         if (b.s && (rc < 0 || res.unknown || res.capped)) {
             char why[96];
 
-            snprintf(why, sizeof(why), "HPACK: %u of %u fields unresolved", res.unknown,
-                     res.fields);
+            static const char *const what[] = {"request", "request trailers", "response",
+                                               "trailers", "block"};
+
+            snprintf(why, sizeof(why), "%s HPACK: %u of %u fields unresolved", what[b.role],
+                     res.unknown, res.fields);
             h2_stream_partial(b.s, res.unknown  ? why
                                    : res.capped ? "header list over the cap"
                                                 : "HPACK decoding error");
