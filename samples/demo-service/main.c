@@ -138,8 +138,9 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
     char *end;
 
     while ((o = getopt_long(argc, argv, "p:", lo, NULL)) != -1) {
-        double v = optarg ? strtod(optarg, &end) : 0;
-        if (optarg && (end == optarg || *end || v < 0))
+        /* every option with a value takes a number, except --trace-marker */
+        double v = optarg && o != 'm' ? strtod(optarg, &end) : 0;
+        if (optarg && o != 'm' && (end == optarg || *end || v < 0))
             return fprintf(stderr, "demo-service: bad value '%s'\n", optarg), -1;
         switch (o) {
         case 'p':

@@ -55,6 +55,16 @@ if [ $rc = 0 ]; then
     [ -n "$n" ] || { n=99; fail "check_demo.py crashed"; }
 fi
 
+# the recorder gzips perf.txt over 1 MB: the same recording with perf.txt.gz gives the same join
+mkdir -p "$tmp/gz"
+cp "$sample/MANIFEST.json" "$sample/demo.pcap" "$sample/markers.txt" "$tmp/gz/"
+gzip -c "$sample/perf.txt" >"$tmp/gz/perf.txt.gz"
+rc=0
+SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out-gz" "$tmp/gz" >/dev/null 2>&1 || rc=$?
+q='SELECT count(*) || " " || count(span_id) FROM samples'
+check '[ $rc = 0 ] && [ "$(sqlite3 "$tmp/out-gz/spans.db" "$q")" = "$(sqlite3 "$tmp/out/spans.db" "$q")" ]' \
+    "perf.txt.gz is read through zcat: same samples, same attribution (rc $rc)"
+
 # a recording with a file missing: exit 2 and the file named
 mkdir -p "$tmp/broken"
 cp "$sample/MANIFEST.json" "$sample/demo.pcap" "$tmp/broken/"

@@ -80,4 +80,38 @@ if SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out" "$tmp/rec" >"$tmp/demo.lo
 else
     fail "scripts/demo.sh on the live run: $(tail -n 3 "$tmp/demo.log" | tr '\n' ' ')"
 fi
+
+# the service's optional trace_marker output, in a tracefs instance of our own (clock mono)
+T=/sys/kernel/tracing
+inst=$T/instances/spanfold-demo-$$
+if [ ! -d "$T/instances" ]; then
+    echo "ok $n - trace_marker markers # SKIP no tracefs instances at $T"; n=$((n + 1))
+elif mkdir "$inst" 2>/dev/null; then
+    echo mono >"$inst/trace_clock"
+    clang -std=c11 -D_GNU_SOURCE -O1 -I"$top/lib" -o "$tmp/svc" "$top"/samples/demo-service/*.c \
+        "$top/build/libspanfold.a" $(pkg-config --libs libnghttp2) -pthread
+    "$tmp/svc" --port 0 --trace-marker "$inst/trace_marker" >"$tmp/svc.out" 2>&1 &
+    svc=$!
+    for _ in $(seq 50); do grep -q listening "$tmp/svc.out" && break; sleep 0.1; done
+    port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/svc.out")
+    curl -s -o /dev/null -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" \
+        "http://127.0.0.1:$port/api/checkout"
+    curl -s -o /dev/null -H "X-B3-TraceId: 463ac35c9f6413ad48485a3953bb6124" \
+        -H "X-B3-SpanId: a2fb4a1d1a96d312" -H "X-B3-Sampled: 0" "http://127.0.0.1:$port/api/search"
+    kill -TERM $svc; wait $svc 2>/dev/null
+    cp "$inst/trace" "$tmp/marker-trace.txt"
+    rmdir "$inst"
+    if grep -q 'tracing_mark_write: span:00f067aa0ba902b7 begin decision:1 trace:4bf92f3577b34da6a3ce929d0e0e4736$' "$tmp/marker-trace.txt" &&
+        grep -q 'tracing_mark_write: span:00f067aa0ba902b7 end decision:1$' "$tmp/marker-trace.txt" &&
+        grep -q 'tracing_mark_write: span:a2fb4a1d1a96d312 begin decision:0 trace:463ac35c9f6413ad48485a3953bb6124$' "$tmp/marker-trace.txt"; then
+        ok "--trace-marker writes span:<id> begin decision:N trace:<id> / end markers to tracefs"
+    else
+        fail "--trace-marker lines: $(grep -c tracing_mark_write "$tmp/marker-trace.txt") in the trace"
+    fi
+    got=$("$bin/tracefs2spans" --quiet --clock mono --ndjson "$tmp/marker-trace.txt" 2>/dev/null | grep -c '"span_id":"00f067aa0ba902b7"')
+    [ "${got:-0}" -ge 2 ] && ok "tracefs2spans reads the service's trace_marker lines" ||
+        fail "tracefs2spans read $got records of span 00f067aa0ba902b7"
+else
+    echo "ok $n - trace_marker markers # SKIP cannot create a tracefs instance"; n=$((n + 1))
+fi
 echo "1..$((n - 1))"
