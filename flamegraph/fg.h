@@ -27,8 +27,8 @@ enum fg_format { FG_FMT_SVG, FG_FMT_JSON, FG_FMT_SPEEDSCOPE };
 struct fg_opts {
     const char *title, *subtitle, *fonttype, *countname, *nametype;
     const char *colors, *bgcolors, *notes, *encoding, *nameattr, *palfile;
-    int width;          /* --width, pixels */
-    int frameheight;    /* --height */
+    int width;       /* --width, pixels */
+    int frameheight; /* --height */
     double fontsize, fontwidth;
     double minwidth;    /* number part of --minwidth */
     int minwidth_pct;   /* --minwidth ended in '%' */
@@ -42,13 +42,13 @@ struct fg_opts {
 
 /* Interned frame names: ids are dense from 0; id 0 is the empty name (the root). */
 struct fg_names {
-    char *text;       /* all names, each NUL-terminated */
+    char *text; /* all names, each NUL-terminated */
     size_t text_len, text_cap;
-    uint32_t *off;    /* off[id] = start of name id in text */
-    uint32_t *len;    /* len[id] = its length in bytes */
+    uint32_t *off; /* off[id] = start of name id in text */
+    uint32_t *len; /* len[id] = its length in bytes */
     uint32_t count, cap;
-    uint64_t *slots;  /* open addressing: hash << 32 | (id + 1); low half 0 = empty */
-    uint32_t nslots;  /* power of two */
+    uint64_t *slots; /* open addressing: hash << 32 | (id + 1); low half 0 = empty */
+    uint32_t nslots; /* power of two */
 };
 
 /* A slot of the (parent, name) -> child table. */
@@ -89,14 +89,14 @@ struct fg_layout {
     uint32_t nnodes, cap_nodes;
     struct fg_child_slot *child_slots; /* hash of (parent, name) -> node + 1 */
     uint32_t nchild_slots;
-    uint32_t *path;        /* node ids of the previous stack (prefix reuse) */
+    uint32_t *path; /* node ids of the previous stack (prefix reuse) */
     uint32_t path_len, path_cap;
     /* flamechart mode: frames still open, and closed frames kept so far */
     struct fg_frame *open;
     uint32_t open_len, open_cap;
     struct fg_frame *closed;
     size_t nclosed, cap_closed;
-    double prune_px;    /* conservative on-the-fly pruning (pixels per unit known later) */
+    double prune_px; /* conservative on-the-fly pruning (pixels per unit known later) */
     int prune_pct;
     double prune_width; /* image width minus padding */
     /* both */
@@ -118,13 +118,13 @@ struct fg_prev {
 struct fg_ctx {
     struct fg_opts opt;
     struct fg_layout lay;
-    struct sf_buf scratch;     /* per-line rewriting: chain annotation */
-    struct sf_buf scratch2;    /* per-line rewriting: --reverse */
-    int chain;                 /* --colors chain */
-    const char **frames;       /* frames of the current line */
+    struct sf_buf scratch;  /* per-line rewriting: chain annotation */
+    struct sf_buf scratch2; /* per-line rewriting: --reverse */
+    int chain;              /* --colors chain */
+    const char **frames;    /* frames of the current line */
     size_t *frame_lens;
     size_t frames_cap;
-    struct fg_prev prev;       /* the last stack added */
+    struct fg_prev prev; /* the last stack added */
     uint64_t bad_lines;
     uint64_t rand_state;       /* --random */
     struct fg_palmap *palmap;  /* --cp */
@@ -132,7 +132,20 @@ struct fg_ctx {
     FILE *out;
 };
 
+/* ---- opts.c ---- */
+
+/* Parse the command line into o (whose defaults the caller set): returns the index of the
+ * first input in argv, -1 after a usage error was printed, -2 when --help or --version was
+ * answered. */
+int opts_parse(int argc, char **argv, struct fg_opts *o);
+
 /* ---- folded.c ---- */
+
+/* Stream one input ("-" = stdin) into the layout, line by line (sf_line).  Malformed lines
+ * are reported as "flamegraph: FILE:LINE:COL: msg" (the first 10) and counted in
+ * ctx->bad_lines.  Returns 0, or 2 (exit status) on an unreadable input, --strict stop or
+ * out of memory, after printing why. */
+int folded_read_file(struct fg_ctx *ctx, const char *path);
 
 /* Parse one folded line ("a;b;c 12" or differential "a;b;c 12 15") and add it to the
  * layout.  Returns 1 when added, 0 for a line flamegraph.pl would ignore (err filled with

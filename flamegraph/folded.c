@@ -9,10 +9,19 @@
  *   java;start_thread;run;read_[k] 42          one stack, 42 samples
  *   java;start_thread;run;read_[k] 40 45       differential: before 40, after 45
  */
-#include "fg.h"
-
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fg.h"
+#include "sf_line.h"
+#include "sf_opt.h"
+#include "sf_progress.h"
+
+#define MAX_REPORTED 10 /* malformed lines named one by one; the rest are counted */
 
 /* Perl's \s on ASCII: space, \t, \n, \v, \f, \r. */
 static int is_space(unsigned char c)
@@ -148,7 +157,8 @@ static long split_incremental(struct fg_ctx *ctx, const char *s, size_t len, siz
     long n;
 
     /* frame k is shared when it ends inside the common prefix, or at its end in both */
-    while (k < p->nframes && (p->ends[k] < lcp || (p->ends[k] == lcp && (len == lcp || s[lcp] == ';')))) {
+    while (k < p->nframes &&
+           (p->ends[k] < lcp || (p->ends[k] == lcp && (len == lcp || s[lcp] == ';')))) {
         if (frames_reserve(ctx, k + 1) < 0)
             return SF_E_NOMEM;
         ctx->frames[k] = s + start;
@@ -164,7 +174,8 @@ static long split_incremental(struct fg_ctx *ctx, const char *s, size_t len, siz
     *same = k;
     /* remember this line for the next one */
     if (len > p->cap || (size_t)n > p->fcap) {
-        size_t cap = len > p->cap ? len * 2 + 64 : p->cap, fcap = (size_t)n > p->fcap ? (size_t)n * 2 + 16 : p->fcap;
+        size_t cap = len > p->cap ? len * 2 + 64 : p->cap,
+               fcap = (size_t)n > p->fcap ? (size_t)n * 2 + 16 : p->fcap;
         char *t = realloc(p->text, cap);
         if (t)
             p->text = t;
@@ -303,4 +314,66 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
     if (rc < 0)
         return sf_err_set(err, rc, UINT64_MAX, "out of memory");
     return 1;
+}
+
+int folded_read_file(struct fg_ctx *ctx, const char *path)
+{
+    int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY);
+    const char *shown = strcmp(path, "-") == 0 ? "-" : path;
+    struct sf_line r;
+    struct sf_progress prog;
+    struct stat st;
+    char *line, msg[512];
+    size_t len;
+    int rc, ret = 0;
+
+    if (fd < 0) {
+        fprintf(stderr, "flamegraph: %s: cannot open: %s\n", shown, strerror(errno));
+        return 2;
+    }
+    if (sf_line_open(&r, fd, 8u << 20) < 0) {
+        fprintf(stderr, "flamegraph: out of memory\n");
+        return 2;
+    }
+    sf_progress_start(&prog, sf_opt_want_progress(ctx->opt.quiet) ? stderr : NULL, shown, "B",
+                      fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0);
+    while ((rc = sf_line_next(&r, &line, &len)) != 0) {
+        struct sf_err err;
+        sf_err_clear(&err);
+        err.unit = "line";
+        err.unit_no = r.lineno;
+        if (rc == SF_E_IO) {
+            fprintf(stderr, "flamegraph: %s: read error\n", shown);
+            ret = 2;
+            break;
+        }
+        if (rc == SF_E_LIMIT)
+            sf_err_set(&err, SF_E_LIMIT, r.off, "line longer than 8 MiB skipped");
+        else if (len == 0)
+            continue; /* blank lines separate nothing in folded input */
+        else if ((rc = folded_add_line(ctx, line, len, &err)) == 1)
+            goto next;
+        else if (rc < 0) {
+            sf_err_format(&err, "flamegraph", shown, msg, sizeof(msg));
+            fprintf(stderr, "%s\n", msg);
+            ret = 2;
+            break;
+        }
+        if (ctx->bad_lines++ < MAX_REPORTED && !ctx->opt.quiet) {
+            sf_err_format(&err, "flamegraph", shown, msg, sizeof(msg));
+            fprintf(stderr, "%s\n", msg);
+        }
+        if (ctx->opt.strict) {
+            ret = 2;
+            break;
+        }
+    next:
+        if ((r.lineno & 0xffff) == 0)
+            sf_progress_update(&prog, r.next_off);
+    }
+    sf_progress_end(&prog);
+    sf_line_close(&r);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    return ret;
 }

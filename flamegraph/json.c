@@ -10,10 +10,10 @@
  *                 "samples":[[0,3,7],...],"weights":[12,...]}]}
  * with one sample per frame that has time of its own (stack root -> leaf, frame indices).
  */
-#include "fg.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "fg.h"
 
 static void json_str(FILE *f, const char *s, size_t len)
 {

@@ -20,10 +20,10 @@
  *   depth 1   [   f (T)  ][ f2 ][   f (S)   ]     <- "f 5", "f2;x 1", "f;g 2": f splits
  *   depth 0   [              all             ]
  */
-#include "fg.h"
-
 #include <stdlib.h>
 #include <string.h>
+
+#include "fg.h"
 
 #define NONE UINT32_MAX
 
@@ -547,8 +547,7 @@ static int expand(struct walk *w, uint32_t node, double t, uint32_t depth)
     return 0;
 }
 
-static int emit(struct walk *w, uint32_t name, uint32_t depth, double s, double e, int hd,
-                double d)
+static int emit(struct walk *w, uint32_t name, uint32_t depth, double s, double e, int hd, double d)
 {
     if (grow((void **)&w->out, &w->cap_out, w->nout + 1, sizeof(*w->out)) < 0)
         return SF_E_NOMEM;
@@ -626,8 +625,8 @@ int layout_frames(struct fg_layout *l, double timemax, double min_time, struct f
     *out = NULL;
     *n = 0;
     *depthmax = 0;
-    rc = l->flamechart ? chart_frames(l, timemax, min_time, &w) : tree_frames(l, timemax,
-                                                                             min_time, &w);
+    rc = l->flamechart ? chart_frames(l, timemax, min_time, &w)
+                       : tree_frames(l, timemax, min_time, &w);
     free(w.ents);
     free(w.runs);
     if (rc < 0) {

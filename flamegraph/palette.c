@@ -13,12 +13,12 @@
  * Differential graphs use a red (grew) / blue (shrank) scale of delta / maxdelta.
  * --cp keeps a name -> colour map in a file ("name->rgb(r,g,b)" per line, sorted).
  */
-#include "fg.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "fg.h"
 
 #define DRAND48_MULT 0x5deece66dULL
 #define DRAND48_ADD  0xbULL
@@ -129,8 +129,8 @@ static int contains(const char *s, size_t len, const char *needle)
 /* java: annotations first, then Java package prefixes, C++, kernel. */
 static const char *java_type(const char *s, size_t len)
 {
-    static const char *const pkgs[] = {"java/", "javax/", "jdk/", "net/", "org/",
-                                       "com/",  "io/",    "sun/"};
+    static const char *const pkgs[] = {"java/", "javax/", "jdk/", "net/",
+                                       "org/",  "com/",   "io/",  "sun/"};
     size_t off = len > 0 && s[0] == 'L' ? 1 : 0;
 
     if (ends_with(s, len, "_[j]"))
@@ -371,8 +371,8 @@ int palette_map_save(struct fg_ctx *ctx, const char *path, struct sf_err *err)
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     for (uint32_t id = 0; id < m->names.count; id++)
         if (id < m->cap && m->colour[id])
-            ents[k++] = (struct palent){names_get(&m->names, id, NULL), m->names.len[id],
-                                        m->colour[id]};
+            ents[k++] =
+                (struct palent){names_get(&m->names, id, NULL), m->names.len[id], m->colour[id]};
     qsort(ents, k, sizeof(*ents), palent_cmp);
     if (!(f = fopen(path, "w"))) {
         free(ents);

@@ -15,11 +15,11 @@
  * hover details, click to zoom, reset zoom, regex search with the matched percentage,
  * Ctrl-F / Ctrl-I, and keeps zoom and search in the URL (?x=..&y=..&s=..).
  */
-#include "fg.h"
-
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fg.h"
 
 /* The browser side: no network, no external files. */
 static const char fg_script[] =
@@ -123,7 +123,8 @@ static const char fg_script[] =
     "function isabove(y, y0) { return FG.inverted ? y > y0 : y < y0; }\n"
     "function zoom(target) {\n"
     "  var tr = target.querySelector('rect');\n"
-    "  var x0 = parseFloat(tr.getAttribute('data-x')), w0 = parseFloat(tr.getAttribute('data-w'));\n"
+    "  var x0 = parseFloat(tr.getAttribute('data-x')), w0 = "
+    "parseFloat(tr.getAttribute('data-w'));\n"
     "  var y0 = parseFloat(tr.getAttribute('y')), eps = 1e-6;\n"
     "  if (w0 >= rootw - eps) { unzoom(); return; }\n"
     "  var full = parseFloat(svgroot.getAttribute('width')) - 2 * FG.xpad;\n"
@@ -263,11 +264,20 @@ void svg_escape(FILE *f, const char *s, size_t len, int quot)
             rep = "\xef\xbf\xbd"; /* not allowed anywhere in XML 1.0 */
         } else {
             switch (s[i]) {
-            case '&': rep = "&amp;"; break;
-            case '<': rep = "&lt;"; break;
-            case '>': rep = "&gt;"; break;
-            case '"': rep = quot ? "&quot;" : NULL; break;
-            default: break;
+            case '&':
+                rep = "&amp;";
+                break;
+            case '<':
+                rep = "&lt;";
+                break;
+            case '>':
+                rep = "&gt;";
+                break;
+            case '"':
+                rep = quot ? "&quot;" : NULL;
+                break;
+            default:
+                break;
             }
         }
         if (rep) {
@@ -430,8 +440,8 @@ static const char *attr_get(const char *list, const char *key, size_t *vlen)
 }
 
 /* The frame's opening tag, with --nameattr attributes as flamegraph.pl writes them. */
-static const char *group_open(struct fg_ctx *ctx, const char *name, size_t len,
-                              const char **title, size_t *tlen)
+static const char *group_open(struct fg_ctx *ctx, const char *name, size_t len, const char **title,
+                              size_t *tlen)
 {
     const char *list = NULL, *v;
     size_t vl;
@@ -553,18 +563,19 @@ static void svg_prelude(struct fg_ctx *ctx, double height)
             pnum(o->fontsize, b1, sizeof(b1)), pnum(o->fontsize + 5, b2, sizeof(b2)));
     fprintf(f, "<script type=\"text/ecmascript\">\n<![CDATA[\nvar FG = { nametype: \"");
     for (const char *p = o->nametype; *p; p++) /* a JS string inside CDATA */
-        fprintf(f, (unsigned char)*p < 0x20 || *p == '"' || *p == '\\' || *p == ']' ||
-                           *p == '<'
-                       ? "\\u%04x"
-                       : "%c",
+        fprintf(f,
+                (unsigned char)*p < 0x20 || *p == '"' || *p == '\\' || *p == ']' || *p == '<'
+                    ? "\\u%04x"
+                    : "%c",
                 (unsigned char)*p);
     fprintf(f,
             "\", fontsize: %s, fontwidth: %.15g, xpad: 10, inverted: %s, "
             "searchcolor: \"rgb(230,0,230)\" };\n%s]]>\n</script>\n",
             pnum(o->fontsize, b1, sizeof(b1)), o->fontwidth, o->inverted ? "true" : "false",
             fg_script);
-    fprintf(f, "<rect x=\"0.0\" y=\"0\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#background)\"  />\n",
-            (double)o->width, height);
+    fprintf(
+        f, "<rect x=\"0.0\" y=\"0\" width=\"%.1f\" height=\"%.1f\" fill=\"url(#background)\"  />\n",
+        (double)o->width, height);
     text_el(f, "title", (double)(o->width / 2), o->fontsize * 2, o->title, NULL);
     if (o->subtitle && o->subtitle[0])
         text_el(f, "subtitle", (double)(o->width / 2), o->fontsize * 4, o->subtitle, NULL);
@@ -576,8 +587,8 @@ static void svg_prelude(struct fg_ctx *ctx, double height)
 }
 
 /* Title text "NAME (N samples, P%)" into the stream. */
-static void frame_title(struct fg_ctx *ctx, const struct fg_frame *fr, const char *name,
-                        size_t len, double timemax)
+static void frame_title(struct fg_ctx *ctx, const struct fg_frame *fr, const char *name, size_t len,
+                        double timemax)
 {
     const struct fg_opts *o = &ctx->opt;
     char samples[32], txt[48];
@@ -608,8 +619,8 @@ static void frame_title(struct fg_ctx *ctx, const struct fg_frame *fr, const cha
     fputc(')', f);
 }
 
-static void frame_write(struct fg_ctx *ctx, const struct fg_frame *fr, double height,
-                        double wpt, double timemax)
+static void frame_write(struct fg_ctx *ctx, const struct fg_frame *fr, double height, double wpt,
+                        double timemax)
 {
     const struct fg_opts *o = &ctx->opt;
     FILE *f = ctx->out;
@@ -643,8 +654,10 @@ static void frame_write(struct fg_ctx *ctx, const struct fg_frame *fr, double he
         palette_color(ctx, name, len, col, sizeof(col));
     snprintf(xs1, sizeof(xs1), "%.1f", x1);
     snprintf(xs2, sizeof(xs2), "%.1f", x2);
-    fprintf(f, "<rect x=\"%s\" y=\"%s\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" rx=\"2\" ry=\"2\" />\n",
-            xs1, pnum(y1, yb, sizeof(yb)), strtod(xs2, NULL) - strtod(xs1, NULL), y2 - y1, col);
+    fprintf(
+        f,
+        "<rect x=\"%s\" y=\"%s\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" rx=\"2\" ry=\"2\" />\n",
+        xs1, pnum(y1, yb, sizeof(yb)), strtod(xs2, NULL) - strtod(xs1, NULL), y2 - y1, col);
     fprintf(f, "<text  x=\"%.2f\" y=\"%s\" >", x1 + 3, pnum(3 + (y1 + y2) / 2, yb, sizeof(yb)));
     double chars = (x2 - x1) / (o->fontsize * o->fontwidth);
     if (chars >= 3) {

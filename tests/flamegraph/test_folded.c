@@ -14,11 +14,10 @@ static void test_split_count(void)
         size_t stack_len;
         double count;
     } cases[] = {
-        {"a;b 12", 1, 3, 12},      {"a;b  12", 1, 4, 12},   {"a;b\t7", 1, 3, 7},
-        {"a 1.5", 1, 1, 1.5},      {"a 2.", 1, 1, 2},        {" 5", 1, 0, 5},
-        {"a .5", 0, 0, 0},         {"a5", 0, 0, 0},          {"", 0, 0, 0},
-        {"a 1x", 0, 0, 0},         {"a 1 2", 1, 3, 2},       {"a 1.2.3", 0, 0, 0},
-        {"f(int) 3", 1, 6, 3},     {"a;b 0", 1, 3, 0},       {"12", 0, 0, 0},
+        {"a;b 12", 1, 3, 12},  {"a;b  12", 1, 4, 12}, {"a;b\t7", 1, 3, 7}, {"a 1.5", 1, 1, 1.5},
+        {"a 2.", 1, 1, 2},     {" 5", 1, 0, 5},       {"a .5", 0, 0, 0},   {"a5", 0, 0, 0},
+        {"", 0, 0, 0},         {"a 1x", 0, 0, 0},     {"a 1 2", 1, 3, 2},  {"a 1.2.3", 0, 0, 0},
+        {"f(int) 3", 1, 6, 3}, {"a;b 0", 1, 3, 0},    {"12", 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         size_t sl = 99;
@@ -147,10 +146,12 @@ static void test_merge_order(void)
     fr = run(&ctx, ch, 2, &n);
     int wx = 0, dash = 0;
     for (size_t i = 0; fr && i < n; i++) {
-        wx += strcmp(fname(&ctx, &fr[i]), "w_[w]") == 0 || strcmp(fname(&ctx, &fr[i]), "x_[w]") == 0;
+        wx +=
+            strcmp(fname(&ctx, &fr[i]), "w_[w]") == 0 || strcmp(fname(&ctx, &fr[i]), "x_[w]") == 0;
         dash += strcmp(fname(&ctx, &fr[i]), "--") == 0;
     }
-    TAP_OK(wx == 2 && dash == 1, "chain: w_[w] x_[w], and the \"--\" appended to m merges with m;--");
+    TAP_OK(wx == 2 && dash == 1,
+           "chain: w_[w] x_[w], and the \"--\" appended to m merges with m;--");
     free(fr);
     ctx_free(&ctx);
 

@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     double total = ctx.lay.time;
     if (total > 0 && total < 1e300 &&
-        layout_frames(&ctx.lay, total, ctx.opt.minwidth * total / 1180, &frames, &n, &depthmax) == 0) {
+        layout_frames(&ctx.lay, total, ctx.opt.minwidth * total / 1180, &frames, &n, &depthmax) ==
+            0) {
         for (size_t i = 0; i < n; i++) {
             if (frames[i].stime < -1e-6 * total || frames[i].etime > total * (1 + 1e-9) + 1e-9 ||
                 frames[i].depth > maxdepth)
