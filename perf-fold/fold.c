@@ -213,14 +213,42 @@ static int emit_piece(struct perf_fold_ctx *c, struct sf_buf *dst, const char *s
     return rc ? -1 : 0;
 }
 
+#ifdef __SSE2__
+static inline __m128i in_range(__m128i v, char lo, char hi)
+{
+    /* signed compares: bytes >= 0x80 are negative, outside every ASCII range */
+    return _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)(lo - 1))),
+                         _mm_cmplt_epi8(v, _mm_set1_epi8((char)(hi + 1))));
+}
+#endif
+
 /* s/\+0x[\da-f]+$// */
-static void strip_offset(struct pf_str *fn)
+static void strip_offset(struct pf_str *fn, const struct pf_frame *f)
 {
     size_t e = fn->n;
 
+#ifdef __SSE2__
+    /* the 16 bytes that end the symbol, when the line holds them */
+    if (fn->p + e - 16 >= f->line) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(fn->p + e - 16));
+        unsigned hex = (unsigned)_mm_movemask_epi8(
+            _mm_or_si128(in_range(v, '0', '9'), in_range(v, 'a', 'f')));
+        unsigned other = ~hex & 0xffff;
+        if (other) {
+            size_t run = 15 - (size_t)(31 - __builtin_clz(other)); /* trailing hex digits */
+            e = run < e ? e - run : 0;
+            goto check;
+        }
+    }
+#else
+    (void)f;
+#endif
     while (e > 0 && ((fn->p[e - 1] >= '0' && fn->p[e - 1] <= '9') ||
                      (fn->p[e - 1] >= 'a' && fn->p[e - 1] <= 'f')))
         e--;
+#ifdef __SSE2__
+check:
+#endif
     if (e < fn->n && e >= 3 && memcmp(fn->p + e - 3, "+0x", 3) == 0)
         fn->n = e - 3;
 }
@@ -320,7 +348,9 @@ static int fast_frame(struct perf_fold_ctx *c, const struct pf_frame *f, const s
     }
     i = 0;
 #ifdef __SSE2__
-    for (; i + 16 <= n; i += 16) {
+    /* 16 bytes a step, reading on into the rest of the line (" (dso)") when the
+     * symbol is shorter; bits past the symbol are masked off */
+    for (; i < n && (const char *)p + i + 16 <= f->end; i += 16) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
         __m128i m =
             _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('>')),
@@ -328,9 +358,14 @@ static int fast_frame(struct perf_fold_ctx *c, const struct pf_frame *f, const s
                          _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('(')),
                                       _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
                                                    _mm_cmpeq_epi8(v, _mm_set1_epi8('\'')))));
-        if (_mm_movemask_epi8(m))
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        if (n - i < 16)
+            bits &= (1u << (n - i)) - 1;
+        if (bits)
             break; /* let the scalar loop look closer */
     }
+    if (i > n)
+        i = n;
 #endif
     for (; i < n; i++)
         if (slow_byte[p[i]] && (p[i] != '>' || (i && p[i - 1] == '-')))
@@ -365,7 +400,7 @@ int fold_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
         if (done)
             return 0;
     }
-    strip_offset(&fn);
+    strip_offset(&fn, f);
     if (fn.n && fn.p[0] == '(')
         return 0;
     if (!c->o.srcline) {
@@ -535,20 +570,27 @@ static inline uint64_t mix(uint64_t h)
 uint64_t fold_hash(const void *p, size_t n)
 {
     const unsigned char *s = p;
-    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full, v, w;
+    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full, c = 0x165667b19e3779f9ull,
+             d = 0x27d4eb2f165667c5ull, v, w, x, y;
 
-    /* two independent lanes, 16 bytes a round */
-    while (n >= 16) {
+    /* four independent lanes, 32 bytes a round: the multiplies overlap */
+    while (n >= 32) {
         memcpy(&v, s, 8);
         memcpy(&w, s + 8, 8);
+        memcpy(&x, s + 16, 8);
+        memcpy(&y, s + 24, 8);
         a = (a ^ v) * 0xff51afd7ed558ccdull;
         b = (b ^ w) * 0xc4ceb9fe1a85ec53ull;
+        c = (c ^ x) * 0x9fb21c651e98df25ull;
+        d = (d ^ y) * 0xd6e8feb86659fd93ull;
         a ^= a >> 29;
         b ^= b >> 31;
-        s += 16;
-        n -= 16;
+        c ^= c >> 27;
+        d ^= d >> 33;
+        s += 32;
+        n -= 32;
     }
-    if (n >= 8) {
+    while (n >= 8) {
         memcpy(&v, s, 8);
         a = (a ^ v) * 0xff51afd7ed558ccdull;
         a ^= a >> 29;
@@ -558,7 +600,7 @@ uint64_t fold_hash(const void *p, size_t n)
     v = 0;
     memcpy(&v, s, n);
     b = (b ^ v) * 0xc4ceb9fe1a85ec53ull;
-    return mix(a ^ (b + 0x9e3779b97f4a7c15ull));
+    return mix(a ^ (b + 0x9e3779b97f4a7c15ull) ^ mix(c) ^ (d * 0x9e3779b97f4a7c15ull));
 }
 
 static int grow(struct pf_table *t)

@@ -59,6 +59,7 @@ struct pf_header {
 /* A callchain line ("\t ip sym+off (dso)"). */
 struct pf_frame {
     struct pf_str pc, func, mod;
+    const char *line, *end; /* the whole line: 16-byte loads stay inside it */
 };
 
 /* One distinct folded stack. */

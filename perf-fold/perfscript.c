@@ -285,6 +285,8 @@ int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
     f->pc = (struct pf_str){s + s0, k};
     f->func = (struct pf_str){s + q + j, p - q - j};
     f->mod = (struct pf_str){s + p + 2, r - p - 2};
+    f->line = s;
+    f->end = s + n;
     return 1;
 }
 
