@@ -13,6 +13,9 @@ HTTP/2 stream id, or the HTTP/1 method, path and occurrence on its connection.  
     grpc-trace-bin decoded and compared as hex), and every context's raw value is made of
     headers tshark shows.  gRPC "true binary" values, which tshark 4.0 shows as "", are
     looked for in the raw HPACK block tshark shows for the stream.
+For TLS captures, independently of pcap2spans: the manifest's TLS facts (cipher, version,
+SNI, ALPN, early data as cleartext and key log show it, HelloRetryRequest, alerts) are what
+tshark's dissection with the key log shows, so the expectations are right.
 """
 import base64
 import json
@@ -264,6 +267,126 @@ def check_file(tap, binary, sdir, f, tls_missing, by_file):
                d[:12], skip=skip)
 
 
+HRR_RANDOM = "cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c"
+CIPHER_IDS = {"TLS_AES_128_GCM_SHA256": "0x1301", "TLS_AES_256_GCM_SHA384": "0x1302",
+              "TLS_CHACHA20_POLY1305_SHA256": "0x1303"}
+
+
+def find_all(obj, key, out=None):
+    out = [] if out is None else out
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == key:
+                out += as_list(v)
+            else:
+                find_all(v, key, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            find_all(v, key, out)
+    return out
+
+
+def handshake_msgs(obj, out=None):
+    """Every TLS handshake message (a dict with tls.handshake.type) in a tshark JSON tree."""
+    out = [] if out is None else out
+    if isinstance(obj, dict):
+        if "tls.handshake.type" in obj:
+            out.append(obj)
+            return out
+        for v in obj.values():
+            handshake_msgs(v, out)
+    elif isinstance(obj, list):
+        for v in obj:
+            handshake_msgs(v, out)
+    return out
+
+
+def tls_connections(path, keylog):
+    """Per TCP connection, in order: what tshark 4.0 shows of the TLS handshake."""
+    argv = ["tshark", "-r", path, "-T", "json", "--no-duplicate-keys",
+            "-Y", "tls.handshake or tls.alert_message"]
+    if keylog:
+        argv += ["-o", "tls.keylog_file:" + keylog]
+    p = subprocess.run(argv, capture_output=True, timeout=600)
+    conns = {}
+    for pkt in json.loads(p.stdout.decode(errors="replace") or "[]"):
+        lay = pkt["_source"]["layers"]
+        c = conns.setdefault(int(lay["tcp"]["tcp.stream"]), {"msgs": [], "alerts": []})
+        for m in handshake_msgs(lay.get("tls")):
+            c["msgs"].append({
+                "type": int(m["tls.handshake.type"]),
+                "random": str(m.get("tls.handshake.random", "")).replace(":", ""),
+                "cipher": m.get("tls.handshake.ciphersuite"),
+                "ext": [int(x) for x in find_all(m, "tls.handshake.extension.type")],
+                "sni": (find_all(m, "tls.handshake.extensions_server_name") or [None])[0],
+                "alpn": find_all(m, "tls.handshake.extensions_alpn_str"),
+                "versions": find_all(m, "tls.handshake.extensions.supported_version")})
+        c["alerts"] += [int(x) for x in find_all(lay.get("tls"), "tls.alert_message.desc")]
+    return [conns[k] for k in sorted(conns) if any(m["type"] == 1 for m in conns[k]["msgs"])]
+
+
+def tls_verdicts(c):
+    """early_data as the cleartext proves it, and as the key log shows it (SPECS §3.4)."""
+    ch = [m for m in c["msgs"] if m["type"] == 1]
+    sh = [m for m in c["msgs"] if m["type"] == 2]
+    ee = [m for m in c["msgs"] if m["type"] == 8]
+    hrr = any(m["random"] == HRR_RANDOM for m in sh)
+    real_sh = [m for m in sh if m["random"] != HRR_RANDOM]
+    if 42 not in ch[0]["ext"]:
+        return "none", "none", hrr
+    if hrr or not real_sh or 41 not in real_sh[-1]["ext"]:
+        clear = "rejected"
+    else:
+        clear = "unknown"
+    keys = "accepted" if ee and 42 in ee[-1]["ext"] else "rejected" if ee or hrr else None
+    return clear, keys, hrr
+
+
+def check_manifest_tls(tap, sdir, f):
+    """The manifest's TLS facts, checked against tshark's dissection (key log given): the
+    expectations t_manifest holds pcap2spans to must themselves be what is on the wire."""
+    path = os.path.join(sdir, f["file"])
+    keylog = os.path.join(sdir, f["keylog"]) if f.get("keylog") and \
+        not f.get("keylog_embedded") else None
+    got = tls_connections(path, keylog)
+    d = []
+    if len(got) != len(f["connections"]):
+        d.append("tshark sees %d TLS connections, the manifest lists %d"
+                 % (len(got), len(f["connections"])))
+    for c, g in zip(f["connections"], got):
+        t = c["tls"]
+        sh = [m for m in g["msgs"] if m["type"] == 2 and m["random"] != HRR_RANDOM]
+        ch = [m for m in g["msgs"] if m["type"] == 1]
+        ee = [m for m in g["msgs"] if m["type"] == 8]
+        lab = c["label"]
+        if not sh or sh[-1]["cipher"] != CIPHER_IDS[t["cipher"]]:
+            d.append("%s: cipher %s, tshark %r" % (lab, t["cipher"], sh and sh[-1]["cipher"]))
+        if not sh or "0x0304" not in sh[-1]["versions"]:
+            d.append("%s: TLS 1.3 expected, ServerHello versions %r"
+                     % (lab, sh and sh[-1]["versions"]))
+        if ch[0]["sni"] != t["sni"]:
+            d.append("%s: SNI %r, tshark %r" % (lab, t["sni"], ch[0]["sni"]))
+        alpn = (ee[-1]["alpn"] or [None])[0] if ee else None
+        if alpn != t["alpn"]:
+            d.append("%s: ALPN %r, tshark (EncryptedExtensions) %r" % (lab, t["alpn"], alpn))
+        clear, keys, hrr = tls_verdicts(g)
+        if clear != t["early_data_cleartext"]:
+            d.append("%s: early_data (cleartext) %r, tshark shows %r" % (lab,
+                                                                       t["early_data_cleartext"],
+                                                                       clear))
+        if keys != t["early_data_with_keylog"]:
+            d.append("%s: early_data (key log) %r, tshark shows %r" % (lab,
+                                                                     t["early_data_with_keylog"],
+                                                                     keys))
+        if bool(t.get("hrr")) != hrr:
+            d.append("%s: HelloRetryRequest %r, tshark %r" % (lab, bool(t.get("hrr")), hrr))
+        if t.get("alert") and t["alert"]["code"] not in g["alerts"]:
+            d.append("%s: alert %d expected, tshark shows %r" % (lab, t["alert"]["code"],
+                                                              g["alerts"]))
+    tap.result(not d, "%s: the manifest's TLS facts match tshark (%d connections)"
+               % (f["file"], len(got)), d)
+
+
 def main():
     binary, sdir = sys.argv[1], sys.argv[2]
     with open(os.path.join(sdir, "MANIFEST.json")) as fh:
@@ -276,6 +399,8 @@ def main():
         if f.get("same_spans_as") and not f.get("keylog_embedded"):
             continue  # same traffic as its base file; t_manifest compares the spans
         check_file(tap, binary, sdir, f, tls_missing, by_file)
+        if f.get("tls_ports") and f.get("connections"):
+            check_manifest_tls(tap, sdir, f)
     tap.done()
     return 0
 
