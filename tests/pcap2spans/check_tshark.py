@@ -13,7 +13,8 @@ HTTP/2 stream id, or the HTTP/1 method, path and occurrence on its connection.  
     grpc-trace-bin decoded and compared as hex), and every context's raw value is made of
     headers tshark shows.  gRPC "true binary" values, which tshark 4.0 shows as "", are
     looked for in the raw HPACK block tshark shows for the stream.
-For TLS captures, independently of pcap2spans: the manifest's TLS facts (cipher, version,
+Independently of pcap2spans: the manifest's requests (method, path, status, every trace
+header as sent) are what tshark shows; for TLS captures the manifest's TLS facts (cipher, version,
 SNI, ALPN, early data as cleartext and key log show it, HelloRetryRequest, alerts) are what
 tshark's dissection with the key log shows, so the expectations are right.
 """
@@ -85,6 +86,7 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
     for pkt in pkts:
         lay = pkt["_source"]["layers"]
         tcp = lay.get("tcp", {})
+        frame = int(lay.get("frame", {}).get("frame.number", 0))
         sport, dport = int(tcp.get("tcp.srcport", 0)), int(tcp.get("tcp.dstport", 0))
         to_server = dport in server_ports
         cport = sport if to_server else dport
@@ -98,7 +100,7 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
                     hdrs.append((name.strip().lower(), val.strip()))
                 h1.setdefault(cport, []).append({
                     "method": find_key(h, "http.request.method"),
-                    "path": find_key(h, "http.request.uri"), "headers": hdrs})
+                    "path": find_key(h, "http.request.uri"), "headers": hdrs, "frame": frame})
             elif h.get("http.response") == "1" or find_key(h, "http.response.code"):
                 code = int(find_key(h, "http.response.code"))
                 lst = [r for r in h1.get(cport, []) if "status" not in r]
@@ -122,6 +124,7 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
                     val = hd.get("http2.header.value", "")
                     if name == ":method":
                         rec["method"] = val
+                        rec.setdefault("frame", frame)
                     elif name == ":path":
                         rec["path"] = val
                     elif name == ":status":
@@ -134,7 +137,7 @@ def tshark_requests(path, decode_ports, keylog, server_ports):
         for r in lst:
             if r.get("status") == 101:  # h2c upgrade: the request is HTTP/2 stream 1
                 up = h2.setdefault((cport, "h2", 1), {"headers": []})
-                up.update(method=r["method"], path=r["path"])
+                up.update(method=r["method"], path=r["path"], frame=r["frame"])
                 up["headers"] = r["headers"] + up["headers"]
                 continue
             k = (r["method"], r["path"])
@@ -212,6 +215,36 @@ def reqs_of(f, by_file):
                              if f.get("same_spans_as") else [])
 
 
+def check_manifest_requests(tap, f, treqs):
+    """What the manifest says was sent is what tshark shows: every request (by method and
+    path, in order), its status, and every trace header value as sent."""
+    pool = {}
+    for k, r in sorted(treqs.items(), key=lambda x: x[1].get("frame", 0)):
+        pool.setdefault((r.get("method"), r.get("path")), []).append(r)
+    d = []
+    for m in f["requests"]:
+        lst = pool.get((m["method"], m["path"]), [])
+        if not lst:
+            d.append("%s: tshark shows no %s %s" % (m["id"], m["method"], m["path"]))
+            continue
+        r = lst.pop(0)
+        if m.get("status") is not None and r.get("status") != m["status"]:
+            d.append("%s: status %r, tshark %r" % (m["id"], m["status"], r.get("status")))
+        for n, v in m["trace_headers"]:
+            vals = [tv for tn, tv in r["headers"] if tn == n.lower()]
+            if n.endswith("-bin") and m.get("bin_headers_hex"):
+                if "" in vals:  # true binary: tshark 4.0 shows "", the bytes are in the block
+                    ok = v in r.get("block", "")
+                else:
+                    ok = any(b64_hex(tv) == v for tv in vals)
+            else:
+                ok = v in vals
+            if not ok:
+                d.append("%s: header %s: %r sent, tshark shows %r" % (m["id"], n, v, vals))
+    tap.result(not d, "%s: the manifest's %d requests are what tshark shows"
+               % (f["file"], len(f["requests"])), d[:12])
+
+
 def check_file(tap, binary, sdir, f, tls_missing, by_file):
     path = os.path.join(sdir, f["file"])
     keylog = os.path.join(sdir, f["keylog"]) if f.get("keylog") else None
@@ -233,6 +266,8 @@ def check_file(tap, binary, sdir, f, tls_missing, by_file):
                "%s: tshark finds %d requests" % (f["file"], len(treqs)),
                ["tshark found no request in a capture the manifest says has %d"
                 % len(f["requests"])])
+    if f["requests"]:
+        check_manifest_requests(tap, f, treqs)
     pspans = span_keys(spans)
     # Early data the server refused was never answered: a span for it is optional.
     optional = {(r["method"], r["path"]) for r in reqs_of(f, by_file)
