@@ -2,8 +2,9 @@
  * plus the run context's helpers (limits, error reports, notes, the summary).
  *
  * NDJSON: one object per span, keys named as the spans columns (DESIGN.md), then the
- * connection's columns known at that time, then "contexts": [...] with the contexts
- * columns.  Unknown values are null.  Non-ASCII bytes in strings are written as
+ * connection's columns known at that time and source_id (the database row, or the
+ * input's 1-based position without a database), then "contexts": [...] with the
+ * contexts columns.  Unknown values are null.  Non-ASCII bytes in strings are written as
  * \u00XX (each byte as a Latin-1 code point), so every line is valid JSON.
  */
 #include <inttypes.h>
@@ -367,6 +368,7 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     J_PLAIN(w, ",\"server_addr\":", i->server_addr);
     J_INT(w, ",\"server_port\":", i->server_port, -1);
     J_PLAIN(w, ",\"app_proto\":", i->app_proto);
+    J_INT(w, ",\"source_id\":", ctx->source_id, INT64_MIN);
     JW_LIT(w, ",\"contexts\":[");
     j_contexts(w, s->req_ctx, "request", &first);
     j_contexts(w, s->resp_ctx, "response", &first);
