@@ -139,11 +139,26 @@ static double residuals(struct fitctx *c, size_t a, size_t n, double b)
     return med;
 }
 
-static int want_skew(const struct fitctx *c, size_t a, size_t n)
+/* Fit the skew of [a, a+n)?  Given by the options, or (auto) with at least 20 pairs
+ * when they cover 60 s, or when the Theil-Sen drift over their range stands out of
+ * the residual noise (3 MADs): a short run between clocks of different rates. */
+static int want_skew(struct fitctx *c, size_t a, size_t n)
 {
+    double range, b, mad;
+
     if (c->o->fit_skew >= 0)
         return c->o->fit_skew;
-    return n >= 20 && c->p[a + n - 1].x - c->p[a].x >= 60 * (int64_t)1000000000;
+    if (n < 20)
+        return 0;
+    range = (double)(c->p[a + n - 1].x - c->p[a].x);
+    if (range >= 60e9)
+        return 1;
+    b = clockfit_theil_sen(c->dx + a, c->dy + a, n, c->o->seed);
+    residuals(c, a, n, b);
+    for (size_t i = 0; i < n; i++)
+        c->tmp[i] = fabs(c->tmp2[a + i]);
+    mad = quantile(c->tmp, n, 0.5);
+    return fabs(b) * range > 3 * 1.4826 * (mad > MAD_FLOOR_NS ? mad : MAD_FLOOR_NS);
 }
 
 /* The lower-envelope line under the kept points (keep[i] != 0) of [a, a+n):
@@ -290,7 +305,7 @@ static void choose_side(struct fitctx *c, size_t n)
 
     if (n < 3)
         return;
-    residuals(c, 0, n, slope(c, 0, n, want_skew(c, 0, n)));
+    residuals(c, 0, n, slope(c, 0, n, c->o->fit_skew != 0));
     for (size_t a = 0; a < n; a += bs) {
         size_t m = a + bs <= n ? bs : n - a;
         memcpy(c->tmp, c->tmp2 + a, m * sizeof(double));
@@ -383,7 +398,8 @@ static int split(struct fitctx *c, size_t a, size_t n, int depth)
         return 0;
     if ((q = malloc(2 * nb * sizeof(*q))) == NULL)
         return SF_E_NOMEM;
-    residuals(c, a, n, slope(c, a, n, want_skew(c, a, n)));
+    /* detrend with the local slope unless the skew is given: a ramp is no step */
+    residuals(c, a, n, slope(c, a, n, c->o->fit_skew != 0));
     for (size_t k = 0; k < nb; k++) {
         size_t s = a + k * bs, m = k + 1 < nb ? bs : a + n - s;
         q[k] = block_level(c, s, m);
@@ -482,7 +498,14 @@ int clockfit_fit(struct cf_pair *p, size_t n, const struct cf_opts *o, struct cf
     c.base = d[n / 2];
     for (size_t i = 0; i < n; i++) {
         c.dx[i] = (double)(p[i].x - p[0].x);
-        c.dy[i] = (double)(p[i].y - p[i].x) - (double)c.base;
+        int64_t rel;
+        /* exact in integers first: y - x is ~1.8e18 for realtime, where a double
+         * steps by 256 ns */
+        if (__builtin_sub_overflow(p[i].y - p[i].x, c.base, &rel)) {
+            rc = sf_err_set(err, SF_E_USAGE, UINT64_MAX, "pair %zu: times too far apart", i);
+            goto out;
+        }
+        c.dy[i] = (double)rel;
     }
     choose_side(&c, n);
     rc = o->detect_steps ? split(&c, 0, n, 0) : 0;

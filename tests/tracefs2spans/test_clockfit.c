@@ -178,6 +178,14 @@ static void test_offset_only(void)
            "5 s of pairs: skew not fitted (auto), fixed at 0");
     TAP_OK(max_err(&s, &r.seg[0]) < 10000, "offset-only fit within 10 us (worst %.0f ns)",
            max_err(&s, &r.seg[0]));
+    /* a short run between clocks of different rates (tracefs local vs realtime) */
+    struct scenario s3 = {-45, 10, 20, 0.01, +1, 0, 0, 79};
+    fit(&s3, &o, &r);
+    TAP_OK(r.nseg == 1 && r.seg[0].skew_fitted && fabs(r.seg[0].skew_ppm + 45) < 2 &&
+               max_err(&s3, &r.seg[0]) < 10000,
+           "10 s at -45 ppm: skew fitted (auto) %.2f ppm, no false steps, offset within 10 us "
+           "(worst %.0f ns)",
+           r.seg[0].skew_ppm, max_err(&s3, &r.seg[0]));
     o.fit_skew = 0;
     o.fixed_skew_ppm = 37;
     struct scenario s2 = {37, 600, 100, 0.01, +1, 0, 0, 78};
