@@ -65,6 +65,15 @@ pcap2spans --db "$db" "$d/h1-lo.pcap" 2>"$tmp/err"; rc=$?
 [ $rc = 0 ] && grep -q "already ingested" "$tmp/err" && [ "$(q "select count(*) from spans")" = 16 ]
 ok $? "re-ingesting the same file is detected, not duplicated"
 
+# a lost segment: counted on the connection and as an event
+pcap2spans --quiet --db "$tmp/gap.db" "$d/h1-gap.pcap"; ok $? "capture with a lost segment reads"
+[ "$(sqlite3 "$tmp/gap.db" "select gaps||' '||gap_bytes from connections where gaps > 0")" = "1 3056" ]
+ok $? "connection row: 1 gap of 3056 bytes"
+[ "$(sqlite3 "$tmp/gap.db" "select kind||' '||detail from connection_events where kind='gap'")" = "gap s2c 3056 bytes" ]
+ok $? "connection_events: the gap with its direction and size"
+[ "$(sqlite3 "$tmp/gap.db" "select count(*) from spans where partial=1")" = 2 ]
+ok $? "the two exchanges touched by the gap are partial"
+
 # damaged input: everything before the damage is kept and committed, exit 2
 head -c 9000 "$d/h1-lo.pcap" >"$tmp/cut.pcap"
 pcap2spans --quiet --db "$tmp/cut.db" "$tmp/cut.pcap" >/dev/null 2>"$tmp/err"; rc=$?
