@@ -101,6 +101,20 @@ static const uint16_t hp_huff_count[31] = {
     0, 0, 0, 3, 8, 13, 26, 29, 12, 4, 15, 19, 29, 0, 4,
 };
 
+/* Derived too: the first code of each length, and where its symbol is in
+ * hp_huff_sym. */
+static const uint32_t hp_huff_first[31] = {
+    0,        0,        0,        0,         0,         0,         20,         92,
+    248,      508,      1016,     2042,      4090,      8184,      16380,      32764,
+    65534,    131068,   262136,   524272,    1048550,   2097116,   4194258,    8388568,
+    16777194, 33554412, 67108832, 134217694, 268435426, 536870910, 1073741820,
+};
+
+static const uint16_t hp_huff_offset[31] = {
+    0,  0,  0,  0,  0,  0,   10,  36,  68,  74,  74,  79,  82,  84,  90,  92,
+    95, 95, 95, 95, 98, 106, 119, 145, 174, 186, 190, 205, 224, 253, 253,
+};
+
 /* ---- static table (RFC 7541 Appendix A) ------------------------------------------ */
 
 static const char *const hp_static[62][2] = {
@@ -194,9 +208,16 @@ int hpack_huff_selftest(void)
             return -1;
         count[hp_huff_bits[s]]++;
     }
-    for (int l = 0; l < 31; l++)
-        if (count[l] != hp_huff_count[l])
+    for (int l = 0, idx = 0; l < 31; l++) {
+        if (count[l] != hp_huff_count[l] ||
+            (l >= 5 && (hp_huff_first[l] != code || hp_huff_offset[l] != idx)))
             return -1;
+        if (l >= 5) {
+            code = (code + count[l]) << 1;
+            idx += count[l];
+        }
+    }
+    code = 0;
     /* Canonical: codes increase by one in (length, symbol) order, shifting left
      * when the length grows. */
     for (int i = 0; i < 257; i++) {
@@ -216,49 +237,47 @@ int hpack_huff_selftest(void)
 
 int hpack_huff_decode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n, size_t *outlen)
 {
-    /* Canonical decoding one bit at a time (as zlib's puff): `code` holds the bits
-     * read since the last symbol, `first` the first code of length `len`, `index`
-     * the position of that code's symbol in hp_huff_sym. */
-    uint32_t code = 0, first = 0;
-    int len = 0, index = 0;
-    size_t o = 0;
+    /* Canonical decoding from a 64-bit window, left-aligned: the code length is the
+     * smallest L whose codes extend past the window's top L bits (most symbols are
+     * 5 to 8 bits, so this takes a few steps); bits below the input's end are zero
+     * and cannot change that choice. */
+    uint64_t acc = 0;
+    int nb = 0;
+    size_t i = 0, o = 0;
 
-    for (size_t i = 0; i < n; i++) {
-        for (int bit = 7; bit >= 0; bit--) {
-            uint32_t count;
+    for (;;) {
+        uint32_t w, top;
+        int len = 5, sym;
 
-            code |= (uint32_t)(in[i] >> bit) & 1;
-            len++;
-            count = hp_huff_count[len];
-            if (code - first < count) {
-                int sym = hp_huff_sym[index + (int)(code - first)];
-
-                if (sym == 256) {
-                    *outlen = o;
-                    return SF_E_MALFORMED; /* EOS inside a string (5.2) */
-                }
-                if (o < outsz)
-                    out[o] = (uint8_t)sym;
-                o++;
-                code = first = 0;
-                len = index = 0;
-                continue;
-            }
-            if (len >= 30) { /* longer than any code: cannot happen with a full code */
-                *outlen = o;
-                return SF_E_MALFORMED;
-            }
-            index += (int)count;
-            first = (first + count) << 1;
-            code <<= 1;
+        while (nb <= 56 && i < n) {
+            acc |= (uint64_t)in[i++] << (56 - nb);
+            nb += 8;
         }
+        if (nb == 0)
+            break;
+        w = (uint32_t)(acc >> 32);
+        while (len <= 30 && (top = w >> (32 - len)) >= hp_huff_first[len] + hp_huff_count[len])
+            len++;
+        if (len > 30) { /* cannot happen with a complete code */
+            *outlen = o;
+            return SF_E_MALFORMED;
+        }
+        if (len > nb)
+            break; /* what is left is padding, or a truncated code */
+        sym = hp_huff_sym[hp_huff_offset[len] + (int)(top - hp_huff_first[len])];
+        if (sym == 256) {
+            *outlen = o;
+            return SF_E_MALFORMED; /* EOS inside a string (5.2) */
+        }
+        if (o < outsz)
+            out[o] = (uint8_t)sym;
+        o++;
+        acc <<= len;
+        nb -= len;
     }
     *outlen = o;
-    /* Padding: a prefix of EOS (all ones), shorter than 8 bits (5.2).  `code` was
-     * shifted once after the last bit. */
-    if (len > 7)
-        return SF_E_MALFORMED;
-    if (len > 0 && (code >> 1) != (1u << len) - 1)
+    /* Padding: a prefix of EOS (all ones), shorter than 8 bits (5.2). */
+    if (nb > 7 || (nb > 0 && (acc >> (64 - nb)) != (1u << nb) - 1))
         return SF_E_MALFORMED;
     return o > outsz ? SF_E_LIMIT : 0;
 }
