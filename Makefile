@@ -156,11 +156,15 @@ build/fuzz/obj/gen/schema_sql.o: build/gen/schema_sql.c
 	$(FUZZ_CC) $(FUZZ_FLAGS) -c $< -o $@
 build/gen/schema_sql.c: lib/schema.sql
 FUZZ_LIB_OBJ := $(patsubst %.c,build/fuzz/obj/%.o,$(LIB_SRC)) build/fuzz/obj/gen/schema_sql.o
-build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ) build/gen/sf_version.h
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) -Ibuild/gen $(FUZZ_FLAGS) -fsanitize=fuzzer $< \
-	    $(if $(filter lib,$(firstword $(subst /, ,$*))),,$(patsubst %.c,build/fuzz/obj/%.o,$(filter-out %/main.c %.bpf.c,$(wildcard $(firstword $(subst /, ,$*))/*.c)))) \
-	    $(FUZZ_LIB_OBJ) $(LDLIBS_$(firstword $(subst /, ,$*))) $(LIB_LIBS) -o $@
+# one rule per target folder, so the tool objects are real prerequisites
+define fuzz_rule
+build/fuzz/$(1)/%: tests/fuzz/$(1)/%.c $(FUZZ_LIB_OBJ) build/gen/sf_version.h \
+    $$(if $$(filter lib,$(1)),,$$(patsubst %.c,build/fuzz/obj/%.o,$$(filter-out %/main.c %.bpf.c,$$(wildcard $(1)/*.c))))
+	@mkdir -p $$(@D)
+	$(FUZZ_CC) $(CPPFLAGS) -Ibuild/gen $(FUZZ_FLAGS) -fsanitize=fuzzer $$< $$(filter %.o,$$^) \
+	    $$(LDLIBS_$(1)) $(LIB_LIBS) -o $$@
+endef
+$(foreach d,$(sort $(patsubst tests/fuzz/%/,%,$(dir $(FUZZ_SRC)))),$(eval $(call fuzz_rule,$(d))))
 fuzz: $(FUZZ_BIN)
 	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
 
