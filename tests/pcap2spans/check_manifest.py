@@ -14,6 +14,7 @@ inside a record header, inside packet data) never crashes, exits 0 or 2 naming t
 and keeps every span completed before the cut.  A failing check prints "# file request: field:
 expected X, got Y" lines under its "not ok".
 """
+import hashlib
 import json
 import os
 import re
@@ -460,6 +461,14 @@ def main():
         keylogs = [os.path.join(sdir, f["keylog"])] if f.get("keylog") and \
             not f.get("keylog_embedded") else []
         is_tls = bool(f.get("tls_ports"))
+        with open(path, "rb") as fh:
+            blob = fh.read()
+        digest = hashlib.sha256(blob).hexdigest()
+        tap.result(digest == f["sha256"] and len(blob) == f["bytes"],
+                   "%s: the file is the one the manifest describes (sha256, size)" % f["file"],
+                   ["sha256 %s, %d bytes; manifest %s, %d bytes (re-run scripts/record-samples.sh"
+                    " rather than editing a capture)" % (digest, len(blob), f["sha256"],
+                                                         f["bytes"])])
         rc, err, spans, bad = run_p2s(binary, path, keylogs)
         outputs[f["file"]] = spans
         tap.result(rc == 0 and not bad, "%s: pcap2spans --ndjson exits 0 with NDJSON" % f["file"],
