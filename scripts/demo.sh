@@ -54,7 +54,7 @@ if [ "$ran" -eq 0 ]; then
 fi
 echo
 stage "done in $(awk -v a="$t_start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s. Main results:"
-for r in "$db|the database (sqlite3 $db)" \
+for r in "$db|the database (open it with sqlite3)" \
     "$out/flamegraph/all.svg|flame graph of every CPU sample" \
     "$out/flamegraph/by-endpoint.svg|flame graph per endpoint (one root per span group)" \
     "$out/flamegraph/slow-diff.svg|differential flame graph, slow vs normal phase" \
