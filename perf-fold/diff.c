@@ -288,8 +288,8 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
     if (regs == NULL)
         return -1;
     for (size_t i = 0; i < nt->cap; i++) {
-        const struct pf_entry *e = &nt->slots[i];
-        if (e->key == NULL)
+        const struct pf_entry *e = nt->slots[i].e;
+        if (e == NULL)
             continue;
         regs[nr++] = (struct reg){e, share(d, 0, e->key, e->len), share(d, 1, e->key, e->len)};
     }

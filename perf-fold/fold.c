@@ -606,18 +606,17 @@ uint64_t fold_hash(const void *p, size_t n)
 static int grow(struct pf_table *t)
 {
     size_t ncap = t->cap ? 2 * t->cap : 1024;
-    struct pf_entry *ns = calloc(ncap, sizeof(*ns));
+    struct pf_slot *ns = calloc(ncap, sizeof(*ns));
 
     if (ns == NULL)
         return SF_E_NOMEM;
     for (size_t i = 0; i < t->cap; i++) {
-        struct pf_entry *e = &t->slots[i];
-        if (e->key == NULL)
+        if (t->slots[i].e == NULL)
             continue;
-        size_t j = e->hash & (ncap - 1);
-        while (ns[j].key)
+        size_t j = t->slots[i].hash & (ncap - 1);
+        while (ns[j].e)
             j = (j + 1) & (ncap - 1);
-        ns[j] = *e;
+        ns[j] = t->slots[i];
     }
     free(t->slots);
     t->slots = ns;
@@ -634,26 +633,23 @@ int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t cou
 
     if (2 * (t->n + 1) > t->cap && grow(t))
         return SF_E_NOMEM;
-    j = h & (t->cap - 1);
-    for (;;) {
-        e = &t->slots[j];
-        if (e->key == NULL)
-            break;
-        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
+    for (j = h & (t->cap - 1); t->slots[j].e; j = (j + 1) & (t->cap - 1)) {
+        e = t->slots[j].e;
+        if (t->slots[j].hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
             e->count = count > UINT64_MAX - e->count ? UINT64_MAX : e->count + count;
             *out = e;
             return 0;
         }
-        j = (j + 1) & (t->cap - 1);
     }
-    e->key = sf_arena_alloc(&t->keys, len ? len : 1);
-    if (e->key == NULL)
+    e = sf_arena_alloc(&t->keys, sizeof(*e) + (len ? len : 1));
+    if (e == NULL)
         return SF_E_LIMIT;
+    e->key = (char *)(e + 1);
     memcpy(e->key, key, len);
-    e->hash = h;
     e->len = len;
     e->count = count;
     e->db_id = 0;
+    t->slots[j] = (struct pf_slot){h, e};
     t->n++;
     *out = e;
     return 0;
@@ -688,8 +684,8 @@ int fold_table_print(struct pf_table *t, FILE *out)
     if (v == NULL)
         return SF_E_NOMEM;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].key)
-            v[k++] = &t->slots[i];
+        if (t->slots[i].e)
+            v[k++] = t->slots[i].e;
     qsort(v, k, sizeof(*v), cmp_entry);
     for (size_t i = 0; i < k; i++) {
         char *p = num + sizeof(num);
@@ -713,10 +709,10 @@ struct pf_entry *fold_table_find(const struct pf_table *t, const char *key, size
     if (t->cap == 0)
         return NULL;
     h = fold_hash(key, len);
-    for (size_t j = h & (t->cap - 1); t->slots[j].key; j = (j + 1) & (t->cap - 1)) {
-        const struct pf_entry *e = &t->slots[j];
-        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0)
-            return (struct pf_entry *)e;
+    for (size_t j = h & (t->cap - 1); t->slots[j].e; j = (j + 1) & (t->cap - 1)) {
+        struct pf_entry *e = t->slots[j].e;
+        if (t->slots[j].hash == h && e->len == len && memcmp(e->key, key, len) == 0)
+            return e;
     }
     return NULL;
 }
@@ -729,8 +725,8 @@ int fold_table_sorted(const struct pf_table *t, struct pf_entry ***out)
     if (v == NULL)
         return SF_E_NOMEM;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].key)
-            v[k++] = &t->slots[i];
+        if (t->slots[i].e)
+            v[k++] = t->slots[i].e;
     qsort(v, k, sizeof(*v), cmp_entry);
     *out = v;
     return 0;

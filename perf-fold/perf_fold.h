@@ -62,17 +62,22 @@ struct pf_frame {
     const char *line, *end; /* the whole line: 16-byte loads stay inside it */
 };
 
-/* One distinct folded stack. */
+/* One distinct folded stack; lives in the table's arena with its key right
+ * after it (one cache line region per lookup), so pointers stay valid. */
 struct pf_entry {
-    uint64_t hash;
-    char *key; /* NULL = empty slot */
+    char *key;
     size_t len;
     uint64_t count;
-    int64_t db_id; /* stacks.id, 0 until looked up */
+    int64_t db_id; /* stacks.id, 0 until looked up (diff.c: its own index) */
+};
+
+struct pf_slot {
+    uint64_t hash;
+    struct pf_entry *e; /* NULL = empty */
 };
 
 struct pf_table {
-    struct pf_entry *slots;
+    struct pf_slot *slots; /* open addressing, linear probing, 16 bytes a slot */
     size_t cap, n;
     struct sf_arena keys;
 };
