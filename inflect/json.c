@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "inflect.h"
+#include "sf_json.h"
 
 void json_init(struct json_w *w, FILE *f)
 {
@@ -19,22 +20,10 @@ static void indent(struct json_w *w)
         fputs("  ", w->f);
 }
 
+/* Quoted, escaped string: lib/sf_json, the one escaper every tool shares. */
 static void put_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
+    sf_json_str(f, s, strlen(s));
 }
 
 /* Separator, indentation and key before a value. */
