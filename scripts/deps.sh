@@ -15,8 +15,8 @@ pkgs=(
     gnuplot-nox
     # Wireshark plugin, and tshark for cross-checks
     tshark libwireshark-dev wireshark-dev
-    # libbpf capture helper
-    libbpf-dev bpftool libelf-dev zlib1g-dev systemtap-sdt-dev
+    # libbpf capture helper; live recordings and their tests (skip without them)
+    libbpf-dev bpftool libelf-dev zlib1g-dev systemtap-sdt-dev tcpdump linux-perf
     # tests and tooling
     valgrind cppcheck clang-format python3 perl time
     # exports: pprof via protobuf-c, gzip via zlib; consumers read back in node/chromium
