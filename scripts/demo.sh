@@ -59,5 +59,5 @@ for r in "$db|the database (open it with sqlite3)" \
     "$out/flamegraph/by-endpoint.svg|flame graph per endpoint (one root per span group)" \
     "$out/flamegraph/slow-diff.svg|differential flame graph, slow vs normal phase" \
     "$out/report/report.html|inflection and sampling-drift report"; do
-    [ -e "${r%%|*}" ] && printf '  %-52s %s\n' "${r#*|}" "${r%%|*}"
+    if [ -e "${r%%|*}" ]; then printf '  %-52s %s\n' "${r#*|}" "${r%%|*}"; fi
 done
