@@ -18,6 +18,7 @@
 #include "demo.h"
 
 struct h2_stream {
+    struct h2_stream *prev, *next; /* the connection's open streams */
     struct demo_req rq;
     int grpc;
     struct demo_resp rs;
@@ -28,7 +29,20 @@ struct h2_stream {
 struct h2_conn {
     struct demo_ctx *c;
     int fd;
+    struct h2_stream *streams; /* freed at on_stream_close, or at the end of the
+                                  session (nghttp2_session_del does not close them) */
 };
+
+static void stream_free(struct h2_conn *hc, struct h2_stream *st)
+{
+    if (st->prev)
+        st->prev->next = st->next;
+    else
+        hc->streams = st->next;
+    if (st->next)
+        st->next->prev = st->prev;
+    free(st);
+}
 
 #define NV(n, v, vlen)                                                                             \
     {                                                                                              \
@@ -37,13 +51,17 @@ struct h2_conn {
 
 static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *u)
 {
+    struct h2_conn *hc = u;
     struct h2_stream *st;
 
-    (void)u;
     if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
         return 0;
     if ((st = calloc(1, sizeof(*st))) == NULL)
         return NGHTTP2_ERR_CALLBACK_FAILURE;
+    st->next = hc->streams;
+    if (hc->streams)
+        hc->streams->prev = st;
+    hc->streams = st;
     st->rq.proto = "h2";
     sf_tracectx_set_init(&st->rq.tc);
     nghttp2_session_set_stream_user_data(s, f->hd.stream_id, st);
@@ -148,10 +166,13 @@ static int on_frame_recv(nghttp2_session *s, const nghttp2_frame *f, void *u)
 
 static int on_stream_close(nghttp2_session *s, int32_t id, uint32_t code, void *u)
 {
+    struct h2_stream *st = nghttp2_session_get_stream_user_data(s, id);
+
     (void)code;
-    (void)u;
-    free(nghttp2_session_get_stream_user_data(s, id));
-    nghttp2_session_set_stream_user_data(s, id, NULL);
+    if (st) {
+        nghttp2_session_set_stream_user_data(s, id, NULL);
+        stream_free(u, st);
+    }
     return 0;
 }
 
@@ -176,7 +197,7 @@ static int flush(nghttp2_session *s, int fd)
 
 void demo_serve_h2(struct demo_ctx *c, int fd, const char *pre, size_t npre)
 {
-    struct h2_conn hc = {c, fd};
+    struct h2_conn hc = {c, fd, NULL};
     nghttp2_session_callbacks *cb;
     nghttp2_session *s = NULL;
     nghttp2_settings_entry set[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100}};
@@ -203,5 +224,7 @@ void demo_serve_h2(struct demo_ctx *c, int fd, const char *pre, size_t npre)
 out:
     if (s)
         nghttp2_session_del(s);
+    while (hc.streams)
+        stream_free(&hc, hc.streams);
     close(fd);
 }
