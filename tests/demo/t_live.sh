@@ -92,7 +92,7 @@ elif mkdir "$inst" 2>/dev/null; then
         "$top/build/libspanfold.a" $(pkg-config --libs libnghttp2) -pthread
     "$tmp/svc" --port 0 --trace-marker "$inst/trace_marker" >"$tmp/svc.out" 2>&1 &
     svc=$!
-    for _ in $(seq 50); do grep -q listening "$tmp/svc.out" && break; sleep 0.1; done
+    for _ in $(seq 50); do grep -qs listening "$tmp/svc.out" && break; sleep 0.1; done
     port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/svc.out")
     curl -s -o /dev/null -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" \
         "http://127.0.0.1:$port/api/checkout"
