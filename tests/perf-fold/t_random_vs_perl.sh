@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Differential test against stackcollapse-perf.pl itself: 60 seeded random mutations
+# of the corpus inputs (mutate_perf.py), each folded by both with several option sets;
+# the outputs must be byte-identical.  Needs perl, python3 and a FlameGraph checkout.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+pf=${SF_BIN:-$top/bin}/perf-fold
+corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph/test
+fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
+if [ ! -f "$fg/stackcollapse-perf.pl" ] || ! command -v python3 >/dev/null || [ ! -d "$corpus" ]; then
+    echo "ok 1 - random inputs vs stackcollapse-perf.pl # SKIP needs FLAMEGRAPH_DIR, python3 and the corpus"
+    echo "1..1"; exit 0
+fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+for seed in $(seq 1 60); do
+    python3 "$top/tests/perf-fold/mutate_perf.py" "$seed" "$corpus" >"$tmp/in.txt"
+    bad=""
+    for o in "" --tid --all --addrs "--pid --jit" --srcline "--event-filter=cycles"; do
+        perl "$fg/stackcollapse-perf.pl" $o "$tmp/in.txt" >"$tmp/want" 2>/dev/null
+        "$pf" -q $o "$tmp/in.txt" >"$tmp/got" 2>/dev/null
+        cmp -s "$tmp/want" "$tmp/got" || bad="$bad '${o:-default}'"
+    done
+    n=$((n + 1))
+    if [ -z "$bad" ]; then echo "ok $n - mutated input $seed: same as stackcollapse-perf.pl"
+    else echo "not ok $n - mutated input $seed differs with$bad"; fi
+done
+echo "1..$n"
