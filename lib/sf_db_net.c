@@ -56,6 +56,32 @@ int sf_db_net_conn_update(struct sf_db *db, int64_t id, const struct sf_net_conn
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
+int sf_db_net_conn_tls(struct sf_db *db, int64_t id, const struct sf_net_tls *t,
+                       struct sf_err *err)
+{
+    static const char sql[] =
+        "UPDATE connections SET tls_version = ?2, tls_cipher = ?3, sni = ?4, alpn = ?5, "
+        "early_data = ?6, early_data_bytes = ?7, early_data_records = ?8, decrypted = ?9, "
+        "decrypt_error = ?10, ctx_hash = ?11, tls_info = ?12 WHERE id = ?1";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sf_db_bind_int(st, 1, id);
+    sf_db_bind_text(st, 2, t->version);
+    sf_db_bind_text(st, 3, t->cipher);
+    sf_db_bind_text(st, 4, t->sni);
+    sf_db_bind_text(st, 5, t->alpn);
+    sf_db_bind_text(st, 6, t->early_data ? t->early_data : "none");
+    sf_db_bind_int(st, 7, t->early_data_bytes);
+    sf_db_bind_int(st, 8, t->early_data_records);
+    sf_db_bind_int(st, 9, t->decrypted);
+    sf_db_bind_text(st, 10, t->decrypt_error);
+    sf_db_bind_text(st, 11, t->ctx_hash);
+    sf_db_bind_text(st, 12, t->info);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}
+
 int sf_db_net_event(struct sf_db *db, int64_t conn_id, int64_t ts_ns, const char *kind,
                     const char *detail, struct sf_err *err)
 {

@@ -24,6 +24,15 @@ struct sf_net_conn {
     const char *close; /* fin, rst, idle, evicted, eof, new-syn; NULL while open */
 };
 
+/* The TLS columns of a connection (pcap2spans tls.c). */
+struct sf_net_tls {
+    const char *version, *cipher, *sni, *alpn; /* NULL unknown */
+    const char *early_data; /* none, offered, accepted, rejected, unknown */
+    int64_t early_data_bytes, early_data_records;
+    int decrypted;
+    const char *decrypt_error, *ctx_hash, *info; /* info: JSON object text */
+};
+
 struct sf_net_span {
     int64_t source_id, connection_id, stream_id;
     const char *proto, *method, *authority, *path;
@@ -46,6 +55,10 @@ int sf_db_net_conn_insert(struct sf_db *db, const struct sf_net_conn *c, int64_t
  * close).  Returns 0 or SF_E_DB. */
 int sf_db_net_conn_update(struct sf_db *db, int64_t id, const struct sf_net_conn *c,
                           struct sf_err *err);
+
+/* Set the TLS columns of connection `id`.  Returns 0 or SF_E_DB. */
+int sf_db_net_conn_tls(struct sf_db *db, int64_t id, const struct sf_net_tls *t,
+                       struct sf_err *err);
 
 /* One connection_events row.  Returns 0 or SF_E_DB. */
 int sf_db_net_event(struct sf_db *db, int64_t conn_id, int64_t ts_ns, const char *kind,
