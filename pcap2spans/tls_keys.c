@@ -1,0 +1,333 @@
+/* tls_keys.c - TLS secrets by ClientHello.random: NSS key log files (--keylog, several
+ * allowed) and pcapng Decryption Secrets Blocks.
+ *
+ * NSS key log line (SPECS.md 3.2):  LABEL <64 hex client random> <hex secret>
+ * Labels used: CLIENT_RANDOM (TLS 1.2 master secret, 48 bytes), CLIENT_EARLY_TRAFFIC_SECRET,
+ * CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET, CLIENT_TRAFFIC_SECRET_0,
+ * SERVER_TRAFFIC_SECRET_0 (32 or 48 bytes).  Others (EXPORTER_SECRET, RSA, ...) are skipped.
+ * A later line for the same random and label replaces the earlier one.
+ *
+ * pcapng (draft-ietf-opsawg-pcapng): blocks are  type(4) total_length(4) body
+ * total_length(4), lengths multiples of 4, byte order set by each Section Header Block
+ * (type 0x0A0D0D0A, byte-order magic 0x1A2B3C4D right after the length).  A Decryption
+ * Secrets Block (type 0x0000000A) holds  secrets_type(4) secrets_length(4) data
+ * padded to 4; secrets_type 0x544c534b ("TLSK") is NSS key log text.  libpcap reads
+ * pcapng but does not hand DSBs to the caller, so this pre-pass walks the blocks itself
+ * with a bounded reader (sf_rd) over each block header, skipping other blocks with fseeko.
+ */
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sf_hex.h"
+#include "sf_line.h"
+#include "sf_rd.h"
+#include "tls.h"
+
+#define DSB_MAX (16u << 20) /* largest DSB we read (its secrets are text lines) */
+
+struct p2s_tls_keys {
+    struct tls_keyent **b;
+    size_t nb, n, secrets;
+};
+
+int p2s_tls_keys_new(struct p2s_tls_keys **out)
+{
+    struct p2s_tls_keys *k = calloc(1, sizeof(*k));
+
+    *out = NULL;
+    if (k == NULL)
+        return SF_E_NOMEM;
+    k->nb = 64;
+    if ((k->b = calloc(k->nb, sizeof(*k->b))) == NULL) {
+        free(k);
+        return SF_E_NOMEM;
+    }
+    *out = k;
+    return 0;
+}
+
+void p2s_tls_keys_free(struct p2s_tls_keys *k)
+{
+    if (k == NULL)
+        return;
+    for (size_t i = 0; i < k->nb; i++) {
+        struct tls_keyent *e = k->b[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            free(e);
+        }
+    }
+    free(k->b);
+    free(k);
+}
+
+size_t p2s_tls_keys_count(const struct p2s_tls_keys *k)
+{
+    return k ? k->secrets : 0;
+}
+
+static size_t bucket(const uint8_t *r, size_t nb)
+{
+    uint64_t x;
+
+    memcpy(&x, r, 8); /* client randoms are random: their first bytes hash well */
+    return (size_t)(x & (nb - 1));
+}
+
+const struct tls_keyent *p2s_tls_keys_find(const struct p2s_tls_keys *k,
+                                           const uint8_t random[TLS_RANDOM_LEN])
+{
+    const struct tls_keyent *e;
+
+    if (k == NULL)
+        return NULL;
+    for (e = k->b[bucket(random, k->nb)]; e; e = e->next)
+        if (memcmp(e->random, random, TLS_RANDOM_LEN) == 0)
+            return e;
+    return NULL;
+}
+
+static void grow(struct p2s_tls_keys *k)
+{
+    size_t nb = k->nb * 2;
+    struct tls_keyent **b = calloc(nb, sizeof(*b));
+
+    if (b == NULL)
+        return;
+    for (size_t i = 0; i < k->nb; i++) {
+        struct tls_keyent *e = k->b[i], *next;
+        for (; e; e = next) {
+            next = e->next;
+            e->next = b[bucket(e->random, nb)];
+            b[bucket(e->random, nb)] = e;
+        }
+    }
+    free(k->b);
+    k->b = b;
+    k->nb = nb;
+}
+
+static int add(struct p2s_tls_keys *k, const uint8_t *random, enum tls_sk sk, const uint8_t *sec,
+               size_t slen)
+{
+    struct tls_keyent *e = (struct tls_keyent *)p2s_tls_keys_find(k, random);
+
+    if (e == NULL) {
+        if ((e = calloc(1, sizeof(*e))) == NULL)
+            return SF_E_NOMEM;
+        memcpy(e->random, random, TLS_RANDOM_LEN);
+        e->next = k->b[bucket(random, k->nb)];
+        k->b[bucket(random, k->nb)] = e;
+        if (++k->n > k->nb * 2)
+            grow(k);
+    }
+    if (e->s[sk].len == 0)
+        k->secrets++;
+    e->s[sk].len = (uint8_t)slen;
+    memcpy(e->s[sk].b, sec, slen);
+    return 0;
+}
+
+static const struct {
+    const char *label;
+    enum tls_sk sk;
+} labels[] = {
+    {"CLIENT_RANDOM", TLS_SK_MASTER},
+    {"CLIENT_EARLY_TRAFFIC_SECRET", TLS_SK_CET},
+    {"CLIENT_HANDSHAKE_TRAFFIC_SECRET", TLS_SK_CHT},
+    {"SERVER_HANDSHAKE_TRAFFIC_SECRET", TLS_SK_SHT},
+    {"CLIENT_TRAFFIC_SECRET_0", TLS_SK_CT0},
+    {"SERVER_TRAFFIC_SECRET_0", TLS_SK_ST0},
+};
+
+/* One line (no newline).  1 added, 0 skipped (comment, blank, unused label), -1 bad. */
+static int parse_line(struct p2s_tls_keys *k, const char *s, size_t n, const char **why)
+{
+    uint8_t random[TLS_RANDOM_LEN], sec[TLS_SECRET_MAX];
+    size_t i = 0, a, la, ra, rl, sa, sl;
+    int which = -1;
+
+    while (n && (s[n - 1] == '\r' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+        n--;
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i == n || s[i] == '#')
+        return 0;
+    a = i;
+    while (i < n && s[i] != ' ')
+        i++;
+    la = i - a;
+    for (size_t j = 0; j < sizeof(labels) / sizeof(labels[0]); j++)
+        if (strlen(labels[j].label) == la && memcmp(labels[j].label, s + a, la) == 0)
+            which = (int)j;
+    if (which < 0)
+        return 0;
+    while (i < n && s[i] == ' ')
+        i++;
+    ra = i;
+    while (i < n && s[i] != ' ')
+        i++;
+    rl = i - ra;
+    while (i < n && s[i] == ' ')
+        i++;
+    sa = i;
+    while (i < n && s[i] != ' ')
+        i++;
+    sl = i - sa;
+    if (rl != 64 || sf_hex_decode(random, s + ra, rl) < 0) {
+        *why = "client random is not 64 hex digits";
+        return -1;
+    }
+    if ((labels[which].sk == TLS_SK_MASTER && sl != 96) ||
+        (labels[which].sk != TLS_SK_MASTER && sl != 64 && sl != 96) ||
+        sf_hex_decode(sec, s + sa, sl) < 0) {
+        *why = "secret is not 64 or 96 hex digits (48 for CLIENT_RANDOM)";
+        return -1;
+    }
+    if (i != n) {
+        *why = "text after the secret";
+        return -1;
+    }
+    return add(k, random, labels[which].sk, sec, sl / 2) < 0 ? -1 : 1;
+}
+
+int p2s_tls_keys_load_text(struct p2s_tls_keys *k, const char *text, size_t n, uint64_t base,
+                           struct sf_err *err)
+{
+    size_t i = 0, added = 0, bad = 0, lineno = 0;
+
+    while (i < n) {
+        const char *nl = memchr(text + i, '\n', n - i);
+        size_t e = nl ? (size_t)(nl - text) : n;
+        const char *why = NULL;
+        int rc;
+        lineno++;
+        rc = parse_line(k, text + i, e - i, &why);
+        if (rc > 0)
+            added++;
+        else if (rc < 0 && bad++ == 0)
+            sf_err_set(err, SF_E_MALFORMED, base + i, "key log line %zu: %s", lineno,
+                       why ? why : "out of memory");
+        i = e + 1;
+    }
+    if (added == 0 && bad)
+        return SF_E_MALFORMED;
+    return (int)(added > 0x7fffffff ? 0x7fffffff : added);
+}
+
+int p2s_tls_keys_load_file(struct p2s_tls_keys *k, const char *path, struct sf_err *err)
+{
+    struct sf_line r;
+    char *line;
+    size_t len, added = 0, bad = 0;
+    int fd = open(path, O_RDONLY), rc;
+
+    if (fd < 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot open key log: %s", strerror(errno));
+    if (sf_line_open(&r, fd, 64u << 10) < 0) {
+        close(fd);
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    while ((rc = sf_line_next(&r, &line, &len)) != 0) {
+        const char *why = NULL;
+        if (rc < 0) {
+            if (rc == SF_E_IO) {
+                rc = sf_err_set(err, SF_E_IO, r.off, "read error: %s", strerror(errno));
+                sf_line_close(&r);
+                close(fd);
+                return rc;
+            }
+            bad++;
+            continue;
+        }
+        rc = parse_line(k, line, len, &why);
+        if (rc > 0)
+            added++;
+        else if (rc < 0 && bad++ == 0) {
+            sf_err_set(err, SF_E_MALFORMED, r.off, "%s", why ? why : "out of memory");
+            err->unit = "line";
+            err->unit_no = r.lineno;
+        }
+    }
+    sf_line_close(&r);
+    close(fd);
+    if (added == 0 && bad)
+        return SF_E_MALFORMED;
+    return (int)(added > 0x7fffffff ? 0x7fffffff : added);
+}
+
+static uint32_t get32(const uint8_t *p, int be)
+{
+    struct sf_rd rd;
+
+    sf_rd_init(&rd, p, 4, 0);
+    return be ? sf_rd_u32be(&rd) : sf_rd_u32le(&rd);
+}
+
+int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_err *err)
+{
+    FILE *f;
+    uint8_t h[12];
+    int be = 0, total = 0;
+    uint64_t off = 0;
+
+    if (strcmp(path, "-") == 0)
+        return 0;
+    if ((f = fopen(path, "rb")) == NULL)
+        return 0; /* the capture reader reports it */
+    while (fread(h, 1, 8, f) == 8) {
+        uint32_t type, blen;
+        if (off == 0 && memcmp(h, "\x0a\x0d\x0d\x0a", 4) != 0)
+            break; /* not pcapng */
+        if (memcmp(h, "\x0a\x0d\x0d\x0a", 4) == 0) {
+            if (fread(h + 8, 1, 4, f) != 4)
+                break;
+            if (memcmp(h + 8, "\x1a\x2b\x3c\x4d", 4) == 0)
+                be = 1;
+            else if (memcmp(h + 8, "\x4d\x3c\x2b\x1a", 4) == 0)
+                be = 0;
+            else
+                break;
+            blen = get32(h + 4, be);
+            if (blen < 28 || blen % 4 || fseeko(f, (off_t)(off + blen), SEEK_SET) != 0)
+                break;
+            off += blen;
+            continue;
+        }
+        type = get32(h, be);
+        blen = get32(h + 4, be);
+        if (blen < 12 || blen % 4)
+            break;
+        if (type == 0x0000000a && blen >= 20 && blen - 12 <= DSB_MAX) {
+            size_t body = blen - 12;
+            uint8_t *b = malloc(body);
+            uint32_t stype, slen;
+            if (b == NULL) {
+                fclose(f);
+                return sf_err_set(err, SF_E_NOMEM, off, "out of memory");
+            }
+            if (fread(b, 1, body, f) != body) {
+                free(b);
+                break;
+            }
+            stype = get32(b, be);
+            slen = get32(b + 4, be);
+            if (stype == 0x544c534b && slen <= body - 8) {
+                int rc = p2s_tls_keys_load_text(k, (const char *)b + 8, slen, off + 16, err);
+                if (rc > 0)
+                    total += rc;
+            }
+            free(b);
+        }
+        off += blen;
+        if (fseeko(f, (off_t)off, SEEK_SET) != 0)
+            break;
+    }
+    fclose(f);
+    return total;
+}
