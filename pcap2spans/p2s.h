@@ -175,6 +175,8 @@ struct p2s_ctx {
     /* Test hook: when set, every span is passed here (and to the sink if there is one). */
     int (*span_hook)(void *arg, struct p2s_conn *conn, const struct p2s_span *span);
     void *span_hook_arg;
+    /* TLS secrets (tls_keys.c): --keylog files and pcapng Decryption Secrets Blocks. */
+    struct p2s_tls_keys *tls_keys;
 };
 
 /* Default caps (see --help). */
@@ -250,6 +252,7 @@ struct p2s_conn_info {
     uint64_t bytes[2];          /* TCP payload bytes per direction */
     uint64_t gaps, gap_bytes;
     const char *close;          /* "fin", "rst", "idle", "evicted", "eof", "new-syn" */
+    const struct sf_net_tls *tls; /* TLS facts (tls.c owns them), NULL when not TLS */
 };
 const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn);
 /* The open connection a segment belongs to (either direction), or NULL (tests). */
@@ -274,5 +277,22 @@ void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn);
 /* Summary on stderr; close the database.  Returns 0 or SF_E_DB. */
 void sink_summary(struct p2s_ctx *ctx, FILE *f);
 int sink_close(struct p2s_ctx *ctx, struct sf_err *err);
+
+/* ---- TLS layer (tls.c, tls_keys.c, tls_crypto.c; issue 7) --------------------------- */
+
+struct sf_net_tls;     /* lib/sf_db_net.h */
+struct p2s_tls_keys;   /* tls.h */
+extern const struct p2s_app_ops p2s_tls_ops;
+/* The connection's early-data flag: set by tls.c while it hands accepted 0-RTT
+ * plaintext to the inner parser; h1.c and h2.c copy it into span.early_data when a
+ * request starts. */
+int p2s_conn_early_data(const struct p2s_conn *conn);
+void p2s_conn_set_early_data(struct p2s_conn *conn, int on);
+/* Attach the connection's TLS facts (owned by tls.c, NULL to detach) so that the
+ * sink can add them to NDJSON spans; tls.c's close writes them to the database with
+ * sink_conn_tls before it frees them. */
+void p2s_conn_set_tls(struct p2s_conn *conn, const struct sf_net_tls *tls);
+/* sink.c: write the TLS columns of a connection's row (database only). */
+void sink_conn_tls(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct sf_net_tls *tls);
 
 #endif

@@ -78,6 +78,7 @@ struct p2s_conn {
     const struct p2s_app_ops *ops;
     void *st;
     int decided; /* protocol detection finished (ops may still be NULL) */
+    int early;   /* tls.c is handing accepted 0-RTT plaintext to the inner parser */
     int64_t last_ts;
     struct p2s_conn_info info;
 };
@@ -224,6 +225,21 @@ const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn)
 void p2s_conn_set_proto(struct p2s_conn *conn, const char *proto)
 {
     conn->info.app_proto = proto;
+}
+
+int p2s_conn_early_data(const struct p2s_conn *conn)
+{
+    return conn->early;
+}
+
+void p2s_conn_set_early_data(struct p2s_conn *conn, int on)
+{
+    conn->early = on;
+}
+
+void p2s_conn_set_tls(struct p2s_conn *conn, const struct sf_net_tls *tls)
+{
+    conn->info.tls = tls;
 }
 
 void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops)
@@ -379,11 +395,8 @@ static const struct p2s_app_ops *detect(struct p2s_conn *c, const char **proto)
             return &p2s_h2_ops;
         if (v < 0)
             return NULL;
-        if ((v = looks_tls(q->det, q->det_len)) == 1) {
-            /* TLS (a later issue): attach the TLS parser here; for now only mark it. */
-            *proto = "tls";
-            return NULL;
-        }
+        if ((v = looks_tls(q->det, q->det_len)) == 1)
+            return &p2s_tls_ops;
         if (v < 0)
             return NULL;
         if ((v = looks_request(q->det, q->det_len)) == 1)
