@@ -57,6 +57,7 @@ struct h1_req {
     struct sf_tracectx_set *resp_ctx;
     int partial;
     const char *why;
+    int early; /* the request started in TLS 0-RTT data (p2s_conn_early_data) */
 };
 
 struct h1_dir {
@@ -104,6 +105,7 @@ static void emit(struct h1 *h, struct h1_req *r)
     s.grpc_status = -1;
     s.grpc_timeout_ns = -1;
     s.req_start_ns = r->req_start;
+    s.early_data = r->early;
     s.req_end_ns = r->req_end;
     s.resp_start_ns = r->resp_start;
     s.resp_end_ns = r->resp_end;
@@ -508,6 +510,7 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     r->req_start = d->start_ts;
+    r->early = p2s_conn_early_data(h->conn);
     r->req_ctx = f.ctx;
     r->head = ml == 4 && memcmp(p, "HEAD", 4) == 0;
     r->connect = ml == 7 && memcmp(p, "CONNECT", 7) == 0;
@@ -820,6 +823,7 @@ static int upgrade_h2c(struct h1 *h, const uint8_t *rest, size_t n, int64_t ts, 
     s.grpc_status = -1;
     s.grpc_timeout_ns = -1;
     s.req_start_ns = r->req_start;
+    s.early_data = r->early;
     s.req_end_ns = r->req_end;
     s.req_bytes = r->req_body;
     s.partial = r->partial;

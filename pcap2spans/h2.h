@@ -79,6 +79,7 @@ struct h2_stream {
     char reason[H2_REASON_MAX];
     struct sf_tracectx_set *req_ctx, *resp_ctx;
     int req_ctx_done;
+    int early; /* the request started in TLS 0-RTT data (p2s_conn_early_data) */
     struct grpc_msgs msgs[2];
 };
 

@@ -148,6 +148,7 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
     sp.grpc_status = s->grpc_status;
     sp.grpc_timeout_ns = s->grpc_timeout;
     sp.req_start_ns = s->req_start;
+    sp.early_data = s->early;
     sp.req_end_ns = s->req_done ? s->req_end : 0;
     sp.resp_start_ns = s->resp_start;
     sp.resp_end_ns = s->resp_done ? s->resp_end : 0;
@@ -389,6 +390,7 @@ static void block_apply(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s
     case R_REQUEST:
         s->req_seen = 1;
         s->req_start = d->block_ts;
+        s->early = p2s_conn_early_data(c->conn);
         if (d->block_type == T_PUSH_PROMISE) {
             s->req_done = 1; /* a promised request has no body */
             s->req_end = ts;
