@@ -161,6 +161,18 @@ void sink_conn_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
     }
 }
 
+void sink_conn_tls(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct sf_net_tls *tls)
+{
+    struct p2s_sink *k = ctx->sink;
+    struct sf_err err;
+
+    if (k == NULL || k->db == NULL || k->failed)
+        return;
+    sf_err_clear(&err);
+    if (sf_db_net_conn_tls(k->db, p2s_conn_id(conn), tls, &err) < 0)
+        db_failed(ctx, &err);
+}
+
 void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn)
 {
     struct p2s_sink *k = ctx->sink;
@@ -369,6 +381,15 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     J_INT(w, ",\"server_port\":", i->server_port, -1);
     J_PLAIN(w, ",\"app_proto\":", i->app_proto);
     J_INT(w, ",\"source_id\":", ctx->source_id, INT64_MIN);
+    if (i->tls) { /* TLS connections only: the connection's TLS columns known so far */
+        J_PLAIN(w, ",\"tls\":{\"version\":", i->tls->version);
+        J_PLAIN(w, ",\"cipher\":", i->tls->cipher);
+        J_STR(w, ",\"sni\":", i->tls->sni);
+        J_STR(w, ",\"alpn\":", i->tls->alpn);
+        J_PLAIN(w, ",\"early_data\":", i->tls->early_data);
+        J_INT(w, ",\"decrypted\":", i->tls->decrypted, -1);
+        JW_LIT(w, "}");
+    }
     JW_LIT(w, ",\"contexts\":[");
     j_contexts(w, s->req_ctx, "request", &first);
     j_contexts(w, s->resp_ctx, "response", &first);
