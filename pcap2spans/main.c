@@ -11,6 +11,7 @@
 
 #include "p2s.h"
 #include "sf_opt.h"
+#include "tls.h"
 
 static void usage(FILE *f)
 {
@@ -18,13 +19,15 @@ static void usage(FILE *f)
           "                  [limits] FILE... | -\n"
           "\n"
           "Reads pcap/pcapng captures (\"-\" is stdin), reassembles TCP, parses HTTP/1.1,\n"
-          "HTTP/2 and gRPC, and writes one span per exchange with every trace context found.\n"
+          "HTTP/2 and gRPC, in the clear or inside TLS, and writes one span per exchange with\n"
+          "every trace context found.  TLS connections get their handshake facts (version,\n"
+          "suite, SNI, ALPN, 0-RTT verdict, alerts) and are decrypted with a key log.\n"
           "\n"
           "  --db FILE          write sources, connections, spans and contexts to the spanfold\n"
           "                     database FILE (created or migrated)\n"
           "  --ndjson           one JSON object per span on stdout (the default without --db)\n"
-          "  --keylog FILE      TLS key log (NSS format); accepted and kept for the TLS layer,\n"
-          "                     which is not implemented yet (TLS connections are only marked)\n"
+          "  --keylog FILE      TLS key log (NSS SSLKEYLOGFILE format), several allowed; secrets in\n"
+          "                     a pcapng Decryption Secrets Block are used as well\n"
           "  --strict           stop at the first error\n"
           "  --quiet            no progress and no summary on stderr\n"
           "  --help, --version\n"
@@ -184,6 +187,22 @@ int main(int argc, char **argv)
         p2s_ctx_free(&ctx);
         return rc < 0 ? SF_EXIT_USAGE : SF_EXIT_OK;
     }
+    if (p2s_tls_keys_new(&ctx.tls_keys) < 0) {
+        fprintf(stderr, "pcap2spans: out of memory\n");
+        p2s_ctx_free(&ctx);
+        return SF_EXIT_USAGE;
+    }
+    for (i = 0; i < ctx.nkeylogs; i++) {
+        sf_err_clear(&err);
+        if (p2s_tls_keys_load_file(ctx.tls_keys, keylogs[i], &err) < 0) {
+            char line[SF_ERR_MSG_MAX + 256];
+            sf_err_format(&err, "pcap2spans", keylogs[i], line, sizeof(line));
+            fprintf(stderr, "%s\n", line);
+            p2s_tls_keys_free(ctx.tls_keys);
+            p2s_ctx_free(&ctx);
+            return SF_EXIT_USAGE;
+        }
+    }
     setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
     /* Exchanges allocate and free trace-context sets (~24 KiB) at a high rate: keep
      * freed memory instead of returning it to the kernel and faulting it back in. */
@@ -196,6 +215,14 @@ int main(int argc, char **argv)
         return SF_EXIT_USAGE;
     }
     for (i = optind; i < argc; i++) {
+        /* pcapng Decryption Secrets Blocks: a pre-pass (libpcap does not expose them) */
+        sf_err_clear(&err);
+        if (p2s_tls_keys_load_dsb(ctx.tls_keys, argv[i], &err) < 0) {
+            char line[SF_ERR_MSG_MAX + 256];
+            sf_err_format(&err, "pcap2spans", argv[i], line, sizeof(line));
+            fprintf(stderr, "%s\n", line);
+            ctx.st.errors++;
+        }
         rc = p2s_pcap_read(&ctx, argv[i]);
         if (rc < 0 && rc != SF_E_DUP)
             status = SF_EXIT_USAGE;
@@ -212,6 +239,7 @@ int main(int argc, char **argv)
     if (!ctx.quiet)
         sink_summary(&ctx, stderr);
     p2s_ctx_free(&ctx);
+    p2s_tls_keys_free(ctx.tls_keys);
     if (sink_close(&ctx, &err) < 0) {
         fprintf(stderr, "pcap2spans: database: %s\n", err.msg);
         status = SF_EXIT_USAGE;
