@@ -11,9 +11,10 @@
 #   20 perf-fold      perf samples -> database, all stacks folded; the CI gate on samples/perf
 #   30 tracefs2spans  span markers -> span intervals, clock fit, samples get their span
 #   40 fold-groups    perf-fold --group-by: per endpoint, gRPC method, sampled, span;
-#                     slow vs normal phase of the slow endpoint and their diff
+#                     the slowest 5 % of requests; slow vs normal phase and their diff
 #   50 flamegraph     SVG flame graphs of all of those, the differential graph
 #   60 inflect        inflection points, sampling drift, clock drift: the report
+#   70 findings       what was found, next to what the manifest says happened
 # Each stage says where its output is; the last lines list the main results.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,6 +59,8 @@ for r in "$db|the database (open it with sqlite3)" \
     "$out/flamegraph/all.svg|flame graph of every CPU sample" \
     "$out/flamegraph/by-endpoint.svg|flame graph per endpoint (one root per span group)" \
     "$out/flamegraph/slow-diff.svg|differential flame graph, slow vs normal phase" \
-    "$out/report/report.html|inflection and sampling-drift report"; do
+    "$out/flamegraph/slowest-5pct.svg|flame graph of the slowest 5 % of requests" \
+    "$out/report/report.html|inflection and sampling-drift report" \
+    "$out/findings.txt|the findings above"; do
     if [ -e "${r%%|*}" ]; then printf '  %-52s %s\n' "${r#*|}" "${r%%|*}"; fi
 done

@@ -23,6 +23,18 @@ else
             print rest > (dir "/endpoint-" f ".folded") }' "$fg_dir/by-endpoint.folded"
     stage "fold groups: per endpoint $fg_dir/by-endpoint.folded ($(ls "$fg_dir"/endpoint-*.folded | wc -l) files endpoint-*.folded), per gRPC method by-grpc_method.folded, kept vs dropped by-sampled.folded, per span by-span.folded"
 
+    # the promise of the join: the CPU of exactly the requests that were slow (the slowest
+    # 5 % by latency on the wire, request first byte to response last byte)
+    sqlite3 -separator ' ' "$db" \
+        "WITH lat AS (SELECT span_id, resp_end_ns - req_start_ns AS ns FROM spans
+                       WHERE span_id IS NOT NULL AND resp_end_ns IS NOT NULL),
+              cut AS (SELECT ns FROM lat ORDER BY ns DESC
+                       LIMIT 1 OFFSET (SELECT count(*) / 20 FROM lat))
+         SELECT st.frames, sum(s.period) FROM samples s JOIN stacks st ON st.id = s.stack_id
+          WHERE s.span_id IN (SELECT span_id FROM lat WHERE ns >= (SELECT ns FROM cut))
+          GROUP BY st.frames ORDER BY st.frames" >"$fg_dir/slowest-5pct.folded"
+    stage "fold groups: the CPU of the slowest 5 % of requests: $fg_dir/slowest-5pct.folded"
+
     fg_slow_at=$(manifest slow_start_monotonic_ns)
     fg_ep=$(manifest slow_endpoint)
     if [ -n "$fg_slow_at" ] && [ -n "$fg_ep" ]; then

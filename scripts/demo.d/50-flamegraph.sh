@@ -17,6 +17,7 @@ else
         "by-grpc_method|CPU per gRPC method" \
         "by-sampled|CPU of spans the sampler kept (1) and dropped (0)" \
         "by-span|CPU per span: one root per span id" \
+        "slowest-5pct|CPU of the slowest 5 % of requests (latency on the wire)" \
         "slow-endpoint-normal|$fg_ep before the slow phase" \
         "slow-endpoint-slow|$fg_ep in the slow phase" \
         $(cd "$out/folded" 2>/dev/null && ls endpoint-*.folded 2>/dev/null | sed 's/\.folded$/|/'); do

@@ -93,6 +93,11 @@ others = {f for e, fs in man["service"]["functions"].items() if e != ep for f in
 ok(not (set(grp) & others), f"no function of another endpoint in the {ep} group",
    set(grp) & others)
 
+slowest = leaves(f"{out}/folded/slowest-5pct.folded")
+top = max(slowest, key=slowest.get) if slowest else None
+ok(top == heavy, f"{heavy} is the top function in the CPU of the slowest 5 % of requests",
+   sorted(slowest.items(), key=lambda kv: -kv[1])[:4])
+
 # -- the slow phase's start is an inflection point within one window
 t0, win = summary["t0_ns"], summary["window_s"]
 slow_w = (man["slow_start_realtime_ns"] - t0) / 1e9 / win

@@ -36,11 +36,15 @@ check '[ $rc = 0 ]' "scripts/demo.sh exits 0 on samples/demo (rc $rc)"
 [ $rc = 0 ] || sed 's/^/#   /' "$tmp/demo.log" | tail -n 20
 check 'awk -v s="$secs" "BEGIN { exit !(s < 60) }"' "the whole pipeline takes well under a minute (${secs} s)"
 for f in spans.db folded/all.folded folded/by-endpoint.folded flamegraph/all.svg \
-    flamegraph/by-endpoint.svg flamegraph/slow-diff.svg report/report.html report/summary.json; do
+    flamegraph/by-endpoint.svg flamegraph/slow-diff.svg flamegraph/slowest-5pct.svg \
+    report/report.html report/summary.json findings.txt; do
     check '[ -s "$tmp/out/$f" ]' "output $f written"
 done
 check 'grep -q "report/report.html" "$tmp/demo.log" && grep -q "flamegraph/slow-diff.svg" "$tmp/demo.log"' \
     "the run prints where the report and the differential graph are"
+check 'grep -q "api/search/p50: step at t = [0-9]* s" "$tmp/out/findings.txt" &&
+       grep -q "api/checkout: down from about t = " "$tmp/out/findings.txt"' \
+    "the findings it prints name the slow step and the drift"
 check '[ "$(grep -c "<svg" "$tmp/out/flamegraph/slow-diff.svg")" = 1 ] && grep -q "</svg>" "$tmp/out/flamegraph/slow-diff.svg" &&
        grep -q "slow_regex_backtrack" "$tmp/out/flamegraph/slow-diff.svg"' \
     "the differential graph is a whole SVG that shows slow_regex_backtrack"
