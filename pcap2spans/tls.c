@@ -977,7 +977,7 @@ static int protected_record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr,
     }
     if (used < 0) {
         if (dir == P2S_C2S && !t->tls12 && t->early_offered && !d->keyed_ok &&
-            (t->keys->s[TLS_SK_CET].len == 0 || !t->sh_seen))
+            t->keys->s[TLS_SK_CET].len == 0)
             return 0; /* 0-RTT we cannot open (no early secret): counted, skipped */
         set_derr(t, 1, "authentication failed at record %llu (%s)",
                  (unsigned long long)d->records, dir_name(dir));
@@ -1255,6 +1255,11 @@ static void tls_close(void *st, int64_t ts)
     early_free(t);
     free(t->pt);
     free(t);
+}
+
+char *tls_info(void *st)
+{
+    return info_json(st);
 }
 
 const struct p2s_app_ops p2s_tls_ops = {

@@ -124,6 +124,10 @@ void tls_aead_free(struct tls_aead *a);
  *              as an 8-byte big-endian unsigned integer )
  * early_data_bytes = the connections column: the summed payload lengths (record header
  * excluded, AEAD tag included) of the client's 0-RTT application-data records. */
+/* The tls_info JSON of a live parser state (from p2s_conn_switch(conn, &p2s_tls_ops)),
+ * malloc'd; for tests. */
+char *tls_info(void *tls_state);
+
 void tls_ctx_hash(const uint8_t client_random[32], const uint8_t server_random[32],
                   uint64_t early_bytes, char out[65]);
 
