@@ -243,7 +243,9 @@ void perfscript_header_detail(const char *s, size_t n, struct pf_header *h)
     }
 }
 
-int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
+/* The frame regex; inlined into the line loop, exported as perfscript_frame(). */
+static inline __attribute__((always_inline)) int match_frame(const char *s, size_t n,
+                                                             struct pf_frame *f)
 {
     size_t s0 = 0, w, k, q, j, r, p;
     const char *rp;
@@ -288,6 +290,11 @@ int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
     f->line = s;
     f->end = s + n;
     return 1;
+}
+
+int perfscript_frame(const char *s, size_t n, struct pf_frame *f)
+{
+    return match_frame(s, n, f);
 }
 
 int perfscript_bad(struct perf_fold_ctx *c, const char *fmt, ...)
@@ -476,7 +483,7 @@ int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n)
     }
     if (perfscript_header(s, n, &h))
         return event_line(c, s, n, &h) ? -1 : 0;
-    if (perfscript_frame(s, n, &f)) {
+    if (match_frame(s, n, &f)) {
         if (!c->have_pname)
             return 0;
         return fold_frame(c, &f);

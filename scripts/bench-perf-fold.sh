@@ -20,6 +20,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-perf-fold.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 [ -x "$pf" ] || { echo "bench-perf-fold: $pf not built (make bin/perf-fold)"; exit 2; }
+# a private copy: a rebuild in the shared tree must not swap the binary mid-run
+cp "$pf" "$tmp/perf-fold" && pf=$tmp/perf-fold
 if [ ! -s "$in" ]; then
     echo "bench-perf-fold: no input $in"
     echo "bench-perf-fold: generate it with scripts/gen-bench-perf.sh (records real programs, ~5 min)"
