@@ -824,8 +824,8 @@ static int hs_msg(struct tls *t, enum p2s_dir dir, uint8_t type, const uint8_t *
         if (dir == P2S_S2C && st < 0 && (rc = parse_sh(t, &rd, ts)) < 0)
             what = "ServerHello";
         break;
-    case 4:
-        if (dir == P2S_S2C && (rc = parse_nst(t, &rd)) < 0)
+    case 4: /* NewSessionTicket (TLS 1.2's has another layout, RFC 5077) */
+        if (dir == P2S_S2C && !t->tls12 && (rc = parse_nst(t, &rd)) < 0)
             what = "NewSessionTicket";
         break;
     case 5: /* EndOfEarlyData: sent only after the server accepted 0-RTT */
@@ -864,7 +864,7 @@ static int hs_msg(struct tls *t, enum p2s_dir dir, uint8_t type, const uint8_t *
     }
     if (rc < 0)
         return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
-                          "tls: malformed %s (%zu bytes) in the %s stream", what, n,
+                          "malformed %s (%zu bytes) in the %s stream", what, n,
                           dir_name(dir));
     return 0;
 }
@@ -906,7 +906,7 @@ static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, 
             sf_buf_reset(&d->hs);
             if (type == 1 || type == 2 || type == 8)
                 rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX,
-                                "tls: handshake message type %u of %u bytes in the %s stream "
+                                "handshake message type %u of %u bytes in the %s stream "
                                 "exceeds %u bytes; skipped",
                                 type, len, dir_name(dir), HS_MAX);
             continue;
@@ -1066,7 +1066,7 @@ static int tls_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int6
             if (d->hdr[0] < 20 || d->hdr[0] > 24 || d->hdr[1] != 3 || d->frag_len > max) {
                 d->lost = 1;
                 return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
-                                  "tls: bad record header %02x %02x %02x %02x %02x at byte %llu "
+                                  "bad record header %02x %02x %02x %02x %02x at byte %llu "
                                   "of the %s stream (length cap %zu); this direction is no "
                                   "longer parsed",
                                   d->hdr[0], d->hdr[1], d->hdr[2], d->hdr[3], d->hdr[4],

@@ -78,6 +78,37 @@ for f in tls-nginx tls-0rtt-nginx tls-0rtt-s_server; do
     fi
 done
 
+# TLS 1.2 (CLIENT_RANDOM): tests/pcap2spans/data/tls12-s_server.pcap, recorded on lo with
+# "openssl s_server -tls1_2 -www" and "openssl s_client -tls1_2 -cipher C -keylogfile",
+# one GET per suite: ECDHE-RSA-AES128-GCM-SHA256, -AES256-GCM-SHA384, -CHACHA20-POLY1305.
+d=$top/tests/pcap2spans/data
+rm -f "$tmp/12.db"
+"$bin" --quiet --db "$tmp/12.db" --keylog "$d/tls12-s_server.keylog" "$d/tls12-s_server.pcap"
+rc=$?
+got=$(q "$tmp/12.db" "SELECT c.tls_version || ' ' || c.tls_cipher || ' ' || c.decrypted || ' ' ||
+        s.method || ' ' || s.path || ' ' || s.status || ' ' || s.resp_bytes
+        FROM spans s JOIN connections c ON c.id = s.connection_id ORDER BY c.first_ns")
+want="TLS 1.2 TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 1 GET /t12-ECDHE-RSA-AES128-GCM-SHA256 200 4227
+TLS 1.2 TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 1 GET /t12-ECDHE-RSA-AES256-GCM-SHA384 200 4227
+TLS 1.2 TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256 1 GET /t12-ECDHE-RSA-CHACHA20-POLY1305 200 4227"
+if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
+    ok "TLS 1.2: AES-128-GCM, AES-256-GCM and ChaCha20-Poly1305 decrypt from CLIENT_RANDOM"
+else
+    notok "TLS 1.2 decryption" "exit $rc" "got: $got"
+fi
+if command -v tshark >/dev/null; then
+    ts=$(tshark -r "$d/tls12-s_server.pcap" -o "tls.keylog_file:$d/tls12-s_server.keylog" \
+        -Y http.request -T fields -e http.request.uri 2>/dev/null | tr '\n' ' ')
+    mine=$(q "$tmp/12.db" "SELECT path FROM spans ORDER BY req_start_ns" | tr '\n' ' ')
+    if [ -n "$ts" ] && [ "$ts" = "$mine" ]; then
+        ok "TLS 1.2: tshark decrypts the same requests ($ts)"
+    else
+        notok "TLS 1.2: tshark agrees" "tshark: $ts" "pcap2spans: $mine"
+    fi
+else
+    skip "TLS 1.2: tshark agrees" "tshark not installed"
+fi
+
 # The context hash, recomputed from tshark's view of the randoms.
 if command -v tshark >/dev/null && command -v python3 >/dev/null; then
     for f in tls-nginx tls-0rtt-nginx tls-0rtt-s_server tls-mtls-fail; do
