@@ -799,9 +799,9 @@ static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
 /* Walk representations from w->pos to the end of the block. */
 static void hp_walk(struct hp_walk *w)
 {
-    int first = 1;
+    int first = w->seen == 0;
 
-    if (w->d->need_update && w->pos < w->n && (w->p[w->pos] & 0xe0) != 0x20)
+    if (w->pos == 0 && w->d->need_update && w->pos < w->n && (w->p[w->pos] & 0xe0) != 0x20)
         hp_fail(w, SF_E_MALFORMED, 0, "no size update after SETTINGS lowered the table");
     while (w->pos < w->n) {
         uint8_t b = w->p[w->pos];
@@ -849,11 +849,23 @@ static void hp_walk(struct hp_walk *w)
     }
 }
 
-static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, unsigned skip,
-                        hpack_emit_fn fn, void *arg, struct hpack_result *res, struct sf_err *err)
+/* Walk a block from offset `from`, after `seen` fields (decoded `list` bytes) that
+ * libnghttp2 already emitted. */
+static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, size_t from, unsigned seen,
+                        size_t list, hpack_emit_fn fn, void *arg, struct hpack_result *res,
+                        struct sf_err *err)
 {
-    struct hp_walk w = {
-        .d = d, .p = p, .n = n, .fn = fn, .arg = arg, .skip = skip, .res = res, .err = err};
+    struct hp_walk w = {.d = d,
+                        .p = p,
+                        .n = n,
+                        .pos = from,
+                        .fn = fn,
+                        .arg = arg,
+                        .skip = seen,
+                        .seen = seen,
+                        .list = list,
+                        .res = res,
+                        .err = err};
 
     res->tolerant = !d->synced;
     hp_walk(&w);
@@ -864,34 +876,58 @@ static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, unsigne
 
 /* ---- nghttp2 path ------------------------------------------------------------------ */
 
-/* nghttp2 failed (its inflater is poisoned for good): decode the block again with the
- * own decoder, which knows no table now; fields nghttp2 already emitted are skipped.
- * The own decoder's diagnosis is reported when it has one (it names the rule),
- * else nghttp2's. */
+/* Take over libnghttp2's table (after a failure it is still right: nghttp2 inserts
+ * an entry only once its representation decoded). */
+static int hp_take_ng_table(struct hpack_dec *d)
+{
+    size_t total = nghttp2_hd_inflate_get_num_table_entries(d->ng);
+
+    hp_clear(d);
+    d->max = (uint32_t)nghttp2_hd_inflate_get_max_dynamic_table_size(d->ng);
+    d->max_known = d->synced = 1;
+    /* oldest first, so that each insertion lands in front */
+    for (size_t idx = total; idx > HP_STATIC_N; idx--) {
+        const nghttp2_nv *nv = nghttp2_hd_inflate_get_table_entry(d->ng, idx);
+
+        if (nv == NULL || hp_insert(d, (const char *)nv->name, nv->namelen, nv->value, nv->valuelen,
+                                    0, nv->namelen + nv->valuelen + HP_ENTRY_OVERHEAD) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* nghttp2 failed at the representation after offset pos (its inflater is poisoned
+ * for good): the own decoder takes its table and goes on from there, so fields
+ * already emitted are not emitted twice.  The own decoder's diagnosis is reported
+ * when it has one (it names the rule), else nghttp2's. */
 static int hp_ng_fallback(struct hpack_dec *d, const uint8_t *p, size_t n, size_t pos,
-                          unsigned emitted, int rv, hpack_emit_fn fn, void *arg,
+                          unsigned emitted, size_t list, int rv, hpack_emit_fn fn, void *arg,
                           struct hpack_result *res, struct sf_err *err)
 {
     struct sf_err e2;
     struct hpack_result r2 = {0};
     int rc2;
 
-    hpack_dec_lost(d);
+    if (hp_take_ng_table(d) < 0) {
+        hpack_dec_lost(d);
+        pos = 0; /* without a table: walk the block again, tolerant */
+        emitted = 0;
+        list = 0;
+    }
+    hp_drop_nghttp2(d);
     sf_err_clear(&e2);
-    rc2 = hp_own_block(d, p, n, emitted, fn, arg, &r2, &e2);
+    rc2 = hp_own_block(d, p, n, pos, emitted, list, fn, arg, &r2, &e2);
     res->fields += r2.fields;
     res->unknown += r2.unknown;
     res->capped |= r2.capped;
     res->errors += r2.errors ? r2.errors : 1;
-    res->tolerant = 1;
+    res->tolerant |= r2.tolerant;
     if (rc2 < 0)
-        return sf_err_set(err, rc2, e2.off,
-                          "%s (nghttp2: %s); continuing without the dynamic "
-                          "table",
+        return sf_err_set(err, rc2, e2.off, "%s (nghttp2: %s); decoding goes on without libnghttp2",
                           e2.msg, nghttp2_strerror(rv));
     return sf_err_set(err, SF_E_MALFORMED, pos,
-                      "HPACK: %s (nghttp2 %d) after block offset %zu; continuing without the "
-                      "dynamic table",
+                      "HPACK: %s (nghttp2 %d) after block offset %zu; decoding goes on without "
+                      "libnghttp2",
                       nghttp2_strerror(rv), rv, pos);
 }
 
@@ -911,7 +947,7 @@ static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_em
             /* nghttp2 cannot go on with this connection (its inflater is poisoned):
              * report, then decode the block again with the tolerant decoder, which
              * knows no table; fields already emitted are skipped. */
-            return hp_ng_fallback(d, p, n, pos, emitted, (int)rv, fn, arg, res, err);
+            return hp_ng_fallback(d, p, n, pos, emitted, list, (int)rv, fn, arg, res, err);
         }
         start = pos;
         pos += (size_t)rv;
@@ -970,5 +1006,5 @@ int hpack_dec_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_
     memset(res, 0, sizeof(*res));
     if (d->ng)
         return hp_ng_block(d, p, n, fn, arg, res, err);
-    return hp_own_block(d, p, n, 0, fn, arg, res, err);
+    return hp_own_block(d, p, n, 0, 0, 0, fn, arg, res, err);
 }

@@ -18,9 +18,11 @@
  * remain (tracked size + 32 > the size bound from a size update or SETTINGS).
  *
  * When nghttp2 fails on a block (bad index, bad Huffman, -523 ...), the error is
- * reported and the same block is decoded again by the own decoder in tolerant mode
- * (fields nghttp2 already emitted are not emitted twice); the connection direction
- * stays on the own decoder from then on.  Nothing is given up.
+ * reported and the own decoder takes over nghttp2's table (still right: nghttp2
+ * inserts only what it decoded) and goes on from the failing representation, so no
+ * field is emitted twice; the direction stays on the own decoder from then on.  A
+ * bad index makes the own decoder drop the table and go tolerant.  Nothing is given
+ * up.
  *
  * Caps (struct hpack_limits): one decoded field (name + value), the decoded header
  * list (RFC 9113 size: name + value + 32 per field; an HPACK bomb stops emitting at

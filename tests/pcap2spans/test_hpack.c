@@ -757,6 +757,31 @@ static void test_name_of_evicted_entry(void)
     free(g);
 }
 
+/* When libnghttp2 fails on one block, the own decoder takes over its table: entries
+ * from before the bad block still resolve. */
+static void test_fallback_keeps_table(void)
+{
+    struct hpack_dec *d = hpack_dec_new(&lim_default, 1, 1);
+    struct got g;
+    struct hpack_result r;
+    struct sf_err e;
+    int rc;
+
+    dec_hex(d, "400361616103626262", &g, &r, &e); /* aaa: bbb at 62 */
+    rc = dec_hex(d, "be" "400261628100" "82", &g, &r, &e);
+    TAP_OK(rc == SF_E_MALFORMED && g.n == 3 && strcmp(g.value[0], "bbb") == 0 &&
+               (g.flags[1] & HPACK_F_VALUE_UNKNOWN) && strcmp(g.value[2], "GET") == 0 &&
+               strstr(e.msg, "invalid Huffman string at block offset 5") &&
+               !hpack_dec_uses_nghttp2(d),
+           "nghttp2 error mid-block: each field once, the own decoder names it: %s", e.msg);
+    rc = dec_hex(d, "bfbe", &g, &r, &e);
+    TAP_OK(rc == 0 && g.n == 2 && r.unknown == 1 && strcmp(g.name[0], "aaa") == 0 &&
+               strcmp(g.value[0], "bbb") == 0 && strcmp(g.name[1], "ab") == 0 &&
+               hpack_dec_synced(d),
+           "the table nghttp2 built is kept: an entry from before the error resolves");
+    hpack_dec_free(d);
+}
+
 int main(void)
 {
     test_huffman();
@@ -767,6 +792,7 @@ int main(void)
     test_caps();
     test_bad_huffman_in_block();
     test_name_of_evicted_entry();
+    test_fallback_keeps_table();
     test_corpus();
     return tap_done();
 }
