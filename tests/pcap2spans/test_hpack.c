@@ -768,7 +768,11 @@ static void test_fallback_keeps_table(void)
     int rc;
 
     dec_hex(d, "400361616103626262", &g, &r, &e); /* aaa: bbb at 62 */
-    rc = dec_hex(d, "be" "400261628100" "82", &g, &r, &e);
+    rc = dec_hex(d,
+                 "be"
+                 "400261628100"
+                 "82",
+                 &g, &r, &e);
     TAP_OK(rc == SF_E_MALFORMED && g.n == 3 && strcmp(g.value[0], "bbb") == 0 &&
                (g.flags[1] & HPACK_F_VALUE_UNKNOWN) && strcmp(g.value[2], "GET") == 0 &&
                strstr(e.msg, "invalid Huffman string at block offset 5") &&
