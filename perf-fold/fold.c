@@ -541,14 +541,24 @@ fail:
 int fold_commit(struct perf_fold_ctx *c)
 {
     struct pf_entry *e;
+    size_t len;
     int rc = 0;
 
     if (stk_room(c, c->pname.len))
         return fatal(c, "sample too large");
     c->stk_pos -= c->pname.len;
     memcpy(c->stk + c->stk_pos, c->pname.data, c->pname.len);
-    if (fold_table_add(&c->stacks, c->stk + c->stk_pos, c->stk_cap - c->stk_pos, c->period, &e))
-        return fatal(c, "too many distinct stacks (out of memory)");
+    /* Half the samples of real recordings repeat the previous sample's stack:
+     * that entry is compared first, without hashing or probing the table. */
+    e = c->last_entry;
+    len = c->stk_cap - c->stk_pos;
+    if (e && e->len == len && memcmp(e->key, c->stk + c->stk_pos, len) == 0) {
+        e->count = c->period > UINT64_MAX - e->count ? UINT64_MAX : e->count + c->period;
+    } else {
+        if (fold_table_add(&c->stacks, c->stk + c->stk_pos, len, c->period, &e))
+            return fatal(c, "too many distinct stacks (out of memory)");
+        c->last_entry = e;
+    }
     c->samples++;
     if (c->db)
         rc = db_sample(c, e);

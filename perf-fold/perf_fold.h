@@ -92,6 +92,7 @@ struct pf_inline; /* inline.c */
 struct perf_fold_ctx {
     struct pf_opts o;
     struct pf_table stacks;
+    struct pf_entry *last_entry; /* the previous sample's stack */
     FILE *out;
 
     /* the sample being assembled (stackcollapse-perf.pl's $pname and @stack) */
