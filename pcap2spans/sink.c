@@ -31,6 +31,9 @@ struct p2s_sink {
     int ndjson;
     struct jw out;
     int64_t conn_seq;
+    const char *fmt[SF_CTX_NFORMATS]; /* format names as JSON strings, with their lengths */
+    size_t fmt_len[SF_CTX_NFORMATS];
+    char fmt_buf[SF_CTX_NFORMATS][32];
     int failed; /* a database write failed: the run stops */
     struct sf_err db_err;
 };
@@ -225,7 +228,41 @@ static inline int j_escape(unsigned char c)
     return (unsigned char)(c - 0x20) >= 0x5f || c == '"' || c == '\\';
 }
 
-/* A string known to need no escaping (hex ids, static names), or null. */
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Nonzero when one of the 8 bytes of x is zero (exact as a yes/no answer). */
+static inline uint64_t has_zero(uint64_t x)
+{
+    return (x - ONES) & ~x & HIGHS;
+}
+
+/* Nonzero when one of the 8 bytes of x needs escaping (see j_escape). */
+static inline uint64_t needs_escape8(uint64_t x)
+{
+    return ((x - ONES * 0x20) & ~x & HIGHS) | (x & HIGHS) | has_zero(x ^ (ONES * 0x7f)) |
+           has_zero(x ^ (ONES * '"')) | has_zero(x ^ (ONES * '\\'));
+}
+
+/* 1 when s[0..n) needs no escaping (8 bytes per step). */
+static int j_clean(const char *s, size_t n)
+{
+    uint64_t x, acc = 0;
+    size_t i = 0;
+
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&x, s + i, 8);
+        acc |= needs_escape8(x);
+    }
+    if (acc)
+        return 0;
+    for (; i < n; i++)
+        if (j_escape((unsigned char)s[i]))
+            return 0;
+    return 1;
+}
+
+/* A string known to need no escaping (static names), or null. */
 static void j_plain(struct jw *w, const char *s)
 {
     if (s == NULL) {
@@ -237,22 +274,37 @@ static void j_plain(struct jw *w, const char *s)
     jw_put(w, "\"", 1);
 }
 
-static void j_str(struct jw *w, const char *s)
+/* A hex id held in a char[width + 1] (width a multiple of 8): the full width in one
+ * copy when it has no NUL before s[width], else as j_plain.  "" is null. */
+static inline void j_id(struct jw *w, const char *s, size_t width)
+{
+    uint64_t x, acc = 0;
+
+    if (s[0] == 0) {
+        JW_LIT(w, "null");
+        return;
+    }
+    for (size_t i = 0; i < width; i += 8) {
+        memcpy(&x, s + i, 8);
+        acc |= has_zero(x);
+    }
+    if (acc || s[width] != 0 || w->cap - w->len < width + 2) {
+        j_plain(w, s);
+        return;
+    }
+    w->buf[w->len] = '"';
+    memcpy(w->buf + w->len + 1, s, width);
+    w->buf[w->len + 1 + width] = '"';
+    w->len += width + 2;
+}
+
+static void j_str_esc(struct jw *w, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     const char *run;
 
-    if (s == NULL) {
-        JW_LIT(w, "null");
-        return;
-    }
-    JW_LIT(w, "\"");
     for (;;) {
         run = s;
-        /* most strings are printable ASCII: test four bytes per step */
-        while (!j_escape((unsigned char)s[0]) && !j_escape((unsigned char)s[1]) &&
-               !j_escape((unsigned char)s[2]) && !j_escape((unsigned char)s[3]))
-            s += 4;
         while (!j_escape((unsigned char)*s))
             s++;
         jw_put(w, run, (size_t)(s - run));
@@ -268,21 +320,83 @@ static void j_str(struct jw *w, const char *s)
         }
         s++;
     }
-    JW_LIT(w, "\"");
+}
+
+static void j_str(struct jw *w, const char *s)
+{
+    size_t n;
+
+    if (s == NULL) {
+        JW_LIT(w, "null");
+        return;
+    }
+    n = strlen(s);
+    if (__builtin_expect(w->cap - w->len < n + 2, 0) || !j_clean(s, n)) {
+        JW_LIT(w, "\"");
+        j_str_esc(w, s);
+        JW_LIT(w, "\"");
+        return;
+    }
+    w->buf[w->len] = '"';
+    memcpy(w->buf + w->len + 1, s, n);
+    w->buf[w->len + 1 + n] = '"';
+    w->len += n + 2;
 }
 
 static void j_int(struct jw *w, int64_t v)
 {
-    char tmp[24], *p = tmp + sizeof(tmp);
+    static const char d2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    static const uint64_t p10[20] = {1,
+                                     10,
+                                     100,
+                                     1000,
+                                     10000,
+                                     100000,
+                                     1000000,
+                                     10000000,
+                                     100000000,
+                                     1000000000,
+                                     10000000000,
+                                     100000000000,
+                                     1000000000000,
+                                     10000000000000,
+                                     100000000000000,
+                                     1000000000000000,
+                                     10000000000000000,
+                                     100000000000000000,
+                                     1000000000000000000,
+                                     UINT64_C(10000000000000000000)};
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    size_t nd = 1;
+    char *p;
 
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
+    if (w->cap - w->len < 24)
+        jw_flush(w);
+    p = w->buf + w->len;
     if (v < 0)
-        *--p = '-';
-    jw_put(w, p, (size_t)(tmp + sizeof(tmp) - p));
+        *p++ = '-';
+    if (u < 10) {
+        *p++ = (char)('0' + u);
+        w->len = (size_t)(p - w->buf);
+        return;
+    }
+    while (nd < 20 && u >= p10[nd])
+        nd++;
+    p += nd;
+    w->len = (size_t)(p - w->buf);
+    while (u >= 100) {
+        p -= 2;
+        memcpy(p, d2 + 2 * (u % 100), 2);
+        u /= 100;
+    }
+    if (u >= 10) {
+        p -= 2;
+        memcpy(p, d2 + 2 * u, 2);
+    } else {
+        *--p = (char)('0' + u);
+    }
 }
 
 /* key: a literal like ",\"status\":" */
@@ -312,14 +426,25 @@ static const char *nz(const char *s)
     return s && s[0] ? s : NULL;
 }
 
-static void j_context(struct jw *w, const struct sf_tracectx *c, const char *dir)
+static void j_context(struct p2s_sink *k, const struct sf_tracectx *c, int resp)
 {
-    J_PLAIN(w, "{\"direction\":", dir);
-    J_PLAIN(w, ",\"format\":", sf_tracectx_format_name(c->format));
+    struct jw *w = &k->out;
+
+    if (resp)
+        JW_LIT(w, "{\"direction\":\"response\",\"format\":");
+    else
+        JW_LIT(w, "{\"direction\":\"request\",\"format\":");
+    if ((unsigned)c->format < SF_CTX_NFORMATS)
+        jw_put(w, k->fmt[c->format], k->fmt_len[c->format]);
+    else
+        j_plain(w, sf_tracectx_format_name(c->format));
     J_STR(w, ",\"raw\":", c->raw);
-    J_PLAIN(w, ",\"trace_id\":", nz(c->trace_id));
-    J_PLAIN(w, ",\"span_id\":", nz(c->span_id));
-    J_PLAIN(w, ",\"parent_span_id\":", nz(c->parent_id));
+    JW_LIT(w, ",\"trace_id\":");
+    j_id(w, c->trace_id, 32);
+    JW_LIT(w, ",\"span_id\":");
+    j_id(w, c->span_id, 16);
+    JW_LIT(w, ",\"parent_span_id\":");
+    j_id(w, c->parent_id, 16);
     J_INT(w, ",\"sampled\":", c->sampled, -1);
     J_INT(w, ",\"debug\":", c->debug, -1);
     J_INT(w, ",\"flags\":", c->flags, -1);
@@ -330,20 +455,21 @@ static void j_context(struct jw *w, const struct sf_tracectx *c, const char *dir
     JW_LIT(w, "}");
 }
 
-static void j_contexts(struct jw *w, const struct sf_tracectx_set *s, const char *dir, int *first)
+static void j_contexts(struct p2s_sink *k, const struct sf_tracectx_set *s, int resp, int *first)
 {
     for (int i = 0; s && i < s->n; i++) {
         if (!*first)
-            JW_LIT(w, ",");
+            JW_LIT(&k->out, ",");
         *first = 0;
-        j_context(w, &s->ctx[i], dir);
+        j_context(k, &s->ctx[i], resp);
     }
 }
 
 static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *s,
                         const struct sf_tracectx *pref)
 {
-    struct jw *w = &ctx->sink->out;
+    struct p2s_sink *k = ctx->sink;
+    struct jw *w = &k->out;
     const struct p2s_conn_info *i = p2s_conn_info(conn);
     int first = 1;
 
@@ -354,11 +480,17 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     J_STR(w, ",\"authority\":", s->authority);
     J_STR(w, ",\"path\":", s->path);
     J_INT(w, ",\"status\":", s->status, 0);
-    J_STR(w, ",\"grpc_service\":", s->grpc_service);
-    J_STR(w, ",\"grpc_method\":", s->grpc_method);
-    J_INT(w, ",\"grpc_status\":", s->grpc_status, -1);
-    J_STR(w, ",\"grpc_message\":", s->grpc_message);
-    J_INT(w, ",\"grpc_timeout_ns\":", s->grpc_timeout_ns, -1);
+    if (s->grpc_service == NULL && s->grpc_method == NULL && s->grpc_status == -1 &&
+        s->grpc_message == NULL && s->grpc_timeout_ns == -1) { /* not gRPC: one copy */
+        JW_LIT(w, ",\"grpc_service\":null,\"grpc_method\":null,\"grpc_status\":null,"
+                  "\"grpc_message\":null,\"grpc_timeout_ns\":null");
+    } else {
+        J_STR(w, ",\"grpc_service\":", s->grpc_service);
+        J_STR(w, ",\"grpc_method\":", s->grpc_method);
+        J_INT(w, ",\"grpc_status\":", s->grpc_status, -1);
+        J_STR(w, ",\"grpc_message\":", s->grpc_message);
+        J_INT(w, ",\"grpc_timeout_ns\":", s->grpc_timeout_ns, -1);
+    }
     J_INT(w, ",\"req_start_ns\":", s->req_start_ns, 0);
     J_INT(w, ",\"req_end_ns\":", s->req_end_ns, 0);
     J_INT(w, ",\"resp_start_ns\":", s->resp_start_ns, 0);
@@ -369,12 +501,24 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     J_INT(w, ",\"partial\":", s->partial, -1);
     J_STR(w, ",\"partial_reason\":", s->partial_reason);
     J_INT(w, ",\"reset_code\":", s->reset_code, -1);
-    J_PLAIN(w, ",\"trace_id\":", pref ? nz(pref->trace_id) : NULL);
-    J_PLAIN(w, ",\"span_id\":", pref ? nz(pref->span_id) : NULL);
-    J_PLAIN(w, ",\"parent_span_id\":", pref ? nz(pref->parent_id) : NULL);
-    J_INT(w, ",\"sampled\":", pref ? pref->sampled : -1, -1);
-    J_PLAIN(w, ",\"ctx_format\":", pref ? sf_tracectx_format_name(pref->format) : NULL);
-    J_INT(w, ",\"ctx_valid\":", pref ? pref->valid : -1, -1);
+    if (pref) {
+        JW_LIT(w, ",\"trace_id\":");
+        j_id(w, pref->trace_id, 32);
+        JW_LIT(w, ",\"span_id\":");
+        j_id(w, pref->span_id, 16);
+        JW_LIT(w, ",\"parent_span_id\":");
+        j_id(w, pref->parent_id, 16);
+        J_INT(w, ",\"sampled\":", pref->sampled, -1);
+        JW_LIT(w, ",\"ctx_format\":");
+        if ((unsigned)pref->format < SF_CTX_NFORMATS)
+            jw_put(w, k->fmt[pref->format], k->fmt_len[pref->format]);
+        else
+            j_plain(w, sf_tracectx_format_name(pref->format));
+        J_INT(w, ",\"ctx_valid\":", pref->valid, -1);
+    } else {
+        JW_LIT(w, ",\"trace_id\":null,\"span_id\":null,\"parent_span_id\":null,\"sampled\":null,"
+                  "\"ctx_format\":null,\"ctx_valid\":null");
+    }
     J_PLAIN(w, ",\"client_addr\":", i->client_addr);
     J_INT(w, ",\"client_port\":", i->client_port, -1);
     J_PLAIN(w, ",\"server_addr\":", i->server_addr);
@@ -391,8 +535,8 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
         JW_LIT(w, "}");
     }
     JW_LIT(w, ",\"contexts\":[");
-    j_contexts(w, s->req_ctx, "request", &first);
-    j_contexts(w, s->resp_ctx, "response", &first);
+    j_contexts(k, s->req_ctx, 0, &first);
+    j_contexts(k, s->resp_ctx, 1, &first);
     JW_LIT(w, "]}\n");
 }
 
@@ -483,6 +627,12 @@ int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err 
     if (k == NULL)
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     k->ndjson = o->ndjson;
+    for (int f = 0; f < SF_CTX_NFORMATS; f++) {
+        int n = snprintf(k->fmt_buf[f], sizeof(k->fmt_buf[f]), "\"%s\"",
+                         sf_tracectx_format_name((enum sf_ctx_format)f));
+        k->fmt[f] = k->fmt_buf[f];
+        k->fmt_len[f] = n > 0 && (size_t)n < sizeof(k->fmt_buf[f]) ? (size_t)n : 0;
+    }
     if (k->ndjson) {
         k->out.cap = JW_CAP;
         if ((k->out.buf = malloc(JW_CAP)) == NULL) {
