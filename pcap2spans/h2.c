@@ -1,4 +1,5 @@
-/* h2.c - HTTP/2 connections (RFC 9113) to spans: framing, streams, header blocks.
+/* h2.c - HTTP/2 connections (RFC 9113): framing; streams and header blocks are in
+ * h2_stream.c.
  *
  *   client preface: "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" (24 bytes), then frames both ways
  *
@@ -17,8 +18,9 @@
  *   DATA:    [Pad Length(8) if PADDED] Data [Padding]
  *
  * A stream is a span: from the first byte of the request HEADERS to the last byte of
- * the frame that ends the response (END_STREAM), both directions ended; RST_STREAM
- * ends it early (reset_code, partial).  Trailers (a later HEADERS block) give
+ * the frame that ends the response (END_STREAM), both directions ended.  RST_STREAM
+ * ends the sender's side (reset_code, partial); the stream then waits for the other
+ * side's frames in flight (at most H2_LINGER such streams).  Trailers (a later HEADERS block) give
  * grpc-status / grpc-message.  A PUSH_PROMISE opens a span of its own for the
  * promised stream: its request is the promise, and partial_reason says
  * "server push (promised on stream N)" although the span is not partial.
