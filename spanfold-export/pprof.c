@@ -167,10 +167,17 @@ static int gzip_write(FILE *out, const uint8_t *buf, size_t n)
     z.next_in = (uint8_t *)buf;
     z.avail_in = (uInt)n;
     do {
+        size_t have;
+
         z.next_out = chunk;
         z.avail_out = sizeof(chunk);
         rc = deflate(&z, Z_FINISH);
-        fwrite(chunk, 1, sizeof(chunk) - z.avail_out, out);
+        /* deflate filled the first `have` bytes of chunk (cppcheck cannot see that);
+         * a short write (disk full) fails the export */
+        have = sizeof(chunk) - z.avail_out;
+        // cppcheck-suppress uninitvar
+        if (have > 0 && fwrite(chunk, 1, have, out) != have)
+            rc = Z_ERRNO;
     } while (rc == Z_OK);
     deflateEnd(&z);
     return rc == Z_STREAM_END ? 0 : -1;
