@@ -151,13 +151,33 @@ __attribute__((format(printf, 2, 3))) static void ctx_warn(struct sf_tracectx *c
     va_end(ap);
 }
 
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* Nonzero when one of the 8 bytes of x is below 0x20 or is 0x7f (exact as a yes/no). */
+static inline uint64_t ctl8(uint64_t x)
+{
+    uint64_t y = x ^ (ONES * 0x7f);
+
+    return ((x - ONES * 0x20) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
+}
+
 /* Append text to raw; control bytes become '?' so raw is always printable text. */
 static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
 {
     size_t len = strlen(c->raw), room = sizeof(c->raw) - 1 - len, k = n < room ? n : room;
     char *d = c->raw + len;
+    size_t i = 0;
+    uint64_t x;
 
-    for (size_t i = 0; i < k; i++) {
+    /* 8 bytes per step while there is no control byte */
+    for (; i + 8 <= k; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (ctl8(x))
+            break;
+        memcpy(d + i, &x, 8);
+    }
+    for (; i < k; i++) {
         unsigned char b = (unsigned char)s[i];
         d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
     }
@@ -191,12 +211,14 @@ static int check_id(struct sf_tracectx *c, const char *what, const char *s, size
         ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
         ['A'] = 2, ['B'] = 2, ['C'] = 2, ['D'] = 2, ['E'] = 2, ['F'] = 2};
     unsigned ok = opts & ID_ANYCASE ? 3 : 1;
+    int nonzero = 0;
     char ch[8];
 
     if (n == 0)
         return ctx_fail(c, "%s is empty", what);
     for (size_t i = 0; i < n; i++) {
         int d = (unsigned char)s[i];
+        nonzero |= d != '0';
         if (cls[d] & ok)
             continue;
         if (cls[d] == 2)
@@ -209,7 +231,7 @@ static int check_id(struct sf_tracectx *c, const char *what, const char *s, size
             return ctx_fail(c, "%s has %zu hex digits, need %zu or %zu", what, n, w1, w2);
         return ctx_fail(c, "%s has %zu hex digit%s, need %zu", what, n, n == 1 ? "" : "s", w1);
     }
-    if (!(opts & ID_ZERO_OK) && sf_hex_is_zero(s, n))
+    if (!(opts & ID_ZERO_OK) && !nonzero)
         return ctx_fail(c, "%s is all zeros", what);
     return 0;
 }
@@ -222,6 +244,16 @@ static void put_id(char *out, size_t width, const char *s, size_t n)
     memset(out, '0', pad);
     for (size_t i = 0; i < n; i++)
         out[pad + i] = (char)lc((unsigned char)s[i]);
+    out[width] = 0;
+}
+
+/* put_id for an id check_id accepted without ID_ANYCASE (already lowercase). */
+static void put_id_lower(char *out, size_t width, const char *s, size_t n)
+{
+    size_t pad = width - n;
+
+    memset(out, '0', pad);
+    memcpy(out + pad, s, n);
     out[width] = 0;
 }
 
@@ -491,7 +523,7 @@ static int b3_sampling(struct sf_tracectx *c, const char *s, size_t n)
 /* Store B3 trace id (16 or 32 lowercase hex, already checked) normalised to 32. */
 static void put_trace_id_b3(struct sf_tracectx *c, const char *s, size_t n)
 {
-    put_id(c->trace_id, 32, s, n);
+    put_id_lower(c->trace_id, 32, s, n);
     c->trace_id_64 = n == 16;
 }
 
@@ -523,9 +555,9 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
     if (nf == 4 && check_id(c, "b3: parent span id", f[3], fl[3], 16, 0, 0) < 0)
         return -1;
     put_trace_id_b3(c, f[0], fl[0]);
-    put_id(c->span_id, 16, f[1], fl[1]);
+    put_id_lower(c->span_id, 16, f[1], fl[1]);
     if (nf == 4)
-        put_id(c->parent_id, 16, f[3], fl[3]);
+        put_id_lower(c->parent_id, 16, f[3], fl[3]);
     return 0;
 }
 
@@ -987,9 +1019,19 @@ static const struct {
     [H_SW8] = {"sw8", "sw8", 3},
 };
 
+/* Names are lowercase letters, digits and '-': a letter matches either case. */
 static int hdr_is(const char *name, size_t nlen, int h)
 {
-    return eq_lit(name, nlen, hdrs[h].name) ? h : -1;
+    const char *lit = hdrs[h].name;
+
+    if (nlen != hdrs[h].len)
+        return -1;
+    for (size_t i = 0; i < nlen; i++) {
+        unsigned char l = (unsigned char)lit[i];
+        if (((unsigned char)name[i] | (l >= 'a' ? 0x20 : 0)) != l)
+            return -1;
+    }
+    return h;
 }
 
 /* Which header this is, or -1.  Dispatch on length: one compare for most names. */
@@ -1257,19 +1299,32 @@ void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nle
 static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*vals)[48],
                       const size_t *lens, unsigned seen)
 {
-    int any = 0;
+    /* built here, then appended once: the same bytes as appending piece by piece,
+     * since raw_append works byte by byte up to the same limit */
+    char buf[SF_CTX_RAW_MAX];
+    size_t len = 0, vl, nl;
 
     for (int i = 0; i < count; i++) {
         if (!(seen & (1u << i)))
             continue;
-        if (any++)
-            raw_append(c, "; ", 2);
-        raw_append(c, hdrs[first_hdr + i].shown, strlen(hdrs[first_hdr + i].shown));
-        raw_append(c, ": ", 2);
-        raw_append(c, vals[i], strlen(vals[i]));
+        nl = hdrs[first_hdr + i].len;
+        vl = strlen(vals[i]);
+        if (len + 2 + nl + 2 + vl > sizeof(buf))
+            break; /* cannot happen: at most 5 x (27-byte name + 47-byte value + 4) */
+        if (len) {
+            memcpy(buf + len, "; ", 2);
+            len += 2;
+        }
+        memcpy(buf + len, hdrs[first_hdr + i].shown, nl);
+        len += nl;
+        memcpy(buf + len, ": ", 2);
+        len += 2;
+        memcpy(buf + len, vals[i], vl);
+        len += vl;
         if (lens[i] > 47)
             c->raw_truncated = 1;
     }
+    raw_append(c, buf, len);
 }
 
 /* A kept multi-header value must be present, non-empty, not '-' and short enough. */
@@ -1324,9 +1379,9 @@ static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
             return;
     }
     put_trace_id_b3(c, p->b3[0], p->b3_len[0]);
-    put_id(c->span_id, 16, p->b3[1], p->b3_len[1]);
+    put_id_lower(c->span_id, 16, p->b3[1], p->b3_len[1]);
     if (seen & 4)
-        put_id(c->parent_id, 16, p->b3[2], p->b3_len[2]);
+        put_id_lower(c->parent_id, 16, p->b3[2], p->b3_len[2]);
 }
 
 static void finish_datadog(struct sf_tracectx *c, struct sf_tracectx_pending *p)
