@@ -101,8 +101,8 @@ cp "$W/www/index.html" "$W/www/chunked/page.html"
 echo "small" > "$W/www/small.txt"
 chmod -R a+rX "$W/www"
 
-nginx_conf() { # FILE PORT [TLSPORT TLS_EXTRA...]: write an nginx config into the temp dir
-    local f=$1 port=$2 tport=${3:-} textra=${4:-}
+nginx_conf() { # FILE PORT [TLSPORT TLS_EXTRA [PROTOCOLS]]: write an nginx config into the temp dir
+    local f=$1 port=$2 tport=${3:-} textra=${4:-} protos=${5:-TLSv1.3}
     cat > "$f" <<EOF
 daemon off;
 master_process on;
@@ -136,7 +136,7 @@ EOF
         root $W/www;
         ssl_certificate $W/tls/server.crt;
         ssl_certificate_key $W/tls/server.key;
-        ssl_protocols TLSv1.3;
+        ssl_protocols $protos;
         $textra
         location = /post { return 201 "created\n"; }
         location /t/ { return 200 "traced\n"; }
@@ -243,6 +243,18 @@ record_tls() {
     echo "$port" > "$W/port-tls-nginx"
     cp "$W/tls/tls-nginx.keylog" "$W/"
     editcap --inject-secrets "tls,$W/tls-nginx.keylog" "$W/tls-nginx.pcap" "$W/tls-nginx-dsb.pcapng"
+
+    # TLS 1.2 (CLIENT_RANDOM key log lines): curl with three ECDHE-ECDSA AEAD suites.
+    port=$(free_port); hport=$(free_port)
+    nginx_conf "$W/nginx-tls12.conf" "$hport" "$port" "" TLSv1.2
+    start_bg nginx -c "$W/nginx-tls12.conf"; ng=$last
+    wait_port "$port"
+    cap_start tls12-nginx.pcap lo -- "tcp port $port"; c1=$last
+    (cd "$rec" && $py drive.py tls12_nginx --port "$port" --dir "$W/tls" \
+        --out "$W/part-tls12-nginx.json")
+    cap_stop "$c1" tls12-nginx.pcap
+    stop_pid "$ng"
+    echo "$port" > "$W/port-tls12-nginx"
 
     # 0-RTT against nginx: three configurations of one port (drive.py restarts nginx).
     port=$(free_port); hport=$(free_port)

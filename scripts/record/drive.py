@@ -394,11 +394,11 @@ TLS13 = "TLS 1.3"
 
 
 def tls_conn(label, client, server, cipher, alpn, early_clear, early_keys, resumed=False,
-             psk_offered=False, sni=SNI, **kw):
+             psk_offered=False, sni=SNI, version=TLS13, **kw):
     """Expected TLS facts of one connection.  early_data: what the cleartext proves
     (none/offered/rejected/unknown) and what the key log shows (SPECS §3.4)."""
     c = {"label": label, "client": client, "server": server,
-         "tls": {"version": TLS13, "cipher": cipher, "sni": sni, "alpn": alpn,
+         "tls": {"version": version, "cipher": cipher, "sni": sni, "alpn": alpn,
                  "psk_offered": psk_offered, "resumed": resumed,
                  "early_data_cleartext": early_clear, "early_data_with_keylog": early_keys}}
     c["tls"].update(kw)
@@ -460,6 +460,40 @@ def tls_nginx(a):
                           "TLS_AES_256_GCM_SHA384", None, "none", "none",
                           key_update="client, update_requested: both directions once"))
     return {"requests": reqs, "connections": conns, "keylog": "tls-nginx.keylog",
+            "tls_ports": [a.port]}
+
+
+def tls12_nginx(a):
+    """curl over TLS 1.2 against nginx: AES-128-GCM (h2), ChaCha20-Poly1305 and AES-256-GCM
+    (http/1.1), ECDHE-ECDSA (the certificate is P-256).  Key log lines: CLIENT_RANDOM."""
+    host = "%s:%d" % (SNI, a.port)
+    keylog = os.path.join(a.dir, "tls12-nginx.keylog")
+    env = dict(os.environ, SSLKEYLOGFILE=keylog)
+    bycase = {n: (h, c) for n, h, c in cases.all_cases()}
+    reqs, conns = [], []
+    plan = [
+        ("tls12-h2-aes128", "--http2", "ECDHE-ECDSA-AES128-GCM-SHA256",
+         "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "h2", "tp-tracestate"),
+        ("tls12-h1-chacha", "--http1.1", "ECDHE-ECDSA-CHACHA20-POLY1305",
+         "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "http/1.1", "b3-single-128"),
+        ("tls12-h1-aes256", "--http1.1", "ECDHE-ECDSA-AES256-GCM-SHA384",
+         "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "http/1.1", "datadog-128"),
+    ]
+    for label, ver, ossl, iana, alpn, case in plan:
+        headers, ctxs = bycase[case]
+        if ver == "--http2":
+            headers = lower_headers(headers)
+        path = "/t/" + label
+        c = Curl(["curl"], [ver, "--tlsv1.2", "--tls-max", "1.2", "--ciphers", ossl, "-k",
+                            "--resolve", "%s:%d:127.0.0.1" % (SNI, a.port), "-w", CURL_W])
+        c.add("https://%s%s" % (host, path), [], headers)
+        r = req(label, "curl", label, "GET", host, path, 200,
+                "h2" if alpn == "h2" else "http/1.1", headers, ctxs)
+        curl_results([r], c.run(env=env).stdout)
+        reqs.append(r)
+        conns.append(tls_conn(label, "curl 7.88", "nginx 1.22 (TLS 1.2 only)", iana, alpn,
+                              "none", "none", version="TLS 1.2"))
+    return {"requests": reqs, "connections": conns, "keylog": "tls12-nginx.keylog",
             "tls_ports": [a.port]}
 
 

@@ -25,6 +25,7 @@ FILES = {
     "grpc.pcap": ("grpc", "pcap", "EN10MB", "us", None, None),
     "tls-nginx.pcap": ("tls-nginx", "pcap", "EN10MB", "us", None, None),
     "tls-nginx-dsb.pcapng": ("tls-nginx", "pcapng", "EN10MB", "us", "tls-nginx.pcap", "exact"),
+    "tls12-nginx.pcap": ("tls12-nginx", "pcap", "EN10MB", "us", None, None),
     "tls-0rtt-nginx.pcap": ("tls-0rtt-nginx", "pcap", "EN10MB", "us", None, None),
     "tls-0rtt-s_server.pcap": ("tls-0rtt-s_server", "pcap", "EN10MB", "us", None, None),
     "tls-mtls-fail.pcap": ("tls-mtls-fail", "pcap", "EN10MB", "us", None, None),
@@ -39,6 +40,8 @@ NOTES = {
     "grpc": "python3-grpcio client and server (true-binary grpc-trace-bin, error status, "
             "deadlines) and nghttp sending base64 grpc-trace-bin",
     "tls-nginx": "nginx over TLS 1.3 with curl --http2 and --http1.1 (key log)",
+    "tls12-nginx": "nginx over TLS 1.2 with curl: ECDHE-ECDSA AES-128-GCM (h2), "
+                   "ChaCha20-Poly1305 and AES-256-GCM (http/1.1); CLIENT_RANDOM key log",
     "tls-0rtt-nginx": "openssl s_client 0-RTT requests against nginx: accepted, rejected by a "
                       "restart (new ticket key), PSK accepted but early data refused",
     "tls-0rtt-s_server": "openssl s_client -early_data against openssl s_server -early_data",

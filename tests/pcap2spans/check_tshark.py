@@ -304,7 +304,10 @@ def check_file(tap, binary, sdir, f, tls_missing, by_file):
 
 HRR_RANDOM = "cf21ad74e59a6111be1d8c021e65b891c2a211167abb8c5e079e09e2c8a8339c"
 CIPHER_IDS = {"TLS_AES_128_GCM_SHA256": "0x1301", "TLS_AES_256_GCM_SHA384": "0x1302",
-              "TLS_CHACHA20_POLY1305_SHA256": "0x1303"}
+              "TLS_CHACHA20_POLY1305_SHA256": "0x1303",
+              "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256": "0xc02b",
+              "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384": "0xc02c",
+              "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256": "0xcca9"}
 
 
 def find_all(obj, key, out=None):
@@ -396,12 +399,15 @@ def check_manifest_tls(tap, sdir, f):
         lab = c["label"]
         if not sh or sh[-1]["cipher"] != CIPHER_IDS[t["cipher"]]:
             d.append("%s: cipher %s, tshark %r" % (lab, t["cipher"], sh and sh[-1]["cipher"]))
-        if not sh or "0x0304" not in sh[-1]["versions"]:
-            d.append("%s: TLS 1.3 expected, ServerHello versions %r"
-                     % (lab, sh and sh[-1]["versions"]))
+        tls13 = bool(sh) and "0x0304" in sh[-1]["versions"]
+        if tls13 != (t["version"] == "TLS 1.3"):
+            d.append("%s: %s expected, ServerHello versions %r"
+                     % (lab, t["version"], sh and sh[-1]["versions"]))
         if ch[0]["sni"] != t["sni"]:
             d.append("%s: SNI %r, tshark %r" % (lab, t["sni"], ch[0]["sni"]))
-        alpn = (ee[-1]["alpn"] or [None])[0] if ee else None
+        # ALPN: in EncryptedExtensions for TLS 1.3, in the ServerHello before.
+        sel = ee if tls13 else sh
+        alpn = (sel[-1]["alpn"] or [None])[0] if sel else None
         if alpn != t["alpn"]:
             d.append("%s: ALPN %r, tshark (EncryptedExtensions) %r" % (lab, t["alpn"], alpn))
         clear, keys, hrr = tls_verdicts(g)
