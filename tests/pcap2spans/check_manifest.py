@@ -386,6 +386,44 @@ def check_db(tap, binary, f, path, spans):
                % (f["file"], len(spans)), d)
 
 
+def check_bad_keys(tap, binary, f, path, keylog):
+    """Issue 7: a wrong or missing key never crashes and never yields garbage spans.  The
+    wrong key log has the same client randoms with one hex digit of every secret changed."""
+    d = []
+    with tempfile.TemporaryDirectory() as td:
+        bad = os.path.join(td, "wrong.keylog")
+        with open(keylog) as src, open(bad, "w") as dst:
+            for line in src:
+                p = line.split()
+                if len(p) == 3 and not line.startswith("#"):
+                    p[2] = ("1" if p[2][0] == "0" else "0") + p[2][1:]
+                    line = " ".join(p) + "\n"
+                dst.write(line)
+        for what, keys in (("wrong key log", [bad]), ("no key log", [])):
+            rc, err, spans, junk = run_p2s(binary, path, keys)
+            if rc not in (0, 1) or junk:
+                d.append("%s: exit %d (%s)" % (what, rc, err.strip()[:160]))
+            if spans:
+                d.append("%s: %d spans from connections it cannot decrypt, e.g. %s %r"
+                         % (what, len(spans), spans[0].get("method"), spans[0].get("path")))
+            db = os.path.join(td, "t%d.db" % len(keys))
+            run_p2s(binary, path, keys, db=db)
+            try:
+                con = sqlite3.connect(db)
+                rows = con.execute("SELECT client_port, decrypted, decrypt_error FROM connections"
+                                   " WHERE tls_version IS NOT NULL").fetchall()
+                con.close()
+            except sqlite3.Error as e:
+                d.append("%s: database: %s" % (what, e))
+                continue
+            for port, dec, why in rows:
+                if dec != 0 or not why:
+                    d.append("%s: connection from port %s: decrypted %r, decrypt_error %r"
+                             % (what, port, dec, why))
+    tap.result(not d, "%s: wrong or missing key: no crash, no spans, decrypt_error set"
+               % f["file"], d[:10])
+
+
 def norm_version(v):
     return str(v).strip().lower() if v is not None else None
 
@@ -496,7 +534,7 @@ def main():
                                              % (r["id"], r["method"], r["path"])], skip=skip)
                 continue
             tap.result(not check_request(r, s), name, check_request(r, s), skip=skip)
-        if not skip:
+        if not skip and pairs:
             check_connections(tap, f, pairs)
         tap.result(not left, "%s: no span the manifest does not list" % f["file"],
                    ["unexpected span: %s %s %s (status %r)" % (s.get("connection_id"),
@@ -518,6 +556,8 @@ def main():
                     check_tls(tap, binary, f, path, keylogs, False)
                 if keylogs or f.get("keylog_embedded"):
                     check_tls(tap, binary, f, path, keylogs, True)
+                if keylogs:
+                    check_bad_keys(tap, binary, f, path, keylogs[0])
     tap.done()
     return 0
 
