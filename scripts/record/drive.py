@@ -635,7 +635,9 @@ def tls_0rtt_nginx(a):
         reqs.append(r(label, label, path, i, 200, True))
         conns.append(tls_conn(label, "openssl s_client", "nginx (early data on)", cipher, None,
                               "unknown", "accepted", resumed=True, psk_offered=True,
-                              replay=(label == "0rtt-replayed")))
+                              replay=(label == "0rtt-replayed"),
+                              early_data_plaintext_bytes=len(http_req(path, tp(i))),
+                              early_data_records=1))
     stop_server(ng)
     wait_port_free(a.port)
 
@@ -650,7 +652,10 @@ def tls_0rtt_nginx(a):
     reqs.append(r("0rtt-rejected-retry", "0rtt-rejected", "/t/0rtt-rejected-retry", 5, 200, False))
     conns.append(tls_conn("0rtt-rejected", "openssl s_client", "nginx (new ticket key)", cipher,
                           None, "rejected", "rejected", psk_offered=True,
-                          why="ServerHello has no pre_shared_key (full handshake)"))
+                          why="ServerHello has no pre_shared_key (full handshake)",
+                          early_data_plaintext_bytes=len(http_req("/t/0rtt-rejected-early",
+                                                                  tp(4))),
+                          early_data_records=1))
     stop_server(ng)
     wait_port_free(a.port)
 
@@ -665,7 +670,10 @@ def tls_0rtt_nginx(a):
     reqs.append(r("0rtt-refused-retry", "0rtt-refused", "/t/0rtt-refused-retry", 7, 200, False))
     conns.append(tls_conn("0rtt-refused", "openssl s_client", "nginx (early data off)", cipher,
                           None, "unknown", "rejected", resumed=True, psk_offered=True,
-                          why="PSK resumed, EncryptedExtensions without early_data"))
+                          why="PSK resumed, EncryptedExtensions without early_data",
+                          early_data_plaintext_bytes=len(http_req("/t/0rtt-refused-early",
+                                                                  tp(6))),
+                          early_data_records=1))
     stop_server(ng)
     return {"requests": reqs, "connections": conns, "keylog": "tls-0rtt-nginx.keylog",
             "tls_ports": [a.port]}
@@ -704,19 +712,22 @@ def tls_0rtt_s_server(a):
         expect_client(out, ["Reused, TLSv1.3", "Early data was accepted"], "s_server accepted")
         conns.append(tls_conn("s_server-accepted", "openssl s_client", "openssl s_server",
                               cipher, None, "unknown", "accepted", resumed=True,
-                              psk_offered=True, early_data_plaintext_bytes=39))
+                              psk_offered=True, early_data_plaintext_bytes=39,
+                              early_data_records=1))
         out = s_client(a, keylog, sess_in=sess, early=ef, wait_close=False, extra=p256)
         expect_client(out, ["New, TLSv1.3", "Early data was rejected"], "s_server replay")
         conns.append(tls_conn("s_server-replay-rejected", "openssl s_client", "openssl s_server",
                               cipher, None, "rejected", "rejected", psk_offered=True,
-                              why="anti-replay: ticket already used, full handshake"))
+                              why="anti-replay: ticket already used, full handshake",
+                              early_data_plaintext_bytes=39, early_data_records=1))
         # A fresh ticket, but the key share is X25519: HelloRetryRequest, early data rejected.
         out = s_client(a, keylog, sess_in=sess2, early=ef, wait_close=False)
         expect_client(out, ["Early data was rejected"], "s_server hrr")
         conns.append(tls_conn("s_server-hrr-rejected", "openssl s_client", "openssl s_server",
                               cipher, None, "rejected", "rejected", psk_offered=True, hrr=True,
                               resumed=("Reused, TLSv1.3" in out),
-                              why="HelloRetryRequest (server wants P-256)"))
+                              why="HelloRetryRequest (server wants P-256)",
+                              early_data_plaintext_bytes=39, early_data_records=1))
     finally:
         os.close(w)
         stop_server(srv)

@@ -469,6 +469,19 @@ def check_tls(tap, binary, f, path, keylogs, with_keys):
         if with_keys and t.get("handshake_complete", True) and row.get("decrypted") != 1:
             d.append("decrypted expected 1, got %r (%s)" % (row.get("decrypted"),
                                                           row.get("decrypt_error")))
+        # 0-RTT volume: the client's early application-data records as sent (visible in the
+        # clear): each is plaintext + 1 content-type byte + 16-byte AEAD tag (OpenSSL does
+        # not pad), so the manifest's plaintext size gives the record payload bytes.
+        if "early_data_plaintext_bytes" in t:
+            want_b = t["early_data_plaintext_bytes"] + 17 * t["early_data_records"]
+            if row.get("early_data_bytes") != want_b:
+                d.append("early_data_bytes expected %d (%d plaintext in %d record(s)), got %r"
+                         % (want_b, t["early_data_plaintext_bytes"], t["early_data_records"],
+                            row.get("early_data_bytes")))
+            if "early_data_records" in row and row["early_data_records"] != \
+                    t["early_data_records"]:
+                d.append("early_data_records expected %d, got %r"
+                         % (t["early_data_records"], row["early_data_records"]))
         # The context hash (issue 7): sha256 as 64 lowercase hex, one per connection.
         h = row.get("ctx_hash") or ""
         if not re.fullmatch(r"[0-9a-f]{64}", h):
