@@ -18,7 +18,6 @@
  * episode.  A header section over max_header_bytes is reported and skipped the same way.
  * Every header is offered to an sf_tracectx_set (allocated on the first context header).
  */
-#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -80,14 +79,26 @@ struct h1 {
     struct h1_req *head, *tail; /* exchanges in request order */
     int nq;
     int64_t seq;
+    struct sf_tracectx_set *spare; /* a freed context set kept for the next one (~23 KB) */
 };
 
 /* ---- exchanges ---------------------------------------------------------------------- */
 
-static void req_free(struct h1_req *r)
+/* Give back a context set: kept as the spare when there is none, else freed. */
+static void set_put(struct h1 *h, struct sf_tracectx_set *set)
 {
-    free(r->req_ctx);
-    free(r->resp_ctx);
+    if (set == NULL)
+        return;
+    if (h->spare == NULL)
+        h->spare = set;
+    else
+        free(set);
+}
+
+static void req_free(struct h1 *h, struct h1_req *r)
+{
+    set_put(h, r->req_ctx);
+    set_put(h, r->resp_ctx);
     free(r);
 }
 
@@ -138,7 +149,7 @@ static void flush_done(struct h1 *h)
             h->tail = NULL;
         h->nq--;
         emit(h, r);
-        req_free(r);
+        req_free(h, r);
     }
 }
 
@@ -227,6 +238,7 @@ struct head_facts {
     int64_t clen; /* -1 none, -2 invalid */
     int chunked, upgrade_h2c, upgrade_any;
     struct sf_tracectx_set *ctx;
+    struct sf_tracectx_set **spare; /* the connection's spare set, taken first */
 };
 
 static int name_is(const char *n, size_t nl, const char *want)
@@ -275,8 +287,12 @@ static int64_t parse_clen(const char *v, size_t vl)
 static void field(struct head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
 {
     if (sf_tracectx_is_ctx_header(n, nl)) {
-        if (f->ctx == NULL && (f->ctx = malloc(sizeof(*f->ctx))) != NULL)
-            sf_tracectx_set_init(f->ctx);
+        if (f->ctx == NULL) {
+            f->ctx = *f->spare ? *f->spare : malloc(sizeof(*f->ctx));
+            *f->spare = NULL;
+            if (f->ctx)
+                sf_tracectx_set_init(f->ctx);
+        }
         if (f->ctx)
             sf_tracectx_set_add(f->ctx, n, nl, (const uint8_t *)v, vl);
     }
@@ -501,12 +517,13 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 request line");
     memset(&f, 0, sizeof(f));
     f.clen = -1;
+    f.spare = &h->spare;
     fields(&f, eol + 1, p + n);
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
     r = req_new(h, p, ml, f.host, f.host ? f.host_len : 0, t, tl);
     if (r == NULL) {
-        free(f.ctx);
+        set_put(h, f.ctx);
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     r->req_start = d->start_ts;
@@ -552,18 +569,19 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 status line");
     memset(&f, 0, sizeof(f));
     f.clen = -1;
+    f.spare = &h->spare;
     fields(&f, eol + 1, p + n);
     d->resyncing = 0;
     d->s = S_START;
     if (status < 200 && status != 101) { /* interim (100 Continue, 103 Early Hints) */
-        free(f.ctx);
+        set_put(h, f.ctx);
         return 0;
     }
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
     if ((r = awaiting_response(h)) == NULL) {
         if ((r = req_new(h, NULL, 0, NULL, 0, NULL, 0)) == NULL) {
-            free(f.ctx);
+            set_put(h, f.ctx);
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
         }
         mark_partial(r, "request not seen");
@@ -601,15 +619,21 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     return 0;
 }
 
-/* End of a header section in p[0..n): the offset just past the blank line, or 0. */
+/* End of a header section in p[0..n): the offset just past the blank line, or 0.
+ * That is the first "\r\n\r\n", else the first "\n\n": one pass from '\n' to '\n'
+ * (the '\n' after the first '\r' of each candidate comes in the candidates' order). */
 static size_t head_end(const uint8_t *p, size_t n)
 {
-    const uint8_t *e = memmem(p, n, "\r\n\r\n", 4);
+    const uint8_t *q = p, *end = p + n, *lf2 = NULL;
 
-    if (e)
-        return (size_t)(e - p) + 4;
-    e = memmem(p, n, "\n\n", 2);
-    return e ? (size_t)(e - p) + 2 : 0;
+    while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
+        if (q > p && q[-1] == '\r' && end - q >= 3 && q[1] == '\r' && q[2] == '\n')
+            return (size_t)(q - p) + 3;
+        if (lf2 == NULL && end - q >= 2 && q[1] == '\n')
+            lf2 = q;
+        q++;
+    }
+    return lf2 ? (size_t)(lf2 - p) + 2 : 0;
 }
 
 static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t blen, int64_t ts,
@@ -798,10 +822,11 @@ static void h1_free(struct h1 *h)
 
     for (r = h->head; r; r = next) {
         next = r->next;
-        req_free(r);
+        req_free(h, r);
     }
     sf_buf_free(&h->d[0].hdr);
     sf_buf_free(&h->d[1].hdr);
+    free(h->spare);
     free(h);
 }
 
@@ -836,7 +861,7 @@ static int upgrade_h2c(struct h1 *h, const uint8_t *rest, size_t n, int64_t ts, 
         p2s_h2_adopt_upgrade(st, &s);
     /* Exchanges queued before the upgrade are answered already; emit what is left. */
     unlink_req(h, r); /* r itself now belongs to HTTP/2 */
-    req_free(r);
+    req_free(h, r);
     h->d[P2S_S2C].msg = h->d[P2S_C2S].msg = NULL;
     flush_done(h);
     h1_free(h);
