@@ -1019,18 +1019,39 @@ static const struct {
     [H_SW8] = {"sw8", "sw8", 3},
 };
 
-/* Names are lowercase letters, digits and '-': a letter matches either case. */
+/* 8 bytes of a header name against 8 of a lowercase literal made of letters, digits
+ * and '-': a letter matches either case (the mask has 0x20 where the literal has a
+ * letter: bytes >= 'a'), anything else must be equal. */
+static inline int name8_eq(const char *name, const char *lit)
+{
+    uint64_t x, l, m;
+
+    memcpy(&x, name, 8);
+    memcpy(&l, lit, 8);
+    m = ((l + ONES * 0x1f) & HIGHS) >> 2;
+    return (x | m) == l;
+}
+
 static int hdr_is(const char *name, size_t nlen, int h)
 {
     const char *lit = hdrs[h].name;
+    size_t i;
 
     if (nlen != hdrs[h].len)
         return -1;
-    for (size_t i = 0; i < nlen; i++) {
-        unsigned char l = (unsigned char)lit[i];
-        if (((unsigned char)name[i] | (l >= 'a' ? 0x20 : 0)) != l)
-            return -1;
+    if (nlen < 8) {
+        for (i = 0; i < nlen; i++) {
+            unsigned char l = (unsigned char)lit[i];
+            if (((unsigned char)name[i] | (l >= 'a' ? 0x20 : 0)) != l)
+                return -1;
+        }
+        return h;
     }
+    for (i = 0; i + 8 <= nlen; i += 8)
+        if (!name8_eq(name + i, lit + i))
+            return -1;
+    if (i < nlen && !name8_eq(name + nlen - 8, lit + nlen - 8)) /* the tail, overlapping */
+        return -1;
     return h;
 }
 
