@@ -7,13 +7,16 @@
  * Options are const volatile values the loader sets before load (libbpf-tools
  * style); argument indices are 0-based, -1 = not present.
  */
+/* vmlinux.h first: the libbpf headers below need the kernel types it defines */
+// clang-format off
 #include "vmlinux.h"
+// clang-format on
+
+#include "spantrace.h"
 
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
-
-#include "spantrace.h"
 
 const volatile int target_tgid = 0; /* 0 = any process */
 const volatile int span_arg = 0;

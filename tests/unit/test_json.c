@@ -31,8 +31,10 @@ int main(void)
     TAP_EQ_STR(esc("\n\r\t\x01", 4), "\"\\n\\r\\t\\u0001\"", "control characters escaped");
     TAP_EQ_STR(esc("x\0y", 3), "\"x\\u0000y\"", "NUL inside a value is kept, escaped");
     TAP_EQ_STR(esc("Am\xc3\xa9lie", 7), "\"Am\xc3\xa9lie\"", "valid UTF-8 passes through");
-    TAP_EQ_STR(esc("\xff\xc3", 2), "\"\\u00ff\\u00c3\"", "invalid and truncated UTF-8 become \\u00XX");
-    TAP_EQ_STR(esc("\xed\xa0\x80", 3), "\"\\u00ed\\u00a0\\u0080\"", "UTF-16 surrogates are not UTF-8");
+    TAP_EQ_STR(esc("\xff\xc3", 2), "\"\\u00ff\\u00c3\"",
+               "invalid and truncated UTF-8 become \\u00XX");
+    TAP_EQ_STR(esc("\xed\xa0\x80", 3), "\"\\u00ed\\u00a0\\u0080\"",
+               "UTF-16 surrogates are not UTF-8");
     TAP_EQ_STR(esc("\xe2\x82\xac", 3), "\"\xe2\x82\xac\"", "three-byte sequence kept");
 
     f = open_memstream(&buf, &len);
@@ -50,7 +52,8 @@ int main(void)
     sf_jw_str(&w, "d", NULL);
     sf_jw_end(&w);
     fclose(f);
-    TAP_EQ_STR(buf, "{\"a\":\"x\",\"b\":[-5,\"1544712660000000000\",null,{}],\"c\":true,\"d\":null}",
+    TAP_EQ_STR(buf,
+               "{\"a\":\"x\",\"b\":[-5,\"1544712660000000000\",null,{}],\"c\":true,\"d\":null}",
                "writer: nesting, commas, 64-bit as string, NaN as null");
     free(buf);
     return tap_done();
