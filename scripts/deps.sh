@@ -20,7 +20,7 @@ pkgs=(
     # tests and tooling
     valgrind cppcheck clang-format python3 perl time
     # real clients and servers for the recordings and the live tests
-    nginx nghttp2-client nghttp2-server curl python3-grpcio python3-grpc-tools
+    nginx nghttp2-client nghttp2-server nghttp2-proxy curl openssl python3-grpcio
     # exports: pprof via protobuf-c, gzip via zlib; consumers read back in node/chromium
     protobuf-c-compiler libprotobuf-c-dev chromium
     # the Wireshark GUI screenshot test (Qt under Xvfb)
