@@ -14,6 +14,7 @@
 #include "sf_clock.h"
 #include "sf_db.h"
 #include "sf_db_trace.h"
+#include "sf_json.h"
 #include "sf_line.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
@@ -34,36 +35,27 @@ struct file_state {
     struct sf_err err;
 };
 
-void t2s_json_str(FILE *f, const char *s, size_t n)
-{
-    fputc('"', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20 || ch == 0x7f)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
-static void json_opt_int(FILE *f, const char *key, int64_t v)
+/* NDJSON goes through lib/sf_json: one object per line, SF_DB_NULL and absent text as null. */
+static void jw_opt_int(struct sf_jw *w, const char *key, int64_t v)
 {
     if (v == SF_DB_NULL)
-        fprintf(f, ",\"%s\":null", key);
+        sf_jw_null(w, key);
     else
-        fprintf(f, ",\"%s\":%lld", key, (long long)v);
+        sf_jw_int(w, key, v);
 }
 
-static void json_opt_str(FILE *f, const char *key, const char *s)
+static void jw_text(struct sf_jw *w, const char *key, const char *s, size_t n)
 {
-    fprintf(f, ",\"%s\":", key);
     if (s)
-        t2s_json_str(f, s, strlen(s));
+        sf_jw_strn(w, key, s, n);
     else
-        fputs("null", f);
+        sf_jw_null(w, key);
+}
+
+static void jw_line_end(struct sf_jw *w)
+{
+    sf_jw_end(w);
+    putc('\n', w->f);
 }
 
 static int emit_event(struct file_state *fs, const struct sf_trace_event *ev, int is_marker)
@@ -71,23 +63,23 @@ static int emit_event(struct file_state *fs, const struct sf_trace_event *ev, in
     struct t2s_ctx *c = fs->c;
 
     if (c->out && (is_marker || c->raw_out)) {
-        fprintf(c->out, "{\"type\":\"event\",\"line\":%llu,\"ts_ns\":%lld",
-                (unsigned long long)ev->line, (long long)ev->ts_ns);
-        json_opt_int(c->out, "cpu", ev->cpu);
-        json_opt_int(c->out, "pid", ev->pid);
-        json_opt_int(c->out, "tid", ev->tid);
-        fputs(",\"comm\":", c->out);
-        if (ev->comm)
-            t2s_json_str(c->out, ev->comm, ev->comm_len);
-        else
-            fputs("null", c->out);
-        json_opt_str(c->out, "kind", ev->kind);
-        json_opt_str(c->out, "span_id", ev->span_id);
-        json_opt_str(c->out, "trace_id", ev->trace_id);
-        json_opt_int(c->out, "decision", ev->decision);
-        fputs(",\"message\":", c->out);
-        t2s_json_str(c->out, ev->message, ev->message_len);
-        fputs("}\n", c->out);
+        struct sf_jw w;
+
+        sf_jw_init(&w, c->out);
+        sf_jw_obj(&w, NULL);
+        sf_jw_str(&w, "type", "event");
+        sf_jw_int(&w, "line", (int64_t)ev->line);
+        sf_jw_int(&w, "ts_ns", ev->ts_ns);
+        jw_opt_int(&w, "cpu", ev->cpu);
+        jw_opt_int(&w, "pid", ev->pid);
+        jw_opt_int(&w, "tid", ev->tid);
+        jw_text(&w, "comm", ev->comm, ev->comm_len);
+        sf_jw_str(&w, "kind", ev->kind);
+        sf_jw_str(&w, "span_id", ev->span_id);
+        sf_jw_str(&w, "trace_id", ev->trace_id);
+        jw_opt_int(&w, "decision", ev->decision);
+        sf_jw_strn(&w, "message", ev->message, ev->message_len);
+        jw_line_end(&w);
     }
     if (c->db && (is_marker || c->raw_db))
         return sf_db_trace_event(c->db, fs->src, ev, &fs->err);
@@ -109,15 +101,21 @@ static int emit_interval(void *ctx, const struct iv_interval *iv)
                                     iv->end_rule};
 
     if (c->out) {
-        fputs("{\"type\":\"interval\"", c->out);
-        json_opt_str(c->out, "span_id", row.span_id);
-        json_opt_str(c->out, "trace_id", row.trace_id);
-        json_opt_int(c->out, "pid", row.pid);
-        fprintf(c->out, ",\"tid\":%lld,\"start_ns\":%lld,\"end_ns\":%lld,\"depth\":%d",
-                (long long)row.tid, (long long)row.start_ns, (long long)row.end_ns, row.depth);
-        json_opt_int(c->out, "decision", row.decision);
-        json_opt_str(c->out, "end_rule", row.end_rule);
-        fputs("}\n", c->out);
+        struct sf_jw w;
+
+        sf_jw_init(&w, c->out);
+        sf_jw_obj(&w, NULL);
+        sf_jw_str(&w, "type", "interval");
+        sf_jw_str(&w, "span_id", row.span_id);
+        sf_jw_str(&w, "trace_id", row.trace_id);
+        jw_opt_int(&w, "pid", row.pid);
+        sf_jw_int(&w, "tid", row.tid);
+        sf_jw_int(&w, "start_ns", row.start_ns);
+        sf_jw_int(&w, "end_ns", row.end_ns);
+        sf_jw_int(&w, "depth", row.depth);
+        jw_opt_int(&w, "decision", row.decision);
+        sf_jw_str(&w, "end_rule", row.end_rule);
+        jw_line_end(&w);
     }
     return c->db ? sf_db_trace_interval(c->db, fs->src, &row, &fs->err) : 0;
 }
@@ -126,10 +124,15 @@ static int emit_loss(struct file_state *fs, int64_t cpu, int64_t events, uint64_
 {
     fs->losses++;
     if (fs->c->out) {
-        fprintf(fs->c->out, "{\"type\":\"loss\",\"line\":%llu", (unsigned long long)line);
-        json_opt_int(fs->c->out, "cpu", cpu);
-        json_opt_int(fs->c->out, "events", events);
-        fputs("}\n", fs->c->out);
+        struct sf_jw w;
+
+        sf_jw_init(&w, fs->c->out);
+        sf_jw_obj(&w, NULL);
+        sf_jw_str(&w, "type", "loss");
+        sf_jw_int(&w, "line", (int64_t)line);
+        jw_opt_int(&w, "cpu", cpu);
+        jw_opt_int(&w, "events", events);
+        jw_line_end(&w);
     }
     if (fs->c->db)
         return sf_db_trace_loss(fs->c->db, fs->src, cpu, SF_DB_NULL, events, line, &fs->err);
@@ -237,56 +240,54 @@ static int keep_bad(struct file_state *fs, const char *s, size_t n, uint64_t lin
     return emit_event(fs, &ev, 0);
 }
 
-static void json_text(FILE *f, const char *key, const char *s, size_t n)
-{
-    fprintf(f, ",\"%s\":", key);
-    if (s)
-        t2s_json_str(f, s, n);
-    else
-        fputs("null", f);
-}
-
 /* --fields: the columns of every line as parsed, for checking the parser. */
 static void print_fields(FILE *f, const struct tf_line *l, const struct sf_err *e, uint64_t no)
 {
     static const char *const kinds[] = {"blank",    "comment", "tracer", "entries", "clock",
                                         "annotate", "lost",    "frame",  "event",   "bad"};
-    fprintf(f, "{\"line\":%llu,\"kind\":\"%s\"", (unsigned long long)no, kinds[l->kind]);
+    struct sf_jw w;
+
+    sf_jw_init(&w, f);
+    sf_jw_obj(&w, NULL);
+    sf_jw_int(&w, "line", (int64_t)no);
+    sf_jw_str(&w, "kind", kinds[l->kind]);
     switch (l->kind) {
     case TF_EVENT:
-        json_text(f, "comm", l->comm, l->comm_len);
-        fprintf(f, ",\"pid\":%lld", (long long)l->pid);
-        json_opt_int(f, "tgid", l->tgid >= 0 ? l->tgid : SF_DB_NULL);
-        fprintf(f, ",\"cpu\":%lld", (long long)l->cpu);
-        json_text(f, "flags", l->flags, l->flags_len);
-        json_text(f, "ts", l->ts, l->ts_len);
-        fprintf(f, ",\"ts_ns\":%lld,\"ts_raw\":%d", (long long)l->ts_ns, l->ts_raw);
-        json_text(f, "event", l->event, l->event_len);
-        json_text(f, "msg", l->msg, l->msg_len);
+        jw_text(&w, "comm", l->comm, l->comm_len);
+        sf_jw_int(&w, "pid", l->pid);
+        jw_opt_int(&w, "tgid", l->tgid >= 0 ? l->tgid : SF_DB_NULL);
+        sf_jw_int(&w, "cpu", l->cpu);
+        jw_text(&w, "flags", l->flags, l->flags_len);
+        jw_text(&w, "ts", l->ts, l->ts_len);
+        sf_jw_int(&w, "ts_ns", l->ts_ns);
+        sf_jw_int(&w, "ts_raw", l->ts_raw);
+        jw_text(&w, "event", l->event, l->event_len);
+        jw_text(&w, "msg", l->msg, l->msg_len);
         break;
     case TF_LOST:
-        fprintf(f, ",\"cpu\":%lld", (long long)l->cpu);
-        json_opt_int(f, "lost", l->lost >= 0 ? l->lost : SF_DB_NULL);
+        sf_jw_int(&w, "cpu", l->cpu);
+        jw_opt_int(&w, "lost", l->lost >= 0 ? l->lost : SF_DB_NULL);
         break;
     case TF_ANNOTATE:
-        fprintf(f, ",\"cpu\":%lld", (long long)l->cpu);
+        sf_jw_int(&w, "cpu", l->cpu);
         break;
     case TF_ENTRIES:
-        fprintf(f, ",\"entries\":%lld,\"written\":%lld,\"ncpu\":%lld", (long long)l->entries,
-                (long long)l->written, (long long)l->ncpu);
+        sf_jw_int(&w, "entries", l->entries);
+        sf_jw_int(&w, "written", l->written);
+        sf_jw_int(&w, "ncpu", l->ncpu);
         break;
     case TF_TRACER:
     case TF_CLOCK:
-        json_text(f, "text", l->text, l->text_len);
+        jw_text(&w, "text", l->text, l->text_len);
         break;
     case TF_BAD:
-        fprintf(f, ",\"col\":%u", e->col);
-        json_text(f, "error", e->msg, strlen(e->msg));
+        sf_jw_int(&w, "col", e->col);
+        sf_jw_str(&w, "error", e->msg);
         break;
     default:
         break;
     }
-    fputs("}\n", f);
+    jw_line_end(&w);
 }
 
 static int on_line(struct file_state *fs, const char *s, size_t n, uint64_t lineno)

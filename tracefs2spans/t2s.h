@@ -232,7 +232,4 @@ int ingest_file(struct t2s_ctx *ctx, const char *path);
  * Returns 0 or SF_EXIT_USAGE (database failure, printed). */
 int attribute_run(struct t2s_ctx *ctx);
 
-/* Write s[0..n) as a JSON string (with quotes) to f. */
-void t2s_json_str(FILE *f, const char *s, size_t n);
-
 #endif
