@@ -9,7 +9,8 @@
 # Usage: tests/run-golden.sh [TOOL...]   (default: every tool folder)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-export PATH="$top/bin:$PATH" SF_TOP="$top" LC_ALL=C
+# SF_BIN: the binaries under test (make SAN=1 points it at build/san/bin)
+export PATH="${SF_BIN:-$top/bin}:$PATH" SF_TOP="$top" LC_ALL=C
 cd "$top/tests/golden" || exit 1
 tools=("$@")
 [ ${#tools[@]} -eq 0 ] && tools=(*/)
