@@ -55,12 +55,12 @@ static int solve(double a[4][4], double *b, int d)
     return 0;
 }
 
-static void polyfit(struct clock_pair *p, int d)
+/* Normal equations of a degree-d least-squares fit of off_ns over t / span. */
+static void normal_equations(const struct clock_pair *p, double span, int d, double a[4][4],
+                             double b[4])
 {
-    double span = p->n > 1 ? p->t[p->n - 1] : 1, a[4][4] = {{0}}, b[4] = {0}, sc = 1;
-
-    if (!(span > 0))
-        span = 1;
+    memset(a, 0, 4 * sizeof(a[0]));
+    memset(b, 0, 4 * sizeof(b[0]));
     for (size_t i = 0; i < p->n; i++) {
         double u = p->t[i] / span, pw[7];
         pw[0] = 1;
@@ -72,21 +72,18 @@ static void polyfit(struct clock_pair *p, int d)
             b[r] += pw[r] * p->off_ns[i];
         }
     }
+}
+
+static void polyfit(struct clock_pair *p, int d)
+{
+    double span = p->n > 1 ? p->t[p->n - 1] : 1, a[4][4], b[4], sc = 1;
+
+    if (!(span > 0))
+        span = 1;
+    normal_equations(p, span, d, a, b);
     while (d > 0 && solve(a, b, d) < 0) { /* degenerate times: lower the degree */
         d--;
-        memset(a, 0, sizeof(a));
-        memset(b, 0, sizeof(b));
-        for (size_t i = 0; i < p->n; i++) {
-            double u = p->t[i] / span, pw[7];
-            pw[0] = 1;
-            for (int k = 1; k < 7; k++)
-                pw[k] = pw[k - 1] * u;
-            for (int r = 0; r <= d; r++) {
-                for (int c = 0; c <= d; c++)
-                    a[r][c] += pw[r + c];
-                b[r] += pw[r] * p->off_ns[i];
-            }
-        }
+        normal_equations(p, span, d, a, b);
     }
     if (d == 0) {
         b[0] = 0;
