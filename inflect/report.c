@@ -129,7 +129,8 @@ void report_image(struct report *rp, const char *file, const char *caption)
     fputs("\"></p>\n", rp->html);
 }
 
-void report_table_head(struct report *rp, const char *const *cells, int ncol)
+/* One table row in both outputs: "| a | b |" in Markdown, <tag> cells in HTML. */
+static void table_row(struct report *rp, const char *const *cells, int ncol, const char *tag)
 {
     fputs("|", rp->md);
     for (int i = 0; i < ncol; i++) {
@@ -137,35 +138,29 @@ void report_table_head(struct report *rp, const char *const *cells, int ncol)
         md_cell(rp->md, cells[i]);
         fputs(" |", rp->md);
     }
-    fputs("\n|", rp->md);
-    for (int i = 0; i < ncol; i++)
-        fputs("---|", rp->md);
     fputs("\n", rp->md);
-    fputs("<table><tr>", rp->html);
     for (int i = 0; i < ncol; i++) {
-        fputs("<th>", rp->html);
+        fprintf(rp->html, "<%s>", tag);
         html_text(rp->html, cells[i]);
-        fputs("</th>", rp->html);
+        fprintf(rp->html, "</%s>", tag);
     }
     fputs("</tr>\n", rp->html);
 }
 
+void report_table_head(struct report *rp, const char *const *cells, int ncol)
+{
+    fputs("<table><tr>", rp->html);
+    table_row(rp, cells, ncol, "th");
+    fputc('|', rp->md);
+    for (int i = 0; i < ncol; i++)
+        fputs("---|", rp->md);
+    fputs("\n", rp->md);
+}
+
 void report_table_row(struct report *rp, const char *const *cells, int ncol)
 {
-    fputs("|", rp->md);
-    for (int i = 0; i < ncol; i++) {
-        fputc(' ', rp->md);
-        md_cell(rp->md, cells[i]);
-        fputs(" |", rp->md);
-    }
-    fputs("\n", rp->md);
     fputs("<tr>", rp->html);
-    for (int i = 0; i < ncol; i++) {
-        fputs("<td>", rp->html);
-        html_text(rp->html, cells[i]);
-        fputs("</td>", rp->html);
-    }
-    fputs("</tr>\n", rp->html);
+    table_row(rp, cells, ncol, "td");
 }
 
 void report_table_end(struct report *rp)
