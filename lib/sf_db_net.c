@@ -3,9 +3,19 @@
 
 #include <stddef.h>
 
+/* Text bound without a copy: the span and context writers step their statement before
+ * they return, while the caller's strings are alive. */
+static void bind_static(sqlite3_stmt *st, int idx, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, idx, s, -1, SQLITE_STATIC);
+    else
+        sqlite3_bind_null(st, idx);
+}
+
 static void bind_id(sqlite3_stmt *st, int idx, const char *hex)
 {
-    sf_db_bind_text(st, idx, hex && hex[0] ? hex : NULL);
+    bind_static(st, idx, hex && hex[0] ? hex : NULL);
 }
 
 int sf_db_net_conn_insert(struct sf_db *db, const struct sf_net_conn *c, int64_t *id,
@@ -116,15 +126,15 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
     sf_db_bind_int(st, 1, s->source_id);
     sf_db_bind_int(st, 2, s->connection_id);
     sf_db_bind_int(st, 3, s->stream_id);
-    sf_db_bind_text(st, 4, s->proto);
-    sf_db_bind_text(st, 5, s->method);
-    sf_db_bind_text(st, 6, s->authority);
-    sf_db_bind_text(st, 7, s->path);
+    bind_static(st, 4, s->proto);
+    bind_static(st, 5, s->method);
+    bind_static(st, 6, s->authority);
+    bind_static(st, 7, s->path);
     sf_db_bind_int(st, 8, s->status);
-    sf_db_bind_text(st, 9, s->grpc_service);
-    sf_db_bind_text(st, 10, s->grpc_method);
+    bind_static(st, 9, s->grpc_service);
+    bind_static(st, 10, s->grpc_method);
     sf_db_bind_int(st, 11, s->grpc_status);
-    sf_db_bind_text(st, 12, s->grpc_message);
+    bind_static(st, 12, s->grpc_message);
     sf_db_bind_int(st, 13, s->grpc_timeout_ns);
     sf_db_bind_int(st, 14, s->req_start_ns);
     sf_db_bind_int(st, 15, s->req_end_ns);
@@ -134,14 +144,14 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
     sf_db_bind_int(st, 19, s->resp_bytes);
     sf_db_bind_int(st, 20, s->early_data);
     sf_db_bind_int(st, 21, s->partial);
-    sf_db_bind_text(st, 22, s->partial_reason);
+    bind_static(st, 22, s->partial_reason);
     sf_db_bind_int(st, 23, s->reset_code);
     if (c) {
         bind_id(st, 24, c->trace_id);
         bind_id(st, 25, c->span_id);
         bind_id(st, 26, c->parent_id);
         sf_db_bind_int(st, 27, c->sampled < 0 ? SF_DB_NULL : c->sampled);
-        sf_db_bind_text(st, 28, sf_tracectx_format_name(c->format));
+        bind_static(st, 28, sf_tracectx_format_name(c->format));
         sf_db_bind_int(st, 29, c->valid);
     } else {
         for (int i = 24; i <= 29; i++)
@@ -162,9 +172,9 @@ int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
     if (st == NULL)
         return SF_E_DB;
     sf_db_bind_int(st, 1, span_row);
-    sf_db_bind_text(st, 2, direction);
-    sf_db_bind_text(st, 3, sf_tracectx_format_name(c->format));
-    sf_db_bind_text(st, 4, c->raw);
+    bind_static(st, 2, direction);
+    bind_static(st, 3, sf_tracectx_format_name(c->format));
+    bind_static(st, 4, c->raw);
     bind_id(st, 5, c->trace_id);
     bind_id(st, 6, c->span_id);
     bind_id(st, 7, c->parent_id);
@@ -172,8 +182,8 @@ int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
     sf_db_bind_int(st, 9, c->debug);
     sf_db_bind_int(st, 10, c->flags < 0 ? SF_DB_NULL : c->flags);
     sf_db_bind_int(st, 11, c->trace_id_64);
-    sf_db_bind_text(st, 12, c->tracestate[0] ? c->tracestate : NULL);
+    bind_static(st, 12, c->tracestate[0] ? c->tracestate : NULL);
     sf_db_bind_int(st, 13, c->valid);
-    sf_db_bind_text(st, 14, c->error[0] ? c->error : NULL);
+    bind_static(st, 14, c->error[0] ? c->error : NULL);
     return sf_db_exec_stmt(db, st, NULL, err);
 }

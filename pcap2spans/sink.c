@@ -641,7 +641,12 @@ int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err 
         }
     }
     if (o->db_path) {
-        int rc = sf_db_open(&k->db, o->db_path, err);
+        int rc;
+        /* One thread uses SQLite here: no mutexes, no allocation statistics (a mutex
+         * per malloc).  Only takes effect before SQLite initialises (the first open). */
+        sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        rc = sf_db_open(&k->db, o->db_path, err);
         if (rc < 0) {
             free(k);
             return rc;
