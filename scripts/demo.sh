@@ -14,6 +14,7 @@
 #                     the slowest 5 % of requests; slow vs normal phase and their diff
 #   50 flamegraph     SVG flame graphs of all of those, the differential graph
 #   60 inflect        inflection points, sampling drift, clock drift: the report
+#   65 export         OTLP/JSON, Zipkin, Perfetto, speedscope and pprof files
 #   70 findings       what was found, next to what the manifest says happened
 # Each stage says where its output is; the last lines list the main results.
 set -euo pipefail
@@ -61,6 +62,7 @@ for r in "$db|the database (open it with sqlite3)" \
     "$out/flamegraph/slow-diff.svg|differential flame graph, slow vs normal phase" \
     "$out/flamegraph/slowest-5pct.svg|flame graph of the slowest 5 % of requests" \
     "$out/report/report.html|inflection and sampling-drift report" \
+    "$out/export|exports: OTLP (Jaeger), Zipkin, Perfetto, speedscope, pprof" \
     "$out/findings.txt|the findings above"; do
     if [ -e "${r%%|*}" ]; then printf '  %-52s %s\n' "${r#*|}" "${r%%|*}"; fi
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# spanfold-export end to end: build a database from a real recording
-# (samples/tracefs: packets, perf samples and tracefs markers of one service) with
-# the real tools, export every format, and have each read back by its consumer
+# spanfold-export end to end: the demo database (scripts/demo.sh on samples/demo: a
+# real service's packets, perf samples and span markers, joined by the real tools),
+# export every format, and have each read back by its consumer
 # (validate.py for OTLP/Zipkin/Chrome rules, pprof-format and speedscope's own app in
 # headless Chromium via consumers.mjs); counts must equal the database's.
 set -u
@@ -13,11 +13,11 @@ for b in pcap2spans perf-fold tracefs2spans spanfold-export; do
     [ -x "$bin/$b" ] || { echo "not ok 1 - $b not built"; echo "1..1"; exit 1; }
 done
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-db=$tmp/s.db
-s=$top/samples/tracefs
-"$bin/pcap2spans" --db "$db" --quiet "$s/http.pcap" && "$bin/perf-fold" --db "$db" "$s/perf.txt" >/dev/null &&
-    "$bin/tracefs2spans" --db "$db" "$s/trace.txt" 2>/dev/null
-t $? "database built from the real recording by pcap2spans, perf-fold and tracefs2spans"
+# the demo database: the README's main command on samples/demo (a real service under real
+# clients: HTTP/1.1, h2c, gRPC; perf samples and spantrace markers joined by span id)
+"$top/scripts/demo.sh" "$tmp/demo" >"$tmp/demo.log" 2>&1
+t $? "the demo pipeline (scripts/demo.sh) builds the database"
+db=$tmp/demo/spans.db
 q() { sqlite3 "$db" "$1"; }
 spans=$(q "SELECT count(*) FROM spans WHERE span_id IS NOT NULL AND trace_id IS NOT NULL")
 all_spans=$(q "SELECT count(*) FROM spans")
@@ -72,6 +72,21 @@ fs=$(python3 -c "print('%d.%09d' % divmod($from, 10**9))"); ts=$(python3 -c "pri
 wantw=$(q "SELECT count(*) FROM spans WHERE req_start_ns >= $from AND req_start_ns < $to AND span_id IS NOT NULL")
 got=$(ex --format zipkin --from "$fs" --to "$ts" | python3 -c "import json,sys; print(len(json.load(sys.stdin)))")
 [ "$got" = "$wantw" ]; t $? "--from/--to: $got spans in the window"
+gm=$(q "SELECT grpc_service || '/' || grpc_method FROM spans WHERE grpc_method IS NOT NULL LIMIT 1")
+if [ -n "$gm" ]; then
+    wantg=$(q "SELECT count(*) FROM spans WHERE grpc_service || '/' || grpc_method = '$gm' AND span_id IS NOT NULL")
+    got=$(ex --format otlp --grpc-method "$gm" | python3 -c "
+import json,sys
+sp=[s for l in sys.stdin for r in json.loads(l)['resourceSpans'] for ss in r['scopeSpans'] for s in ss['spans']]
+ok=all(any(a['key']=='rpc.system' for a in s['attributes']) for s in sp)
+print(len(sp) if ok else -1)")
+    [ "$got" = "$wantg" ]; t $? "--grpc-method $gm: $got spans, each with rpc.* attributes"
+fi
+auth=$(q "SELECT authority FROM spans WHERE authority IS NOT NULL LIMIT 1")
+got=$(ex --format zipkin --service-map "$auth=checkout-svc" --service checkout-svc | python3 -c "
+import json,sys; sp=json.load(sys.stdin); print(len(sp), all(s['localEndpoint']['serviceName']=='checkout-svc' for s in sp))")
+wants=$(q "SELECT count(*) FROM spans WHERE authority = '$auth' AND span_id IS NOT NULL")
+[ "$got" = "$wants True" ]; t $? "--service-map/--service: $got spans named by the map"
 ex --format nosuch >/dev/null 2>&1; [ $? = 2 ]; t $? "an unknown format is a usage error (exit 2)"
 ex --db /nonexistent.db --format otlp >/dev/null 2>&1; [ $? = 2 ]; t $? "an unreadable database is exit 2"
 
