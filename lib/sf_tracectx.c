@@ -197,6 +197,32 @@ static void raw_set_hex(struct sf_tracectx *c, const uint8_t *b, size_t n)
     sf_hex_encode(c->raw, b, n);
 }
 
+/* 1 when s[0..n) is all lowercase hex digits and n is a multiple of 8 (else 0: the
+ * caller checks byte by byte); *nonzero gets 1 if a digit is not '0'. */
+static int lower_hex8(const char *s, size_t n, int *nonzero)
+{
+    uint64_t x, ge30, ge3a, ge61, ge67, ok, nz = 0;
+
+    if (n % 8)
+        return 0;
+    for (size_t i = 0; i < n; i += 8) {
+        memcpy(&x, s + i, 8);
+        if (x & HIGHS)
+            return 0;
+        /* bytes < 0x80: adding (0x80 - k) sets a byte's high bit iff it is >= k */
+        ge30 = x + ONES * (0x80 - 0x30);
+        ge3a = x + ONES * (0x80 - 0x3a);
+        ge61 = x + ONES * (0x80 - 0x61);
+        ge67 = x + ONES * (0x80 - 0x67);
+        ok = ((ge30 & ~ge3a) | (ge61 & ~ge67)) & HIGHS;
+        if (ok != HIGHS)
+            return 0;
+        nz |= x ^ (ONES * '0');
+    }
+    *nonzero = nz != 0;
+    return 1;
+}
+
 #define ID_ANYCASE 1 /* accept uppercase hex digits too */
 #define ID_ZERO_OK 2 /* all zeros allowed (version and flag fields) */
 
@@ -216,6 +242,8 @@ static int check_id(struct sf_tracectx *c, const char *what, const char *s, size
 
     if (n == 0)
         return ctx_fail(c, "%s is empty", what);
+    if (lower_hex8(s, n, &nonzero))
+        goto checked; /* the common case: lowercase hex, 8 digits per step */
     for (size_t i = 0; i < n; i++) {
         int d = (unsigned char)s[i];
         nonzero |= d != '0';
@@ -226,6 +254,7 @@ static int check_id(struct sf_tracectx *c, const char *what, const char *s, size
         show_char(ch, sizeof(ch), d);
         return ctx_fail(c, "%s has illegal character %s at offset %zu", what, ch, i);
     }
+checked:
     if (n != w1 && n != w2) {
         if (w2)
             return ctx_fail(c, "%s has %zu hex digits, need %zu or %zu", what, n, w1, w2);
@@ -783,7 +812,7 @@ static int dec_u64(const char *s, size_t n, uint64_t *out)
         return -1;
     for (size_t i = 0; i < n; i++) {
         unsigned d = (unsigned)((unsigned char)s[i] - '0');
-        if (d > 9 || x > (UINT64_MAX - d) / 10)
+        if (d > 9 || (i >= 19 && x > (UINT64_MAX - d) / 10)) /* 19 digits cannot overflow */
             return -1;
         x = x * 10 + d;
     }
