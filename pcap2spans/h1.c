@@ -79,26 +79,14 @@ struct h1 {
     struct h1_req *head, *tail; /* exchanges in request order */
     int nq;
     int64_t seq;
-    struct sf_tracectx_set *spare; /* a freed context set kept for the next one (~23 KB) */
 };
 
 /* ---- exchanges ---------------------------------------------------------------------- */
 
-/* Give back a context set: kept as the spare when there is none, else freed. */
-static void set_put(struct h1 *h, struct sf_tracectx_set *set)
-{
-    if (set == NULL)
-        return;
-    if (h->spare == NULL)
-        h->spare = set;
-    else
-        free(set);
-}
-
 static void req_free(struct h1 *h, struct h1_req *r)
 {
-    set_put(h, r->req_ctx);
-    set_put(h, r->resp_ctx);
+    p2s_set_put(h->ctx, r->req_ctx);
+    p2s_set_put(h->ctx, r->resp_ctx);
     free(r);
 }
 
@@ -238,7 +226,7 @@ struct head_facts {
     int64_t clen; /* -1 none, -2 invalid */
     int chunked, upgrade_h2c, upgrade_any;
     struct sf_tracectx_set *ctx;
-    struct sf_tracectx_set **spare; /* the connection's spare set, taken first */
+    struct p2s_ctx *pctx; /* for its pool of context sets */
 };
 
 static int name_is(const char *n, size_t nl, const char *want)
@@ -287,12 +275,8 @@ static int64_t parse_clen(const char *v, size_t vl)
 static void field(struct head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
 {
     if (sf_tracectx_is_ctx_header(n, nl)) {
-        if (f->ctx == NULL) {
-            f->ctx = *f->spare ? *f->spare : malloc(sizeof(*f->ctx));
-            *f->spare = NULL;
-            if (f->ctx)
-                sf_tracectx_set_init(f->ctx);
-        }
+        if (f->ctx == NULL)
+            f->ctx = p2s_set_get(f->pctx);
         if (f->ctx)
             sf_tracectx_set_add(f->ctx, n, nl, (const uint8_t *)v, vl);
     }
@@ -517,13 +501,13 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 request line");
     memset(&f, 0, sizeof(f));
     f.clen = -1;
-    f.spare = &h->spare;
+    f.pctx = h->ctx;
     fields(&f, eol + 1, p + n);
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
     r = req_new(h, p, ml, f.host, f.host ? f.host_len : 0, t, tl);
     if (r == NULL) {
-        set_put(h, f.ctx);
+        p2s_set_put(h->ctx, f.ctx);
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     r->req_start = d->start_ts;
@@ -569,19 +553,19 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 status line");
     memset(&f, 0, sizeof(f));
     f.clen = -1;
-    f.spare = &h->spare;
+    f.pctx = h->ctx;
     fields(&f, eol + 1, p + n);
     d->resyncing = 0;
     d->s = S_START;
     if (status < 200 && status != 101) { /* interim (100 Continue, 103 Early Hints) */
-        set_put(h, f.ctx);
+        p2s_set_put(h->ctx, f.ctx);
         return 0;
     }
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
     if ((r = awaiting_response(h)) == NULL) {
         if ((r = req_new(h, NULL, 0, NULL, 0, NULL, 0)) == NULL) {
-            set_put(h, f.ctx);
+            p2s_set_put(h->ctx, f.ctx);
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
         }
         mark_partial(r, "request not seen");
@@ -826,7 +810,6 @@ static void h1_free(struct h1 *h)
     }
     sf_buf_free(&h->d[0].hdr);
     sf_buf_free(&h->d[1].hdr);
-    free(h->spare);
     free(h);
 }
 

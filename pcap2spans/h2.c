@@ -843,7 +843,6 @@ static void h2_close(void *st, int64_t ts)
             h2_stream_partial(s, "connection closed before the stream ended");
         h2_stream_emit(c, s);
     }
-    free(c->spare);
     for (int i = 0; i < 2; i++) {
         hpack_dec_free(c->d[i].hd);
         sf_buf_free(&c->d[i].fb);

@@ -126,7 +126,6 @@ struct h2_conn {
     struct h2_stream *first, *last;
     size_t nstreams;
     size_t nlinger;                /* streams lingering after a reset */
-    struct sf_tracectx_set *spare; /* a freed context set, reused (they are ~23 KB) */
     int from_start;                /* preface (or h2c upgrade) seen: tables known */
     uint32_t first_req, max_req;   /* client stream ids whose request HEADERS we saw */
     uint32_t max_push;

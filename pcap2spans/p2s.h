@@ -141,6 +141,14 @@ struct p2s_stats {
     uint64_t ctx_invalid;
 };
 
+/* Trace-context sets are ~23 KB: the parsers take them from a pool shared by all
+ * connections instead of a malloc/free per request.  p2s_set_get returns an initialised
+ * set or NULL (out of memory); p2s_set_put (NULL is a no-op) keeps up to P2S_SET_POOL of
+ * them and frees the rest, so the pool never holds more than P2S_SET_POOL x 23 KB. */
+#define P2S_SET_POOL 64
+struct sf_tracectx_set *p2s_set_get(struct p2s_ctx *ctx);
+void p2s_set_put(struct p2s_ctx *ctx, struct sf_tracectx_set *set);
+
 struct p2s_tcp;  /* flow table (tcp.c) */
 struct p2s_sink; /* database / NDJSON output (sink.c) */
 
@@ -177,6 +185,9 @@ struct p2s_ctx {
     void *span_hook_arg;
     /* TLS secrets (tls_keys.c): --keylog files and pcapng Decryption Secrets Blocks. */
     struct p2s_tls_keys *tls_keys;
+    /* Freed trace-context sets kept for reuse (p2s_set_get/p2s_set_put, sink.c). */
+    struct sf_tracectx_set *set_pool[P2S_SET_POOL];
+    int set_pool_n;
 };
 
 /* Default caps (see --help). */

@@ -72,6 +72,28 @@ void p2s_ctx_free(struct p2s_ctx *ctx)
     tcp_free(ctx, ctx->tcp);
     ctx->tcp = NULL;
     sf_arena_free(&ctx->pkt);
+    while (ctx->set_pool_n > 0)
+        free(ctx->set_pool[--ctx->set_pool_n]);
+}
+
+struct sf_tracectx_set *p2s_set_get(struct p2s_ctx *ctx)
+{
+    struct sf_tracectx_set *s =
+        ctx->set_pool_n > 0 ? ctx->set_pool[--ctx->set_pool_n] : malloc(sizeof(*s));
+
+    if (s)
+        sf_tracectx_set_init(s);
+    return s;
+}
+
+void p2s_set_put(struct p2s_ctx *ctx, struct sf_tracectx_set *set)
+{
+    if (set == NULL)
+        return;
+    if (ctx->set_pool_n < P2S_SET_POOL)
+        ctx->set_pool[ctx->set_pool_n++] = set;
+    else
+        free(set);
 }
 
 void p2s_report(struct p2s_ctx *ctx, struct sf_err *err)
