@@ -104,7 +104,7 @@ struct tls {
     struct p2s_ctx *ctx;
     struct p2s_conn *conn;
     struct tdir d[2];
-    uint8_t *pt; /* plaintext scratch (REC_MAX12) */
+    uint8_t *pt; /* plaintext scratch (REC_MAX12), allocated when keys are known */
     int ch_seen, sh_seen, hrr, tls12;
     uint8_t crandom[32], srandom[32];
     uint16_t legacy_version, version, suite_id, hrr_group, selected_group;
@@ -958,6 +958,8 @@ static int protected_record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr,
     }
     if (t->dead || t->keys == NULL)
         return 0;
+    if (t->pt == NULL && (t->pt = malloc(REC_MAX12)) == NULL)
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (t->tls12) {
         if ((r = tls_aead_open(&d->k[ST_APP], hdr, frag, n, t->pt)) >= 0)
             used = ST_APP;
@@ -1116,10 +1118,6 @@ static void *tls_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
 
     if (t == NULL)
         return NULL;
-    if ((t->pt = malloc(REC_MAX12)) == NULL) {
-        free(t);
-        return NULL;
-    }
     t->ctx = ctx;
     t->conn = conn;
     t->et = &t->eh;

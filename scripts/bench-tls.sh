@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Benchmark the pcap2spans TLS layer (issue 7, "Speed") on >= 100 MB of HTTP/2 recorded
+# twice by scripts/gen-bench-tls.sh: over TLS 1.3 with its key log, and in cleartext (h2c).
+#   1. `pcap2spans --keylog K --ndjson` on the TLS capture (decrypt + spans) against
+#      `pcap2spans --ndjson` on the cleartext capture of the same requests    goal <= 3x
+#   2. against `tshark -o tls.keylog_file:K -T fields -e http2.header.name
+#      -e http2.header.value` on the TLS capture (decrypt + the same fields)  goal >= 20x
+# Times are CPU seconds (user + sys, getrusage of the child), medians of BENCH_RUNS runs
+# (default 3; tshark BENCH_TSHARK_RUNS, default 3).  BENCH_TLS_MIX=web (default; mean
+# response ~10 KB) or rpc (64-byte responses: nearly all headers) picks the traffic;
+# BENCH_TLS_DIR overrides where the captures live (default /tmp/spanfold-bench-tls-MIX;
+# generated when missing, needs root).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+mix=${BENCH_TLS_MIX:-web}
+dir=${BENCH_TLS_DIR:-/tmp/spanfold-bench-tls-$mix}
+runs=${BENCH_RUNS:-3}
+truns=${BENCH_TSHARK_RUNS:-3}
+p2s=$top/bin/pcap2spans
+[ -x "$p2s" ] || { echo "bench-tls: build bin/pcap2spans first (make)"; exit 2; }
+if [ ! -s "$dir/tls.pcap" ] || [ ! -s "$dir/h2c.pcap" ]; then
+    BENCH_TLS_MIX=$mix "$top/scripts/gen-bench-tls.sh" "$dir" || {
+        echo "bench-tls: cannot generate the captures (needs root, nginx, h2load, tcpdump)"; exit 2; }
+fi
+tls=$dir/tls.pcap h2c=$dir/h2c.pcap key=$dir/tls.keylog
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+measure() { # CPU seconds of one command (stdout and stderr discarded)
+    python3 - "$@" <<'PY'
+import resource, subprocess, sys
+with open("/dev/null", "wb") as null:
+    rc = subprocess.call(sys.argv[1:], stdout=null, stderr=null)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+if rc:
+    print("bench-tls: exit %d: %s" % (rc, " ".join(sys.argv[1:])), file=sys.stderr)
+print("%.4f" % (r.ru_utime + r.ru_stime))
+PY
+}
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+runn() { local n=$1; shift; for _ in $(seq "$n"); do measure "$@"; done | median; }
+mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b / 1e6}'; }
+
+s_tls=$("$p2s" --quiet --ndjson --keylog "$key" "$tls" | wc -l)
+s_h2c=$("$p2s" --quiet --ndjson "$h2c" | wc -l)
+echo "mix $mix; captures: $tls ($(mb "$tls") MB, $s_tls spans decrypted), $h2c ($(mb "$h2c") MB, $s_h2c spans)"
+if [ "$s_tls" != "$s_h2c" ] || [ "$s_tls" = 0 ]; then
+    echo "bench-tls: the two captures do not give the same number of spans; not comparable"
+    exit 1
+fi
+c_tls=$(runn "$runs" "$p2s" --quiet --ndjson --keylog "$key" "$tls")
+c_h2c=$(runn "$runs" "$p2s" --quiet --ndjson "$h2c")
+echo "pcap2spans --keylog (TLS 1.3):  $c_tls s CPU (median of $runs)"
+echo "pcap2spans (cleartext h2c):     $c_h2c s CPU (median of $runs)"
+awk -v a="$c_tls" -v b="$c_h2c" 'BEGIN {
+    printf "ratio: decrypting + spans = %.2fx the CPU of spans from cleartext (goal <= 3x)\n", a / b }'
+if command -v tshark >/dev/null; then
+    c_ts=$(runn "$truns" tshark -r "$tls" -o "tls.keylog_file:$key" -T fields \
+        -e http2.header.name -e http2.header.value)
+    echo "tshark -o tls.keylog_file -T fields: $c_ts s CPU (median of $truns)"
+    awk -v t="$c_ts" -v a="$c_tls" 'BEGIN {
+        printf "ratio: pcap2spans is %.1fx faster than tshark decrypting the same file (goal >= 20x)\n", t / a }'
+else
+    echo "tshark: not installed (apt-get install tshark); speed ratio against it not measured"
+fi
