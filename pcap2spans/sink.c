@@ -296,30 +296,6 @@ static void j_plain(struct jw *w, const char *s)
     jw_put(w, "\"", 1);
 }
 
-/* A hex id held in a char[width + 1] (width a multiple of 8): the full width in one
- * copy when it has no NUL before s[width], else as j_plain.  "" is null. */
-static inline void j_id(struct jw *w, const char *s, size_t width)
-{
-    uint64_t x, acc = 0;
-
-    if (s[0] == 0) {
-        JW_LIT(w, "null");
-        return;
-    }
-    for (size_t i = 0; i < width; i += 8) {
-        memcpy(&x, s + i, 8);
-        acc |= has_zero(x);
-    }
-    if (acc || s[width] != 0 || w->cap - w->len < width + 2) {
-        j_plain(w, s);
-        return;
-    }
-    w->buf[w->len] = '"';
-    memcpy(w->buf + w->len + 1, s, width);
-    w->buf[w->len + 1 + width] = '"';
-    w->len += width + 2;
-}
-
 static void j_str_esc(struct jw *w, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
@@ -344,70 +320,68 @@ static void j_str_esc(struct jw *w, const char *s)
     }
 }
 
-static void j_str(struct jw *w, const char *s)
-{
-    size_t n;
+static const char d2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                            "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                            "8081828384858687888990919293949596979899";
+static const uint64_t p10[20] = {1,
+                                 10,
+                                 100,
+                                 1000,
+                                 10000,
+                                 100000,
+                                 1000000,
+                                 10000000,
+                                 100000000,
+                                 1000000000,
+                                 10000000000,
+                                 100000000000,
+                                 1000000000000,
+                                 10000000000000,
+                                 100000000000000,
+                                 1000000000000000,
+                                 10000000000000000,
+                                 100000000000000000,
+                                 1000000000000000000,
+                                 UINT64_C(10000000000000000000)};
 
-    if (s == NULL) {
-        JW_LIT(w, "null");
-        return;
-    }
-    n = strlen(s);
-    if (__builtin_expect(w->cap - w->len < n + 2, 0) || !j_clean(s, n)) {
-        JW_LIT(w, "\"");
-        j_str_esc(w, s);
-        JW_LIT(w, "\"");
-        return;
-    }
-    w->buf[w->len] = '"';
-    memcpy(w->buf + w->len + 1, s, n);
-    w->buf[w->len + 1 + n] = '"';
-    w->len += n + 2;
+static const char *nz(const char *s)
+{
+    return s && s[0] ? s : NULL;
 }
 
-static void j_int(struct jw *w, int64_t v)
+/* ---- cursor writes ------------------------------------------------------------------
+ * ndjson_span writes through a cursor `o` into the buffer.  Every variable-length write
+ * (c_str, c_plain) ensures its own room and leaves at least JW_SLACK bytes free after it;
+ * the fixed-size writes between two of them (keys, integers, ids, format names: well
+ * under 1 KB in a row) need no check. */
+#define JW_SLACK 4096
+
+/* Sync the length, flush when fewer than need + JW_SLACK bytes are free. */
+static inline char *c_room(struct jw *w, char *o, size_t need)
 {
-    static const char d2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                "8081828384858687888990919293949596979899";
-    static const uint64_t p10[20] = {1,
-                                     10,
-                                     100,
-                                     1000,
-                                     10000,
-                                     100000,
-                                     1000000,
-                                     10000000,
-                                     100000000,
-                                     1000000000,
-                                     10000000000,
-                                     100000000000,
-                                     1000000000000,
-                                     10000000000000,
-                                     100000000000000,
-                                     1000000000000000,
-                                     10000000000000000,
-                                     100000000000000000,
-                                     1000000000000000000,
-                                     UINT64_C(10000000000000000000)};
+    w->len = (size_t)(o - w->buf);
+    if (__builtin_expect(w->cap - w->len < need + JW_SLACK, 0))
+        jw_flush(w);
+    return w->buf + w->len;
+}
+
+#define C_LIT(o, lit) (memcpy((o), (lit), sizeof(lit) - 1), (o) += sizeof(lit) - 1)
+
+static inline char *c_int(char *o, int64_t v)
+{
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
     size_t nd = 1;
-    char *p;
 
-    if (w->cap - w->len < 24)
-        jw_flush(w);
-    p = w->buf + w->len;
     if (v < 0)
-        *p++ = '-';
+        *o++ = '-';
     if (u < 10) {
-        *p++ = (char)('0' + u);
-        w->len = (size_t)(p - w->buf);
-        return;
+        *o++ = (char)('0' + u);
+        return o;
     }
     while (nd < 20 && u >= p10[nd])
         nd++;
-    p += nd;
-    w->len = (size_t)(p - w->buf);
+    o += nd;
+    char *p = o;
     while (u >= 100) {
         p -= 2;
         memcpy(p, d2 + 2 * (u % 100), 2);
@@ -419,72 +393,167 @@ static void j_int(struct jw *w, int64_t v)
     } else {
         *--p = (char)('0' + u);
     }
+    return o;
 }
 
-/* key: a literal like ",\"status\":" */
-#define J_STR(w, key, v)                                                                           \
-    do {                                                                                           \
-        JW_LIT(w, key);                                                                            \
-        j_str(w, v);                                                                               \
-    } while (0)
-#define J_PLAIN(w, key, v)                                                                         \
-    do {                                                                                           \
-        JW_LIT(w, key);                                                                            \
-        j_plain(w, v);                                                                             \
-    } while (0)
-/* an integer, or null when v == nul */
-#define J_INT(w, key, v, nul)                                                                      \
+/* key, then the integer or null when v == nul */
+#define C_INT(o, key, v, nul)                                                                      \
     do {                                                                                           \
         int64_t v_ = (v);                                                                          \
-        JW_LIT(w, key);                                                                            \
+        C_LIT(o, key);                                                                             \
         if (v_ == (nul))                                                                           \
-            JW_LIT(w, "null");                                                                     \
+            C_LIT(o, "null");                                                                      \
         else                                                                                       \
-            j_int(w, v_);                                                                          \
+            o = c_int(o, v_);                                                                      \
     } while (0)
 
-static const char *nz(const char *s)
+/* A hex id held in a char[width + 1] (see j_id); "" is null.  At most width + 2 bytes. */
+static inline char *c_id(char *o, const char *s, size_t width)
 {
-    return s && s[0] ? s : NULL;
+    uint64_t x, acc = 0;
+    size_t n = width;
+
+    if (s[0] == 0) {
+        C_LIT(o, "null");
+        return o;
+    }
+    for (size_t i = 0; i < width; i += 8) {
+        memcpy(&x, s + i, 8);
+        acc |= has_zero(x);
+    }
+    if (acc || s[width] != 0)
+        n = strnlen(s, width);
+    *o++ = '"';
+    memcpy(o, s, n);
+    o += n;
+    *o++ = '"';
+    return o;
 }
 
-static void j_context(struct p2s_sink *k, const struct sf_tracectx *c, int resp)
+/* A format name, as a JSON string, from the sink's table. */
+static inline char *c_fmt(const struct p2s_sink *k, char *o, enum sf_ctx_format f)
+{
+    const char *s;
+    size_t n;
+
+    if ((unsigned)f < SF_CTX_NFORMATS) {
+        s = k->fmt[f];
+        n = k->fmt_len[f];
+    } else { /* "unknown" */
+        s = "\"unknown\"";
+        n = 9;
+    }
+    memcpy(o, s, n);
+    return o + n;
+}
+
+/* A string known to need no escaping (static names, addresses), or null. */
+static char *c_plain(struct jw *w, char *o, const char *s)
+{
+    size_t n;
+
+    if (s == NULL) {
+        C_LIT(o, "null");
+        return o;
+    }
+    n = strlen(s);
+    if (n > w->cap / 2) { /* cannot happen for these strings; the checked writer */
+        w->len = (size_t)(o - w->buf);
+        j_plain(w, s);
+        return c_room(w, w->buf + w->len, 0);
+    }
+    o = c_room(w, o, n + 2);
+    *o++ = '"';
+    memcpy(o, s, n);
+    o += n;
+    *o++ = '"';
+    return o;
+}
+
+/* A JSON string (see j_str), or null. */
+static char *c_str(struct jw *w, char *o, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t n;
+
+    if (s == NULL) {
+        C_LIT(o, "null");
+        return o;
+    }
+    n = strlen(s);
+    if (n > w->cap / 8) { /* a huge value: the checked writer */
+        w->len = (size_t)(o - w->buf);
+        JW_LIT(w, "\"");
+        j_str_esc(w, s);
+        JW_LIT(w, "\"");
+        return c_room(w, w->buf + w->len, 0);
+    }
+    o = c_room(w, o, 6 * n + 2);
+    *o++ = '"';
+    if (j_clean(s, n)) {
+        memcpy(o, s, n);
+        o += n;
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)s[i];
+            if (!j_escape(c)) {
+                *o++ = (char)c;
+            } else if (c == '"' || c == '\\') {
+                *o++ = '\\';
+                *o++ = (char)c;
+            } else {
+                memcpy(o, "\\u00", 4);
+                o[4] = hex[c >> 4];
+                o[5] = hex[c & 15];
+                o += 6;
+            }
+        }
+    }
+    *o++ = '"';
+    return o;
+}
+
+static char *c_context(struct p2s_sink *k, char *o, const struct sf_tracectx *c, int resp)
 {
     struct jw *w = &k->out;
 
+    o = c_room(w, o, 0);
     if (resp)
-        JW_LIT(w, "{\"direction\":\"response\",\"format\":");
+        C_LIT(o, "{\"direction\":\"response\",\"format\":");
     else
-        JW_LIT(w, "{\"direction\":\"request\",\"format\":");
-    if ((unsigned)c->format < SF_CTX_NFORMATS)
-        jw_put(w, k->fmt[c->format], k->fmt_len[c->format]);
-    else
-        j_plain(w, sf_tracectx_format_name(c->format));
-    J_STR(w, ",\"raw\":", c->raw);
-    JW_LIT(w, ",\"trace_id\":");
-    j_id(w, c->trace_id, 32);
-    JW_LIT(w, ",\"span_id\":");
-    j_id(w, c->span_id, 16);
-    JW_LIT(w, ",\"parent_span_id\":");
-    j_id(w, c->parent_id, 16);
-    J_INT(w, ",\"sampled\":", c->sampled, -1);
-    J_INT(w, ",\"debug\":", c->debug, -1);
-    J_INT(w, ",\"flags\":", c->flags, -1);
-    J_INT(w, ",\"trace_id_64\":", c->trace_id_64, -1);
-    J_STR(w, ",\"tracestate\":", nz(c->tracestate));
-    J_INT(w, ",\"valid\":", c->valid, -1);
-    J_STR(w, ",\"error\":", nz(c->error));
-    JW_LIT(w, "}");
+        C_LIT(o, "{\"direction\":\"request\",\"format\":");
+    o = c_fmt(k, o, c->format);
+    C_LIT(o, ",\"raw\":");
+    o = c_str(w, o, c->raw);
+    C_LIT(o, ",\"trace_id\":");
+    o = c_id(o, c->trace_id, 32);
+    C_LIT(o, ",\"span_id\":");
+    o = c_id(o, c->span_id, 16);
+    C_LIT(o, ",\"parent_span_id\":");
+    o = c_id(o, c->parent_id, 16);
+    C_INT(o, ",\"sampled\":", c->sampled, -1);
+    C_INT(o, ",\"debug\":", c->debug, -1);
+    C_INT(o, ",\"flags\":", c->flags, -1);
+    C_INT(o, ",\"trace_id_64\":", c->trace_id_64, -1);
+    C_LIT(o, ",\"tracestate\":");
+    o = c_str(w, o, nz(c->tracestate));
+    C_INT(o, ",\"valid\":", c->valid, -1);
+    C_LIT(o, ",\"error\":");
+    o = c_str(w, o, nz(c->error));
+    C_LIT(o, "}");
+    return o;
 }
 
-static void j_contexts(struct p2s_sink *k, const struct sf_tracectx_set *s, int resp, int *first)
+static char *c_contexts(struct p2s_sink *k, char *o, const struct sf_tracectx_set *s, int resp,
+                        int *first)
 {
     for (int i = 0; s && i < s->n; i++) {
         if (!*first)
-            JW_LIT(&k->out, ",");
+            C_LIT(o, ",");
         *first = 0;
-        j_context(k, &s->ctx[i], resp);
+        o = c_context(k, o, &s->ctx[i], resp);
     }
+    return o;
 }
 
 static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *s,
@@ -493,73 +562,88 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     struct p2s_sink *k = ctx->sink;
     struct jw *w = &k->out;
     const struct p2s_conn_info *i = p2s_conn_info(conn);
+    char *o = c_room(w, w->buf + w->len, 0);
     int first = 1;
 
-    J_INT(w, "{\"connection_id\":", i->id, INT64_MIN);
-    J_INT(w, ",\"stream_id\":", s->stream_id, INT64_MIN);
-    J_PLAIN(w, ",\"proto\":", s->proto);
-    J_STR(w, ",\"method\":", s->method);
-    J_STR(w, ",\"authority\":", s->authority);
-    J_STR(w, ",\"path\":", s->path);
-    J_INT(w, ",\"status\":", s->status, 0);
+    C_INT(o, "{\"connection_id\":", i->id, INT64_MIN);
+    C_INT(o, ",\"stream_id\":", s->stream_id, INT64_MIN);
+    C_LIT(o, ",\"proto\":");
+    o = c_plain(w, o, s->proto);
+    C_LIT(o, ",\"method\":");
+    o = c_str(w, o, s->method);
+    C_LIT(o, ",\"authority\":");
+    o = c_str(w, o, s->authority);
+    C_LIT(o, ",\"path\":");
+    o = c_str(w, o, s->path);
+    C_INT(o, ",\"status\":", s->status, 0);
     if (s->grpc_service == NULL && s->grpc_method == NULL && s->grpc_status == -1 &&
         s->grpc_message == NULL && s->grpc_timeout_ns == -1) { /* not gRPC: one copy */
-        JW_LIT(w, ",\"grpc_service\":null,\"grpc_method\":null,\"grpc_status\":null,"
-                  "\"grpc_message\":null,\"grpc_timeout_ns\":null");
+        C_LIT(o, ",\"grpc_service\":null,\"grpc_method\":null,\"grpc_status\":null,"
+                 "\"grpc_message\":null,\"grpc_timeout_ns\":null");
     } else {
-        J_STR(w, ",\"grpc_service\":", s->grpc_service);
-        J_STR(w, ",\"grpc_method\":", s->grpc_method);
-        J_INT(w, ",\"grpc_status\":", s->grpc_status, -1);
-        J_STR(w, ",\"grpc_message\":", s->grpc_message);
-        J_INT(w, ",\"grpc_timeout_ns\":", s->grpc_timeout_ns, -1);
+        C_LIT(o, ",\"grpc_service\":");
+        o = c_str(w, o, s->grpc_service);
+        C_LIT(o, ",\"grpc_method\":");
+        o = c_str(w, o, s->grpc_method);
+        C_INT(o, ",\"grpc_status\":", s->grpc_status, -1);
+        C_LIT(o, ",\"grpc_message\":");
+        o = c_str(w, o, s->grpc_message);
+        C_INT(o, ",\"grpc_timeout_ns\":", s->grpc_timeout_ns, -1);
     }
-    J_INT(w, ",\"req_start_ns\":", s->req_start_ns, 0);
-    J_INT(w, ",\"req_end_ns\":", s->req_end_ns, 0);
-    J_INT(w, ",\"resp_start_ns\":", s->resp_start_ns, 0);
-    J_INT(w, ",\"resp_end_ns\":", s->resp_end_ns, 0);
-    J_INT(w, ",\"req_bytes\":", s->req_bytes, -1);
-    J_INT(w, ",\"resp_bytes\":", s->resp_bytes, -1);
-    J_INT(w, ",\"early_data\":", s->early_data, -1);
-    J_INT(w, ",\"partial\":", s->partial, -1);
-    J_STR(w, ",\"partial_reason\":", s->partial_reason);
-    J_INT(w, ",\"reset_code\":", s->reset_code, -1);
+    C_INT(o, ",\"req_start_ns\":", s->req_start_ns, 0);
+    C_INT(o, ",\"req_end_ns\":", s->req_end_ns, 0);
+    C_INT(o, ",\"resp_start_ns\":", s->resp_start_ns, 0);
+    C_INT(o, ",\"resp_end_ns\":", s->resp_end_ns, 0);
+    C_INT(o, ",\"req_bytes\":", s->req_bytes, -1);
+    C_INT(o, ",\"resp_bytes\":", s->resp_bytes, -1);
+    C_INT(o, ",\"early_data\":", s->early_data, -1);
+    C_INT(o, ",\"partial\":", s->partial, -1);
+    C_LIT(o, ",\"partial_reason\":");
+    o = c_str(w, o, s->partial_reason);
+    C_INT(o, ",\"reset_code\":", s->reset_code, -1);
     if (pref) {
-        JW_LIT(w, ",\"trace_id\":");
-        j_id(w, pref->trace_id, 32);
-        JW_LIT(w, ",\"span_id\":");
-        j_id(w, pref->span_id, 16);
-        JW_LIT(w, ",\"parent_span_id\":");
-        j_id(w, pref->parent_id, 16);
-        J_INT(w, ",\"sampled\":", pref->sampled, -1);
-        JW_LIT(w, ",\"ctx_format\":");
-        if ((unsigned)pref->format < SF_CTX_NFORMATS)
-            jw_put(w, k->fmt[pref->format], k->fmt_len[pref->format]);
-        else
-            j_plain(w, sf_tracectx_format_name(pref->format));
-        J_INT(w, ",\"ctx_valid\":", pref->valid, -1);
+        C_LIT(o, ",\"trace_id\":");
+        o = c_id(o, pref->trace_id, 32);
+        C_LIT(o, ",\"span_id\":");
+        o = c_id(o, pref->span_id, 16);
+        C_LIT(o, ",\"parent_span_id\":");
+        o = c_id(o, pref->parent_id, 16);
+        C_INT(o, ",\"sampled\":", pref->sampled, -1);
+        C_LIT(o, ",\"ctx_format\":");
+        o = c_fmt(k, o, pref->format);
+        C_INT(o, ",\"ctx_valid\":", pref->valid, -1);
     } else {
-        JW_LIT(w, ",\"trace_id\":null,\"span_id\":null,\"parent_span_id\":null,\"sampled\":null,"
-                  "\"ctx_format\":null,\"ctx_valid\":null");
+        C_LIT(o, ",\"trace_id\":null,\"span_id\":null,\"parent_span_id\":null,\"sampled\":null,"
+                 "\"ctx_format\":null,\"ctx_valid\":null");
     }
-    J_PLAIN(w, ",\"client_addr\":", i->client_addr);
-    J_INT(w, ",\"client_port\":", i->client_port, -1);
-    J_PLAIN(w, ",\"server_addr\":", i->server_addr);
-    J_INT(w, ",\"server_port\":", i->server_port, -1);
-    J_PLAIN(w, ",\"app_proto\":", i->app_proto);
-    J_INT(w, ",\"source_id\":", ctx->source_id, INT64_MIN);
+    C_LIT(o, ",\"client_addr\":");
+    o = c_plain(w, o, i->client_addr);
+    C_INT(o, ",\"client_port\":", i->client_port, -1);
+    C_LIT(o, ",\"server_addr\":");
+    o = c_plain(w, o, i->server_addr);
+    C_INT(o, ",\"server_port\":", i->server_port, -1);
+    C_LIT(o, ",\"app_proto\":");
+    o = c_plain(w, o, i->app_proto);
+    C_INT(o, ",\"source_id\":", ctx->source_id, INT64_MIN);
     if (i->tls) { /* TLS connections only: the connection's TLS columns known so far */
-        J_PLAIN(w, ",\"tls\":{\"version\":", i->tls->version);
-        J_PLAIN(w, ",\"cipher\":", i->tls->cipher);
-        J_STR(w, ",\"sni\":", i->tls->sni);
-        J_STR(w, ",\"alpn\":", i->tls->alpn);
-        J_PLAIN(w, ",\"early_data\":", i->tls->early_data);
-        J_INT(w, ",\"decrypted\":", i->tls->decrypted, -1);
-        JW_LIT(w, "}");
+        C_LIT(o, ",\"tls\":{\"version\":");
+        o = c_plain(w, o, i->tls->version);
+        C_LIT(o, ",\"cipher\":");
+        o = c_plain(w, o, i->tls->cipher);
+        C_LIT(o, ",\"sni\":");
+        o = c_str(w, o, i->tls->sni);
+        C_LIT(o, ",\"alpn\":");
+        o = c_str(w, o, i->tls->alpn);
+        C_LIT(o, ",\"early_data\":");
+        o = c_plain(w, o, i->tls->early_data);
+        C_INT(o, ",\"decrypted\":", i->tls->decrypted, -1);
+        C_LIT(o, "}");
     }
-    JW_LIT(w, ",\"contexts\":[");
-    j_contexts(k, s->req_ctx, 0, &first);
-    j_contexts(k, s->resp_ctx, 1, &first);
-    JW_LIT(w, "]}\n");
+    C_LIT(o, ",\"contexts\":[");
+    o = c_contexts(k, o, s->req_ctx, 0, &first);
+    o = c_contexts(k, o, s->resp_ctx, 1, &first);
+    C_LIT(o, "]}\n");
+    w->len = (size_t)(o - w->buf);
 }
 
 /* ---- spans ------------------------------------------------------------------------- */
