@@ -165,7 +165,8 @@ static inline uint64_t ctl8(uint64_t x)
 /* Append text to raw; control bytes become '?' so raw is always printable text. */
 static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
 {
-    size_t len = strlen(c->raw), room = sizeof(c->raw) - 1 - len, k = n < room ? n : room;
+    size_t len = c->raw[0] ? strlen(c->raw) : 0; /* most appends are the first */
+    size_t room = sizeof(c->raw) - 1 - len, k = n < room ? n : room;
     char *d = c->raw + len;
     size_t i = 0;
     uint64_t x;
