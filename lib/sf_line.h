@@ -1,8 +1,9 @@
 /* sf_line.h - fast line reader for multi-gigabyte text inputs.
  *
  * Reads a file descriptor in large blocks and hands out lines in place: no
- * allocation per line, one memchr per line.  Lines are returned without their
- * '\n' and NUL-terminated in the reader's buffer (valid until the next call).
+ * allocation and no library call per line (newlines are found 64 bytes at a
+ * time).  Lines are returned without their '\n' and NUL-terminated in the
+ * reader's buffer (valid until the next call).
  * A line longer than max_line is reported once as SF_E_LIMIT and skipped, so one
  * bad line cannot make memory grow.
  *
@@ -36,6 +37,10 @@ struct sf_line {
     /* Called with every block read, e.g. to hash stdin while parsing it. */
     void (*on_read)(void *ctx, const void *p, size_t n);
     void *on_read_ctx;
+    /* scanning state (private): newlines of buf[nl_base, nl_base + 64) not yet
+     * handed out, as bits; buf[pos, scan) has been scanned */
+    uint64_t nl_mask;
+    size_t nl_base, scan;
 };
 
 /* Prepare to read fd (not closed by the reader).  max_line 0 means

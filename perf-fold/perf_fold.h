@@ -51,6 +51,7 @@ struct pf_header {
     int has_event;            /* the line ends in "[period] event:" */
     struct pf_str period;     /* n == 0 when not printed */
     struct pf_str event;
+    size_t ev_from; /* index of the ':' where the event regex's match starts */
     /* filled by perfscript_header_detail() */
     int64_t ts_ns; /* -1 when absent */
     int cpu;       /* -1 when absent */
@@ -89,6 +90,18 @@ struct pf_seg {
 
 struct pf_inline; /* inline.c */
 
+/* The last event header parsed in full, to recognise the next one by its bytes:
+ * headers of one thread differ only in the time stamp.  The header regex reads
+ * no further than the white space after the pid/tid (pre[0, plen)), the event
+ * regex no further left than the ':' before the period (the last tlen bytes),
+ * so a line with the same bytes there parses the same.  Lines of 32+ bytes. */
+struct pf_hcache {
+    unsigned char pre[32], tail[32]; /* the line's first and last 32 bytes */
+    uint32_t pmask, tmask;           /* the bytes that must match */
+    int valid, pass;                 /* pass: not filtered out by the event */
+    uint64_t period;
+};
+
 struct perf_fold_ctx {
     struct pf_opts o;
     struct pf_table stacks;
@@ -99,6 +112,7 @@ struct perf_fold_ctx {
     int have_pname, is_java;
     struct sf_buf pname, last_id; /* last_id: header bytes pname was made from */
     uint64_t period;
+    struct pf_hcache hc;
     struct sf_buf frames; /* scratch: one frame line's pieces */
     /* The stack is written backwards from the end of stk: each frame line adds
      * ";pieces" in front, so at the end of the sample "pname;root;...;leaf" is

@@ -165,6 +165,7 @@ static void header_event(const char *s, size_t n, struct pf_header *h)
         return;
     if (s[v - 1] == ':') {
         h->period.p = s + v;
+        h->ev_from = v - 1;
     } else if (is_digit((unsigned char)s[v - 1])) {
         u = v - 1;
         while (u > 0 && is_digit((unsigned char)s[u - 1]))
@@ -176,6 +177,7 @@ static void header_event(const char *s, size_t n, struct pf_header *h)
             return;
         h->period.p = s + u;
         h->period.n = v - u;
+        h->ev_from = t - 1;
     } else {
         return;
     }
@@ -445,10 +447,58 @@ static int build_pname(struct perf_fold_ctx *c, const struct pf_header *h)
     return rc ? -1 : 0;
 }
 
-static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct pf_header *h)
+/* Bits of the bytes of p[0, 32) that equal ref's. */
+static inline uint32_t same32(const char *p, const unsigned char *ref)
+{
+#ifdef __SSE2__
+    __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(p + 16));
+    __m128i b0 = _mm_loadu_si128((const __m128i *)(const void *)ref);
+    __m128i b1 = _mm_loadu_si128((const __m128i *)(const void *)(ref + 16));
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a0, b0)) |
+           (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a1, b1)) << 16;
+#else
+    uint32_t m = 0;
+    for (unsigned i = 0; i < 32; i++)
+        m |= (uint32_t)((unsigned char)p[i] == ref[i]) << i;
+    return m;
+#endif
+}
+
+/* 1 when s is a header that parses as the cached one (see struct pf_hcache). */
+static inline int hcache_hit(const struct pf_hcache *hc, const char *s, size_t n)
+{
+    return hc->valid && n >= 32 && (~same32(s, hc->pre) & hc->pmask) == 0 &&
+           (~same32(s + n - 32, hc->tail) & hc->tmask) == 0;
+}
+
+/* Remember a header parsed in full and what event_line() made of it. */
+static void hcache_fill(struct perf_fold_ctx *c, const char *s, size_t n,
+                        const struct pf_header *h, int pass)
+{
+    struct pf_hcache *hc = &c->hc;
+    size_t plen = (size_t)(h->num2.p - s) + h->num2.n + 1, tlen = n - h->ev_from;
+
+    hc->valid = 0;
+    if (c->db || !h->has_event || n < 32 || plen > 32 || tlen > 32)
+        return;
+    memcpy(hc->pre, s, 32);
+    memcpy(hc->tail, s + n - 32, 32);
+    hc->pmask = plen == 32 ? UINT32_MAX : ((uint32_t)1 << plen) - 1;
+    hc->tmask = UINT32_MAX << (32 - tlen);
+    hc->pass = pass;
+    hc->period = c->period;
+    hc->valid = 1;
+}
+
+/* Returns 0 (*pass: 1 when the header opens a sample, 0 when its event is
+ * filtered out) or -1 (no memory). */
+static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct pf_header *h,
+                      int *pass)
 {
     size_t idn;
 
+    *pass = 0;
     if (h->has_event) {
         if (!c->event_set) {
             if (set_str(&c->event_filter, h->event.p, h->event.n))
@@ -473,6 +523,7 @@ static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct p
             return -1;
     }
     c->have_pname = 1;
+    *pass = 1;
     if (c->db) {
         perfscript_header_detail(s, n, h);
         c->ts_ns = h->ts_ns;
@@ -501,8 +552,20 @@ int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n)
             return 0;
         return fold_commit(c);
     }
-    if (perfscript_header(s, n, &h))
-        return event_line(c, s, n, &h) ? -1 : 0;
+    if (c->db == NULL && hcache_hit(&c->hc, s, n)) {
+        if (c->hc.pass) {
+            c->period = c->hc.period;
+            c->have_pname = 1;
+        }
+        return 0;
+    }
+    if (perfscript_header(s, n, &h)) {
+        int pass;
+        if (event_line(c, s, n, &h, &pass))
+            return -1;
+        hcache_fill(c, s, n, &h, pass);
+        return 0;
+    }
     if (match_frame(s, n, &f)) {
         if (!c->have_pname)
             return 0;
