@@ -43,6 +43,8 @@
  * ServerHello (TLS 1.2); else by content of the client's first plaintext (the HTTP/2
  * preface, or an HTTP/1 request line).  app_proto becomes the inner protocol.
  */
+#include "tls.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +55,6 @@
 #include "sf_db_net.h"
 #include "sf_json.h"
 #include "sf_rd.h"
-#include "tls.h"
 
 #define REC_MAX13 (16384u + 256u)
 #define REC_MAX12 (16384u + 2048u)
@@ -87,7 +88,7 @@ struct tdir {
     uint32_t hs_skip; /* bytes of an oversized message still to skip */
     int stage;        /* TLS 1.3 key in use: ST_* */
     struct tls_aead k[ST_N];
-    int kstate[ST_N]; /* 0 not set up, 1 ready, -1 unavailable */
+    int kstate[ST_N];               /* 0 not set up, 1 ready, -1 unavailable */
     uint8_t secret[TLS_SECRET_MAX]; /* application traffic secret (KeyUpdate) */
     size_t slen;
     int ccs;      /* TLS 1.2: change_cipher_spec seen, records are protected */
@@ -152,45 +153,78 @@ static const char *dir_name(enum p2s_dir dir)
 static const char *alert_name(int d)
 {
     switch (d) {
-    case 0: return "close_notify";
-    case 10: return "unexpected_message";
-    case 20: return "bad_record_mac";
-    case 22: return "record_overflow";
-    case 40: return "handshake_failure";
-    case 42: return "bad_certificate";
-    case 43: return "unsupported_certificate";
-    case 44: return "certificate_revoked";
-    case 45: return "certificate_expired";
-    case 46: return "certificate_unknown";
-    case 47: return "illegal_parameter";
-    case 48: return "unknown_ca";
-    case 49: return "access_denied";
-    case 50: return "decode_error";
-    case 51: return "decrypt_error";
-    case 70: return "protocol_version";
-    case 71: return "insufficient_security";
-    case 80: return "internal_error";
-    case 86: return "inappropriate_fallback";
-    case 90: return "user_canceled";
-    case 109: return "missing_extension";
-    case 110: return "unsupported_extension";
-    case 112: return "unrecognized_name";
-    case 113: return "bad_certificate_status_response";
-    case 115: return "unknown_psk_identity";
-    case 116: return "certificate_required";
-    case 120: return "no_application_protocol";
-    default: return "unknown";
+    case 0:
+        return "close_notify";
+    case 10:
+        return "unexpected_message";
+    case 20:
+        return "bad_record_mac";
+    case 22:
+        return "record_overflow";
+    case 40:
+        return "handshake_failure";
+    case 42:
+        return "bad_certificate";
+    case 43:
+        return "unsupported_certificate";
+    case 44:
+        return "certificate_revoked";
+    case 45:
+        return "certificate_expired";
+    case 46:
+        return "certificate_unknown";
+    case 47:
+        return "illegal_parameter";
+    case 48:
+        return "unknown_ca";
+    case 49:
+        return "access_denied";
+    case 50:
+        return "decode_error";
+    case 51:
+        return "decrypt_error";
+    case 70:
+        return "protocol_version";
+    case 71:
+        return "insufficient_security";
+    case 80:
+        return "internal_error";
+    case 86:
+        return "inappropriate_fallback";
+    case 90:
+        return "user_canceled";
+    case 109:
+        return "missing_extension";
+    case 110:
+        return "unsupported_extension";
+    case 112:
+        return "unrecognized_name";
+    case 113:
+        return "bad_certificate_status_response";
+    case 115:
+        return "unknown_psk_identity";
+    case 116:
+        return "certificate_required";
+    case 120:
+        return "no_application_protocol";
+    default:
+        return "unknown";
     }
 }
 
 static const char *version_name(uint16_t v)
 {
     switch (v) {
-    case 0x0304: return "TLS 1.3";
-    case 0x0303: return "TLS 1.2";
-    case 0x0302: return "TLS 1.1";
-    case 0x0301: return "TLS 1.0";
-    default: return NULL;
+    case 0x0304:
+        return "TLS 1.3";
+    case 0x0303:
+        return "TLS 1.2";
+    case 0x0302:
+        return "TLS 1.1";
+    case 0x0301:
+        return "TLS 1.0";
+    default:
+        return NULL;
     }
 }
 
@@ -789,10 +823,10 @@ static int parse_nst(struct tls *t, struct sf_rd *rd)
 {
     struct sf_rd ext;
 
-    sf_rd_u32be(rd);                  /* ticket_lifetime */
-    sf_rd_u32be(rd);                  /* ticket_age_add */
-    sf_rd_skip(rd, sf_rd_u8(rd));     /* ticket_nonce */
-    sf_rd_skip(rd, sf_rd_u16be(rd));  /* ticket */
+    sf_rd_u32be(rd);                 /* ticket_lifetime */
+    sf_rd_u32be(rd);                 /* ticket_age_add */
+    sf_rd_skip(rd, sf_rd_u8(rd));    /* ticket_nonce */
+    sf_rd_skip(rd, sf_rd_u16be(rd)); /* ticket */
     ext = sf_rd_sub(rd, sf_rd_u16be(rd));
     while (!ext.err && sf_rd_left(&ext) >= 4) {
         uint16_t type = sf_rd_u16be(&ext);
@@ -807,8 +841,8 @@ static int parse_nst(struct tls *t, struct sf_rd *rd)
 }
 
 /* One complete handshake message.  `st` is the key it came under (-1 cleartext). */
-static int hs_msg(struct tls *t, enum p2s_dir dir, uint8_t type, const uint8_t *b, size_t n,
-                  int st, int64_t ts, struct sf_err *err)
+static int hs_msg(struct tls *t, enum p2s_dir dir, uint8_t type, const uint8_t *b, size_t n, int st,
+                  int64_t ts, struct sf_err *err)
 {
     struct sf_rd rd;
     const char *what = NULL;
@@ -864,14 +898,13 @@ static int hs_msg(struct tls *t, enum p2s_dir dir, uint8_t type, const uint8_t *
     }
     if (rc < 0)
         return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
-                          "malformed %s (%zu bytes) in the %s stream", what, n,
-                          dir_name(dir));
+                          "malformed %s (%zu bytes) in the %s stream", what, n, dir_name(dir));
     return 0;
 }
 
 /* Handshake bytes of one record (cleartext, or decrypted under key st). */
-static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int st,
-                   int64_t ts, struct sf_err *err)
+static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int st, int64_t ts,
+                   struct sf_err *err)
 {
     struct tdir *d = &t->d[dir];
     int rc = 0;
@@ -921,16 +954,17 @@ static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, 
     return rc;
 }
 
-static void alert(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int enc,
-                  int64_t ts)
+static void alert(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int enc, int64_t ts)
 {
     char detail[128];
 
     if (n < 2)
         return;
     snprintf(detail, sizeof(detail), "%s %s (%u) from the %s%s",
-             p[0] == 2 ? "fatal" : p[0] == 1 ? "warning" : "level?", alert_name(p[1]), p[1],
-             dir_name(dir), enc ? ", encrypted" : "");
+             p[0] == 2   ? "fatal"
+             : p[0] == 1 ? "warning"
+                         : "level?",
+             alert_name(p[1]), p[1], dir_name(dir), enc ? ", encrypted" : "");
     p2s_note(t->ctx, t->conn, "tls_alert", detail, ts);
     if (t->nalerts < 4) {
         struct alert *a = &t->alerts[t->nalerts++];
@@ -981,8 +1015,8 @@ static int protected_record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr,
         if (dir == P2S_C2S && !t->tls12 && t->early_offered && !d->keyed_ok &&
             t->keys->s[TLS_SK_CET].len == 0)
             return 0; /* 0-RTT we cannot open (no early secret): counted, skipped */
-        set_derr(t, 1, "authentication failed at record %llu (%s)",
-                 (unsigned long long)d->records, dir_name(dir));
+        set_derr(t, 1, "authentication failed at record %llu (%s)", (unsigned long long)d->records,
+                 dir_name(dir));
         facts_update(t);
         return 0;
     }
@@ -996,7 +1030,8 @@ static int protected_record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr,
         while (r > 0 && t->pt[r - 1] == 0)
             r--;
         if (r == 0) {
-            set_derr(t, 1, "record %llu (%s) has no content type", (unsigned long long)d->records, dir_name(dir));
+            set_derr(t, 1, "record %llu (%s) has no content type", (unsigned long long)d->records,
+                     dir_name(dir));
             return 0;
         }
         type = t->pt[--r];
@@ -1144,10 +1179,12 @@ static char *info_json(struct tls *t)
         return NULL;
     sf_jw_init(&w, f);
     sf_jw_obj(&w, NULL);
-    sf_jw_str(&w, "handshake", !t->ch_seen ? "no ClientHello" : !t->sh_seen ? "no ServerHello"
-                               : t->fin[0] && t->fin[1]                    ? "complete"
-                               : t->fin[1]                                 ? "server finished"
-                                                                           : "started");
+    sf_jw_str(&w, "handshake",
+              !t->ch_seen              ? "no ClientHello"
+              : !t->sh_seen            ? "no ServerHello"
+              : t->fin[0] && t->fin[1] ? "complete"
+              : t->fin[1]              ? "server finished"
+                                       : "started");
     sf_jw_arr(&w, "client_versions");
     for (int i = 0; i < t->ncvers; i++) {
         snprintf(hex, sizeof(hex), "0x%04x", t->cvers[i]);
@@ -1173,9 +1210,10 @@ static char *info_json(struct tls *t)
     for (int i = 0; i < t->nalpn_offer; i++)
         sf_jw_str(&w, NULL, t->alpn_offer[i]);
     sf_jw_end(&w);
-    sf_jw_str(&w, "alpn_from", t->alpn_from       ? t->alpn_from
-                               : t->nalpn_offer ? "client offer (first; the server's answer is encrypted)"
-                                                : NULL);
+    sf_jw_str(&w, "alpn_from",
+              t->alpn_from     ? t->alpn_from
+              : t->nalpn_offer ? "client offer (first; the server's answer is encrypted)"
+                               : NULL);
     sf_jw_bool(&w, "psk_offered", t->psk_offered);
     if (t->psk_offered) {
         sf_jw_int(&w, "psk_identities", t->psk_ids);

@@ -70,12 +70,12 @@ enum tls_cipher { TLS_AES_128_GCM = 1, TLS_AES_256_GCM, TLS_CHACHA20_POLY1305 };
 
 struct tls_suite {
     uint16_t id;
-    const char *name;   /* IANA name */
+    const char *name; /* IANA name */
     enum tls_cipher cipher;
-    uint8_t keylen;     /* AEAD key bytes */
-    uint8_t hashlen;    /* 32 SHA-256, 48 SHA-384 */
-    uint8_t tls12;      /* a TLS 1.2 suite (key block from the master secret) */
-    uint8_t fixed_iv;   /* TLS 1.2: 4 (GCM salt, 8-byte explicit nonce) or 12 (ChaCha) */
+    uint8_t keylen;   /* AEAD key bytes */
+    uint8_t hashlen;  /* 32 SHA-256, 48 SHA-384 */
+    uint8_t tls12;    /* a TLS 1.2 suite (key block from the master secret) */
+    uint8_t fixed_iv; /* TLS 1.2: 4 (GCM salt, 8-byte explicit nonce) or 12 (ChaCha) */
 };
 
 /* A suite we can decrypt, or NULL. */
@@ -93,10 +93,10 @@ int tls12_prf(int hashlen, const uint8_t *secret, size_t slen, const char *label
 
 /* One direction's record protection under one key. */
 struct tls_aead {
-    void *c;                    /* EVP_CIPHER_CTX, NULL when not set up */
+    void *c; /* EVP_CIPHER_CTX, NULL when not set up */
     const struct tls_suite *suite;
-    uint8_t iv[12];             /* TLS 1.3 / ChaCha: 12-byte iv; TLS 1.2 GCM: salt in iv[0..4) */
-    uint64_t seq;               /* next record's sequence number */
+    uint8_t iv[12]; /* TLS 1.3 / ChaCha: 12-byte iv; TLS 1.2 GCM: salt in iv[0..4) */
+    uint64_t seq;   /* next record's sequence number */
     int tls12;
 };
 

@@ -19,8 +19,8 @@
 #include <openssl/kdf.h>
 #include <string.h>
 
-#include "sf_sha256.h"
 #include "sf_hex.h"
+#include "sf_sha256.h"
 #include "tls.h"
 
 #define TAG_LEN 16
@@ -38,8 +38,7 @@ static const struct tls_suite suites[] = {
     {0xc02f, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", TLS_AES_128_GCM, 16, 32, 1, 4},
     {0xc030, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", TLS_AES_256_GCM, 32, 48, 1, 4},
     {0xcca8, "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256", TLS_CHACHA20_POLY1305, 32, 32, 1, 12},
-    {0xcca9, "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", TLS_CHACHA20_POLY1305, 32, 32, 1,
-     12},
+    {0xcca9, "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", TLS_CHACHA20_POLY1305, 32, 32, 1, 12},
     {0xccaa, "TLS_DHE_RSA_WITH_CHACHA20_POLY1305_SHA256", TLS_CHACHA20_POLY1305, 32, 32, 1, 12},
 };
 

@@ -213,8 +213,7 @@ static int secret_of(const char *keylog, const char *label, uint8_t *out)
 
 static void test_expand_label(void)
 {
-    static const char early[] =
-        "3fbbe6a60deb66c30a32795aba0eff7eaa10105586e7be5c09678d63b6caab62";
+    static const char early[] = "3fbbe6a60deb66c30a32795aba0eff7eaa10105586e7be5c09678d63b6caab62";
     uint8_t sec[32], key[16], iv[12];
     char hk[33], hi[25];
 
@@ -307,8 +306,8 @@ static void run_feed(struct run *u, const struct vec *v, size_t step)
             size_t k = step && r->n - o > step ? step : r->n - o;
             struct sf_err err;
             sf_err_clear(&err);
-            if (p2s_tls_ops.data(u->st, r->c2s ? P2S_C2S : P2S_S2C, r->b + o, k, 1000 + i,
-                                 &err) < 0) {
+            if (p2s_tls_ops.data(u->st, r->c2s ? P2S_C2S : P2S_S2C, r->b + o, k, 1000 + i, &err) <
+                0) {
                 u->errors++;
                 snprintf(u->last_err, sizeof(u->last_err), "%s", err.msg);
             }
@@ -366,8 +365,7 @@ static void test_s4_parser(size_t step)
     TAP_EQ_INT(f->early_data_records, 1, "s4 (step %zu): one 0-RTT record", step);
     TAP_EQ_INT(f->early_data_bytes, 0x17, "s4 (step %zu): 0-RTT record payload 23 bytes", step);
     TAP_OK(has(info, "\"groups\":[29,23,24,25,256,257,258,259,260]"),
-           "s4: supported_groups x25519 P-256 P-384 P-521 ffdhe2048..8192 (%s)",
-           info ? info : "");
+           "s4: supported_groups x25519 P-256 P-384 P-521 ffdhe2048..8192 (%s)", info ? info : "");
     TAP_OK(has(info, "\"key_share_groups\":[29]"), "s4: key share x25519");
     TAP_OK(has(info, "\"psk_identities\":1"), "s4: one PSK identity");
     TAP_OK(has(info, "\"obfuscated_ticket_age\":4208372427"),
@@ -432,11 +430,10 @@ static void test_section(char sec, const char *name, int hrr)
     TAP_OK(f->decrypted == 1 && f->decrypt_error == NULL, "s%c %s: decrypted (%s)", sec, name,
            f->decrypt_error ? f->decrypt_error : "ok");
     snprintf(want, sizeof(want), "\"records_opened\":%d", nprot);
-    TAP_OK(nprot >= 4 && has(info, want), "s%c %s: all %d protected records open (%s)", sec, name, nprot,
-           info ? strstr(info, "\"records_") : "");
+    TAP_OK(nprot >= 4 && has(info, want), "s%c %s: all %d protected records open (%s)", sec, name,
+           nprot, info ? strstr(info, "\"records_") : "");
     TAP_EQ_STR(f->early_data, "none", "s%c %s: no 0-RTT", sec, name);
-    TAP_EQ_INT((int)note_count(&u.ctx, "hrr"), hrr, "s%c %s: HelloRetryRequest events", sec,
-               name);
+    TAP_EQ_INT((int)note_count(&u.ctx, "hrr"), hrr, "s%c %s: HelloRetryRequest events", sec, name);
     free(info);
     run_close(&u);
     vec_free(&v);
@@ -550,7 +547,8 @@ int main(void)
     test_s4_parser(0);
     test_s4_parser(1);
     test_s4_parser(13);
-    test_s4_wrong_key("SERVER_HANDSHAKE_TRAFFIC_SECRET", "authentication failed at record 2 (server)");
+    test_s4_wrong_key("SERVER_HANDSHAKE_TRAFFIC_SECRET",
+                      "authentication failed at record 2 (server)");
     test_s4_wrong_key("CLIENT_EARLY_TRAFFIC_SECRET", "authentication failed at record 2 (client)");
     test_s4_wrong_key("SERVER_TRAFFIC_SECRET_0", "authentication failed at record 3 (server)");
     test_section('3', "simple 1-RTT", 0);

@@ -17,22 +17,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char keylog[] =
-    "CLIENT_EARLY_TRAFFIC_SECRET "
-    "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
-    "3fbbe6a60deb66c30a32795aba0eff7eaa10105586e7be5c09678d63b6caab62\n"
-    "CLIENT_HANDSHAKE_TRAFFIC_SECRET "
-    "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
-    "2faac08f851d35fea3604fcb4de82dc62c9b164a70974d0462e27f1ab278700f\n"
-    "SERVER_HANDSHAKE_TRAFFIC_SECRET "
-    "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
-    "fe927ae271312e8bf0275b581c54eef020450dc4ecffaa05a1a35d27518e7803\n"
-    "CLIENT_TRAFFIC_SECRET_0 "
-    "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
-    "2abbf2b8e381d23dbebe1dd2a7d16a8bf484cb4950d23fb7fb7fa8547062d9a1\n"
-    "SERVER_TRAFFIC_SECRET_0 "
-    "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
-    "cc21f1bf8feb7dd5fa505bd9c4b468a9984d554a993dc49e6d285598fb672691\n";
+static const char keylog[] = "CLIENT_EARLY_TRAFFIC_SECRET "
+                             "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
+                             "3fbbe6a60deb66c30a32795aba0eff7eaa10105586e7be5c09678d63b6caab62\n"
+                             "CLIENT_HANDSHAKE_TRAFFIC_SECRET "
+                             "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
+                             "2faac08f851d35fea3604fcb4de82dc62c9b164a70974d0462e27f1ab278700f\n"
+                             "SERVER_HANDSHAKE_TRAFFIC_SECRET "
+                             "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
+                             "fe927ae271312e8bf0275b581c54eef020450dc4ecffaa05a1a35d27518e7803\n"
+                             "CLIENT_TRAFFIC_SECRET_0 "
+                             "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
+                             "2abbf2b8e381d23dbebe1dd2a7d16a8bf484cb4950d23fb7fb7fa8547062d9a1\n"
+                             "SERVER_TRAFFIC_SECRET_0 "
+                             "1bc3ceb6bbe39cff938355b5a50adb6db21b7a6af649d7b4bc419d7876487d95 "
+                             "cc21f1bf8feb7dd5fa505bd9c4b468a9984d554a993dc49e6d285598fb672691\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
