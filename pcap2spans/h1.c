@@ -515,7 +515,8 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
     r->req_ctx = f.ctx;
     r->head = ml == 4 && memcmp(p, "HEAD", 4) == 0;
     r->connect = ml == 7 && memcmp(p, "CONNECT", 7) == 0;
-    r->h2c = f.upgrade_h2c;
+    /* h2c exists only in cleartext (RFC 9113 3.1); inside TLS the parser belongs to tls.c */
+    r->h2c = f.upgrade_h2c && p2s_conn_info(h->conn)->tls == NULL;
     if (d->lost)
         mark_partial(r, "gap before the request");
     d->lost = 0;
