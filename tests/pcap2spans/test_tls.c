@@ -540,6 +540,36 @@ static void test_bad_header(void)
     run_close(&u);
 }
 
+/* Inside TLS an HTTP/1.1 "Upgrade: h2c" + 101 must not hand the connection to HTTP/2
+ * (h2c is cleartext only): the TLS layer owns the connection and its inner parser. */
+static void test_no_h2c_in_tls(void)
+{
+    struct p2s_ctx ctx;
+    struct p2s_conn *conn;
+    struct sf_net_tls facts;
+    struct sf_err err;
+    void *st;
+    static const char req[] = "GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, HTTP2-Settings\r\n"
+                              "Upgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n";
+    static const char resp[] = "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n"
+                               "Upgrade: h2c\r\n\r\n";
+
+    memset(&facts, 0, sizeof(facts));
+    p2s_ctx_init(&ctx);
+    ctx.quiet = 1;
+    conn = tcp_conn_new_detached(&ctx);
+    st = p2s_conn_switch(conn, &p2s_h1_ops);
+    p2s_conn_set_tls(conn, &facts);
+    sf_err_clear(&err);
+    p2s_h1_ops.data(st, P2S_C2S, (const uint8_t *)req, sizeof(req) - 1, 1, &err);
+    p2s_h1_ops.data(st, P2S_S2C, (const uint8_t *)resp, sizeof(resp) - 1, 2, &err);
+    TAP_EQ_STR(p2s_conn_info(conn)->app_proto, "http/1.1",
+               "h2c upgrade inside TLS: the connection stays with its parser");
+    p2s_conn_set_tls(conn, NULL);
+    tcp_conn_free_detached(conn);
+    p2s_ctx_free(&ctx);
+}
+
 int main(void)
 {
     test_expand_label();
@@ -559,5 +589,6 @@ int main(void)
     test_keylog();
     test_dsb();
     test_bad_header();
+    test_no_h2c_in_tls();
     return tap_done();
 }
