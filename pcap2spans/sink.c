@@ -320,9 +320,10 @@ static void j_str_esc(struct jw *w, const char *s)
     }
 }
 
-static const char d2[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                            "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                            "8081828384858687888990919293949596979899";
+static const char d2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
 static const uint64_t p10[20] = {1,
                                  10,
                                  100,
@@ -367,33 +368,63 @@ static inline char *c_room(struct jw *w, char *o, size_t need)
 
 #define C_LIT(o, lit) (memcpy((o), (lit), sizeof(lit) - 1), (o) += sizeof(lit) - 1)
 
+/* Exactly 8 digits of v < 10^8, with 32-bit arithmetic. */
+static inline void put8(char *p, uint32_t v)
+{
+    uint32_t a = v / 10000, b = v % 10000;
+
+    memcpy(p, d2 + 2 * (a / 100), 2);
+    memcpy(p + 2, d2 + 2 * (a % 100), 2);
+    memcpy(p + 4, d2 + 2 * (b / 100), 2);
+    memcpy(p + 6, d2 + 2 * (b % 100), 2);
+}
+
+/* v < 10^8 without leading zeros. */
+static inline char *put_small(char *o, uint32_t v)
+{
+    size_t nd = 1;
+    char *p;
+
+    if (v < 10) {
+        *o++ = (char)('0' + v);
+        return o;
+    }
+    while (nd < 8 && v >= p10[nd])
+        nd++;
+    o += nd;
+    p = o;
+    while (v >= 100) {
+        p -= 2;
+        memcpy(p, d2 + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) {
+        p -= 2;
+        memcpy(p, d2 + 2 * v, 2);
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return o;
+}
+
+/* Decimal in 8-digit groups (timestamps have 19 digits). */
 static inline char *c_int(char *o, int64_t v)
 {
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    size_t nd = 1;
 
     if (v < 0)
         *o++ = '-';
-    if (u < 10) {
-        *o++ = (char)('0' + u);
-        return o;
-    }
-    while (nd < 20 && u >= p10[nd])
-        nd++;
-    o += nd;
-    char *p = o;
-    while (u >= 100) {
-        p -= 2;
-        memcpy(p, d2 + 2 * (u % 100), 2);
-        u /= 100;
-    }
-    if (u >= 10) {
-        p -= 2;
-        memcpy(p, d2 + 2 * u, 2);
+    if (u < 100000000)
+        return put_small(o, (uint32_t)u);
+    if (u < UINT64_C(10000000000000000)) {
+        o = put_small(o, (uint32_t)(u / 100000000));
     } else {
-        *--p = (char)('0' + u);
+        o = put_small(o, (uint32_t)(u / UINT64_C(10000000000000000)));
+        put8(o, (uint32_t)(u / 100000000 % 100000000));
+        o += 8;
     }
-    return o;
+    put8(o, (uint32_t)(u % 100000000));
+    return o + 8;
 }
 
 /* key, then the integer or null when v == nul */
