@@ -1,6 +1,7 @@
 /* Unit tests: lib/sf_line line reader over pipes and files. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sf_err.h"
@@ -94,10 +95,69 @@ static void test_many(void)
     unlink(path);
 }
 
+/* Line i of test_chunks: (i * 37) % 200 copies of 'a' + i % 26. */
+static size_t chunk_line(size_t i, char *out)
+{
+    size_t n = (i * 37) % 200;
+
+    memset(out, 'a' + (int)(i % 26), n);
+    return n;
+}
+
+/* Lines of 0..199 bytes, some over max_line, arriving through a pipe in 61-byte
+ * writes: line ends fall on every position of the 64-byte newline scan and of
+ * the reads. */
+static void test_chunks(void)
+{
+    enum { LINES = 3000, MAXL = 128 };
+    struct sf_line r;
+    char *s, want[256];
+    size_t n, i = 0, off = 0;
+    int fd[2], ok = 1, rc, status;
+    pid_t pid;
+
+    if (pipe(fd) != 0 || (pid = fork()) < 0) {
+        TAP_OK(0, "pipe and fork for the chunked reader test");
+        return;
+    }
+    if (pid == 0) {
+        static char all[LINES * 201];
+        size_t len = 0;
+        close(fd[0]);
+        for (size_t k = 0; k < LINES; k++) {
+            len += chunk_line(k, all + len);
+            all[len++] = '\n';
+        }
+        for (size_t p = 0; p < len; p += 61)
+            if (write(fd[1], all + p, len - p < 61 ? len - p : 61) < 0)
+                _exit(1);
+        _exit(0);
+    }
+    close(fd[1]);
+    sf_line_open(&r, fd[0], MAXL);
+    while ((rc = sf_line_next(&r, &s, &n)) != 0 && ok) {
+        size_t wn = chunk_line(i, want);
+        if (r.lineno != i + 1 || r.off != off)
+            ok = 0;
+        else if (wn > MAXL)
+            ok = rc == SF_E_LIMIT;
+        else
+            ok = rc == 1 && n == wn && memcmp(s, want, n) == 0 && s[n] == 0;
+        off += wn + 1;
+        i++;
+    }
+    TAP_OK(ok && i == LINES, "3000 lines in 61-byte pipe writes: text, number, offset, limit (%zu)",
+           i);
+    sf_line_close(&r);
+    close(fd[0]);
+    waitpid(pid, &status, 0);
+}
+
 int main(void)
 {
     test_basic();
     test_long_line();
     test_many();
+    test_chunks();
     return tap_done();
 }
