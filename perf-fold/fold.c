@@ -59,14 +59,12 @@ static int fatal(struct perf_fold_ctx *c, const char *what)
     return -1;
 }
 
-/* Make room for n more bytes in front of the stack. */
-static int stk_room(struct perf_fold_ctx *c, size_t n)
+/* Grow the stack buffer so that n more bytes fit in front. */
+static __attribute__((noinline)) int stk_grow(struct perf_fold_ctx *c, size_t n)
 {
     size_t used = c->stk_cap - c->stk_pos, ncap = c->stk_cap;
     char *nb;
 
-    if (n <= c->stk_pos)
-        return 0;
     while (ncap - used < n)
         ncap *= 2;
     if (ncap > PF_RECORD_MAX)
@@ -79,6 +77,21 @@ static int stk_room(struct perf_fold_ctx *c, size_t n)
     c->stk_pos = ncap - used;
     c->stk_cap = ncap;
     return 0;
+}
+
+/* Make room for n more bytes in front of the stack. */
+static inline int stk_room(struct perf_fold_ctx *c, size_t n)
+{
+    return n <= c->stk_pos ? 0 : stk_grow(c, n);
+}
+
+/* p[0, 9) == "[unknown]", without a library call. */
+static inline int is_unknown9(const char *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, 8);
+    return v == *(const uint64_t *)(const void *)"[unknown" && p[8] == ']';
 }
 
 /* Add one frame line's text (";" + p) in front of the stack. */
@@ -249,7 +262,7 @@ static void strip_offset(struct pf_str *fn, const struct pf_frame *f)
 #ifdef __SSE2__
 check:
 #endif
-    if (e < fn->n && e >= 3 && memcmp(fn->p + e - 3, "+0x", 3) == 0)
+    if (e < fn->n && e >= 3 && fn->p[e - 3] == '+' && fn->p[e - 2] == '0' && fn->p[e - 1] == 'x')
         fn->n = e - 3;
 }
 
@@ -310,17 +323,16 @@ static int fast_unknown(struct perf_fold_ctx *c, const struct pf_frame *f)
 
     if (c->o.kernel || c->o.jit)
         return 1;
-    if (mn == 9 && memcmp(m, "[unknown]", 9) == 0) {
+    if (mn == 9 && is_unknown9(m)) {
         m = "unknown";
         mn = 7;
     } else {
-        if ((slash = memrchr(m, '/', mn)) != NULL) {
-            mn -= (size_t)(slash + 1 - m);
-            m = slash + 1;
-        }
-        for (size_t i = 0; i < mn; i++)
-            if (slow_byte[(unsigned char)m[i]])
+        /* one pass from the right: the basename, and no byte that needs tidying */
+        for (slash = m + mn; slash > m && slash[-1] != '/'; slash--)
+            if (slow_byte[(unsigned char)slash[-1]])
                 return 1;
+        mn -= (size_t)(slash - m);
+        m = slash;
     }
     if (stk_room(c, mn + 3))
         return fatal(c, "sample too large");
@@ -342,7 +354,7 @@ static int fast_frame(struct perf_fold_ctx *c, const struct pf_frame *f, const s
     if (n == 0 || (c->is_java && p[0] == 'L'))
         return 1;
     if (p[0] == '[') {
-        if (n != 9 || memcmp(p, "[unknown]", 9) || c->o.addrs)
+        if (n != 9 || !is_unknown9((const char *)p) || c->o.addrs)
             return 1;
         return fast_unknown(c, f);
     }

@@ -552,6 +552,9 @@ int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n)
             return 0;
         return fold_commit(c);
     }
+    /* A header never starts with white space; a frame line almost always does. */
+    if (is_ws((unsigned char)s[0]))
+        goto frame;
     if (c->db == NULL && hcache_hit(&c->hc, s, n)) {
         if (c->hc.pass) {
             c->period = c->hc.period;
@@ -566,6 +569,7 @@ int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n)
         hcache_fill(c, s, n, &h, pass);
         return 0;
     }
+frame:
     if (match_frame(s, n, &f)) {
         if (!c->have_pname)
             return 0;
