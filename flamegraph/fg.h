@@ -69,6 +69,8 @@ struct fg_node {
     double tdelta; /* differential: delta of the first line ending here */
     uint8_t term;  /* 1 if some line ends here */
     uint8_t tdiff; /* that first line had two count columns */
+    uint8_t chain; /* --colors chain: 1 = the "--" after the first part, 2 = waker frame */
+    uint32_t tkey; /* differential: name id of the counts text of the line giving tdelta */
 };
 
 /* A frame as drawn: one box of the flame graph. */
@@ -103,6 +105,9 @@ struct fg_layout {
     double time;     /* sum of counts so far (second column for differential lines) */
     double maxdelta; /* largest |delta| of a line, at least 1 */
     int any_delta;
+    int chain;       /* --colors chain: order lines as they were before the rewrite */
+    const char *key; /* the text after the stack of the line being added (its counts) */
+    size_t key_len;
     uint64_t lines;
 };
 
@@ -120,6 +125,7 @@ struct fg_ctx {
     struct fg_layout lay;
     struct sf_buf scratch;  /* per-line rewriting: chain annotation */
     struct sf_buf scratch2; /* per-line rewriting: --reverse */
+    struct sf_buf keybuf;   /* per-line: the counts as --reverse rewrites them */
     int chain;              /* --colors chain */
     const char **frames;    /* frames of the current line */
     size_t *frame_lens;
@@ -172,10 +178,11 @@ static inline const char *names_get(const struct fg_names *n, uint32_t id, size_
 }
 
 /* Add one stack (frames leaf-last, without the root) with its count; the first `same`
- * frames are known to equal the previous stack's (0 = unknown); diff says whether the line
- * had two columns, delta = second - first.  Returns 0 or SF_E_NOMEM. */
+ * frames are known to equal the previous stack's (0 = unknown); sep_at is the index of the
+ * "--" frame the chain rewrite put after the first part (SIZE_MAX: not chain); diff says
+ * whether the line had two columns, delta = second - first.  Returns 0 or SF_E_NOMEM. */
 int layout_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-               size_t same, double count, int diff, double delta);
+               size_t same, size_t sep_at, double count, int diff, double delta);
 
 /* Finish the tree and list the frames at least min_time wide, parents before children.
  * timemax is the width of the root (--total or the sum of counts).  *out is malloc'ed

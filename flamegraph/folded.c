@@ -222,7 +222,7 @@ static const char *find_sep(const char *s, size_t from, size_t len)
 /* --colors chain: "a;b;--;c;d" becomes "a;b;--;c_[w];d_[w]", and a stack without the
  * separator gains a trailing "--" frame, exactly as flamegraph.pl rewrites it (its split
  * on ";--;" drops trailing empty fields).  The result is in ctx->scratch. */
-static int chain_rewrite(struct fg_ctx *ctx, const char *s, size_t len)
+static int chain_rewrite(struct fg_ctx *ctx, const char *s, size_t len, size_t *sep_at)
 {
     struct sf_buf *b = &ctx->scratch;
     size_t keep = len, p = 0;
@@ -237,6 +237,9 @@ static int chain_rewrite(struct fg_ctx *ctx, const char *s, size_t len)
         sep = find_sep(s, p, keep);
         size_t end = sep ? (size_t)(sep - s) : keep;
         if (part == 0) {
+            *sep_at = 1; /* the "--" follows the fields of the first part */
+            for (size_t i = 0; i < end; i++)
+                *sep_at += s[i] == ';';
             rc |= sf_buf_append(b, s, end);
             rc |= sf_buf_append(b, ";--;", 4);
         } else {
@@ -254,13 +257,44 @@ static int chain_rewrite(struct fg_ctx *ctx, const char *s, size_t len)
     return rc ? SF_E_LIMIT : 0;
 }
 
+/* The part of the line flamegraph.pl sorts that follows the last frame kept: trailing
+ * ';'s, the blank and the counts.  Lines ending at the same frame are ordered by it, and
+ * the first (its delta, for differential input) opens the frame.  With --reverse Perl
+ * rebuilds the line as "REVERSED COUNT" or "REVERSED FIRST LAST".  Sets lay.key. */
+static int set_sort_key(struct fg_ctx *ctx, const char *line, size_t len, const char *stack,
+                        size_t stack_len, size_t orig_len, size_t last_at, int diff)
+{
+    size_t t = 0;
+    struct sf_buf *k = &ctx->keybuf;
+
+    while (t < stack_len && stack[stack_len - 1 - t] == ';')
+        t++;
+    if (!ctx->opt.reverse) {
+        ctx->lay.key = line + stack_len - t;
+        ctx->lay.key_len = len - (stack_len - t);
+        return 0;
+    }
+    sf_buf_reset(k);
+    for (size_t i = 0; i < t; i++)
+        if (sf_buf_append(k, ";", 1) < 0)
+            return SF_E_LIMIT;
+    if (sf_buf_append(k, " ", 1) < 0 ||
+        (diff && (sf_buf_append(k, line + orig_len + 1, last_at - orig_len - 1) < 0 ||
+                  sf_buf_append(k, " ", 1) < 0)) ||
+        sf_buf_append(k, line + last_at + 1, len - last_at - 1) < 0)
+        return SF_E_LIMIT;
+    ctx->lay.key = (const char *)k->data;
+    ctx->lay.key_len = k->len;
+    return 0;
+}
+
 int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *err)
 {
     size_t stack_len, stack2_len;
     double c1, c2 = 0, delta = 0; /* c1: last column */
     int diff = 0, rc;
     long n;
-    size_t same = 0;
+    size_t same = 0, sep_at = SIZE_MAX;
     const char *stack = line;
 
     /* spanfold reads CRLF files too (flamegraph.pl would ignore every such line) */
@@ -279,12 +313,15 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
                    len == 0 ? "empty line" : "no count at the end of the line");
         return 0;
     }
+    size_t last_at = stack_len; /* the last count is line[last_at + 1 .. len) */
+    size_t orig_len;
     if (folded_split_count(line, stack_len, &stack2_len, &c2)) {
         /* differential: the last column is the width, delta = last - first */
         diff = 1;
         delta = c1 - c2;
         stack_len = stack2_len;
     }
+    orig_len = stack_len;
     if (ctx->opt.reverse) {
         if ((n = split_frames(ctx, stack, stack_len)) < 0)
             return sf_err_set(err, (int)n, UINT64_MAX, "out of memory");
@@ -298,8 +335,10 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
         stack = ctx->scratch2.data ? (const char *)ctx->scratch2.data : "";
         stack_len = ctx->scratch2.len;
     }
+    if (set_sort_key(ctx, line, len, stack, stack_len, orig_len, last_at, diff) < 0)
+        return sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "line too long");
     if (ctx->chain) {
-        if ((rc = chain_rewrite(ctx, stack, stack_len)) < 0)
+        if ((rc = chain_rewrite(ctx, stack, stack_len, &sep_at)) < 0)
             return sf_err_set(err, rc, UINT64_MAX, "stack too long");
         stack = (const char *)ctx->scratch.data;
         stack_len = ctx->scratch.len;
@@ -310,7 +349,8 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
         n = split_incremental(ctx, stack, stack_len, &same);
     if (n < 0)
         return sf_err_set(err, (int)n, UINT64_MAX, "out of memory");
-    rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, (size_t)n, same, c1, diff, delta);
+    rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, (size_t)n, same, sep_at, c1, diff,
+                    delta);
     if (rc < 0)
         return sf_err_set(err, rc, UINT64_MAX, "out of memory");
     return 1;

@@ -253,8 +253,19 @@ static int path_reserve(struct fg_layout *l, size_t n)
     return 0;
 }
 
+/* Does the current line's key sort before the stored one (byte-wise, shorter first)? */
+static int key_less(const struct fg_layout *l, uint32_t stored)
+{
+    size_t len;
+    const char *s = names_get(&l->names, stored, &len);
+    size_t m = len < l->key_len ? len : l->key_len;
+    int r = memcmp(l->key ? l->key : "", s, m);
+
+    return r < 0 || (r == 0 && l->key_len < len);
+}
+
 static int tree_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-                    size_t same, double count, int diff, double delta)
+                    size_t same, size_t sep_at, double count, int diff, double delta)
 {
     uint32_t cur = 0;
     size_t i = 0;
@@ -277,14 +288,19 @@ static int tree_add(struct fg_layout *l, const char *const *frames, const size_t
         if (name == NONE || (cur = child_get(l, cur, name)) == NONE)
             return SF_E_NOMEM;
         l->path[i] = cur;
+        if (sep_at != SIZE_MAX && l->nodes[cur].chain == 0 && i >= sep_at)
+            l->nodes[cur].chain = i == sep_at ? 1 : 2;
     }
     l->path_len = (uint32_t)n;
     nd = &l->nodes[cur];
     nd->self += count;
-    if (!nd->term) {
+    if (!nd->term || key_less(l, nd->tkey)) {
+        /* the line that sorts first among equal stacks opens the frame */
         nd->term = 1;
         nd->tdiff = (uint8_t)diff;
         nd->tdelta = delta;
+        if ((nd->tkey = names_intern(&l->names, l->key ? l->key : "", l->key_len)) == NONE)
+            return SF_E_NOMEM;
     }
     return 0;
 }
@@ -370,14 +386,14 @@ static int flow_add(struct fg_layout *l, const char *const *frames, const size_t
 }
 
 int layout_add(struct fg_layout *l, const char *const *frames, const size_t *lens, size_t n,
-               size_t same, double count, int diff, double delta)
+               size_t same, size_t sep_at, double count, int diff, double delta)
 {
     int rc;
 
     if (l->flamechart)
         rc = flow_add(l, frames, lens, n, same, diff, delta);
     else
-        rc = tree_add(l, frames, lens, n, same, count, diff, delta);
+        rc = tree_add(l, frames, lens, n, same, sep_at, count, diff, delta);
     if (rc < 0)
         return rc;
     if (diff) {
@@ -398,25 +414,43 @@ struct entry {
     const char *name;
     uint32_t len;
     uint32_t node;
-    char sep;
+    char sep;         /* ' ' lines ending at the frame, ';' lines going through it */
+    char virt;        /* chain: lines that ended at the parent before "--" was appended */
+    const char *tail; /* what follows the name in the sorted line: counts, or ";" */
+    uint32_t tail_len;
 };
 
-/* Byte-wise order of "name<sep>...", as flamegraph.pl's sort sees the lines. */
+/* Byte i of name + tail. */
+static unsigned char entry_byte(const struct entry *e, uint32_t i)
+{
+    return (unsigned char)(i < e->len ? e->name[i] : e->tail[i - e->len]);
+}
+
+/* Byte-wise order of "name" + tail, as flamegraph.pl's sort sees the lines. */
 static int entry_cmp(const void *pa, const void *pb)
 {
     const struct entry *a = pa, *b = pb;
-    uint32_t m = a->len < b->len ? a->len : b->len;
-    int r = memcmp(a->name, b->name, m);
-    unsigned char ca, cb;
+    uint32_t m = a->len < b->len ? a->len : b->len, la, lb;
+    int r;
 
+    if (a->virt != b->virt) /* the parent's own line "p N" sorts before every "p;..." */
+        return a->virt ? -1 : 1;
+    r = memcmp(a->name, b->name, m);
     if (r)
         return r;
-    ca = (unsigned char)(a->len > m ? a->name[m] : a->sep);
-    cb = (unsigned char)(b->len > m ? b->name[m] : b->sep);
-    if (ca != cb)
-        return ca < cb ? -1 : 1;
-    if (a->len != b->len)
-        return a->len < b->len ? -1 : 1;
+    la = a->len + a->tail_len;
+    lb = b->len + b->tail_len;
+    for (uint32_t i = m; i < la && i < lb; i++) {
+        unsigned char ca = entry_byte(a, i), cb = entry_byte(b, i);
+        if (ca != cb)
+            return ca < cb ? -1 : 1;
+    }
+    /* a line that ends first sorts first; "c;" goes on with c's children, which sort after
+     * the blank of a "c;  N" line */
+    if (la < lb)
+        return a->sep == ' ' ? -1 : 1;
+    if (lb < la)
+        return b->sep == ' ' ? 1 : -1;
     return (unsigned char)a->sep - (unsigned char)b->sep;
 }
 
@@ -453,10 +487,48 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-/* Sorted entries of node's children into w->ents.  Returns 0 or SF_E_NOMEM. */
-static int sorted_entries(struct walk *w, uint32_t node)
+/* --colors chain: the "--" child that the rewrite appended to (or found after) the first
+ * part of c's stacks, or NONE.  flamegraph.pl sorts the lines before that rewrite, so a
+ * line that ends at "--" sorts as if it ended at c. */
+static uint32_t chain_sep(const struct fg_layout *l, uint32_t c)
+{
+    if (!l->chain || l->nodes[c].chain != 0)
+        return NONE;
+    for (uint32_t k = l->nodes[c].first_child; k != NONE; k = l->nodes[k].next_sibling)
+        if (l->nodes[k].chain == 1)
+            return k;
+    return NONE;
+}
+
+/* Time of the lines that (before any rewrite) end at c. */
+static double t_time(const struct fg_layout *l, uint32_t c)
+{
+    uint32_t sep = chain_sep(l, c);
+
+    if (l->nodes[c].term)
+        return l->nodes[c].self;
+    return sep != NONE && l->nodes[sep].term ? l->nodes[sep].self : 0;
+}
+
+/* Does c have lines going through it (rather than ending at it)? */
+static int has_s(const struct fg_layout *l, uint32_t c)
+{
+    uint32_t sep = chain_sep(l, c);
+
+    for (uint32_t k = l->nodes[c].first_child; k != NONE; k = l->nodes[k].next_sibling)
+        if (k != sep || l->nodes[k].first_child != NONE)
+            return 1;
+    return 0;
+}
+
+enum { ALL_ENTRIES, NO_VIRTUAL, ONLY_VIRTUAL };
+
+/* Sorted entries of node's children into w->ents; mode drops or keeps only the entry of a
+ * chain "--" child standing for lines that ended at node.  Returns 0 or SF_E_NOMEM. */
+static int sorted_entries(struct walk *w, uint32_t node, int mode)
 {
     struct fg_layout *l = w->l;
+    uint32_t own_sep = chain_sep(l, node);
 
     w->nents = 0;
     for (uint32_t c = l->nodes[node].first_child; c != NONE; c = l->nodes[c].next_sibling) {
@@ -464,13 +536,34 @@ static int sorted_entries(struct walk *w, uint32_t node)
             return SF_E_NOMEM;
         size_t len;
         const char *s = names_get(&l->names, l->nodes[c].name, &len);
-        struct entry e = {s, (uint32_t)len, c, ' '};
-        if (l->nodes[c].term)
-            w->ents[w->nents++] = e;
-        if (l->nodes[c].first_child != NONE) {
-            e.sep = ';';
-            w->ents[w->nents++] = e;
+        /* waker frames sort by their names before the _[w] annotation */
+        if (l->nodes[c].chain == 2 && len >= 4 && memcmp(s + len - 4, "_[w]", 4) == 0)
+            len -= 4;
+        struct entry e = {s, (uint32_t)len, c, ' ', 0, NULL, 0}, through = e;
+        uint32_t ends = l->nodes[c].term ? c : chain_sep(l, c);
+        through.sep = ';';
+        through.tail = ";";
+        through.tail_len = 1;
+        if (ends != NONE && l->nodes[ends].term) {
+            size_t tl;
+            e.tail = names_get(&l->names, l->nodes[ends].tkey, &tl);
+            e.tail_len = (uint32_t)tl;
         }
+        if (c == own_sep) {
+            if (l->nodes[c].term && mode != NO_VIRTUAL) {
+                e.virt = 1;
+                w->ents[w->nents++] = e;
+            }
+            if (l->nodes[c].first_child != NONE && mode != ONLY_VIRTUAL)
+                w->ents[w->nents++] = through;
+            continue;
+        }
+        if (mode == ONLY_VIRTUAL)
+            continue;
+        if (ends != NONE && l->nodes[ends].term)
+            w->ents[w->nents++] = e;
+        if (has_s(l, c))
+            w->ents[w->nents++] = through;
     }
     qsort(w->ents, w->nents, sizeof(*w->ents), entry_cmp);
     return 0;
@@ -485,14 +578,24 @@ static int first_line_diff(struct fg_layout *l, uint32_t node)
     if ((uint64_t)l->any_delta == l->lines)
         return 1;
     for (;;) {
-        struct entry best = {0}, e;
+        struct entry best = {0}, e = {0};
         int have = 0;
+        uint32_t sep = chain_sep(l, node);
+        if (sep != NONE && l->nodes[sep].term)
+            return l->nodes[sep].tdiff;
         for (uint32_t c = l->nodes[node].first_child; c != NONE; c = l->nodes[c].next_sibling) {
             size_t len;
             e.name = names_get(&l->names, l->nodes[c].name, &len);
             e.len = (uint32_t)len;
             e.node = c;
             e.sep = l->nodes[c].term ? ' ' : ';';
+            e.tail = ";";
+            e.tail_len = 1;
+            if (l->nodes[c].term) {
+                size_t tl;
+                e.tail = names_get(&l->names, l->nodes[c].tkey, &tl);
+                e.tail_len = (uint32_t)tl;
+            }
             if (!have || entry_cmp(&e, &best) < 0)
                 best = e;
             have = 1;
@@ -505,34 +608,38 @@ static int first_line_diff(struct fg_layout *l, uint32_t node)
     }
 }
 
-/* Push the frames of node's children, starting at time t, so that the leftmost pops first. */
-static int expand(struct walk *w, uint32_t node, double t, uint32_t depth)
+/* Push the frames of node's children, starting at time t, so that the leftmost pops first;
+ * mode as for sorted_entries. */
+static int expand(struct walk *w, uint32_t node, double t, uint32_t depth, int mode)
 {
     struct fg_layout *l = w->l;
     size_t first;
 
-    if (sorted_entries(w, node) < 0)
+    if (sorted_entries(w, node, mode) < 0)
         return SF_E_NOMEM;
     first = w->nruns;
     for (size_t i = 0; i < w->nents;) {
-        const struct fg_node *c = &l->nodes[w->ents[i].node];
-        struct run r = {w->ents[i].node, depth, t, 0, 0, 0, 0, 0};
+        uint32_t id = w->ents[i].node;
+        const struct fg_node *c = &l->nodes[id];
+        struct run r = {id, depth, t, 0, 0, 0, 0, 0};
+        double tt = w->ents[i].virt ? c->self : t_time(l, id);
         if (w->ents[i].sep == ' ') {
             r.t_part = 1;
-            r.has_delta = c->tdiff;
-            r.delta = c->tdelta;
+            if (c->term) {
+                r.has_delta = c->tdiff;
+                r.delta = c->tdelta;
+            } else { /* chain: opened by a line whose leaf is the appended "--" */
+                r.has_delta = l->nodes[chain_sep(l, id)].tdiff;
+            }
             i++;
         } else {
-            r.has_delta = (uint8_t)first_line_diff(l, w->ents[i].node);
+            r.has_delta = (uint8_t)first_line_diff(l, id);
         }
-        if (i < w->nents && w->ents[i].node == r.node && w->ents[i].sep == ';') {
-            r.s_part = 1;
-            i++;
-        } else if (!r.t_part) {
+        if (i < w->nents && w->ents[i].node == id && w->ents[i].sep == ';') {
             r.s_part = 1;
             i++;
         }
-        r.width = (r.t_part ? c->self : 0) + (r.s_part ? c->total - c->self : 0);
+        r.width = (r.t_part ? tt : 0) + (r.s_part ? c->total - tt : 0);
         t += r.width;
         if (grow((void **)&w->runs, &w->cap_runs, w->nruns + 1, sizeof(*w->runs)) < 0)
             return SF_E_NOMEM;
@@ -545,6 +652,22 @@ static int expand(struct walk *w, uint32_t node, double t, uint32_t depth)
         w->runs[b] = tmp;
     }
     return 0;
+}
+
+/* The children of a run's frame: after its own lines' time for a real terminal part; with
+ * the chain "--" child first when the run's terminal part is that child's. */
+static int expand_run(struct walk *w, const struct run *r)
+{
+    struct fg_layout *l = w->l;
+    int virt = l->chain && !l->nodes[r->node].term && chain_sep(l, r->node) != NONE &&
+               l->nodes[chain_sep(l, r->node)].term;
+
+    if (virt && r->t_part)
+        return expand(w, r->node, r->stime, r->depth + 1, r->s_part ? ALL_ENTRIES : ONLY_VIRTUAL);
+    if (!r->s_part)
+        return 0;
+    return expand(w, r->node, r->stime + (r->t_part ? l->nodes[r->node].self : 0), r->depth + 1,
+                  virt ? NO_VIRTUAL : ALL_ENTRIES);
 }
 
 static int emit(struct walk *w, uint32_t name, uint32_t depth, double s, double e, int hd, double d)
@@ -570,7 +693,7 @@ static int tree_frames(struct fg_layout *l, double timemax, double min_time, str
         rc = emit(w, 0, 0, 0, timemax, root->tdiff, root->tdelta);
     else
         rc = emit(w, 0, 0, 0, timemax, first_line_diff(l, 0), 0);
-    if (rc < 0 || expand(w, 0, root->self, 1) < 0)
+    if (rc < 0 || expand(w, 0, root->self, 1, ALL_ENTRIES) < 0)
         return SF_E_NOMEM;
     while (w->nruns > 0) {
         struct run r = w->runs[--w->nruns];
@@ -579,8 +702,7 @@ static int tree_frames(struct fg_layout *l, double timemax, double min_time, str
         if (emit(w, l->nodes[r.node].name, r.depth, r.stime, r.stime + r.width, r.has_delta,
                  r.delta) < 0)
             return SF_E_NOMEM;
-        if (r.s_part &&
-            expand(w, r.node, r.stime + (r.t_part ? l->nodes[r.node].self : 0), r.depth + 1) < 0)
+        if (expand_run(w, &r) < 0)
             return SF_E_NOMEM;
     }
     return 0;

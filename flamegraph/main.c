@@ -97,11 +97,13 @@ int main(int argc, char **argv)
     ctx.chain = strcmp(ctx.opt.colors, "chain") == 0;
     sf_buf_init(&ctx.scratch, 64u << 20);
     sf_buf_init(&ctx.scratch2, 64u << 20);
+    sf_buf_init(&ctx.keybuf, 1u << 20);
     sf_err_clear(&err);
     if (layout_init(&ctx.lay, ctx.opt.flamechart) < 0) {
         fprintf(stderr, "flamegraph: out of memory\n");
         return 2;
     }
+    ctx.lay.chain = ctx.chain;
     if (ctx.opt.format == FG_FMT_SVG || ctx.opt.minwidth_given)
         layout_set_prune(&ctx.lay, ctx.opt.minwidth, ctx.opt.minwidth_pct, ctx.opt.width - 20.0);
     if (ctx.opt.nameattr && svg_nameattr_load(&ctx, ctx.opt.nameattr, &err) < 0) {
@@ -121,6 +123,7 @@ int main(int argc, char **argv)
     svg_nameattr_free(&ctx);
     sf_buf_free(&ctx.scratch);
     sf_buf_free(&ctx.scratch2);
+    sf_buf_free(&ctx.keybuf);
     free(ctx.frames);
     free(ctx.frame_lens);
     free(ctx.prev.text);

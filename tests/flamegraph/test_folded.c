@@ -85,7 +85,9 @@ static void ctx_init(struct fg_ctx *ctx, const char *colors, int flamechart)
     ctx->chain = strcmp(colors, "chain") == 0;
     sf_buf_init(&ctx->scratch, 1 << 16);
     sf_buf_init(&ctx->scratch2, 1 << 16);
+    sf_buf_init(&ctx->keybuf, 1 << 16);
     layout_init(&ctx->lay, flamechart);
+    ctx->lay.chain = ctx->chain;
 }
 
 static void ctx_free(struct fg_ctx *ctx)
@@ -93,6 +95,7 @@ static void ctx_free(struct fg_ctx *ctx)
     layout_free(&ctx->lay);
     sf_buf_free(&ctx->scratch);
     sf_buf_free(&ctx->scratch2);
+    sf_buf_free(&ctx->keybuf);
     free(ctx->frames);
     free(ctx->frame_lens);
     free(ctx->prev.text);

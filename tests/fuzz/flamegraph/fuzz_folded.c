@@ -54,8 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ctx.chain = strcmp(ctx.opt.colors, "chain") == 0;
     sf_buf_init(&ctx.scratch, 1u << 20);
     sf_buf_init(&ctx.scratch2, 1u << 20);
+    sf_buf_init(&ctx.keybuf, 1u << 20);
     if (layout_init(&ctx.lay, ctx.opt.flamechart) < 0)
         abort();
+    ctx.lay.chain = ctx.chain;
     layout_set_prune(&ctx.lay, ctx.opt.minwidth, 0, ctx.opt.width - 20.0);
     buf = malloc(size);
     memcpy(buf, data, size);
@@ -100,6 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(ctx.prev.ends);
     sf_buf_free(&ctx.scratch);
     sf_buf_free(&ctx.scratch2);
+    sf_buf_free(&ctx.keybuf);
     layout_free(&ctx.lay);
     return 0;
 }
