@@ -160,6 +160,59 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
     return sf_db_exec_stmt(db, st, rowid, err);
 }
 
+/* Columns ?(14k+1) .. ?(14k+14) of the k-th row of a contexts INSERT. */
+static void bind_context(sqlite3_stmt *st, int k, int64_t span_row, const char *direction,
+                         const struct sf_tracectx *c)
+{
+    int b = 14 * k;
+
+    sf_db_bind_int(st, b + 1, span_row);
+    bind_static(st, b + 2, direction);
+    bind_static(st, b + 3, sf_tracectx_format_name(c->format));
+    bind_static(st, b + 4, c->raw);
+    bind_id(st, b + 5, c->trace_id);
+    bind_id(st, b + 6, c->span_id);
+    bind_id(st, b + 7, c->parent_id);
+    sf_db_bind_int(st, b + 8, c->sampled < 0 ? SF_DB_NULL : c->sampled);
+    sf_db_bind_int(st, b + 9, c->debug);
+    sf_db_bind_int(st, b + 10, c->flags < 0 ? SF_DB_NULL : c->flags);
+    sf_db_bind_int(st, b + 11, c->trace_id_64);
+    bind_static(st, b + 12, c->tracestate[0] ? c->tracestate : NULL);
+    sf_db_bind_int(st, b + 13, c->valid);
+    bind_static(st, b + 14, c->error[0] ? c->error : NULL);
+}
+
+#define CTX_INSERT                                                                                 \
+    "INSERT INTO contexts (span_row, direction, format, raw, trace_id, span_id, "                  \
+    "parent_span_id, sampled, debug, flags, trace_id_64, tracestate, valid, error) VALUES "
+#define CTX_ROW "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+
+int sf_db_net_contexts(struct sf_db *db, int64_t span_row, const char *direction,
+                       const struct sf_tracectx *c, int n, struct sf_err *err)
+{
+    static const char *const sql[4] = {
+        CTX_INSERT CTX_ROW,
+        CTX_INSERT CTX_ROW "," CTX_ROW,
+        CTX_INSERT CTX_ROW "," CTX_ROW "," CTX_ROW,
+        CTX_INSERT CTX_ROW "," CTX_ROW "," CTX_ROW "," CTX_ROW,
+    };
+
+    while (n > 0) {
+        int k = n < 4 ? n : 4, rc;
+        sqlite3_stmt *st = sf_db_stmt(db, sql[k - 1], err);
+
+        if (st == NULL)
+            return SF_E_DB;
+        for (int i = 0; i < k; i++)
+            bind_context(st, i, span_row, direction, &c[i]);
+        if ((rc = sf_db_exec_stmt(db, st, NULL, err)) < 0)
+            return rc;
+        c += k;
+        n -= k;
+    }
+    return 0;
+}
+
 int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
                       const struct sf_tracectx *c, struct sf_err *err)
 {

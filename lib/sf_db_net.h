@@ -73,4 +73,10 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
 int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
                       const struct sf_tracectx *c, struct sf_err *err);
 
+/* The contexts rows of c[0..n) for span `span_row`, in order, up to four per INSERT
+ * (the same rows as n sf_db_net_context calls, with less work per row).  Returns 0
+ * or SF_E_DB. */
+int sf_db_net_contexts(struct sf_db *db, int64_t span_row, const char *direction,
+                       const struct sf_tracectx *c, int n, struct sf_err *err);
+
 #endif

@@ -714,10 +714,10 @@ static void db_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s
     r.pref = pref;
     sf_err_clear(&err);
     rc = sf_db_net_span(db, &r, &row, &err);
-    for (int i = 0; rc == 0 && s->req_ctx && i < s->req_ctx->n; i++)
-        rc = sf_db_net_context(db, row, "request", &s->req_ctx->ctx[i], &err);
-    for (int i = 0; rc == 0 && s->resp_ctx && i < s->resp_ctx->n; i++)
-        rc = sf_db_net_context(db, row, "response", &s->resp_ctx->ctx[i], &err);
+    if (rc == 0 && s->req_ctx)
+        rc = sf_db_net_contexts(db, row, "request", s->req_ctx->ctx, s->req_ctx->n, &err);
+    if (rc == 0 && s->resp_ctx)
+        rc = sf_db_net_contexts(db, row, "response", s->resp_ctx->ctx, s->resp_ctx->n, &err);
     if (rc < 0)
         db_failed(ctx, &err);
 }
