@@ -3,20 +3,24 @@
 # HTTP/1.1 + HTTP/2 traffic made by scripts/gen-bench-pcap.sh, in one run:
 #   1. throughput of `pcap2spans --ndjson >/dev/null` as a share of a bare libpcap loop
 #      (scripts/bench/pcap_loop.c) over the same file           goal >= 25 %
-#   2. speed against `tshark -r F -T fields` extracting the HTTP/1 request line and the
-#      HTTP/2 header names and values (decode-as for the benchmark's ports) goal >= 50x
+#   2. speed against `tshark -r F -T fields` extracting what pcap2spans reads: the HTTP/1
+#      request line and header lines, the HTTP/1 status code, the HTTP/2 header names and
+#      values (decode-as for the benchmark's ports)                 goal >= 50x
 #   3. the --db figure beside it
 #   4. peak RSS on the file and on the same traffic ten times over  goal <= +10 %
 # Times are CPU seconds (user + sys), medians of BENCH_RUNS runs (default 5; tshark
-# BENCH_TSHARK_RUNS, default 1, since one run takes minutes).  BENCH_MIX=web|api picks
-# the traffic mix (see gen-bench-pcap.sh); BENCH_DIR overrides where captures live.
+# BENCH_TSHARK_RUNS, default 1, since one run takes minutes; 0 skips tshark).
+# BENCH_MIX=web|api|rpc picks the traffic mix (see gen-bench-pcap.sh); BENCH_DIR overrides
+# where captures live; P2S_BIN measures another pcap2spans build (before/after figures).
+# The loop's own time varies with the machine's load (page cache, other processes):
+# compare figures from one run only.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 mix=${BENCH_MIX:-web}
 dir=${BENCH_DIR:-/tmp/spanfold-bench-$mix}
 runs=${BENCH_RUNS:-5}
 truns=${BENCH_TSHARK_RUNS:-1}
-p2s=$top/bin/pcap2spans
+p2s=${P2S_BIN:-$top/bin/pcap2spans}
 [ -x "$p2s" ] || { echo "bench-pcap2spans: build bin/pcap2spans first (make)"; exit 2; }
 if [ ! -s "$dir/bench.pcap" ]; then
     BENCH_MIX=$mix "$top/scripts/gen-bench-pcap.sh" "$dir" || {
@@ -62,9 +66,11 @@ awk -v l="$loop_cpu" -v n="$nd_cpu" -v d="$db_cpu" 'BEGIN {
     printf "ratio: pcap2spans --ndjson throughput = %.1f %% of the bare loop (goal >= 25 %%)\n", 100 * l / n
     printf "ratio: pcap2spans --db throughput     = %.1f %% of the bare loop\n", 100 * l / d }'
 
-if command -v tshark >/dev/null; then
+if [ "$truns" = 0 ]; then
+    echo "tshark: skipped (BENCH_TSHARK_RUNS=0)"
+elif command -v tshark >/dev/null; then
     read -r ts_cpu ts_rss < <(runn "$truns" tshark -r "$f" -d tcp.port==18580,http -d tcp.port==18581,http2 -T fields \
-        -e http.request.line -e http2.header.name -e http2.header.value)
+        -e http.request.line -e http.response.code -e http2.header.name -e http2.header.value)
     echo "tshark -T fields:         ${ts_cpu} s CPU  $(rate "$ts_cpu") MB/s  peak RSS $((ts_rss / 1024)) MB ($truns run(s))"
     awk -v t="$ts_cpu" -v n="$nd_cpu" 'BEGIN {printf "ratio: pcap2spans is %.0fx faster than tshark (goal >= 50x)\n", t / n}'
 else
