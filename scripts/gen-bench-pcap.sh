@@ -7,6 +7,9 @@
 #                       response (twice), an 8 KB page and a 32 KB script (mean ~10 KB);
 #                       BENCH_MIX=api: 1 KB and 8 KB only (mean ~4.5 KB, twice the spans
 #                       per MB: the hard case for the parsers and the output);
+#                       BENCH_MIX=rpc: 64-byte responses, so the capture is almost all
+#                       headers (API/RPC traffic, what SPECS' tshark figures were taken on:
+#                       ~190 bytes per packet);
 #   $OUT/bench10.pcap   the same traffic ten times over (editcap -t shifts each copy past
 #                       the previous one, mergecap -a appends), for the memory check.
 # Usage: scripts/gen-bench-pcap.sh [OUT_DIR]   (default /tmp/spanfold-bench; needs root,
@@ -17,7 +20,8 @@ mix=${BENCH_MIX:-web}
 case $mix in
 web) reqs=${BENCH_REQS:-5600} paths="small.txt page.html small.txt app.js" ;;
 api) reqs=${BENCH_REQS:-12000} paths="small.txt page.html" ;;
-*) echo "gen-bench-pcap: BENCH_MIX is web or api" >&2; exit 2 ;;
+rpc) reqs=${BENCH_REQS:-90000} paths="tiny.txt" ;;
+*) echo "gen-bench-pcap: BENCH_MIX is web, api or rpc" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
 if [ -s "$out/bench.pcap" ] && [ -s "$out/bench10.pcap" ]; then
@@ -30,6 +34,7 @@ work=$(mktemp -d /tmp/spanfold-nginx.XXXXXX)
 port1=18580 port2=18581
 mkdir -p "$work/www" "$work/logs"
 chmod 755 "$work" "$work/www"  # nginx workers run as nobody
+head -c 48 /dev/urandom | base64 >"$work/www/tiny.txt"
 head -c 700 /dev/urandom | base64 >"$work/www/small.txt"
 head -c 6000 /dev/urandom | base64 >"$work/www/page.html"
 head -c 24000 /dev/urandom | base64 >"$work/www/app.js"
