@@ -23,10 +23,15 @@ B       := build/san
 CFLAGS  += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
            -DSF_ARENA_MALLOC
 LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(VG),1)
+# valgrind's own build: gcc, so that valgrind 3.19 never meets clang-made debug info
+B       := build/vg
+CC      := gcc
+CFLAGS  += -DSF_ARENA_MALLOC
 else
 B       := build
 endif
-BIN     := $(if $(filter 1,$(SAN)),$(B)/bin,bin)
+BIN     := $(if $(filter 1,$(SAN) $(VG)),$(B)/bin,bin)
 CPPFLAGS += -Ilib -I$(B)/gen -Itests -MMD -MP
 
 pc = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
@@ -132,7 +137,9 @@ run-tests: all $(ALL_TEST_BIN)
 check-lib: $(UNIT_BIN)
 	@SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) tests/run-tests.sh $(UNIT_BIN) $(LIB_SCRIPTS)
 
-check-valgrind: all $(ALL_TEST_BIN)
+check-valgrind:
+	@$(MAKE) --no-print-directory -j2 VG=1 run-valgrind
+run-valgrind: all $(ALL_TEST_BIN)
 	@SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) tests/run-tests.sh $(foreach t,$(filter-out $(REPLAY_BIN),$(ALL_TEST_BIN)),"valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $(t)")
 
 demo:
@@ -180,7 +187,7 @@ lint:
 clean:
 	rm -rf build bin
 
-.PHONY: all check test run-tests check-lib check-valgrind demo bench fuzz format format-check \
+.PHONY: all check test run-tests check-lib check-valgrind run-valgrind demo bench fuzz format format-check \
         lint clean FORCE $(TOOLS:%=check-%)
 .DELETE_ON_ERROR:
 .SECONDARY:
