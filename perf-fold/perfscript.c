@@ -665,7 +665,7 @@ static int read_lines(struct perf_fold_ctx *c, struct sf_line *r, struct sf_prog
     size_t n;
     int rc;
 
-    while ((rc = sf_line_next(r, &s, &n)) != 0) {
+    while ((rc = sf_line_get(r, &s, &n)) != 0) {
         c->lineno = r->lineno;
         c->lines++;
         if (rc == SF_E_LIMIT) {
