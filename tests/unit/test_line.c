@@ -107,7 +107,7 @@ static size_t chunk_line(size_t i, char *out)
 /* Lines of 0..199 bytes, some over max_line, arriving through a pipe in 61-byte
  * writes: line ends fall on every position of the 64-byte newline scan and of
  * the reads. */
-static void test_chunks(void)
+static void test_chunks(int (*next)(struct sf_line *, char **, size_t *), const char *name)
 {
     enum { LINES = 3000, MAXL = 128 };
     struct sf_line r;
@@ -135,7 +135,7 @@ static void test_chunks(void)
     }
     close(fd[1]);
     sf_line_open(&r, fd[0], MAXL);
-    while ((rc = sf_line_next(&r, &s, &n)) != 0 && ok) {
+    while ((rc = next(&r, &s, &n)) != 0 && ok) {
         size_t wn = chunk_line(i, want);
         if (r.lineno != i + 1 || r.off != off)
             ok = 0;
@@ -146,8 +146,8 @@ static void test_chunks(void)
         off += wn + 1;
         i++;
     }
-    TAP_OK(ok && i == LINES, "3000 lines in 61-byte pipe writes: text, number, offset, limit (%zu)",
-           i);
+    TAP_OK(ok && i == LINES,
+           "%s: 3000 lines in 61-byte pipe writes: text, number, offset, limit (%zu)", name, i);
     sf_line_close(&r);
     close(fd[0]);
     waitpid(pid, &status, 0);
@@ -158,6 +158,7 @@ int main(void)
     test_basic();
     test_long_line();
     test_many();
-    test_chunks();
+    test_chunks(sf_line_next, "sf_line_next");
+    test_chunks(sf_line_get, "sf_line_get");
     return tap_done();
 }
