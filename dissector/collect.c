@@ -33,6 +33,8 @@ struct tc_conn {
     gboolean client_known;
     gboolean early_offered;   /* ClientHello carried the early_data extension */
     gboolean client_finished; /* the client's Finished has been seen */
+    int early_outcome;        /* enum tc_early, from EncryptedExtensions */
+    wmem_array_t *early_msgs; /* early-data requests waiting for that verdict */
 };
 
 struct tc_pending {
@@ -54,8 +56,9 @@ struct walk {
     guint8 *name; /* last HTTP/2 header name, awaiting its value */
     gsize name_len;
     int last_hs_type;
-    GPtrArray *done; /* finished struct tc_msg * */
-    GPtrArray *rel;  /* const struct tc_msg * of streams touched by this frame */
+    gboolean ee_seen, ee_early; /* EncryptedExtensions in this frame, with early_data */
+    GPtrArray *done;            /* finished struct tc_msg * */
+    GPtrArray *rel;             /* const struct tc_msg * of streams touched by this frame */
 };
 
 /* Connections by tcp.stream index; rebuilt for every capture file. */
@@ -100,6 +103,7 @@ static struct tc_conn *conn_get(guint32 index)
         c->h1_pending = wmem_list_new(wmem_file_scope());
         c->h2_pending = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
         c->h2_reqs = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
+        c->early_msgs = wmem_array_new(wmem_file_scope(), sizeof(struct tc_msg *));
         wmem_map_insert(conns, GUINT_TO_POINTER(index + 1), c);
     }
     return c;
@@ -233,10 +237,16 @@ static void finish_message(struct walk *wk)
     m->stream = wk->kind == MSG_H2 ? wk->h2_stream : 0;
     m->frame = wk->pinfo->num;
     copy_contexts(m, wk->set);
-    if (m->is_request && wk->h2_role != 0) {
+    /* a CONTINUATION part (HTTP/2, no pseudo-headers) belongs to a request already seen */
+    if (m->is_request && !(wk->kind == MSG_H2 && wk->h2_role == 0)) {
         note_client(wk);
         m->early_data =
             wk->conn && wk->conn->early_offered && !wk->conn->client_finished && from_client(wk);
+        /* the verdict comes with the server's EncryptedExtensions, usually later */
+        if (m->early_data && wk->conn->early_outcome)
+            m->early_outcome = wk->conn->early_outcome;
+        else if (m->early_data)
+            wmem_array_append_one(wk->conn->early_msgs, m);
     }
     if (wk->kind != MSG_H2 || wk->h2_role != 0)
         link_message(wk, m);
@@ -321,14 +331,26 @@ static void visit_field(struct walk *wk, field_info *fi)
         wk->name = NULL;
     } else if (id == w->tls_hs_type) {
         wk->last_hs_type = (int)fvalue_get_uinteger(&fi->value);
+        if (wk->last_hs_type == 8) /* EncryptedExtensions: the server's 0-RTT verdict */
+            wk->ee_seen = TRUE;
         if (wk->last_hs_type == 1)
             note_client(wk);
         else if (wk->last_hs_type == 20 && wk->conn && from_client(wk))
             wk->conn->client_finished = TRUE;
-    } else if (id == w->tls_ext_type && wk->last_hs_type == 1 && wk->conn &&
-               fvalue_get_uinteger(&fi->value) == 42) {
-        wk->conn->early_offered = TRUE;
+    } else if (id == w->tls_ext_type && wk->conn && fvalue_get_uinteger(&fi->value) == 42) {
+        if (wk->last_hs_type == 1)
+            wk->conn->early_offered = TRUE;
+        else if (wk->last_hs_type == 8)
+            wk->ee_early = TRUE;
     }
+}
+
+/* The server answered 0-RTT: give the verdict to the requests that were waiting. */
+static void settle_early(struct tc_conn *c, int outcome)
+{
+    c->early_outcome = outcome;
+    for (guint i = 0; i < wmem_array_get_count(c->early_msgs); i++)
+        (*(struct tc_msg **)wmem_array_index(c->early_msgs, i))->early_outcome = outcome;
 }
 
 static void visit(proto_node *node, gpointer data)
@@ -354,6 +376,8 @@ struct tc_frame *tc_collect(const struct tc_wanted *w, packet_info *pinfo, proto
     wk.rel = g_ptr_array_new();
     proto_tree_children_foreach(tree, visit, &wk);
     finish_message(&wk);
+    if (wk.ee_seen && wk.conn && wk.conn->early_offered)
+        settle_early(wk.conn, wk.ee_early ? TC_EARLY_ACCEPTED : TC_EARLY_REJECTED);
     /* a stream whose response headers are in this frame is shown through them */
     for (guint i = 0; i < wk.done->len; i++)
         g_ptr_array_remove(wk.rel, (gpointer)((struct tc_msg *)wk.done->pdata[i])->req);

@@ -19,11 +19,17 @@ struct tc_ctx {
     int debug, flags, trace_id_64, valid;
 };
 
+/* The server's verdict on 0-RTT, from EncryptedExtensions (early_data extension or
+ * not); known only once that message has been seen, so a request sent as early data
+ * is updated later (shown on the second pass and in the GUI). */
+enum tc_early { TC_EARLY_UNKNOWN = 0, TC_EARLY_ACCEPTED, TC_EARLY_REJECTED };
+
 /* One HTTP message (request or response headers) seen in a frame. */
 struct tc_msg {
     gboolean is_request;
     guint32 stream;           /* HTTP/2 stream id; 0 for HTTP/1 */
     gboolean early_data;      /* request sent as TLS 1.3 0-RTT early data */
+    int early_outcome;        /* enum tc_early: what the server's EncryptedExtensions said */
     gboolean disagree;        /* valid contexts name different traces */
     guint32 frame;            /* the frame this message is in */
     guint32 peer_frame;       /* the response (for a request) or request (for a response) */

@@ -36,14 +36,14 @@ static dissector_handle_t tracectx_handle;
 static struct tc_wanted wanted;
 
 static int hf_span = -1, hf_msg = -1, hf_direction = -1, hf_stream = -1, hf_request_in = -1,
-           hf_response_in = -1, hf_time = -1, hf_early = -1, hf_ctx = -1, hf_format = -1,
-           hf_trace_id = -1, hf_span_id = -1, hf_parent_id = -1, hf_sampled = -1, hf_debug = -1,
-           hf_flags = -1, hf_trace_id_64 = -1, hf_tracestate = -1, hf_ts_member = -1,
+           hf_response_in = -1, hf_time = -1, hf_early = -1, hf_early_outcome = -1, hf_ctx = -1,
+           hf_format = -1, hf_trace_id = -1, hf_span_id = -1, hf_parent_id = -1, hf_sampled = -1,
+           hf_debug = -1, hf_flags = -1, hf_trace_id_64 = -1, hf_tracestate = -1, hf_ts_member = -1,
            hf_ts_key = -1, hf_ts_value = -1, hf_valid = -1, hf_error = -1, hf_raw = -1,
            hf_preferred = -1;
 static gint ett_tracectx = -1, ett_msg = -1, ett_ctx = -1, ett_ts = -1;
 static expert_field ei_malformed = EI_INIT, ei_disagree = EI_INIT, ei_early = EI_INIT,
-                    ei_dropped = EI_INIT;
+                    ei_early_rejected = EI_INIT, ei_dropped = EI_INIT;
 
 /* ---- tree ------------------------------------------------------------------------ */
 
@@ -131,9 +131,14 @@ static void add_span_ref(proto_tree *tree, tvbuff_t *tvb, const struct tc_msg *r
 
 static void add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const struct tc_msg *m)
 {
-    proto_item *it = proto_tree_add_none_format(
-        tree, hf_msg, tvb, 0, 0, "%s%s%u, %u context%s", m->is_request ? "Request" : "Response",
-        m->stream ? ", stream " : "", m->stream, m->n, m->n == 1 ? "" : "s");
+    char stream[32] = "";
+    proto_item *it;
+
+    if (m->stream)
+        snprintf(stream, sizeof(stream), ", stream %u", m->stream);
+    it = proto_tree_add_none_format(tree, hf_msg, tvb, 0, 0, "%s%s, %u context%s",
+                                    m->is_request ? "Request" : "Response", stream, m->n,
+                                    m->n == 1 ? "" : "s");
     proto_tree *t = proto_item_add_subtree(it, ett_msg);
     proto_item *x;
 
@@ -147,10 +152,18 @@ static void add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
     if (m->has_delta)
         proto_item_set_generated(proto_tree_add_time(t, hf_time, tvb, 0, 0, &m->delta));
     if (m->is_request) {
+        static const char *const outcome[] = {"unknown", "accepted", "rejected"};
         x = proto_tree_add_boolean(t, hf_early, tvb, 0, 0, m->early_data);
         proto_item_set_generated(x);
-        if (m->early_data)
-            expert_add_info(pinfo, x, &ei_early);
+        if (m->early_data) {
+            proto_item *o =
+                proto_tree_add_string(t, hf_early_outcome, tvb, 0, 0, outcome[m->early_outcome]);
+            proto_item_set_generated(o);
+            if (m->early_outcome == TC_EARLY_REJECTED)
+                expert_add_info(pinfo, o, &ei_early_rejected);
+            else
+                expert_add_info(pinfo, x, &ei_early);
+        }
     }
     for (guint i = 0; i < m->n; i++)
         add_context(t, pinfo, tvb, &m->ctx[i], (int)i == m->preferred);
@@ -247,6 +260,10 @@ void proto_register_tracectx(void)
         {&hf_early,
          {"TLS 1.3 early data", "tracectx.early_data", FT_BOOLEAN, BASE_NONE, NULL, 0,
           "The request travelled as 0-RTT early data (replayable)", HFILL}},
+        {&hf_early_outcome,
+         {"0-RTT verdict", "tracectx.early_data.outcome", FT_STRING, BASE_NONE, NULL, 0,
+          "The server's answer to 0-RTT (EncryptedExtensions): accepted, rejected, unknown",
+          HFILL}},
         {&hf_ctx, {"Context", "tracectx.context", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_format,
          {"Format", "tracectx.format", FT_STRING, BASE_NONE, NULL, 0,
@@ -293,6 +310,10 @@ void proto_register_tracectx(void)
         {&ei_early,
          {"tracectx.early_data.expert", PI_SECURITY, PI_WARN,
           "Request sent as TLS 1.3 0-RTT early data: it can be replayed", EXPFILL}},
+        {&ei_early_rejected,
+         {"tracectx.early_data.rejected", PI_SEQUENCE, PI_NOTE,
+          "0-RTT request rejected by the server: it was not processed (the client may retry it)",
+          EXPFILL}},
         {&ei_dropped, {"tracectx.dropped", PI_UNDECODED, PI_NOTE, "Too many contexts", EXPFILL}},
     };
     expert_module_t *em;

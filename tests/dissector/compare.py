@@ -25,14 +25,19 @@ def b(v):
     return None if v is None else int(v in (True, 1, "1", "True", "true"))
 
 
-def tshark_contexts(path):
-    """Request contexts from tshark -T json --no-duplicate-keys -J tracectx."""
+def tshark_contexts(path, skip_rejected=False):
+    """Request contexts from tshark -T json --no-duplicate-keys -J tracectx.  With
+    skip_rejected, requests the plugin marks as 0-RTT rejected by the server are left
+    out: they were never processed, so pcap2spans emits no span for them (it records
+    a connection event instead).  The verdict needs the second pass (tshark -2)."""
     out = collections.Counter()
     for pkt in json.load(open(path)):
         layer = pkt["_source"]["layers"].get("tracectx")
         for tc in as_list(layer):
             for msg in as_list(tc.get("tracectx.message")):
                 if msg.get("tracectx.direction") != "request":
+                    continue
+                if skip_rejected and msg.get("tracectx.early_data.outcome") == "rejected":
                     continue
                 for c in as_list(msg.get("tracectx.context")):
                     out[key(
@@ -47,6 +52,18 @@ def tshark_contexts(path):
 def key(fmt, tid, sid, pid, sampled, debug, t64, valid, error, ts):
     return (fmt, tid or None, sid or None, pid or None, sampled, debug or 0, t64 or 0,
             valid, error or None, ts or None)
+
+
+def tshark_early(path):
+    """{span_id: outcome} of the requests the plugin marks as TLS 0-RTT early data."""
+    out = {}
+    for pkt in json.load(open(path)):
+        for tc in as_list(pkt["_source"]["layers"].get("tracectx")):
+            for msg in as_list(tc.get("tracectx.message")):
+                if msg.get("tracectx.direction") == "request" and b(msg.get("tracectx.early_data")):
+                    for c in as_list(msg.get("tracectx.context"))[:1]:
+                        out[c.get("tracectx.span_id")] = msg.get("tracectx.early_data.outcome")
+    return out
 
 
 def pcap2spans_contexts(path):
@@ -123,8 +140,20 @@ def main():
         "(%d contexts)" % (a.file, sum(man.values())), diff(ts6, man))
     if a.ndjson:
         p2s = pcap2spans_contexts(a.ndjson)
-        tap(ts == p2s, "%s: plugin agrees with pcap2spans field for field, reasons included "
-            "(%d contexts)" % (a.file, sum(p2s.values())), diff(ts, p2s))
+        processed = tshark_contexts(a.tshark2_json or a.tshark_json, skip_rejected=True)
+        tap(processed == p2s, "%s: plugin agrees with pcap2spans field for field, reasons included "
+            "(%d contexts)" % (a.file, sum(p2s.values())), diff(processed, p2s))
+    files = {f["file"]: f for f in json.load(open(a.manifest))["files"]}
+    mf = files[a.file]
+    while not mf["requests"] and mf.get("same_spans_as"):
+        mf = files[mf["same_spans_as"]]
+    want_early = {r["contexts"][0]["span_id"] for r in mf["requests"] if r.get("early_data") and r["contexts"]}
+    if a.tshark2_json and want_early:
+        early = tshark_early(a.tshark2_json)
+        tap(set(early) == want_early and all(v in ("accepted", "rejected") for v in early.values()),
+            "%s: the plugin marks exactly the manifest's %d 0-RTT requests, each with the server's "
+            "verdict (%s)" % (a.file, len(want_early), ", ".join("%s=%s" % kv for kv in sorted(early.items()))),
+            "want %s" % sorted(want_early))
     if a.tshark2_json:
         ts2 = tshark_contexts(a.tshark2_json)
         tap(ts2 == ts, "%s: tshark -2 (two passes) shows the same contexts as one pass" % a.file,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The Trace Context plugin loaded in tshark 4.0, over every sample capture:
-# request contexts equal the manifest's and pcap2spans' (same ids, formats,
-# validity and reasons), and tshark -2 gives the same as one pass.  Also: the
+# The Trace Context plugin loaded in tshark 4.0, over every sample capture (TLS ones
+# decrypted by both with their key logs): request contexts equal the manifest's and
+# pcap2spans' (same ids, formats, validity and reasons), and tshark -2 gives the same
+# as one pass.  Also: the
 # plugin loads, the span filter finds request and response, and the stats tree.
 # tshark ignores personal plugin folders as root, so it runs as `nobody`.
 set -u
@@ -44,9 +45,11 @@ for f in $files; do
     ts -r "$tmp/$f" "${args[@]}" -T json --no-duplicate-keys -J tracectx -Y tracectx >"$tmp/$f.json" 2>"$tmp/$f.err"
     ts -2 -r "$tmp/$f" "${args[@]}" -T json --no-duplicate-keys -J tracectx -Y tracectx >"$tmp/$f.2.json" 2>/dev/null
     cmp=(--tshark-json "$tmp/$f.json" --tshark2-json "$tmp/$f.2.json")
-    # pcap2spans decrypts nothing yet (TLS is a later issue): compare it on cleartext files
-    if [ -x "$bin/pcap2spans" ] && [ -z "$keylog" ]; then
-        "$bin/pcap2spans" --ndjson --quiet "$tmp/$f" >"$tmp/$f.ndjson" 2>/dev/null
+    # pcap2spans on the same file, with the same key log for TLS captures
+    if [ -x "$bin/pcap2spans" ]; then
+        p2s_args=(--ndjson --quiet)
+        [ -n "$keylog" ] && p2s_args+=(--keylog "$tmp/$keylog")
+        "$bin/pcap2spans" "${p2s_args[@]}" "$tmp/$f" >"$tmp/$f.ndjson" 2>/dev/null
         cmp+=(--ndjson "$tmp/$f.ndjson")
     fi
     out=$(python3 "$top/tests/dissector/compare.py" "${cmp[@]}" --manifest "$manifest" --file "$f" --start $n)
