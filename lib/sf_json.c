@@ -5,8 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if it is not valid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t sf_json_utf8_len(const unsigned char *s, size_t n)
 {
     size_t len;
     uint32_t cp;
@@ -47,7 +46,7 @@ void sf_json_str(FILE *f, const char *str, size_t n)
             s++;
             continue;
         }
-        if (*s >= 0x80 && (l = utf8_len(s, (size_t)(end - s))) > 0) {
+        if (*s >= 0x80 && (l = sf_json_utf8_len(s, (size_t)(end - s))) > 0) {
             s += l;
             continue;
         }

@@ -19,6 +19,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Length (1..4) of the valid UTF-8 sequence at s[0..n), or 0 when it is not valid
+ * UTF-8 (overlong forms, surrogates and code points past U+10FFFF are not). */
+size_t sf_json_utf8_len(const unsigned char *s, size_t n);
+
 /* Write s[0..n) as a quoted JSON string. */
 void sf_json_str(FILE *f, const char *s, size_t n);
 

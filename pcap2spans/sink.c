@@ -4,8 +4,9 @@
  * NDJSON: one object per span, keys named as the spans columns (DESIGN.md), then the
  * connection's columns known at that time and source_id (the database row, or the
  * input's 1-based position without a database), then "contexts": [...] with the
- * contexts columns.  Unknown values are null.  Non-ASCII bytes in strings are written as
- * \u00XX (each byte as a Latin-1 code point), so every line is valid JSON.
+ * contexts columns.  Unknown values are null.  Valid UTF-8 is written as it is (as the
+ * database stores it); any other byte >= 0x80 and control bytes as \u00XX, so every
+ * line is valid JSON.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "p2s.h"
 #include "sf_db.h"
 #include "sf_db_net.h"
+#include "sf_json.h"
 
 #define MAX_PRINTED_ERRORS 100
 
@@ -300,6 +302,7 @@ static void j_str_esc(struct jw *w, const char *s)
 {
     static const char hex[] = "0123456789abcdef";
     const char *run;
+    size_t u;
 
     for (;;) {
         run = s;
@@ -311,6 +314,11 @@ static void j_str_esc(struct jw *w, const char *s)
         if (*s == '"' || *s == '\\') {
             char e[2] = {'\\', *s};
             jw_put(w, e, 2);
+        } else if ((unsigned char)*s >= 0x80 &&
+                   (u = sf_json_utf8_len((const unsigned char *)s, strnlen(s, 4))) > 0) {
+            jw_put(w, s, u);
+            s += u;
+            continue;
         } else {
             unsigned char c = (unsigned char)*s;
             char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
@@ -527,8 +535,13 @@ static char *c_str(struct jw *w, char *o, const char *s)
     } else {
         for (size_t i = 0; i < n; i++) {
             unsigned char c = (unsigned char)s[i];
+            size_t u;
             if (!j_escape(c)) {
                 *o++ = (char)c;
+            } else if (c >= 0x80 && (u = sf_json_utf8_len((const unsigned char *)s + i, n - i)) > 0) {
+                memcpy(o, s + i, u);
+                o += u;
+                i += u - 1;
             } else if (c == '"' || c == '\\') {
                 *o++ = '\\';
                 *o++ = (char)c;
