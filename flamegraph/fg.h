@@ -228,9 +228,6 @@ int svg_write_empty(struct fg_ctx *ctx);
 int svg_nameattr_load(struct fg_ctx *ctx, const char *path, struct sf_err *err);
 void svg_nameattr_free(struct fg_ctx *ctx);
 
-/* Length of the valid UTF-8 sequence at s[0..n), or 0 when it is not UTF-8. */
-size_t fg_utf8_seq(const unsigned char *s, size_t n);
-
 /* Append s[0..len) to f with XML escaping of & < > and, if quot, "; bytes that are not
  * UTF-8 and control characters XML forbids become U+FFFD. */
 void svg_escape(FILE *f, const char *s, size_t len, int quot);

@@ -14,30 +14,7 @@
 #include <string.h>
 
 #include "fg.h"
-
-static void json_str(FILE *f, const char *s, size_t len)
-{
-    const unsigned char *u = (const unsigned char *)s;
-
-    fputc('"', f);
-    for (size_t i = 0; i < len;) {
-        size_t step = fg_utf8_seq(u + i, len - i);
-        if (step == 0) {
-            fputs("\\ufffd", f); /* not UTF-8 */
-            i++;
-        } else if (u[i] == '"' || u[i] == '\\') {
-            fprintf(f, "\\%c", u[i]);
-            i++;
-        } else if (u[i] < 0x20) {
-            fprintf(f, "\\u%04x", u[i]);
-            i++;
-        } else {
-            fwrite(s + i, 1, step, f);
-            i += step;
-        }
-    }
-    fputc('"', f);
-}
+#include "sf_json.h"
 
 /* JSON has no NaN or infinity; counts are plain numbers. */
 static void json_num(FILE *f, double v)
@@ -67,9 +44,9 @@ int json_write_d3(struct fg_ctx *ctx, const struct fg_frame *frames, size_t n)
             fputc(',', f);
         fputs("{\"name\":", f);
         if (fr->depth == 0 && len == 0)
-            json_str(f, "all", 3);
+            sf_json_str(f, "all", 3);
         else
-            json_str(f, name, len);
+            sf_json_str(f, name, len);
         fputs(",\"value\":", f);
         json_num(f, (fr->etime - fr->stime) * ctx->opt.factor);
         if (fr->has_delta) {
@@ -158,7 +135,7 @@ int json_write_speedscope(struct fg_ctx *ctx, const struct fg_frame *frames, siz
     fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
           "\"exporter\":\"spanfold flamegraph\",\"name\":",
           f);
-    json_str(f, profile_name, strlen(profile_name));
+    sf_json_str(f, profile_name, strlen(profile_name));
     fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", f);
     for (size_t i = 0; i < n; i++) {
         if (frames[i].depth == 0 || index[frames[i].name] != UINT32_MAX)
@@ -166,14 +143,14 @@ int json_write_speedscope(struct fg_ctx *ctx, const struct fg_frame *frames, siz
         size_t len;
         const char *name = names_get(&ctx->lay.names, frames[i].name, &len);
         fputs(next ? ",{\"name\":" : "{\"name\":", f);
-        json_str(f, name, len);
+        sf_json_str(f, name, len);
         fputc('}', f);
         index[frames[i].name] = next++;
     }
     if (n > 0)
         total = (frames[0].etime - frames[0].stime) * ctx->opt.factor;
     fputs("]},\"profiles\":[{\"type\":\"sampled\",\"name\":", f);
-    json_str(f, profile_name, strlen(profile_name));
+    sf_json_str(f, profile_name, strlen(profile_name));
     fputs(",\"unit\":\"none\",\"startValue\":0,\"endValue\":", f);
     json_num(f, total);
     fputs(",\"samples\":[", f);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "fg.h"
+#include "sf_json.h"
 
 /* The browser side: no network, no external files. */
 static const char fg_script[] =
@@ -223,32 +224,6 @@ static const char *pnum(double v, char *buf, size_t n)
     return buf;
 }
 
-size_t fg_utf8_seq(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t need;
-    uint32_t cp;
-
-    if (c < 0x80)
-        return 1;
-    if (c < 0xc2 || c > 0xf4)
-        return 0;
-    need = c < 0xe0 ? 1 : c < 0xf0 ? 2 : 3;
-    if (need >= n)
-        return 0;
-    cp = c & (0x3f >> need);
-    for (size_t k = 1; k <= need; k++) {
-        if ((s[k] & 0xc0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[k] & 0x3f);
-    }
-    /* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
-    if ((need == 2 && cp < 0x800) || (need == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return need + 1;
-}
-
 void svg_escape(FILE *f, const char *s, size_t len, int quot)
 {
     const unsigned char *u = (const unsigned char *)s;
@@ -256,7 +231,7 @@ void svg_escape(FILE *f, const char *s, size_t len, int quot)
 
     for (size_t i = 0; i < len;) {
         const char *rep = NULL;
-        size_t step = fg_utf8_seq(u + i, len - i);
+        size_t step = sf_json_utf8_len(u + i, len - i);
         if (step == 0) {
             rep = "\xef\xbf\xbd"; /* not UTF-8: U+FFFD keeps the SVG parseable */
             step = 1;
