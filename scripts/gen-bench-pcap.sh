@@ -30,36 +30,11 @@ fi
 for t in nginx h2load tcpdump editcap mergecap; do
     command -v $t >/dev/null || { echo "gen-bench-pcap: $t not installed" >&2; exit 2; }
 done
-work=$(mktemp -d /tmp/spanfold-nginx.XXXXXX)
 port1=18580 port2=18581
-mkdir -p "$work/www" "$work/logs"
-chmod 755 "$work" "$work/www"  # nginx workers run as nobody
-head -c 48 /dev/urandom | base64 >"$work/www/tiny.txt"
-head -c 700 /dev/urandom | base64 >"$work/www/small.txt"
-head -c 6000 /dev/urandom | base64 >"$work/www/page.html"
-head -c 24000 /dev/urandom | base64 >"$work/www/app.js"
-cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    keepalive_requests 100000;
-    server { listen 127.0.0.1:$port1; root $work/www; }
-    server { listen 127.0.0.1:$port2 http2; root $work/www; }
-}
-CONF
-chmod 644 "$work"/www/*
-nginx -c "$work/nginx.conf" -p "$work"
-td=
-cleanup() {
-    [ -n "$td" ] && kill "$td" 2>/dev/null || true
-    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-sleep 0.5
+. "$(dirname "$0")/bench/nginx.sh"
+bench_nginx_work spanfold-nginx
+bench_nginx_start "server { listen 127.0.0.1:$port1; root \$root; }" \
+    "server { listen 127.0.0.1:$port2 http2; root \$root; }"
 tcpdump -i lo -B 65536 -s 0 -U -w "$out/bench.pcap" "tcp port $port1 or tcp port $port2" 2>/dev/null &
 td=$!
 sleep 1

@@ -26,40 +26,13 @@ fi
 for t in nginx h2load openssl tcpdump; do
     command -v $t >/dev/null || { echo "gen-bench-tls: $t not installed" >&2; exit 2; }
 done
-work=$(mktemp -d /tmp/spanfold-nginx-tls.XXXXXX)
 port1=18590 port2=18591
-mkdir -p "$work/www" "$work/logs"
-chmod 755 "$work" "$work/www"
-head -c 48 /dev/urandom | base64 >"$work/www/tiny.txt"
-head -c 700 /dev/urandom | base64 >"$work/www/small.txt"
-head -c 6000 /dev/urandom | base64 >"$work/www/page.html"
-head -c 24000 /dev/urandom | base64 >"$work/www/app.js"
-chmod 644 "$work"/www/*
+. "$(dirname "$0")/bench/nginx.sh"
+bench_nginx_work spanfold-nginx-tls
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=bench.spanfold.test \
     -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-cat >"$work/nginx.conf" <<CONF
-worker_processes 1;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    keepalive_requests 100000;
-    server { listen 127.0.0.1:$port1 ssl http2; root $work/www;
-             ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-             ssl_protocols TLSv1.3; }
-    server { listen 127.0.0.1:$port2 http2; root $work/www; }
-}
-CONF
-nginx -c "$work/nginx.conf" -p "$work"
-td=
-cleanup() {
-    [ -n "$td" ] && kill "$td" 2>/dev/null || true
-    [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-sleep 0.5
+bench_nginx_start "server { listen 127.0.0.1:$port1 ssl http2; root \$root; ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem; ssl_protocols TLSv1.3; }" \
+    "server { listen 127.0.0.1:$port2 http2; root \$root; }"
 hdr=(-H 'traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
      -H 'tracestate: congo=t61rcWkgMzE'
      -H 'b3: 80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1')
