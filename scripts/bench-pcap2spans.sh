@@ -8,8 +8,9 @@
 #      values (decode-as for the benchmark's ports)                 goal >= 50x
 #   3. the --db figure beside it
 #   4. peak RSS on the file and on the same traffic ten times over  goal <= +10 %
-# Times are CPU seconds (user + sys), medians of BENCH_RUNS runs (default 5; tshark
-# BENCH_TSHARK_RUNS, default 1, since one run takes minutes; 0 skips tshark).
+# Times are CPU seconds (user + sys, from wait4 of each run: scripts/bench/measure.sh),
+# medians of BENCH_RUNS runs (default 5; tshark BENCH_TSHARK_RUNS, default 1, since one
+# run takes minutes; 0 skips tshark).
 # BENCH_MIX=web|api|rpc picks the traffic mix (see gen-bench-pcap.sh); BENCH_DIR overrides
 # where captures live; P2S_BIN measures another pcap2spans build (before/after figures).
 # The loop's own time varies with the machine's load (page cache, other processes):
@@ -30,25 +31,8 @@ f=$dir/bench.pcap f10=$dir/bench10.pcap
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cc -O2 -o "$tmp/pcap_loop" "$top/scripts/bench/pcap_loop.c" $(pkg-config --cflags --libs libpcap) || exit 2
 
-# CPU seconds (user + sys of the command and its children, from getrusage: finer than
-# /usr/bin/time's 10 ms) and peak RSS KB of one command: prints "cpu rss"
-measure() {
-    python3 - "$@" <<'PY'
-import resource, subprocess, sys
-with open("/dev/null", "wb") as null:
-    rc = subprocess.call(sys.argv[1:], stdout=null, stderr=null)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-if rc:
-    print("bench-pcap2spans: exit %d: %s" % (rc, " ".join(sys.argv[1:])), file=sys.stderr)
-print("%.4f %d" % (r.ru_utime + r.ru_stime, r.ru_maxrss))
-PY
-}
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-runn() { # runn N cmd... : median cpu, max rss
-    local n=$1; shift
-    for _ in $(seq "$n"); do measure "$@"; done >"$tmp/runs"
-    echo "$(cut -d' ' -f1 <"$tmp/runs" | median) $(cut -d' ' -f2 <"$tmp/runs" | sort -n | tail -1)"
-}
+. "$top/scripts/bench/measure.sh"
+runn() { bench_runs "$@"; }
 db_run() { rm -f "$tmp/b.db"*; "$p2s" --quiet --db "$tmp/b.db" "$1"; }
 export -f db_run; export p2s tmp
 

@@ -5,7 +5,7 @@
 #      `pcap2spans --ndjson` on the cleartext capture of the same requests    goal <= 3x
 #   2. against `tshark -o tls.keylog_file:K -T fields -e http2.header.name
 #      -e http2.header.value` on the TLS capture (decrypt + the same fields)  goal >= 20x
-# Times are CPU seconds (user + sys, getrusage of the child), medians of BENCH_RUNS runs
+# Times are CPU seconds (user + sys, wait4 of each run: scripts/bench/measure.sh), medians of BENCH_RUNS runs
 # (default 3; tshark BENCH_TSHARK_RUNS, default 3).  BENCH_TLS_MIX=web (default; mean
 # response ~10 KB) or rpc (64-byte responses: nearly all headers) picks the traffic;
 # BENCH_TLS_DIR overrides where the captures live (default /tmp/spanfold-bench-tls-MIX;
@@ -25,19 +25,8 @@ fi
 tls=$dir/tls.pcap h2c=$dir/h2c.pcap key=$dir/tls.keylog
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-measure() { # CPU seconds of one command (stdout and stderr discarded)
-    python3 - "$@" <<'PY'
-import resource, subprocess, sys
-with open("/dev/null", "wb") as null:
-    rc = subprocess.call(sys.argv[1:], stdout=null, stderr=null)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-if rc:
-    print("bench-tls: exit %d: %s" % (rc, " ".join(sys.argv[1:])), file=sys.stderr)
-print("%.4f" % (r.ru_utime + r.ru_stime))
-PY
-}
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
-runn() { local n=$1; shift; for _ in $(seq "$n"); do measure "$@"; done | median; }
+. "$top/scripts/bench/measure.sh"
+runn() { bench_runs "$@" | cut -d" " -f1; }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b / 1e6}'; }
 
 s_tls=$("$p2s" --quiet --ndjson --keylog "$key" "$tls" | wc -l)

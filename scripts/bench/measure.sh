@@ -1,0 +1,36 @@
+# scripts/bench/measure.sh - sourced by the bench scripts: the CPU time (user + sys) and
+# peak RSS of one command, and medians over runs.
+#
+# The figures come from wait4() on that very child, so nothing else is counted: an
+# earlier version read getrusage(RUSAGE_CHILDREN) in a Python wrapper, which also
+# counted whatever the interpreter itself had spawned at startup (80 ms here, with a
+# pyenv shim), and inflated every short run.  A command run through `bash -c` is
+# measured with its own children, since wait4 reports a reaped child's descendants.
+
+# bench_measure CMD... : prints "cpu_seconds peak_rss_kb"; the command's stdout and
+# stderr go to /dev/null; a failing command is reported on stderr.
+bench_measure() {
+    python3 - "$@" <<'PY'
+import os, sys
+null = [(os.POSIX_SPAWN_OPEN, fd, "/dev/null", os.O_WRONLY, 0) for fd in (1, 2)]
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=null)
+_, status, ru = os.wait4(pid, 0)
+rc = os.waitstatus_to_exitcode(status)
+if rc:
+    print("bench: exit %d: %s" % (rc, " ".join(sys.argv[1:])), file=sys.stderr)
+print("%.4f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))
+PY
+}
+
+# bench_median: the median of the numbers on stdin, one per line
+bench_median() {
+    sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'
+}
+
+# bench_runs N CMD... : runs CMD N times; prints "median_cpu_seconds max_peak_rss_kb"
+bench_runs() {
+    local n=$1 runs
+    shift
+    runs=$(for _ in $(seq "$n"); do bench_measure "$@"; done)
+    echo "$(cut -d' ' -f1 <<<"$runs" | bench_median) $(cut -d' ' -f2 <<<"$runs" | sort -n | tail -1)"
+}
