@@ -9,8 +9,8 @@
 #   3. the --db figure beside it
 #   4. peak RSS on the file and on the same traffic ten times over  goal <= +10 %
 # Times are CPU seconds (user + sys, from wait4 of each run: scripts/bench/measure.sh),
-# medians of BENCH_RUNS runs (default 5; tshark BENCH_TSHARK_RUNS, default 1, since one
-# run takes minutes; 0 skips tshark).
+# medians of BENCH_RUNS interleaved rounds (default 5; --db in the first BENCH_DB_RUNS,
+# default 3; tshark in the first BENCH_TSHARK_RUNS, default 3, 0 skips it).
 # BENCH_MIX=web|api|rpc picks the traffic mix (see gen-bench-pcap.sh); BENCH_DIR overrides
 # where captures live; P2S_BIN measures another pcap2spans build (before/after figures).
 # The loop's own time varies with the machine's load (page cache, other processes):
@@ -20,7 +20,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 mix=${BENCH_MIX:-web}
 dir=${BENCH_DIR:-/tmp/spanfold-bench-$mix}
 runs=${BENCH_RUNS:-5}
-truns=${BENCH_TSHARK_RUNS:-1}
+truns=${BENCH_TSHARK_RUNS:-3}
 p2s=${P2S_BIN:-$top/bin/pcap2spans}
 [ -x "$p2s" ] || { echo "bench-pcap2spans: build bin/pcap2spans first (make)"; exit 2; }
 if [ ! -s "$dir/bench.pcap" ]; then
@@ -32,37 +32,59 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cc -O2 -o "$tmp/pcap_loop" "$top/scripts/bench/pcap_loop.c" $(pkg-config --cflags --libs libpcap) || exit 2
 
 . "$top/scripts/bench/measure.sh"
-runn() { bench_runs "$@"; }
 db_run() { rm -f "$tmp/b.db"*; "$p2s" --quiet --db "$tmp/b.db" "$1"; }
 export -f db_run; export p2s tmp
+has_tshark=0
+if [ "$truns" != 0 ] && command -v tshark >/dev/null; then has_tshark=1; fi
 
 mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {printf "%.1f", b / 1e6}')
 echo "capture: $f ($mb MB, mix $mix)"
-read -r loop_cpu _ < <(runn "$runs" "$tmp/pcap_loop" "$f")
-read -r nd_cpu nd_rss < <(runn "$runs" "$p2s" --quiet --ndjson "$f")
-read -r db_cpu _ < <(runn "$runs" bash -c 'db_run "$0"' "$f")
+# Interleaved rounds (loop, --ndjson, --db, tshark in each), so that a change in the
+# machine's load reaches every command alike; ratios are medians of the per-round ratios.
+for r in $(seq "$runs"); do
+    l=$(bench_measure "$tmp/pcap_loop" "$f")
+    nd=$(bench_measure "$p2s" --quiet --ndjson "$f")
+    echo "$l" >>"$tmp/loop"
+    echo "$nd" >>"$tmp/nd"
+    awk -v l="${l% *}" -v n="${nd% *}" 'BEGIN {print 100 * l / n}' >>"$tmp/r_loop"
+    if [ "$r" -le "${BENCH_DB_RUNS:-3}" ]; then
+        db=$(bench_measure bash -c 'db_run "$0"' "$f")
+        echo "$db" >>"$tmp/db"
+        awk -v l="${l% *}" -v d="${db% *}" 'BEGIN {print 100 * l / d}' >>"$tmp/r_db"
+    fi
+    if [ "$has_tshark" = 1 ] && [ "$r" -le "$truns" ]; then
+        ts=$(bench_measure tshark -r "$f" -d tcp.port==18580,http -d tcp.port==18581,http2 -T fields \
+            -e http.request.line -e http.response.code -e http2.header.name -e http2.header.value)
+        echo "$ts" >>"$tmp/ts"
+        awk -v t="${ts% *}" -v n="${nd% *}" 'BEGIN {print t / n}' >>"$tmp/r_ts"
+    fi
+done
+med() { cut -d' ' -f1 <"$tmp/$1" | bench_median; }
+rounds() { sort -n "$tmp/$1" | awk -v f="$2" '{s = s (NR > 1 ? " " : "") sprintf(f, $1)} END {print s}'; }
+loop_cpu=$(med loop) nd_cpu=$(med nd) db_cpu=$(med db)
+nd_rss=$(cut -d' ' -f2 <"$tmp/nd" | sort -n | tail -1)
 spans=$("$p2s" --quiet --ndjson "$f" | wc -l)
 rate() { awk -v m="$mb" -v c="$1" 'BEGIN {printf "%.0f", (c > 0) ? m / c : 0}'; }
-echo "bare libpcap loop:        ${loop_cpu} s CPU  $(rate "$loop_cpu") MB/s"
+echo "bare libpcap loop:        ${loop_cpu} s CPU  $(rate "$loop_cpu") MB/s  (median of $runs)"
 echo "pcap2spans --ndjson:      ${nd_cpu} s CPU  $(rate "$nd_cpu") MB/s  ($spans spans)"
-echo "pcap2spans --db:          ${db_cpu} s CPU  $(rate "$db_cpu") MB/s"
-awk -v l="$loop_cpu" -v n="$nd_cpu" -v d="$db_cpu" 'BEGIN {
-    printf "ratio: pcap2spans --ndjson throughput = %.1f %% of the bare loop (goal >= 25 %%)\n", 100 * l / n
-    printf "ratio: pcap2spans --db throughput     = %.1f %% of the bare loop\n", 100 * l / d }'
+echo "pcap2spans --db:          ${db_cpu} s CPU  $(rate "$db_cpu") MB/s  (median of $(wc -l <"$tmp/db"))"
+printf 'ratio: pcap2spans --ndjson throughput = %.1f %% of the bare loop (goal >= 25 %%; rounds: %s)\n' \
+    "$(bench_median <"$tmp/r_loop")" "$(rounds r_loop %.1f)"
+printf 'ratio: pcap2spans --db throughput     = %.1f %% of the bare loop\n' "$(bench_median <"$tmp/r_db")"
 
 if [ "$truns" = 0 ]; then
     echo "tshark: skipped (BENCH_TSHARK_RUNS=0)"
-elif command -v tshark >/dev/null; then
-    read -r ts_cpu ts_rss < <(runn "$truns" tshark -r "$f" -d tcp.port==18580,http -d tcp.port==18581,http2 -T fields \
-        -e http.request.line -e http.response.code -e http2.header.name -e http2.header.value)
-    echo "tshark -T fields:         ${ts_cpu} s CPU  $(rate "$ts_cpu") MB/s  peak RSS $((ts_rss / 1024)) MB ($truns run(s))"
-    awk -v t="$ts_cpu" -v n="$nd_cpu" 'BEGIN {printf "ratio: pcap2spans is %.0fx faster than tshark (goal >= 50x)\n", t / n}'
+elif [ "$has_tshark" = 1 ]; then
+    ts_cpu=$(med ts) ts_rss=$(cut -d' ' -f2 <"$tmp/ts" | sort -n | tail -1)
+    echo "tshark -T fields:         ${ts_cpu} s CPU  $(rate "$ts_cpu") MB/s  peak RSS $((ts_rss / 1024)) MB ($(wc -l <"$tmp/ts") run(s))"
+    printf 'ratio: pcap2spans is %.0fx faster than tshark (goal >= 50x; rounds: %s)\n' \
+        "$(bench_median <"$tmp/r_ts")" "$(rounds r_ts %.0f)"
 else
     echo "tshark: not installed (apt-get install tshark); speed ratio against it not measured"
 fi
 
 if [ -s "$f10" ]; then
-    read -r _ rss10 < <(runn 1 "$p2s" --quiet --ndjson "$f10")
+    read -r _ rss10 < <(bench_measure "$p2s" --quiet --ndjson "$f10")
     awk -v a="$nd_rss" -v b="$rss10" 'BEGIN {
         printf "peak RSS: %d KB on the file, %d KB on 10x the traffic: %+.1f %% (goal <= +10 %%)\n", a, b, 100 * (b - a) / a }'
 else

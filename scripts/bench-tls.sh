@@ -5,10 +5,10 @@
 #      `pcap2spans --ndjson` on the cleartext capture of the same requests    goal <= 3x
 #   2. against `tshark -o tls.keylog_file:K -T fields -e http2.header.name
 #      -e http2.header.value` on the TLS capture (decrypt + the same fields)  goal >= 20x
-# Times are CPU seconds (user + sys, wait4 of each run: scripts/bench/measure.sh), medians of BENCH_RUNS runs
-# (default 3; tshark BENCH_TSHARK_RUNS, default 3).  BENCH_TLS_MIX=web (default; mean
-# response ~10 KB) or rpc (64-byte responses: nearly all headers) picks the traffic;
-# BENCH_TLS_DIR overrides where the captures live (default /tmp/spanfold-bench-tls-MIX;
+# Times are CPU seconds (user + sys, wait4 of each run: scripts/bench/measure.sh), medians
+# of BENCH_RUNS interleaved rounds (default 3; tshark in the first BENCH_TSHARK_RUNS,
+# default 3, 0 skips it).  BENCH_TLS_MIX=web (default; mean response ~10 KB) or rpc
+# (64-byte responses: nearly all headers) picks the traffic; BENCH_TLS_DIR overrides where the captures live (default /tmp/spanfold-bench-tls-MIX;
 # generated when missing, needs root).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +26,6 @@ tls=$dir/tls.pcap h2c=$dir/h2c.pcap key=$dir/tls.keylog
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 . "$top/scripts/bench/measure.sh"
-runn() { bench_runs "$@" | cut -d" " -f1; }
 mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN {printf "%.1f", b / 1e6}'; }
 
 s_tls=$("$p2s" --quiet --ndjson --keylog "$key" "$tls" | wc -l)
@@ -36,18 +35,35 @@ if [ "$s_tls" != "$s_h2c" ] || [ "$s_tls" = 0 ]; then
     echo "bench-tls: the two captures do not give the same number of spans; not comparable"
     exit 1
 fi
-c_tls=$(runn "$runs" "$p2s" --quiet --ndjson --keylog "$key" "$tls")
-c_h2c=$(runn "$runs" "$p2s" --quiet --ndjson "$h2c")
-echo "pcap2spans --keylog (TLS 1.3):  $c_tls s CPU (median of $runs)"
-echo "pcap2spans (cleartext h2c):     $c_h2c s CPU (median of $runs)"
-awk -v a="$c_tls" -v b="$c_h2c" 'BEGIN {
-    printf "ratio: decrypting + spans = %.2fx the CPU of spans from cleartext (goal <= 3x)\n", a / b }'
-if command -v tshark >/dev/null; then
-    c_ts=$(runn "$truns" tshark -r "$tls" -o "tls.keylog_file:$key" -T fields \
-        -e http2.header.name -e http2.header.value)
-    echo "tshark -o tls.keylog_file -T fields: $c_ts s CPU (median of $truns)"
-    awk -v t="$c_ts" -v a="$c_tls" 'BEGIN {
-        printf "ratio: pcap2spans is %.1fx faster than tshark decrypting the same file (goal >= 20x)\n", t / a }'
+# Interleaved rounds (TLS, cleartext, tshark in each), so that a change in the machine's
+# load reaches every command alike; ratios are medians of the per-round ratios.
+has_tshark=0
+if [ "$truns" != 0 ] && command -v tshark >/dev/null; then has_tshark=1; fi
+for r in $(seq "$runs"); do
+    a=$(bench_measure "$p2s" --quiet --ndjson --keylog "$key" "$tls")
+    b=$(bench_measure "$p2s" --quiet --ndjson "$h2c")
+    a=${a% *} b=${b% *}
+    echo "$a" >>"$tmp/tls"
+    echo "$b" >>"$tmp/h2c"
+    awk -v a="$a" -v b="$b" 'BEGIN {print a / b}' >>"$tmp/r_clear"
+    if [ "$has_tshark" = 1 ] && [ "$r" -le "$truns" ]; then
+        t=$(bench_measure tshark -r "$tls" -o "tls.keylog_file:$key" -T fields \
+            -e http2.header.name -e http2.header.value)
+        echo "${t% *}" >>"$tmp/ts"
+        awk -v t="${t% *}" -v a="$a" 'BEGIN {print t / a}' >>"$tmp/r_ts"
+    fi
+done
+rounds() { sort -n "$tmp/$1" | awk -v f="$2" '{s = s (NR > 1 ? " " : "") sprintf(f, $1)} END {print s}'; }
+echo "pcap2spans --keylog (TLS 1.3):  $(bench_median <"$tmp/tls") s CPU (median of $runs)"
+echo "pcap2spans (cleartext h2c):     $(bench_median <"$tmp/h2c") s CPU (median of $runs)"
+printf 'ratio: decrypting + spans = %.2fx the CPU of spans from cleartext (goal <= 3x; rounds: %s)\n' \
+    "$(bench_median <"$tmp/r_clear")" "$(rounds r_clear %.2f)"
+if [ "$truns" = 0 ]; then
+    echo "tshark: skipped (BENCH_TSHARK_RUNS=0)"
+elif [ "$has_tshark" = 1 ]; then
+    echo "tshark -o tls.keylog_file -T fields: $(bench_median <"$tmp/ts") s CPU (median of $(wc -l <"$tmp/ts"))"
+    printf 'ratio: pcap2spans is %.1fx faster than tshark decrypting the same file (goal >= 20x; rounds: %s)\n' \
+        "$(bench_median <"$tmp/r_ts")" "$(rounds r_ts %.1f)"
 else
     echo "tshark: not installed (apt-get install tshark); speed ratio against it not measured"
 fi
