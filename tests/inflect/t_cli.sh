@@ -2,15 +2,9 @@
 # inflect command line: --series JSON shape, gates and exit codes, gnuplot charts
 # (byte-stable), a missing gnuplot, usage errors.  Prints TAP.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 inflect=${SF_BIN:-$top/bin}/inflect
-tmp=$(mktemp -d /tmp/t_inflect_cli.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+tap_tmpdir t_inflect_cli
 
 # A latency series: 100 ms with a little deterministic noise, +50 % from row 60.
 {
@@ -27,7 +21,7 @@ skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 } >"$tmp/flat.csv"
 
 "$inflect" --series "$tmp/step.csv" --column p99 --json "$tmp/step.json" 2>"$tmp/err"
-check "--series --json exits 0" "[ $? -eq 0 ] && [ -s '$tmp/step.json' ]"
+check_eval "--series --json exits 0" "[ $? -eq 0 ] && [ -s '$tmp/step.json' ]"
 if command -v python3 >/dev/null; then
     python3 - "$tmp/step.json" >"$tmp/shape" 2>&1 <<'PY'
 import json, sys
@@ -47,7 +41,7 @@ assert all(isinstance(i, int) for v in d["by_detector"].values() for i in v)
 assert len(d["series"]) == 1 and d["series"][0]["name"] == "p99"
 print("shape ok")
 PY
-    check "JSON shape: change_points {index,time,before,after,change,kind,detector}, by_detector" \
+    check_eval "JSON shape: change_points {index,time,before,after,change,kind,detector}, by_detector" \
         "grep -q 'shape ok' '$tmp/shape'"
     [ -s "$tmp/shape" ] && sed 's/^/# /' "$tmp/shape" | grep -v 'shape ok'
 else
@@ -55,60 +49,60 @@ else
 fi
 
 "$inflect" --series "$tmp/step.csv" --json - >"$tmp/both.json" 2>/dev/null
-check "--json - writes to stdout, every value column analysed" \
+check_eval "--json - writes to stdout, every value column analysed" \
     "grep -q '\"name\": \"errors\"' '$tmp/both.json' && grep -q '\"name\": \"p99\"' '$tmp/both.json'"
 
 # gates
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+20%' 2>"$tmp/err"
-check "gate p99>+20% on a +50% step: exit 1" "[ $? -eq 1 ] && grep -q \"gate 'p99>+20%' failed\" '$tmp/err'"
+check_eval "gate p99>+20% on a +50% step: exit 1" "[ $? -eq 1 ] && grep -q \"gate 'p99>+20%' failed\" '$tmp/err'"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+80%' 2>/dev/null
-check "gate p99>+80% on a +50% step: exit 0" "[ $? -eq 0 ]"
+check_eval "gate p99>+80% on a +50% step: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/flat.csv" --json /dev/null --gate 'p99>+20%' 2>/dev/null
-check "gate on a flat series: exit 0" "[ $? -eq 0 ]"
+check_eval "gate on a flat series: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>1%' 2>/dev/null
-check "absolute gate errors>1% on 0.2%: exit 0" "[ $? -eq 0 ]"
+check_eval "absolute gate errors>1% on 0.2%: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>0.1%' 2>/dev/null
-check "absolute gate errors>0.1% on 0.2%: exit 1" "[ $? -eq 1 ]"
+check_eval "absolute gate errors>0.1% on 0.2%: exit 1" "[ $? -eq 1 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99<-10%' 2>/dev/null
-check "gate p99<-10% on a rise: exit 0" "[ $? -eq 0 ]"
+check_eval "gate p99<-10% on a rise: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'nosuch>+1%' 2>"$tmp/err"
-check "gate on an unknown metric: exit 2 with a reason" \
+check_eval "gate on an unknown metric: exit 2 with a reason" \
     "[ $? -eq 2 ] && grep -q \"no series named 'nosuch'\" '$tmp/err'"
 "$inflect" --series "$tmp/step.csv" --gate 'p99>+20' 2>/dev/null
-check "relative gate without %: usage error 2" "[ $? -eq 2 ]"
+check_eval "relative gate without %: usage error 2" "[ $? -eq 2 ]"
 "$inflect" --series "$tmp/step.csv" --json "$tmp/g.json" --gate 'p99>+20%' 2>/dev/null
-check "gate verdict in the JSON" "grep -q '\"result\": \"fail\"' '$tmp/g.json'"
+check_eval "gate verdict in the JSON" "grep -q '\"result\": \"fail\"' '$tmp/g.json'"
 
 # charts
 if command -v gnuplot >/dev/null; then
     "$inflect" --series "$tmp/step.csv" --out "$tmp/r1" 2>"$tmp/err"
     rc=$?
-    check "--out: exit 0" "[ $rc -eq 0 ]"
-    check "--out: report.md, report.html, summary.json" \
+    check_eval "--out: exit 0" "[ $rc -eq 0 ]"
+    check_eval "--out: report.md, report.html, summary.json" \
         "[ -s '$tmp/r1/report.md' ] && [ -s '$tmp/r1/report.html' ] && [ -s '$tmp/r1/summary.json' ]"
     svg=$(ls "$tmp/r1"/chart-*p99*.svg 2>/dev/null | head -n 1)
-    check "gnuplot SVG chart produced" "[ -n '$svg' ] && grep -q '<svg' '$svg'"
-    check "the report links the chart and lists the step" \
+    check_eval "gnuplot SVG chart produced" "[ -n '$svg' ] && grep -q '<svg' '$svg'"
+    check_eval "the report links the chart and lists the step" \
         "grep -q \"$(basename "${svg:-none}")\" '$tmp/r1/report.md' && grep -q '| 60 |' '$tmp/r1/report.md'"
     "$inflect" --series "$tmp/step.csv" --out "$tmp/r2" 2>/dev/null
-    check "charts are byte-identical across runs" "cmp -s '$svg' '$tmp/r2/$(basename "${svg:-none}")'"
+    check_eval "charts are byte-identical across runs" "cmp -s '$svg' '$tmp/r2/$(basename "${svg:-none}")'"
 else
     skip "--out charts" "gnuplot not installed (scripts/deps.sh installs gnuplot-nox)"
 fi
 PATH=/nonexistent "$inflect" --series "$tmp/step.csv" --out "$tmp/r3" 2>"$tmp/err"
-check "no gnuplot on PATH: exit 2, clear message" \
+check_eval "no gnuplot on PATH: exit 2, clear message" \
     "[ $? -eq 2 ] && grep -q 'gnuplot not found on PATH' '$tmp/err'"
 PATH=/nonexistent "$inflect" --series "$tmp/step.csv" --out "$tmp/r4" --no-charts 2>/dev/null
-check "--no-charts works without gnuplot" "[ $? -eq 0 ] && [ -s '$tmp/r4/report.md' ]"
+check_eval "--no-charts works without gnuplot" "[ $? -eq 0 ] && [ -s '$tmp/r4/report.md' ]"
 
 # usage and input errors
-"$inflect" 2>/dev/null; check "no arguments: 2" "[ $? -eq 2 ]"
-"$inflect" --series a --db b 2>/dev/null; check "--series and --db: 2" "[ $? -eq 2 ]"
-"$inflect" --db x --window 0s 2>/dev/null; check "bad --window: 2" "[ $? -eq 2 ]"
-"$inflect" --db x --by host 2>/dev/null; check "bad --by: 2" "[ $? -eq 2 ]"
-"$inflect" --db x --expect-rate 1.5 2>/dev/null; check "bad --expect-rate: 2" "[ $? -eq 2 ]"
+"$inflect" 2>/dev/null; check_eval "no arguments: 2" "[ $? -eq 2 ]"
+"$inflect" --series a --db b 2>/dev/null; check_eval "--series and --db: 2" "[ $? -eq 2 ]"
+"$inflect" --db x --window 0s 2>/dev/null; check_eval "bad --window: 2" "[ $? -eq 2 ]"
+"$inflect" --db x --by host 2>/dev/null; check_eval "bad --by: 2" "[ $? -eq 2 ]"
+"$inflect" --db x --expect-rate 1.5 2>/dev/null; check_eval "bad --expect-rate: 2" "[ $? -eq 2 ]"
 "$inflect" --series "$tmp/none.csv" 2>"$tmp/err"
-check "missing file: 2 with its name" "[ $? -eq 2 ] && grep -q 'none.csv' '$tmp/err'"
-"$inflect" --help >"$tmp/help"; check "--help: 0 and the synopsis" "[ $? -eq 0 ] && grep -q -- '--gate' '$tmp/help'"
-"$inflect" --version >"$tmp/ver"; check "--version" "[ $? -eq 0 ] && grep -q '^inflect (spanfold)' '$tmp/ver'"
-echo "1..$n"
+check_eval "missing file: 2 with its name" "[ $? -eq 2 ] && grep -q 'none.csv' '$tmp/err'"
+"$inflect" --help >"$tmp/help"; check_eval "--help: 0 and the synopsis" "[ $? -eq 0 ] && grep -q -- '--gate' '$tmp/help'"
+"$inflect" --version >"$tmp/ver"; check_eval "--version" "[ $? -eq 0 ] && grep -q '^inflect (spanfold)' '$tmp/ver'"
+tap_plan

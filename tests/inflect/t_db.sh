@@ -4,19 +4,13 @@
 # the kept share 50 % -> 25 % from window 40 (configured 50 %, also visible as
 # tracestate ot=th:8), two services, a clock_fits pair.  Prints TAP.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 inflect=${SF_BIN:-$top/bin}/inflect
-tmp=$(mktemp -d /tmp/t_inflect_db.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+tap_tmpdir t_inflect_db
 
 if ! command -v sqlite3 >/dev/null; then
     skip "--db tests" "sqlite3 shell not installed (scripts/deps.sh installs sqlite3)"
-    echo "1..$n"
+    tap_plan
     exit 0
 fi
 db=$tmp/spans.db
@@ -56,27 +50,27 @@ charts=""
 command -v gnuplot >/dev/null || charts=--no-charts
 "$inflect" --db "$db" --out "$out" --expect-rate 0.5 $charts 2>"$tmp/err"
 rc=$?
-check "--db --out: exit 0" "[ $rc -eq 0 ]"
+check_eval "--db --out: exit 0" "[ $rc -eq 0 ]"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
-check "report.md, report.html, summary.json, windows.csv written" \
+check_eval "report.md, report.html, summary.json, windows.csv written" \
     "[ -s '$out/report.md' ] && [ -s '$out/report.html' ] && [ -s '$out/summary.json' ] && [ -s '$out/windows.csv' ]"
-check "report holds the planted P99 step at window 30" "grep -q '^| p99 | 30 | 300 | step |' '$out/report.md'"
-check "report holds the sampling drift (down, about window 40)" \
+check_eval "report holds the planted P99 step at window 30" "grep -q '^| p99 | 30 | 300 | step |' '$out/report.md'"
+check_eval "report holds the sampling drift (down, about window 40)" \
     "grep -Eq 'Sampling DRIFT: the kept share went down from about window 4[0-2]' '$out/report.md'"
-check "the HTML report has the same table" "grep -q '<td>p99</td><td>30</td>' '$out/report.html'"
-check "the clock pair is reported with its step" "grep -q '^| perf | realtime | 5 | 1000 | 20 |' '$out/report.md'"
+check_eval "the HTML report has the same table" "grep -q '<td>p99</td><td>30</td>' '$out/report.html'"
+check_eval "the clock pair is reported with its step" "grep -q '^| perf | realtime | 5 | 1000 | 20 |' '$out/report.md'"
 if [ -z "$charts" ]; then
-    check "latency, sampling and clock charts rendered" \
+    check_eval "latency, sampling and clock charts rendered" \
         "[ -s '$out/chart-00-all.svg' ] && [ -s '$out/chart-01-all-sampling.svg' ] && [ -s '$out/clock-residuals.svg' ]"
 else
     skip "charts" "gnuplot not installed"
 fi
-check "windows.csv has a header and 60 windows" \
+check_eval "windows.csv has a header and 60 windows" \
     "[ \$(grep -c '^\"all\",' '$out/windows.csv') -eq 60 ] && head -n 1 '$out/windows.csv' | grep -q '^group,window,t_s,count,throughput,p50,p95,p99'"
 
 # JSON shape per series
 "$inflect" --db "$db" --json "$tmp/s.json" 2>/dev/null
-check "--db --json: exit 0" "[ $? -eq 0 ]"
+check_eval "--db --json: exit 0" "[ $? -eq 0 ]"
 if command -v python3 >/dev/null; then
     python3 - "$tmp/s.json" >"$tmp/shape" 2>&1 <<'PY'
 import json, sys
@@ -95,7 +89,7 @@ assert 38 <= dr["onset_window"] <= 42, dr
 assert d["clock"][0]["steps"] == 1 and abs(d["clock"][0]["skew_ppm"] - 20) < 10, d["clock"]
 print("shape ok")
 PY
-    check "per-series JSON, drift from ot=th (no --expect-rate), clock step" "grep -q 'shape ok' '$tmp/shape'"
+    check_eval "per-series JSON, drift from ot=th (no --expect-rate), clock step" "grep -q 'shape ok' '$tmp/shape'"
     grep -v 'shape ok' "$tmp/shape" | sed 's/^/# /'
 else
     skip "per-series JSON" "python3 not installed"
@@ -103,39 +97,39 @@ fi
 
 # gates on the database
 "$inflect" --db "$db" --json /dev/null --gate 'p99>+20%' 2>/dev/null
-check "--gate p99>+20%: exit 1 (P99 +67 %)" "[ $? -eq 1 ]"
+check_eval "--gate p99>+20%: exit 1 (P99 +67 %)" "[ $? -eq 1 ]"
 "$inflect" --db "$db" --json /dev/null --gate drift 2>/dev/null
-check "--gate drift: exit 1" "[ $? -eq 1 ]"
+check_eval "--gate drift: exit 1" "[ $? -eq 1 ]"
 "$inflect" --db "$db" --json /dev/null --gate 'error_rate>1%' 2>/dev/null
-check "--gate error_rate>1% (0.3 %): exit 0" "[ $? -eq 0 ]"
+check_eval "--gate error_rate>1% (0.3 %): exit 0" "[ $? -eq 0 ]"
 "$inflect" --db "$db" --json /dev/null --expect-rate 0.5 --tiers 2 --gate drift 2>/dev/null
-check "--tiers 2 (expects 25 %, sees 50 % then 25 %): drift alarm (up) exit 1" "[ $? -eq 1 ]"
+check_eval "--tiers 2 (expects 25 %, sees 50 % then 25 %): drift alarm (up) exit 1" "[ $? -eq 1 ]"
 
 # groups
 "$inflect" --db "$db" --by service --json "$tmp/svc.json" 2>/dev/null
-check "--by service: both services" \
+check_eval "--by service: both services" \
     "grep -q '\"name\": \"api/p99\"' '$tmp/svc.json' && grep -q '\"name\": \"auth.Auth/p99\"' '$tmp/svc.json'"
 "$inflect" --db "$db" --by service --expect-rate api=0.5 --expect-rate auth.Auth=0.25 \
     --json "$tmp/rates.json" 2>/dev/null
-check "--expect-rate GROUP=R: per-service configured rates (auth at 25 % sees 50 %: up)" \
+check_eval "--expect-rate GROUP=R: per-service configured rates (auth at 25 % sees 50 %: up)" \
     "grep -A3 '\"group\": \"auth.Auth\"' '$tmp/rates.json' | grep -q '\"expect_rate\": 0.25' &&
      grep -A12 '\"group\": \"auth.Auth\"' '$tmp/rates.json' | grep -q '\"direction\": \"up\"'"
 "$inflect" --db "$db" --by grpc_method --json "$tmp/m.json" 2>/dev/null
-check "--by grpc_method: only gRPC spans" \
+check_eval "--by grpc_method: only gRPC spans" \
     "grep -q '\"name\": \"auth.Auth/Check/p99\"' '$tmp/m.json' && ! grep -q '\"name\": \"api' '$tmp/m.json'"
 "$inflect" --db "$db" --window 1m --json "$tmp/w.json" 2>/dev/null
-check "--window 1m: 10 windows" "grep -q '\"windows\": 10,' '$tmp/w.json'"
+check_eval "--window 1m: 10 windows" "grep -q '\"windows\": 10,' '$tmp/w.json'"
 
 # errors
 "$inflect" --db "$tmp/missing.db" 2>"$tmp/err"
-check "missing database: exit 2, named" "[ $? -eq 2 ] && grep -q 'missing.db' '$tmp/err'"
+check_eval "missing database: exit 2, named" "[ $? -eq 2 ] && grep -q 'missing.db' '$tmp/err'"
 printf 'not a database, just text\n%.0s' $(seq 1 200) >"$tmp/junk.db"
 "$inflect" --db "$tmp/junk.db" 2>"$tmp/err"
-check "a file that is not SQLite: exit 2" "[ $? -eq 2 ] && grep -q 'junk.db' '$tmp/err'"
+check_eval "a file that is not SQLite: exit 2" "[ $? -eq 2 ] && grep -q 'junk.db' '$tmp/err'"
 sqlite3 "$tmp/empty.db" <"$top/lib/schema.sql"
 sqlite3 "$tmp/empty.db" 'PRAGMA user_version = 1;'
 "$inflect" --db "$tmp/empty.db" --json "$tmp/e.json" 2>"$tmp/err"
-check "a database without spans: exit 0, says so" "[ $? -eq 0 ] && grep -q 'no spans' '$tmp/err'"
-check "a database without spans: the same JSON keys, empty" \
+check_eval "a database without spans: exit 0, says so" "[ $? -eq 0 ] && grep -q 'no spans' '$tmp/err'"
+check_eval "a database without spans: the same JSON keys, empty" \
     "grep -q '\"change_points\": \[\]' '$tmp/e.json' && grep -q '\"pelt\": \[\]' '$tmp/e.json'"
-echo "1..$n"
+tap_plan

@@ -5,19 +5,15 @@
 # FlameGraph checkout is found (FLAMEGRAPH_DIR) - the Perl script itself on
 # every input with the default options.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 pf=${SF_BIN:-$top/bin}/perf-fold
 corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph
 fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 
 if [ ! -d "$corpus/test/results-head" ]; then
     skip "corpus comparisons" "no corpus at $corpus (set SF_CORPUS)"
-    echo "1..$n"; exit 0
+    tap_plan; exit 0
 fi
 for opt in pid tid kernel jit all addrs; do
     for f in "$corpus"/test/*.txt; do
@@ -29,7 +25,7 @@ for opt in pid tid kernel jit all addrs; do
             if [ "$rc" -eq 0 ] && cmp -s "$tmp/out" "$want"; then
                 ok "$b --$opt matches results-$mode"
             else
-                nok "$b --$opt matches results-$mode (exit $rc)"
+                notok "$b --$opt matches results-$mode (exit $rc)"
                 diff "$want" "$tmp/out" | head -5 | sed 's/^/#   /'
             fi
         done
@@ -39,12 +35,12 @@ gz=$corpus/example/example-perf-stacks.txt.gz
 if [ -f "$gz" ]; then
     gzip -dc "$gz" | "$pf" -q >"$tmp/out"
     cmp -s "$tmp/out" "$corpus/example/example-perf-stacks-collapsed.txt" &&
-        ok "example-perf-stacks default fold identical" || nok "example-perf-stacks default fold identical"
+        ok "example-perf-stacks default fold identical" || notok "example-perf-stacks default fold identical"
 fi
 # stdin and a file give the same fold; two files fold as their concatenation
 f=$corpus/test/perf-numa-stacks-01.txt
 "$pf" -q <"$f" >"$tmp/a"; "$pf" -q "$f" >"$tmp/b"
-cmp -s "$tmp/a" "$tmp/b" && ok "stdin and file fold alike" || nok "stdin and file fold alike"
+cmp -s "$tmp/a" "$tmp/b" && ok "stdin and file fold alike" || notok "stdin and file fold alike"
 if [ -f "$fg/stackcollapse-perf.pl" ]; then
     for f in "$corpus"/test/*.txt; do
         b=$(basename "$f" .txt)
@@ -52,14 +48,14 @@ if [ -f "$fg/stackcollapse-perf.pl" ]; then
             perl "$fg/stackcollapse-perf.pl" $opt "$f" >"$tmp/want" 2>/dev/null
             "$pf" -q $opt "$f" >"$tmp/out" 2>/dev/null
             cmp -s "$tmp/out" "$tmp/want" && ok "$b ${opt:-default} same as stackcollapse-perf.pl" ||
-                nok "$b ${opt:-default} same as stackcollapse-perf.pl"
+                notok "$b ${opt:-default} same as stackcollapse-perf.pl"
         done
     done
     cat "$corpus"/test/perf-funcab-*.txt >"$tmp/two.txt"
     perl "$fg/stackcollapse-perf.pl" "$corpus"/test/perf-funcab-cmd-01.txt "$corpus"/test/perf-funcab-pid-01.txt >"$tmp/want" 2>/dev/null
     "$pf" -q "$corpus"/test/perf-funcab-cmd-01.txt "$corpus"/test/perf-funcab-pid-01.txt >"$tmp/out"
-    cmp -s "$tmp/out" "$tmp/want" && ok "two inputs fold like stackcollapse-perf.pl A B" || nok "two inputs fold like stackcollapse-perf.pl A B"
+    cmp -s "$tmp/out" "$tmp/want" && ok "two inputs fold like stackcollapse-perf.pl A B" || notok "two inputs fold like stackcollapse-perf.pl A B"
 else
     skip "direct comparison with stackcollapse-perf.pl" "no FlameGraph checkout (set FLAMEGRAPH_DIR)"
 fi
-echo "1..$n"
+tap_plan

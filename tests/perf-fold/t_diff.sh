@@ -2,16 +2,11 @@
 # perf-fold diff: difffolded.pl-compatible output (-s, -n), byte order, inclusive
 # shares, the --fail-if gate and its exit status, bad input.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 pf=${SF_BIN:-$top/bin}/perf-fold
 corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph
 fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 export LC_ALL=C
 
 ref=$corpus/flamegraph-ref/diff
@@ -71,4 +66,4 @@ check "bad folded lines reported as FILE:LINE" grep -q "perf-fold diff: $tmp/bad
 check "good lines still diffed" grep -q '^app;main;b 90 50$' "$tmp/out"
 printf 'x 1.5\n' >"$tmp/f1"; printf 'x 2\n' >"$tmp/f2"
 check "decimal counts as difffolded.pl" cmp -s <("$pf" diff -q "$tmp/f1" "$tmp/f2") <(printf 'x 1.5 2\n')
-echo "1..$n"
+tap_plan

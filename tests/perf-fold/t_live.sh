@@ -11,24 +11,20 @@
 #  3. the diff gate: a rerun of the same workload passes 'frame>+5pt'; the slow
 #     variant (extra_work inside every span) fails it.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
-skip_all() { echo "ok 1 - live perf tests # SKIP $1"; echo "1..1"; exit 0; }
-[ "$(id -u)" = 0 ] || skip_all "needs root (perf record, tracefs)"
-command -v perf >/dev/null || skip_all "perf not installed (linux-perf)"
-command -v cc >/dev/null || skip_all "no C compiler"
-command -v sqlite3 >/dev/null || skip_all "sqlite3 shell not installed"
+tap_name="live perf tests"
+[ "$(id -u)" = 0 ] || tap_skip_all "needs root (perf record, tracefs)"
+command -v perf >/dev/null || tap_skip_all "perf not installed (linux-perf)"
+command -v cc >/dev/null || tap_skip_all "no C compiler"
+command -v sqlite3 >/dev/null || tap_skip_all "sqlite3 shell not installed"
 tmp=$(mktemp -d); inst=""
 cleanup() { [ -n "$inst" ] && rmdir "$inst" 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
 export LC_ALL=C
 cc -O2 -g -fno-omit-frame-pointer -o "$tmp/live_spans" "$top/tests/perf-fold/live_spans.c" ||
-    skip_all "cannot compile live_spans.c"
+    tap_skip_all "cannot compile live_spans.c"
 
 # a private tracefs instance with the mono clock (the global buffer is not touched)
 tr=/sys/kernel/tracing
@@ -43,9 +39,9 @@ record() { # NAME SLOW SPANS
         "$tmp/live_spans" "$marker" "$3" "$2" >"$tmp/$1.log" 2>/dev/null &&
         perf script --header -i "$tmp/$1.data" >"$tmp/$1.txt" 2>/dev/null
 }
-record base 0 25 || skip_all "perf record failed (perf_event_paranoid?)"
+record base 0 25 || tap_skip_all "perf record failed (perf_event_paranoid?)"
 if [ -n "$inst" ]; then { echo "# tracer: nop"; echo "# trace_clock: mono"; cat "$inst/trace"; } >"$tmp/trace.txt"; fi
-record rerun 0 25 && record slow 1 25 || skip_all "perf record failed"
+record rerun 0 25 && record slow 1 25 || tap_skip_all "perf record failed"
 
 # 1. span folding
 db=$tmp/live.db
@@ -96,4 +92,4 @@ check "rerun of the same workload passes frame>+5pt" [ $? -eq 0 ]
 check "slow variant fails frame>+5pt (exit 1)" [ $? -eq 1 ]
 check "the summary names extra_work as the top regression" grep -q "^| .extra_work[.a-z0-9]*. | 0.00 |" "$tmp/slow.md"
 sed "s/^/# /" "$tmp/slow.md" | head -12
-echo "1..$n"
+tap_plan

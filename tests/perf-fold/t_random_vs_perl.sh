@@ -3,16 +3,14 @@
 # of the corpus inputs (mutate_perf.py), each folded by both with several option sets;
 # the outputs must be byte-identical.  Needs perl, python3 and a FlameGraph checkout.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 pf=${SF_BIN:-$top/bin}/perf-fold
 corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph/test
 fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
 if [ ! -f "$fg/stackcollapse-perf.pl" ] || ! command -v python3 >/dev/null || [ ! -d "$corpus" ]; then
-    echo "ok 1 - random inputs vs stackcollapse-perf.pl # SKIP needs FLAMEGRAPH_DIR, python3 and the corpus"
-    echo "1..1"; exit 0
+    tap_name="random inputs vs stackcollapse-perf.pl"; tap_skip_all "needs FLAMEGRAPH_DIR, python3 and the corpus"
 fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
+tap_tmpdir
 for seed in $(seq 1 60); do
     python3 "$top/tests/perf-fold/mutate_perf.py" "$seed" "$corpus" >"$tmp/in.txt"
     bad=""
@@ -25,4 +23,4 @@ for seed in $(seq 1 60); do
     if [ -z "$bad" ]; then echo "ok $n - mutated input $seed: same as stackcollapse-perf.pl"
     else echo "not ok $n - mutated input $seed differs with$bad"; fi
 done
-echo "1..$n"
+tap_plan

@@ -5,16 +5,12 @@
 # innermost interval on the same tid in the same clock domain), every grouping,
 # filters, that no sample is lost, the clock header, and duplicate ingest.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 pf=${SF_BIN:-$top/bin}/perf-fold
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 export LC_ALL=C
 if ! command -v sqlite3 >/dev/null; then
-    echo "ok 1 - span folding # SKIP sqlite3 shell not installed"; echo "1..1"; exit 0
+    tap_name="span folding"; tap_skip_all "sqlite3 shell not installed"
 fi
 db=$tmp/s.db
 
@@ -76,7 +72,7 @@ cat >"$tmp/want" <<'W'
 [unattributed];app;main;outside 8
 W
 check "group-by span: innermost interval, same tid and clock, preset span_id" cmp -s "$tmp/want" "$tmp/span"
-[ "$rc" -eq 0 ] || nok "group-by span exit $rc"
+[ "$rc" -eq 0 ] || notok "group-by span exit $rc"
 sum() { awk '{ s += $NF } END { print s }' "$1"; }
 check "no sample dropped (sum 63)" [ "$(sum "$tmp/span")" = 63 ]
 "$pf" -q --db "$db" --group-by trace >"$tmp/trace"
@@ -117,4 +113,4 @@ grep -v '^#' "$tmp/perf.txt" >"$tmp/noclock.txt"
 check "no header: clock unknown" [ "$(sqlite3 "$tmp/t3.db" "SELECT clock FROM sources")" = unknown ]
 "$pf" -q --db "$tmp/t4.db" --clock monotonic "$tmp/noclock.txt" >/dev/null
 check "--clock sets it" [ "$(sqlite3 "$tmp/t4.db" "SELECT clock FROM sources")" = monotonic ]
-echo "1..$n"
+tap_plan

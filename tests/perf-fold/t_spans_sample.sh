@@ -5,17 +5,13 @@
 # pcap2spans, perf-fold --db and tracefs2spans fill one database; the fold per
 # span must show handle_work under span roots named after the requests.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 s=$top/samples/tracefs
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-nok() { n=$((n + 1)); echo "not ok $n - $*"; }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else nok "$name"; fi; }
-skip_all() { echo "ok 1 - span folding on samples/tracefs # SKIP $1"; echo "1..1"; exit 0; }
-[ -f "$s/perf.txt" ] && [ -f "$s/trace.txt" ] || skip_all "samples/tracefs not recorded"
-for t in pcap2spans tracefs2spans; do [ -x "$bin/$t" ] || skip_all "$t not built"; done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_name="span folding on samples/tracefs"
+[ -f "$s/perf.txt" ] && [ -f "$s/trace.txt" ] || tap_skip_all "samples/tracefs not recorded"
+for t in pcap2spans tracefs2spans; do [ -x "$bin/$t" ] || tap_skip_all "$t not built"; done
+tap_tmpdir
 db=$tmp/s.db
 export LC_ALL=C
 
@@ -41,4 +37,4 @@ check "--span $first gives only that span" only_span "$tmp/one" "$first"
 check "group-by path" grep -q '^\[path GET /work/[0-9]*\];.*;handle_work' "$tmp/path"
 "$bin/perf-fold" -q --db "$db" --group-by trace >"$tmp/trace"
 check "group-by trace" grep -q '^\[trace [0-9a-f]\{32\}\];.*;handle_work' "$tmp/trace"
-echo "1..$n"
+tap_plan
