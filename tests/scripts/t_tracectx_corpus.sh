@@ -1,13 +1,12 @@
 #!/bin/sh
 # lib/sf_tracectx conformance against the shared corpus (W3C Trace Context verdicts,
 # propagation examples, grpc-trace-bin); TAP from tests/scripts/tracectx_corpus.py.
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 corpus=${SF_CORPUS:-$top/../shared/corpus}
 # the driver of this build: $SF_BUILD is build/ or build/san/ (SAN=1), set by make
 driver=${SF_BUILD:-$top/build}/tests/unit/test_tracectx
 if [ ! -d "$corpus/w3c" ]; then
-    echo "ok 1 - tracectx corpus # SKIP no corpus at $corpus (set SF_CORPUS)"
-    exit 0
+    tap_name="tracectx corpus"; tap_skip_all "no corpus at $corpus (set SF_CORPUS)"
 fi
 if [ ! -x "$driver" ]; then
     echo "not ok 1 - tracectx corpus: driver $driver not built (make build/tests/unit/test_tracectx)"

@@ -5,14 +5,14 @@
 # (validate.py for OTLP/Zipkin/Chrome rules, pprof-format and speedscope's own app in
 # headless Chromium via consumers.mjs); counts must equal the database's.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 n=1
 t() { if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; n=$((n + 1)); }
 for b in pcap2spans perf-fold tracefs2spans spanfold-export; do
     [ -x "$bin/$b" ] || { echo "not ok 1 - $b not built"; echo "1..1"; exit 1; }
 done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 # the demo database: the README's main command on samples/demo (a real service under real
 # clients: HTTP/1.1, h2c, gRPC; perf samples and spantrace markers joined by span id)
 "$top/scripts/demo.sh" "$tmp/demo" >"$tmp/demo.log" 2>&1

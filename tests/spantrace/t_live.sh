@@ -5,17 +5,15 @@
 # built, reads them).  Needs root, BPF and kernel BTF; skips with the reason
 # otherwise.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
 bad() { n=$((n + 1)); echo "not ok $n - $1"; }
-skip_all() { echo "ok 1 - spantrace live # SKIP $1"; echo "1..1"; exit 0; }
-[ "$(id -u)" = 0 ] || skip_all "needs root (CAP_BPF, CAP_PERFMON)"
-[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF"
-[ -x "$bin/spantrace" ] || skip_all "spantrace not built (needs clang, bpftool, libbpf-dev)"
+tap_name="spantrace live"
+[ "$(id -u)" = 0 ] || tap_skip_all "needs root (CAP_BPF, CAP_PERFMON)"
+[ -r /sys/kernel/btf/vmlinux ] || tap_skip_all "kernel has no BTF"
+[ -x "$bin/spantrace" ] || tap_skip_all "spantrace not built (needs clang, bpftool, libbpf-dev)"
 tmp=$(mktemp -d); trap 'kill $st 2>/dev/null; rm -rf "$tmp"' EXIT
-cc -O1 -g -o "$tmp/probe_target" "$top/tests/spantrace/probe_target.c" || skip_all "cannot build probe_target (sys/sdt.h from systemtap-sdt-dev)"
+cc -O1 -g -o "$tmp/probe_target" "$top/tests/spantrace/probe_target.c" || tap_skip_all "cannot build probe_target (sys/sdt.h from systemtap-sdt-dev)"
 count=40
 
 # $1 = mode args; $2 = output; waits until spantrace has attached, runs the target, stops.
@@ -65,4 +63,4 @@ fi
 rc=$?
 [ $rc = 2 ] && grep -q 'failed to attach USDT nosuch:probe' "$tmp/e2" && ok "a missing probe is a clear error, exit 2" ||
     bad "missing probe: rc $rc, $(cat "$tmp/e2")"
-echo "1..$n"
+tap_plan

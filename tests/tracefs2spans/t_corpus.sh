@@ -4,15 +4,13 @@
 # event, message; the non-event lines into their kinds (lost, annotate, header, frame).
 # Runs `tracefs2spans --fields` (the parser's columns as NDJSON) on each line. TAP.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 corpus=${TRACEFS_CORPUS:-$top/../shared/corpus/tracefs/tracefs_lines.json}
 if [ ! -f "$corpus" ]; then
-    echo "ok 1 - tracefs corpus # SKIP $corpus not found"
-    exit 0
+    tap_name="tracefs corpus"; tap_skip_all "$corpus not found"
 fi
 if ! command -v python3 >/dev/null; then
-    echo "ok 1 - tracefs corpus # SKIP python3 missing"
-    exit 0
+    tap_name="tracefs corpus"; tap_skip_all "python3 missing"
 fi
 exec python3 - "$corpus" "${SF_BIN:-$top/bin}/tracefs2spans" <<'PY'
 import json, subprocess, sys

@@ -6,11 +6,10 @@
 # store two clock_fits segments with their validity ranges, recover skew and offsets, and
 # attribute realtime samples through the right segment.  TAP.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
-command -v python3 >/dev/null || { echo "ok 1 - clock fit end to end # SKIP python3 missing"; exit 0; }
-tmp=$(mktemp -d /tmp/t2s_fit.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+command -v python3 >/dev/null || { tap_name="clock fit end to end"; tap_skip_all "python3 missing"; }
+tap_tmpdir t2s_fit
 "$bin/tracefs2spans" --quiet --db "$tmp/x.db" /dev/null || { echo "not ok 1 - create database"; exit 1; }
 python3 - "$tmp" <<'PY'
 import math, random, sqlite3, sys

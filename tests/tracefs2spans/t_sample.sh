@@ -7,13 +7,12 @@
 #      rule (sf_db_attribute_samples); then `tracefs2spans --refit` fits the clocks;
 #   3. a fresh recording on this machine (root, perf, tcpdump, tracefs) - skipped otherwise.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 here=$top/tests/tracefs2spans
 sample=$top/samples/tracefs
 n=1
-tmp=$(mktemp -d /tmp/t2s_sample.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir t2s_sample
 skip() { echo "ok $n - $1 # SKIP $2"; n=$((n + 1)); }
 fail() { echo "not ok $n - $1"; n=$((n + 1)); }
 
