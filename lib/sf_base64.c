@@ -1,11 +1,13 @@
-/* sf_base64.c - RFC 4648 base64 (see sf_base64.h). */
+/* sf_base64.c - RFC 4648 base64 and base64url (see sf_base64.h). */
 #include "sf_base64.h"
 
 #include "sf_err.h"
 
 static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-static int b64val(int c)
+/* The value of character c, or -1; `url` selects the URL-safe alphabet (section 5),
+ * which has '-' and '_' where the standard one has '+' and '/'. */
+static int b64val(int c, int url)
 {
     if (c >= 'A' && c <= 'Z')
         return c - 'A';
@@ -13,14 +15,14 @@ static int b64val(int c)
         return c - 'a' + 26;
     if (c >= '0' && c <= '9')
         return c - '0' + 52;
-    if (c == '+')
+    if (c == (url ? '-' : '+'))
         return 62;
-    if (c == '/')
+    if (c == (url ? '_' : '/'))
         return 63;
     return -1;
 }
 
-long sf_base64_decode(uint8_t *out, size_t outsz, const char *s, size_t n)
+static long decode(uint8_t *out, size_t outsz, const char *s, size_t n, int url)
 {
     size_t pad = 0, o = 0, full;
     uint32_t acc = 0;
@@ -39,7 +41,7 @@ long sf_base64_decode(uint8_t *out, size_t outsz, const char *s, size_t n)
     if (full > outsz)
         return SF_E_LIMIT;
     for (size_t i = 0; i < n; i++) {
-        int v = b64val((unsigned char)s[i]);
+        int v = b64val((unsigned char)s[i], url);
         if (v < 0)
             return SF_E_MALFORMED;
         acc = acc << 6 | (uint32_t)v;
@@ -53,6 +55,16 @@ long sf_base64_decode(uint8_t *out, size_t outsz, const char *s, size_t n)
     if (bits && (acc & ((1u << bits) - 1)))
         return SF_E_MALFORMED;
     return (long)o;
+}
+
+long sf_base64_decode(uint8_t *out, size_t outsz, const char *s, size_t n)
+{
+    return decode(out, outsz, s, n, 0);
+}
+
+long sf_base64url_decode(uint8_t *out, size_t outsz, const char *s, size_t n)
+{
+    return decode(out, outsz, s, n, 1);
 }
 
 size_t sf_base64_encode(char *out, const uint8_t *in, size_t n, int pad)

@@ -1,7 +1,9 @@
-/* sf_base64.h - base64, standard alphabet (RFC 4648 section 4).
+/* sf_base64.h - base64, standard alphabet (RFC 4648 section 4), and decoding of
+ * base64url (section 5).
  *
  * gRPC -bin metadata is base64 and implementations MUST accept padded and unpadded
- * forms (grpc/grpc doc/PROTOCOL-HTTP2.md); the decoder accepts both.
+ * forms (grpc/grpc doc/PROTOCOL-HTTP2.md); the decoder accepts both.  HTTP/2's
+ * HTTP2-Settings header is base64url with the padding omitted (RFC 7540 3.2.1).
  */
 #ifndef SF_BASE64_H
 #define SF_BASE64_H
@@ -18,6 +20,10 @@
  * bytes written, or SF_E_MALFORMED (bad character, misplaced '=', impossible length,
  * non-zero trailing bits) or SF_E_LIMIT (out too small). */
 long sf_base64_decode(uint8_t *out, size_t outsz, const char *s, size_t n);
+
+/* The same for base64url: '-' and '_' instead of '+' and '/' (which are then bad
+ * characters); padded or unpadded, same errors. */
+long sf_base64url_decode(uint8_t *out, size_t outsz, const char *s, size_t n);
 
 /* Encode n bytes with padding into out (SF_BASE64_ENCODED_LEN(n)+1 bytes) and
  * NUL-terminate.  Returns the length written; `pad` 0 omits '=' padding. */
