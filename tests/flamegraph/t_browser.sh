@@ -7,13 +7,13 @@
 # nodejs/npm and the npm packages when they are missing.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 fgbin=${SF_BIN:-$top/bin}/flamegraph
 browser=$top/tests/browser
 art=$top/tests/artifacts
 log=/tmp/spanfold-browser-setup.log
 
-skip_all() { echo "ok 1 - browser test # SKIP $*"; echo "1..1"; exit 0; }
+tap_name="browser test"
 fail_all() { echo "not ok 1 - browser test: $*"; [ -f "$log" ] && tail -n 5 "$log" | sed 's/^/#   /'; echo "1..1"; exit 1; }
 
 apt_install() {
@@ -26,13 +26,13 @@ apt_install() {
 if ! command -v chromium >/dev/null; then
     apt_install chromium || {
         [ "$(id -u)" -eq 0 ] && fail_all "apt-get install chromium failed"
-        skip_all "chromium missing (as root: apt-get install chromium)"
+        tap_skip_all "chromium missing (as root: apt-get install chromium)"
     }
 fi
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     apt_install nodejs npm || {
         [ "$(id -u)" -eq 0 ] && fail_all "apt-get install nodejs npm failed"
-        skip_all "node/npm missing (as root: apt-get install nodejs npm)"
+        tap_skip_all "node/npm missing (as root: apt-get install nodejs npm)"
     }
 fi
 if [ ! -d "$browser/node_modules/playwright-core" ]; then
@@ -40,7 +40,7 @@ if [ ! -d "$browser/node_modules/playwright-core" ]; then
         fail_all "npm ci in tests/browser failed"
 fi
 
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 sample=$top/samples/folded/file-io.folded
 "$fgbin" --minwidth 0 "$sample" >"$tmp/graph.svg" || fail_all "flamegraph failed on $sample"
 "$fgbin" --inverted "$sample" >"$tmp/icicle.svg" || fail_all "flamegraph --inverted failed"

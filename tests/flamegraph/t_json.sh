@@ -5,15 +5,14 @@
 # speedscope file must satisfy its schema's invariants.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 fgbin=${SF_BIN:-$top/bin}/flamegraph
 corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph/test/results-head
 inputs=("$top/samples/folded/file-io.folded" "$here/data/edge.folded" "$here/data/diff.folded")
 for f in perf-java-stacks-01 perf-vertx-stacks-01 perf-numa-stacks-01; do
     [ -f "$corpus/$f-collapsed-all.txt" ] && inputs+=("$corpus/$f-collapsed-all.txt")
 done
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
+tap_tmpdir
 for in in "${inputs[@]}"; do
     "$fgbin" --quiet --format json "$in" >"$tmp/d3.json" 2>/dev/null
     "$fgbin" --quiet --format speedscope "$in" >"$tmp/ss.json" 2>/dev/null
@@ -77,4 +76,4 @@ PY
         fi
     done
 done
-echo "1..$n"
+tap_plan

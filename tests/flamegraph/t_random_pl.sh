@@ -5,16 +5,13 @@
 # frames.  Skipped when FlameGraph is not there.  SEEDS (default 12) inputs.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 fgbin=${SF_BIN:-$top/bin}/flamegraph
 pl=${FLAMEGRAPH_DIR:-}/flamegraph.pl
 if [ -z "${FLAMEGRAPH_DIR:-}" ] || [ ! -f "$pl" ] || ! command -v perl >/dev/null; then
-    echo "ok 1 - random inputs against flamegraph.pl # SKIP set FLAMEGRAPH_DIR to a FlameGraph checkout"
-    echo "1..1"
-    exit 0
+    tap_name="random inputs against flamegraph.pl"; tap_skip_all "set FLAMEGRAPH_DIR to a FlameGraph checkout"
 fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-n=0
+tap_tmpdir
 for seed in $(seq 1 "${SEEDS:-12}"); do
     python3 - "$seed" >"$tmp/in.txt" <<'PY'
 import random, sys
@@ -47,4 +44,4 @@ PY
         fi
     done
 done
-echo "1..$n"
+tap_plan

@@ -5,11 +5,11 @@
 # Our SVG must also parse as XML.  Prints TAP.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../tap.sh"
 . "$here/cases.sh"
 fgbin=${SF_BIN:-$top/bin}/flamegraph
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 TOOL=("$fgbin")
-n=0
 while IFS='|' read -r name input ref args; do
     case $name in '#'* | '') continue ;; esac
     n=$((n + 1))
