@@ -57,6 +57,11 @@ struct h1_req {
     int partial;
     const char *why;
     int early; /* the request started in TLS 0-RTT data (p2s_conn_early_data) */
+    /* HTTP2-Settings of an h2c upgrade request: the first value (own allocation,
+     * NULL when absent or over P2S_H2C_SETTINGS_MAX), its length, how many fields */
+    char *h2s;
+    size_t h2s_len;
+    unsigned h2s_count;
 };
 
 struct h1_dir {
@@ -87,6 +92,7 @@ static void req_free(struct h1 *h, struct h1_req *r)
 {
     p2s_set_put(h->ctx, r->req_ctx);
     p2s_set_put(h->ctx, r->resp_ctx);
+    free(r->h2s);
     free(r);
 }
 
@@ -225,6 +231,9 @@ struct head_facts {
     size_t host_len;
     int64_t clen; /* -1 none, -2 invalid */
     int chunked, upgrade_h2c, upgrade_any;
+    const char *h2s; /* first HTTP2-Settings value (RFC 7540 3.2.1) */
+    size_t h2s_len;
+    unsigned h2s_count;
     struct sf_tracectx_set *ctx;
     struct p2s_ctx *pctx; /* for its pool of context sets */
 };
@@ -285,6 +294,9 @@ static void field(struct head_facts *f, const char *n, size_t nl, const char *v,
         if (name_is(n, nl, "host") && f->host == NULL) {
             f->host = v;
             f->host_len = vl;
+        } else if (name_is(n, nl, "http2-settings") && f->h2s_count++ == 0) {
+            f->h2s = v;
+            f->h2s_len = vl;
         }
         break;
     case 'c':
@@ -486,6 +498,22 @@ static void start_tunnel(struct h1 *h, struct h1_req *r, int64_t ts)
 
 #define H1_SWITCH 1 /* on_response_head: 101 to an h2c upgrade, switch parsers */
 
+/* An h2c upgrade request keeps its HTTP2-Settings until the 101 (h2.c reads them
+ * then); a value over P2S_H2C_SETTINGS_MAX is not kept, only its length.  Returns 0
+ * or -1 (no memory). */
+static int keep_h2_settings(struct h1_req *r, const struct head_facts *f)
+{
+    r->h2s_count = f->h2s_count;
+    r->h2s_len = f->h2s_len;
+    if (f->h2s_count == 0 || f->h2s_len > P2S_H2C_SETTINGS_MAX)
+        return 0;
+    if ((r->h2s = malloc(f->h2s_len + 1)) == NULL)
+        return -1;
+    memcpy(r->h2s, f->h2s, f->h2s_len);
+    r->h2s[f->h2s_len] = 0;
+    return 0;
+}
+
 static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, struct sf_err *err)
 {
     struct h1_dir *d = &h->d[P2S_C2S];
@@ -517,6 +545,10 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
     r->connect = ml == 7 && memcmp(p, "CONNECT", 7) == 0;
     /* h2c exists only in cleartext (RFC 9113 3.1); inside TLS the parser belongs to tls.c */
     r->h2c = f.upgrade_h2c && p2s_conn_info(h->conn)->tls == NULL;
+    if (r->h2c && keep_h2_settings(r, &f) < 0) {
+        req_free(h, r);
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
     if (d->lost)
         mark_partial(r, "gap before the request");
     d->lost = 0;
@@ -820,6 +852,7 @@ static int upgrade_h2c(struct h1 *h, const uint8_t *rest, size_t n, int64_t ts, 
 {
     struct h1_req *r = h->d[P2S_S2C].msg;
     struct p2s_conn *conn = h->conn;
+    struct p2s_h2c_settings hs = {r->h2s, r->h2s_len, r->h2s_count, ts};
     struct p2s_span s;
     void *st;
 
@@ -842,7 +875,7 @@ static int upgrade_h2c(struct h1 *h, const uint8_t *rest, size_t n, int64_t ts, 
     p2s_note(h->ctx, conn, "h2c_upgrade", r->path, ts);
     st = p2s_conn_switch(conn, &p2s_h2_ops);
     if (st)
-        p2s_h2_adopt_upgrade(st, &s);
+        p2s_h2_adopt_upgrade(st, &s, &hs);
     /* Exchanges queued before the upgrade are answered already; emit what is left. */
     unlink_req(h, r); /* r itself now belongs to HTTP/2 */
     req_free(h, r);

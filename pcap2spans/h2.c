@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "hpack.h"
+#include "sf_base64.h"
 #include "sf_rd.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
@@ -191,9 +192,27 @@ static void frame_rst(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const u
     }
 }
 
+/* SETTINGS sent by the peer of direction dir bound what dir sends once they are
+ * acknowledged: the HPACK table of dir's encoder and the size of dir's frames. */
+static void settings_apply(struct h2_conn *c, enum p2s_dir dir, const struct h2_settings *st)
+{
+    struct h2_dir *d = &c->d[dir];
+
+    if (st->table >= 0) {
+        if (d->hd)
+            hpack_dec_set_bound(d->hd, (uint32_t)st->table);
+        else
+            d->bound = st->table;
+    }
+    if (st->frame >= 0) {
+        d->max_frame = (uint32_t)st->frame;
+        d->max_frame_known = 1;
+    }
+}
+
 static void settings_ack(struct h2_conn *c, enum p2s_dir dir)
 {
-    struct h2_dir *d = &c->d[dir], *o = &c->d[!dir];
+    struct h2_dir *o = &c->d[!dir];
     struct h2_settings st;
 
     if (o->npend == 0)
@@ -202,16 +221,36 @@ static void settings_ack(struct h2_conn *c, enum p2s_dir dir)
     memmove(o->pend, o->pend + 1, (size_t)(o->npend - 1) * sizeof(o->pend[0]));
     o->npend--;
     /* SETTINGS of the peer bound what this direction sends from the ACK on. */
-    if (st.table >= 0) {
-        if (d->hd)
-            hpack_dec_set_bound(d->hd, (uint32_t)st.table);
-        else
-            d->bound = st.table;
+    settings_apply(c, dir, &st);
+}
+
+/* The parameters of a SETTINGS payload p[0..len) (len a multiple of 6, section 6.5.1)
+ * sent by direction dir: what we follow goes to st (fields left alone when absent).
+ * Returns 0, or -1 with *bad the first SETTINGS_MAX_FRAME_SIZE out of range (that
+ * value is ignored, the others are kept). */
+static int settings_parse(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, size_t len,
+                          struct h2_settings *st, uint32_t *bad)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i + 6 <= len; i += 6) {
+        uint16_t id = (uint16_t)(p[i] << 8 | p[i + 1]);
+        uint32_t v = (uint32_t)p[i + 2] << 24 | (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 8 |
+                     p[i + 5];
+
+        if (id == 1) {
+            st->table = v;
+        } else if (id == 5 && v >= H2_DEFAULT_MAX_FRAME && v <= H2_ABS_MAX_FRAME) {
+            st->frame = v;
+        } else if (id == 5 && rc == 0) {
+            *bad = v;
+            rc = -1;
+        } else if (id == 0xfe03 && v == 1) {
+            p2s_note(c->ctx, c->conn, "grpc_true_binary", dir == P2S_C2S ? "client" : "server",
+                     c->ts);
+        }
     }
-    if (st.frame >= 0) {
-        d->max_frame = (uint32_t)st.frame;
-        d->max_frame_known = 1;
-    }
+    return rc;
 }
 
 static void frame_settings(struct h2_conn *c, enum p2s_dir dir, uint8_t flags, uint32_t sid,
@@ -219,6 +258,7 @@ static void frame_settings(struct h2_conn *c, enum p2s_dir dir, uint8_t flags, u
 {
     struct h2_dir *d = &c->d[dir];
     struct h2_settings st = {-1, -1};
+    uint32_t bad;
 
     if (sid != 0 || ((flags & F_ACK) && len != 0) || len % 6 != 0) {
         h2_fail(c, dir, SF_E_MALFORMED, "SETTINGS on stream %u with %zu bytes%s", sid, len,
@@ -229,26 +269,64 @@ static void frame_settings(struct h2_conn *c, enum p2s_dir dir, uint8_t flags, u
         settings_ack(c, dir);
         return;
     }
-    for (size_t i = 0; i < len; i += 6) {
-        uint16_t id = (uint16_t)(p[i] << 8 | p[i + 1]);
-        uint32_t v = (uint32_t)p[i + 2] << 24 | (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 8 |
-                     p[i + 5];
-
-        if (id == 1)
-            st.table = v;
-        else if (id == 5 && v >= H2_DEFAULT_MAX_FRAME && v <= H2_ABS_MAX_FRAME)
-            st.frame = v;
-        else if (id == 5)
-            h2_fail(c, dir, SF_E_MALFORMED, "SETTINGS_MAX_FRAME_SIZE %u out of range", v);
-        else if (id == 0xfe03 && v == 1)
-            p2s_note(c->ctx, c->conn, "grpc_true_binary", dir == P2S_C2S ? "client" : "server",
-                     c->ts);
-    }
+    if (settings_parse(c, dir, p, len, &st, &bad) < 0)
+        h2_fail(c, dir, SF_E_MALFORMED, "SETTINGS_MAX_FRAME_SIZE %u out of range", bad);
     if (d->npend == H2_PENDING) { /* never ACKed: forget the oldest */
         memmove(d->pend, d->pend + 1, (H2_PENDING - 1) * sizeof(d->pend[0]));
         d->npend--;
     }
     d->pend[d->npend++] = st;
+}
+
+/* Why an HTTP2-Settings value cannot be used, or NULL; the SETTINGS payload goes
+ * to buf (sz bytes), its length to *n. */
+static const char *upgrade_settings_decode(const struct p2s_h2c_settings *hs, uint8_t *buf,
+                                           size_t sz, size_t *n, char *why, size_t whysz)
+{
+    long k;
+
+    if (hs->count > 1) {
+        snprintf(why, whysz, "%u HTTP2-Settings fields (RFC 7540 3.2.1 wants one)", hs->count);
+        return why;
+    }
+    if (hs->value == NULL || hs->len > P2S_H2C_SETTINGS_MAX) {
+        snprintf(why, whysz, "HTTP2-Settings of %zu bytes (over %d)", hs->len,
+                 P2S_H2C_SETTINGS_MAX);
+        return why;
+    }
+    k = sf_base64url_decode(buf, sz, hs->value, hs->len);
+    if (k < 0)
+        return "HTTP2-Settings is not base64url";
+    if (k % 6 != 0) {
+        snprintf(why, whysz, "HTTP2-Settings of %ld bytes, not a multiple of 6", k);
+        return why;
+    }
+    *n = (size_t)k;
+    return NULL;
+}
+
+void h2_upgrade_settings(struct h2_conn *c, const struct p2s_h2c_settings *hs)
+{
+    uint8_t buf[SF_BASE64_DECODED_MAX(P2S_H2C_SETTINGS_MAX)];
+    struct h2_settings st = {-1, -1};
+    char why[96];
+    const char *bad_why;
+    size_t n = 0;
+    uint32_t bad;
+
+    if (hs == NULL || hs->count == 0)
+        return; /* RFC 7540 forbids the upgrade then; the defaults hold */
+    bad_why = upgrade_settings_decode(hs, buf, sizeof(buf), &n, why, sizeof(why));
+    if (bad_why == NULL && settings_parse(c, P2S_C2S, buf, n, &st, &bad) < 0) {
+        snprintf(why, sizeof(why), "HTTP2-Settings: SETTINGS_MAX_FRAME_SIZE %u out of range", bad);
+        bad_why = why;
+    }
+    if (bad_why)
+        p2s_note(c->ctx, c->conn, "h2c_settings", bad_why, c->ts);
+    /* The 101 is the acknowledgement (RFC 7540 3.2.1).  st holds nothing when the
+     * value was unusable; an out-of-range MAX_FRAME_SIZE alone is left out, as in a
+     * SETTINGS frame. */
+    settings_apply(c, P2S_S2C, &st);
 }
 
 static void frame_goaway(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const uint8_t *p,

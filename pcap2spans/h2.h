@@ -141,6 +141,13 @@ struct h2_conn {
 void h2_fail(struct h2_conn *c, enum p2s_dir dir, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* h2.c: the client's HTTP2-Settings of an h2c upgrade (hs NULL: none), acknowledged
+ * by the 101: applied to what the server sends as an ACKed SETTINGS frame is.  A
+ * malformed value is an "h2c_settings" event (detail says why) and changes nothing,
+ * except that the valid parameters beside an out-of-range SETTINGS_MAX_FRAME_SIZE
+ * are kept, as in a frame. */
+void h2_upgrade_settings(struct h2_conn *c, const struct p2s_h2c_settings *hs);
+
 /* h2_stream.c: a NUL-terminated copy of at most cap bytes of p[0..n); NULL on no memory. */
 char *h2_dup(const void *p, size_t n, size_t cap);
 

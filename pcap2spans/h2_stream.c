@@ -510,13 +510,20 @@ void h2_stream_block_start(struct h2_conn *c, enum p2s_dir dir, uint8_t type, ui
     sf_buf_reset(&d->block);
 }
 
-void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req)
+void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
+                          const struct p2s_h2c_settings *hs)
 {
     struct h2_conn *c = h2_state;
     struct h2_stream *s;
     size_t cap;
 
-    if (c == NULL || req == NULL || (s = h2_stream_new(c, 1)) == NULL)
+    if (c == NULL)
+        return;
+    /* The client's HTTP2-Settings, not a guess, bound the server's table and frames. */
+    if (hs && hs->ack_ns)
+        c->ts = hs->ack_ns;
+    h2_upgrade_settings(c, hs);
+    if (req == NULL || (s = h2_stream_new(c, 1)) == NULL)
         return;
     cap = c->lim->max_field_bytes;
     if (req->method)
@@ -539,6 +546,4 @@ void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req)
     c->from_start = 1;
     c->d[P2S_C2S].max_frame_known = c->d[P2S_S2C].max_frame_known = 1;
     c->first_req = c->max_req = 1;
-    /* HTTP2-Settings may have raised the table the server encodes with. */
-    c->d[P2S_S2C].bound = (int64_t)c->lim->max_hpack_table;
 }

@@ -97,13 +97,29 @@ struct p2s_span {
     struct sf_tracectx_set *resp_ctx; /* contexts on the response (finished), or NULL */
 };
 
+/* The HTTP2-Settings header fields of an h2c upgrade request (RFC 7540 3.2.1), as
+ * h1.c saw them: the client's SETTINGS payload, base64url without padding. */
+#define P2S_H2C_SETTINGS_MAX 1024 /* longer values are malformed (and not kept) */
+struct p2s_h2c_settings {
+    const char *value; /* the first field's value (not NUL-terminated); NULL when
+                          absent or longer than P2S_H2C_SETTINGS_MAX */
+    size_t len;        /* its length, also when it was too long to keep */
+    unsigned count;    /* HTTP2-Settings fields in the request (0: absent) */
+    int64_t ack_ns;    /* capture time of the 101 that acknowledges them */
+};
+
 /* After p2s_conn_switch(conn, &p2s_h2_ops) for an accepted "Upgrade: h2c" (101),
  * h1.c hands the upgraded request to the HTTP/2 parser: it becomes stream 1
  * (half-closed from the client), keeping req's method, authority, path, request
  * times, req_bytes and req_ctx (copied; req only needs to live during the call).
  * The response arrives as HTTP/2 frames after the server's SETTINGS, and the
- * client's connection preface follows on its side. */
-void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req);
+ * client's connection preface follows on its side.  hs (NULL: none) carries the
+ * request's HTTP2-Settings: the 101 acknowledges them, so they bound what the
+ * server sends from then on, as an ACKed SETTINGS frame would; a malformed value
+ * (more than one field, too long, not base64url, not a whole number of settings)
+ * is an "h2c_settings" event and the defaults stay. */
+void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
+                          const struct p2s_h2c_settings *hs);
 
 /* Hand a finished span to the sink (database rows or one NDJSON line).  Returns 0
  * or a negative SF_E_* (database failure: fatal for the run). */
@@ -121,8 +137,8 @@ void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, cons
  * ====================================================================================== */
 
 /* h2c upgrades use p2s_h2_adopt_upgrade above (h2.c): h1.c, on the server's 101,
- * calls st = p2s_conn_switch(conn, &p2s_h2_ops), p2s_h2_adopt_upgrade(st, &req_span),
- * then hands the bytes after the 101 to p2s_h2_ops.data. */
+ * calls st = p2s_conn_switch(conn, &p2s_h2_ops), p2s_h2_adopt_upgrade(st, &req_span,
+ * &settings), then hands the bytes after the 101 to p2s_h2_ops.data. */
 
 /* Counters for the end-of-run summary. */
 struct p2s_stats {

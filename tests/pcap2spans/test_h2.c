@@ -759,7 +759,7 @@ static void test_upgrade(void)
     req.path = "/upgraded";
     req.req_start_ns = 5;
     req.req_end_ns = 6;
-    p2s_h2_adopt_upgrade(f->st, &req);
+    p2s_h2_adopt_upgrade(f->st, &req, NULL);
     frame(s, 4, 0, 0, NULL, 0);
     frame(s, 1, 0x4, 1, "\x88", 1);
     frame(s, 0, 0x1, 1, "hi", 2);

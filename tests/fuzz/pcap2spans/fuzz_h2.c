@@ -3,7 +3,8 @@
  * Input: one control byte (bit 0: small caps), then records: a control byte C, a
  * 2-byte big-endian length L, then L bytes (the last record may be short).  C bit 0 is
  * the direction; C bit 1 reports a gap of (C >> 2) * 64 bytes before the bytes; C == 0xfe
- * hands an h2c-upgraded request to the parser instead (L bytes ignored).
+ * hands an h2c-upgraded request to the parser instead, the L bytes being its
+ * HTTP2-Settings value.
  */
 #include <stdint.h>
 #include <string.h>
@@ -45,12 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             len = size;
         if (c == 0xfe) {
             struct p2s_span req;
+            struct p2s_h2c_settings hs = {len <= P2S_H2C_SETTINGS_MAX ? (const char *)data : NULL,
+                                          len, 1, ts};
 
             memset(&req, 0, sizeof(req));
             req.method = "GET";
             req.path = "/up";
             req.req_start_ns = ts;
-            p2s_h2_adopt_upgrade(st, &req);
+            p2s_h2_adopt_upgrade(st, &req, &hs);
         } else {
             if (c & 2)
                 p2s_h2_ops.gap(st, dir, (uint64_t)(c >> 2) * 64, ts);
