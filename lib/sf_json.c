@@ -1,4 +1,4 @@
-/* sf_json.c - JSON escaping and compact writer (see sf_json.h). */
+/* sf_json.c - JSON escaping and the compact and indented writer (see sf_json.h). */
 #include "sf_json.h"
 
 #include <inttypes.h>
@@ -82,21 +82,42 @@ void sf_jw_init(struct sf_jw *w, FILE *f)
 {
     w->f = f;
     w->depth = 0;
+    w->indent = 0;
+    w->num_prec = 17;
     w->first[0] = 1;
+    w->inl[0] = 0;
 }
 
+void sf_jw_init_pretty(struct sf_jw *w, FILE *f, int indent, int num_prec)
+{
+    sf_jw_init(w, f);
+    w->indent = indent < 1 ? 1 : indent > 16 ? 16 : indent;
+    w->num_prec = num_prec < 1 ? 1 : num_prec > 17 ? 17 : num_prec;
+}
+
+/* Pretty mode: start a new line at the indentation of level depth. */
+static void newline(struct sf_jw *w, int depth)
+{
+    fprintf(w->f, "\n%*s", w->indent * depth, "");
+}
+
+/* Separator, line break and key before a value. */
 static void sep(struct sf_jw *w, const char *key)
 {
-    if (!w->first[w->depth])
-        putc(',', w->f);
-    w->first[w->depth] = 0;
+    int d = w->depth;
+
+    if (!w->first[d])
+        fputs(w->inl[d] ? ", " : ",", w->f);
+    w->first[d] = 0;
+    if (w->indent && d > 0 && !w->inl[d])
+        newline(w, d);
     if (key) {
         sf_json_str(w->f, key, strlen(key));
-        putc(':', w->f);
+        fputs(w->indent ? ": " : ":", w->f);
     }
 }
 
-static void open_level(struct sf_jw *w, const char *key, int c)
+static void open_level(struct sf_jw *w, const char *key, int c, int inl)
 {
     sep(w, key);
     putc(c, w->f);
@@ -106,24 +127,42 @@ static void open_level(struct sf_jw *w, const char *key, int c)
         w->depth++;
     w->first[w->depth] = 1;
     w->close[w->depth] = c == '{' ? '}' : ']';
+    /* what sits inside a one-line array stays on that line */
+    w->inl[w->depth] = w->indent && (inl || w->inl[w->depth - 1]);
 }
 
 void sf_jw_obj(struct sf_jw *w, const char *key)
 {
-    open_level(w, key, '{');
+    open_level(w, key, '{', 0);
 }
 
 void sf_jw_arr(struct sf_jw *w, const char *key)
 {
-    open_level(w, key, '[');
+    open_level(w, key, '[', 0);
+}
+
+void sf_jw_arr_inline(struct sf_jw *w, const char *key)
+{
+    open_level(w, key, '[', 1);
 }
 
 void sf_jw_end(struct sf_jw *w)
 {
-    if (w->depth == 0)
+    int d = w->depth;
+
+    if (d == 0)
         return;
-    putc(w->close[w->depth], w->f);
     w->depth--;
+    /* members were written: the bracket goes on its own line; empty: {} or [] */
+    if (w->indent && !w->first[d] && !w->inl[d])
+        newline(w, w->depth);
+    putc(w->close[d], w->f);
+}
+
+int sf_jw_finish(struct sf_jw *w)
+{
+    putc('\n', w->f);
+    return ferror(w->f) ? -1 : 0;
 }
 
 void sf_jw_str(struct sf_jw *w, const char *key, const char *s)
@@ -156,10 +195,12 @@ void sf_jw_int_str(struct sf_jw *w, const char *key, int64_t v)
 void sf_jw_num(struct sf_jw *w, const char *key, double v)
 {
     sep(w, key);
-    if (isfinite(v))
-        fprintf(w->f, "%.17g", v);
-    else
+    if (!isfinite(v))
         fputs("null", w->f);
+    else if (v == 0)
+        putc('0', w->f); /* -0 too: "-0" surprises readers and diffs */
+    else
+        fprintf(w->f, "%.*g", w->num_prec, v);
 }
 
 void sf_jw_bool(struct sf_jw *w, const char *key, int v)
