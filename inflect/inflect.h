@@ -72,8 +72,8 @@ void inflect_result_free(struct inflect_result *r);
 
 /* The JSON object of one analysed series (shape documented in the README):
  * name, n, change_points (default detector), by_detector, model. */
-struct json_w;
-void inflect_json_series(struct json_w *w, const struct inflect_ctx *ctx,
+struct sf_jw;
+void inflect_json_series(struct sf_jw *w, const struct inflect_ctx *ctx,
                          const struct inflect_result *r);
 
 #endif

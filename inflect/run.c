@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "report.h"
 #include "sf_err.h"
+#include "sf_json.h"
 
 double inflect_expect_rate(const struct inflect_ctx *ctx, const char *group)
 {
@@ -112,21 +112,21 @@ int run_gate(const struct inflect_gate *g, const struct inflect_result *res, siz
 
 /* Evaluate every gate; write them to JSON (w may be NULL); return the exit status. */
 int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
-              int drift_alarm, struct json_w *w)
+              int drift_alarm, struct sf_jw *w)
 {
     int status = SF_EXIT_OK;
 
     if (w)
-        json_arr(w, "gates", 0);
+        sf_jw_arr(w, "gates");
     for (int i = 0; i < ctx->ngates; i++) {
         char detail[384];
         int r = run_gate(&ctx->gates[i], res, nres, drift_alarm, detail, sizeof(detail));
         if (w) {
-            json_obj(w, NULL);
-            json_str(w, "gate", ctx->gates[i].text);
-            json_str(w, "result", r > 0 ? "fail" : r == 0 ? "pass" : "unknown");
-            json_str(w, "detail", detail);
-            json_end(w);
+            sf_jw_obj(w, NULL);
+            sf_jw_str(w, "gate", ctx->gates[i].text);
+            sf_jw_str(w, "result", r > 0 ? "fail" : r == 0 ? "pass" : "unknown");
+            sf_jw_str(w, "detail", detail);
+            sf_jw_end(w);
         }
         if (r > 0) {
             /* printed even with --quiet: a CI log must say why the build failed */
@@ -140,7 +140,7 @@ int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, s
         }
     }
     if (w)
-        json_end(w);
+        sf_jw_end(w);
     return status;
 }
 
@@ -178,7 +178,7 @@ int run_series(const struct inflect_ctx *ctx)
     struct inflect_table tab;
     struct inflect_result *res;
     struct sf_err err;
-    struct json_w w;
+    struct sf_jw w;
     FILE *jf;
     char jpath[1100];
     int status = SF_EXIT_OK, rc;
@@ -210,23 +210,23 @@ int run_series(const struct inflect_ctx *ctx)
         goto out;
     }
     {
-        json_init(&w, jf);
-        json_obj(&w, NULL);
-        json_str(&w, "input", ctx->series_path);
-        json_int(&w, "rows", (long long)tab.rows);
+        sf_jw_init_pretty(&w, jf, RUN_JSON_INDENT, RUN_JSON_DIGITS);
+        sf_jw_obj(&w, NULL);
+        sf_jw_str(&w, "input", ctx->series_path);
+        sf_jw_int(&w, "rows", (int64_t)tab.rows);
         /* the first series' analysis at top level: the interface for machines */
         inflect_json_series(&w, ctx, &res[0]);
-        json_arr(&w, "series", 0);
+        sf_jw_arr(&w, "series");
         for (size_t i = 0; i < tab.nseries; i++) {
-            json_obj(&w, NULL);
+            sf_jw_obj(&w, NULL);
             inflect_json_series(&w, ctx, &res[i]);
-            json_end(&w);
+            sf_jw_end(&w);
         }
-        json_end(&w);
+        sf_jw_end(&w);
     }
     rc = run_gates(ctx, res, tab.nseries, 0, &w);
-    json_end(&w);
-    json_finish(&w);
+    sf_jw_end(&w);
+    sf_jw_finish(&w);
     if (run_json_close(jpath, jf))
         rc = SF_EXIT_USAGE;
     status = rc;
@@ -236,4 +236,60 @@ out:
     free(res);
     series_table_free(&tab);
     return status;
+}
+
+/* ---- the JSON summary of one series --------------------------------------------- */
+
+/* "time" of observation i: its ISO text when the input had one, else the number. */
+static void json_time(struct sf_jw *w, const struct inflect_series *s, size_t i)
+{
+    if (s->tlabel && s->tlabel[i])
+        sf_jw_str(w, "time", s->tlabel[i]);
+    else
+        sf_jw_num(w, "time", s->t[i]);
+}
+
+void inflect_json_series(struct sf_jw *w, const struct inflect_ctx *ctx,
+                         const struct inflect_result *r)
+{
+    const struct inflect_series *s = r->s;
+
+    sf_jw_str(w, "name", s->name);
+    if (r->group[0]) {
+        sf_jw_str(w, "group", r->group);
+        sf_jw_str(w, "metric", r->metric);
+    }
+    sf_jw_int(w, "n", (int64_t)s->n);
+    sf_jw_str(w, "detector", cp_detector_name((enum cp_detector)ctx->detector));
+    sf_jw_arr(w, "change_points");
+    for (size_t k = 0; k < r->npts; k++) {
+        const struct cp_point *p = &r->pts[k];
+        sf_jw_obj(w, NULL);
+        sf_jw_int(w, "index", (int64_t)s->row[p->index]);
+        json_time(w, s, p->index);
+        if (p->kind == CP_RAMP && p->end != p->index)
+            sf_jw_int(w, "end", (int64_t)s->row[p->end < s->n ? p->end : s->n - 1]);
+        sf_jw_num(w, "before", p->before);
+        sf_jw_num(w, "after", p->after);
+        sf_jw_num(w, "change", p->change);
+        sf_jw_str(w, "kind", cp_kind_name(p->kind));
+        sf_jw_str(w, "role", p->role);
+        sf_jw_str(w, "detector", cp_detector_name((enum cp_detector)ctx->detector));
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+    sf_jw_obj(w, "by_detector");
+    for (int d = 0; d < CP_NDETECTORS; d++) {
+        sf_jw_arr_inline(w, cp_detector_name((enum cp_detector)d));
+        for (size_t k = 0; k < r->nby[d]; k++)
+            sf_jw_int(w, NULL, (int64_t)s->row[r->by[d][k]]);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+    sf_jw_obj(w, "model");
+    sf_jw_num(w, "sigma2", r->info.sigma2);
+    sf_jw_num(w, "rho", r->info.rho);
+    sf_jw_num(w, "penalty", r->info.penalty);
+    sf_jw_int(w, "iterations", r->info.iterations);
+    sf_jw_end(w);
 }

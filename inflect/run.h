@@ -19,12 +19,16 @@ int run_gate(const struct inflect_gate *g, const struct inflect_result *res, siz
              int drift_alarm, char *detail, size_t dsz);
 
 /* Helpers shared by both modes (run.c). */
-struct json_w;
+struct sf_jw;
 struct sf_err;
 int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const char *file);
 int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
-              int drift_alarm, struct json_w *w);
+              int drift_alarm, struct sf_jw *w);
 #include <stdio.h>
+/* The summary's JSON layout (sf_jw_init_pretty): two spaces a level, numbers with
+ * 10 significant digits, so that the file is byte-stable across runs and builds. */
+#define RUN_JSON_INDENT 2
+#define RUN_JSON_DIGITS 10
 FILE *run_json_open(const struct inflect_ctx *ctx, char *path, size_t psz);
 int run_json_close(const char *path, FILE *f);
 

@@ -14,10 +14,10 @@
 
 #include "clockdrift.h"
 #include "drift.h"
-#include "json.h"
 #include "report.h"
 #include "run.h"
 #include "sf_err.h"
+#include "sf_json.h"
 #include "sf_opt.h"
 #include "spans.h"
 
@@ -114,102 +114,102 @@ static int run_drift(const struct inflect_ctx *ctx, struct db_run *d)
     return 0;
 }
 
-static void json_drift(struct json_w *w, const struct db_run *d, const struct inflect_ctx *ctx)
+static void json_drift(struct sf_jw *w, const struct db_run *d, const struct inflect_ctx *ctx)
 {
-    json_arr(w, "drift", 0);
+    sf_jw_arr(w, "drift");
     for (size_t g = 0; g < d->sw.ng; g++) {
         const struct drift_result *r = &d->drift[g];
-        json_obj(w, NULL);
-        json_str(w, "group", d->sw.g[g].name);
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "group", d->sw.g[g].name);
         double rate = inflect_expect_rate(ctx, d->sw.g[g].name);
-        json_str(w, "configured", rate > 0 ? "expect-rate" : r->tested ? "ot=th" : "unknown");
-        json_num(w, "expect_rate", rate > 0 ? rate : NAN);
-        json_int(w, "tiers", ctx->tiers);
-        json_int(w, "trials", (long long)r->trials);
-        json_int(w, "kept", (long long)r->kept);
-        json_int(w, "windows_outside_interval", (long long)r->outside);
-        json_bool(w, "alarm", r->alarm);
+        sf_jw_str(w, "configured", rate > 0 ? "expect-rate" : r->tested ? "ot=th" : "unknown");
+        sf_jw_num(w, "expect_rate", rate > 0 ? rate : NAN);
+        sf_jw_int(w, "tiers", ctx->tiers);
+        sf_jw_int(w, "trials", (int64_t)r->trials);
+        sf_jw_int(w, "kept", (int64_t)r->kept);
+        sf_jw_int(w, "windows_outside_interval", (int64_t)r->outside);
+        sf_jw_bool(w, "alarm", r->alarm);
         if (r->alarm) {
-            json_str(w, "direction", r->direction > 0 ? "up" : "down");
-            json_int(w, "alarm_window", (long long)r->alarm_win);
-            json_int(w, "onset_window", (long long)r->onset_win);
+            sf_jw_str(w, "direction", r->direction > 0 ? "up" : "down");
+            sf_jw_int(w, "alarm_window", (int64_t)r->alarm_win);
+            sf_jw_int(w, "onset_window", (int64_t)r->onset_win);
         }
-        json_num(w, "threshold_up", r->h_up);
-        json_num(w, "threshold_down", r->h_dn);
-        json_num(w, "rate_before", r->rate_before);
-        json_num(w, "rate_after", r->rate_after);
-        json_num(w, "amplification_before", r->amp_before);
-        json_num(w, "amplification_after", r->amp_after);
-        json_num(w, "estimated_traces", r->est_traces);
-        json_num(w, "estimated_traces_rel_se", r->rel_se);
-        json_end(w);
+        sf_jw_num(w, "threshold_up", r->h_up);
+        sf_jw_num(w, "threshold_down", r->h_dn);
+        sf_jw_num(w, "rate_before", r->rate_before);
+        sf_jw_num(w, "rate_after", r->rate_after);
+        sf_jw_num(w, "amplification_before", r->amp_before);
+        sf_jw_num(w, "amplification_after", r->amp_after);
+        sf_jw_num(w, "estimated_traces", r->est_traces);
+        sf_jw_num(w, "estimated_traces_rel_se", r->rel_se);
+        sf_jw_end(w);
     }
-    json_end(w);
+    sf_jw_end(w);
 }
 
-static void json_clock(struct json_w *w, const struct clock_report *c)
+static void json_clock(struct sf_jw *w, const struct clock_report *c)
 {
-    json_arr(w, "clock", 0);
+    sf_jw_arr(w, "clock");
     for (size_t i = 0; i < c->n; i++) {
         const struct clock_pair *p = &c->p[i];
-        json_obj(w, NULL);
-        json_str(w, "from", p->from);
-        json_str(w, "to", p->to);
-        json_int(w, "segments", (long long)p->n);
-        json_int(w, "offset_ns", (long long)p->off0_ns);
-        json_num(w, "skew_ppm", p->skew0_ppm);
-        json_int(w, "fit_degree", p->degree);
-        json_num(w, "alpha_ppm_per_s", p->alpha_ppm_s);
-        json_num(w, "beta_ppm_per_s2", p->beta_ppm_s2);
-        json_num(w, "residual_rms_ns", p->resid_rms_ns);
-        json_int(w, "steps", (long long)p->nsteps);
-        json_end(w);
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "from", p->from);
+        sf_jw_str(w, "to", p->to);
+        sf_jw_int(w, "segments", (int64_t)p->n);
+        sf_jw_int(w, "offset_ns", (int64_t)p->off0_ns);
+        sf_jw_num(w, "skew_ppm", p->skew0_ppm);
+        sf_jw_int(w, "fit_degree", p->degree);
+        sf_jw_num(w, "alpha_ppm_per_s", p->alpha_ppm_s);
+        sf_jw_num(w, "beta_ppm_per_s2", p->beta_ppm_s2);
+        sf_jw_num(w, "residual_rms_ns", p->resid_rms_ns);
+        sf_jw_int(w, "steps", (int64_t)p->nsteps);
+        sf_jw_end(w);
     }
-    json_end(w);
+    sf_jw_end(w);
 }
 
 static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int *gate_status)
 {
-    struct json_w w;
+    struct sf_jw w;
     char path[1100];
     size_t ns = d->sw.ng * M_NMETRICS;
     FILE *f = run_json_open(ctx, path, sizeof(path));
 
     if (f == NULL)
         return -1;
-    json_init(&w, f);
-    json_obj(&w, NULL);
-    json_str(&w, "input", ctx->db_path);
-    json_num(&w, "window_s", (double)ctx->window_ns / 1e9);
-    json_str(&w, "by", ctx->by);
-    json_int(&w, "t0_ns", (long long)d->sw.t0_ns);
-    json_int(&w, "windows", (long long)d->sw.nwin);
-    json_int(&w, "spans", (long long)d->sw.nspans);
+    sf_jw_init_pretty(&w, f, RUN_JSON_INDENT, RUN_JSON_DIGITS);
+    sf_jw_obj(&w, NULL);
+    sf_jw_str(&w, "input", ctx->db_path);
+    sf_jw_num(&w, "window_s", (double)ctx->window_ns / 1e9);
+    sf_jw_str(&w, "by", ctx->by);
+    sf_jw_int(&w, "t0_ns", (int64_t)d->sw.t0_ns);
+    sf_jw_int(&w, "windows", (int64_t)d->sw.nwin);
+    sf_jw_int(&w, "spans", (int64_t)d->sw.nspans);
     /* top level: the first group's P99, so that --series and --db read alike */
     if (ns) {
         inflect_json_series(&w, ctx, &d->res[M_P99]);
     } else { /* no spans: the same keys, empty */
-        json_arr(&w, "change_points", 0);
-        json_end(&w);
-        json_obj(&w, "by_detector");
+        sf_jw_arr(&w, "change_points");
+        sf_jw_end(&w);
+        sf_jw_obj(&w, "by_detector");
         for (int k = 0; k < CP_NDETECTORS; k++) {
-            json_arr(&w, cp_detector_name((enum cp_detector)k), 1);
-            json_end(&w);
+            sf_jw_arr_inline(&w, cp_detector_name((enum cp_detector)k));
+            sf_jw_end(&w);
         }
-        json_end(&w);
+        sf_jw_end(&w);
     }
-    json_arr(&w, "series", 0);
+    sf_jw_arr(&w, "series");
     for (size_t i = 0; i < ns; i++) {
-        json_obj(&w, NULL);
+        sf_jw_obj(&w, NULL);
         inflect_json_series(&w, ctx, &d->res[i]);
-        json_end(&w);
+        sf_jw_end(&w);
     }
-    json_end(&w);
+    sf_jw_end(&w);
     json_drift(&w, d, ctx);
     json_clock(&w, &d->clk);
     *gate_status = run_gates(ctx, d->res, ns, d->drift_alarm, &w);
-    json_end(&w);
-    json_finish(&w);
+    sf_jw_end(&w);
+    sf_jw_finish(&w);
     return run_json_close(path, f) ? -1 : 0;
 }
 
