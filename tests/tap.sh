@@ -17,6 +17,7 @@
 #
 # Plain bash; it sets no shell options, each test keeps its own (usually set -u).
 
+# shellcheck disable=SC2034  # top, n and tmp are for the sourcing test
 top=${SF_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 n=0
 tap_name=${tap_name:-$(basename "$0" .sh)}

@@ -7,12 +7,11 @@
 # drift.  Also: the run's outputs exist, it takes well under a minute, and a recording
 # with a file missing is refused clearly.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 sample=$top/samples/demo
 n=1
-tmp=$(mktemp -d /tmp/t_demo.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir t_demo
 ok() { echo "ok $n - $1"; n=$((n + 1)); }
 fail() { echo "not ok $n - $1"; n=$((n + 1)); }
 check() { if eval "$1"; then ok "$2"; else fail "$2"; fi; }
@@ -23,9 +22,7 @@ for t in pcap2spans perf-fold tracefs2spans flamegraph inflect; do
 done
 for t in python3 sqlite3 gnuplot; do command -v "$t" >/dev/null || need="$need $t"; done
 if [ -n "$need" ]; then
-    echo "ok 1 - demo pipeline # SKIP missing:$need"
-    echo "1..1"
-    exit 0
+    tap_name="demo pipeline"; tap_skip_all "missing:$need"
 fi
 
 t0=$(date +%s.%N)

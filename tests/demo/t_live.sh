@@ -7,24 +7,23 @@
 # request an interval, samples in spans).  Needs root, BPF, perf, tcpdump; skips with
 # the reason otherwise.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 n=1
-skip_all() { echo "ok 1 - demo live recording # SKIP $1"; echo "1..1"; exit 0; }
+tap_name="demo live recording"
 ok() { echo "ok $n - $1"; n=$((n + 1)); }
 fail() { echo "not ok $n - $1"; n=$((n + 1)); }
-[ "$(id -u)" = 0 ] || skip_all "needs root (perf, tcpdump, BPF)"
-[ -r /sys/kernel/btf/vmlinux ] || skip_all "kernel has no BTF (spantrace)"
-[ -x "$bin/spantrace" ] || [ -x "$top/bin/spantrace" ] || skip_all "spantrace not built (needs clang, bpftool, libbpf-dev)"
-for t in perf tcpdump curl clang python3; do command -v $t >/dev/null || skip_all "$t not installed"; done
-/usr/bin/python3 -c 'import grpc' 2>/dev/null || skip_all "python3-grpcio not installed"
-tmp=$(mktemp -d /tmp/t_demo_live.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+[ "$(id -u)" = 0 ] || tap_skip_all "needs root (perf, tcpdump, BPF)"
+[ -r /sys/kernel/btf/vmlinux ] || tap_skip_all "kernel has no BTF (spantrace)"
+[ -x "$bin/spantrace" ] || [ -x "$top/bin/spantrace" ] || tap_skip_all "spantrace not built (needs clang, bpftool, libbpf-dev)"
+for t in perf tcpdump curl clang python3; do command -v $t >/dev/null || tap_skip_all "$t not installed"; done
+/usr/bin/python3 -c 'import grpc' 2>/dev/null || tap_skip_all "python3-grpcio not installed"
+tap_tmpdir t_demo_live
 
 rc=0
 SF_BIN=$bin "$top/scripts/record-demo.sh" "$tmp/rec" 3.4 2>"$tmp/rec.err" || rc=$?
 if [ $rc = 2 ]; then
-    skip_all "recorder cannot run here: $(tail -n 1 "$tmp/rec.err")"
+    tap_skip_all "recorder cannot run here: $(tail -n 1 "$tmp/rec.err")"
 elif [ $rc != 0 ]; then
     fail "record-demo.sh: exit $rc: $(tail -n 2 "$tmp/rec.err" | tr '\n' ' ')"
     echo "1..$((n - 1))"

@@ -4,9 +4,8 @@
 # service is not a spanfold tool, so make does not build it), under ASan/UBSan when
 # the compiler has them.
 set -u -o pipefail
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
-tmp=$(mktemp -d /tmp/t_sampler.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../tap.sh"
+tap_tmpdir t_sampler
 cc=${CC:-cc}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 echo 'int main(void){return 0;}' >"$tmp/x.c"

@@ -3,23 +3,23 @@
 # python3-grpcio) get the right answers, then a few seconds of mutated requests
 # (service_fuzz.py) must not crash it or trip a sanitizer, and it still answers.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 n=1
 ok() { echo "ok $n - $1"; n=$((n + 1)); }
 fail() { echo "not ok $n - $1"; n=$((n + 1)); }
-skip_all() { echo "ok 1 - demo service # SKIP $1"; echo "1..1"; exit 0; }
-for t in clang curl python3 pkg-config; do command -v $t >/dev/null || skip_all "$t not installed"; done
-pkg-config --exists libnghttp2 || skip_all "libnghttp2-dev not installed"
+tap_name="demo service"
+for t in clang curl python3 pkg-config; do command -v $t >/dev/null || tap_skip_all "$t not installed"; done
+pkg-config --exists libnghttp2 || tap_skip_all "libnghttp2-dev not installed"
 # the library of this build (under make SAN=1, the sanitizer one: the service is ASan too)
 lib=${SF_BUILD:-$top/build}/libspanfold.a
-[ -f "$lib" ] || skip_all "$lib not built"
+[ -f "$lib" ] || tap_skip_all "$lib not built"
 tmp=$(mktemp -d /tmp/t_service.XXXXXX)
 svc=""
 trap '[ -n "$svc" ] && kill $svc 2>/dev/null; rm -rf "$tmp"' EXIT
 if ! clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
     -fno-omit-frame-pointer -I"$top/lib" -o "$tmp/svc" "$top"/samples/demo-service/*.c \
     "$lib" $(pkg-config --libs libnghttp2) -pthread 2>"$tmp/cc.err"; then
-    skip_all "cannot build the service with ASan: $(head -c 200 "$tmp/cc.err")"
+    tap_skip_all "cannot build the service with ASan: $(head -c 200 "$tmp/cc.err")"
 fi
 "$tmp/svc" --scale 0.05 --admin-port 0 >"$tmp/out" 2>"$tmp/err" &
 svc=$!

@@ -4,12 +4,12 @@
 # (tests/artifacts/dissector-gui.png) and must show a real window, not a blank
 # screen.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 so=${SF_BUILD:-$top/build}/dissector/spanfold.so
 for c in Xvfb wireshark xdotool import setpriv; do
-    command -v $c >/dev/null || { echo "ok 1 - Wireshark GUI screenshot # SKIP $c not installed"; echo "1..1"; exit 0; }
+    command -v $c >/dev/null || { tap_name="Wireshark GUI screenshot"; tap_skip_all "$c not installed"; }
 done
-[ -f "$so" ] || { echo "ok 1 - Wireshark GUI screenshot # SKIP plugin not built"; echo "1..1"; exit 0; }
+[ -f "$so" ] || { tap_name="Wireshark GUI screenshot"; tap_skip_all "plugin not built"; }
 mkdir -p "$top/tests/artifacts"
 png=$top/tests/artifacts/dissector-gui.png
 rm -f "$png"

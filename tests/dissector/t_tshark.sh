@@ -6,18 +6,18 @@
 # plugin loads, the span filter finds request and response, and the stats tree.
 # tshark ignores personal plugin folders as root, so it runs as `nobody`.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 so=${SF_BUILD:-$top/build}/dissector/spanfold.so
 n=1
-skip_all() { echo "ok 1 - dissector with tshark # SKIP $1"; echo "1..1"; exit 0; }
-command -v tshark >/dev/null || skip_all "tshark not installed"
-[ -f "$so" ] || skip_all "plugin not built (needs libwireshark-dev 4.0)"
+tap_name="dissector with tshark"
+command -v tshark >/dev/null || tap_skip_all "tshark not installed"
+[ -f "$so" ] || tap_skip_all "plugin not built (needs libwireshark-dev 4.0)"
 # A SAN=1 plugin needs the ASan runtime first in tshark's library list; preloading
 # it also runs tshark's extcap helpers under ASan, which hang.  The normal build runs this.
 ldd "$so" 2>/dev/null | grep -q 'libasan' &&
-    skip_all "plugin built with AddressSanitizer (SAN=1): an uninstrumented tshark cannot load it"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+    tap_skip_all "plugin built with AddressSanitizer (SAN=1): an uninstrumented tshark cannot load it"
+tap_tmpdir
 mkdir -p "$tmp/plugins/4.0/epan" "$tmp/home"
 cp "$so" "$tmp/plugins/4.0/epan/"
 cp "$top"/samples/pcap/* "$tmp/"

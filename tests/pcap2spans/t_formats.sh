@@ -3,12 +3,11 @@
 # cooked v1/v2 captures gives the same spans; the database rows; stdin; damaged input.
 # Prints TAP.  Needs bin/pcap2spans on PATH (make check-pcap2spans does that).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 d=$top/tests/pcap2spans/data
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 n=0 fails=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else fails=$((fails + 1)); echo "not ok $n - $2"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 p2s() { pcap2spans --quiet "$@"; }
 nots() { sed -E 's/"(req|resp)_(start|end)_ns":[0-9]+,//g'; }
 
@@ -97,5 +96,5 @@ fi
 pcap2spans --bogus 2>/dev/null; [ $? = 2 ]; ok $? "unknown option exits 2"
 pcap2spans --help | grep -q -- "--keylog"; ok $? "--help documents --keylog"
 pcap2spans --version | grep -q pcap2spans; ok $? "--version"
-echo "1..$n"
+tap_plan
 [ $fails -eq 0 ]

@@ -4,19 +4,17 @@
 # sampling, validity and reason, sane timing; format variants give identical spans; TLS
 # connections have the expected facts.  TAP on stdout (see check_manifest.py).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}/pcap2spans
 samples=$top/samples/pcap
 py=$(command -v python3)
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
 
 if [ -z "$py" ]; then
-    echo "ok 1 - manifest checks # SKIP python3 not installed"
-    exit 0
+    tap_name="manifest checks"; tap_skip_all "python3 not installed"
 fi
 if [ ! -x "$bin" ]; then
-    echo "ok 1 - manifest checks # SKIP pcap2spans not built"
-    exit 0
+    tap_name="manifest checks"; tap_skip_all "pcap2spans not built"
 fi
 if [ ! -f "$samples/MANIFEST.json" ]; then
     echo "not ok 1 - samples/pcap/MANIFEST.json missing (scripts/record-samples.sh)"

@@ -4,23 +4,18 @@
 # context hash is sha256(client_random || server_random || u64be(early_data_bytes)) with the
 # randoms as tshark reads them; a capture cut anywhere never crashes.  TAP on stdout.
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}/pcap2spans
 samples=$top/samples/pcap
-n=0
 fail=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); fail=1; echo "not ok $n - $1"; shift; for d in "$@"; do echo "#   $d"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 if [ ! -x "$bin" ]; then
-    echo "ok 1 - TLS checks # SKIP pcap2spans not built"
-    exit 0
+    tap_name="TLS checks"; tap_skip_all "pcap2spans not built"
 fi
 if ! command -v sqlite3 >/dev/null; then
-    echo "ok 1 - TLS checks # SKIP sqlite3 not installed (scripts/deps.sh)"
-    exit 0
+    tap_name="TLS checks"; tap_skip_all "sqlite3 not installed (scripts/deps.sh)"
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -179,5 +174,5 @@ for f in tls-nginx tls-0rtt-nginx tls-mtls-fail; do
     fi
 done
 
-echo "1..$n"
+tap_plan
 exit $fail

@@ -2,22 +2,19 @@
 # tshark's own dissection of samples/pcap agrees with pcap2spans on every request, method,
 # path, status and trace header value.  TAP on stdout (see check_tshark.py).
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}/pcap2spans
 samples=$top/samples/pcap
 py=$(command -v python3)
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the tree
 
 if [ -z "$py" ]; then
-    echo "ok 1 - tshark cross-check # SKIP python3 not installed"
-    exit 0
+    tap_name="tshark cross-check"; tap_skip_all "python3 not installed"
 fi
 if [ ! -x "$bin" ]; then
-    echo "ok 1 - tshark cross-check # SKIP pcap2spans not built"
-    exit 0
+    tap_name="tshark cross-check"; tap_skip_all "pcap2spans not built"
 fi
 if ! command -v tshark >/dev/null; then
-    echo "ok 1 - tshark cross-check # SKIP tshark not installed (scripts/deps.sh)"
-    exit 0
+    tap_name="tshark cross-check"; tap_skip_all "tshark not installed (scripts/deps.sh)"
 fi
 cd "$top/tests/pcap2spans" && exec "$py" check_tshark.py "$bin" "$samples"

@@ -3,9 +3,9 @@
 # a request path with UTF-8 and a header value with a stray 0xff come out as valid JSON
 # that equals what --db stores (valid UTF-8) and escapes only what is not UTF-8.
 set -u
-top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir
 python3 - "$tmp/u.pcap" <<'PY'
 import struct, sys
 def csum(b):
