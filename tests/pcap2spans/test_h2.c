@@ -777,6 +777,71 @@ static void test_upgrade(void)
     free(s);
 }
 
+/* The client's HTTP2-Settings (HEADER_TABLE_SIZE 65536) bound the server from the 101
+ * on; the client's own SETTINGS after its preface (HEADER_TABLE_SIZE 1024) take over
+ * once the server ACKs them, through the same path. */
+static void test_upgrade_settings(void)
+{
+    struct fix *f = malloc(sizeof(*f));
+    struct bb *c = calloc(1, sizeof(*c)), *s = calloc(1, sizeof(*s)), *h = calloc(1, sizeof(*h));
+    struct p2s_h2c_settings hs = {"AAEAAQAA", 8, 1, 7};
+    struct p2s_span req;
+    char *v = malloc(3001);
+
+    open_fix(f);
+    start(f);
+    memset(&req, 0, sizeof(req));
+    req.method = "GET";
+    req.path = "/big";
+    req.req_start_ns = 5;
+    req.req_end_ns = 6;
+    p2s_h2_adopt_upgrade(f->st, &req, &hs);
+    hp_int(h, 0x20, 5, 65536);
+    put8(h, 0x88);
+    memset(v, 'a', 3000);
+    v[3000] = 0;
+    hp_inc(h, "x-a", v);
+    memset(v, 'b', 3000);
+    hp_inc(h, "x-b", v);
+    put8(h, 0x80 | 63); /* x-a: still in a 65536-byte table, evicted from a 4096 one */
+    frame(s, 4, 0, 0, NULL, 0);
+    frame(s, 1, 0x4, 1, h->b, h->n);
+    frame(s, 0, 0x1, 1, "hi", 2);
+    feed(f, P2S_S2C, s->b, s->n, 0, 20);
+    TAP_OK(f->errors == 0 && f->g.n == 1 && f->g.s[0].stream_id == 1 && f->g.s[0].status == 200 &&
+               !f->g.s[0].partial,
+           "HTTP2-Settings HEADER_TABLE_SIZE 65536 given to the adopt call: the server's "
+           "6 KB table decodes (%s)",
+           f->first.msg);
+    TAP_EQ_INT(note_count(f, "h2c_settings"), 0, "no h2c_settings event");
+    /* client: preface, SETTINGS HEADER_TABLE_SIZE 1024, ACK of the server's, stream 3 */
+    put(c, preface, 24);
+    frame(c, 4, 0, 0, "\x00\x01\x00\x00\x04\x00", 6);
+    frame(c, 4, 1, 0, NULL, 0);
+    h->n = 0;
+    req_block(h, "/after", NULL, NULL);
+    frame(c, 1, 0x5, 3, h->b, h->n);
+    feed(f, P2S_C2S, c->b, c->n, 0, 21);
+    s->n = 0;
+    frame(s, 4, 1, 0, NULL, 0); /* the server ACKs 1024 ... */
+    h->n = 0;
+    hp_int(h, 0x20, 5, 65536); /* ... and still updates to 65536 */
+    put8(h, 0x88);
+    frame(s, 1, 0x5, 3, h->b, h->n);
+    feed(f, P2S_S2C, s->b, s->n, 0, 22);
+    TAP_OK(f->errors == 1 && strstr(f->first.msg, "stream 3") &&
+               strstr(f->first.msg, "exceeds SETTINGS_HEADER_TABLE_SIZE 1024"),
+           "the client's later SETTINGS, once ACKed, replace the header's bound: %s", f->first.msg);
+    TAP_OK(f->g.n == 2 && f->g.s[1].stream_id == 3 && f->g.s[1].status == 200,
+           "stream 3 still gives its span (%s)", f->g.why[1]);
+    close_fix(f);
+    free(f);
+    free(c);
+    free(s);
+    free(h);
+    free(v);
+}
+
 static void test_plausible(void)
 {
     uint8_t b[32] = {0, 0, 0, 4, 1, 0, 0, 0, 0,  /* SETTINGS ACK */
@@ -920,6 +985,7 @@ int main(void)
     test_gaps();
     test_stream_cap_and_bomb();
     test_upgrade();
+    test_upgrade_settings();
     test_plausible();
     test_real_mid("seed-grpc-0");
     test_real_mid("seed-push-1");
