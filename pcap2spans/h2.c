@@ -32,7 +32,9 @@
  * plausible pair of frame headers (resync); after 1 MiB without one it is abandoned.
  * Header blocks are decoded in frame order with hpack.c (one decoder per direction,
  * bounded by the peer's SETTINGS_HEADER_TABLE_SIZE once ACKed), even for streams not
- * tracked, so that the dynamic table stays in step.  Every header field is offered
+ * tracked, so that the dynamic table stays in step.  After an h2c upgrade the
+ * request's HTTP2-Settings are the client's first SETTINGS, ACKed by the 101 (RFC 7540
+ * 3.2.1), and go through the same parser and the same apply step.  Every header field is offered
  * to the stream's trace-context sets.  gRPC "true binary" -bin values (0x00 prefix,
  * SETTINGS 0xFE03 = 1) are passed through as bytes; sf_tracectx reads both forms.
  */
