@@ -21,6 +21,7 @@
 #include "hpack.h"
 
 #include <nghttp2/nghttp2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,9 +352,115 @@ struct hp_entry {
     char data[];    /* name then value */
 };
 
+/* ---- memory for libnghttp2 ----------------------------------------------------------
+ * libnghttp2 allocates a buffer for every header field it emits (nghttp2_rcbuf) and frees
+ * it at the next call, and one per dynamic-table entry: a few sizes, over and over.  Each
+ * decoder hands it a pool of size classes (64, 128, ..., 512 bytes) that recycles those
+ * blocks without malloc's bookkeeping; larger requests go to malloc.  A free list keeps
+ * at most HP_POOL_KEEP blocks a class, so what a pool holds stays below what the decoder
+ * once had in use at the same time (its table, mostly), and is freed with the decoder. */
+#define HP_POOL_STEP    64
+#define HP_POOL_CLASSES 8
+#define HP_POOL_KEEP    32
+
+union hp_blk { /* the header before each block handed out */
+    struct {
+        size_t cap;        /* usable bytes */
+        union hp_blk *next; /* free list link while free */
+    } h;
+    max_align_t align;
+};
+
+struct hp_pool {
+    union hp_blk *free[HP_POOL_CLASSES];
+    unsigned nfree[HP_POOL_CLASSES];
+};
+
+static void *hp_pool_malloc(size_t n, void *arg)
+{
+    struct hp_pool *pl = arg;
+    union hp_blk *b;
+    size_t k = n > 0 ? (n - 1) / HP_POOL_STEP : 0;
+
+    if (k < HP_POOL_CLASSES && (b = pl->free[k]) != NULL) {
+        pl->free[k] = b->h.next;
+        pl->nfree[k]--;
+        return b + 1;
+    }
+    if (n > SIZE_MAX - sizeof(*b))
+        return NULL;
+    if (k < HP_POOL_CLASSES)
+        n = (k + 1) * HP_POOL_STEP;
+    if ((b = malloc(sizeof(*b) + n)) == NULL)
+        return NULL;
+    b->h.cap = n;
+    return b + 1;
+}
+
+static void hp_pool_free(void *p, void *arg)
+{
+    struct hp_pool *pl = arg;
+    union hp_blk *b;
+    size_t k;
+
+    if (p == NULL)
+        return;
+    b = (union hp_blk *)p - 1;
+    k = (b->h.cap - 1) / HP_POOL_STEP;
+    if (b->h.cap % HP_POOL_STEP == 0 && k < HP_POOL_CLASSES && pl->nfree[k] < HP_POOL_KEEP) {
+        b->h.next = pl->free[k];
+        pl->free[k] = b;
+        pl->nfree[k]++;
+        return;
+    }
+    free(b);
+}
+
+static void *hp_pool_calloc(size_t nmemb, size_t size, void *arg)
+{
+    void *p;
+
+    if (size && nmemb > SIZE_MAX / size)
+        return NULL;
+    if ((p = hp_pool_malloc(nmemb * size, arg)) != NULL)
+        memset(p, 0, nmemb * size);
+    return p;
+}
+
+static void *hp_pool_realloc(void *p, size_t n, void *arg)
+{
+    union hp_blk *b;
+    void *q;
+
+    if (p == NULL)
+        return hp_pool_malloc(n, arg);
+    b = (union hp_blk *)p - 1;
+    if (n <= b->h.cap)
+        return p;
+    if ((q = hp_pool_malloc(n, arg)) == NULL)
+        return NULL;
+    memcpy(q, p, b->h.cap);
+    hp_pool_free(p, arg);
+    return q;
+}
+
+static void hp_pool_drain(struct hp_pool *pl)
+{
+    for (int k = 0; k < HP_POOL_CLASSES; k++) {
+        while (pl->free[k]) {
+            union hp_blk *b = pl->free[k];
+            pl->free[k] = b->h.next;
+            free(b);
+        }
+        pl->nfree[k] = 0;
+    }
+}
+
 struct hpack_dec {
     struct hpack_limits lim;
     nghttp2_hd_inflater *ng; /* non-NULL while nghttp2 decodes */
+    struct hp_pool pool;     /* ng's memory, through mem */
+    nghttp2_mem mem;
     /* Own table: a ring of entries, newest at ring[head], entry j at
      * ring[(head + j) & (cap - 1)]. */
     struct hp_entry **ring;
@@ -507,7 +614,9 @@ struct hpack_dec *hpack_dec_new(const struct hpack_limits *lim, int table_known,
         d->max = d->bound = HP_DEFAULT_TABLE;
         d->max_known = d->bound_known = 1;
         d->synced = 1;
-        if (use_nghttp2 && nghttp2_hd_inflate_new(&d->ng) != 0)
+        d->mem = (nghttp2_mem){&d->pool, hp_pool_malloc, hp_pool_free, hp_pool_calloc,
+                               hp_pool_realloc};
+        if (use_nghttp2 && nghttp2_hd_inflate_new2(&d->ng, &d->mem) != 0)
             d->ng = NULL; /* the own decoder does the same job */
     }
     return d;
@@ -519,6 +628,7 @@ void hpack_dec_free(struct hpack_dec *d)
         return;
     if (d->ng)
         nghttp2_hd_inflate_del(d->ng);
+    hp_pool_drain(&d->pool);
     hp_clear(d);
     free(d->ring);
     free(d->sbuf[0]);
