@@ -7,8 +7,14 @@
 
 void sf_err_clear(struct sf_err *err)
 {
-    memset(err, 0, sizeof(*err));
+    /* field by field: the parsers clear one per packet or line, and the message
+     * buffer is only ever read as a string */
+    err->code = 0;
+    err->proto = err->unit = NULL;
+    err->unit_no = 0;
     err->off = UINT64_MAX;
+    err->col = 0;
+    err->msg[0] = 0;
 }
 
 int sf_err_set(struct sf_err *err, int code, uint64_t off, const char *fmt, ...)
