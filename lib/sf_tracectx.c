@@ -1125,9 +1125,9 @@ static int header_id(const char *name, size_t nlen)
     }
 }
 
-int sf_tracectx_is_ctx_header(const char *name, size_t nlen)
+int sf_tracectx_header_id(const char *name, size_t nlen)
 {
-    return header_id(name, nlen) >= 0;
+    return name ? header_id(name, nlen) : -1;
 }
 
 void sf_tracectx_set_init(struct sf_tracectx_set *s)
@@ -1291,11 +1291,15 @@ static void add_baggage(struct sf_tracectx_set *s, const char *v, size_t n)
 void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nlen,
                          const uint8_t *value, size_t vlen)
 {
+    sf_tracectx_set_add_id(s, sf_tracectx_header_id(name, nlen), value, vlen);
+}
+
+void sf_tracectx_set_add_id(struct sf_tracectx_set *s, int h, const uint8_t *value, size_t vlen)
+{
     const char *v = (const char *)value;
     struct sf_tracectx *c;
-    int h = name ? header_id(name, nlen) : -1;
 
-    if (h < 0 || s->p.finished)
+    if (h < 0 || h >= H_COUNT || s->p.finished)
         return;
     if (value == NULL) {
         value = (const uint8_t *)"";

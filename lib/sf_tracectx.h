@@ -127,8 +127,9 @@ struct sf_tracectx_set {
 /* Start an empty set. */
 void sf_tracectx_set_init(struct sf_tracectx_set *s);
 
-/* 1 if `name` is a header any format reads (cheap; lets callers skip others). */
-int sf_tracectx_is_ctx_header(const char *name, size_t nlen);
+/* Which header any format reads `name` is (an id >= 0, for sf_tracectx_set_add_id), or
+ * -1: cheap, lets callers skip the others and match each name only once. */
+int sf_tracectx_header_id(const char *name, size_t nlen);
 
 /* Feed one header.  Names are matched case-insensitively; values are bytes
  * (grpc-trace-bin may be base64, padded or not, several joined with ',', or gRPC's
@@ -137,6 +138,9 @@ int sf_tracectx_is_ctx_header(const char *name, size_t nlen);
  * multi-header ones are completed by sf_tracectx_set_finish. */
 void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nlen,
                          const uint8_t *value, size_t vlen);
+/* sf_tracectx_set_add for a header already matched by sf_tracectx_header_id (id < 0:
+ * ignored). */
+void sf_tracectx_set_add_id(struct sf_tracectx_set *s, int id, const uint8_t *value, size_t vlen);
 
 /* Complete multi-header formats (B3 multi, Datadog, traceparent+tracestate).
  * Returns s->n.  Call once, after the last header. */

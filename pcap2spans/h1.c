@@ -283,11 +283,13 @@ static int64_t parse_clen(const char *v, size_t vl)
 
 static void field(struct head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
 {
-    if (sf_tracectx_is_ctx_header(n, nl)) {
+    int id = sf_tracectx_header_id(n, nl);
+
+    if (id >= 0) {
         if (f->ctx == NULL)
             f->ctx = p2s_set_get(f->pctx);
         if (f->ctx)
-            sf_tracectx_set_add(f->ctx, n, nl, (const uint8_t *)v, vl);
+            sf_tracectx_set_add_id(f->ctx, id, (const uint8_t *)v, vl);
     }
     switch (n[0] | 0x20) {
     case 'h':

@@ -219,11 +219,13 @@ static int name_is(const struct hpack_field *f, const char *want)
 
 static void ctx_feed(struct h2_conn *c, struct sf_tracectx_set **set, const struct hpack_field *f)
 {
-    if (!sf_tracectx_is_ctx_header(f->name, f->nlen))
+    int id = sf_tracectx_header_id(f->name, f->nlen);
+
+    if (id < 0)
         return;
     if (*set == NULL && (*set = p2s_set_get(c->ctx)) == NULL)
         return;
-    sf_tracectx_set_add(*set, f->name, f->nlen, f->value, f->vlen);
+    sf_tracectx_set_add_id(*set, id, f->value, f->vlen);
 }
 
 static void set_str(char **dst, const struct hpack_field *f, size_t cap)

@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const uint8_t *line = data + start, *colon = memchr(line, ':', i - start);
         if (colon != NULL) {
             size_t nlen = (size_t)(colon - line);
-            int known = sf_tracectx_is_ctx_header((const char *)line, nlen);
+            int known = sf_tracectx_header_id((const char *)line, nlen) >= 0;
             if (known != 0 && known != 1)
                 abort();
             sf_tracectx_set_add(&s, (const char *)line, nlen, colon + 1,
