@@ -459,6 +459,8 @@ static inline char *c_int(char *o, int64_t v)
         C_LIT(o, key);                                                                             \
         if (v_ == (nul))                                                                           \
             C_LIT(o, "null");                                                                      \
+        else if ((uint64_t)v_ < 10) /* flags and counts: most values */                            \
+            *o++ = (char)('0' + v_);                                                               \
         else                                                                                       \
             o = c_int(o, v_);                                                                      \
     } while (0)
@@ -526,17 +528,11 @@ static char *c_plain(struct jw *w, char *o, const char *s)
     return o;
 }
 
-/* A JSON string (see j_str), or null. */
-static char *c_str(struct jw *w, char *o, const char *s)
+/* c_str for a huge value or one that needs escaping (s[0..n), n = strlen(s)). */
+static __attribute__((noinline)) char *c_str_slow(struct jw *w, char *o, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
-    size_t n;
 
-    if (s == NULL) {
-        C_LIT(o, "null");
-        return o;
-    }
-    n = strlen(s);
     if (n > w->cap / 8) { /* a huge value: the checked writer */
         w->len = (size_t)(o - w->buf);
         JW_LIT(w, "\"");
@@ -546,30 +542,45 @@ static char *c_str(struct jw *w, char *o, const char *s)
     }
     o = c_room(w, o, 6 * n + 2);
     *o++ = '"';
-    if (j_clean(s, n)) {
-        memcpy(o, s, n);
-        o += n;
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            size_t u;
-            if (!j_escape(c)) {
-                *o++ = (char)c;
-            } else if (c >= 0x80 && (u = sf_json_utf8_len((const unsigned char *)s + i, n - i)) > 0) {
-                memcpy(o, s + i, u);
-                o += u;
-                i += u - 1;
-            } else if (c == '"' || c == '\\') {
-                *o++ = '\\';
-                *o++ = (char)c;
-            } else {
-                memcpy(o, "\\u00", 4);
-                o[4] = hex[c >> 4];
-                o[5] = hex[c & 15];
-                o += 6;
-            }
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        size_t u;
+        if (!j_escape(c)) {
+            *o++ = (char)c;
+        } else if (c >= 0x80 && (u = sf_json_utf8_len((const unsigned char *)s + i, n - i)) > 0) {
+            memcpy(o, s + i, u);
+            o += u;
+            i += u - 1;
+        } else if (c == '"' || c == '\\') {
+            *o++ = '\\';
+            *o++ = (char)c;
+        } else {
+            memcpy(o, "\\u00", 4);
+            o[4] = hex[c >> 4];
+            o[5] = hex[c & 15];
+            o += 6;
         }
     }
+    *o++ = '"';
+    return o;
+}
+
+/* A JSON string (see j_str), or null.  Inline: most strings need no escaping. */
+static inline char *c_str(struct jw *w, char *o, const char *s)
+{
+    size_t n;
+
+    if (s == NULL) {
+        C_LIT(o, "null");
+        return o;
+    }
+    n = strlen(s);
+    if (n > w->cap / 8 || !j_clean(s, n))
+        return c_str_slow(w, o, s, n);
+    o = c_room(w, o, n + 2);
+    *o++ = '"';
+    memcpy(o, s, n);
+    o += n;
     *o++ = '"';
     return o;
 }
