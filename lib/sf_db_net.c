@@ -66,8 +66,7 @@ int sf_db_net_conn_update(struct sf_db *db, int64_t id, const struct sf_net_conn
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
-int sf_db_net_conn_tls(struct sf_db *db, int64_t id, const struct sf_net_tls *t,
-                       struct sf_err *err)
+int sf_db_net_conn_tls(struct sf_db *db, int64_t id, const struct sf_net_tls *t, struct sf_err *err)
 {
     static const char sql[] =
         "UPDATE connections SET tls_version = ?2, tls_cipher = ?3, sni = ?4, alpn = ?5, "

@@ -27,7 +27,7 @@ struct sf_net_conn {
 /* The TLS columns of a connection (pcap2spans tls.c). */
 struct sf_net_tls {
     const char *version, *cipher, *sni, *alpn; /* NULL unknown */
-    const char *early_data; /* none, offered, accepted, rejected, unknown */
+    const char *early_data;                    /* none, offered, accepted, rejected, unknown */
     int64_t early_data_bytes, early_data_records;
     int decrypted;
     const char *decrypt_error, *ctx_hash, *info; /* info: JSON object text */

@@ -125,9 +125,9 @@ struct h2_conn {
     struct h2_stream *bucket[H2_BUCKETS];
     struct h2_stream *first, *last;
     size_t nstreams;
-    size_t nlinger;                /* streams lingering after a reset */
-    int from_start;                /* preface (or h2c upgrade) seen: tables known */
-    uint32_t first_req, max_req;   /* client stream ids whose request HEADERS we saw */
+    size_t nlinger;              /* streams lingering after a reset */
+    int from_start;              /* preface (or h2c upgrade) seen: tables known */
+    uint32_t first_req, max_req; /* client stream ids whose request HEADERS we saw */
     uint32_t max_push;
     /* the data call in progress: first error goes to err, later ones are notes */
     struct sf_err *err;

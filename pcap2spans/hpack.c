@@ -365,7 +365,7 @@ struct hp_entry {
 
 union hp_blk { /* the header before each block handed out */
     struct {
-        size_t cap;        /* usable bytes */
+        size_t cap;         /* usable bytes */
         union hp_blk *next; /* free list link while free */
     } h;
     max_align_t align;
@@ -614,8 +614,8 @@ struct hpack_dec *hpack_dec_new(const struct hpack_limits *lim, int table_known,
         d->max = d->bound = HP_DEFAULT_TABLE;
         d->max_known = d->bound_known = 1;
         d->synced = 1;
-        d->mem = (nghttp2_mem){&d->pool, hp_pool_malloc, hp_pool_free, hp_pool_calloc,
-                               hp_pool_realloc};
+        d->mem =
+            (nghttp2_mem){&d->pool, hp_pool_malloc, hp_pool_free, hp_pool_calloc, hp_pool_realloc};
         if (use_nghttp2 && nghttp2_hd_inflate_new2(&d->ng, &d->mem) != 0)
             d->ng = NULL; /* the own decoder does the same job */
     }

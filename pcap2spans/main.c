@@ -15,34 +15,35 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: pcap2spans [--db FILE] [--ndjson] [--keylog FILE]... [--strict] [--quiet]\n"
-          "                  [limits] FILE... | -\n"
-          "\n"
-          "Reads pcap/pcapng captures (\"-\" is stdin), reassembles TCP, parses HTTP/1.1,\n"
-          "HTTP/2 and gRPC, in the clear or inside TLS, and writes one span per exchange with\n"
-          "every trace context found.  TLS connections get their handshake facts (version,\n"
-          "suite, SNI, ALPN, 0-RTT verdict, alerts) and are decrypted with a key log.\n"
-          "\n"
-          "  --db FILE          write sources, connections, spans and contexts to the spanfold\n"
-          "                     database FILE (created or migrated)\n"
-          "  --ndjson           one JSON object per span on stdout (the default without --db)\n"
-          "  --keylog FILE      TLS key log (NSS SSLKEYLOGFILE format), several allowed; secrets in\n"
-          "                     a pcapng Decryption Secrets Block are used as well\n"
-          "  --strict           stop at the first error\n"
-          "  --quiet            no progress and no summary on stderr\n"
-          "  --help, --version\n"
-          "limits (caps on memory; defaults in brackets):\n"
-          "  --max-flows N          open TCP connections; the idlest is closed first [100000]\n"
-          "  --max-ooo-bytes N      out-of-order bytes buffered per direction [1048576]\n"
-          "  --max-header-bytes N   one HTTP/1 header section / HTTP/2 header block [65536]\n"
-          "  --max-streams N        open HTTP/2 streams per connection [1000]\n"
-          "  --max-field-bytes N    one decoded header field [65536]\n"
-          "  --max-hpack-table N    largest HPACK dynamic table accepted [65536]\n"
-          "  --idle-timeout DUR     close flows idle this long in capture time [300s]\n"
-          "\n"
-          "Exit status: 0 ok; 1 errors were reported on some packets (they were skipped);\n"
-          "2 usage error, unreadable or damaged capture (what came before the damage is kept).\n",
-          f);
+    fputs(
+        "usage: pcap2spans [--db FILE] [--ndjson] [--keylog FILE]... [--strict] [--quiet]\n"
+        "                  [limits] FILE... | -\n"
+        "\n"
+        "Reads pcap/pcapng captures (\"-\" is stdin), reassembles TCP, parses HTTP/1.1,\n"
+        "HTTP/2 and gRPC, in the clear or inside TLS, and writes one span per exchange with\n"
+        "every trace context found.  TLS connections get their handshake facts (version,\n"
+        "suite, SNI, ALPN, 0-RTT verdict, alerts) and are decrypted with a key log.\n"
+        "\n"
+        "  --db FILE          write sources, connections, spans and contexts to the spanfold\n"
+        "                     database FILE (created or migrated)\n"
+        "  --ndjson           one JSON object per span on stdout (the default without --db)\n"
+        "  --keylog FILE      TLS key log (NSS SSLKEYLOGFILE format), several allowed; secrets in\n"
+        "                     a pcapng Decryption Secrets Block are used as well\n"
+        "  --strict           stop at the first error\n"
+        "  --quiet            no progress and no summary on stderr\n"
+        "  --help, --version\n"
+        "limits (caps on memory; defaults in brackets):\n"
+        "  --max-flows N          open TCP connections; the idlest is closed first [100000]\n"
+        "  --max-ooo-bytes N      out-of-order bytes buffered per direction [1048576]\n"
+        "  --max-header-bytes N   one HTTP/1 header section / HTTP/2 header block [65536]\n"
+        "  --max-streams N        open HTTP/2 streams per connection [1000]\n"
+        "  --max-field-bytes N    one decoded header field [65536]\n"
+        "  --max-hpack-table N    largest HPACK dynamic table accepted [65536]\n"
+        "  --idle-timeout DUR     close flows idle this long in capture time [300s]\n"
+        "\n"
+        "Exit status: 0 ok; 1 errors were reported on some packets (they were skipped);\n"
+        "2 usage error, unreadable or damaged capture (what came before the damage is kept).\n",
+        f);
 }
 
 enum {

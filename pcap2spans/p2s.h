@@ -34,13 +34,13 @@ enum p2s_dir {
 
 /* Limits: every growable thing has a cap that is part of the configuration. */
 struct p2s_limits {
-    size_t max_flows;          /* open TCP connections */
-    size_t max_ooo_bytes;      /* buffered out-of-order bytes per direction */
-    size_t max_header_bytes;   /* one HTTP/1 header section or one HTTP/2 header block */
-    size_t max_streams;        /* open HTTP/2 streams per connection */
-    size_t max_field_bytes;    /* one decoded header field (name + value) */
-    size_t max_hpack_table;    /* largest HPACK dynamic table accepted */
-    int64_t idle_timeout_ns;   /* flows idle this long (capture time) are flushed */
+    size_t max_flows;        /* open TCP connections */
+    size_t max_ooo_bytes;    /* buffered out-of-order bytes per direction */
+    size_t max_header_bytes; /* one HTTP/1 header section or one HTTP/2 header block */
+    size_t max_streams;      /* open HTTP/2 streams per connection */
+    size_t max_field_bytes;  /* one decoded header field (name + value) */
+    size_t max_hpack_table;  /* largest HPACK dynamic table accepted */
+    int64_t idle_timeout_ns; /* flows idle this long (capture time) are flushed */
 };
 
 /* Application-layer parser attached to one connection. */
@@ -70,7 +70,7 @@ extern const struct p2s_app_ops p2s_h2_ops;
 void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops);
 
 /* Facts about a connection, for parsers and the sink. */
-int64_t p2s_conn_id(const struct p2s_conn *conn);  /* database row id (or sequence in NDJSON) */
+int64_t p2s_conn_id(const struct p2s_conn *conn); /* database row id (or sequence in NDJSON) */
 struct p2s_ctx *p2s_conn_ctx(const struct p2s_conn *conn);
 const struct p2s_limits *p2s_limits(const struct p2s_ctx *ctx);
 /* Set the connection's app_proto ("http/1.1", "h2"); a static string. */
@@ -80,19 +80,19 @@ void p2s_conn_set_proto(struct p2s_conn *conn, const char *proto);
  * owned by the parser and only need to live until p2s_emit_span returns; a NULL
  * string is unknown.  Timestamps are capture time (CLOCK_REALTIME ns), 0 unknown. */
 struct p2s_span {
-    int64_t stream_id;      /* HTTP/2 stream id; HTTP/1 exchange number (1, 2, ...) */
-    const char *proto;      /* "http/1.1", "h2", "grpc" */
+    int64_t stream_id; /* HTTP/2 stream id; HTTP/1 exchange number (1, 2, ...) */
+    const char *proto; /* "http/1.1", "h2", "grpc" */
     const char *method, *authority, *path;
-    int status;             /* HTTP status, 0 unknown */
+    int status; /* HTTP status, 0 unknown */
     const char *grpc_service, *grpc_method, *grpc_message;
-    int grpc_status;        /* -1 unknown */
+    int grpc_status;         /* -1 unknown */
     int64_t grpc_timeout_ns; /* -1 none */
     int64_t req_start_ns, req_end_ns, resp_start_ns, resp_end_ns;
     int64_t req_bytes, resp_bytes; /* body bytes, -1 unknown */
-    int early_data;         /* the request travelled as TLS 0-RTT data */
-    int partial;            /* something is missing; partial_reason says what */
+    int early_data;                /* the request travelled as TLS 0-RTT data */
+    int partial;                   /* something is missing; partial_reason says what */
     const char *partial_reason;
-    int64_t reset_code;     /* RST_STREAM error code, -1 none */
+    int64_t reset_code;               /* RST_STREAM error code, -1 none */
     struct sf_tracectx_set *req_ctx;  /* contexts on the request (finished), or NULL */
     struct sf_tracectx_set *resp_ctx; /* contexts on the response (finished), or NULL */
 };
@@ -142,17 +142,17 @@ void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, cons
 
 /* Counters for the end-of-run summary. */
 struct p2s_stats {
-    uint64_t packets, bytes;          /* capture records and their captured bytes */
+    uint64_t packets, bytes; /* capture records and their captured bytes */
     uint64_t tcp_segments, tcp_payload;
-    uint64_t unsupported_link;        /* packets of a link type we do not decode */
-    uint64_t unsupported_net;         /* non-IP ethertypes, non-TCP protocols */
-    uint64_t ip_fragments;            /* IPv4/IPv6 fragments (not reassembled) */
-    uint64_t truncated;               /* packets cut short by the snap length */
-    uint64_t malformed;               /* bad link/IP/TCP headers */
+    uint64_t unsupported_link; /* packets of a link type we do not decode */
+    uint64_t unsupported_net;  /* non-IP ethertypes, non-TCP protocols */
+    uint64_t ip_fragments;     /* IPv4/IPv6 fragments (not reassembled) */
+    uint64_t truncated;        /* packets cut short by the snap length */
+    uint64_t malformed;        /* bad link/IP/TCP headers */
     uint64_t connections, spans, partial_spans;
     uint64_t gaps, gap_bytes;
-    uint64_t flows_evicted;           /* closed early by the max_flows cap */
-    uint64_t errors;                  /* errors reported (all layers) */
+    uint64_t flows_evicted; /* closed early by the max_flows cap */
+    uint64_t errors;        /* errors reported (all layers) */
     uint64_t ctx_by_format[SF_CTX_NFORMATS];
     uint64_t ctx_invalid;
 };
@@ -176,22 +176,22 @@ struct p2s_note_count {
 };
 
 struct p2s_ctx {
-    const char *tool;             /* "pcap2spans" */
+    const char *tool; /* "pcap2spans" */
     struct p2s_limits lim;
     int ndjson, strict, quiet;
-    const char *const *keylogs;   /* --keylog files, kept for the TLS layer (later) */
+    const char *const *keylogs; /* --keylog files, kept for the TLS layer (later) */
     int nkeylogs;
     struct p2s_tcp *tcp;
-    struct p2s_sink *sink;        /* NULL: spans only go to span_hook (tests) */
+    struct p2s_sink *sink; /* NULL: spans only go to span_hook (tests) */
     /* Where we are, for error messages: file, 1-based packet number, byte offset of
      * that packet's record in the file, and its capture time. */
     const char *file;
     uint64_t pkt_no, pkt_off;
     int64_t pkt_ts;
     int64_t source_id;
-    int stop;                     /* --strict: an error was reported, stop reading */
+    int stop; /* --strict: an error was reported, stop reading */
     uint64_t errors_printed;
-    struct sf_arena pkt;          /* per-packet arena, reset after every packet */
+    struct sf_arena pkt; /* per-packet arena, reset after every packet */
     struct p2s_stats st;
     struct p2s_note_count notes[P2S_NOTE_KINDS];
     /* Test hook: when set, new connections get this parser without content detection. */
@@ -244,11 +244,11 @@ void ip_decode(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen);
 #define P2S_TH_ACK 0x10
 struct p2s_seg {
     int64_t ts_ns;
-    int family;                /* 4 or 6 */
-    uint8_t src[16], dst[16];  /* IPv4 uses the first 4 bytes */
+    int family;               /* 4 or 6 */
+    uint8_t src[16], dst[16]; /* IPv4 uses the first 4 bytes */
     uint16_t sport, dport;
     uint32_t seq, ack;
-    uint8_t flags;             /* P2S_TH_* */
+    uint8_t flags; /* P2S_TH_* */
     const uint8_t *payload;
     size_t len;
 };
@@ -270,15 +270,15 @@ void tcp_conn_free_detached(struct p2s_conn *conn);
 
 /* What the sink knows of a connection. */
 struct p2s_conn_info {
-    int64_t id;                 /* row id / sequence */
+    int64_t id; /* row id / sequence */
     int family;
     char client_addr[46], server_addr[46];
     uint16_t client_port, server_port;
-    const char *app_proto;      /* static: "http/1.1", "h2", "tls", "unknown" */
+    const char *app_proto; /* static: "http/1.1", "h2", "tls", "unknown" */
     int64_t first_ns, last_ns;
-    uint64_t bytes[2];          /* TCP payload bytes per direction */
+    uint64_t bytes[2]; /* TCP payload bytes per direction */
     uint64_t gaps, gap_bytes;
-    const char *close;          /* "fin", "rst", "idle", "evicted", "eof", "new-syn" */
+    const char *close;            /* "fin", "rst", "idle", "evicted", "eof", "new-syn" */
     const struct sf_net_tls *tls; /* TLS facts (tls.c owns them), NULL when not TLS */
 };
 const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn);
@@ -287,8 +287,8 @@ const struct p2s_conn_info *tcp_find(struct p2s_ctx *ctx, const struct p2s_seg *
 
 /* sink.c: output (database and/or NDJSON). */
 struct p2s_sink_opts {
-    const char *db_path;        /* NULL: no database */
-    int ndjson;                 /* NDJSON spans to stdout */
+    const char *db_path; /* NULL: no database */
+    int ndjson;          /* NDJSON spans to stdout */
 };
 int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err *err);
 /* Start / end one input: sources row (sha256 may be NULL for stdin, then set at end). */
@@ -307,8 +307,8 @@ int sink_close(struct p2s_ctx *ctx, struct sf_err *err);
 
 /* ---- TLS layer (tls.c, tls_keys.c, tls_crypto.c; issue 7) --------------------------- */
 
-struct sf_net_tls;     /* lib/sf_db_net.h */
-struct p2s_tls_keys;   /* tls.h */
+struct sf_net_tls;   /* lib/sf_db_net.h */
+struct p2s_tls_keys; /* tls.h */
 extern const struct p2s_app_ops p2s_tls_ops;
 /* The connection's early-data flag: set by tls.c while it hands accepted 0-RTT
  * plaintext to the inner parser; h1.c and h2.c copy it into span.early_data when a

@@ -244,8 +244,8 @@ static void strip_offset(struct pf_str *fn, const struct pf_frame *f)
     /* the 16 bytes that end the symbol, when the line holds them */
     if (fn->p + e - 16 >= f->line) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(fn->p + e - 16));
-        unsigned hex = (unsigned)_mm_movemask_epi8(
-            _mm_or_si128(in_range(v, '0', '9'), in_range(v, 'a', 'f')));
+        unsigned hex =
+            (unsigned)_mm_movemask_epi8(_mm_or_si128(in_range(v, '0', '9'), in_range(v, 'a', 'f')));
         unsigned other = ~hex & 0xffff;
         if (other) {
             size_t run = 15 - (size_t)(31 - __builtin_clz(other)); /* trailing hex digits */

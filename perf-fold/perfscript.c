@@ -473,8 +473,8 @@ static inline int hcache_hit(const struct pf_hcache *hc, const char *s, size_t n
 }
 
 /* Remember a header parsed in full and what event_line() made of it. */
-static void hcache_fill(struct perf_fold_ctx *c, const char *s, size_t n,
-                        const struct pf_header *h, int pass)
+static void hcache_fill(struct perf_fold_ctx *c, const char *s, size_t n, const struct pf_header *h,
+                        int pass)
 {
     struct pf_hcache *hc = &c->hc;
     size_t plen = (size_t)(h->num2.p - s) + h->num2.n + 1, tlen = n - h->ev_from;

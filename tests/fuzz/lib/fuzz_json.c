@@ -206,8 +206,17 @@ static int64_t i64(struct prog *g)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const double nums[] = {0.0, -0.0, 1.5, -1e300, 1e-300, 123456789.123456789, NAN,
-                                  INFINITY, -INFINITY, 5e-324, 1.7976931348623157e308};
+    static const double nums[] = {0.0,
+                                  -0.0,
+                                  1.5,
+                                  -1e300,
+                                  1e-300,
+                                  123456789.123456789,
+                                  NAN,
+                                  INFINITY,
+                                  -INFINITY,
+                                  5e-324,
+                                  1.7976931348623157e308};
     struct prog g = {data, data + size, {{0}}};
     struct sf_jw w;
     char *out = NULL;
