@@ -7,8 +7,9 @@
  *               "0" CRLF *( trailer CRLF ) CRLF | (responses only) until the connection closes
  *
  * Requests are queued in order (keep-alive and pipelining) and each response answers the
- * oldest request that has none yet.  A span is emitted when both the request and its
- * response are complete, in request order.  No body: HEAD responses, 1xx, 204, 304.
+ * oldest request that has none yet; after a gap in the responses, the newest request sent
+ * before it unless the connection pipelines (answered_after_gap).  A span is emitted
+ * when both the request and its response are complete, in request order.  No body: HEAD responses, 1xx, 204, 304.
  * 1xx other than 101 are interim and skipped.  101 to a request with "Upgrade: h2c" hands
  * the connection to the HTTP/2 parser (request = stream 1); other 101s and 2xx to CONNECT
  * turn the connection into an opaque tunnel.
@@ -84,6 +85,9 @@ struct h1 {
     struct h1_req *head, *tail; /* exchanges in request order */
     int nq;
     int64_t seq;
+    int s2c_gap;   /* a gap was met in the responses */
+    int pipelined; /* a request was sent while an earlier one still waited (before any
+                      response gap, which would make waiting requests look pipelined) */
 };
 
 /* ---- exchanges ---------------------------------------------------------------------- */
@@ -172,6 +176,31 @@ static struct h1_req *awaiting_response(struct h1 *h)
         if (!r->resp_done)
             return r;
     return NULL;
+}
+
+/* The request a response found after a gap answers; r is the oldest waiting one.  The
+ * gap may have swallowed whole responses.  A response that starts at ts answers a
+ * request sent before ts, and a client that does not pipeline sends its next request
+ * only once the previous response is in: so it answers the newest request sent before
+ * ts, and the older ones waiting lost their responses in the gap (they are closed as
+ * partial, without a status).  On a connection seen pipelining that reasoning does not
+ * hold, and the oldest waiting request is kept. */
+static struct h1_req *answered_after_gap(struct h1 *h, struct h1_req *r, int64_t ts)
+{
+    struct h1_req *q, *best = r;
+
+    if (h->pipelined)
+        return r;
+    for (q = r->next; q; q = q->next)
+        if (!q->resp_done && q->req_start <= ts)
+            best = q;
+    for (q = r; q != best; q = q->next) {
+        if (q->resp_done)
+            continue;
+        mark_partial(q, "response lost in a capture gap");
+        q->resp_done = 1;
+    }
+    return best;
 }
 
 static struct h1_req *req_new(struct h1 *h, const char *m, size_t ml, const char *a, size_t al,
@@ -555,6 +584,8 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         mark_partial(r, "gap before the request");
     d->lost = 0;
     d->resyncing = 0;
+    if (!h->s2c_gap && awaiting_response(h) != NULL)
+        h->pipelined = 1;
     enqueue(h, r);
     if (f.clen == -2) {
         mark_partial(r, "invalid Content-Length");
@@ -598,7 +629,9 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     }
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
-    if ((r = awaiting_response(h)) == NULL) {
+    if ((r = awaiting_response(h)) != NULL && d->lost)
+        r = answered_after_gap(h, r, d->start_ts);
+    if (r == NULL) {
         if ((r = req_new(h, NULL, 0, NULL, 0, NULL, 0)) == NULL) {
             p2s_set_put(h->ctx, f.ctx);
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -979,6 +1012,8 @@ static void h1_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
     }
     sf_buf_reset(&d->hdr);
     d->lost = 1;
+    if (dir == P2S_S2C)
+        h->s2c_gap = 1;
     d->s = S_RESYNC;
     d->line_len = 0;
     d->resyncing = 1; /* the gap is the event; garbage after it is expected */

@@ -231,6 +231,46 @@ static void test_gap_resync(void)
     close_fix(&f);
 }
 
+/* A gap in the responses that swallows a whole response: on a connection that does not
+ * pipeline, the next response answers the newest request sent before it, and the one in
+ * between lost its response; on a pipelining connection the oldest waiting one is kept. */
+static void test_gap_lost_response(void)
+{
+    struct fix f;
+
+    open_fix(&f);
+    feed(&f, P2S_C2S, "GET /r1 HTTP/1.1\r\nHost: h\r\n\r\n", 0, 10);
+    feed(&f, P2S_S2C, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", 0, 20);
+    feed(&f, P2S_C2S, "GET /r2 HTTP/1.1\r\nHost: h\r\n\r\n", 0, 30);
+    p2s_h1_ops.gap(f.st, P2S_S2C, 300, 40); /* all of the response to /r2 */
+    feed(&f, P2S_C2S, "GET /r3 HTTP/1.1\r\nHost: h\r\n\r\n", 0, 50);
+    feed(&f, P2S_S2C, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", 0, 60);
+    TAP_EQ_INT(f.g.n, 3, "lost response: three exchanges");
+    TAP_EQ_INT(f.g.s[0].status, 200, "the exchange before the gap is intact");
+    TAP_EQ_INT(f.g.s[0].partial, 0, "and not partial");
+    TAP_EQ_STR(f.g.path[1], "/r2", "the request whose response was lost");
+    TAP_EQ_INT(f.g.s[1].status, 0, "has no status");
+    TAP_EQ_STR(f.g.why[1], "response lost in a capture gap", "and says why");
+    TAP_EQ_STR(f.g.path[2], "/r3", "the response after the gap answers /r3");
+    TAP_EQ_INT(f.g.s[2].status, 404, "with its own status");
+    TAP_EQ_INT(f.g.s[2].resp_start_ns, 60, "and its own timing");
+    TAP_EQ_STR(f.g.why[2], "gap before the response", "partial: a gap came before it");
+    close_fix(&f);
+
+    open_fix(&f);
+    feed(&f, P2S_C2S, "GET /p1 HTTP/1.1\r\nHost: h\r\n\r\nGET /p2 HTTP/1.1\r\nHost: h\r\n\r\n",
+         0, 10);
+    feed(&f, P2S_S2C, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nCont", 0,
+         20);
+    p2s_h1_ops.gap(f.st, P2S_S2C, 50, 30); /* the rest of the head of /p2's response */
+    feed(&f, P2S_C2S, "GET /p3 HTTP/1.1\r\nHost: h\r\n\r\n", 0, 40);
+    feed(&f, P2S_S2C, "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n", 0, 50);
+    TAP_EQ_INT(f.g.n, 2, "pipelining connection: two exchanges so far");
+    TAP_EQ_STR(f.g.path[1], "/p2", "the response after the gap answers the oldest waiting");
+    TAP_EQ_INT(f.g.s[1].status, 202, "its status");
+    close_fix(&f);
+}
+
 static void test_header_cap(void)
 {
     struct fix f;
@@ -334,6 +374,7 @@ int main(void)
     test_close_delimited_and_no_response();
     test_garbage_resync();
     test_gap_resync();
+    test_gap_lost_response();
     test_header_cap();
     test_contexts_and_orphan();
     test_h2c_upgrade();
