@@ -9,7 +9,8 @@
  * Requests are queued in order (keep-alive and pipelining) and each response answers the
  * oldest request that has none yet; after a gap in the responses, the newest request sent
  * before it unless the connection pipelines (answered_after_gap).  A span is emitted
- * when both the request and its response are complete, in request order.  No body: HEAD responses, 1xx, 204, 304.
+ * when both the request and its response are complete, in request order.  No body: HEAD
+ * responses, 1xx, 204, 304.
  * 1xx other than 101 are interim and skipped.  101 to a request with "Upgrade: h2c" hands
  * the connection to the HTTP/2 parser (request = stream 1); other 101s and 2xx to CONNECT
  * turn the connection into an opaque tunnel.
