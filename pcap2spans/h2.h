@@ -157,8 +157,8 @@ void h2_stream_partial(struct h2_stream *s, const char *why);
 /* The open stream with this id, or NULL. */
 struct h2_stream *h2_stream_find(struct h2_conn *c, uint32_t id);
 
-/* Open a stream; NULL when max_streams are open (an "h2_stream_cap" event) or on no
- * memory. */
+/* Open a stream; when max_streams are open, the oldest is emitted first, partial (an
+ * "h2_stream_cap" event).  NULL on no memory. */
 struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id);
 
 /* Hand the stream to the sink as a span, then free it. */

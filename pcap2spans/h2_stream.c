@@ -53,12 +53,21 @@ struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id)
 {
     struct h2_stream *s;
 
-    if (c->nstreams >= c->lim->max_streams) {
-        char d[64];
+    if (c->nstreams >= c->lim->max_streams && c->first) {
+        /* Make room: the oldest open stream is most likely one whose end a capture gap
+         * took.  It is emitted now, partial; its later frames are ignored. */
+        struct h2_stream *o = c->first;
+        char d[96];
 
-        snprintf(d, sizeof(d), "stream %u not tracked (%zu open)", id, c->nstreams);
+        snprintf(d, sizeof(d), "stream %u emitted early to track stream %u (%zu open)", o->id, id,
+                 c->nstreams);
         p2s_note(c->ctx, c->conn, "h2_stream_cap", d, c->ts);
-        return NULL;
+        if (o->lingering) {
+            h2_stream_reset_end(c, o);
+        } else {
+            h2_stream_partial(o, "evicted: more open streams than --max-streams");
+            h2_stream_emit(c, o);
+        }
     }
     s = calloc(1, sizeof(*s));
     if (s == NULL)

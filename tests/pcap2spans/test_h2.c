@@ -721,7 +721,10 @@ static void test_stream_cap_and_bomb(void)
     frame(c, 1, 0x5, 3, h->b, h->n);
     frame(c, 1, 0x5, 5, h->b, h->n);
     feed(f, P2S_C2S, c->b, c->n, 0, 10);
-    TAP_OK(note_count(f, "h2_stream_cap") == 1, "third open stream over the cap not tracked");
+    TAP_OK(note_count(f, "h2_stream_cap") == 1, "third open stream over the cap: one event");
+    TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 1 && f->g.s[0].partial &&
+               strstr(f->g.why[0], "evicted: more open streams than --max-streams"),
+           "the oldest open stream is emitted early, partial: %s", f->g.why[0]);
     /* HPACK bomb: a 3000-byte entry referenced 20 times in a 3-KB block */
     c->n = h->n = 0;
     memset(v, 'v', sizeof(v) - 1);
@@ -737,9 +740,11 @@ static void test_stream_cap_and_bomb(void)
                strstr(f->first.msg, "header list exceeds the 16384-byte cap"),
            "HPACK bomb reported with stream and offset: %s", f->first.msg);
     close_fix(f);
-    TAP_OK(f->g.n == 3 && f->g.s[2].stream_id == 7 && !strcmp(f->g.path[2], "/bomb") &&
-               strstr(f->g.why[2], "header list over the cap"),
-           "the bombed request is a partial span: %s", f->g.why[2]);
+    TAP_OK(f->g.n == 4 && f->g.s[1].stream_id == 3 && f->g.s[2].stream_id == 5,
+           "streams 3 and 5 kept after the eviction");
+    TAP_OK(f->g.n == 4 && f->g.s[3].stream_id == 7 && !strcmp(f->g.path[3], "/bomb") &&
+               strstr(f->g.why[3], "header list over the cap"),
+           "the bombed request is a partial span: %s", f->g.why[3]);
     free(f);
     free(c);
     free(h);
