@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ng_pool.h"
+
 /* RFC 7541 Appendix B: code of each symbol (0..255, 256 = EOS), right-aligned. */
 static const uint32_t hp_huff_code[257] = {
     0x1ff8,     0x7fffd8,  0xfffffe2,  0xfffffe3, 0xfffffe4, 0xfffffe5,  0xfffffe6,  0xfffffe7,
@@ -198,6 +200,34 @@ int hpack_static(uint32_t idx, const char **name, const char **value)
 
 /* ---- Huffman (RFC 7541 Appendix B) ------------------------------------------------ */
 
+/* The symbols of codes up to 8 bits by the top 8 bits of the window: (length << 8) |
+ * symbol, 0 where the code is longer (the window then starts with 11111110 or 11111111).
+ * Derived from hp_huff_code and hp_huff_bits; hpack_huff_selftest checks every entry. */
+static const uint16_t hp_huff_top8[256] = {
+    0x0530, 0x0530, 0x0530, 0x0530, 0x0530, 0x0530, 0x0530, 0x0530, 0x0531, 0x0531, 0x0531, 0x0531,
+    0x0531, 0x0531, 0x0531, 0x0531, 0x0532, 0x0532, 0x0532, 0x0532, 0x0532, 0x0532, 0x0532, 0x0532,
+    0x0561, 0x0561, 0x0561, 0x0561, 0x0561, 0x0561, 0x0561, 0x0561, 0x0563, 0x0563, 0x0563, 0x0563,
+    0x0563, 0x0563, 0x0563, 0x0563, 0x0565, 0x0565, 0x0565, 0x0565, 0x0565, 0x0565, 0x0565, 0x0565,
+    0x0569, 0x0569, 0x0569, 0x0569, 0x0569, 0x0569, 0x0569, 0x0569, 0x056f, 0x056f, 0x056f, 0x056f,
+    0x056f, 0x056f, 0x056f, 0x056f, 0x0573, 0x0573, 0x0573, 0x0573, 0x0573, 0x0573, 0x0573, 0x0573,
+    0x0574, 0x0574, 0x0574, 0x0574, 0x0574, 0x0574, 0x0574, 0x0574, 0x0620, 0x0620, 0x0620, 0x0620,
+    0x0625, 0x0625, 0x0625, 0x0625, 0x062d, 0x062d, 0x062d, 0x062d, 0x062e, 0x062e, 0x062e, 0x062e,
+    0x062f, 0x062f, 0x062f, 0x062f, 0x0633, 0x0633, 0x0633, 0x0633, 0x0634, 0x0634, 0x0634, 0x0634,
+    0x0635, 0x0635, 0x0635, 0x0635, 0x0636, 0x0636, 0x0636, 0x0636, 0x0637, 0x0637, 0x0637, 0x0637,
+    0x0638, 0x0638, 0x0638, 0x0638, 0x0639, 0x0639, 0x0639, 0x0639, 0x063d, 0x063d, 0x063d, 0x063d,
+    0x0641, 0x0641, 0x0641, 0x0641, 0x065f, 0x065f, 0x065f, 0x065f, 0x0662, 0x0662, 0x0662, 0x0662,
+    0x0664, 0x0664, 0x0664, 0x0664, 0x0666, 0x0666, 0x0666, 0x0666, 0x0667, 0x0667, 0x0667, 0x0667,
+    0x0668, 0x0668, 0x0668, 0x0668, 0x066c, 0x066c, 0x066c, 0x066c, 0x066d, 0x066d, 0x066d, 0x066d,
+    0x066e, 0x066e, 0x066e, 0x066e, 0x0670, 0x0670, 0x0670, 0x0670, 0x0672, 0x0672, 0x0672, 0x0672,
+    0x0675, 0x0675, 0x0675, 0x0675, 0x073a, 0x073a, 0x0742, 0x0742, 0x0743, 0x0743, 0x0744, 0x0744,
+    0x0745, 0x0745, 0x0746, 0x0746, 0x0747, 0x0747, 0x0748, 0x0748, 0x0749, 0x0749, 0x074a, 0x074a,
+    0x074b, 0x074b, 0x074c, 0x074c, 0x074d, 0x074d, 0x074e, 0x074e, 0x074f, 0x074f, 0x0750, 0x0750,
+    0x0751, 0x0751, 0x0752, 0x0752, 0x0753, 0x0753, 0x0754, 0x0754, 0x0755, 0x0755, 0x0756, 0x0756,
+    0x0757, 0x0757, 0x0759, 0x0759, 0x076a, 0x076a, 0x076b, 0x076b, 0x0771, 0x0771, 0x0776, 0x0776,
+    0x0777, 0x0777, 0x0778, 0x0778, 0x0779, 0x0779, 0x077a, 0x077a, 0x0826, 0x082a, 0x082c, 0x083b,
+    0x0858, 0x085a, 0x0000, 0x0000,
+};
+
 int hpack_huff_selftest(void)
 {
     uint16_t count[31] = {0};
@@ -233,6 +263,16 @@ int hpack_huff_selftest(void)
                       (hp_huff_bits[hp_huff_sym[i - 1]] == l && hp_huff_sym[i - 1] > s)))
             return -1;
     }
+    /* hp_huff_top8: every 8-bit window starts with exactly the code it names */
+    for (int b = 0; b < 256; b++) {
+        int want = 0;
+
+        for (int s = 0; s < 257 && !want; s++)
+            if (hp_huff_bits[s] <= 8 && (uint32_t)(b >> (8 - hp_huff_bits[s])) == hp_huff_code[s])
+                want = hp_huff_bits[s] << 8 | s;
+        if (hp_huff_top8[b] != want)
+            return -1;
+    }
     return 0;
 }
 
@@ -248,7 +288,7 @@ int hpack_huff_decode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n, s
 
     for (;;) {
         uint32_t w, top;
-        int len = 5, sym;
+        int len, sym;
 
         while (nb <= 56 && i < n) {
             acc |= (uint64_t)in[i++] << (56 - nb);
@@ -257,6 +297,19 @@ int hpack_huff_decode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n, s
         if (nb == 0)
             break;
         w = (uint32_t)(acc >> 32);
+        if (hp_huff_top8[w >> 24] != 0) { /* the common symbols: 5 to 8 bits, one lookup */
+            len = hp_huff_top8[w >> 24] >> 8;
+            if (len > nb)
+                break; /* what is left is padding, or a truncated code */
+            sym = hp_huff_top8[w >> 24] & 0xff;
+            if (o < outsz)
+                out[o] = (uint8_t)sym;
+            o++;
+            acc <<= len;
+            nb -= len;
+            continue;
+        }
+        len = 9;
         while (len <= 30 && (top = w >> (32 - len)) >= hp_huff_first[len] + hp_huff_count[len])
             len++;
         if (len > 30) { /* cannot happen with a complete code */
@@ -352,115 +405,10 @@ struct hp_entry {
     char data[];    /* name then value */
 };
 
-/* ---- memory for libnghttp2 ----------------------------------------------------------
- * libnghttp2 allocates a buffer for every header field it emits (nghttp2_rcbuf) and frees
- * it at the next call, and one per dynamic-table entry: a few sizes, over and over.  Each
- * decoder hands it a pool of size classes (64, 128, ..., 512 bytes) that recycles those
- * blocks without malloc's bookkeeping; larger requests go to malloc.  A free list keeps
- * at most HP_POOL_KEEP blocks a class, so what a pool holds stays below what the decoder
- * once had in use at the same time (its table, mostly), and is freed with the decoder. */
-#define HP_POOL_STEP    64
-#define HP_POOL_CLASSES 8
-#define HP_POOL_KEEP    32
-
-union hp_blk { /* the header before each block handed out */
-    struct {
-        size_t cap;         /* usable bytes */
-        union hp_blk *next; /* free list link while free */
-    } h;
-    max_align_t align;
-};
-
-struct hp_pool {
-    union hp_blk *free[HP_POOL_CLASSES];
-    unsigned nfree[HP_POOL_CLASSES];
-};
-
-static void *hp_pool_malloc(size_t n, void *arg)
-{
-    struct hp_pool *pl = arg;
-    union hp_blk *b;
-    size_t k = n > 0 ? (n - 1) / HP_POOL_STEP : 0;
-
-    if (k < HP_POOL_CLASSES && (b = pl->free[k]) != NULL) {
-        pl->free[k] = b->h.next;
-        pl->nfree[k]--;
-        return b + 1;
-    }
-    if (n > SIZE_MAX - sizeof(*b))
-        return NULL;
-    if (k < HP_POOL_CLASSES)
-        n = (k + 1) * HP_POOL_STEP;
-    if ((b = malloc(sizeof(*b) + n)) == NULL)
-        return NULL;
-    b->h.cap = n;
-    return b + 1;
-}
-
-static void hp_pool_free(void *p, void *arg)
-{
-    struct hp_pool *pl = arg;
-    union hp_blk *b;
-    size_t k;
-
-    if (p == NULL)
-        return;
-    b = (union hp_blk *)p - 1;
-    k = (b->h.cap - 1) / HP_POOL_STEP;
-    if (b->h.cap % HP_POOL_STEP == 0 && k < HP_POOL_CLASSES && pl->nfree[k] < HP_POOL_KEEP) {
-        b->h.next = pl->free[k];
-        pl->free[k] = b;
-        pl->nfree[k]++;
-        return;
-    }
-    free(b);
-}
-
-static void *hp_pool_calloc(size_t nmemb, size_t size, void *arg)
-{
-    void *p;
-
-    if (size && nmemb > SIZE_MAX / size)
-        return NULL;
-    if ((p = hp_pool_malloc(nmemb * size, arg)) != NULL)
-        memset(p, 0, nmemb * size);
-    return p;
-}
-
-static void *hp_pool_realloc(void *p, size_t n, void *arg)
-{
-    union hp_blk *b;
-    void *q;
-
-    if (p == NULL)
-        return hp_pool_malloc(n, arg);
-    b = (union hp_blk *)p - 1;
-    if (n <= b->h.cap)
-        return p;
-    if ((q = hp_pool_malloc(n, arg)) == NULL)
-        return NULL;
-    memcpy(q, p, b->h.cap);
-    hp_pool_free(p, arg);
-    return q;
-}
-
-static void hp_pool_drain(struct hp_pool *pl)
-{
-    for (int k = 0; k < HP_POOL_CLASSES; k++) {
-        while (pl->free[k]) {
-            union hp_blk *b = pl->free[k];
-            pl->free[k] = b->h.next;
-            free(b);
-        }
-        pl->nfree[k] = 0;
-    }
-}
-
 struct hpack_dec {
     struct hpack_limits lim;
     nghttp2_hd_inflater *ng; /* non-NULL while nghttp2 decodes */
-    struct hp_pool pool;     /* ng's memory, through mem */
-    nghttp2_mem mem;
+    struct ng_pool pool;     /* ng's memory (ng_pool.h) */
     /* Own table: a ring of entries, newest at ring[head], entry j at
      * ring[(head + j) & (cap - 1)]. */
     struct hp_entry **ring;
@@ -614,21 +562,27 @@ struct hpack_dec *hpack_dec_new(const struct hpack_limits *lim, int table_known,
         d->max = d->bound = HP_DEFAULT_TABLE;
         d->max_known = d->bound_known = 1;
         d->synced = 1;
-        d->mem =
-            (nghttp2_mem){&d->pool, hp_pool_malloc, hp_pool_free, hp_pool_calloc, hp_pool_realloc};
-        if (use_nghttp2 && nghttp2_hd_inflate_new2(&d->ng, &d->mem) != 0)
+        if (use_nghttp2 && nghttp2_hd_inflate_new2(&d->ng, ng_pool_init(&d->pool)) != 0)
             d->ng = NULL; /* the own decoder does the same job */
     }
     return d;
+}
+
+/* Stop using libnghttp2 (its table, if needed, was taken over before) and free its
+ * memory. */
+static void hp_drop_nghttp2(struct hpack_dec *d)
+{
+    if (d->ng)
+        nghttp2_hd_inflate_del(d->ng);
+    d->ng = NULL;
+    ng_pool_drain(&d->pool);
 }
 
 void hpack_dec_free(struct hpack_dec *d)
 {
     if (d == NULL)
         return;
-    if (d->ng)
-        nghttp2_hd_inflate_del(d->ng);
-    hp_pool_drain(&d->pool);
+    hp_drop_nghttp2(d);
     hp_clear(d);
     free(d->ring);
     free(d->sbuf[0]);
@@ -650,13 +604,6 @@ void hpack_dec_set_bound(struct hpack_dec *d, uint32_t v)
         hp_evict(d, 0);
     }
     hp_check_sync(d);
-}
-
-static void hp_drop_nghttp2(struct hpack_dec *d)
-{
-    if (d->ng)
-        nghttp2_hd_inflate_del(d->ng);
-    d->ng = NULL;
 }
 
 void hpack_dec_lost(struct hpack_dec *d)
@@ -707,6 +654,24 @@ static void hp_fail(struct hp_walk *w, int code, size_t off, const char *what)
 }
 
 /* Resolve index idx (>= 1) to a name and value; unknown parts get placeholders. */
+/* "<unknown:IDX>" into w->unk (tolerant decoding meets one per unknown reference, so
+ * without printf); returns its length. */
+static size_t hp_unknown_name(struct hp_walk *w, uint32_t idx)
+{
+    char digits[10];
+    size_t nd = 0, n = 9;
+
+    do
+        digits[nd++] = (char)('0' + idx % 10);
+    while ((idx /= 10) != 0);
+    memcpy(w->unk, "<unknown:", 9);
+    while (nd > 0)
+        w->unk[n++] = digits[--nd];
+    w->unk[n++] = '>';
+    w->unk[n] = 0;
+    return n;
+}
+
 static void hp_lookup(struct hp_walk *w, uint32_t idx, size_t at, struct hpack_field *f)
 {
     struct hpack_dec *d = w->d;
@@ -728,9 +693,8 @@ static void hp_lookup(struct hp_walk *w, uint32_t idx, size_t at, struct hpack_f
         f->vlen = e->vlen;
         f->flags = e->flags;
         if (e->flags & HPACK_F_NAME_UNKNOWN) {
-            snprintf(w->unk, sizeof(w->unk), "<unknown:%u>", idx);
+            f->nlen = hp_unknown_name(w, idx);
             f->name = w->unk;
-            f->nlen = strlen(w->unk);
         }
         return;
     }
@@ -745,9 +709,8 @@ static void hp_lookup(struct hp_walk *w, uint32_t idx, size_t at, struct hpack_f
             d->synced = 0;
         }
     }
-    snprintf(w->unk, sizeof(w->unk), "<unknown:%u>", idx);
+    f->nlen = hp_unknown_name(w, idx);
     f->name = w->unk;
-    f->nlen = strlen(w->unk);
     f->value = (const uint8_t *)"";
     f->vlen = 0;
     f->flags = HPACK_F_NAME_UNKNOWN | HPACK_F_VALUE_UNKNOWN;
