@@ -37,6 +37,8 @@ export -f db_run; export p2s tmp
 has_tshark=0
 if [ "$truns" != 0 ] && command -v tshark >/dev/null; then has_tshark=1; fi
 
+touch "$tmp/db" "$tmp/r_db" "$tmp/ts" "$tmp/r_ts"
+
 mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {printf "%.1f", b / 1e6}')
 echo "capture: $f ($mb MB, mix $mix)"
 # Interleaved rounds (loop, --ndjson, --db, tshark in each), so that a change in the
@@ -46,31 +48,38 @@ for r in $(seq "$runs"); do
     nd=$(bench_measure "$p2s" --quiet --ndjson "$f")
     echo "$l" >>"$tmp/loop"
     echo "$nd" >>"$tmp/nd"
-    awk -v l="${l% *}" -v n="${nd% *}" 'BEGIN {print 100 * l / n}' >>"$tmp/r_loop"
+    bench_ratio "${l% *}" "${nd% *}" 100 >>"$tmp/r_loop"
     if [ "$r" -le "${BENCH_DB_RUNS:-3}" ]; then
         db=$(bench_measure bash -c 'db_run "$0"' "$f")
         echo "$db" >>"$tmp/db"
-        awk -v l="${l% *}" -v d="${db% *}" 'BEGIN {print 100 * l / d}' >>"$tmp/r_db"
+        bench_ratio "${l% *}" "${db% *}" 100 >>"$tmp/r_db"
     fi
     if [ "$has_tshark" = 1 ] && [ "$r" -le "$truns" ]; then
         ts=$(bench_measure tshark -r "$f" -d tcp.port==18580,http -d tcp.port==18581,http2 -T fields \
             -e http.request.line -e http.response.code -e http2.header.name -e http2.header.value)
         echo "$ts" >>"$tmp/ts"
-        awk -v t="${ts% *}" -v n="${nd% *}" 'BEGIN {print t / n}' >>"$tmp/r_ts"
+        bench_ratio "${ts% *}" "${nd% *}" >>"$tmp/r_ts"
     fi
 done
 med() { cut -d' ' -f1 <"$tmp/$1" | bench_median; }
-rounds() { sort -n "$tmp/$1" | awk -v f="$2" '{s = s (NR > 1 ? " " : "") sprintf(f, $1)} END {print s}'; }
+rounds() { bench_rounds "$tmp/$1" "$2"; }
 loop_cpu=$(med loop) nd_cpu=$(med nd) db_cpu=$(med db)
 nd_rss=$(cut -d' ' -f2 <"$tmp/nd" | sort -n | tail -1)
 spans=$("$p2s" --quiet --ndjson "$f" | wc -l)
 rate() { awk -v m="$mb" -v c="$1" 'BEGIN {printf "%.0f", (c > 0) ? m / c : 0}'; }
 echo "bare libpcap loop:        ${loop_cpu} s CPU  $(rate "$loop_cpu") MB/s  (median of $runs)"
 echo "pcap2spans --ndjson:      ${nd_cpu} s CPU  $(rate "$nd_cpu") MB/s  ($spans spans)"
-echo "pcap2spans --db:          ${db_cpu} s CPU  $(rate "$db_cpu") MB/s  (median of $(wc -l <"$tmp/db"))"
+if [ -s "$tmp/db" ]; then
+    echo "pcap2spans --db:          ${db_cpu} s CPU  $(rate "$db_cpu") MB/s  (median of $(wc -l <"$tmp/db"))"
+else
+    echo "pcap2spans --db:          skipped (BENCH_DB_RUNS=0)"
+fi
 printf 'ratio: pcap2spans --ndjson throughput = %.1f %% of the bare loop (goal >= 25 %%; rounds: %s)\n' \
     "$(bench_median <"$tmp/r_loop")" "$(rounds r_loop %.1f)"
-printf 'ratio: pcap2spans --db throughput     = %.1f %% of the bare loop\n' "$(bench_median <"$tmp/r_db")"
+if [ -s "$tmp/r_db" ]; then
+    printf 'ratio: pcap2spans --db throughput     = %.1f %% of the bare loop\n' \
+        "$(bench_median <"$tmp/r_db")"
+fi
 
 if [ "$truns" = 0 ]; then
     echo "tshark: skipped (BENCH_TSHARK_RUNS=0)"

@@ -8,8 +8,9 @@
 # Times are CPU seconds (user + sys, wait4 of each run: scripts/bench/measure.sh), medians
 # of BENCH_RUNS interleaved rounds (default 3; tshark in the first BENCH_TSHARK_RUNS,
 # default 3, 0 skips it).  BENCH_TLS_MIX=web (default; mean response ~10 KB) or rpc
-# (64-byte responses: nearly all headers) picks the traffic; BENCH_TLS_DIR overrides where the captures live (default /tmp/spanfold-bench-tls-MIX;
-# generated when missing, needs root).
+# (64-byte responses: nearly all headers) picks the traffic; BENCH_TLS_DIR overrides
+# where the captures live (default /tmp/spanfold-bench-tls-MIX; generated when missing,
+# needs root).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 mix=${BENCH_TLS_MIX:-web}
@@ -45,25 +46,28 @@ for r in $(seq "$runs"); do
     a=${a% *} b=${b% *}
     echo "$a" >>"$tmp/tls"
     echo "$b" >>"$tmp/h2c"
-    awk -v a="$a" -v b="$b" 'BEGIN {print a / b}' >>"$tmp/r_clear"
+    bench_ratio "$a" "$b" >>"$tmp/r_clear"
     if [ "$has_tshark" = 1 ] && [ "$r" -le "$truns" ]; then
         t=$(bench_measure tshark -r "$tls" -o "tls.keylog_file:$key" -T fields \
             -e http2.header.name -e http2.header.value)
         echo "${t% *}" >>"$tmp/ts"
-        awk -v t="${t% *}" -v a="$a" 'BEGIN {print t / a}' >>"$tmp/r_ts"
+        bench_ratio "${t% *}" "$a" >>"$tmp/r_ts"
     fi
 done
-rounds() { sort -n "$tmp/$1" | awk -v f="$2" '{s = s (NR > 1 ? " " : "") sprintf(f, $1)} END {print s}'; }
+rounds() { bench_rounds "$tmp/$1" "$2"; }
 echo "pcap2spans --keylog (TLS 1.3):  $(bench_median <"$tmp/tls") s CPU (median of $runs)"
 echo "pcap2spans (cleartext h2c):     $(bench_median <"$tmp/h2c") s CPU (median of $runs)"
-printf 'ratio: decrypting + spans = %.2fx the CPU of spans from cleartext (goal <= 3x; rounds: %s)\n' \
-    "$(bench_median <"$tmp/r_clear")" "$(rounds r_clear %.2f)"
+printf 'ratio: decrypting + spans = %.2fx the CPU of spans from cleartext' \
+    "$(bench_median <"$tmp/r_clear")"
+printf ' (goal <= 3x; rounds: %s)\n' "$(rounds r_clear %.2f)"
 if [ "$truns" = 0 ]; then
     echo "tshark: skipped (BENCH_TSHARK_RUNS=0)"
 elif [ "$has_tshark" = 1 ]; then
-    echo "tshark -o tls.keylog_file -T fields: $(bench_median <"$tmp/ts") s CPU (median of $(wc -l <"$tmp/ts"))"
-    printf 'ratio: pcap2spans is %.1fx faster than tshark decrypting the same file (goal >= 20x; rounds: %s)\n' \
-        "$(bench_median <"$tmp/r_ts")" "$(rounds r_ts %.1f)"
+    echo "tshark -o tls.keylog_file -T fields: $(bench_median <"$tmp/ts") s CPU" \
+        "(median of $(wc -l <"$tmp/ts"))"
+    printf 'ratio: pcap2spans is %.1fx faster than tshark decrypting the same file' \
+        "$(bench_median <"$tmp/r_ts")"
+    printf ' (goal >= 20x; rounds: %s)\n' "$(rounds r_ts %.1f)"
 else
     echo "tshark: not installed (apt-get install tshark); speed ratio against it not measured"
 fi

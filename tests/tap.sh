@@ -1,7 +1,8 @@
 # tests/tap.sh: the TAP preamble shared by the shell tests tests/*/t_*.sh.
 # Source it first thing:   . "$(dirname "$0")/../tap.sh"
 #
-#   top                    repository root: $SF_TOP (make check sets it) or found from here
+#   top                    repository root: $SF_TOP (make check sets it) or two folders
+#                          up from the test script
 #   n                      number of the last test printed; starts at 0
 #   ok NAME...             print "ok N - NAME"
 #   notok NAME...          print "not ok N - NAME"
@@ -15,10 +16,11 @@
 #   tap_skip_all REASON    skip the whole file: print "ok 1 - $tap_name # SKIP REASON"
 #                          and "1..1", exit 0; tap_name defaults to the file's name
 #
-# Plain bash; it sets no shell options, each test keeps its own (usually set -u).
+# POSIX sh (some tests run under /bin/sh); it sets no shell options, each test keeps its
+# own (usually set -u).
 
 # shellcheck disable=SC2034  # top, n and tmp are for the sourcing test
-top=${SF_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+top=${SF_TOP:-$(cd "$(dirname "$0")/../.." && pwd)} # tests/DIR/t_NAME.sh: two up
 n=0
 tap_name=${tap_name:-$(basename "$0" .sh)}
 

@@ -34,3 +34,14 @@ bench_runs() {
     runs=$(for _ in $(seq "$n"); do bench_measure "$@"; done)
     echo "$(cut -d' ' -f1 <<<"$runs" | bench_median) $(cut -d' ' -f2 <<<"$runs" | sort -n | tail -1)"
 }
+
+# bench_ratio A B [K]: K * A / B (K defaults to 1), or nothing when B is 0, so that a
+# run too short to time is left out of a median (the printed rounds show it)
+bench_ratio() {
+    awk -v a="$1" -v b="$2" -v k="${3:-1}" 'BEGIN {if (b > 0) print k * a / b}'
+}
+
+# bench_rounds FILE FORMAT: the numbers in FILE sorted, each printf-formatted, on one line
+bench_rounds() {
+    sort -n "$1" | awk -v f="$2" '{s = s (NR > 1 ? " " : "") sprintf(f, $1)} END {print s}'
+}
