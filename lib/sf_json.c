@@ -162,7 +162,7 @@ void sf_jw_end(struct sf_jw *w)
 int sf_jw_finish(struct sf_jw *w)
 {
     putc('\n', w->f);
-    return ferror(w->f) ? -1 : 0;
+    return fflush(w->f) != 0 || ferror(w->f) ? -1 : 0; /* buffered errors show at the flush */
 }
 
 void sf_jw_str(struct sf_jw *w, const char *key, const char *s)

@@ -44,6 +44,7 @@
 #include "sf_err.h"
 #include "sf_hex.h"
 #include "sf_rd.h"
+#include "sf_vec.h"
 
 #define TS_MAX_MEMBERS            32
 #define TS_KEY_MAX                256
@@ -155,10 +156,6 @@ __attribute__((format(printf, 2, 3))) static void ctx_warn(struct sf_tracectx *c
 #define HIGHS UINT64_C(0x8080808080808080)
 
 /* Nonzero when one of the 8 bytes of x is below 0x20 or is 0x7f (exact as a yes/no). */
-/* 16 bytes as a GCC/clang generic vector (SSE2 on x86-64, NEON on arm64). */
-typedef unsigned char v16u __attribute__((vector_size(16)));
-typedef signed char v16s __attribute__((vector_size(16)));
-
 static inline uint64_t ctl8(uint64_t x)
 {
     uint64_t y = x ^ (ONES * 0x7f);
@@ -178,13 +175,9 @@ static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
     /* 16, then 8 bytes per step while there is no control byte */
     for (; i + 16 <= k; i += 16) {
         v16u v;
-        v16s bad;
-        uint64_t half[2];
 
         memcpy(&v, s + i, 16);
-        bad = ((v < 0x20) & (v != '\t')) | (v == 0x7f);
-        memcpy(half, &bad, 16);
-        if (half[0] | half[1])
+        if (sf_vec_any(((v < 0x20) & (v != '\t')) | (v == 0x7f)))
             break;
         memcpy(d + i, &v, 16);
     }
@@ -221,20 +214,17 @@ static int lower_hex8(const char *s, size_t n, int *nonzero)
     uint64_t x, ge30, ge3a, ge61, ge67, ok, nz = 0;
 
     if (n % 16 == 0) { /* 16 and 32-digit ids: 16 bytes per step */
-        v16s bad = {0}, zero = {0};
-        uint64_t h[2], z[2];
+        v16s bad = {0}, nz16 = {0};
 
         for (size_t i = 0; i < n; i += 16) {
             v16u v;
             memcpy(&v, s + i, 16);
             bad |= ~(((v >= '0') & (v <= '9')) | ((v >= 'a') & (v <= 'f')));
-            zero |= v != '0';
+            nz16 |= v != '0';
         }
-        memcpy(h, &bad, 16);
-        memcpy(z, &zero, 16);
-        if (h[0] | h[1])
+        if (sf_vec_any(bad))
             return 0;
-        *nonzero = (z[0] | z[1]) != 0;
+        *nonzero = sf_vec_any(nz16);
         return 1;
     }
     if (n % 8)

@@ -16,6 +16,7 @@
 #include "sf_db.h"
 #include "sf_db_net.h"
 #include "sf_json.h"
+#include "sf_vec.h"
 
 #define MAX_PRINTED_ERRORS 100
 
@@ -268,10 +269,6 @@ static inline uint64_t needs_escape8(uint64_t x)
            has_zero(x ^ (ONES * '"')) | has_zero(x ^ (ONES * '\\'));
 }
 
-/* 16 bytes as a GCC/clang generic vector (SSE2 on x86-64, NEON on arm64). */
-typedef unsigned char v16u __attribute__((vector_size(16)));
-typedef signed char v16s __attribute__((vector_size(16)));
-
 /* 1 when s[0..n) needs no escaping (16 bytes per step, then 8). */
 static int j_clean(const char *s, size_t n)
 {
@@ -280,15 +277,13 @@ static int j_clean(const char *s, size_t n)
 
     if (n >= 16) {
         v16s bad = {0};
-        uint64_t half[2];
         v16u v;
 
         for (; i + 16 <= n; i += 16) {
             memcpy(&v, s + i, 16);
             bad |= (v < 0x20) | (v >= 0x7f) | (v == '"') | (v == '\\');
         }
-        memcpy(half, &bad, 16);
-        if (half[0] | half[1])
+        if (sf_vec_any(bad))
             return 0;
     }
     for (; i + 8 <= n; i += 8) {

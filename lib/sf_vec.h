@@ -1,0 +1,29 @@
+/* sf_vec.h - 16 bytes at a time, for the byte-class checks of the parsers and writers.
+ *
+ * GCC/clang generic vectors: SSE2 on x86-64, NEON on arm64, plain code elsewhere.
+ * Comparing a v16u with a scalar gives a v16s of -1 (true) or 0 per byte; or them
+ * together and ask sf_vec_any.
+ *
+ *   v16u v;
+ *   memcpy(&v, s, 16);
+ *   if (sf_vec_any((v < 0x20) | (v == '"')))  ...one of the 16 bytes needs escaping
+ */
+#ifndef SF_VEC_H
+#define SF_VEC_H
+
+#include <stdint.h>
+#include <string.h>
+
+typedef unsigned char v16u __attribute__((vector_size(16)));
+typedef signed char v16s __attribute__((vector_size(16)));
+
+/* 1 when any byte of m is set. */
+static inline int sf_vec_any(v16s m)
+{
+    uint64_t h[2];
+
+    memcpy(h, &m, 16);
+    return (h[0] | h[1]) != 0;
+}
+
+#endif
