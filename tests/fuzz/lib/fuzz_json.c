@@ -5,7 +5,8 @@
  * are slices of the input (any bytes, invalid UTF-8 included), and the first byte picks
  * the mode.  Whatever the calls, the output must be one valid JSON text (RFC 8259), in
  * valid UTF-8, followed by the newline of sf_jw_finish: checked here by a strict
- * recursive-descent reader that knows nothing of the writer. */
+ * recursive-descent reader with its own UTF-8 decoder, which knows nothing of the
+ * writer. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,36 @@ static int hex4(struct rd *r)
     return 0;
 }
 
+/* Length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates, nothing
+ * past U+10FFFF), 0 when it is not one: the checker's own, not the writer's. */
+static size_t utf8_seq(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0], cp;
+    size_t n;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2, cp = c & 0x1f;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3, cp = c & 0x0f;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4, cp = c & 0x07;
+    else
+        return 0;
+    if ((size_t)(end - p) < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3f);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return n;
+}
+
 static int string(struct rd *r)
 {
     if (r->p >= r->end || *r->p++ != '"')
@@ -71,7 +102,7 @@ static int string(struct rd *r)
             r->p++;
             continue;
         }
-        if ((u = sf_json_utf8_len(r->p, (size_t)(r->end - r->p))) == 0)
+        if ((u = utf8_seq(r->p, r->end)) == 0)
             return -1;
         r->p += u;
     }
