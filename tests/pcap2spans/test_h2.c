@@ -7,6 +7,7 @@
 #include "../../pcap2spans/grpc.h"
 #include "../../pcap2spans/h2.h"
 #include "../../pcap2spans/p2s.h"
+#include "h2_build.h"
 #include "tap.h"
 
 #define MAXS 40
@@ -113,78 +114,6 @@ static void feed(struct fix *f, enum p2s_dir dir, const uint8_t *p, size_t n, si
 }
 
 /* ---- building frames and header blocks ---------------------------------------------- */
-
-struct bb {
-    uint8_t b[1 << 17];
-    size_t n;
-};
-
-static void put(struct bb *b, const void *p, size_t n)
-{
-    memcpy(b->b + b->n, p, n);
-    b->n += n;
-}
-
-static void put8(struct bb *b, unsigned v)
-{
-    b->b[b->n++] = (uint8_t)v;
-}
-
-/* HPACK integer with an N-bit prefix, first byte carrying `hi`. */
-static void hp_int(struct bb *b, unsigned hi, int prefix, uint32_t v)
-{
-    uint32_t max = (1u << prefix) - 1;
-
-    if (v < max) {
-        put8(b, hi | v);
-        return;
-    }
-    put8(b, hi | max);
-    v -= max;
-    while (v >= 128) {
-        put8(b, (v & 0x7f) | 0x80);
-        v >>= 7;
-    }
-    put8(b, v);
-}
-
-static void hp_str(struct bb *b, const char *s)
-{
-    hp_int(b, 0, 7, (uint32_t)strlen(s));
-    put(b, s, strlen(s));
-}
-
-/* literal without indexing, literal name */
-static void hp_lit(struct bb *b, const char *name, const char *value)
-{
-    put8(b, 0x00);
-    hp_str(b, name);
-    hp_str(b, value);
-}
-
-/* literal with incremental indexing, literal name */
-static void hp_inc(struct bb *b, const char *name, const char *value)
-{
-    put8(b, 0x40);
-    hp_str(b, name);
-    hp_str(b, value);
-}
-
-static void frame(struct bb *b, unsigned type, unsigned flags, uint32_t sid, const void *p,
-                  size_t n)
-{
-    put8(b, (unsigned)(n >> 16));
-    put8(b, (unsigned)(n >> 8));
-    put8(b, (unsigned)n);
-    put8(b, type);
-    put8(b, flags);
-    put8(b, sid >> 24);
-    put8(b, sid >> 16);
-    put8(b, sid >> 8);
-    put8(b, sid);
-    if (n)
-        put(b, p, n);
-}
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../../pcap2spans/p2s.h"
+#include "h2_build.h"
 #include "tap.h"
 
 struct fix {
@@ -69,37 +70,6 @@ static void feed(struct fix *f, enum p2s_dir dir, const void *p, size_t n, int64
 
 /* ---- building the server's bytes ---------------------------------------------------- */
 
-struct bb {
-    uint8_t b[1 << 16];
-    size_t n;
-};
-
-static void put(struct bb *b, const void *p, size_t n)
-{
-    memcpy(b->b + b->n, p, n);
-    b->n += n;
-}
-
-static void put8(struct bb *b, unsigned v)
-{
-    b->b[b->n++] = (uint8_t)v;
-}
-
-/* HPACK integer with an N-bit prefix, first byte carrying `hi` (RFC 7541 5.1). */
-static void hp_int(struct bb *b, unsigned hi, int prefix, uint32_t v)
-{
-    uint32_t max = (1u << prefix) - 1;
-
-    if (v < max) {
-        put8(b, hi | v);
-        return;
-    }
-    put8(b, hi | max);
-    for (v -= max; v >= 128; v >>= 7)
-        put8(b, (v & 0x7f) | 0x80);
-    put8(b, v);
-}
-
 /* Literal with incremental indexing, literal name, a value of n copies of c. */
 static void hp_inc_fill(struct bb *b, const char *name, int c, size_t n)
 {
@@ -109,22 +79,6 @@ static void hp_inc_fill(struct bb *b, const char *name, int c, size_t n)
     hp_int(b, 0, 7, (uint32_t)n);
     memset(b->b + b->n, c, n);
     b->n += n;
-}
-
-static void frame(struct bb *b, unsigned type, unsigned flags, uint32_t sid, const void *p,
-                  size_t n)
-{
-    put8(b, (unsigned)(n >> 16));
-    put8(b, (unsigned)(n >> 8));
-    put8(b, (unsigned)n);
-    put8(b, type);
-    put8(b, flags);
-    put8(b, sid >> 24);
-    put8(b, sid >> 16);
-    put8(b, sid >> 8);
-    put8(b, sid);
-    if (n)
-        put(b, p, n);
 }
 
 #define NO_UPDATE UINT32_MAX
