@@ -11,34 +11,17 @@ command -v sqlite3 >/dev/null || tap_skip_all "sqlite3 (the CLI) not installed"
 # mk FILE SETTINGS_LINES: one connection; the request's extra lines are SETTINGS_LINES
 # (Python escapes); the server answers 101, its SETTINGS, :status 200 and "ok" on stream 1.
 mk() {
-    python3 - "$1" "$2" <<'PY'
+    PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$top/tests/pcap2spans" python3 - "$1" "$2" <<'PY'
 import struct, sys
-def csum(b):
-    if len(b) % 2: b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xffff); s += s >> 16
-    return ~s & 0xffff
-def pkt(src, dst, sport, dport, seq, ack, flags, data=b""):
-    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, flags, 65535, 0, 0) + data
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0, 64, 6, 0, bytes(src), bytes(dst))
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    return b"\0" * 12 + b"\x08\x00" + ip + tcp
+import tcp_pcap
 def frame(t, fl, sid, p=b""):
     return struct.pack(">I", len(p))[1:] + bytes([t, fl]) + struct.pack(">I", sid) + p
-c, s = [10, 0, 0, 1], [10, 0, 0, 2]
 extra = sys.argv[2].encode().decode("unicode_escape").encode()
 req = (b"GET /up HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\n"
        b"Upgrade: h2c\r\n" + extra + b"\r\n")
 resp = (b"HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n" +
         frame(4, 0, 0) + frame(1, 4, 1, b"\x88") + frame(0, 1, 1, b"ok"))
-cs, ss = 100, 500
-pkts = [pkt(c, s, 40000, 80, cs, 0, 0x02), pkt(s, c, 80, 40000, ss, cs + 1, 0x12),
-        pkt(c, s, 40000, 80, cs + 1, ss + 1, 0x10),
-        pkt(c, s, 40000, 80, cs + 1, ss + 1, 0x18, req),
-        pkt(s, c, 80, 40000, ss + 1, cs + 1 + len(req), 0x18, resp)]
-out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
-for i, p in enumerate(pkts):
-    out += struct.pack("<IIII", 1700000000, i * 1000, len(p), len(p)) + p
-open(sys.argv[1], "wb").write(out)
+tcp_pcap.write_exchange(sys.argv[1], req, resp)
 PY
 }
 

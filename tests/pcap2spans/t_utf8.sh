@@ -6,29 +6,14 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 tap_tmpdir
-python3 - "$tmp/u.pcap" <<'PY'
-import struct, sys
-def csum(b):
-    if len(b) % 2: b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b)); s = (s >> 16) + (s & 0xffff); s += s >> 16
-    return ~s & 0xffff
-def pkt(src, dst, sport, dport, seq, ack, flags, data=b""):
-    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, 5 << 4, flags, 65535, 0, 0) + data
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(tcp), 1, 0, 64, 6, 0, bytes(src), bytes(dst))
-    ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-    return b"\0" * 12 + b"\x08\x00" + ip + tcp
-c, s = [10, 0, 0, 1], [10, 0, 0, 2]
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$top/tests/pcap2spans" python3 - "$tmp/u.pcap" <<'PY'
+import sys
+import tcp_pcap
 req = ("GET /caf\u00e9 HTTP/1.1\r\nHost: api\r\n"
        "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01\r\n").encode() + \
       b"baggage: note=\xffbad\r\n\r\n"
 resp = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
-pkts = [pkt(c, s, 40000, 80, 100, 0, 0x02), pkt(s, c, 80, 40000, 500, 101, 0x12),
-        pkt(c, s, 40000, 80, 101, 501, 0x10), pkt(c, s, 40000, 80, 101, 501, 0x18, req),
-        pkt(s, c, 80, 40000, 501, 101 + len(req), 0x18, resp)]
-out = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
-for i, p in enumerate(pkts):
-    out += struct.pack("<IIII", 1700000000, i * 1000, len(p), len(p)) + p
-open(sys.argv[1], "wb").write(out)
+tcp_pcap.write_exchange(sys.argv[1], req, resp)
 PY
 "$bin/pcap2spans" --quiet --ndjson "$tmp/u.pcap" >"$tmp/u.ndjson"
 "$bin/pcap2spans" --quiet --db "$tmp/u.db" "$tmp/u.pcap"
