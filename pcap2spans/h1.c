@@ -101,30 +101,36 @@ static void req_free(struct h1 *h, struct h1_req *r)
     free(r);
 }
 
+/* The request half of the span of r (the response half is the caller's). */
+static void req_span(const struct h1_req *r, struct p2s_span *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->method = r->method;
+    s->authority = r->authority;
+    s->path = r->path;
+    s->grpc_status = -1;
+    s->grpc_timeout_ns = -1;
+    s->req_start_ns = r->req_start;
+    s->early_data = r->early;
+    s->req_end_ns = r->req_end;
+    s->req_bytes = r->method ? r->req_body : -1;
+    s->partial = r->partial;
+    s->partial_reason = r->why;
+    s->reset_code = -1;
+    s->req_ctx = r->req_ctx;
+}
+
 static void emit(struct h1 *h, struct h1_req *r)
 {
     struct p2s_span s;
 
-    memset(&s, 0, sizeof(s));
+    req_span(r, &s);
     s.stream_id = r->no;
     s.proto = "http/1.1";
-    s.method = r->method;
-    s.authority = r->authority;
-    s.path = r->path;
     s.status = r->status;
-    s.grpc_status = -1;
-    s.grpc_timeout_ns = -1;
-    s.req_start_ns = r->req_start;
-    s.early_data = r->early;
-    s.req_end_ns = r->req_end;
     s.resp_start_ns = r->resp_start;
     s.resp_end_ns = r->resp_end;
-    s.req_bytes = r->method ? r->req_body : -1;
     s.resp_bytes = r->status ? r->resp_body : -1;
-    s.partial = r->partial;
-    s.partial_reason = r->why;
-    s.reset_code = -1;
-    s.req_ctx = r->req_ctx;
     s.resp_ctx = r->resp_ctx;
     p2s_emit_span(h->ctx, h->conn, &s);
 }
@@ -892,22 +898,9 @@ static int upgrade_h2c(struct h1 *h, const uint8_t *rest, size_t n, int64_t ts, 
     struct p2s_span s;
     void *st;
 
-    memset(&s, 0, sizeof(s));
+    req_span(r, &s);
     s.stream_id = 1;
     s.proto = "h2";
-    s.method = r->method;
-    s.authority = r->authority;
-    s.path = r->path;
-    s.grpc_status = -1;
-    s.grpc_timeout_ns = -1;
-    s.req_start_ns = r->req_start;
-    s.early_data = r->early;
-    s.req_end_ns = r->req_end;
-    s.req_bytes = r->req_body;
-    s.partial = r->partial;
-    s.partial_reason = r->why;
-    s.reset_code = -1;
-    s.req_ctx = r->req_ctx;
     p2s_note(h->ctx, conn, "h2c_upgrade", r->path, ts);
     st = p2s_conn_switch(conn, &p2s_h2_ops);
     if (st)
