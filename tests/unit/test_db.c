@@ -5,22 +5,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_test.h"
 #include "sf_db.h"
 #include "sf_err.h"
 #include "tap.h"
-
-static int64_t count(struct sf_db *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t n = -1;
-
-    if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return -2;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
 
 static int add_events(struct sf_db *db, int64_t src, int n, struct sf_err *err)
 {
@@ -44,17 +32,6 @@ static void tmpname(char *buf, size_t n)
     unlink(buf);
 }
 
-static void cleanup(const char *path)
-{
-    char x[300];
-
-    unlink(path);
-    snprintf(x, sizeof(x), "%s-wal", path);
-    unlink(x);
-    snprintf(x, sizeof(x), "%s-shm", path);
-    unlink(x);
-}
-
 static void test_create_and_sources(void)
 {
     struct sf_source_info in = {"tracefs", "trace.txt", "aa", 10, "monotonic", "test_db"};
@@ -66,26 +43,27 @@ static void test_create_and_sources(void)
     tmpname(path, sizeof(path));
     sf_err_clear(&err);
     TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "create a new database");
-    TAP_EQ_INT(count(db, "PRAGMA user_version"), SF_DB_SCHEMA_VERSION,
+    TAP_EQ_INT(db_count(db, "PRAGMA user_version"), SF_DB_SCHEMA_VERSION,
                "user_version is the schema version");
-    TAP_EQ_INT(count(db,
-                     "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
-                     "('sources','connections','connection_events','spans','contexts',"
-                     "'span_events','losses','span_intervals','stacks','samples','clock_fits')"),
+    TAP_EQ_INT(db_count(db,
+                        "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
+                        "('sources','connections','connection_events','spans','contexts',"
+                        "'span_events','losses','span_intervals','stacks','samples','clock_fits')"),
                11, "every table of the contract exists");
     TAP_EQ_INT(sf_db_source_begin(db, &in, &id, &dup, &err), 0, "register a source");
     TAP_EQ_INT(
-        count(db, "SELECT count(*) FROM sources WHERE status='partial' AND error='interrupted'"), 1,
-        "a running source is partial/interrupted until it ends");
+        db_count(db, "SELECT count(*) FROM sources WHERE status='partial' AND error='interrupted'"),
+        1, "a running source is partial/interrupted until it ends");
     TAP_EQ_INT(add_events(db, id, 12345, &err), 0, "12345 rows through the batch writer");
     TAP_EQ_INT(sf_db_source_end(db, id, NULL, 12345, 0, &err), 0, "end the source");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM span_events"), 12345, "all rows committed");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM sources WHERE status='complete' AND error IS NULL"),
-               1, "source complete");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), 12345, "all rows committed");
+    TAP_EQ_INT(
+        db_count(db, "SELECT count(*) FROM sources WHERE status='complete' AND error IS NULL"), 1,
+        "source complete");
     TAP_EQ_INT(sf_db_source_begin(db, &in, &id2, &dup, &err), SF_E_DUP,
                "same sha256 again is a duplicate");
     TAP_EQ_INT(dup, id, "the duplicate names the first source");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM sources"), 1, "no row written for the duplicate");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sources"), 1, "no row written for the duplicate");
     in.kind = "perf";
     TAP_EQ_INT(sf_db_source_begin(db, &in, &id2, &dup, &err), 0,
                "same hash, other kind is not a duplicate");
@@ -94,9 +72,9 @@ static void test_create_and_sources(void)
 
     /* Reopen: no migration runs again, data is there. */
     TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "reopen");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM span_events"), 12345, "rows survive reopening");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), 12345, "rows survive reopening");
     sf_db_close(db, &err);
-    cleanup(path);
+    db_cleanup(path);
 }
 
 /* A run that dies midway keeps its committed batches, marked partial; re-running
@@ -117,21 +95,23 @@ static void test_crash_and_rerun(void)
     sf_db_rollback(db); /* the "crash": the open batch is lost */
     sf_db_close(db, &err);
     sf_db_open(&db, path, &err);
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM span_events"), SF_DB_BATCH,
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), SF_DB_BATCH,
                "only whole batches survive a crash");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM sources WHERE status='partial'"), 1,
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sources WHERE status='partial'"), 1,
                "crashed source is partial");
     TAP_EQ_INT(sf_db_source_begin(db, &in, &id, &dup, &err), 0,
                "re-running a partial source is allowed");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM span_events"), 0, "its old rows were removed");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), 0, "its old rows were removed");
     add_events(db, id, 7, &err);
     sf_db_source_end(db, id, "packet 9: truncated", 9, 1, &err);
     TAP_EQ_INT(
-        count(db, "SELECT count(*) FROM sources WHERE status='partial' AND error LIKE 'packet 9%'"),
+        db_count(db,
+                 "SELECT count(*) FROM sources WHERE status='partial' AND error LIKE 'packet 9%'"),
         1, "a failed run keeps its error text");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM span_events"), 7, "and the rows before the failure");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), 7,
+               "and the rows before the failure");
     sf_db_close(db, &err);
-    cleanup(path);
+    db_cleanup(path);
 }
 
 static void test_stdin_hash_and_newer_schema(void)
@@ -154,7 +134,7 @@ static void test_stdin_hash_and_newer_schema(void)
     add_events(db, b, 3, &err);
     TAP_EQ_INT(sf_db_source_set_hash(db, b, "cc", 99, &dup, &err), SF_E_DUP,
                "same stdin content twice is a duplicate");
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM span_events"), 3,
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), 3,
                "the duplicate's rows were removed");
     sf_db_exec(db, "PRAGMA user_version = 99", &err);
     sf_db_close(db, &err);
@@ -162,7 +142,7 @@ static void test_stdin_hash_and_newer_schema(void)
     TAP_EQ_INT(sf_db_open(&db, path, &err), SF_E_UNSUPPORTED, "a newer schema is refused");
     TAP_OK(strstr(err.msg, "newer") != NULL, "with a message saying so (%s)", err.msg);
     TAP_OK(db == NULL, "and no handle");
-    cleanup(path);
+    db_cleanup(path);
     TAP_EQ_INT(sf_db_open(&db, "/nonexistent/dir/x.db", &err), SF_E_DB,
                "unwritable path is SF_E_DB");
 }

@@ -7,35 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "db_test.h"
 #include "sf_db.h"
 #include "sf_db_net.h"
 #include "sf_err.h"
 #include "sf_tracectx.h"
 #include "tap.h"
-
-static int64_t count(struct sf_db *db, const char *sql)
-{
-    sqlite3_stmt *st;
-    int64_t n = -1;
-
-    if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
-        return -2;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        n = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return n;
-}
-
-static void cleanup(const char *path)
-{
-    char x[300];
-
-    unlink(path);
-    snprintf(x, sizeof(x), "%s-wal", path);
-    unlink(x);
-    snprintf(x, sizeof(x), "%s-shm", path);
-    unlink(x);
-}
 
 /* Nine different contexts: valid and invalid, with and without tracestate, ids, flags. */
 static void make_contexts(struct sf_tracectx *c)
@@ -72,7 +49,7 @@ int main(void)
     int64_t src = 0, dup = 0, cid = 0, one = 0, multi = 0;
 
     snprintf(path, sizeof(path), "/tmp/sf_db_net_test_%d.db", (int)getpid());
-    cleanup(path);
+    db_cleanup(path);
     sf_err_clear(&err);
     make_contexts(ctx);
     TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "create a database");
@@ -107,15 +84,15 @@ int main(void)
                  "(SELECT count(*) FROM (SELECT * FROM b EXCEPT SELECT * FROM a)) + "
                  "abs((SELECT count(*) FROM a) - %d) + abs((SELECT count(*) FROM b) - %d)",
                  (long long)one, (long long)multi, n, n);
-        TAP_EQ_INT(count(db, q), 0, "%d contexts: the same rows in the same order", n);
+        TAP_EQ_INT(db_count(db, q), 0, "%d contexts: the same rows in the same order", n);
     }
-    TAP_EQ_INT(count(db, "SELECT count(*) FROM contexts WHERE tracestate IS NOT NULL AND "
-                         "error IS NOT NULL AND valid = 0"),
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM contexts WHERE tracestate IS NOT NULL AND "
+                            "error IS NOT NULL AND valid = 0"),
                0, "no row mixes columns of different contexts");
-    TAP_OK(count(db, "SELECT count(*) FROM contexts WHERE valid = 0") > 0 &&
-               count(db, "SELECT count(*) FROM contexts WHERE tracestate IS NOT NULL") > 0,
+    TAP_OK(db_count(db, "SELECT count(*) FROM contexts WHERE valid = 0") > 0 &&
+               db_count(db, "SELECT count(*) FROM contexts WHERE tracestate IS NOT NULL") > 0,
            "invalid contexts and tracestates were among the rows");
     TAP_EQ_INT(sf_db_close(db, &err), 0, "close");
-    cleanup(path);
+    db_cleanup(path);
     return tap_done();
 }
