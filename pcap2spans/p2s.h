@@ -129,6 +129,8 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
  * names a connection (conn may be NULL): e.g. "hpack_error", "h2_rst", "gap". */
 void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, const char *detail,
               int64_t ts_ns);
+/* How many times p2s_note was called with kind (0 if never). */
+uint64_t p2s_note_count(const struct p2s_ctx *ctx, const char *kind);
 
 /* ======================================================================================
  * Everything below was added by the core (pcap/link/ip/tcp/h1/sink) after the contract

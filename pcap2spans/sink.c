@@ -152,6 +152,14 @@ void p2s_note(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *kind, cons
     }
 }
 
+uint64_t p2s_note_count(const struct p2s_ctx *ctx, const char *kind)
+{
+    for (int i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++)
+        if (strcmp(ctx->notes[i].kind, kind) == 0)
+            return ctx->notes[i].n;
+    return 0;
+}
+
 static void net_conn(struct p2s_ctx *ctx, const struct p2s_conn_info *i, struct sf_net_conn *c)
 {
     c->source_id = ctx->source_id;

@@ -85,14 +85,6 @@ static void close_fix(struct fix *f)
     p2s_ctx_free(&f->ctx);
 }
 
-static uint64_t note_count(const struct fix *f, const char *kind)
-{
-    for (int i = 0; i < P2S_NOTE_KINDS && f->ctx.notes[i].kind; i++)
-        if (strcmp(f->ctx.notes[i].kind, kind) == 0)
-            return f->ctx.notes[i].n;
-    return 0;
-}
-
 /* Feed bytes in pieces of `step` (0 = at once) at capture time ts. */
 static void feed(struct fix *f, enum p2s_dir dir, const uint8_t *p, size_t n, size_t step,
                  int64_t ts)
@@ -275,7 +267,7 @@ static void test_rst_and_close(void)
                f->g.s[0].req_end_ns == 50 && f->g.s[0].resp_end_ns == 0 &&
                strstr(f->g.why[0], "RST_STREAM CANCEL from the client"),
            "RST_STREAM: reset_code 8, partial, reason: %s", f->g.why[0]);
-    TAP_OK(note_count(f, "h2_rst") == 2 + H2_LINGER + 2, "RSTs counted as events");
+    TAP_OK(p2s_note_count(&f->ctx, "h2_rst") == 2 + H2_LINGER + 2, "RSTs counted as events");
     close_fix(f);
     TAP_OK(f->g.n == 4 + H2_LINGER, "lingering and open streams emitted at close: %d", f->g.n);
     TAP_OK(f->g.s[4].stream_id == 3 && f->g.s[4].partial &&
@@ -406,7 +398,7 @@ static void test_goaway_interleave(void)
     feed(f, P2S_S2C, s->b, s->n, 0, 20);
     TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 3 && strstr(f->g.why[0], "GOAWAY"),
            "GOAWAY last=1: stream 3 emitted as not processed");
-    TAP_OK(note_count(f, "h2_goaway") == 1, "GOAWAY event");
+    TAP_OK(p2s_note_count(&f->ctx, "h2_goaway") == 1, "GOAWAY event");
 
     /* interleaving: HEADERS without END_HEADERS on 5, then DATA on 1 */
     c->n = 0;
@@ -440,14 +432,14 @@ static void test_oversized(void)
     exchange(c, s, 7, "/after", "ok");
     feed(f, P2S_C2S, c->b, c->n, 0, 10);
     feed(f, P2S_S2C, s->b, s->n, 0, 20);
-    if (f->errors != 1 || f->g.n != 1 || note_count(f, "h2_resync") != 1)
+    if (f->errors != 1 || f->g.n != 1 || p2s_note_count(&f->ctx, "h2_resync") != 1)
         printf("#   errors %d last %s; spans %d path %s status %d resync %d\n", f->errors,
                f->last.msg, f->g.n, f->g.path[0], f->g.s[0].status,
-               (int)note_count(f, "h2_resync"));
+               (int)p2s_note_count(&f->ctx, "h2_resync"));
     TAP_OK(f->errors == 1 && strstr(f->first.msg, "exceeds SETTINGS_MAX_FRAME_SIZE 16384"),
            "absurd length reported, not followed: %s", f->first.msg);
     TAP_OK(f->g.n == 1 && !strcmp(f->g.path[0], "/after") && f->g.s[0].status == 200 &&
-               note_count(f, "h2_resync") == 1,
+               p2s_note_count(&f->ctx, "h2_resync") == 1,
            "direction resynchronised on the next frames; later exchange decoded");
 
     /* SETTINGS_MAX_FRAME_SIZE raised and ACKed: a 20000-byte DATA frame is fine. */
@@ -578,7 +570,8 @@ static void test_mid_connection(void)
     TAP_OK(f->g.n == 2 && !strcmp(f->g.trace[1], "0af7651916cd43dd8448eb211c80319c") &&
                !f->g.s[1].partial,
            "an entry inserted since the capture start resolves: %s", f->g.why[1]);
-    TAP_OK(note_count(f, "h2_resync") == 1 && note_count(f, "h2_no_preface") == 1 && f->errors == 0,
+    TAP_OK(p2s_note_count(&f->ctx, "h2_resync") == 1 &&
+               p2s_note_count(&f->ctx, "h2_no_preface") == 1 && f->errors == 0,
            "frames found without a preface, noted, not an error");
     close_fix(f);
     free(f);
@@ -650,7 +643,8 @@ static void test_stream_cap_and_bomb(void)
     frame(c, 1, 0x5, 3, h->b, h->n);
     frame(c, 1, 0x5, 5, h->b, h->n);
     feed(f, P2S_C2S, c->b, c->n, 0, 10);
-    TAP_OK(note_count(f, "h2_stream_cap") == 1, "third open stream over the cap: one event");
+    TAP_OK(p2s_note_count(&f->ctx, "h2_stream_cap") == 1,
+           "third open stream over the cap: one event");
     TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 1 && f->g.s[0].partial &&
                strstr(f->g.why[0], "evicted: more open streams than --max-streams"),
            "the oldest open stream is emitted early, partial: %s", f->g.why[0]);
@@ -747,7 +741,7 @@ static void test_upgrade_settings(void)
            "HTTP2-Settings HEADER_TABLE_SIZE 65536 given to the adopt call: the server's "
            "6 KB table decodes (%s)",
            f->first.msg);
-    TAP_EQ_INT(note_count(f, "h2c_settings"), 0, "no h2c_settings event");
+    TAP_EQ_INT(p2s_note_count(&f->ctx, "h2c_settings"), 0, "no h2c_settings event");
     /* client: preface, SETTINGS HEADER_TABLE_SIZE 1024, ACK of the server's, stream 3 */
     put(c, preface, 24);
     frame(c, 4, 0, 0, "\x00\x01\x00\x00\x04\x00", 6);

@@ -51,14 +51,6 @@ static void close_fix(struct fix *f)
     p2s_ctx_free(&f->ctx);
 }
 
-static uint64_t note_count(const struct fix *f, const char *kind)
-{
-    for (int i = 0; i < P2S_NOTE_KINDS && f->ctx.notes[i].kind; i++)
-        if (strcmp(f->ctx.notes[i].kind, kind) == 0)
-            return f->ctx.notes[i].n;
-    return 0;
-}
-
 static void feed(struct fix *f, enum p2s_dir dir, const void *p, size_t n, int64_t ts)
 {
     struct sf_err err;
@@ -147,7 +139,7 @@ static void test_table_size(void)
            f->first.msg);
     TAP_OK(span_ok(f, 2), "and its 6 KB of table entries resolve: complete span, :status 200 (%s)",
            f->why);
-    TAP_EQ_INT(note_count(f, "h2c_settings"), 0, "a valid value is no event");
+    TAP_EQ_INT(p2s_note_count(&f->ctx, "h2c_settings"), 0, "a valid value is no event");
     close_fix(f);
 
     /* The same without the server's size update: the table stays 4096, so x-a was
@@ -185,7 +177,8 @@ static void test_table_size(void)
     run(f, "", 65536, 1, 2);
     TAP_OK(f->errors == 1 && strstr(f->first.msg, "exceeds SETTINGS_HEADER_TABLE_SIZE 4096"),
            "no HTTP2-Settings at all: the defaults hold: %s", f->first.msg);
-    TAP_EQ_INT(note_count(f, "h2c_settings"), 0, "an absent header is no h2c_settings event");
+    TAP_EQ_INT(p2s_note_count(&f->ctx, "h2c_settings"), 0,
+               "an absent header is no h2c_settings event");
     close_fix(f);
     free(f);
 }
@@ -218,7 +211,7 @@ static void check_malformed(const char *settings, const char *what)
     struct fix *f = malloc(sizeof(*f));
 
     run(f, settings, NO_UPDATE, 0, 2);
-    TAP_OK(note_count(f, "h2c_settings") == 1 && f->errors == 0,
+    TAP_OK(p2s_note_count(&f->ctx, "h2c_settings") == 1 && f->errors == 0,
            "%s: one h2c_settings event, no error (%s)", what, f->first.msg);
     TAP_OK(span_ok(f, 2), "%s: the span is complete (%s)", what, f->why);
     close_fix(f);
@@ -252,7 +245,8 @@ static void test_frame_size_out_of_range(void)
 
     /* HEADER_TABLE_SIZE 65536 and MAX_FRAME_SIZE 100 (below the 16384 minimum) */
     run(f, "HTTP2-Settings: AAEAAQAAAAUAAABk\r\n", 65536, 1, 2);
-    TAP_EQ_INT(note_count(f, "h2c_settings"), 1, "MAX_FRAME_SIZE 100: an h2c_settings event");
+    TAP_EQ_INT(p2s_note_count(&f->ctx, "h2c_settings"), 1,
+               "MAX_FRAME_SIZE 100: an h2c_settings event");
     TAP_OK(f->errors == 0 && span_ok(f, 2),
            "the table size beside it still applies, as in a SETTINGS frame (%s)", f->first.msg);
     close_fix(f);
@@ -273,7 +267,7 @@ static void test_case_and_split(void)
         feed(f, P2S_C2S, req + i, 1, 1);
     server_bytes(s, 65536, 1, 2);
     feed(f, P2S_S2C, s->b, s->n, 2);
-    TAP_OK(f->errors == 0 && span_ok(f, 2) && note_count(f, "h2c_settings") == 0,
+    TAP_OK(f->errors == 0 && span_ok(f, 2) && p2s_note_count(&f->ctx, "h2c_settings") == 0,
            "a request split into 1-byte segments keeps its http2-settings (%s)", f->first.msg);
     close_fix(f);
     free(s);

@@ -321,14 +321,6 @@ static const struct sf_net_tls *facts(struct run *u)
     return p2s_conn_info(u->conn)->tls;
 }
 
-static uint64_t note_count(const struct p2s_ctx *ctx, const char *kind)
-{
-    for (int i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++)
-        if (strcmp(ctx->notes[i].kind, kind) == 0)
-            return ctx->notes[i].n;
-    return 0;
-}
-
 static void run_close(struct run *u)
 {
     tcp_conn_free_detached(u->conn);
@@ -433,7 +425,8 @@ static void test_section(char sec, const char *name, int hrr)
     TAP_OK(nprot >= 4 && has(info, want), "s%c %s: all %d protected records open (%s)", sec, name,
            nprot, info ? strstr(info, "\"records_") : "");
     TAP_EQ_STR(f->early_data, "none", "s%c %s: no 0-RTT", sec, name);
-    TAP_EQ_INT((int)note_count(&u.ctx, "hrr"), hrr, "s%c %s: HelloRetryRequest events", sec, name);
+    TAP_EQ_INT((int)p2s_note_count(&u.ctx, "hrr"), hrr, "s%c %s: HelloRetryRequest events", sec,
+               name);
     free(info);
     run_close(&u);
     vec_free(&v);
