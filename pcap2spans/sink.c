@@ -277,33 +277,33 @@ static inline uint64_t needs_escape8(uint64_t x)
            has_zero(x ^ (ONES * '"')) | has_zero(x ^ (ONES * '\\'));
 }
 
-/* 1 when s[0..n) needs no escaping (16 bytes per step, then 8). */
+/* 1 when s[0..n) needs no escaping: 16 bytes per step, the last step overlapping the
+ * one before it (no byte loop for the tail); short strings in one or two 8-byte words,
+ * padded with a letter below 8 bytes. */
 static int j_clean(const char *s, size_t n)
 {
-    uint64_t x, acc = 0;
-    size_t i = 0;
+    uint64_t x, y;
 
     if (n >= 16) {
         v16s bad = {0};
         v16u v;
 
-        for (; i + 16 <= n; i += 16) {
+        for (size_t i = 0; i + 16 < n; i += 16) {
             memcpy(&v, s + i, 16);
             bad |= (v < 0x20) | (v >= 0x7f) | (v == '"') | (v == '\\');
         }
-        if (sf_vec_any(bad))
-            return 0;
+        memcpy(&v, s + n - 16, 16);
+        bad |= (v < 0x20) | (v >= 0x7f) | (v == '"') | (v == '\\');
+        return !sf_vec_any(bad);
     }
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&x, s + i, 8);
-        acc |= needs_escape8(x);
+    if (n >= 8) {
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        return !(needs_escape8(x) | needs_escape8(y));
     }
-    if (acc)
-        return 0;
-    for (; i < n; i++)
-        if (j_escape((unsigned char)s[i]))
-            return 0;
-    return 1;
+    x = ONES * 'a';
+    memcpy(&x, s, n);
+    return !needs_escape8(x);
 }
 
 /* A string known to need no escaping (static names), or null. */
