@@ -53,6 +53,7 @@ enum h2_type {
 #define H2_PENDING           8 /* SETTINGS awaiting ACK, per direction */
 #define H2_BUCKETS           64
 #define H2_REASON_MAX        200
+#define H2_TEXT_MAX          160 /* method, authority and path held in the stream */
 #define H2_LINGER            16 /* reset streams kept for the peer's frames in flight */
 
 enum h2_dstate {
@@ -67,6 +68,8 @@ struct h2_stream {
     struct h2_stream *prev, *next; /* creation order */
     uint32_t id, promised_on;
     char *method, *authority, *path, *grpc_message;
+    char text[H2_TEXT_MAX]; /* method, authority, path when they fit (h2_stream_str) */
+    size_t text_used;
     int status, grpc, grpc_status;
     int64_t grpc_timeout;
     int64_t req_start, req_end, resp_start, resp_end;

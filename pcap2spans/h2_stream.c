@@ -27,6 +27,29 @@ char *h2_dup(const void *p, size_t n, size_t cap)
     return s;
 }
 
+/* A copy of p[0..min(n, cap)) for the stream: in its text buffer when it fits (no
+ * malloc for the usual method, authority and path), else h2_dup.  NULL: no memory. */
+static char *stream_str(struct h2_stream *s, const void *p, size_t n, size_t cap)
+{
+    char *t;
+
+    if (n > cap)
+        n = cap;
+    if (n >= sizeof(s->text) - s->text_used)
+        return h2_dup(p, n, n);
+    t = s->text + s->text_used;
+    memcpy(t, p, n);
+    t[n] = 0;
+    s->text_used += n + 1;
+    return t;
+}
+
+static void stream_str_free(struct h2_stream *s, char *t)
+{
+    if (t < s->text || t >= s->text + sizeof(s->text))
+        free(t);
+}
+
 void h2_stream_partial(struct h2_stream *s, const char *why)
 {
     size_t l = strlen(s->reason);
@@ -114,9 +137,9 @@ static void stream_free(struct h2_conn *c, struct h2_stream *s)
     c->nstreams--;
     if (s->lingering)
         c->nlinger--;
-    free(s->method);
-    free(s->authority);
-    free(s->path);
+    stream_str_free(s, s->method);
+    stream_str_free(s, s->authority);
+    stream_str_free(s, s->path);
     free(s->grpc_message);
     set_release(c, s->req_ctx);
     set_release(c, s->resp_ctx);
@@ -237,10 +260,10 @@ static void ctx_feed(struct h2_conn *c, struct sf_tracectx_set **set, const stru
     sf_tracectx_set_add_id(*set, id, f->value, f->vlen);
 }
 
-static void set_str(char **dst, const struct hpack_field *f, size_t cap)
+static void set_str(struct h2_stream *s, char **dst, const struct hpack_field *f, size_t cap)
 {
     if (*dst == NULL)
-        *dst = h2_dup(f->value, f->vlen, cap);
+        *dst = stream_str(s, f->value, f->vlen, cap);
 }
 
 static void on_request_field(struct block_ctx *b, const struct hpack_field *f)
@@ -249,13 +272,13 @@ static void on_request_field(struct block_ctx *b, const struct hpack_field *f)
     size_t cap = b->c->lim->max_field_bytes;
 
     if (name_is(f, ":method"))
-        set_str(&s->method, f, cap);
+        set_str(s, &s->method, f, cap);
     else if (name_is(f, ":authority"))
-        set_str(&s->authority, f, cap);
+        set_str(s, &s->authority, f, cap);
     else if (name_is(f, "host"))
-        set_str(&s->authority, f, cap); /* :authority wins: it comes first */
+        set_str(s, &s->authority, f, cap); /* :authority wins: it comes first */
     else if (name_is(f, ":path"))
-        set_str(&s->path, f, cap);
+        set_str(s, &s->path, f, cap);
     else if (name_is(f, "content-type") && grpc_is_content_type(f->value, f->vlen))
         s->grpc = 1;
     else if (name_is(f, "grpc-timeout"))
@@ -538,11 +561,11 @@ void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
         return;
     cap = c->lim->max_field_bytes;
     if (req->method)
-        s->method = h2_dup(req->method, strlen(req->method), cap);
+        s->method = stream_str(s, req->method, strlen(req->method), cap);
     if (req->authority)
-        s->authority = h2_dup(req->authority, strlen(req->authority), cap);
+        s->authority = stream_str(s, req->authority, strlen(req->authority), cap);
     if (req->path)
-        s->path = h2_dup(req->path, strlen(req->path), cap);
+        s->path = stream_str(s, req->path, strlen(req->path), cap);
     s->req_seen = s->req_done = s->upgraded = 1;
     s->req_start = req->req_start_ns;
     s->req_end = req->req_end_ns;
