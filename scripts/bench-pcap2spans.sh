@@ -11,20 +11,22 @@
 # Times are CPU seconds (user + sys, from wait4 of each run: scripts/bench/measure.sh),
 # medians of BENCH_RUNS interleaved rounds (default 5; --db in the first BENCH_DB_RUNS,
 # default 3; tshark in the first BENCH_TSHARK_RUNS, default 3, 0 skips it).
-# BENCH_MIX=web|api|rpc picks the traffic mix (see gen-bench-pcap.sh); BENCH_DIR overrides
+# BENCH_MIX=web|api|rpc picks the traffic mix and BENCH_MTU=1500 wire-sized packets instead
+# of loopback's up-to-64 KB ones (see gen-bench-pcap.sh); BENCH_DIR overrides
 # where captures live; P2S_BIN measures another pcap2spans build (before/after figures).
 # The loop's own time varies with the machine's load (page cache, other processes):
 # compare figures from one run only.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 mix=${BENCH_MIX:-web}
-dir=${BENCH_DIR:-/tmp/spanfold-bench-$mix}
+mtu=${BENCH_MTU:-}
+dir=${BENCH_DIR:-/tmp/spanfold-bench-$mix${mtu:+-mtu$mtu}}
 runs=${BENCH_RUNS:-5}
 truns=${BENCH_TSHARK_RUNS:-3}
 p2s=${P2S_BIN:-$top/bin/pcap2spans}
 [ -x "$p2s" ] || { echo "bench-pcap2spans: build bin/pcap2spans first (make)"; exit 2; }
 if [ ! -s "$dir/bench.pcap" ]; then
-    BENCH_MIX=$mix "$top/scripts/gen-bench-pcap.sh" "$dir" || {
+    BENCH_MIX=$mix BENCH_MTU=$mtu "$top/scripts/gen-bench-pcap.sh" "$dir" || {
         echo "bench-pcap2spans: cannot generate the capture (needs root, nginx, h2load, tcpdump)"; exit 2; }
 fi
 f=$dir/bench.pcap f10=$dir/bench10.pcap
@@ -40,7 +42,7 @@ if [ "$truns" != 0 ] && command -v tshark >/dev/null; then has_tshark=1; fi
 touch "$tmp/db" "$tmp/r_db" "$tmp/ts" "$tmp/r_ts"
 
 mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {printf "%.1f", b / 1e6}')
-echo "capture: $f ($mb MB, mix $mix)"
+echo "capture: $f ($mb MB, $(capinfos -c -M "$f" 2>/dev/null | awk '/packets/ {print $NF}') packets, mix $mix${mtu:+, MTU $mtu})"
 # Interleaved rounds (loop, --ndjson, --db, tshark in each), so that a change in the
 # machine's load reaches every command alike; ratios are medians of the per-round ratios.
 for r in $(seq "$runs"); do

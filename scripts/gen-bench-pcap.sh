@@ -12,11 +12,17 @@
 #                       ~190 bytes per packet);
 #   $OUT/bench10.pcap   the same traffic ten times over (editcap -t shifts each copy past
 #                       the previous one, mergecap -a appends), for the memory check.
-# Usage: scripts/gen-bench-pcap.sh [OUT_DIR]   (default /tmp/spanfold-bench; needs root,
-#        nginx, nghttp2-client (h2load), tcpdump, tshark's editcap/mergecap)
+# BENCH_MTU=1500 records the segments an Ethernet link carries: for the length of the
+# recording, lo gets that MTU and its segmentation offloads (TSO, GSO) are turned off, so
+# tcpdump sees wire-sized packets instead of the up-to-64 KB ones of loopback (and of a
+# host capture with offloads on).  Both settings are put back on exit.
+# Usage: scripts/gen-bench-pcap.sh [OUT_DIR]   (default /tmp/spanfold-bench-MIX[-mtuN];
+#        needs root, nginx, nghttp2-client (h2load), tcpdump, tshark's editcap/mergecap,
+#        and for BENCH_MTU iproute2 and ethtool)
 set -euo pipefail
-out=${1:-${BENCH_DIR:-/tmp/spanfold-bench-${BENCH_MIX:-web}}}
 mix=${BENCH_MIX:-web}
+mtu=${BENCH_MTU:-}
+out=${1:-${BENCH_DIR:-/tmp/spanfold-bench-$mix${mtu:+-mtu$mtu}}}
 case $mix in
 web) reqs=${BENCH_REQS:-5600} paths="small.txt page.html small.txt app.js" ;;
 api) reqs=${BENCH_REQS:-12000} paths="small.txt page.html" ;;
@@ -33,6 +39,12 @@ done
 port1=18580 port2=18581
 . "$(dirname "$0")/bench/nginx.sh"
 bench_nginx_work spanfold-nginx
+if [ -n "$mtu" ]; then
+    for t in ip ethtool; do
+        command -v $t >/dev/null || { echo "gen-bench-pcap: $t not installed (BENCH_MTU)" >&2; exit 2; }
+    done
+    bench_lo_mtu "$mtu"
+fi
 bench_nginx_start "server { listen 127.0.0.1:$port1; root \$root; }" \
     "server { listen 127.0.0.1:$port2 http2; root \$root; }"
 tcpdump -i lo -B 65536 -s 0 -U -w "$out/bench.pcap" "tcp port $port1 or tcp port $port2" 2>/dev/null &

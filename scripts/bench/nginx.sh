@@ -24,6 +24,7 @@ bench_nginx_work() { # PREFIX: create $work with the content
 
 bench_nginx_cleanup() {
     [ -n "${td:-}" ] && kill "$td" 2>/dev/null || true
+    bench_lo_restore
     [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
     rm -rf "$work"
 }
@@ -43,4 +44,21 @@ bench_nginx_start() { # SERVER_BLOCK...: after bench_nginx_work
     } >"$work/nginx.conf"
     nginx -c "$work/nginx.conf" -p "$work"
     sleep 0.5
+}
+
+# Give lo an Ethernet-sized MTU with TSO and GSO off until bench_lo_restore (called by
+# bench_nginx_cleanup), so that a capture on lo holds wire-sized segments.
+bench_lo_mtu() { # MTU
+    lo_mtu=$(cat /sys/class/net/lo/mtu)
+    lo_tso=$(ethtool -k lo | awk '$1 == "tcp-segmentation-offload:" {print $2}')
+    lo_gso=$(ethtool -k lo | awk '$1 == "generic-segmentation-offload:" {print $2}')
+    ip link set lo mtu "$1"
+    ethtool -K lo tso off gso off
+}
+
+bench_lo_restore() {
+    [ -n "${lo_mtu:-}" ] || return 0
+    ip link set lo mtu "$lo_mtu"
+    ethtool -K lo tso "$lo_tso" gso "$lo_gso"
+    lo_mtu=
 }
