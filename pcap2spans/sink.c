@@ -277,6 +277,10 @@ static inline uint64_t needs_escape8(uint64_t x)
            has_zero(x ^ (ONES * '"')) | has_zero(x ^ (ONES * '\\'));
 }
 
+/* The bytes of v that need escaping (see j_escape): as signed bytes, control bytes and
+ * non-ASCII are both below 0x20, so one signed compare covers them. */
+#define J_BAD16(v) (((v16s)(v) < 0x20) | ((v) == 0x7f) | ((v) == '"') | ((v) == '\\'))
+
 /* 1 when s[0..n) needs no escaping: 16 bytes per step, the last step overlapping the
  * one before it (no byte loop for the tail); short strings in one or two 8-byte words,
  * padded with a letter below 8 bytes. */
@@ -290,10 +294,10 @@ static int j_clean(const char *s, size_t n)
 
         for (size_t i = 0; i + 16 < n; i += 16) {
             memcpy(&v, s + i, 16);
-            bad |= (v < 0x20) | (v >= 0x7f) | (v == '"') | (v == '\\');
+            bad |= J_BAD16(v);
         }
         memcpy(&v, s + n - 16, 16);
-        bad |= (v < 0x20) | (v >= 0x7f) | (v == '"') | (v == '\\');
+        bad |= J_BAD16(v);
         return !sf_vec_any(bad);
     }
     if (n >= 8) {
