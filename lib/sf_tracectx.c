@@ -67,7 +67,7 @@ static int lc(int c)
     return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-static void trim_ows(const char **v, size_t *n)
+static inline void trim_ows(const char **v, size_t *n)
 {
     while (*n > 0 && is_ows((unsigned char)(*v)[0])) {
         (*v)++;
@@ -163,34 +163,58 @@ static inline uint64_t ctl8(uint64_t x)
     return ((x - ONES * 0x20) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
 }
 
+/* Nonzero when one of 16 bytes is a control byte other than HTAB (below 0x20, or 0x7f).
+ * Signed lanes: bytes >= 0x80 are negative, so "0 <= v < 0x20" is two plain compares. */
+static inline int ctl16(const char *s)
+{
+    v16s v;
+
+    memcpy(&v, s, 16);
+    return sf_vec_any(((v < 0x20) & (v >= 0) & (v != '\t')) | (v == 0x7f));
+}
+
+/* Copy k bytes, control bytes (but HTAB) as '?': raw is always printable text. */
+static void san_copy(char *d, const char *s, size_t k)
+{
+    size_t i = 0;
+    uint64_t x;
+
+    if (k >= 16) {
+        /* 16 bytes per step, the last step overlapping, while there is no control byte */
+        for (; i + 16 <= k; i += 16) {
+            if (ctl16(s + i))
+                goto bytes;
+            memcpy(d + i, s + i, 16);
+        }
+        if (i < k && !ctl16(s + k - 16)) {
+            memcpy(d + k - 16, s + k - 16, 16);
+            return;
+        }
+    } else if (k >= 8) {
+        memcpy(&x, s, 8);
+        if (!ctl8(x)) {
+            memcpy(&x, s + k - 8, 8);
+            if (!ctl8(x)) {
+                memcpy(d, s, k);
+                return;
+            }
+        }
+    }
+bytes:
+    for (; i < k; i++) {
+        unsigned char b = (unsigned char)s[i];
+        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
+    }
+}
+
 /* Append text to raw; control bytes become '?' so raw is always printable text. */
 static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
 {
     size_t len = c->raw[0] ? strlen(c->raw) : 0; /* most appends are the first */
     size_t room = sizeof(c->raw) - 1 - len, k = n < room ? n : room;
     char *d = c->raw + len;
-    size_t i = 0;
-    uint64_t x;
 
-    /* 16, then 8 bytes per step while there is no control byte */
-    for (; i + 16 <= k; i += 16) {
-        v16u v;
-
-        memcpy(&v, s + i, 16);
-        if (sf_vec_any(((v < 0x20) & (v != '\t')) | (v == 0x7f)))
-            break;
-        memcpy(d + i, &v, 16);
-    }
-    for (; i + 8 <= k; i += 8) {
-        memcpy(&x, s + i, 8);
-        if (ctl8(x))
-            break;
-        memcpy(d + i, &x, 8);
-    }
-    for (; i < k; i++) {
-        unsigned char b = (unsigned char)s[i];
-        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
-    }
+    san_copy(d, s, k);
     d[k] = 0;
     if (k < n)
         c->raw_truncated = 1;
@@ -217,9 +241,9 @@ static int lower_hex8(const char *s, size_t n, int *nonzero)
         v16s bad = {0}, nz16 = {0};
 
         for (size_t i = 0; i < n; i += 16) {
-            v16u v;
+            v16s v; /* signed: bytes >= 0x80 are negative, below '0' */
             memcpy(&v, s + i, 16);
-            bad |= ~(((v >= '0') & (v <= '9')) | ((v >= 'a') & (v <= 'f')));
+            bad |= ~(((v > '/') & (v < ':')) | ((v > '`') & (v < 'g')));
             nz16 |= v != '0';
         }
         if (sf_vec_any(bad))
@@ -308,6 +332,44 @@ static void put_id_lower(char *out, size_t width, const char *s, size_t n)
     memset(out, '0', pad);
     memcpy(out + pad, s, n);
     out[width] = 0;
+}
+
+/* 8 lowercase hex digits of x at out (no NUL), the most significant first. */
+static inline void u32_hex(char *out, uint32_t x)
+{
+    uint64_t v = x, m;
+
+    /* nibble k of x to byte k of v */
+    v = (v | v << 16) & UINT64_C(0x0000ffff0000ffff);
+    v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
+    v = (v | v << 4) & (ONES * 0x0f);
+    m = ((v + ONES * 0x06) >> 4) & ONES; /* 1 in the bytes of digits a-f */
+    v += ONES * '0' + m * ('a' - '0' - 10);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v); /* the top nibble goes first in memory */
+#endif
+    memcpy(out, &v, 8);
+}
+
+/* 16 lowercase hex digits of x and a NUL (as sf_hex_encode of its big-endian bytes). */
+static void u64_hex(char *out, uint64_t x)
+{
+    u32_hex(out, (uint32_t)(x >> 32));
+    u32_hex(out + 8, (uint32_t)x);
+    out[16] = 0;
+}
+
+/* sf_hex_encode of 8n bytes (n words), with the NUL. */
+static void hex_words(char *out, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        memcpy(&w, b + 8 * i, 8);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        u64_hex(out + 16 * i, w);
+    }
 }
 
 /* Split s[0..n) at `sep` into at most max fields; returns the number of fields found (which
@@ -439,6 +501,40 @@ static int ts_key_char(int c)
            c == '/' || c == '@';
 }
 
+/* Byte classes of a tracestate member: TS_K key character, TS_K0 first key character
+ * (a-z 0-9), TS_V value character (0x20-0x7e but ',' and '='). */
+enum { TS_K = 1, TS_K0 = 2, TS_V = 4 };
+#define TS_KEYC(c)                                                                                 \
+    (((c) >= 'a' && (c) <= 'z') || ((c) >= '0' && (c) <= '9') || (c) == '_' || (c) == '-' ||       \
+     (c) == '*' || (c) == '/' || (c) == '@')
+#define TS_CLS(c)                                                                                  \
+    ((TS_KEYC(c) ? TS_K : 0) |                                                                     \
+     ((((c) >= 'a' && (c) <= 'z') || ((c) >= '0' && (c) <= '9')) ? TS_K0 : 0) |                    \
+     ((c) >= 0x20 && (c) <= 0x7e && (c) != ',' && (c) != '=' ? TS_V : 0))
+#define TS_CLS4(c)  TS_CLS(c), TS_CLS(c + 1), TS_CLS(c + 2), TS_CLS(c + 3)
+#define TS_CLS16(c) TS_CLS4(c), TS_CLS4(c + 4), TS_CLS4(c + 8), TS_CLS4(c + 12)
+#define TS_CLS64(c) TS_CLS16(c), TS_CLS16(c + 16), TS_CLS16(c + 32), TS_CLS16(c + 48)
+static const unsigned char ts_cls[256] = {TS_CLS64(0), TS_CLS64(64), TS_CLS64(128), TS_CLS64(192)};
+
+/* ts_check_member for a valid member: the offset of '=', or -1 when the member needs the
+ * full check (which then finds the same '=' and says what is wrong). */
+static inline long ts_member_ok(const char *m, size_t ml)
+{
+    size_t k = 1, i;
+
+    if (!(ts_cls[(unsigned char)m[0]] & TS_K0))
+        return -1;
+    while (k < ml && (ts_cls[(unsigned char)m[k]] & TS_K))
+        k++;
+    /* '=' is not a key character: the first '=' is here when the key is clean */
+    if (k >= ml || m[k] != '=' || k > TS_KEY_MAX || ml - k - 1 == 0 || ml - k - 1 > TS_VAL_MAX)
+        return -1;
+    for (i = k + 1; i < ml; i++)
+        if (!(ts_cls[(unsigned char)m[i]] & TS_V))
+            return -1;
+    return (long)k;
+}
+
 /* Check one member "key=value" (Level 2 key grammar, as the test suite applies it).
  * Returns the offset of '=' or -1 with why filled. */
 static long ts_check_member(const char *m, size_t ml, char *why, size_t whysz)
@@ -521,7 +617,7 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
     const char *m;
 
     while (ts_member(v, n, &pos, &m, &ml)) {
-        if (ts_check_member(m, ml, why, whysz) < 0)
+        if (ts_member_ok(m, ml) < 0 && ts_check_member(m, ml, why, whysz) < 0)
             return -1;
         if (++*members > TS_MAX_MEMBERS) {
             snprintf(why, whysz, "more than %d members", TS_MAX_MEMBERS);
@@ -604,6 +700,49 @@ static void put_trace_id_b3(struct sf_tracectx *c, const char *s, size_t n)
     c->trace_id_64 = n == 16;
 }
 
+/* The usual b3 shapes, trace-span[-s[-parent]] with lowercase hex ids that are not all
+ * zeros and s one of 0, 1, d: fills *c as the general code would and returns 1; any other
+ * value returns 0 with *c untouched (the separators found are then not the split's). */
+static int b3_usual(struct sf_tracectx *c, const char *v, size_t n)
+{
+    size_t tl = n > 32 && v[32] == '-' ? 32 : n > 16 && v[16] == '-' ? 16 : 0;
+    const char *sp = v + tl + 1, *par = NULL;
+    size_t rest = n - tl - 1;
+    int nz, smp = -1;
+
+    if (tl == 0 || rest < 16)
+        return 0;
+    if (rest > 16) {
+        if (rest != 18 && rest != 35)
+            return 0;
+        if (sp[16] != '-' || (sp[17] != '0' && sp[17] != '1' && sp[17] != 'd'))
+            return 0;
+        smp = sp[17];
+        if (rest == 35) {
+            if (sp[18] != '-' || !lower_hex8(sp + 19, 16, &nz) || !nz)
+                return 0;
+            par = sp + 19;
+        }
+    }
+    if (!lower_hex8(v, tl, &nz) || !nz || !lower_hex8(sp, 16, &nz) || !nz)
+        return 0;
+    memcpy(c->trace_id + 32 - tl, v, tl);
+    memset(c->trace_id, '0', 32 - tl);
+    c->trace_id[32] = 0;
+    c->trace_id_64 = tl == 16;
+    memcpy(c->span_id, sp, 16);
+    c->span_id[16] = 0;
+    if (par != NULL) {
+        memcpy(c->parent_id, par, 16);
+        c->parent_id[16] = 0;
+    }
+    if (smp == 'd')
+        c->sampled = c->debug = 1;
+    else if (smp >= 0)
+        c->sampled = smp - '0';
+    return 1;
+}
+
 int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
 {
     const char *f[4];
@@ -616,6 +755,8 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
     trim_ows(&v, &n);
     if (n == 0)
         return ctx_fail(c, "b3: empty value");
+    if (b3_usual(c, v, n))
+        return 0;
     nf = split(v, n, '-', f, fl, 4);
     if (nf == 1) {
         if (n > 1 && sf_hex_is_lower(v, n))
@@ -640,19 +781,23 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
 
 /* ---- grpc-trace-bin ------------------------------------------------------------------- */
 
-int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
+/* 1 when the n bytes at b are all zero. */
+static int zero_bytes(const uint8_t *b, size_t n)
+{
+    uint8_t acc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        acc |= b[i];
+    return acc == 0;
+}
+
+/* The decoding of sf_tracectx_parse_grpc_trace_bin; raw is left to the caller. */
+static int grpc_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
 {
     struct sf_rd rd;
     const uint8_t *tid, *sid;
     uint8_t ver, fid;
 
-    if (bin == NULL) {
-        bin = (const uint8_t *)"";
-        n = 0;
-    }
-
-    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
-    raw_set_hex(c, bin, n);
     if (n == 0)
         return ctx_fail(c, "grpc-trace-bin: empty value");
     sf_rd_init(&rd, bin, n, 0);
@@ -681,13 +826,24 @@ int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, 
     } else {
         c->sampled = 0; /* OpenCensus default options */
     }
-    sf_hex_encode(c->trace_id, tid, 16);
-    sf_hex_encode(c->span_id, sid, 8);
-    if (sf_hex_is_zero(c->trace_id, 32))
+    hex_words(c->trace_id, tid, 2);
+    hex_words(c->span_id, sid, 1);
+    if (zero_bytes(tid, 16))
         return ctx_fail(c, "grpc-trace-bin: trace id is all zeros");
-    if (sf_hex_is_zero(c->span_id, 16))
+    if (zero_bytes(sid, 8))
         return ctx_fail(c, "grpc-trace-bin: span id is all zeros");
     return 0;
+}
+
+int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
+{
+    if (bin == NULL) {
+        bin = (const uint8_t *)"";
+        n = 0;
+    }
+    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
+    raw_set_hex(c, bin, n);
+    return grpc_bin(c, bin, n);
 }
 
 /* One base64 grpc-trace-bin value (an element of a ','-joined list). */
@@ -708,12 +864,10 @@ static int parse_grpc_b64(struct sf_tracectx *c, const char *v, size_t n)
         raw_append(c, v, n);
         return ctx_fail(c, "grpc-trace-bin: invalid base64");
     }
-    int rc = sf_tracectx_parse_grpc_trace_bin(c, bin, (size_t)len);
-    /* raw shows what travelled: the base64 text */
-    c->raw[0] = 0;
-    c->raw_truncated = 0;
+    /* raw shows what travelled: the base64 text (not the hex of the bytes) */
+    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
     raw_append(c, v, n);
-    return rc;
+    return grpc_bin(c, bin, (size_t)len);
 }
 
 /* ---- Jaeger uber-trace-id --------------------------------------------------------------- */
@@ -851,14 +1005,50 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
 
 /* ---- Datadog ------------------------------------------------------------------------- */
 
+/* 8 bytes as a little-endian word: the first byte in the low 8 bits. */
+static inline uint64_t load_le8(const char *s)
+{
+    uint64_t w;
+
+    memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* 1 when the 8 bytes of w are all '0'-'9'. */
+static inline int digits8(uint64_t w)
+{
+    return (w & (ONES * 0xf0)) == ONES * 0x30 && ((w + ONES * 0x06) & (ONES * 0xf0)) == ONES * 0x30;
+}
+
+/* Value of 8 decimal digits (checked by digits8), the first in the low byte. */
+static inline uint64_t parse8(uint64_t w)
+{
+    w -= ONES * 0x30;
+    w = w * 10 + (w >> 8); /* pairs: d0*10+d1 in each 16-bit lane's low byte */
+    return ((w & UINT64_C(0x000000ff000000ff)) * (100 + (UINT64_C(1000000) << 32)) +
+            ((w >> 16) & UINT64_C(0x000000ff000000ff)) * (1 + (UINT64_C(10000) << 32))) >>
+           32;
+}
+
 /* Decimal uint64 (1..20 digits, no sign).  0 or -1. */
 static int dec_u64(const char *s, size_t n, uint64_t *out)
 {
     uint64_t x = 0;
+    size_t i = 0;
 
     if (n == 0 || n > 20)
         return -1;
-    for (size_t i = 0; i < n; i++) {
+    /* up to 16 digits 8 at a time (below 10^16: no overflow), the rest one by one */
+    for (; i + 8 <= n && i < 16; i += 8) {
+        uint64_t w = load_le8(s + i);
+        if (!digits8(w))
+            return -1;
+        x = x * 100000000 + parse8(w);
+    }
+    for (; i < n; i++) {
         unsigned d = (unsigned)((unsigned char)s[i] - '0');
         if (d > 9 || (i >= 19 && x > (UINT64_MAX - d) / 10)) /* 19 digits cannot overflow */
             return -1;
@@ -876,15 +1066,6 @@ static int dd_id(struct sf_tracectx *c, const char *what, const char *s, size_t 
     if (*id == 0)
         return ctx_fail(c, "datadog: %s is 0", what);
     return 0;
-}
-
-static void u64_hex(char *out, uint64_t x)
-{
-    uint8_t b[8];
-
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(x >> (56 - 8 * i));
-    sf_hex_encode(out, b, 8);
 }
 
 /* ---- W3C baggage ------------------------------------------------------------------------ */
@@ -1401,17 +1582,17 @@ void sf_tracectx_set_add_id(struct sf_tracectx_set *s, int h, const uint8_t *val
 static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*vals)[48],
                       const size_t *lens, unsigned seen)
 {
-    /* built here, then appended once: the same bytes as appending piece by piece,
-     * since raw_append works byte by byte up to the same limit */
-    char buf[SF_CTX_RAW_MAX];
+    /* written in place (raw is empty after ctx_begin): the same bytes as appending piece
+     * by piece, as names are printable and the whole always fits */
+    char *buf = c->raw;
     size_t len = 0, vl, nl;
 
     for (int i = 0; i < count; i++) {
         if (!(seen & (1u << i)))
             continue;
         nl = hdrs[first_hdr + i].len;
-        vl = strlen(vals[i]);
-        if (len + 2 + nl + 2 + vl > sizeof(buf))
+        vl = strnlen(vals[i], lens[i] < 47 ? lens[i] : 47);
+        if (len + 2 + nl + 2 + vl > SF_CTX_RAW_MAX - 1)
             break; /* cannot happen: at most 5 x (27-byte name + 47-byte value + 4) */
         if (len) {
             memcpy(buf + len, "; ", 2);
@@ -1421,12 +1602,12 @@ static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*va
         len += nl;
         memcpy(buf + len, ": ", 2);
         len += 2;
-        memcpy(buf + len, vals[i], vl);
+        san_copy(buf + len, vals[i], vl);
         len += vl;
         if (lens[i] > 47)
             c->raw_truncated = 1;
     }
-    raw_append(c, buf, len);
+    buf[len] = 0;
 }
 
 /* A kept multi-header value must be present, non-empty, not '-' and short enough. */
