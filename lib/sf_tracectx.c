@@ -207,6 +207,38 @@ bytes:
     }
 }
 
+/* san_copy of the string at s (at most k bytes, up to a NUL); returns its length. */
+static size_t san_copy_str(char *d, const char *s, size_t k)
+{
+    size_t i = 0;
+
+    if (k >= 16) {
+        for (; i + 16 <= k; i += 16) {
+            if (ctl16(s + i)) /* NUL is a control byte too */
+                goto bytes;
+            memcpy(d + i, s + i, 16);
+        }
+        if (i < k && !ctl16(s + k - 16)) {
+            memcpy(d + k - 16, s + k - 16, 16);
+            return k;
+        }
+    } else if (k >= 8) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + k - 8, 8);
+        if (!ctl8(x) && !ctl8(y)) {
+            memcpy(d, s, k);
+            return k;
+        }
+    }
+bytes:
+    for (; i < k && s[i]; i++) {
+        unsigned char b = (unsigned char)s[i];
+        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
+    }
+    return i;
+}
+
 /* Append text to raw; control bytes become '?' so raw is always printable text. */
 static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
 {
@@ -233,7 +265,7 @@ static void raw_set_hex(struct sf_tracectx *c, const uint8_t *b, size_t n)
 
 /* 1 when s[0..n) is all lowercase hex digits and n is a multiple of 8 (else 0: the
  * caller checks byte by byte); *nonzero gets 1 if a digit is not '0'. */
-static int lower_hex8(const char *s, size_t n, int *nonzero)
+static inline int lower_hex8(const char *s, size_t n, int *nonzero)
 {
     uint64_t x, ge30, ge3a, ge61, ge67, ok, nz = 0;
 
@@ -516,23 +548,33 @@ enum { TS_K = 1, TS_K0 = 2, TS_V = 4 };
 #define TS_CLS64(c) TS_CLS16(c), TS_CLS16(c + 16), TS_CLS16(c + 32), TS_CLS16(c + 48)
 static const unsigned char ts_cls[256] = {TS_CLS64(0), TS_CLS64(64), TS_CLS64(128), TS_CLS64(192)};
 
-/* ts_check_member for a valid member: the offset of '=', or -1 when the member needs the
- * full check (which then finds the same '=' and says what is wrong). */
-static inline long ts_member_ok(const char *m, size_t ml)
+/* The next member when it starts right at *pos and is valid (key '=' value, then ',' or
+ * the end; trailing spaces allowed): sets *m and *ml as ts_member would, moves *pos past it
+ * the same way and returns 1.  Anything else (OWS or an empty member first, a bad or odd
+ * member) returns 0 with *pos unchanged: ts_member and ts_check_member take it from there. */
+static inline int ts_next_valid(const char *v, size_t n, size_t *pos, const char **m, size_t *ml)
 {
-    size_t k = 1, i;
+    size_t s = *pos, k = s + 1, j, e;
 
-    if (!(ts_cls[(unsigned char)m[0]] & TS_K0))
-        return -1;
-    while (k < ml && (ts_cls[(unsigned char)m[k]] & TS_K))
+    if (s >= n || !(ts_cls[(unsigned char)v[s]] & TS_K0))
+        return 0;
+    while (k < n && (ts_cls[(unsigned char)v[k]] & TS_K))
         k++;
-    /* '=' is not a key character: the first '=' is here when the key is clean */
-    if (k >= ml || m[k] != '=' || k > TS_KEY_MAX || ml - k - 1 == 0 || ml - k - 1 > TS_VAL_MAX)
-        return -1;
-    for (i = k + 1; i < ml; i++)
-        if (!(ts_cls[(unsigned char)m[i]] & TS_V))
-            return -1;
-    return (long)k;
+    /* '=' is not a key character: when the key is clean the first '=' is here */
+    if (k >= n || v[k] != '=' || k - s > TS_KEY_MAX)
+        return 0;
+    for (j = k + 1; j < n && (ts_cls[(unsigned char)v[j]] & TS_V); j++)
+        ;
+    if (j < n && v[j] != ',') /* HTAB or a byte no value may hold */
+        return 0;
+    for (e = j; e > k + 1 && v[e - 1] == ' '; e--)
+        ;
+    if (e - k - 1 == 0 || e - k - 1 > TS_VAL_MAX)
+        return 0;
+    *m = v + s;
+    *ml = e - s;
+    *pos = j < n ? j + 1 : n;
+    return 1;
 }
 
 /* Check one member "key=value" (Level 2 key grammar, as the test suite applies it).
@@ -616,9 +658,13 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
     size_t pos = 0, ml;
     const char *m;
 
-    while (ts_member(v, n, &pos, &m, &ml)) {
-        if (ts_member_ok(m, ml) < 0 && ts_check_member(m, ml, why, whysz) < 0)
-            return -1;
+    for (;;) {
+        if (!ts_next_valid(v, n, &pos, &m, &ml)) {
+            if (!ts_member(v, n, &pos, &m, &ml))
+                break;
+            if (ts_check_member(m, ml, why, whysz) < 0)
+                return -1;
+        }
         if (++*members > TS_MAX_MEMBERS) {
             snprintf(why, whysz, "more than %d members", TS_MAX_MEMBERS);
             return -1;
@@ -726,8 +772,9 @@ static int b3_usual(struct sf_tracectx *c, const char *v, size_t n)
     }
     if (!lower_hex8(v, tl, &nz) || !nz || !lower_hex8(sp, 16, &nz) || !nz)
         return 0;
+    if (tl == 16)
+        memcpy(c->trace_id, "0000000000000000", 16);
     memcpy(c->trace_id + 32 - tl, v, tl);
-    memset(c->trace_id, '0', 32 - tl);
     c->trace_id[32] = 0;
     c->trace_id_64 = tl == 16;
     memcpy(c->span_id, sp, 16);
@@ -1290,12 +1337,14 @@ static inline int name8_eq(const char *name, const char *lit)
     return (x | m) == l;
 }
 
-static int hdr_is(const char *name, size_t nlen, int h)
+/* h when name is header h (c0: its first byte | 0x20), else -1; inlined with a constant h,
+ * most other names stop at the first letter. */
+static inline int hdr_is(const char *name, size_t nlen, int c0, int h)
 {
     const char *lit = hdrs[h].name;
     size_t i;
 
-    if (nlen != hdrs[h].len)
+    if (nlen != hdrs[h].len || c0 != lit[0])
         return -1;
     if (nlen < 8) {
         for (i = 0; i < nlen; i++) {
@@ -1313,41 +1362,45 @@ static int hdr_is(const char *name, size_t nlen, int h)
     return h;
 }
 
-/* Which header this is, or -1.  Dispatch on length: one compare for most names. */
-static int header_id(const char *name, size_t nlen)
+/* Which header this is, or -1.  Dispatch on length, then the first letter: one compare
+ * for most names, a few instructions for most other headers. */
+static inline int header_id(const char *name, size_t nlen)
 {
     int c0;
 
     if (nlen < 2 || nlen > 27)
         return -1;
-    c0 = lc((unsigned char)name[0]);
+    c0 = (unsigned char)name[0] | 0x20; /* the lowercase letter, or a byte no name starts with */
     switch (nlen) {
     case 2:
-        return hdr_is(name, nlen, H_B3);
+        return hdr_is(name, nlen, c0, H_B3);
     case 3:
-        return hdr_is(name, nlen, H_SW8);
+        return hdr_is(name, nlen, c0, H_SW8);
     case 7:
-        return hdr_is(name, nlen, H_BAGGAGE);
+        return hdr_is(name, nlen, c0, H_BAGGAGE);
     case 10:
-        return hdr_is(name, nlen, c0 == 't' ? H_TRACESTATE : H_B3_FLAGS);
+        return c0 == 't' ? hdr_is(name, nlen, c0, H_TRACESTATE)
+                         : hdr_is(name, nlen, c0, H_B3_FLAGS);
     case 11:
-        return hdr_is(name, nlen, c0 == 't' ? H_TRACEPARENT : H_B3_SPANID);
+        return c0 == 't' ? hdr_is(name, nlen, c0, H_TRACEPARENT)
+                         : hdr_is(name, nlen, c0, H_B3_SPANID);
     case 12:
-        return hdr_is(name, nlen, lc((unsigned char)name[5]) == 't' ? H_B3_TRACEID : H_B3_SAMPLED);
+        return lc((unsigned char)name[5]) == 't' ? hdr_is(name, nlen, c0, H_B3_TRACEID)
+                                                 : hdr_is(name, nlen, c0, H_B3_SAMPLED);
     case 13:
-        return hdr_is(name, nlen, H_UBER);
+        return hdr_is(name, nlen, c0, H_UBER);
     case 14:
-        return hdr_is(name, nlen, c0 == 'g' ? H_GRPC : H_DD_TAGS);
+        return c0 == 'g' ? hdr_is(name, nlen, c0, H_GRPC) : hdr_is(name, nlen, c0, H_DD_TAGS);
     case 15:
-        return hdr_is(name, nlen, H_XRAY);
+        return hdr_is(name, nlen, c0, H_XRAY);
     case 17:
-        return hdr_is(name, nlen, H_B3_PARENT);
+        return hdr_is(name, nlen, c0, H_B3_PARENT);
     case 18:
-        return hdr_is(name, nlen, H_DD_TRACE);
+        return hdr_is(name, nlen, c0, H_DD_TRACE);
     case 19:
-        return hdr_is(name, nlen, H_DD_PARENT);
+        return hdr_is(name, nlen, c0, H_DD_PARENT);
     case 27:
-        return hdr_is(name, nlen, H_DD_PRIO);
+        return hdr_is(name, nlen, c0, H_DD_PRIO);
     default:
         return -1;
     }
@@ -1591,8 +1644,7 @@ static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*va
         if (!(seen & (1u << i)))
             continue;
         nl = hdrs[first_hdr + i].len;
-        vl = strnlen(vals[i], lens[i] < 47 ? lens[i] : 47);
-        if (len + 2 + nl + 2 + vl > SF_CTX_RAW_MAX - 1)
+        if (len + 2 + nl + 2 + 47 > SF_CTX_RAW_MAX - 1)
             break; /* cannot happen: at most 5 x (27-byte name + 47-byte value + 4) */
         if (len) {
             memcpy(buf + len, "; ", 2);
@@ -1602,7 +1654,7 @@ static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*va
         len += nl;
         memcpy(buf + len, ": ", 2);
         len += 2;
-        san_copy(buf + len, vals[i], vl);
+        vl = san_copy_str(buf + len, vals[i], lens[i] < 47 ? lens[i] : 47);
         len += vl;
         if (lens[i] > 47)
             c->raw_truncated = 1;
