@@ -77,6 +77,27 @@ static inline void trim_ows(const char **v, size_t *n)
         (*n)--;
 }
 
+/* memcpy for n <= 48 in at most three fixed-size moves (overlapping, within both ranges):
+ * no library call for the short copies of the hot path. */
+static inline void copy_small(char *d, const char *s, size_t n)
+{
+    if (n >= 16) {
+        memcpy(d, s, 16);
+        if (n > 32)
+            memcpy(d + 16, s + 16, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
 /* Callers may pass NULL for an empty value; make it a real empty string. */
 #define EMPTY_IF_NULL(v, n)                                                                        \
     do {                                                                                           \
@@ -163,14 +184,15 @@ static inline uint64_t ctl8(uint64_t x)
     return ((x - ONES * 0x20) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
 }
 
-/* Nonzero when one of 16 bytes is a control byte other than HTAB (below 0x20, or 0x7f).
- * Signed lanes: bytes >= 0x80 are negative, so "0 <= v < 0x20" is two plain compares. */
+/* Zero when all 16 bytes are printable ASCII or SP (0x20-0x7e), so need no '?'; else the
+ * caller takes the exact byte loop (HTAB and bytes >= 0x80 go that way too).  v + 1 in
+ * signed lanes is below 0x21 exactly for 0x00-0x1f and 0x7f-0xff. */
 static inline int ctl16(const char *s)
 {
-    v16s v;
+    v16u v;
 
     memcpy(&v, s, 16);
-    return sf_vec_any(((v < 0x20) & (v >= 0) & (v != '\t')) | (v == 0x7f));
+    return sf_vec_any((v16s)(v + 1) < 0x21); /* wraps in unsigned lanes, compared signed */
 }
 
 /* Copy k bytes, control bytes (but HTAB) as '?': raw is always printable text. */
@@ -270,15 +292,17 @@ static inline int lower_hex8(const char *s, size_t n, int *nonzero)
     uint64_t x, ge30, ge3a, ge61, ge67, ok, nz = 0;
 
     if (n % 16 == 0) { /* 16 and 32-digit ids: 16 bytes per step */
-        v16s bad = {0}, nz16 = {0};
+        v16s hex = ~(v16s){0}, nz16 = {0};
 
         for (size_t i = 0; i < n; i += 16) {
-            v16s v; /* signed: bytes >= 0x80 are negative, below '0' */
+            v16u v;
             memcpy(&v, s + i, 16);
-            bad |= ~(((v > '/') & (v < ':')) | ((v > '`') & (v < 'g')));
-            nz16 |= v != '0';
+            /* added in unsigned lanes, compared signed: v + 0x50 is below -118 exactly for
+             * '0'-'9' (0x80-0x89), v + 0x1f below -122 exactly for 'a'-'f' (0x80-0x85) */
+            hex &= ((v16s)(v + 0x50) < -118) | ((v16s)(v + 0x1f) < -122);
+            nz16 |= (v16s)(v != '0');
         }
-        if (sf_vec_any(bad))
+        if (sf_vec_any(~hex))
             return 0;
         *nonzero = sf_vec_any(nz16);
         return 1;
@@ -683,7 +707,10 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
         }
         if (*outlen > 0)
             out[(*outlen)++] = ',';
-        memcpy(out + *outlen, m, ml);
+        if (ml <= 48)
+            copy_small(out + *outlen, m, ml);
+        else
+            memcpy(out + *outlen, m, ml);
         *outlen += ml;
         out[*outlen] = 0;
     }
@@ -1364,7 +1391,7 @@ static inline int hdr_is(const char *name, size_t nlen, int c0, int h)
 
 /* Which header this is, or -1.  Dispatch on length, then the first letter: one compare
  * for most names, a few instructions for most other headers. */
-static inline int header_id(const char *name, size_t nlen)
+__attribute__((always_inline)) static inline int header_id(const char *name, size_t nlen)
 {
     int c0;
 
@@ -1447,7 +1474,7 @@ static void keep_first(char (*vals)[48], size_t *lens, unsigned char *seen, int 
     lens[i] = n;
     if (n > 47)
         n = 47;
-    memcpy(vals[i], v, n);
+    copy_small(vals[i], v, n);
     vals[i][n] = 0;
 }
 
@@ -1650,7 +1677,7 @@ static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*va
             memcpy(buf + len, "; ", 2);
             len += 2;
         }
-        memcpy(buf + len, hdrs[first_hdr + i].shown, nl);
+        copy_small(buf + len, hdrs[first_hdr + i].shown, nl);
         len += nl;
         memcpy(buf + len, ": ", 2);
         len += 2;
@@ -1747,7 +1774,7 @@ static void finish_datadog(struct sf_tracectx *c, struct sf_tracectx_pending *p)
     if (p->dd_tid_seen && p->dd_tid_len == 16 && sf_hex_is_lower(p->dd_tid, 16)) {
         memcpy(c->trace_id, p->dd_tid, 16);
     } else {
-        memset(c->trace_id, '0', 16);
+        memcpy(c->trace_id, "0000000000000000", 16); /* a fixed-size move, not a call */
         c->trace_id_64 = 1;
         if (p->dd_tid_seen)
             ctx_warn(c, "datadog: _dd.p.tid '%s' ignored: not 16 lowercase hex digits", p->dd_tid);
@@ -1770,7 +1797,10 @@ int sf_tracectx_set_finish(struct sf_tracectx_set *s)
         if (p->ts_bad) {
             ctx_warn(c, "tracestate discarded: %s", p->ts_why);
         } else {
-            memcpy(c->tracestate, p->ts, p->ts_len + 1);
+            if (p->ts_len < 48)
+                copy_small(c->tracestate, p->ts, p->ts_len + 1);
+            else
+                memcpy(c->tracestate, p->ts, p->ts_len + 1);
             c->tracestate_truncated = p->ts_truncated != 0;
             if (p->ts_truncated)
                 ctx_warn(c,
