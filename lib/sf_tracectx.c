@@ -118,6 +118,9 @@ static int eq_lit(const char *s, size_t n, const char *lit)
     return i == n && lit[i] == 0;
 }
 
+/* eq_lit with a string literal: a length mismatch answers at once. */
+#define EQ_LIT(s, n, lit) ((n) == sizeof(lit) - 1 && eq_lit(s, n, lit))
+
 /* Printable form of one byte for error messages. */
 static void show_char(char *out, size_t outsz, int c)
 {
@@ -376,7 +379,7 @@ static void put_id(char *out, size_t width, const char *s, size_t n)
 
     memset(out, '0', pad);
     for (size_t i = 0; i < n; i++)
-        out[pad + i] = (char)lc((unsigned char)s[i]);
+        out[pad + i] = (char)(s[i] | 0x20); /* hex digits: '0'-'9' have 0x20 set already */
     out[width] = 0;
 }
 
@@ -435,17 +438,18 @@ static int split(const char *s, size_t n, int sep, const char **f, size_t *fl, i
     int k = 0;
     size_t start = 0;
 
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != sep)
-            continue;
+    for (;;) {
+        const char *p = start < n ? memchr(s + start, sep, n - start) : NULL;
+        size_t i = p != NULL ? (size_t)(p - s) : n; /* field k is s[start..i) */
         if (k < max) {
             f[k] = s + start;
             fl[k] = i - start;
         }
         k++;
+        if (p == NULL)
+            return k;
         start = i + 1;
     }
-    return k;
 }
 
 const char *sf_tracectx_format_name(enum sf_ctx_format f)
@@ -952,6 +956,8 @@ static int split_uber(const char *s, size_t n, const char **f, size_t *fl, int m
     int k = 0;
     size_t start = 0, i = 0;
 
+    if (memchr(s, '%', n) == NULL)
+        return split(s, n, ':', f, fl, max);
     for (;;) {
         size_t sep = 0;
         if (i < n && s[i] == ':')
@@ -1021,8 +1027,10 @@ int sf_tracectx_parse_uber(struct sf_tracectx *c, const char *v, size_t n)
 /* Root=1-<8 hex epoch>-<24 hex>: strict (it becomes the trace id). */
 static int xray_root(struct sf_tracectx *c, const char *s, size_t n)
 {
-    if (n != 35 || s[0] != '1' || s[1] != '-' || s[10] != '-' || !sf_hex_is_lower(s + 2, 8) ||
-        !sf_hex_is_lower(s + 11, 24))
+    int nz;
+
+    if (n != 35 || s[0] != '1' || s[1] != '-' || s[10] != '-' || !lower_hex8(s + 2, 8, &nz) ||
+        !lower_hex8(s + 11, 24, &nz))
         return ctx_fail(c, "x-amzn-trace-id: Root '%.*s' is not 1-<8 hex>-<24 hex>",
                         (int)(n > 40 ? 40 : n), s);
     memcpy(c->trace_id, s + 2, 8);
@@ -1043,10 +1051,9 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
     raw_append(c, v, n);
     while (pos < n) {
         const char *m = v + pos, *eq;
-        size_t ml = 0, kl;
-        while (pos < n && v[pos] != ';')
-            pos++, ml++;
-        pos++;
+        const char *semi = memchr(m, ';', n - pos);
+        size_t ml = semi != NULL ? (size_t)(semi - m) : n - pos, kl;
+        pos += ml + 1;
         trim_ows(&m, &ml);
         if (ml == 0)
             continue;
@@ -1056,15 +1063,15 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
                             m);
         kl = (size_t)(eq - m);
         /* First occurrence wins; Self, Lineage and unknown keys are kept only in raw. */
-        if (eq_lit(m, kl, "root") && !have_root++) {
+        if (EQ_LIT(m, kl, "root") && !have_root++) {
             if (xray_root(c, eq + 1, ml - kl - 1) < 0)
                 return -1;
-        } else if (eq_lit(m, kl, "parent") && !have_parent++) {
+        } else if (EQ_LIT(m, kl, "parent") && !have_parent++) {
             if (check_id(c, "x-amzn-trace-id: Parent", eq + 1, ml - kl - 1, 16, 0, 0) < 0)
                 return -1;
             memcpy(c->span_id, eq + 1, 16);
             c->span_id[16] = 0;
-        } else if (eq_lit(m, kl, "sampled") && !have_sampled++) {
+        } else if (EQ_LIT(m, kl, "sampled") && !have_sampled++) {
             size_t sl = ml - kl - 1;
             if (sl != 1 || (eq[1] != '0' && eq[1] != '1' && eq[1] != '?'))
                 return ctx_fail(c, "x-amzn-trace-id: Sampled '%.*s' is not 0, 1 or ?",
@@ -1534,15 +1541,17 @@ static void add_grpc(struct sf_tracectx_set *s, const uint8_t *v, size_t n)
             sf_tracectx_parse_grpc_trace_bin(c, v + 1, n - 1);
         return;
     }
-    for (size_t i = 0; i <= tl; i++) {
-        if (i < tl && t[i] != ',')
-            continue;
+    for (size_t i;; start = i + 1) {
+        const char *comma = start < tl ? memchr(t + start, ',', tl - start) : NULL;
+        i = comma != NULL ? (size_t)(comma - t) : tl; /* the element is t[start..i) */
         f = t + start;
         size_t fl = i - start;
-        start = i + 1;
         trim_ows(&f, &fl);
-        if (fl == 0 && (found || i < tl))
-            continue; /* empty list element */
+        if (fl == 0 && (found || i < tl)) { /* empty list element */
+            if (i >= tl)
+                break;
+            continue;
+        }
         found = 1;
         c = new_ctx(s);
         if (c == NULL)
@@ -1554,6 +1563,8 @@ static void add_grpc(struct sf_tracectx_set *s, const uint8_t *v, size_t n)
         } else {
             parse_grpc_b64(c, f, fl);
         }
+        if (i >= tl)
+            break;
     }
 }
 
@@ -1703,7 +1714,8 @@ static int pending_ok(struct sf_tracectx *c, const char *fmt, int hdr, const cha
 
 static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
 {
-    char what[40];
+    static const char *const what[3] = {"b3: X-B3-TraceId", "b3: X-B3-SpanId",
+                                        "b3: X-B3-ParentSpanId"};
     const char *smp = p->b3[3];
     unsigned seen = p->b3_seen;
 
@@ -1713,9 +1725,9 @@ static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
         if ((seen & (1u << i)) && pending_ok(c, "b3", H_B3_TRACEID + i, p->b3[i], p->b3_len[i]))
             return;
     if (seen & 8) {
-        if (eq_lit(smp, p->b3_len[3], "1") || eq_lit(smp, p->b3_len[3], "true"))
+        if (EQ_LIT(smp, p->b3_len[3], "1") || EQ_LIT(smp, p->b3_len[3], "true"))
             c->sampled = 1;
-        else if (eq_lit(smp, p->b3_len[3], "0") || eq_lit(smp, p->b3_len[3], "false"))
+        else if (EQ_LIT(smp, p->b3_len[3], "0") || EQ_LIT(smp, p->b3_len[3], "false"))
             c->sampled = 0;
         else
             return (void)ctx_fail(c, "b3: X-B3-Sampled '%s' is not 1 or 0", smp);
@@ -1736,8 +1748,7 @@ static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
     for (int i = 0; i < 3; i++) {
         if (!(seen & (1u << i)))
             continue;
-        snprintf(what, sizeof(what), "b3: %s", hdrs[H_B3_TRACEID + i].shown);
-        if (check_id(c, what, p->b3[i], p->b3_len[i], 16, i == 0 ? 32 : 0, 0) < 0)
+        if (check_id(c, what[i], p->b3[i], p->b3_len[i], 16, i == 0 ? 32 : 0, 0) < 0)
             return;
     }
     put_trace_id_b3(c, p->b3[0], p->b3_len[0]);
