@@ -187,6 +187,19 @@ static inline uint64_t ctl8(uint64_t x)
     return ((x - ONES * 0x20) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
 }
 
+/* Index of the first lane set in m (one lane at least is set). */
+static inline size_t first_lane(v16s m)
+{
+    uint64_t h[2];
+
+    memcpy(h, &m, 16);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return h[0] ? (size_t)__builtin_clzll(h[0]) / 8 : 8 + (size_t)__builtin_clzll(h[1]) / 8;
+#else
+    return h[0] ? (size_t)__builtin_ctzll(h[0]) / 8 : 8 + (size_t)__builtin_ctzll(h[1]) / 8;
+#endif
+}
+
 /* Zero when all 16 bytes are printable ASCII or SP (0x20-0x7e), so need no '?'; else the
  * caller takes the exact byte loop (HTAB and bytes >= 0x80 go that way too).  v + 1 in
  * signed lanes is below 0x21 exactly for 0x00-0x1f and 0x7f-0xff. */
@@ -591,7 +604,28 @@ static inline int ts_next_valid(const char *v, size_t n, size_t *pos, const char
     /* '=' is not a key character: when the key is clean the first '=' is here */
     if (k >= n || v[k] != '=' || k - s > TS_KEY_MAX)
         return 0;
-    for (j = k + 1; j < n && (ts_cls[(unsigned char)v[j]] & TS_V); j++)
+    j = k + 1;
+    if (n >= 16 && j < n) {
+        /* the value in 16-byte blocks (the last one ending at n, lanes before j masked off):
+         * up to the first byte that is no value character, or the end */
+        static const v16s iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        for (;; j += 16) {
+            size_t b = j + 16 <= n ? j : n - 16;
+            v16u x;
+            memcpy(&x, v + b, 16);
+            v16s stop = ((v16s)(x + 1) < 0x21) | (v16s)(x == ',') | (v16s)(x == '=');
+            stop &= iota >= (signed char)(j - b);
+            if (sf_vec_any(stop)) {
+                j = b + first_lane(stop);
+                break;
+            }
+            if (b + 16 >= n) {
+                j = n;
+                break;
+            }
+        }
+    }
+    for (; j < n && (ts_cls[(unsigned char)v[j]] & TS_V); j++) /* short fields */
         ;
     if (j < n && v[j] != ',') /* HTAB or a byte no value may hold */
         return 0;
@@ -686,7 +720,7 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
     size_t pos = 0, ml;
     const char *m;
 
-    for (;;) {
+    while (pos < n) { /* (ts_member finds nothing at the end either) */
         if (!ts_next_valid(v, n, &pos, &m, &ml)) {
             if (!ts_member(v, n, &pos, &m, &ml))
                 break;
@@ -803,9 +837,12 @@ static int b3_usual(struct sf_tracectx *c, const char *v, size_t n)
     }
     if (!lower_hex8(v, tl, &nz) || !nz || !lower_hex8(sp, 16, &nz) || !nz)
         return 0;
-    if (tl == 16)
+    if (tl == 16) { /* fixed-size moves, no library call */
         memcpy(c->trace_id, "0000000000000000", 16);
-    memcpy(c->trace_id + 32 - tl, v, tl);
+        memcpy(c->trace_id + 16, v, 16);
+    } else {
+        memcpy(c->trace_id, v, 32);
+    }
     c->trace_id[32] = 0;
     c->trace_id_64 = tl == 16;
     memcpy(c->span_id, sp, 16);
