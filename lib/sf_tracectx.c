@@ -77,15 +77,12 @@ static inline void trim_ows(const char **v, size_t *n)
         (*n)--;
 }
 
-/* memcpy for n <= 48 in at most three fixed-size moves (overlapping, within both ranges):
+/* memcpy for n <= 16 in at most two fixed-size moves (overlapping, within both ranges):
  * no library call for the short copies of the hot path. */
-static inline void copy_small(char *d, const char *s, size_t n)
+static inline void copy_small16(char *d, const char *s, size_t n)
 {
-    if (n >= 16) {
+    if (n == 16) {
         memcpy(d, s, 16);
-        if (n > 32)
-            memcpy(d + 16, s + 16, 16);
-        memcpy(d + n - 16, s + n - 16, 16);
     } else if (n >= 8) {
         memcpy(d, s, 8);
         memcpy(d + n - 8, s + n - 8, 8);
@@ -95,6 +92,19 @@ static inline void copy_small(char *d, const char *s, size_t n)
     } else {
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
+    }
+}
+
+/* The same for n <= 48, in at most three moves. */
+static inline void copy_small(char *d, const char *s, size_t n)
+{
+    if (n > 16) {
+        memcpy(d, s, 16);
+        if (n > 32)
+            memcpy(d + 16, s + 16, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else {
+        copy_small16(d, s, n);
     }
 }
 
@@ -385,25 +395,27 @@ checked:
     return 0;
 }
 
-/* Store a checked id, lowercased and left-padded to width. */
-static void put_id(char *out, size_t width, const char *s, size_t n)
+/* Store a checked id (hex digits, n <= width <= 32), left-padded to width with '0'. */
+static inline void put_id_lower(char *out, size_t width, const char *s, size_t n)
 {
-    size_t pad = width - n;
-
-    memset(out, '0', pad);
-    for (size_t i = 0; i < n; i++)
-        out[pad + i] = (char)(s[i] | 0x20); /* hex digits: '0'-'9' have 0x20 set already */
+    memcpy(out, "00000000000000000000000000000000", width);
+    if (width == 16)
+        copy_small16(out + 16 - n, s, n);
+    else
+        copy_small(out + width - n, s, n);
     out[width] = 0;
 }
 
-/* put_id for an id check_id accepted without ID_ANYCASE (already lowercase). */
-static void put_id_lower(char *out, size_t width, const char *s, size_t n)
+/* put_id_lower, lowercased: every byte | 0x20 ('0'-'9' and the padding have that bit). */
+static inline void put_id(char *out, size_t width, const char *s, size_t n)
 {
-    size_t pad = width - n;
-
-    memset(out, '0', pad);
-    memcpy(out + pad, s, n);
-    out[width] = 0;
+    put_id_lower(out, width, s, n);
+    for (size_t i = 0; i < width; i += 8) {
+        uint64_t w;
+        memcpy(&w, out + i, 8);
+        w |= ONES * 0x20;
+        memcpy(out + i, &w, 8);
+    }
 }
 
 /* 8 lowercase hex digits of x at out (no NUL), the most significant first. */
@@ -1866,13 +1878,25 @@ int sf_tracectx_set_finish(struct sf_tracectx_set *s)
 
 int sf_tracectx_set_preferred(const struct sf_tracectx_set *s)
 {
-    static const enum sf_ctx_format order[] = {
-        SF_CTX_TRACEPARENT, SF_CTX_B3_SINGLE, SF_CTX_B3_MULTI, SF_CTX_GRPC_TRACE_BIN,
-        SF_CTX_UBER,        SF_CTX_XRAY,      SF_CTX_DATADOG};
+    /* rank in the order traceparent, b3-single, b3-multi, grpc-trace-bin, uber-trace-id,
+     * x-amzn-trace-id, datadog; 0: never picked.  One pass: the lowest rank, then the
+     * lowest index. */
+    static const unsigned char rank[SF_CTX_NFORMATS] = {
+        [SF_CTX_TRACEPARENT] = 1,    [SF_CTX_B3_SINGLE] = 2, [SF_CTX_B3_MULTI] = 3,
+        [SF_CTX_GRPC_TRACE_BIN] = 4, [SF_CTX_UBER] = 5,      [SF_CTX_XRAY] = 6,
+        [SF_CTX_DATADOG] = 7};
+    unsigned best_rank = 8;
+    int best = -1;
 
-    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-        for (int i = 0; i < s->n; i++)
-            if (s->ctx[i].format == order[k] && s->ctx[i].valid && s->ctx[i].span_id[0])
-                return i;
-    return -1;
+    for (int i = 0; i < s->n; i++) {
+        const struct sf_tracectx *c = &s->ctx[i];
+        unsigned r = (unsigned)c->format < SF_CTX_NFORMATS ? rank[c->format] : 0;
+        if (r != 0 && r < best_rank && c->valid && c->span_id[0]) {
+            if (r == 1)
+                return i; /* nothing ranks higher */
+            best = i;
+            best_rank = r;
+        }
+    }
+    return best;
 }
