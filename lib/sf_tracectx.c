@@ -67,7 +67,7 @@ static int lc(int c)
     return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-static void trim_ows(const char **v, size_t *n)
+static inline void trim_ows(const char **v, size_t *n)
 {
     while (*n > 0 && is_ows((unsigned char)(*v)[0])) {
         (*v)++;
@@ -75,6 +75,37 @@ static void trim_ows(const char **v, size_t *n)
     }
     while (*n > 0 && is_ows((unsigned char)(*v)[*n - 1]))
         (*n)--;
+}
+
+/* memcpy for n <= 16 in at most two fixed-size moves (overlapping, within both ranges):
+ * no library call for the short copies of the hot path. */
+static inline void copy_small16(char *d, const char *s, size_t n)
+{
+    if (n == 16) {
+        memcpy(d, s, 16);
+    } else if (n >= 8) {
+        memcpy(d, s, 8);
+        memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        memcpy(d, s, 4);
+        memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* The same for n <= 48, in at most three moves. */
+static inline void copy_small(char *d, const char *s, size_t n)
+{
+    if (n > 16) {
+        memcpy(d, s, 16);
+        if (n > 32)
+            memcpy(d + 16, s + 16, 16);
+        memcpy(d + n - 16, s + n - 16, 16);
+    } else {
+        copy_small16(d, s, n);
+    }
 }
 
 /* Callers may pass NULL for an empty value; make it a real empty string. */
@@ -96,6 +127,9 @@ static int eq_lit(const char *s, size_t n, const char *lit)
             return 0;
     return i == n && lit[i] == 0;
 }
+
+/* eq_lit with a string literal: a length mismatch answers at once. */
+#define EQ_LIT(s, n, lit) ((n) == sizeof(lit) - 1 && eq_lit(s, n, lit))
 
 /* Printable form of one byte for error messages. */
 static void show_char(char *out, size_t outsz, int c)
@@ -163,34 +197,104 @@ static inline uint64_t ctl8(uint64_t x)
     return ((x - ONES * 0x20) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
 }
 
+/* Index of the first lane set in m (one lane at least is set). */
+static inline size_t first_lane(v16s m)
+{
+    uint64_t h[2];
+
+    memcpy(h, &m, 16);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return h[0] ? (size_t)__builtin_clzll(h[0]) / 8 : 8 + (size_t)__builtin_clzll(h[1]) / 8;
+#else
+    return h[0] ? (size_t)__builtin_ctzll(h[0]) / 8 : 8 + (size_t)__builtin_ctzll(h[1]) / 8;
+#endif
+}
+
+/* Zero when all 16 bytes are printable ASCII or SP (0x20-0x7e), so need no '?'; else the
+ * caller takes the exact byte loop (HTAB and bytes >= 0x80 go that way too).  v + 1 in
+ * signed lanes is below 0x21 exactly for 0x00-0x1f and 0x7f-0xff. */
+static inline int ctl16(const char *s)
+{
+    v16u v;
+
+    memcpy(&v, s, 16);
+    return sf_vec_any((v16s)(v + 1) < 0x21); /* wraps in unsigned lanes, compared signed */
+}
+
+/* Copy k bytes, control bytes (but HTAB) as '?': raw is always printable text. */
+static void san_copy(char *d, const char *s, size_t k)
+{
+    size_t i = 0;
+    uint64_t x;
+
+    if (k >= 16) {
+        /* 16 bytes per step, the last step overlapping, while there is no control byte */
+        for (; i + 16 <= k; i += 16) {
+            if (ctl16(s + i))
+                goto bytes;
+            memcpy(d + i, s + i, 16);
+        }
+        if (i < k && !ctl16(s + k - 16)) {
+            memcpy(d + k - 16, s + k - 16, 16);
+            return;
+        }
+    } else if (k >= 8) {
+        memcpy(&x, s, 8);
+        if (!ctl8(x)) {
+            memcpy(&x, s + k - 8, 8);
+            if (!ctl8(x)) {
+                memcpy(d, s, k);
+                return;
+            }
+        }
+    }
+bytes:
+    for (; i < k; i++) {
+        unsigned char b = (unsigned char)s[i];
+        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
+    }
+}
+
+/* san_copy of the string at s (at most k bytes, up to a NUL); returns its length. */
+static size_t san_copy_str(char *d, const char *s, size_t k)
+{
+    size_t i = 0;
+
+    if (k >= 16) {
+        for (; i + 16 <= k; i += 16) {
+            if (ctl16(s + i)) /* NUL is a control byte too */
+                goto bytes;
+            memcpy(d + i, s + i, 16);
+        }
+        if (i < k && !ctl16(s + k - 16)) {
+            memcpy(d + k - 16, s + k - 16, 16);
+            return k;
+        }
+    } else if (k >= 8) {
+        uint64_t x, y;
+        memcpy(&x, s, 8);
+        memcpy(&y, s + k - 8, 8);
+        if (!ctl8(x) && !ctl8(y)) {
+            memcpy(d, s, k);
+            return k;
+        }
+    }
+bytes:
+    for (; i < k && s[i]; i++) {
+        unsigned char b = (unsigned char)s[i];
+        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
+    }
+    return i;
+}
+
 /* Append text to raw; control bytes become '?' so raw is always printable text. */
 static void raw_append(struct sf_tracectx *c, const char *s, size_t n)
 {
     size_t len = c->raw[0] ? strlen(c->raw) : 0; /* most appends are the first */
     size_t room = sizeof(c->raw) - 1 - len, k = n < room ? n : room;
     char *d = c->raw + len;
-    size_t i = 0;
-    uint64_t x;
 
-    /* 16, then 8 bytes per step while there is no control byte */
-    for (; i + 16 <= k; i += 16) {
-        v16u v;
-
-        memcpy(&v, s + i, 16);
-        if (sf_vec_any(((v < 0x20) & (v != '\t')) | (v == 0x7f)))
-            break;
-        memcpy(d + i, &v, 16);
-    }
-    for (; i + 8 <= k; i += 8) {
-        memcpy(&x, s + i, 8);
-        if (ctl8(x))
-            break;
-        memcpy(d + i, &x, 8);
-    }
-    for (; i < k; i++) {
-        unsigned char b = (unsigned char)s[i];
-        d[i] = (b < 0x20 && b != '\t') || b == 0x7f ? '?' : (char)b;
-    }
+    san_copy(d, s, k);
     d[k] = 0;
     if (k < n)
         c->raw_truncated = 1;
@@ -209,20 +313,22 @@ static void raw_set_hex(struct sf_tracectx *c, const uint8_t *b, size_t n)
 
 /* 1 when s[0..n) is all lowercase hex digits and n is a multiple of 8 (else 0: the
  * caller checks byte by byte); *nonzero gets 1 if a digit is not '0'. */
-static int lower_hex8(const char *s, size_t n, int *nonzero)
+static inline int lower_hex8(const char *s, size_t n, int *nonzero)
 {
     uint64_t x, ge30, ge3a, ge61, ge67, ok, nz = 0;
 
     if (n % 16 == 0) { /* 16 and 32-digit ids: 16 bytes per step */
-        v16s bad = {0}, nz16 = {0};
+        v16s hex = ~(v16s){0}, nz16 = {0};
 
         for (size_t i = 0; i < n; i += 16) {
             v16u v;
             memcpy(&v, s + i, 16);
-            bad |= ~(((v >= '0') & (v <= '9')) | ((v >= 'a') & (v <= 'f')));
-            nz16 |= v != '0';
+            /* added in unsigned lanes, compared signed: v + 0x50 is below -118 exactly for
+             * '0'-'9' (0x80-0x89), v + 0x1f below -122 exactly for 'a'-'f' (0x80-0x85) */
+            hex &= ((v16s)(v + 0x50) < -118) | ((v16s)(v + 0x1f) < -122);
+            nz16 |= (v16s)(v != '0');
         }
-        if (sf_vec_any(bad))
+        if (sf_vec_any(~hex))
             return 0;
         *nonzero = sf_vec_any(nz16);
         return 1;
@@ -289,25 +395,65 @@ checked:
     return 0;
 }
 
-/* Store a checked id, lowercased and left-padded to width. */
-static void put_id(char *out, size_t width, const char *s, size_t n)
+/* Store a checked id (hex digits, n <= width <= 32), left-padded to width with '0'. */
+static inline void put_id_lower(char *out, size_t width, const char *s, size_t n)
 {
-    size_t pad = width - n;
-
-    memset(out, '0', pad);
-    for (size_t i = 0; i < n; i++)
-        out[pad + i] = (char)lc((unsigned char)s[i]);
+    memcpy(out, "00000000000000000000000000000000", width);
+    if (width == 16)
+        copy_small16(out + 16 - n, s, n);
+    else
+        copy_small(out + width - n, s, n);
     out[width] = 0;
 }
 
-/* put_id for an id check_id accepted without ID_ANYCASE (already lowercase). */
-static void put_id_lower(char *out, size_t width, const char *s, size_t n)
+/* put_id_lower, lowercased: every byte | 0x20 ('0'-'9' and the padding have that bit). */
+static inline void put_id(char *out, size_t width, const char *s, size_t n)
 {
-    size_t pad = width - n;
+    put_id_lower(out, width, s, n);
+    for (size_t i = 0; i < width; i += 8) {
+        uint64_t w;
+        memcpy(&w, out + i, 8);
+        w |= ONES * 0x20;
+        memcpy(out + i, &w, 8);
+    }
+}
 
-    memset(out, '0', pad);
-    memcpy(out + pad, s, n);
-    out[width] = 0;
+/* 8 lowercase hex digits of x at out (no NUL), the most significant first. */
+static inline void u32_hex(char *out, uint32_t x)
+{
+    uint64_t v = x, m;
+
+    /* nibble k of x to byte k of v */
+    v = (v | v << 16) & UINT64_C(0x0000ffff0000ffff);
+    v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
+    v = (v | v << 4) & (ONES * 0x0f);
+    m = ((v + ONES * 0x06) >> 4) & ONES; /* 1 in the bytes of digits a-f */
+    v += ONES * '0' + m * ('a' - '0' - 10);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v); /* the top nibble goes first in memory */
+#endif
+    memcpy(out, &v, 8);
+}
+
+/* 16 lowercase hex digits of x and a NUL (as sf_hex_encode of its big-endian bytes). */
+static void u64_hex(char *out, uint64_t x)
+{
+    u32_hex(out, (uint32_t)(x >> 32));
+    u32_hex(out + 8, (uint32_t)x);
+    out[16] = 0;
+}
+
+/* sf_hex_encode of 8n bytes (n words), with the NUL. */
+static void hex_words(char *out, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        memcpy(&w, b + 8 * i, 8);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        u64_hex(out + 16 * i, w);
+    }
 }
 
 /* Split s[0..n) at `sep` into at most max fields; returns the number of fields found (which
@@ -317,17 +463,18 @@ static int split(const char *s, size_t n, int sep, const char **f, size_t *fl, i
     int k = 0;
     size_t start = 0;
 
-    for (size_t i = 0; i <= n; i++) {
-        if (i < n && s[i] != sep)
-            continue;
+    for (;;) {
+        const char *p = start < n ? memchr(s + start, sep, n - start) : NULL;
+        size_t i = p != NULL ? (size_t)(p - s) : n; /* field k is s[start..i) */
         if (k < max) {
             f[k] = s + start;
             fl[k] = i - start;
         }
         k++;
+        if (p == NULL)
+            return k;
         start = i + 1;
     }
-    return k;
 }
 
 const char *sf_tracectx_format_name(enum sf_ctx_format f)
@@ -439,6 +586,71 @@ static int ts_key_char(int c)
            c == '/' || c == '@';
 }
 
+/* Byte classes of a tracestate member: TS_K key character, TS_K0 first key character
+ * (a-z 0-9), TS_V value character (0x20-0x7e but ',' and '='). */
+enum { TS_K = 1, TS_K0 = 2, TS_V = 4 };
+#define TS_KEYC(c)                                                                                 \
+    (((c) >= 'a' && (c) <= 'z') || ((c) >= '0' && (c) <= '9') || (c) == '_' || (c) == '-' ||       \
+     (c) == '*' || (c) == '/' || (c) == '@')
+#define TS_CLS(c)                                                                                  \
+    ((TS_KEYC(c) ? TS_K : 0) |                                                                     \
+     ((((c) >= 'a' && (c) <= 'z') || ((c) >= '0' && (c) <= '9')) ? TS_K0 : 0) |                    \
+     ((c) >= 0x20 && (c) <= 0x7e && (c) != ',' && (c) != '=' ? TS_V : 0))
+#define TS_CLS4(c)  TS_CLS(c), TS_CLS(c + 1), TS_CLS(c + 2), TS_CLS(c + 3)
+#define TS_CLS16(c) TS_CLS4(c), TS_CLS4(c + 4), TS_CLS4(c + 8), TS_CLS4(c + 12)
+#define TS_CLS64(c) TS_CLS16(c), TS_CLS16(c + 16), TS_CLS16(c + 32), TS_CLS16(c + 48)
+static const unsigned char ts_cls[256] = {TS_CLS64(0), TS_CLS64(64), TS_CLS64(128), TS_CLS64(192)};
+
+/* The next member when it starts right at *pos and is valid (key '=' value, then ',' or
+ * the end; trailing spaces allowed): sets *m and *ml as ts_member would, moves *pos past it
+ * the same way and returns 1.  Anything else (OWS or an empty member first, a bad or odd
+ * member) returns 0 with *pos unchanged: ts_member and ts_check_member take it from there. */
+static inline int ts_next_valid(const char *v, size_t n, size_t *pos, const char **m, size_t *ml)
+{
+    size_t s = *pos, k = s + 1, j, e;
+
+    if (s >= n || !(ts_cls[(unsigned char)v[s]] & TS_K0))
+        return 0;
+    while (k < n && (ts_cls[(unsigned char)v[k]] & TS_K))
+        k++;
+    /* '=' is not a key character: when the key is clean the first '=' is here */
+    if (k >= n || v[k] != '=' || k - s > TS_KEY_MAX)
+        return 0;
+    j = k + 1;
+    if (n >= 16 && j < n) {
+        /* the value in 16-byte blocks (the last one ending at n, lanes before j masked off):
+         * up to the first byte that is no value character, or the end */
+        static const v16s iota = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+        for (;; j += 16) {
+            size_t b = j + 16 <= n ? j : n - 16;
+            v16u x;
+            memcpy(&x, v + b, 16);
+            v16s stop = ((v16s)(x + 1) < 0x21) | (v16s)(x == ',') | (v16s)(x == '=');
+            stop &= iota >= (signed char)(j - b);
+            if (sf_vec_any(stop)) {
+                j = b + first_lane(stop);
+                break;
+            }
+            if (b + 16 >= n) {
+                j = n;
+                break;
+            }
+        }
+    }
+    for (; j < n && (ts_cls[(unsigned char)v[j]] & TS_V); j++) /* short fields */
+        ;
+    if (j < n && v[j] != ',') /* HTAB or a byte no value may hold */
+        return 0;
+    for (e = j; e > k + 1 && v[e - 1] == ' '; e--)
+        ;
+    if (e - k - 1 == 0 || e - k - 1 > TS_VAL_MAX)
+        return 0;
+    *m = v + s;
+    *ml = e - s;
+    *pos = j < n ? j + 1 : n;
+    return 1;
+}
+
 /* Check one member "key=value" (Level 2 key grammar, as the test suite applies it).
  * Returns the offset of '=' or -1 with why filled. */
 static long ts_check_member(const char *m, size_t ml, char *why, size_t whysz)
@@ -520,9 +732,13 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
     size_t pos = 0, ml;
     const char *m;
 
-    while (ts_member(v, n, &pos, &m, &ml)) {
-        if (ts_check_member(m, ml, why, whysz) < 0)
-            return -1;
+    while (pos < n) { /* (ts_member finds nothing at the end either) */
+        if (!ts_next_valid(v, n, &pos, &m, &ml)) {
+            if (!ts_member(v, n, &pos, &m, &ml))
+                break;
+            if (ts_check_member(m, ml, why, whysz) < 0)
+                return -1;
+        }
         if (++*members > TS_MAX_MEMBERS) {
             snprintf(why, whysz, "more than %d members", TS_MAX_MEMBERS);
             return -1;
@@ -541,7 +757,10 @@ static int ts_scan(const char *v, size_t n, int *members, char *why, size_t whys
         }
         if (*outlen > 0)
             out[(*outlen)++] = ',';
-        memcpy(out + *outlen, m, ml);
+        if (ml <= 48)
+            copy_small(out + *outlen, m, ml);
+        else
+            memcpy(out + *outlen, m, ml);
         *outlen += ml;
         out[*outlen] = 0;
     }
@@ -604,6 +823,53 @@ static void put_trace_id_b3(struct sf_tracectx *c, const char *s, size_t n)
     c->trace_id_64 = n == 16;
 }
 
+/* The usual b3 shapes, trace-span[-s[-parent]] with lowercase hex ids that are not all
+ * zeros and s one of 0, 1, d: fills *c as the general code would and returns 1; any other
+ * value returns 0 with *c untouched (the separators found are then not the split's). */
+static int b3_usual(struct sf_tracectx *c, const char *v, size_t n)
+{
+    size_t tl = n > 32 && v[32] == '-' ? 32 : n > 16 && v[16] == '-' ? 16 : 0;
+    const char *sp = v + tl + 1, *par = NULL;
+    size_t rest = n - tl - 1;
+    int nz, smp = -1;
+
+    if (tl == 0 || rest < 16)
+        return 0;
+    if (rest > 16) {
+        if (rest != 18 && rest != 35)
+            return 0;
+        if (sp[16] != '-' || (sp[17] != '0' && sp[17] != '1' && sp[17] != 'd'))
+            return 0;
+        smp = sp[17];
+        if (rest == 35) {
+            if (sp[18] != '-' || !lower_hex8(sp + 19, 16, &nz) || !nz)
+                return 0;
+            par = sp + 19;
+        }
+    }
+    if (!lower_hex8(v, tl, &nz) || !nz || !lower_hex8(sp, 16, &nz) || !nz)
+        return 0;
+    if (tl == 16) { /* fixed-size moves, no library call */
+        memcpy(c->trace_id, "0000000000000000", 16);
+        memcpy(c->trace_id + 16, v, 16);
+    } else {
+        memcpy(c->trace_id, v, 32);
+    }
+    c->trace_id[32] = 0;
+    c->trace_id_64 = tl == 16;
+    memcpy(c->span_id, sp, 16);
+    c->span_id[16] = 0;
+    if (par != NULL) {
+        memcpy(c->parent_id, par, 16);
+        c->parent_id[16] = 0;
+    }
+    if (smp == 'd')
+        c->sampled = c->debug = 1;
+    else if (smp >= 0)
+        c->sampled = smp - '0';
+    return 1;
+}
+
 int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
 {
     const char *f[4];
@@ -616,6 +882,8 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
     trim_ows(&v, &n);
     if (n == 0)
         return ctx_fail(c, "b3: empty value");
+    if (b3_usual(c, v, n))
+        return 0;
     nf = split(v, n, '-', f, fl, 4);
     if (nf == 1) {
         if (n > 1 && sf_hex_is_lower(v, n))
@@ -640,19 +908,23 @@ int sf_tracectx_parse_b3_single(struct sf_tracectx *c, const char *v, size_t n)
 
 /* ---- grpc-trace-bin ------------------------------------------------------------------- */
 
-int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
+/* 1 when the n bytes at b are all zero. */
+static int zero_bytes(const uint8_t *b, size_t n)
+{
+    uint8_t acc = 0;
+
+    for (size_t i = 0; i < n; i++)
+        acc |= b[i];
+    return acc == 0;
+}
+
+/* The decoding of sf_tracectx_parse_grpc_trace_bin; raw is left to the caller. */
+static int grpc_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
 {
     struct sf_rd rd;
     const uint8_t *tid, *sid;
     uint8_t ver, fid;
 
-    if (bin == NULL) {
-        bin = (const uint8_t *)"";
-        n = 0;
-    }
-
-    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
-    raw_set_hex(c, bin, n);
     if (n == 0)
         return ctx_fail(c, "grpc-trace-bin: empty value");
     sf_rd_init(&rd, bin, n, 0);
@@ -681,13 +953,24 @@ int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, 
     } else {
         c->sampled = 0; /* OpenCensus default options */
     }
-    sf_hex_encode(c->trace_id, tid, 16);
-    sf_hex_encode(c->span_id, sid, 8);
-    if (sf_hex_is_zero(c->trace_id, 32))
+    hex_words(c->trace_id, tid, 2);
+    hex_words(c->span_id, sid, 1);
+    if (zero_bytes(tid, 16))
         return ctx_fail(c, "grpc-trace-bin: trace id is all zeros");
-    if (sf_hex_is_zero(c->span_id, 16))
+    if (zero_bytes(sid, 8))
         return ctx_fail(c, "grpc-trace-bin: span id is all zeros");
     return 0;
+}
+
+int sf_tracectx_parse_grpc_trace_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
+{
+    if (bin == NULL) {
+        bin = (const uint8_t *)"";
+        n = 0;
+    }
+    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
+    raw_set_hex(c, bin, n);
+    return grpc_bin(c, bin, n);
 }
 
 /* One base64 grpc-trace-bin value (an element of a ','-joined list). */
@@ -708,12 +991,10 @@ static int parse_grpc_b64(struct sf_tracectx *c, const char *v, size_t n)
         raw_append(c, v, n);
         return ctx_fail(c, "grpc-trace-bin: invalid base64");
     }
-    int rc = sf_tracectx_parse_grpc_trace_bin(c, bin, (size_t)len);
-    /* raw shows what travelled: the base64 text */
-    c->raw[0] = 0;
-    c->raw_truncated = 0;
+    /* raw shows what travelled: the base64 text (not the hex of the bytes) */
+    ctx_begin(c, SF_CTX_GRPC_TRACE_BIN);
     raw_append(c, v, n);
-    return rc;
+    return grpc_bin(c, bin, (size_t)len);
 }
 
 /* ---- Jaeger uber-trace-id --------------------------------------------------------------- */
@@ -724,6 +1005,8 @@ static int split_uber(const char *s, size_t n, const char **f, size_t *fl, int m
     int k = 0;
     size_t start = 0, i = 0;
 
+    if (memchr(s, '%', n) == NULL)
+        return split(s, n, ':', f, fl, max);
     for (;;) {
         size_t sep = 0;
         if (i < n && s[i] == ':')
@@ -793,8 +1076,10 @@ int sf_tracectx_parse_uber(struct sf_tracectx *c, const char *v, size_t n)
 /* Root=1-<8 hex epoch>-<24 hex>: strict (it becomes the trace id). */
 static int xray_root(struct sf_tracectx *c, const char *s, size_t n)
 {
-    if (n != 35 || s[0] != '1' || s[1] != '-' || s[10] != '-' || !sf_hex_is_lower(s + 2, 8) ||
-        !sf_hex_is_lower(s + 11, 24))
+    int nz;
+
+    if (n != 35 || s[0] != '1' || s[1] != '-' || s[10] != '-' || !lower_hex8(s + 2, 8, &nz) ||
+        !lower_hex8(s + 11, 24, &nz))
         return ctx_fail(c, "x-amzn-trace-id: Root '%.*s' is not 1-<8 hex>-<24 hex>",
                         (int)(n > 40 ? 40 : n), s);
     memcpy(c->trace_id, s + 2, 8);
@@ -815,10 +1100,9 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
     raw_append(c, v, n);
     while (pos < n) {
         const char *m = v + pos, *eq;
-        size_t ml = 0, kl;
-        while (pos < n && v[pos] != ';')
-            pos++, ml++;
-        pos++;
+        const char *semi = memchr(m, ';', n - pos);
+        size_t ml = semi != NULL ? (size_t)(semi - m) : n - pos, kl;
+        pos += ml + 1;
         trim_ows(&m, &ml);
         if (ml == 0)
             continue;
@@ -828,15 +1112,15 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
                             m);
         kl = (size_t)(eq - m);
         /* First occurrence wins; Self, Lineage and unknown keys are kept only in raw. */
-        if (eq_lit(m, kl, "root") && !have_root++) {
+        if (EQ_LIT(m, kl, "root") && !have_root++) {
             if (xray_root(c, eq + 1, ml - kl - 1) < 0)
                 return -1;
-        } else if (eq_lit(m, kl, "parent") && !have_parent++) {
+        } else if (EQ_LIT(m, kl, "parent") && !have_parent++) {
             if (check_id(c, "x-amzn-trace-id: Parent", eq + 1, ml - kl - 1, 16, 0, 0) < 0)
                 return -1;
             memcpy(c->span_id, eq + 1, 16);
             c->span_id[16] = 0;
-        } else if (eq_lit(m, kl, "sampled") && !have_sampled++) {
+        } else if (EQ_LIT(m, kl, "sampled") && !have_sampled++) {
             size_t sl = ml - kl - 1;
             if (sl != 1 || (eq[1] != '0' && eq[1] != '1' && eq[1] != '?'))
                 return ctx_fail(c, "x-amzn-trace-id: Sampled '%.*s' is not 0, 1 or ?",
@@ -851,14 +1135,50 @@ int sf_tracectx_parse_xray(struct sf_tracectx *c, const char *v, size_t n)
 
 /* ---- Datadog ------------------------------------------------------------------------- */
 
+/* 8 bytes as a little-endian word: the first byte in the low 8 bits. */
+static inline uint64_t load_le8(const char *s)
+{
+    uint64_t w;
+
+    memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* 1 when the 8 bytes of w are all '0'-'9'. */
+static inline int digits8(uint64_t w)
+{
+    return (w & (ONES * 0xf0)) == ONES * 0x30 && ((w + ONES * 0x06) & (ONES * 0xf0)) == ONES * 0x30;
+}
+
+/* Value of 8 decimal digits (checked by digits8), the first in the low byte. */
+static inline uint64_t parse8(uint64_t w)
+{
+    w -= ONES * 0x30;
+    w = w * 10 + (w >> 8); /* pairs: d0*10+d1 in each 16-bit lane's low byte */
+    return ((w & UINT64_C(0x000000ff000000ff)) * (100 + (UINT64_C(1000000) << 32)) +
+            ((w >> 16) & UINT64_C(0x000000ff000000ff)) * (1 + (UINT64_C(10000) << 32))) >>
+           32;
+}
+
 /* Decimal uint64 (1..20 digits, no sign).  0 or -1. */
 static int dec_u64(const char *s, size_t n, uint64_t *out)
 {
     uint64_t x = 0;
+    size_t i = 0;
 
     if (n == 0 || n > 20)
         return -1;
-    for (size_t i = 0; i < n; i++) {
+    /* up to 16 digits 8 at a time (below 10^16: no overflow), the rest one by one */
+    for (; i + 8 <= n && i < 16; i += 8) {
+        uint64_t w = load_le8(s + i);
+        if (!digits8(w))
+            return -1;
+        x = x * 100000000 + parse8(w);
+    }
+    for (; i < n; i++) {
         unsigned d = (unsigned)((unsigned char)s[i] - '0');
         if (d > 9 || (i >= 19 && x > (UINT64_MAX - d) / 10)) /* 19 digits cannot overflow */
             return -1;
@@ -876,15 +1196,6 @@ static int dd_id(struct sf_tracectx *c, const char *what, const char *s, size_t 
     if (*id == 0)
         return ctx_fail(c, "datadog: %s is 0", what);
     return 0;
-}
-
-static void u64_hex(char *out, uint64_t x)
-{
-    uint8_t b[8];
-
-    for (int i = 0; i < 8; i++)
-        b[i] = (uint8_t)(x >> (56 - 8 * i));
-    sf_hex_encode(out, b, 8);
 }
 
 /* ---- W3C baggage ------------------------------------------------------------------------ */
@@ -1109,12 +1420,14 @@ static inline int name8_eq(const char *name, const char *lit)
     return (x | m) == l;
 }
 
-static int hdr_is(const char *name, size_t nlen, int h)
+/* h when name is header h (c0: its first byte | 0x20), else -1; inlined with a constant h,
+ * most other names stop at the first letter. */
+static inline int hdr_is(const char *name, size_t nlen, int c0, int h)
 {
     const char *lit = hdrs[h].name;
     size_t i;
 
-    if (nlen != hdrs[h].len)
+    if (nlen != hdrs[h].len || c0 != lit[0])
         return -1;
     if (nlen < 8) {
         for (i = 0; i < nlen; i++) {
@@ -1132,41 +1445,45 @@ static int hdr_is(const char *name, size_t nlen, int h)
     return h;
 }
 
-/* Which header this is, or -1.  Dispatch on length: one compare for most names. */
-static int header_id(const char *name, size_t nlen)
+/* Which header this is, or -1.  Dispatch on length, then the first letter: one compare
+ * for most names, a few instructions for most other headers. */
+__attribute__((always_inline)) static inline int header_id(const char *name, size_t nlen)
 {
     int c0;
 
     if (nlen < 2 || nlen > 27)
         return -1;
-    c0 = lc((unsigned char)name[0]);
+    c0 = (unsigned char)name[0] | 0x20; /* the lowercase letter, or a byte no name starts with */
     switch (nlen) {
     case 2:
-        return hdr_is(name, nlen, H_B3);
+        return hdr_is(name, nlen, c0, H_B3);
     case 3:
-        return hdr_is(name, nlen, H_SW8);
+        return hdr_is(name, nlen, c0, H_SW8);
     case 7:
-        return hdr_is(name, nlen, H_BAGGAGE);
+        return hdr_is(name, nlen, c0, H_BAGGAGE);
     case 10:
-        return hdr_is(name, nlen, c0 == 't' ? H_TRACESTATE : H_B3_FLAGS);
+        return c0 == 't' ? hdr_is(name, nlen, c0, H_TRACESTATE)
+                         : hdr_is(name, nlen, c0, H_B3_FLAGS);
     case 11:
-        return hdr_is(name, nlen, c0 == 't' ? H_TRACEPARENT : H_B3_SPANID);
+        return c0 == 't' ? hdr_is(name, nlen, c0, H_TRACEPARENT)
+                         : hdr_is(name, nlen, c0, H_B3_SPANID);
     case 12:
-        return hdr_is(name, nlen, lc((unsigned char)name[5]) == 't' ? H_B3_TRACEID : H_B3_SAMPLED);
+        return lc((unsigned char)name[5]) == 't' ? hdr_is(name, nlen, c0, H_B3_TRACEID)
+                                                 : hdr_is(name, nlen, c0, H_B3_SAMPLED);
     case 13:
-        return hdr_is(name, nlen, H_UBER);
+        return hdr_is(name, nlen, c0, H_UBER);
     case 14:
-        return hdr_is(name, nlen, c0 == 'g' ? H_GRPC : H_DD_TAGS);
+        return c0 == 'g' ? hdr_is(name, nlen, c0, H_GRPC) : hdr_is(name, nlen, c0, H_DD_TAGS);
     case 15:
-        return hdr_is(name, nlen, H_XRAY);
+        return hdr_is(name, nlen, c0, H_XRAY);
     case 17:
-        return hdr_is(name, nlen, H_B3_PARENT);
+        return hdr_is(name, nlen, c0, H_B3_PARENT);
     case 18:
-        return hdr_is(name, nlen, H_DD_TRACE);
+        return hdr_is(name, nlen, c0, H_DD_TRACE);
     case 19:
-        return hdr_is(name, nlen, H_DD_PARENT);
+        return hdr_is(name, nlen, c0, H_DD_PARENT);
     case 27:
-        return hdr_is(name, nlen, H_DD_PRIO);
+        return hdr_is(name, nlen, c0, H_DD_PRIO);
     default:
         return -1;
     }
@@ -1213,7 +1530,7 @@ static void keep_first(char (*vals)[48], size_t *lens, unsigned char *seen, int 
     lens[i] = n;
     if (n > 47)
         n = 47;
-    memcpy(vals[i], v, n);
+    copy_small(vals[i], v, n);
     vals[i][n] = 0;
 }
 
@@ -1273,15 +1590,17 @@ static void add_grpc(struct sf_tracectx_set *s, const uint8_t *v, size_t n)
             sf_tracectx_parse_grpc_trace_bin(c, v + 1, n - 1);
         return;
     }
-    for (size_t i = 0; i <= tl; i++) {
-        if (i < tl && t[i] != ',')
-            continue;
+    for (size_t i;; start = i + 1) {
+        const char *comma = start < tl ? memchr(t + start, ',', tl - start) : NULL;
+        i = comma != NULL ? (size_t)(comma - t) : tl; /* the element is t[start..i) */
         f = t + start;
         size_t fl = i - start;
-        start = i + 1;
         trim_ows(&f, &fl);
-        if (fl == 0 && (found || i < tl))
-            continue; /* empty list element */
+        if (fl == 0 && (found || i < tl)) { /* empty list element */
+            if (i >= tl)
+                break;
+            continue;
+        }
         found = 1;
         c = new_ctx(s);
         if (c == NULL)
@@ -1293,6 +1612,8 @@ static void add_grpc(struct sf_tracectx_set *s, const uint8_t *v, size_t n)
         } else {
             parse_grpc_b64(c, f, fl);
         }
+        if (i >= tl)
+            break;
     }
 }
 
@@ -1401,32 +1722,31 @@ void sf_tracectx_set_add_id(struct sf_tracectx_set *s, int h, const uint8_t *val
 static void raw_multi(struct sf_tracectx *c, int first_hdr, int count, char (*vals)[48],
                       const size_t *lens, unsigned seen)
 {
-    /* built here, then appended once: the same bytes as appending piece by piece,
-     * since raw_append works byte by byte up to the same limit */
-    char buf[SF_CTX_RAW_MAX];
+    /* written in place (raw is empty after ctx_begin): the same bytes as appending piece
+     * by piece, as names are printable and the whole always fits */
+    char *buf = c->raw;
     size_t len = 0, vl, nl;
 
     for (int i = 0; i < count; i++) {
         if (!(seen & (1u << i)))
             continue;
         nl = hdrs[first_hdr + i].len;
-        vl = strlen(vals[i]);
-        if (len + 2 + nl + 2 + vl > sizeof(buf))
+        if (len + 2 + nl + 2 + 47 > SF_CTX_RAW_MAX - 1)
             break; /* cannot happen: at most 5 x (27-byte name + 47-byte value + 4) */
         if (len) {
             memcpy(buf + len, "; ", 2);
             len += 2;
         }
-        memcpy(buf + len, hdrs[first_hdr + i].shown, nl);
+        copy_small(buf + len, hdrs[first_hdr + i].shown, nl);
         len += nl;
         memcpy(buf + len, ": ", 2);
         len += 2;
-        memcpy(buf + len, vals[i], vl);
+        vl = san_copy_str(buf + len, vals[i], lens[i] < 47 ? lens[i] : 47);
         len += vl;
         if (lens[i] > 47)
             c->raw_truncated = 1;
     }
-    raw_append(c, buf, len);
+    buf[len] = 0;
 }
 
 /* A kept multi-header value must be present, non-empty, not '-' and short enough. */
@@ -1443,7 +1763,8 @@ static int pending_ok(struct sf_tracectx *c, const char *fmt, int hdr, const cha
 
 static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
 {
-    char what[40];
+    static const char *const what[3] = {"b3: X-B3-TraceId", "b3: X-B3-SpanId",
+                                        "b3: X-B3-ParentSpanId"};
     const char *smp = p->b3[3];
     unsigned seen = p->b3_seen;
 
@@ -1453,9 +1774,9 @@ static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
         if ((seen & (1u << i)) && pending_ok(c, "b3", H_B3_TRACEID + i, p->b3[i], p->b3_len[i]))
             return;
     if (seen & 8) {
-        if (eq_lit(smp, p->b3_len[3], "1") || eq_lit(smp, p->b3_len[3], "true"))
+        if (EQ_LIT(smp, p->b3_len[3], "1") || EQ_LIT(smp, p->b3_len[3], "true"))
             c->sampled = 1;
-        else if (eq_lit(smp, p->b3_len[3], "0") || eq_lit(smp, p->b3_len[3], "false"))
+        else if (EQ_LIT(smp, p->b3_len[3], "0") || EQ_LIT(smp, p->b3_len[3], "false"))
             c->sampled = 0;
         else
             return (void)ctx_fail(c, "b3: X-B3-Sampled '%s' is not 1 or 0", smp);
@@ -1476,8 +1797,7 @@ static void finish_b3(struct sf_tracectx *c, struct sf_tracectx_pending *p)
     for (int i = 0; i < 3; i++) {
         if (!(seen & (1u << i)))
             continue;
-        snprintf(what, sizeof(what), "b3: %s", hdrs[H_B3_TRACEID + i].shown);
-        if (check_id(c, what, p->b3[i], p->b3_len[i], 16, i == 0 ? 32 : 0, 0) < 0)
+        if (check_id(c, what[i], p->b3[i], p->b3_len[i], 16, i == 0 ? 32 : 0, 0) < 0)
             return;
     }
     put_trace_id_b3(c, p->b3[0], p->b3_len[0]);
@@ -1514,7 +1834,7 @@ static void finish_datadog(struct sf_tracectx *c, struct sf_tracectx_pending *p)
     if (p->dd_tid_seen && p->dd_tid_len == 16 && sf_hex_is_lower(p->dd_tid, 16)) {
         memcpy(c->trace_id, p->dd_tid, 16);
     } else {
-        memset(c->trace_id, '0', 16);
+        memcpy(c->trace_id, "0000000000000000", 16); /* a fixed-size move, not a call */
         c->trace_id_64 = 1;
         if (p->dd_tid_seen)
             ctx_warn(c, "datadog: _dd.p.tid '%s' ignored: not 16 lowercase hex digits", p->dd_tid);
@@ -1537,7 +1857,10 @@ int sf_tracectx_set_finish(struct sf_tracectx_set *s)
         if (p->ts_bad) {
             ctx_warn(c, "tracestate discarded: %s", p->ts_why);
         } else {
-            memcpy(c->tracestate, p->ts, p->ts_len + 1);
+            if (p->ts_len < 48)
+                copy_small(c->tracestate, p->ts, p->ts_len + 1);
+            else
+                memcpy(c->tracestate, p->ts, p->ts_len + 1);
             c->tracestate_truncated = p->ts_truncated != 0;
             if (p->ts_truncated)
                 ctx_warn(c,
@@ -1555,13 +1878,25 @@ int sf_tracectx_set_finish(struct sf_tracectx_set *s)
 
 int sf_tracectx_set_preferred(const struct sf_tracectx_set *s)
 {
-    static const enum sf_ctx_format order[] = {
-        SF_CTX_TRACEPARENT, SF_CTX_B3_SINGLE, SF_CTX_B3_MULTI, SF_CTX_GRPC_TRACE_BIN,
-        SF_CTX_UBER,        SF_CTX_XRAY,      SF_CTX_DATADOG};
+    /* rank in the order traceparent, b3-single, b3-multi, grpc-trace-bin, uber-trace-id,
+     * x-amzn-trace-id, datadog; 0: never picked.  One pass: the lowest rank, then the
+     * lowest index. */
+    static const unsigned char rank[SF_CTX_NFORMATS] = {
+        [SF_CTX_TRACEPARENT] = 1,    [SF_CTX_B3_SINGLE] = 2, [SF_CTX_B3_MULTI] = 3,
+        [SF_CTX_GRPC_TRACE_BIN] = 4, [SF_CTX_UBER] = 5,      [SF_CTX_XRAY] = 6,
+        [SF_CTX_DATADOG] = 7};
+    unsigned best_rank = 8;
+    int best = -1;
 
-    for (size_t k = 0; k < sizeof(order) / sizeof(order[0]); k++)
-        for (int i = 0; i < s->n; i++)
-            if (s->ctx[i].format == order[k] && s->ctx[i].valid && s->ctx[i].span_id[0])
-                return i;
-    return -1;
+    for (int i = 0; i < s->n; i++) {
+        const struct sf_tracectx *c = &s->ctx[i];
+        unsigned r = (unsigned)c->format < SF_CTX_NFORMATS ? rank[c->format] : 0;
+        if (r != 0 && r < best_rank && c->valid && c->span_id[0]) {
+            if (r == 1)
+                return i; /* nothing ranks higher */
+            best = i;
+            best_rank = r;
+        }
+    }
+    return best;
 }

@@ -605,6 +605,140 @@ static void test_tracestate_api(void)
     TAP_OK(strstr(why, "257 characters") != NULL, "why: %s", why);
 }
 
+/* The shapes the fast paths of lib/sf_tracectx.c take, and the inputs just outside them (which
+ * the general code handles): ids at 16-byte block edges, tracestate members around the length
+ * limits and with a bad byte in each lane of a block, decimal ids of every width, raw with
+ * control, high and NUL bytes. */
+static void test_fast_path_edges(void)
+{
+    static struct sf_tracectx_set s;
+    struct sf_tracectx c;
+    char v[600], why[SF_CTX_ERR_MAX], one[256];
+
+    /* tracestate: trailing OWS and an inner space, a value scanned in 16-byte blocks */
+    sf_tracectx_set_init(&s);
+    feed(&s, "traceparent\t" TP "\ntracestate\tcongo=t61rcWkgMzE  , rojo=00f067aa0ba902b7\\x09\n"
+             "tracestate\tk=a b,long_key-1*/@x=0123456789abcdef0123456789abcdef!~ \n");
+    sf_tracectx_set_finish(&s);
+    TAP_EQ_STR(s.ctx[0].tracestate,
+               "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7,k=a b,"
+               "long_key-1*/@x=0123456789abcdef0123456789abcdef!~",
+               "tracestate: OWS trimmed, inner space kept, long value kept");
+    TAP_EQ_STR(s.ctx[0].error, "", "tracestate: no note");
+    for (size_t len = 255; len <= 257; len++) {
+        v[0] = 'k';
+        v[1] = '=';
+        memset(v + 2, 'v', len);
+        int rc = sf_tracectx_check_tracestate(v, len + 2, why, sizeof(why));
+        TAP_EQ_INT(rc, len <= 256 ? 0 : -1, "tracestate: %zu-character value", len);
+        if (len > 256)
+            TAP_EQ_STR(why, "value of 'k' has 257 characters, need 1 to 256", "why: %s", why);
+    }
+    for (size_t at = 2; at < 39; at++) { /* a bad byte in every lane of the first blocks */
+        static const char bad[] = {'\t', ',', '=', 0x7f, (char)0x80, 0x1f};
+        for (size_t b = 0; b < sizeof(bad); b++) {
+            memset(v, 'v', 40);
+            memcpy(v, "k=", 2);
+            v[at] = bad[b];
+            int rc = sf_tracectx_check_tracestate(v, 40, why, sizeof(why));
+            /* a ',' ends the member: the next one (all 'v') has no '=' */
+            int ok = rc == -1 &&
+                     strstr(why, bad[b] == ',' ? (at == 2 ? "has 0 characters" : "has no '='")
+                                               : "has illegal character") != NULL;
+            if (!ok || (at == 38 && b == sizeof(bad) - 1))
+                TAP_OK(ok, "tracestate: byte 0x%02x at %zu rejected (%s)", bad[b] & 0xff, at, why);
+            if (!ok)
+                return;
+        }
+    }
+
+    memset(v, 'v', 40);
+    memcpy(v, "k=", 2);
+    v[39] = '\t'; /* the same at the very end: OWS, trimmed */
+    TAP_EQ_INT(sf_tracectx_check_tracestate(v, 40, why, sizeof(why)), 0,
+               "tracestate: HTAB at the end is OWS");
+
+    /* b3 single: the usual shapes and their near misses */
+    sf_tracectx_parse_b3_single(&c, "a3ce929d0e0e4736-00f067aa0ba902b7-0-05e3ac9a4f6e3b90", 52);
+    summary(&c, one, sizeof(one));
+    TAP_EQ_STR(one,
+               "b3-single 1 0000000000000000a3ce929d0e0e4736 00f067aa0ba902b7 05e3ac9a4f6e3b90 0 0 "
+               "-1 1",
+               "b3: 64-bit trace, sampled 0, parent");
+    sf_tracectx_parse_b3_single(&c, "80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-d", 51);
+    summary(&c, one, sizeof(one));
+    TAP_EQ_STR(one, "b3-single 1 80f198ee56343ba864fe8b2a57d3eff7 e457b5a2e4d86bd1 - 1 1 -1 0",
+               "b3: debug");
+    TAP_EQ_INT(sf_tracectx_parse_b3_single(
+                   &c, "80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1-0000000000000000", 68),
+               -1, "b3: zero parent");
+    TAP_EQ_STR(c.error, "b3: parent span id is all zeros", "b3: zero parent: reason");
+    TAP_EQ_INT(
+        sf_tracectx_parse_b3_single(&c, "80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bdG", 49),
+        -1, "b3: bad last span digit");
+    TAP_EQ_STR(c.error, "b3: span id has illegal character 'G' at offset 15",
+               "b3: bad last span digit: reason");
+    memcpy(v, "a3ce929d0e0e4736-00f067aa0ba902b7-1\x80\x7f\t", 38);
+    sf_tracectx_parse_b3_single(&c, v, 38);
+    TAP_EQ_STR(c.raw, "a3ce929d0e0e4736-00f067aa0ba902b7-1\x80?\t",
+               "raw: high byte and HTAB kept, DEL shown as '?'");
+
+    /* datadog: decimal ids of every width, the uint64 limit */
+    static const char *const dd[][3] = {
+        {"18446744073709551615", "1", "0000000000000000ffffffffffffffff 0000000000000001"},
+        {"1234567890123456", "12345678", "0000000000000000000462d53c8abac0 0000000000bc614e"},
+        {"12345678901234567", "99999999", "0000000000000000002bdc545d6b4b87 0000000005f5e0ff"},
+        {"1234567890123456789", "987654321", "0000000000000000112210f47de98115 000000003ade68b1"},
+    };
+    for (size_t i = 0; i < sizeof(dd) / sizeof(dd[0]); i++) {
+        sf_tracectx_set_init(&s);
+        sf_tracectx_set_add(&s, "x-datadog-trace-id", 18, (const uint8_t *)dd[i][0],
+                            strlen(dd[i][0]));
+        sf_tracectx_set_add(&s, "x-datadog-parent-id", 19, (const uint8_t *)dd[i][1],
+                            strlen(dd[i][1]));
+        sf_tracectx_set_finish(&s);
+        snprintf(one, sizeof(one), "%s %s", s.ctx[0].trace_id, s.ctx[0].span_id);
+        TAP_EQ_STR(one, dd[i][2], "datadog: %s / %s", dd[i][0], dd[i][1]);
+    }
+    static const char *const dd_bad[] = {"18446744073709551616", "99999999999999999999", "1234567x",
+                                         "12345678x", "123456789012345678901"};
+    for (size_t i = 0; i < sizeof(dd_bad) / sizeof(dd_bad[0]); i++) {
+        sf_tracectx_set_init(&s);
+        feed(&s, "x-datadog-parent-id\t1\n");
+        sf_tracectx_set_add(&s, "x-datadog-trace-id", 18, (const uint8_t *)dd_bad[i],
+                            strlen(dd_bad[i]));
+        sf_tracectx_set_finish(&s);
+        TAP_OK(!s.ctx[0].valid && strstr(s.ctx[0].error, "is not a decimal uint64") != NULL,
+               "datadog: '%s' rejected (%s)", dd_bad[i], s.ctx[0].error);
+    }
+    /* raw of a multi-header format: a control byte becomes '?', a NUL ends the value */
+    sf_tracectx_set_init(&s);
+    feed(&s, "x-datadog-trace-id\t12\\x013\nx-datadog-parent-id\t45\\x006\n");
+    sf_tracectx_set_finish(&s);
+    TAP_EQ_STR(s.ctx[0].raw, "x-datadog-trace-id: 12?3; x-datadog-parent-id: 45",
+               "raw of datadog with a control byte and a NUL");
+
+    /* uber-trace-id without '%', uppercase; grpc-trace-bin lists with empty elements */
+    sf_tracectx_parse_uber(&c, "ABC:DEF:0:1", 11);
+    summary(&c, one, sizeof(one));
+    TAP_EQ_STR(one, "uber-trace-id 1 00000000000000000000000000000abc 0000000000000def - 1 0 1 1",
+               "uber: uppercase ids lowercased");
+    sf_tracectx_set_init(&s);
+    feed(&s, "grpc-trace-bin\t,AABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE,,\n");
+    sf_tracectx_set_finish(&s);
+    TAP_OK(s.n == 1 && s.ctx[0].valid, "grpc-trace-bin: empty elements skipped (%d contexts)", s.n);
+    sf_tracectx_set_init(&s);
+    feed(&s, "grpc-trace-bin\t,\n");
+    sf_tracectx_set_finish(&s);
+    TAP_OK(s.n == 1 && strcmp(s.ctx[0].error, "grpc-trace-bin: empty value") == 0 &&
+               strcmp(s.ctx[0].raw, ",") == 0,
+           "grpc-trace-bin: ',' alone is one empty value");
+    TAP_EQ_INT(sf_tracectx_header_id("traceparenT", 11), sf_tracectx_header_id("traceparent", 11),
+               "header_id: last letter in uppercase");
+    TAP_EQ_INT(sf_tracectx_header_id("traceparenu", 11), -1, "header_id: last letter differs");
+    TAP_EQ_INT(sf_tracectx_header_id("Xraceparent", 11), -1, "header_id: first letter differs");
+}
+
 /* Edge cases of the API contract rather than of a format. */
 static void test_api_edges(void)
 {
@@ -879,6 +1013,7 @@ int main(int argc, char **argv)
     test_tracestate_api();
     test_generated_limits();
     test_api_edges();
+    test_fast_path_edges();
     test_header_names();
     test_fuzz_inputs();
     return tap_done();
