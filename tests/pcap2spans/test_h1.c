@@ -258,8 +258,8 @@ static void test_gap_lost_response(void)
     close_fix(&f);
 
     open_fix(&f);
-    feed(&f, P2S_C2S, "GET /p1 HTTP/1.1\r\nHost: h\r\n\r\nGET /p2 HTTP/1.1\r\nHost: h\r\n\r\n",
-         0, 10);
+    feed(&f, P2S_C2S, "GET /p1 HTTP/1.1\r\nHost: h\r\n\r\nGET /p2 HTTP/1.1\r\nHost: h\r\n\r\n", 0,
+         10);
     feed(&f, P2S_S2C, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nCont", 0,
          20);
     p2s_h1_ops.gap(f.st, P2S_S2C, 50, 30); /* the rest of the head of /p2's response */
