@@ -54,7 +54,7 @@ enum h2_type {
 #define H2_BUCKETS           64
 #define H2_REASON_MAX        200
 #define H2_TEXT_MAX          160 /* method, authority and path held in the stream */
-#define H2_LINGER            16 /* reset streams kept for the peer's frames in flight */
+#define H2_LINGER            16  /* reset streams kept for the peer's frames in flight */
 
 enum h2_dstate {
     D_PREFACE, /* C2S: matching the connection preface */
