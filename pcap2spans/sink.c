@@ -486,10 +486,13 @@ static inline char *c_id(char *o, const char *s, size_t width)
         memcpy(&x, s + i, 8);
         acc |= has_zero(x);
     }
-    if (acc || s[width] != 0)
-        n = strnlen(s, width);
     *o++ = '"';
-    memcpy(o, s, n);
+    if (acc || s[width] != 0) {
+        n = strnlen(s, width);
+        memcpy(o, s, n);
+    } else {
+        memcpy(o, s, width); /* the usual full-width id: a fixed-size copy */
+    }
     o += n;
     *o++ = '"';
     return o;
