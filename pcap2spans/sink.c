@@ -595,6 +595,17 @@ static inline char *c_str(struct jw *w, char *o, const char *s)
     return o;
 }
 
+/* The three ids of a context, as in a span and in each of its contexts. */
+static inline char *c_ids(char *o, const struct sf_tracectx *c)
+{
+    C_LIT(o, ",\"trace_id\":");
+    o = c_id(o, c->trace_id, 32);
+    C_LIT(o, ",\"span_id\":");
+    o = c_id(o, c->span_id, 16);
+    C_LIT(o, ",\"parent_span_id\":");
+    return c_id(o, c->parent_id, 16);
+}
+
 static char *c_context(struct p2s_sink *k, char *o, const struct sf_tracectx *c, int resp)
 {
     struct jw *w = &k->out;
@@ -607,12 +618,7 @@ static char *c_context(struct p2s_sink *k, char *o, const struct sf_tracectx *c,
     o = c_fmt(k, o, c->format);
     C_LIT(o, ",\"raw\":");
     o = c_str(w, o, c->raw);
-    C_LIT(o, ",\"trace_id\":");
-    o = c_id(o, c->trace_id, 32);
-    C_LIT(o, ",\"span_id\":");
-    o = c_id(o, c->span_id, 16);
-    C_LIT(o, ",\"parent_span_id\":");
-    o = c_id(o, c->parent_id, 16);
+    o = c_ids(o, c);
     C_INT(o, ",\"sampled\":", c->sampled, -1);
     C_INT(o, ",\"debug\":", c->debug, -1);
     C_INT(o, ",\"flags\":", c->flags, -1);
@@ -684,12 +690,7 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     o = c_str(w, o, s->partial_reason);
     C_INT(o, ",\"reset_code\":", s->reset_code, -1);
     if (pref) {
-        C_LIT(o, ",\"trace_id\":");
-        o = c_id(o, pref->trace_id, 32);
-        C_LIT(o, ",\"span_id\":");
-        o = c_id(o, pref->span_id, 16);
-        C_LIT(o, ",\"parent_span_id\":");
-        o = c_id(o, pref->parent_id, 16);
+        o = c_ids(o, pref);
         C_INT(o, ",\"sampled\":", pref->sampled, -1);
         C_LIT(o, ",\"ctx_format\":");
         o = c_fmt(k, o, pref->format);
