@@ -68,7 +68,7 @@ struct h2_stream {
     struct h2_stream *prev, *next; /* creation order */
     uint32_t id, promised_on;
     char *method, *authority, *path, *grpc_message;
-    char text[H2_TEXT_MAX]; /* method, authority, path when they fit (h2_stream_str) */
+    char text[H2_TEXT_MAX]; /* method, authority, path when they fit (stream_str) */
     size_t text_used;
     int status, grpc, grpc_status;
     int64_t grpc_timeout;

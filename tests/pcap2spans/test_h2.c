@@ -17,6 +17,8 @@ struct got {
     struct p2s_span s[MAXS];
     char method[MAXS][16], path[MAXS][128], authority[MAXS][64], why[MAXS][160];
     char svc[MAXS][64], meth[MAXS][64], gmsg[MAXS][64], trace[MAXS][40];
+    size_t path_len[MAXS];
+    int path_x[MAXS]; /* 1 when the path is "/" and then only 'x' */
 };
 
 static void cp(char *dst, size_t n, const char *s)
@@ -35,6 +37,8 @@ static int hook(void *arg, struct p2s_conn *conn, const struct p2s_span *s)
     g->s[i] = *s;
     cp(g->method[i], sizeof(g->method[i]), s->method);
     cp(g->path[i], sizeof(g->path[i]), s->path);
+    g->path_len[i] = s->path ? strlen(s->path) : 0;
+    g->path_x[i] = s->path && s->path[0] == '/' && strspn(s->path + 1, "x") == g->path_len[i] - 1;
     cp(g->authority[i], sizeof(g->authority[i]), s->authority);
     cp(g->why[i], sizeof(g->why[i]), s->partial_reason);
     cp(g->svc[i], sizeof(g->svc[i]), s->grpc_service);
@@ -177,6 +181,45 @@ static void test_basic(size_t step)
                f->g.s[0].reset_code == -1 && f->g.s[0].grpc_status == -1,
            "step %zu: sizes and times", step);
     TAP_EQ_STR(f->g.trace[0], "4bf92f3577b34da6a3ce929d000e4736", "step %zu: traceparent", step);
+    close_fix(f);
+    free(f);
+    free(c);
+    free(s);
+}
+
+/* Method, authority and path are kept in the stream when they fit in its text buffer and
+ * copied to the heap when not: both sides of the boundary, and a path far over it, come
+ * out whole (under ASan, a wrong free or an overrun fails here). */
+static void test_stream_text(void)
+{
+    /* "GET" and "example.test" take 4 + 13 bytes: a path fits when shorter than this */
+    const size_t fit = H2_TEXT_MAX - 17;
+    const size_t lens[] = {fit - 1, fit, fit + 1, 300, 5000};
+    struct fix *f = malloc(sizeof(*f));
+    struct bb *c = calloc(1, sizeof(*c)), *s = calloc(1, sizeof(*s));
+    size_t k = sizeof(lens) / sizeof(lens[0]);
+
+    open_fix(f);
+    start(f);
+    put(c, preface, 24);
+    frame(c, 4, 0, 0, NULL, 0);
+    for (size_t i = 0; i < k; i++) {
+        char *path = malloc(lens[i] + 1);
+
+        path[0] = '/';
+        memset(path + 1, 'x', lens[i] - 1);
+        path[lens[i]] = 0;
+        exchange(c, s, 1 + 2 * (uint32_t)i, path, "ok");
+        free(path);
+    }
+    feed(f, P2S_C2S, c->b, c->n, 0, 100);
+    feed(f, P2S_S2C, s->b, s->n, 0, 200);
+    TAP_OK(f->errors == 0 && f->g.n == (int)k, "stream text: %zu spans, no error (%s)", k,
+           f->first.msg);
+    for (size_t i = 0; i < k && (int)i < f->g.n; i++)
+        TAP_OK(f->g.path_len[i] == lens[i] && f->g.path_x[i] && !strcmp(f->g.method[i], "GET") &&
+                   !strcmp(f->g.authority[i], "example.test"),
+               "stream text: a %zu-byte path whole, method and authority intact", lens[i]);
     close_fix(f);
     free(f);
     free(c);
@@ -901,6 +944,7 @@ int main(void)
     test_basic(0);
     test_basic(1);
     test_basic(7);
+    test_stream_text();
     test_continuation_padding();
     test_rst_and_close();
     test_grpc();
