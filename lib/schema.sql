@@ -3,19 +3,22 @@
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
 -- every binary (lib/sf_db.c) and changes only with a version bump and a forward
--- migration.  Conventions:
+-- migration (a rewrite that accepts exactly the same rows is not a change).  Conventions:
 --   * ids are lowercase hex text of their natural width: trace ids 32 digits
 --     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
 --   * timestamps are integer nanoseconds in the clock of their source
 --     (sources.clock); clock_fits relates clocks;
---   * booleans are 0/1 integers, unknown is NULL.
+--   * booleans are 0/1 integers, unknown is NULL;
+--   * a CHECK on a list of more than two values is written with OR, not IN (...):
+--     SQLite 3.40 builds an ephemeral index of the list for every INSERT or UPDATE
+--     that checks it (a third of pcap2spans --db's instructions, for contexts).
 
 -- One row per ingested input.  status is 'partial' from the moment ingestion
 -- starts (error 'interrupted') until it ends; a run that fails keeps 'partial'
 -- with its error, and every batch it committed before the failure.
 CREATE TABLE sources (
     id            INTEGER PRIMARY KEY,
-    kind          TEXT NOT NULL CHECK (kind IN ('pcap', 'perf', 'tracefs')),
+    kind          TEXT NOT NULL CHECK (kind = 'pcap' OR kind = 'perf' OR kind = 'tracefs'),
     path          TEXT NOT NULL,
     bytes         INTEGER,                 -- size of the input
     sha256        TEXT,                    -- 64 hex; identity for re-ingest detection
@@ -44,7 +47,9 @@ CREATE TABLE connections (
     sni                TEXT,
     alpn               TEXT,               -- selected ALPN (offered list in tls_info)
     early_data         TEXT NOT NULL DEFAULT 'none'
-                       CHECK (early_data IN ('none', 'offered', 'accepted', 'rejected', 'unknown')),
+                       CHECK (early_data = 'none' OR early_data = 'offered' OR
+                              early_data = 'accepted' OR early_data = 'rejected' OR
+                              early_data = 'unknown'),
     early_data_bytes   INTEGER NOT NULL DEFAULT 0,  -- client 0-RTT application bytes (record payload)
     early_data_records INTEGER NOT NULL DEFAULT 0,
     decrypted          INTEGER NOT NULL DEFAULT 0,
@@ -116,9 +121,10 @@ CREATE TABLE contexts (
     id             INTEGER PRIMARY KEY,
     span_row       INTEGER NOT NULL REFERENCES spans(id) ON DELETE CASCADE,
     direction      TEXT NOT NULL DEFAULT 'request' CHECK (direction IN ('request', 'response')),
-    format         TEXT NOT NULL CHECK (format IN ('b3-multi', 'b3-single', 'traceparent',
-                       'grpc-trace-bin', 'uber-trace-id', 'x-amzn-trace-id', 'datadog',
-                       'baggage', 'sw8')),
+    format         TEXT NOT NULL CHECK (format = 'b3-multi' OR format = 'b3-single' OR
+                       format = 'traceparent' OR format = 'grpc-trace-bin' OR
+                       format = 'uber-trace-id' OR format = 'x-amzn-trace-id' OR
+                       format = 'datadog' OR format = 'baggage' OR format = 'sw8'),
     raw            TEXT,                   -- header value(s) as seen (binary as hex)
     trace_id       TEXT,
     span_id        TEXT,
