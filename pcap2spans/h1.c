@@ -678,21 +678,22 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     return 0;
 }
 
-/* End of a header section in p[0..n): the offset just past the blank line, or 0.
- * That is the first "\r\n\r\n", else the first "\n\n": one pass from '\n' to '\n'
- * (the '\n' after the first '\r' of each candidate comes in the candidates' order). */
+/* End of a header section in p[0..n): the offset just past its blank line, or 0 when it is
+ * not all there.  A line ends at LF, with or without a CR before it (RFC 9112 section 2.2,
+ * as fields() reads the lines), so the blank line follows the first LF that is followed by
+ * LF or by CR LF. */
 static size_t head_end(const uint8_t *p, size_t n)
 {
-    const uint8_t *q = p, *end = p + n, *lf2 = NULL;
+    const uint8_t *q = p, *end = p + n;
 
     while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
-        if (q > p && q[-1] == '\r' && end - q >= 3 && q[1] == '\r' && q[2] == '\n')
+        if (end - q >= 2 && q[1] == '\n')
+            return (size_t)(q - p) + 2;
+        if (end - q >= 3 && q[1] == '\r' && q[2] == '\n')
             return (size_t)(q - p) + 3;
-        if (lf2 == NULL && end - q >= 2 && q[1] == '\n')
-            lf2 = q;
         q++;
     }
-    return lf2 ? (size_t)(lf2 - p) + 2 : 0;
+    return 0;
 }
 
 static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t blen, int64_t ts,

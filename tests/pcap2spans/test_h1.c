@@ -173,6 +173,36 @@ static void test_pipelining_interim_head(void)
     close_fix(&f);
 }
 
+/* A line may end in a bare LF (RFC 9112 2.2, as the field walk reads it): the first blank
+ * line ends a header section, even when a CRLF CRLF comes later in the same segment (a
+ * pipelined request, or bytes of a body).  Step 0 and 1: in one segment and byte by byte. */
+static void test_bare_lf(size_t step)
+{
+    struct fix f;
+
+    open_fix(&f);
+    feed(&f, P2S_C2S,
+         "GET /lf HTTP/1.1\nHost: h\n\n"
+         "GET /crlf HTTP/1.1\r\nHost: h\r\n\r\n"
+         "GET /mixed HTTP/1.1\r\nHost: h\n\r\n",
+         step, 1);
+    feed(&f, P2S_S2C,
+         "HTTP/1.1 200 OK\nContent-Length: 2\n\nok"
+         "HTTP/1.1 204 No Content\r\n\r\n"
+         "HTTP/1.1 200 OK\r\nContent-Length: 0\n\r\n",
+         step, 2);
+    TAP_EQ_INT(f.g.n, 3, "bare LF (step %zu): three exchanges", step);
+    TAP_EQ_STR(f.g.path[0], "/lf", "bare LF (step %zu): the LF-only request", step);
+    TAP_EQ_STR(f.g.path[1], "/crlf", "bare LF (step %zu): the CRLF request after it", step);
+    TAP_EQ_STR(f.g.path[2], "/mixed", "bare LF (step %zu): LF then CRLF ends a section", step);
+    TAP_OK(f.g.s[0].status == 200 && f.g.s[0].resp_bytes == 2 && f.g.s[1].status == 204 &&
+               f.g.s[2].status == 200 && !f.g.s[0].partial && !f.g.s[1].partial &&
+               !f.g.s[2].partial,
+           "bare LF (step %zu): statuses and body paired, none partial", step);
+    TAP_EQ_INT(f.errors, 0, "bare LF (step %zu): no error", step);
+    close_fix(&f);
+}
+
 static void test_close_delimited_and_no_response(void)
 {
     struct fix f;
@@ -371,6 +401,8 @@ int main(void)
     test_simple_and_split();
     test_chunked_trailers();
     test_pipelining_interim_head();
+    test_bare_lf(0);
+    test_bare_lf(1);
     test_close_delimited_and_no_response();
     test_garbage_resync();
     test_gap_resync();
