@@ -9,6 +9,10 @@
  * (out must hold 2*n+1 bytes). */
 void sf_hex_encode(char *out, const uint8_t *in, size_t n);
 
+/* The 16 lowercase hex digits of x, most significant first, and a NUL (out holds 17):
+ * sf_hex_encode of its 8 big-endian bytes. */
+void sf_hex_u64_encode(char *out, uint64_t x);
+
 /* Decode 2*n hex digits (either case) into n bytes.  Returns 0, or SF_E_MALFORMED
  * if hexlen is odd or a non-hex character is present (out is then undefined). */
 int sf_hex_decode(uint8_t *out, const char *hex, size_t hexlen);

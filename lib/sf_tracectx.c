@@ -418,44 +418,6 @@ static inline void put_id(char *out, size_t width, const char *s, size_t n)
     }
 }
 
-/* 8 lowercase hex digits of x at out (no NUL), the most significant first. */
-static inline void u32_hex(char *out, uint32_t x)
-{
-    uint64_t v = x, m;
-
-    /* nibble k of x to byte k of v */
-    v = (v | v << 16) & UINT64_C(0x0000ffff0000ffff);
-    v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
-    v = (v | v << 4) & (ONES * 0x0f);
-    m = ((v + ONES * 0x06) >> 4) & ONES; /* 1 in the bytes of digits a-f */
-    v += ONES * '0' + m * ('a' - '0' - 10);
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v); /* the top nibble goes first in memory */
-#endif
-    memcpy(out, &v, 8);
-}
-
-/* 16 lowercase hex digits of x and a NUL (as sf_hex_encode of its big-endian bytes). */
-static void u64_hex(char *out, uint64_t x)
-{
-    u32_hex(out, (uint32_t)(x >> 32));
-    u32_hex(out + 8, (uint32_t)x);
-    out[16] = 0;
-}
-
-/* sf_hex_encode of 8n bytes (n words), with the NUL. */
-static void hex_words(char *out, const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint64_t w;
-        memcpy(&w, b + 8 * i, 8);
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-        w = __builtin_bswap64(w);
-#endif
-        u64_hex(out + 16 * i, w);
-    }
-}
-
 /* Split s[0..n) at `sep` into at most max fields; returns the number of fields found (which
  * may exceed max: the rest is then in the last field's remainder, uncounted fields too). */
 static int split(const char *s, size_t n, int sep, const char **f, size_t *fl, int max)
@@ -953,8 +915,8 @@ static int grpc_bin(struct sf_tracectx *c, const uint8_t *bin, size_t n)
     } else {
         c->sampled = 0; /* OpenCensus default options */
     }
-    hex_words(c->trace_id, tid, 2);
-    hex_words(c->span_id, sid, 1);
+    sf_hex_encode(c->trace_id, tid, 16);
+    sf_hex_encode(c->span_id, sid, 8);
     if (zero_bytes(tid, 16))
         return ctx_fail(c, "grpc-trace-bin: trace id is all zeros");
     if (zero_bytes(sid, 8))
@@ -1839,8 +1801,8 @@ static void finish_datadog(struct sf_tracectx *c, struct sf_tracectx_pending *p)
         if (p->dd_tid_seen)
             ctx_warn(c, "datadog: _dd.p.tid '%s' ignored: not 16 lowercase hex digits", p->dd_tid);
     }
-    u64_hex(c->trace_id + 16, tid);
-    u64_hex(c->span_id, pid);
+    sf_hex_u64_encode(c->trace_id + 16, tid);
+    sf_hex_u64_encode(c->span_id, pid);
 }
 
 int sf_tracectx_set_finish(struct sf_tracectx_set *s)
