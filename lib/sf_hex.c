@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "sf_err.h"
+#include "sf_vec.h"
 
 static const char digits[] = "0123456789abcdef";
 
@@ -11,14 +12,13 @@ static const char digits[] = "0123456789abcdef";
  * to a byte, then '0' added, and 'a' - '0' - 10 more where the nibble is over 9. */
 static void hex32(char *out, uint32_t x)
 {
-    const uint64_t ones = UINT64_C(0x0101010101010101);
     uint64_t v = x, m;
 
     v = (v | v << 16) & UINT64_C(0x0000ffff0000ffff);
     v = (v | v << 8) & UINT64_C(0x00ff00ff00ff00ff);
-    v = (v | v << 4) & (ones * 0x0f);    /* nibble k of x in byte k of v */
-    m = ((v + ones * 0x06) >> 4) & ones; /* 1 in the bytes of digits a-f */
-    v += ones * '0' + m * ('a' - '0' - 10);
+    v = (v | v << 4) & (SF_ONES * 0x0f);       /* nibble k of x in byte k of v */
+    m = ((v + SF_ONES * 0x06) >> 4) & SF_ONES; /* 1 in the bytes of digits a-f */
+    v += SF_ONES * '0' + m * ('a' - '0' - 10);
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
     v = __builtin_bswap64(v); /* the top nibble goes first in memory */
 #endif

@@ -186,15 +186,12 @@ __attribute__((format(printf, 2, 3))) static void ctx_warn(struct sf_tracectx *c
     va_end(ap);
 }
 
-#define ONES  UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
 /* Nonzero when one of the 8 bytes of x is below 0x20 or is 0x7f (exact as a yes/no). */
 static inline uint64_t ctl8(uint64_t x)
 {
-    uint64_t y = x ^ (ONES * 0x7f);
+    uint64_t y = x ^ (SF_ONES * 0x7f);
 
-    return ((x - ONES * 0x20) & ~x & HIGHS) | ((y - ONES) & ~y & HIGHS);
+    return ((x - SF_ONES * 0x20) & ~x & SF_HIGHS) | sf_word_has_zero(y);
 }
 
 /* Index of the first lane set in m (one lane at least is set). */
@@ -337,17 +334,17 @@ static inline int lower_hex8(const char *s, size_t n, int *nonzero)
         return 0;
     for (size_t i = 0; i < n; i += 8) {
         memcpy(&x, s + i, 8);
-        if (x & HIGHS)
+        if (x & SF_HIGHS)
             return 0;
         /* bytes < 0x80: adding (0x80 - k) sets a byte's high bit iff it is >= k */
-        ge30 = x + ONES * (0x80 - 0x30);
-        ge3a = x + ONES * (0x80 - 0x3a);
-        ge61 = x + ONES * (0x80 - 0x61);
-        ge67 = x + ONES * (0x80 - 0x67);
-        ok = ((ge30 & ~ge3a) | (ge61 & ~ge67)) & HIGHS;
-        if (ok != HIGHS)
+        ge30 = x + SF_ONES * (0x80 - 0x30);
+        ge3a = x + SF_ONES * (0x80 - 0x3a);
+        ge61 = x + SF_ONES * (0x80 - 0x61);
+        ge67 = x + SF_ONES * (0x80 - 0x67);
+        ok = ((ge30 & ~ge3a) | (ge61 & ~ge67)) & SF_HIGHS;
+        if (ok != SF_HIGHS)
             return 0;
-        nz |= x ^ (ONES * '0');
+        nz |= x ^ (SF_ONES * '0');
     }
     *nonzero = nz != 0;
     return 1;
@@ -413,7 +410,7 @@ static inline void put_id(char *out, size_t width, const char *s, size_t n)
     for (size_t i = 0; i < width; i += 8) {
         uint64_t w;
         memcpy(&w, out + i, 8);
-        w |= ONES * 0x20;
+        w |= SF_ONES * 0x20;
         memcpy(out + i, &w, 8);
     }
 }
@@ -1112,13 +1109,14 @@ static inline uint64_t load_le8(const char *s)
 /* 1 when the 8 bytes of w are all '0'-'9'. */
 static inline int digits8(uint64_t w)
 {
-    return (w & (ONES * 0xf0)) == ONES * 0x30 && ((w + ONES * 0x06) & (ONES * 0xf0)) == ONES * 0x30;
+    return (w & (SF_ONES * 0xf0)) == SF_ONES * 0x30 &&
+           ((w + SF_ONES * 0x06) & (SF_ONES * 0xf0)) == SF_ONES * 0x30;
 }
 
 /* Value of 8 decimal digits (checked by digits8), the first in the low byte. */
 static inline uint64_t parse8(uint64_t w)
 {
-    w -= ONES * 0x30;
+    w -= SF_ONES * 0x30;
     w = w * 10 + (w >> 8); /* pairs: d0*10+d1 in each 16-bit lane's low byte */
     return ((w & UINT64_C(0x000000ff000000ff)) * (100 + (UINT64_C(1000000) << 32)) +
             ((w >> 16) & UINT64_C(0x000000ff000000ff)) * (1 + (UINT64_C(10000) << 32))) >>
@@ -1378,7 +1376,7 @@ static inline int name8_eq(const char *name, const char *lit)
 
     memcpy(&x, name, 8);
     memcpy(&l, lit, 8);
-    m = ((l + ONES * 0x1f) & HIGHS) >> 2;
+    m = ((l + SF_ONES * 0x1f) & SF_HIGHS) >> 2;
     return (x | m) == l;
 }
 

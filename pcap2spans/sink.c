@@ -261,20 +261,12 @@ static inline int j_escape(unsigned char c)
     return (unsigned char)(c - 0x20) >= 0x5f || c == '"' || c == '\\';
 }
 
-#define ONES  UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* Nonzero when one of the 8 bytes of x is zero (exact as a yes/no answer). */
-static inline uint64_t has_zero(uint64_t x)
-{
-    return (x - ONES) & ~x & HIGHS;
-}
-
 /* Nonzero when one of the 8 bytes of x needs escaping (see j_escape). */
 static inline uint64_t needs_escape8(uint64_t x)
 {
-    return ((x - ONES * 0x20) & ~x & HIGHS) | (x & HIGHS) | has_zero(x ^ (ONES * 0x7f)) |
-           has_zero(x ^ (ONES * '"')) | has_zero(x ^ (ONES * '\\'));
+    return ((x - SF_ONES * 0x20) & ~x & SF_HIGHS) | (x & SF_HIGHS) |
+           sf_word_has_zero(x ^ (SF_ONES * 0x7f)) | sf_word_has_zero(x ^ (SF_ONES * '"')) |
+           sf_word_has_zero(x ^ (SF_ONES * '\\'));
 }
 
 /* The bytes of v that need escaping (see j_escape): as signed bytes, control bytes and
@@ -305,7 +297,7 @@ static int j_clean(const char *s, size_t n)
         memcpy(&y, s + n - 8, 8);
         return !(needs_escape8(x) | needs_escape8(y));
     }
-    x = ONES * 'a';
+    x = SF_ONES * 'a';
     memcpy(&x, s, n);
     return !needs_escape8(x);
 }
@@ -467,7 +459,7 @@ static inline char *c_id(char *o, const char *s, size_t width)
     }
     for (size_t i = 0; i < width; i += 8) {
         memcpy(&x, s + i, 8);
-        acc |= has_zero(x);
+        acc |= sf_word_has_zero(x);
     }
     *o++ = '"';
     if (acc || s[width] != 0) {
