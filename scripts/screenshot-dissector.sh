@@ -31,20 +31,33 @@ RC
 cp "$so" "$work/plugins/4.0/epan/"
 cp "$cap" "$work/capture"
 chmod -R a+rwX "$work"
-disp=:$((90 + RANDOM % 9))
-Xvfb "$disp" -screen 0 1500x950x24 -nolisten tcp >/dev/null 2>&1 & xv=$!
-sleep 1
+# Xvfb picks a free display and writes its number once it accepts clients (-displayfd):
+# no race with its start-up, and none with another X server or one still shutting down.
+Xvfb -displayfd 3 -screen 0 1500x950x24 -nolisten tcp 3>"$work/display" >/dev/null 2>&1 & xv=$!
+for _ in $(seq 1 100); do
+    [ -s "$work/display" ] && break
+    sleep 0.1
+done
+[ -s "$work/display" ] || { echo "screenshot: Xvfb did not start" >&2; exit 1; }
+disp=:$(tr -d '\n' <"$work/display")
 cols='"No.","%m","Time","%t","Protocol","%p","Format","%Cus:tracectx.format:0:R","Trace ID","%Cus:tracectx.trace_id:0:R","Span ID","%Cus:tracectx.span_id:0:R","Valid","%Cus:tracectx.valid:0:R","Info","%i"'
 DISPLAY=$disp setpriv --reuid=nobody --regid=nogroup --clear-groups \
     env HOME="$work/home" WIRESHARK_PLUGIN_DIR="$work/plugins" \
     wireshark -r "$work/capture" -Y tracectx -g "$frame" -o "gui.column.format:$cols" \
-    "$@" >/dev/null 2>&1 & ws=$!
-# wait for the main window, then expand the selected packet's tree
-for _ in $(seq 1 40); do
-    win=$(DISPLAY=$disp xdotool search --onlyvisible --name 'Wireshark' 2>/dev/null | head -n 1) && [ -n "$win" ] && break
+    "$@" >"$work/wireshark.log" 2>&1 & ws=$!
+# wait for the main window, then expand the selected packet's tree; with a file open its
+# title is the file's name ("capture"), while "Wireshark" is the splash screen's, which
+# may or may not still be up
+for _ in $(seq 1 60); do
+    win=$(DISPLAY=$disp xdotool search --onlyvisible --name '^capture' 2>/dev/null | head -n 1) && [ -n "$win" ] && break
     sleep 0.5
 done
-[ -n "${win:-}" ] || { echo "screenshot: no Wireshark window appeared" >&2; exit 1; }
+if [ -z "${win:-}" ]; then
+    echo "screenshot: no Wireshark window appeared" >&2
+    kill -0 $ws 2>/dev/null || echo "screenshot: wireshark exited: $(tail -n 3 "$work/wireshark.log")" >&2
+    DISPLAY=$disp xdotool search --name . getwindowname %@ >&2 2>/dev/null || true
+    exit 1
+fi
 sleep 3
 DISPLAY=$disp xdotool windowactivate --sync "$win" windowsize "$win" 1500 950 >/dev/null 2>&1 || true
 # focus the packet details, collapse all, go to the last tree (Trace Context), expand its subtrees
