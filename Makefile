@@ -44,6 +44,10 @@ LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/gen/schema_sql.o
 LIBA    := $(B)/libspanfold.a
 
+# The build.mk files define rules of their own (the plugin's, spantrace's); without this
+# the first of them would become the default goal of a plain `make`.
+.DEFAULT_GOAL := all
+
 TOOLS :=
 OPTIONAL :=
 include $(sort $(wildcard */build.mk))
