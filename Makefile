@@ -83,14 +83,22 @@ $(LIBA): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 # ---- tools: every <tool>/*.c, linked with the library ------------------------------
+# A tool's main.c defines TOOL_main (perf_fold_main for perf-fold), not main(): the
+# program's main() is generated, so that the spanfold front end can link every tool and
+# call it in-process (spanfold/build.mk names the tools it links, SPANFOLD_LINKS).
+$(B)/gen/entry_%.c:
+	@mkdir -p $(@D)
+	@printf '/* generated: the entry point of %s */\nint %s_main(int argc, char **argv);\nint main(int argc, char **argv) { return %s_main(argc, argv); }\n' \
+	    $* $(subst -,_,$*) $(subst -,_,$*) > $@
 define tool_rule
 $(1)_SRC := $$(filter-out %.bpf.c,$$(wildcard $(1)/*.c))
 $(1)_OBJ := $$(patsubst %.c,$(B)/%.o,$$($(1)_SRC))
-$(BIN)/$(1): $$($(1)_OBJ) $(LIBA)
+$(BIN)/$(1): $$($(1)_OBJ) $(if $(filter spanfold,$(1)),,$(B)/gen/entry_$(1).o) $(LIBA)
 	@mkdir -p $$(@D)
-	$$(CC) $$(LDFLAGS) $$^ $$(LDLIBS_$(1)) $(LIB_LIBS) $$(LDLIBS) -o $$@
+	$$(CC) $$(LDFLAGS) $$(filter-out $(LIBA),$$^) $(LIBA) $$(LDLIBS_$(1)) $(LIB_LIBS) $$(LDLIBS) -o $$@
 endef
 $(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+$(BIN)/spanfold: $(foreach t,$(SPANFOLD_LINKS),$($(t)_OBJ) $(EXTRA_OBJ_$(t)))
 
 # ---- tests -----------------------------------------------------------------------
 # tests/unit/test_*.c link the library; tests/<tool>/test_*.c also link that tool's

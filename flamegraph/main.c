@@ -70,7 +70,7 @@ fail:
     return 2;
 }
 
-int main(int argc, char **argv)
+int flamegraph_main(int argc, char **argv)
 {
     struct fg_ctx ctx = {.opt = {.fonttype = "Verdana",
                                  .countname = "samples",

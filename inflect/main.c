@@ -229,7 +229,7 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
     return 0;
 }
 
-int main(int argc, char **argv)
+int inflect_main(int argc, char **argv)
 {
     struct inflect_ctx ctx;
     int c, rc;

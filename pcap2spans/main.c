@@ -168,7 +168,7 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
     return 0;
 }
 
-int main(int argc, char **argv)
+int pcap2spans_main(int argc, char **argv)
 {
     static char outbuf[1 << 16]; /* stdout buffer: must outlive main for exit() */
     const char *keylogs[64];

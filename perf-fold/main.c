@@ -239,7 +239,7 @@ static int fold_inputs(struct perf_fold_ctx *c, int nfiles, char **files)
     return perfscript_finish(c);
 }
 
-int main(int argc, char **argv)
+int perf_fold_main(int argc, char **argv)
 {
     struct perf_fold_ctx c;
     int rc, nfiles;

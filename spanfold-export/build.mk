@@ -9,4 +9,5 @@ $(B)/spanfold-export/profile.pb-c.c $(B)/spanfold-export/profile.pb-c.h: spanfol
 $(B)/spanfold-export/profile.pb-c.o: $(B)/spanfold-export/profile.pb-c.c
 	$(CC) $(CPPFLAGS) -I$(B)/spanfold-export $(CFLAGS) -c $< -o $@
 $(B)/spanfold-export/pprof.o: $(B)/spanfold-export/profile.pb-c.h
-$(BIN)/spanfold-export: $(B)/spanfold-export/profile.pb-c.o
+EXTRA_OBJ_spanfold-export := $(B)/spanfold-export/profile.pb-c.o
+$(BIN)/spanfold-export: $(EXTRA_OBJ_spanfold-export)

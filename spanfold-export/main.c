@@ -155,7 +155,7 @@ static int parse_args(struct ex_ctx *c, const char **format, const char **out, i
     return 0;
 }
 
-int main(int argc, char **argv)
+int spanfold_export_main(int argc, char **argv)
 {
     static const struct {
         const char *name;

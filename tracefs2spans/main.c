@@ -207,7 +207,7 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
     return -1;
 }
 
-int main(int argc, char **argv)
+int tracefs2spans_main(int argc, char **argv)
 {
     struct t2s_ctx c = {.raw_db = 1, .attribute = 1, .max_report = 5, .pair_with = "req_start_ns"};
     struct sf_err err;

@@ -1,0 +1,13 @@
+/* report.c - spanfold report (being built; see spanfold.h). */
+#include <stdio.h>
+
+#include "sf_err.h"
+#include "spanfold.h"
+
+int sf_cmd_report(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "spanfold report: not built yet\n");
+    return SF_EXIT_USAGE;
+}
