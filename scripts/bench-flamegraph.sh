@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # flamegraph against FlameGraph's flamegraph.pl on the same >= 100 MB folded file.
 #
-# Input: BENCH_FOLDED (default /work/peers/fg-bench/bench.folded, made by
+# Input: BENCH_FOLDED (default build/bench/bench.folded, made by
 # scripts/gen-bench-folded.sh from a real profile when missing).  Peer: FLAMEGRAPH_DIR (a
-# FlameGraph checkout, never part of this repository; e.g. /work/peers/FlameGraph).
+# FlameGraph checkout, never part of this repository; FLAMEGRAPH_DIR).
 # For the default mode and --flamechart: CPU time (user+sys) median of RUNS (3) runs of
 # each tool in this same run, peak RSS (max of the runs), the ratios, and a check that both
 # drew the same frames (tests/flamegraph/fgcompare.py).  Targets: >= 30x less CPU time,
@@ -11,7 +11,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 bin=${SF_BIN:-$top/bin}/flamegraph
-input=${BENCH_FOLDED:-/work/peers/fg-bench/bench.folded}
+input=${BENCH_FOLDED:-$top/build/bench/bench.folded}
 runs=${RUNS:-3}
 [ -x "$bin" ] || { echo "bench-flamegraph: $bin not built (make bin/flamegraph)"; exit 2; }
 if [ ! -s "$input" ]; then
@@ -22,7 +22,7 @@ if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$FLAMEGRAPH_DIR/flamegraph.pl" ]; then
     peer=$FLAMEGRAPH_DIR/flamegraph.pl
 else
     echo "bench-flamegraph: FlameGraph not found: set FLAMEGRAPH_DIR to a checkout of"
-    echo "  github.com/brendangregg/FlameGraph (e.g. /work/peers/FlameGraph); no ratios without it"
+    echo "  github.com/brendangregg/FlameGraph (FLAMEGRAPH_DIR); no ratios without it"
 fi
 work=$(mktemp -d /tmp/bench-flamegraph.XXXXXX)
 trap 'rm -rf "$work"' EXIT

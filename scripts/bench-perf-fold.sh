@@ -7,13 +7,13 @@
 #   - throughput relative to `wc -l` (target >= 15 %)
 #   - peak RSS of perf-fold on the file and on the file twice (stdin), which
 #     must stay flat: memory grows with distinct stacks, not input size
-# Input: BENCH_PERF_FILE (default /work/peers/perf-bench/bench.perf.txt), made by
+# Input: BENCH_PERF_FILE (default build/bench/bench.perf.txt), made by
 # scripts/gen-bench-perf.sh.  FlameGraph: FLAMEGRAPH_DIR (a checkout outside
-# this repository, e.g. /work/peers/FlameGraph).
+# this repository, FLAMEGRAPH_DIR).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 pf=$top/bin/perf-fold
-in=${BENCH_PERF_FILE:-/work/peers/perf-bench/bench.perf.txt}
+in=${BENCH_PERF_FILE:-$top/build/bench/bench.perf.txt}
 fg=${FLAMEGRAPH_DIR:-}
 runs=${RUNS:-5} # the machine is shared: medians of 5+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-perf-fold.XXXXXX")

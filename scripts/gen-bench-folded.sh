@@ -10,13 +10,13 @@
 # inside the repository.
 #
 # Usage: scripts/gen-bench-folded.sh [OUT [SIZE_MB [SRC]]]
-#   OUT      default /work/peers/fg-bench/bench.folded
+#   OUT      default build/bench/bench.folded
 #   SIZE_MB  default 110
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-/work/peers/fg-bench/bench.folded}
+out=${1:-$top/build/bench/bench.folded}
 size_mb=${2:-110}
-src=${3:-$top/../shared/corpus/flamegraph/example/example-perf-stacks-collapsed.txt}
+src=${3:-$top/tests/data/corpus/flamegraph/example/example-perf-stacks-collapsed.txt}
 case "$out" in "$top"/*) echo "gen-bench-folded: refusing to write inside the repository: $out" >&2; exit 2 ;; esac
 [ -s "$src" ] || { echo "gen-bench-folded: source fold not found: $src" >&2; exit 2; }
 mkdir -p "$(dirname "$out")"

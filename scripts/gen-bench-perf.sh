@@ -16,12 +16,12 @@
 # MAX_ROUNDS; only then are existing texts concatenated again to reach the size.
 #
 # Usage: scripts/gen-bench-perf.sh [OUT [SIZE_MB]]
-#   OUT      default /work/peers/perf-bench/bench.perf.txt (never inside the repo)
+#   OUT      default build/bench/bench.perf.txt (under build/, never committed)
 #   SIZE_MB  default 400
 # Needs root (or perf_event_paranoid <= 1) and the perf tool (linux-perf).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${1:-/work/peers/perf-bench/bench.perf.txt}
+out=${1:-$top/build/bench/bench.perf.txt}
 size_mb=${2:-400}
 max_rounds=${MAX_ROUNDS:-12}
 freq=${PERF_FREQ:-10000}

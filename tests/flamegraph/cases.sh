@@ -1,7 +1,7 @@
 # cases.sh - shared by t_ref.sh and mkref.sh: reads cases.txt and runs one renderer.
 # Sourced; needs $here (tests/flamegraph) and sets CORPUS, DATA.
 top=$(cd "$here/../.." && pwd)
-CORPUS=${SF_CORPUS:-$top/../shared/corpus}/flamegraph
+CORPUS=$top/tests/data/corpus/flamegraph
 DATA=$here/data
 
 # case_input SPEC TMPDIR: print the path of the input file for SPEC.

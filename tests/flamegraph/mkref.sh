@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate ref/*.frames from flamegraph.pl (FLAMEGRAPH_DIR, a FlameGraph checkout at
 # 41fee1f; never part of this repository).  Only the frame facts are kept: title, x, y,
-# width, height, fill.  Usage: FLAMEGRAPH_DIR=/work/peers/FlameGraph tests/flamegraph/mkref.sh
+# width, height, fill.  Usage: FLAMEGRAPH_DIR=DIR tests/flamegraph/mkref.sh
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/cases.sh"

@@ -7,7 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$(dirname "$0")/../tap.sh"
 fgbin=${SF_BIN:-$top/bin}/flamegraph
-corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph/test/results-head
+corpus=$top/tests/data/corpus/flamegraph/test/results-head
 inputs=("$top/samples/folded/file-io.folded" "$here/data/edge.folded" "$here/data/diff.folded")
 for f in perf-java-stacks-01 perf-vertx-stacks-01 perf-numa-stacks-01; do
     [ -f "$corpus/$f-collapsed-all.txt" ] && inputs+=("$corpus/$f-collapsed-all.txt")

@@ -14,7 +14,7 @@ while IFS='|' read -r name input ref args; do
     case $name in '#'* | '') continue ;; esac
     n=$((n + 1))
     if [ ! -d "$CORPUS" ]; then
-        echo "ok $n - $name # SKIP corpus not found at $CORPUS"
+        echo "not ok $n - $name: corpus not found at $CORPUS"
         continue
     fi
     flags=(--valid)

@@ -1,6 +1,6 @@
 /* Unit tests: pcap2spans TLS layer (tls.c, tls_keys.c, tls_crypto.c) on RFC 8448.
  *
- * The vectors are ../shared/corpus/tls/ (SF_CORPUS overrides ../shared/corpus):
+ * The vectors are tests/data/corpus/tls/ (under $SF_TOP, else the current folder):
  *   rfc8448_s4_0rtt_keylog.txt   NSS key log + the 10 records of section 4 in wire order
  *                                with the label and sequence number that open each
  *   rfc8448_all_values.txt       every value of sections 3-7 (records, traffic secrets)
@@ -37,9 +37,11 @@ struct vec {
 
 static const char *corpus_dir(void)
 {
-    const char *e = getenv("SF_CORPUS");
+    const char *top = getenv("SF_TOP");
+    static char dir[512];
 
-    return e ? e : "../shared/corpus";
+    snprintf(dir, sizeof(dir), "%s/tests/data/corpus", top ? top : ".");
+    return dir;
 }
 
 static char *slurp(const char *name, size_t *len)

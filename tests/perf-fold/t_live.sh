@@ -13,7 +13,7 @@
 set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
-fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
+fg=${FLAMEGRAPH_DIR:-}
 tap_name="live perf tests"
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root (perf record, tracefs)"
 command -v perf >/dev/null || tap_skip_all "perf not installed (linux-perf)"

@@ -5,8 +5,8 @@
 set -u
 . "$(dirname "$0")/../tap.sh"
 pf=${SF_BIN:-$top/bin}/perf-fold
-corpus=${SF_CORPUS:-$top/../shared/corpus}/flamegraph/test
-fg=${FLAMEGRAPH_DIR:-/work/peers/FlameGraph}
+corpus=$top/tests/data/corpus/flamegraph/test
+fg=${FLAMEGRAPH_DIR:-}
 if [ ! -f "$fg/stackcollapse-perf.pl" ] || ! command -v python3 >/dev/null || [ ! -d "$corpus" ]; then
     tap_name="random inputs vs stackcollapse-perf.pl"; tap_skip_all "needs FLAMEGRAPH_DIR, python3 and the corpus"
 fi

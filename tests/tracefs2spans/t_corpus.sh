@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Every line of the shared tracefs corpus (../shared/corpus/tracefs/tracefs_lines.json)
+# Every line of the shared tracefs corpus (tests/data/corpus/tracefs/tracefs_lines.json)
 # parses into the fields the corpus expects: comm, pid, tgid, cpu, flags, timestamp,
 # event, message; the non-event lines into their kinds (lost, annotate, header, frame).
 # Runs `tracefs2spans --fields` (the parser's columns as NDJSON) on each line. TAP.
 set -u
 . "$(dirname "$0")/../tap.sh"
-corpus=${TRACEFS_CORPUS:-$top/../shared/corpus/tracefs/tracefs_lines.json}
+corpus=$top/tests/data/corpus/tracefs/tracefs_lines.json
 if [ ! -f "$corpus" ]; then
-    tap_name="tracefs corpus"; tap_skip_all "$corpus not found"
+    echo "not ok 1 - tracefs corpus: $corpus not found"; echo "1..1"; exit 0
 fi
 if ! command -v python3 >/dev/null; then
     tap_name="tracefs corpus"; tap_skip_all "python3 missing"
