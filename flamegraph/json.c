@@ -3,7 +3,7 @@
  * d3-flame-graph (spiermar/d3-flame-graph) reads a hierarchy
  *   {"name":"all","value":300,"children":[{"name":"main","value":200,"children":[...]}]}
  * where value includes the children; differential input adds "delta" (second - first).
- * speedscope (jlfwong/speedscope:src/lib/file-format-spec.ts, SPECS.md §5.4) reads
+ * speedscope (jlfwong/speedscope:src/lib/file-format-spec.ts) reads
  *   {"$schema":"https://www.speedscope.app/file-format-schema.json",
  *    "shared":{"frames":[{"name":"main"},...]},
  *    "profiles":[{"type":"sampled","name":..,"unit":"none","startValue":0,"endValue":N,

@@ -1,6 +1,6 @@
 /* sf_arena.h - region allocator with a cap.
  *
- * Memory in spanfold has three lifetimes (STYLE.md): a per-run arena for config and
+ * Memory in spanfold has three lifetimes: a per-run arena for config and
  * interned strings, a per-unit arena reset after every packet or line, and explicit
  * create/destroy for flows.  An arena hands out aligned blocks from chunks and
  * frees them all at once.  Its total size is capped: past `max` bytes an

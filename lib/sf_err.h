@@ -24,7 +24,7 @@ enum sf_err_code {
     SF_E_DUP = -9,         /* already done (e.g. source ingested before) */
 };
 
-/* Exit statuses shared by every tool (DESIGN.md). */
+/* Exit statuses shared by every tool (docs/exit-status.md). */
 enum sf_exit {
     SF_EXIT_OK = 0,       /* ran, nothing to report */
     SF_EXIT_FINDINGS = 1, /* a gate failed or findings were reported */

@@ -1,6 +1,6 @@
 /* sf_progress.h - progress line for long runs.
  *
- * DESIGN.md: long runs show progress on stderr when stderr is a terminal (done of
+ * Long runs show progress on stderr when stderr is a terminal (done of
  * total, rate, time left) and stay silent in pipes, in CI and with --quiet.  The
  * tool decides (sf_opt_want_progress) and passes the stream; this module only
  * formats and rate-limits (at most ~4 updates a second).

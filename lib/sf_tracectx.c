@@ -3,7 +3,7 @@
  * References: W3C Trace Context (REC + test suite, STRICT_LEVEL=2), W3C Baggage,
  * openzipkin/b3-propagation, OpenCensus BinaryEncoding (grpc-trace-bin), Jaeger
  * client-libraries "Propagation Format", AWS X-Ray header, Datadog dd-trace-*,
- * SkyWalking Cross Process Propagation Headers Protocol v3.  SPECS.md §1, §8.
+ * SkyWalking Cross Process Propagation Headers Protocol v3.
  *
  * format           ids -> normalised (trace 32, span/parent 16 lowercase hex)    sampled
  * ---------------  ------------------------------------------------------------  -------------

@@ -310,7 +310,7 @@ void sink_conn_close(struct p2s_ctx *ctx, struct p2s_conn *conn);
 void sink_summary(struct p2s_ctx *ctx, FILE *f);
 int sink_close(struct p2s_ctx *ctx, struct sf_err *err);
 
-/* ---- TLS layer (tls.c, tls_keys.c, tls_crypto.c; issue 7) --------------------------- */
+/* ---- TLS layer (tls.c, tls_keys.c, tls_crypto.c) ---------------------------------- */
 
 struct sf_net_tls;   /* lib/sf_db_net.h */
 struct p2s_tls_keys; /* tls.h */
@@ -326,5 +326,8 @@ void p2s_conn_set_early_data(struct p2s_conn *conn, int on);
 void p2s_conn_set_tls(struct p2s_conn *conn, const struct sf_net_tls *tls);
 /* sink.c: write the TLS columns of a connection's row (database only). */
 void sink_conn_tls(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct sf_net_tls *tls);
+
+/* The tool's command line (main.c); its main() is generated, and spanfold links it too. */
+int pcap2spans_main(int argc, char **argv);
 
 #endif

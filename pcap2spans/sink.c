@@ -1,7 +1,7 @@
 /* sink.c - where spans go: the database (lib/sf_db_net.c) and/or NDJSON on stdout,
  * plus the run context's helpers (limits, error reports, notes, the summary).
  *
- * NDJSON: one object per span, keys named as the spans columns (DESIGN.md), then the
+ * NDJSON: one object per span, keys named as the spans columns (docs/database.md), then the
  * connection's columns known at that time and source_id (the database row, or the
  * input's 1-based position without a database), then "contexts": [...] with the
  * contexts columns.  Unknown values are null.  Valid UTF-8 is written as it is (as the

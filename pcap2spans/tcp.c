@@ -33,7 +33,7 @@
  *   - a sequence jump of more than 256 MiB (a capture that lost the SYN of a reused
  *     tuple) restarts the direction there, counted as a gap of unknown size (0).
  *
- * Protocol detection is by content on the first bytes (DESIGN.md): up to 64 bytes
+ * Protocol detection is by content on the first bytes, never by port: up to 64 bytes
  * per direction are held until the C2S side decides (or the S2C side shows an
  * HTTP/1 status line), then replayed into the parser.  Without a preface, C2S bytes
  * that parse as a chain of plausible client HTTP/2 frames (per-type length, flags

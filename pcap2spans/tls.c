@@ -1,6 +1,7 @@
 /* tls.c - TLS connections: records, handshake facts, 0-RTT, decryption, inner HTTP.
  *
- * References: RFC 8446 (TLS 1.3), RFC 5246 (TLS 1.2), SPECS.md section 3.
+ * References: RFC 8446 (TLS 1.3), RFC 5246 (TLS 1.2), RFC 8448 (example traces), the NSS key log
+ * format.
  *
  *   record      type(1) legacy_version(2) length(2) fragment   length <= 2^14 + 256
  *               (TLS 1.2 ciphertext: 2^14 + 2048); 20 change_cipher_spec, 21 alert,
@@ -10,7 +11,7 @@
  *   TLS 1.3 protected record: AEAD(content || inner type || zero padding), AAD = header
  *
  * Keys come from the key log (tls_keys.c) by the first ClientHello's random.  Order per
- * direction (SPECS.md 3.3): client early (CLIENT_EARLY_TRAFFIC_SECRET, only if the
+ * direction (RFC 8446 section 7.1): client early (CLIENT_EARLY_TRAFFIC_SECRET, only if the
  * ClientHello offered early_data) -> handshake -> application (traffic secret 0, then
  * "traffic upd" after each KeyUpdate).  A record that does not open under the current
  * key is tried under the next one (the tag decides: a rejected 0-RTT client goes from
@@ -20,7 +21,7 @@
  * skipped and use no sequence number.  Without the early secret, client records before
  * its first handshake-key record are counted as 0-RTT and skipped.
  *
- * 0-RTT (SPECS.md 3.4, 8): early_data column
+ * 0-RTT (RFC 8446 sections 2.3, 4.2.10): early_data column
  *   none      the ClientHello has no early_data extension
  *   offered   it has, and no ServerHello was seen
  *   rejected  proven: HelloRetryRequest, a ServerHello without pre_shared_key or with

@@ -1,10 +1,10 @@
-/* tls.h - the TLS layer of pcap2spans (issue 7): secrets (tls_keys.c), the key
+/* tls.h - the TLS layer of pcap2spans: secrets (tls_keys.c), the key
  * schedule and AEAD through OpenSSL libcrypto 3 (tls_crypto.c), and the record and
  * handshake parser with 0-RTT accounting (tls.c, exported as p2s_tls_ops in p2s.h).
  *
  * References: RFC 8446 (TLS 1.3), RFC 5246 + RFC 5288 + RFC 7905 (TLS 1.2 AEAD suites),
  * the NSS key log format, pcapng Decryption Secrets Block (draft-ietf-opsawg-pcapng
- * section 4.7), SPECS.md section 3.
+ * section 4.7).
  */
 #ifndef P2S_TLS_H
 #define P2S_TLS_H

@@ -1,7 +1,7 @@
 /* tls_keys.c - TLS secrets by ClientHello.random: NSS key log files (--keylog, several
  * allowed) and pcapng Decryption Secrets Blocks.
  *
- * NSS key log line (SPECS.md 3.2):  LABEL <64 hex client random> <hex secret>
+ * NSS key log line (NSS "Key Log Format"):  LABEL <64 hex client random> <hex secret>
  * Labels used: CLIENT_RANDOM (TLS 1.2 master secret, 48 bytes), CLIENT_EARLY_TRAFFIC_SECRET,
  * CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET, CLIENT_TRAFFIC_SECRET_0,
  * SERVER_TRAFFIC_SECRET_0 (32 or 48 bytes).  Others (EXPORTER_SECRET, RSA, ...) are skipped.

@@ -2,7 +2,7 @@
  * of FlameGraph's stackcollapse-perf.pl exactly (quirks included) without regexes.
  *
  * Reference: brendangregg/FlameGraph:stackcollapse-perf.pl (commit 41fee1f);
- * layouts: torvalds/linux:tools/perf/builtin-script.c, SPECS.md §4.1.
+ * layouts: torvalds/linux:tools/perf/builtin-script.c.
  *
  *   java 24636/25607 [000] 94564.109216:     100 cycles:u:       <- event header
  *   \t    7f722d142778 Ljava/io/PrintStream;::print+0x1f (/tmp/perf-19982.map)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark pcap2spans (issue 3, "Speed and memory") on a >= 100 MB capture of real
+# Benchmark pcap2spans (speed and memory against a bare libpcap loop and tshark) on a >= 100 MB capture of real
 # HTTP/1.1 + HTTP/2 traffic made by scripts/gen-bench-pcap.sh, in one run:
 #   1. throughput of `pcap2spans --ndjson >/dev/null` as a share of a bare libpcap loop
 #      (scripts/bench/pcap_loop.c) over the same file           goal >= 25 %

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark the pcap2spans TLS layer (issue 7, "Speed") on >= 100 MB of HTTP/2 recorded
+# Benchmark the pcap2spans TLS layer (speed against cleartext and tshark) on >= 100 MB of HTTP/2 recorded
 # twice by scripts/gen-bench-tls.sh: over TLS 1.3 with its key log, and in cleartext (h2c).
 #   1. `pcap2spans --keylog K --ndjson` on the TLS capture (decrypt + spans) against
 #      `pcap2spans --ndjson` on the cleartext capture of the same requests    goal <= 3x

@@ -2,7 +2,7 @@
 # Speed of tracefs2spans against its peer, CPU time (user+sys), median of 5 runs, as ratios.
 #
 # There is no packaged tool that turns tracefs text into span intervals, so the peer is
-# the reference parser of SPECS.md section 4.2 in Python: the regex that passes every saved
+# a reference parser of the kernel's trace line layout in Python: the regex that passes every saved
 # tracefs line, plus the same marker and begin/end bookkeeping, printing the same NDJSON
 # records.  Input: 300,000 generated lines (begin marker, a sched_switch event, end marker
 # per span on 16 threads) under /tmp, removed afterwards.

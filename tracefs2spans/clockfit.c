@@ -1,6 +1,6 @@
 /* clockfit.c - robust offset and skew between two clocks from matched pairs.
  *
- * Model (SPECS.md section 11; Paxson 1998, Moon/Skelly/Towsley 1999, Zhang et al. 2002):
+ * Model (Paxson 1998, Moon/Skelly/Towsley 1999, Zhang et al. 2002):
  *
  *   y = x + offset + skew * (x - ref) + d        x: tracefs time of a span marker
  *                                                y: pcap time of the same span

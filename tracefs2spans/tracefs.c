@@ -1,7 +1,7 @@
 /* tracefs.c - one line of tracefs `trace` / `trace_pipe` text into its fields.
  *
  * Reference: kernel/trace/trace_output.c trace_print_context(), kernel/trace/trace.c
- * print_trace_header(); SPECS.md section 4.2.  An event line is
+ * print_trace_header().  An event line is
  *
  *   "%16s-%-7d " comm-pid     (comm may hold '-' and spaces: pid = digits after the LAST '-')
  *   "(%7d) "                  TGID, only with record-tgid ("(-------)" when unknown)

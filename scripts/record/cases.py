@@ -1,7 +1,7 @@
-"""Trace-context cases sent by scripts/record-samples.sh, with the parse SPECS.md §1 implies.
+"""Trace-context cases sent by scripts/record-samples.sh, with the parse their specifications imply.
 
 Each case: headers exactly as sent (name, value) and the contexts a correct parser must
-report for them, in the manifest's vocabulary (DESIGN.md column names):
+report for them, in the manifest's vocabulary (docs/database.md column names):
   format          b3-multi, b3-single, traceparent, grpc-trace-bin, uber-trace-id,
                   x-amzn-trace-id, datadog, baggage
   trace_id        32 lowercase hex, or None (format carried none)
@@ -15,7 +15,7 @@ report for them, in the manifest's vocabulary (DESIGN.md column names):
   reason_match    regex (case-insensitive) the parser's error text must match
   tracestate      the combined tracestate a correct parser keeps ("" = discarded)
 
-The values are written out by hand from SPECS.md §1 and the format documents it cites, not
+The values are written out by hand from the formats' specifications, not
 computed by any parser, so they can disagree with pcap2spans.
 """
 
@@ -26,7 +26,7 @@ B3_TRACE = "80f198ee56343ba864fe8b2a57d3eff7"
 B3_SPAN = "e457b5a2e4d86bd1"
 B3_PARENT = "05e3ac9a4f6e3b90"
 
-# The 29-byte OpenCensus grpc-trace-bin of SPECS.md §1.3.
+# The 29-byte OpenCensus grpc-trace-bin of the OpenCensus BinaryEncoding spec.
 GTB_HEX = "00004bf92f3577b34da6a3ce929d000e47360134f067aa0ba902b70201"
 GTB_TRACE = "4bf92f3577b34da6a3ce929d000e4736"
 GTB_SPAN = "34f067aa0ba902b7"

@@ -36,7 +36,7 @@ static void test_hex(void)
 
 static void test_base64(void)
 {
-    /* grpc-trace-bin example from SPECS.md section 1.3 */
+    /* grpc-trace-bin example of the OpenCensus BinaryEncoding spec */
     static const char unpadded[] = "AABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE";
     static const char padded[] = "AABL+S81d7NNpqPOkp0ADkc2ATTwZ6oLqQK3AgE=";
     uint8_t out[64];
