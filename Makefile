@@ -6,6 +6,8 @@
 #   make check-valgrind  unit tests of a normal build under valgrind
 #   make check-TOOL      one tool's tests (e.g. make check-perf-fold)
 #   make demo            the main job on samples/ into out/
+#   make install         PREFIX=/usr/local DESTDIR=: binaries, man pages, bash completion,
+#                        the Wireshark plugin into Wireshark's plugin folder for its version
 #   make fuzz            libFuzzer targets (clang), each run for FUZZ_SECONDS
 #   make bench           benchmarks against the peer tools (scripts/bench-*.sh)
 #   make format / format-check / lint
@@ -88,8 +90,8 @@ $(LIBA): $(LIB_OBJ)
 # call it in-process (spanfold/build.mk names the tools it links, SPANFOLD_LINKS).
 $(B)/gen/entry_%.c:
 	@mkdir -p $(@D)
-	@printf '/* generated: the entry point of %s */\nint %s_main(int argc, char **argv);\nint main(int argc, char **argv) { return %s_main(argc, argv); }\n' \
-	    $* $(subst -,_,$*) $(subst -,_,$*) > $@
+	@printf '/* generated: the entry point of %s; getopt names the tool, not the path */\nint %s_main(int argc, char **argv);\nint main(int argc, char **argv)\n{\n    argv[0] = (char *)"%s";\n    return %s_main(argc, argv);\n}\n' \
+	    $* $(subst -,_,$*) $* $(subst -,_,$*) > $@
 define tool_rule
 $(1)_SRC := $$(filter-out %.bpf.c,$$(wildcard $(1)/*.c))
 $(1)_OBJ := $$(patsubst %.c,$(B)/%.o,$$($(1)_SRC))
@@ -162,6 +164,35 @@ demo:
 bench: all
 	@scripts/bench.sh
 
+# ---- man pages, completion, install ----------------------------------------------------
+# Man pages and completion are made from each tool's --help text (scripts/man.sh,
+# scripts/completion.sh), so they always say what the binaries say.
+PREFIX  ?= /usr/local
+DESTDIR ?=
+MANTOOLS := $(TOOLS) $(if $(filter $(BIN)/spantrace,$(OPTIONAL)),spantrace)
+MANS    := $(MANTOOLS:%=$(B)/man/%.1)
+SUBCMDS_spanfold := ingest stacks report gate
+SUBCMDS_perf-fold := diff
+$(B)/man/%.1: $(BIN)/% scripts/man.sh
+	@mkdir -p $(@D)
+	scripts/man.sh $< $* $(SUBCMDS_$*) > $@
+$(B)/completion/spanfold: $(MANTOOLS:%=$(BIN)/%) scripts/completion.sh
+	@mkdir -p $(@D)
+	scripts/completion.sh $(BIN) > $@
+man: $(MANS)
+completion: $(B)/completion/spanfold
+# Wireshark's own plugin folder for its version (pkg-config), under DESTDIR.
+WS_PLUGIN_INSTALL_DIR ?= $(shell $(PKG_CONFIG) --variable=plugindir wireshark 2>/dev/null)/epan
+install: all man completion
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/doc/spanfold
+	install -m 0755 $(MANTOOLS:%=$(BIN)/%) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 $(MANS) $(DESTDIR)$(PREFIX)/share/man/man1/
+	for t in $(MANTOOLS); do install -m 0644 $(B)/completion/spanfold \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
+	install -m 0644 README.md LICENSE docs/*.md docs/*.png $(DESTDIR)$(PREFIX)/share/doc/spanfold/
+	$(if $(DISSECTOR_SO),install -D -m 0644 $(DISSECTOR_SO) $(DESTDIR)$(WS_PLUGIN_INSTALL_DIR)/spanfold.so,@echo "install: Wireshark plugin skipped (not built)")
+
 # ---- fuzzing: tests/fuzz/<tool|lib>/fuzz_*.c with libFuzzer ----------------------------
 FUZZ_SECONDS ?= 20
 FUZZ_CC      ?= clang
@@ -199,6 +230,8 @@ lint:
 clean:
 	rm -rf build bin
 
+
+.PHONY: man completion install
 .PHONY: all check test run-tests check-lib check-valgrind run-valgrind demo bench fuzz format format-check \
         lint clean FORCE $(TOOLS:%=check-%)
 .DELETE_ON_ERROR:

@@ -240,4 +240,7 @@ int json_write_d3(struct fg_ctx *ctx, const struct fg_frame *frames, size_t n);
 int json_write_speedscope(struct fg_ctx *ctx, const struct fg_frame *frames, size_t n,
                           const char *profile_name);
 
+/* The tool's command line (main.c); its main() is generated, and spanfold links it too. */
+int flamegraph_main(int argc, char **argv);
+
 #endif

@@ -76,4 +76,7 @@ struct sf_jw;
 void inflect_json_series(struct sf_jw *w, const struct inflect_ctx *ctx,
                          const struct inflect_result *r);
 
+/* The tool's command line (main.c); its main() is generated, and spanfold links it too. */
+int inflect_main(int argc, char **argv);
+
 #endif

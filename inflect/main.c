@@ -217,6 +217,7 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
             return usage_error("unknown --detector", arg);
         ctx->detector = d;
         break;
+    case 'h':
     case O_HELP:
         fputs(usage_text, stdout);
         return -1;
@@ -242,7 +243,7 @@ int inflect_main(int argc, char **argv)
     ctx.detector = CP_PELT;
     cp_defaults(&ctx.cp);
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         if (c == '?')
             return usage_error("unknown option or missing argument", argv[optind - 1]);
         if ((rc = apply_opt(&ctx, c, optarg)) != 0)

@@ -101,7 +101,7 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
     int c, bad = 0;
 
     ctx->keylogs = keylogs;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case OPT_DB:
             so->db_path = optarg;
@@ -122,6 +122,7 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
         case OPT_QUIET:
             ctx->quiet = 1;
             break;
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             return 1;

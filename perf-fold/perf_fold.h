@@ -233,4 +233,7 @@ int diff_main(int argc, char **argv);
  * the exit status. */
 int spans_fold(struct perf_fold_ctx *c);
 
+/* The tool's command line (main.c); its main() is generated, and spanfold links it too. */
+int perf_fold_main(int argc, char **argv);
+
 #endif

@@ -82,4 +82,7 @@ int pprof_write(struct ex_ctx *c);
 /* Print "spanfold-export: msg" to stderr; returns 2. */
 int ex_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The tool's command line (main.c); its main() is generated, and spanfold links it too. */
+int spanfold_export_main(int argc, char **argv);
+
 #endif

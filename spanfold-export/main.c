@@ -94,7 +94,7 @@ static int parse_args(struct ex_ctx *c, const char **format, const char **out, i
                                          {0, 0, 0, 0}};
     int o;
 
-    while ((o = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (o) {
         case O_DB:
             c->db_path = optarg;
@@ -137,6 +137,7 @@ static int parse_args(struct ex_ctx *c, const char **format, const char **out, i
         case 'o':
             *out = optarg;
             break;
+        case 'h':
         case O_HELP:
             usage(stdout);
             exit(0);

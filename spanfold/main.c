@@ -22,7 +22,8 @@ struct cmd {
 };
 
 static const struct cmd cmds[] = {
-    {"ingest", sf_cmd_ingest, 0, "read captures, profiles, key logs and trace logs into a database"},
+    {"ingest", sf_cmd_ingest, 0,
+     "read captures, profiles, key logs and trace logs into a database"},
     {"stacks", sf_cmd_stacks, 0, "folded stacks or a flame graph of exactly the selected spans"},
     {"report", sf_cmd_report, 0, "one self-contained HTML page and findings.json for an incident"},
     {"gate", sf_cmd_gate, 0, "evaluate CI gates over a database or two folded profiles"},
@@ -102,14 +103,16 @@ int main(int argc, char **argv)
             return SF_EXIT_OK;
         }
         if ((c = find(argv[2])) == NULL) {
-            fprintf(stderr, "spanfold: '%s' is not a spanfold command (see 'spanfold help')\n", argv[2]);
+            fprintf(stderr, "spanfold: '%s' is not a spanfold command (see 'spanfold help')\n",
+                    argv[2]);
             return SF_EXIT_USAGE;
         }
         hargv[0] = (char *)c->name;
         return sf_run_tool(c->fn, hargv);
     }
     if ((c = find(argv[1])) == NULL) {
-        fprintf(stderr, "spanfold: '%s' is not a spanfold command (see 'spanfold help')\n", argv[1]);
+        fprintf(stderr, "spanfold: '%s' is not a spanfold command (see 'spanfold help')\n",
+                argv[1]);
         return SF_EXIT_USAGE;
     }
     argv[1] = (char *)c->name;

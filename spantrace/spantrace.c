@@ -149,7 +149,7 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
     int64_t v;
     char *comma;
 
-    while ((o = getopt_long(argc, argv, "p:o:d:v", opts, NULL)) != -1) {
+    while ((o = getopt_long(argc, argv, "hp:o:d:v", opts, NULL)) != -1) {
         switch (o) {
         case O_USDT:
         case O_FUNC:
@@ -193,6 +193,7 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
         case 'v':
             c->verbose = 1;
             break;
+        case 'h':
         case O_HELP:
             usage(stdout);
             exit(0);
@@ -331,6 +332,8 @@ int main(int argc, char **argv)
     unsigned int zero = 0;
     double t_end;
     int rc;
+
+    argv[0] = (char *)"spantrace"; /* getopt names the tool, not the path */
 
     if ((rc = parse_args(&c, argc, argv)) || (rc = preflight(&c)))
         return rc;

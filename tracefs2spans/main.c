@@ -123,7 +123,7 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
     struct sf_err err;
     int opt, keys = 0;
 
-    while ((opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (opt) {
         case O_DB:
             c->db_path = optarg;
@@ -192,6 +192,7 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
         case O_QUIET:
             c->quiet = 1;
             break;
+        case 'h':
         case O_HELP:
             usage(stdout);
             return SF_EXIT_OK;

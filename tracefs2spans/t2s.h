@@ -232,4 +232,7 @@ int ingest_file(struct t2s_ctx *ctx, const char *path);
  * Returns 0 or SF_EXIT_USAGE (database failure, printed). */
 int attribute_run(struct t2s_ctx *ctx);
 
+/* The tool's command line (main.c); its main() is generated, and spanfold links it too. */
+int tracefs2spans_main(int argc, char **argv);
+
 #endif
