@@ -142,7 +142,7 @@ ALL_SCRIPTS  := $(sort $(wildcard tests/*/t_*.sh))
 # `make check` first installs what is missing (scripts/deps.sh), then re-reads this
 # Makefile so that pkg-config sees the new packages.
 check test:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory -j2 run-tests
 run-tests: all $(ALL_TEST_BIN)
 	@SF_BIN=$(CURDIR)/$(BIN) SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) PATH=$(CURDIR)/$(BIN):$$PATH tests/run-tests.sh \
@@ -157,7 +157,7 @@ run-valgrind: all $(ALL_TEST_BIN)
 	@SF_BUILD=$(CURDIR)/$(B) SF_TOP=$(CURDIR) tests/run-tests.sh $(foreach t,$(filter-out $(REPLAY_BIN),$(ALL_TEST_BIN)),"valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite $(t)")
 
 demo:
-	@scripts/deps.sh
+	@scripts/deps.sh build
 	@$(MAKE) --no-print-directory -j2 all
 	@scripts/demo.sh
 

@@ -1,40 +1,62 @@
 #!/usr/bin/env bash
-# Install the Debian packages spanfold needs to build, test and run its demo.
-# Idempotent and quiet when everything is present.  As root it runs apt-get;
-# otherwise it prints the exact command to run and exits 2.
-#   scripts/deps.sh          check and install
-#   scripts/deps.sh --list   print the package list
+# Install the Debian packages spanfold needs, by what you want to do.  Idempotent and quiet
+# when everything is present.  As root it runs apt-get; otherwise it prints the exact
+# command to run and exits 2.
+#
+#   scripts/deps.sh [PROFILE...]         check and install (default: build)
+#   scripts/deps.sh --list [PROFILE...]  print the packages of the profiles
+#
+# Profiles (each includes the ones before it where it says so):
+#   build   what `make` and `make demo` need: a C compiler, the libraries, gnuplot
+#   check   build + what `make check` needs: tshark, the plugin and BPF headers, clang
+#           for the BPF helper, the sqlite3 shell, python3, xmllint, man
+#   heavy   what only some tests use, each skipping with its reason without it: a browser
+#           (report and flame-graph tests), the Wireshark GUI (screenshot test), real
+#           servers and clients, tcpdump and perf (live recordings), node for the
+#           exporters' consumers; CI installs it so that those tests run
+#   dev     linters and valgrind (make lint, make format-check, make check-valgrind)
+#   all     every profile
 set -u
 
-pkgs=(
-    # build
-    build-essential pkg-config clang llvm libclang-rt-14-dev
-    # libraries of the field
-    libpcap-dev libsqlite3-dev sqlite3 libnghttp2-dev libssl-dev
-    # charts
-    gnuplot-nox
-    # Wireshark plugin, and tshark for cross-checks
-    tshark libwireshark-dev wireshark-dev
-    # libbpf capture helper; live recordings and their tests (skip without them)
-    libbpf-dev bpftool libelf-dev zlib1g-dev systemtap-sdt-dev tcpdump linux-perf
-    # tests and tooling
-    valgrind cppcheck clang-format python3 perl time
-    # real clients and servers for the recordings and the live tests
-    nginx nghttp2-client nghttp2-server nghttp2-proxy curl openssl python3-grpcio
-    # exports: pprof via protobuf-c, gzip via zlib; consumers read back in node/chromium
-    protobuf-c-compiler libprotobuf-c-dev chromium
-    # the Wireshark GUI screenshot test (Qt under Xvfb)
-    wireshark-qt xvfb xdotool imagemagick
-)
+build=(build-essential pkg-config libpcap-dev libsqlite3-dev sqlite3 libnghttp2-dev libssl-dev
+       libprotobuf-c-dev protobuf-c-compiler zlib1g-dev gnuplot-nox)
+check=(tshark libwireshark-dev wireshark-dev clang llvm libclang-rt-14-dev libbpf-dev bpftool
+       libelf-dev python3 perl time man-db libxml2-utils)
+heavy=(chromium wireshark-qt xvfb xdotool imagemagick nginx nghttp2-client nghttp2-server
+       nghttp2-proxy curl openssl python3-grpcio tcpdump linux-perf systemtap-sdt-dev)
+dev=(valgrind cppcheck clang-format)
+# Commands that may come from another packaging (e.g. a newer Node.js that bundles npm):
+# their Debian package is installed only when the command is missing.
+heavy_cmds=(node:nodejs npm:npm)
 
-if [ "${1:-}" = "--list" ]; then
-    printf '%s\n' "${pkgs[@]}" nodejs npm
+list=0
+profiles=()
+for a in "$@"; do
+    case $a in
+    --list) list=1 ;;
+    build | check | heavy | dev) profiles+=("$a") ;;
+    all) profiles+=(build check heavy dev) ;;
+    *) echo "deps.sh: unknown profile '$a' (build, check, heavy, dev, all)" >&2; exit 2 ;;
+    esac
+done
+[ ${#profiles[@]} -eq 0 ] && profiles=(build)
+
+pkgs=() cmd_pkgs=()
+for p in "${profiles[@]}"; do
+    case $p in
+    build) pkgs+=("${build[@]}") ;;
+    check) pkgs+=("${build[@]}" "${check[@]}") ;;
+    heavy) pkgs+=("${heavy[@]}"); cmd_pkgs+=("${heavy_cmds[@]}") ;;
+    dev) pkgs+=("${dev[@]}") ;;
+    esac
+done
+mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | awk '!seen[$0]++')
+
+if [ $list -eq 1 ]; then
+    printf '%s\n' "${pkgs[@]}"
+    for cp in "${cmd_pkgs[@]}"; do echo "${cp#*:}"; done
     exit 0
 fi
-
-# Commands that may come from another packaging (e.g. a newer Node.js that bundles
-# npm): their Debian package is installed only when the command is missing.
-cmd_pkgs=(node:nodejs npm:npm)
 
 missing=()
 for p in "${pkgs[@]}"; do
