@@ -1,16 +1,657 @@
-/* ingest.c - spanfold ingest (being built; see spanfold.h). */
+/* ingest.c - spanfold ingest: every artefact of an incident into one database.
+ *
+ *   spanfold ingest --db FILE [--quiet] PATH...
+ *
+ * Each PATH is a file or a folder (walked, in name order).  Every file is recognised by
+ * its content (lib/sf_sniff), through gzip, xz or zstd (lib/sf_decomp), never by its
+ * name, and handed to the tool that reads it, linked in: captures to pcap2spans (with
+ * every key log found as --keylog), perf script text to perf-fold, perf.data through
+ * `perf script` to perf-fold, tracefs and spantrace text to tracefs2spans, which fits
+ * the clocks and attributes the samples to spans.  Then one line per input says what it
+ * gave, and what is still missing for the join is said in words.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sqlite3.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "sf_decomp.h"
 #include "sf_err.h"
+#include "sf_opt.h"
+#include "sf_sniff.h"
 #include "spanfold.h"
+
+#define HEAD_BYTES (64 * 1024)
+
+struct input {
+    char *path; /* as the user named it (or as found in a walked folder) */
+    char *feed; /* what the tool reads: path itself, or a decompressed temporary file */
+    enum sf_kind kind;
+    enum sf_comp comp;
+    int named;      /* given on the command line, not found in a folder */
+    int broken;     /* could not be read or decompressed at all */
+    char note[320]; /* why it was skipped, or what went wrong on the way */
+};
+
+struct ingest {
+    const char *db;
+    int quiet;
+    struct input *in;
+    size_t n, cap;
+    char tmpdir[64]; /* short: TMPDIR is used only when under 32 bytes */
+    int status;
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: spanfold ingest --db FILE [--quiet] PATH...\n"
+          "\n"
+          "Reads every artefact of an incident into one database: each PATH is a file or\n"
+          "a folder (walked), and every file is recognised by its content, never its name,\n"
+          "also when compressed with gzip, xz or zstd.\n"
+          "\n"
+          "  --db FILE          the spanfold database (created when missing)\n"
+          "  --quiet            only errors and what is missing on stderr\n"
+          "  -h, --help         this text\n"
+          "\n"
+          "What it reads, and with which tool (linked in, same code as the tool):\n"
+          "  pcap, pcapng       pcap2spans: spans, connections, trace contexts\n"
+          "  NSS key log        pcap2spans --keylog: TLS decryption of the captures\n"
+          "  perf script text   perf-fold --db: samples and stacks\n"
+          "  perf.data          perf script --header --ns -F ... (needs perf), then perf-fold\n"
+          "  tracefs, spantrace tracefs2spans --db: span markers, clock fits, attribution\n"
+          "Then one line per input (kind, counts, clock), the clock fits, and what is still\n"
+          "missing for the join (docs/recording.md says how to record each piece).\n"
+          "\n"
+          "Exit status: 0 ok; 1 some records of an input were skipped (said above);\n"
+          "2 usage error, an unreadable or damaged input, or a named file of no known kind.\n",
+          f);
+}
+
+static int add_input(struct ingest *g, const char *path, int named)
+{
+    struct input *in;
+
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? 2 * g->cap : 16;
+        struct input *p = realloc(g->in, cap * sizeof(*p));
+
+        if (p == NULL)
+            return -1;
+        g->in = p;
+        g->cap = cap;
+    }
+    in = &g->in[g->n++];
+    memset(in, 0, sizeof(*in));
+    if ((in->path = strdup(path)) == NULL)
+        return -1;
+    in->named = named;
+    return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Walk a folder in name order; hidden entries and symbolic links to folders are skipped
+ * (a link loop must not hang an ingest). */
+static int walk(struct ingest *g, const char *dir, int depth)
+{
+    DIR *d;
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+
+    if (depth > 32) {
+        fprintf(stderr, "spanfold ingest: %s: folders nested too deep, not walked\n", dir);
+        return 0;
+    }
+    if ((d = opendir(dir)) == NULL) {
+        fprintf(stderr, "spanfold ingest: %s: %s\n", dir, strerror(errno));
+        g->status = SF_EXIT_USAGE;
+        return 0;
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            char **p = realloc(names, (cap = cap ? 2 * cap : 32) * sizeof(*p));
+
+            if (p == NULL) {
+                rc = -1;
+                break;
+            }
+            names = p;
+        }
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+
+        if ((names[n] = malloc(len)) == NULL) {
+            rc = -1;
+            break;
+        }
+        snprintf(names[n++], len, "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    if (rc == 0)
+        qsort(names, n, sizeof(*names), name_cmp);
+    for (size_t i = 0; i < n; i++) {
+        struct stat st, lst;
+
+        if (rc == 0 && stat(names[i], &st) == 0 && lstat(names[i], &lst) == 0) {
+            if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
+                rc = walk(g, names[i], depth + 1);
+            else if (S_ISREG(st.st_mode))
+                rc = add_input(g, names[i], 0);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+/* The run's temporary folder, made on first use. */
+static int make_tmpdir(struct ingest *g, struct input *in)
+{
+    const char *t = getenv("TMPDIR");
+
+    if (g->tmpdir[0])
+        return 0;
+    snprintf(g->tmpdir, sizeof(g->tmpdir), "%s/spanfold-ingest.XXXXXX",
+             t && strlen(t) < 32 ? t : "/tmp");
+    if (mkdtemp(g->tmpdir) == NULL) {
+        g->tmpdir[0] = 0;
+        snprintf(in->note, sizeof(in->note), "no temporary folder: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Decompress in->path into a temporary file that the tool reads instead.  A damaged
+ * stream keeps what came before the damage, and says where. */
+static int decompress(struct ingest *g, struct input *in)
+{
+    struct sf_err err;
+    char tmpl[160];
+    int fd, rc;
+
+    if (make_tmpdir(g, in) < 0)
+        return -1;
+    /* named after the input, so that a tool's message about it can be told apart */
+    {
+        const char *base = strrchr(in->path, '/');
+
+        snprintf(tmpl, sizeof(tmpl), "%s/%.48s.XXXXXX", g->tmpdir, base ? base + 1 : in->path);
+    }
+    if ((fd = mkstemp(tmpl)) < 0) {
+        snprintf(in->note, sizeof(in->note), "temporary file: %s", strerror(errno));
+        return -1;
+    }
+    sf_err_clear(&err);
+    rc = sf_dz_copy(in->path, fd, &err);
+    close(fd);
+    if ((in->feed = strdup(tmpl)) == NULL)
+        return -1;
+    if (rc < 0) {
+        snprintf(in->note, sizeof(in->note),
+                 "%s at compressed byte %llu (the data before it is ingested)", err.msg,
+                 (unsigned long long)err.off);
+        g->status = SF_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* perf.data: perf script with the fields perf-fold reads, into a temporary file. */
+static const char perf_fields[] = "comm,pid,tid,cpu,time,period,event,ip,sym,dso";
+
+static int perf_script(struct ingest *g, struct input *in)
+{
+    char out[160];
+    pid_t pid;
+    int fd, st;
+
+    if (in->comp != SF_COMP_NONE && decompress(g, in) < 0)
+        return -1;
+    if (system("command -v perf >/dev/null 2>&1") != 0) {
+        snprintf(in->note, sizeof(in->note),
+                 "perf is not installed (Debian: linux-perf); run  perf script --header --ns "
+                 "-F %s -i FILE > perf.txt  where it is, and ingest perf.txt",
+                 perf_fields);
+        return -1;
+    }
+    if (make_tmpdir(g, in) < 0)
+        return -1;
+    snprintf(out, sizeof(out), "%s/%zu.perf.txt", g->tmpdir, (size_t)(in - g->in));
+    if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+        return -1;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        const char *src = in->feed ? in->feed : in->path;
+
+        dup2(fd, 1);
+        execlp("perf", "perf", "script", "--header", "--ns", "-F", perf_fields, "-i", src,
+               (char *)NULL);
+        _exit(127);
+    }
+    close(fd);
+    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        snprintf(in->note, sizeof(in->note), "perf script failed (see its message above)");
+        return -1;
+    }
+    free(in->feed);
+    in->feed = strdup(out);
+    return in->feed ? 0 : -1;
+}
+
+static void classify(struct input *in)
+{
+    static unsigned char head[HEAD_BYTES];
+    struct sf_err err;
+    ssize_t n;
+    int complete = 0;
+    char why[200];
+
+    sf_err_clear(&err);
+    n = sf_dz_head(in->path, head, sizeof(head), &in->comp, &complete, &err);
+    if (n < 0) {
+        in->kind = SF_KIND_UNKNOWN;
+        in->broken = 1;
+        if (err.off != UINT64_MAX)
+            snprintf(in->note, sizeof(in->note), "%s (byte %llu)", err.msg,
+                     (unsigned long long)err.off);
+        else
+            snprintf(in->note, sizeof(in->note), "%s", err.msg);
+        return;
+    }
+    in->kind = sf_sniff_kind(head, (size_t)n, complete, why, sizeof(why));
+    if (in->kind == SF_KIND_UNKNOWN)
+        snprintf(in->note, sizeof(in->note), "%s", why);
+}
+
+/* Run a linked-in tool with stdout sent to /dev/null (perf-fold writes its fold there). */
+static int run_quiet_stdout(int (*tool)(int, char **), char **argv)
+{
+    int saved, null, rc;
+
+    fflush(stdout);
+    saved = dup(1);
+    null = open("/dev/null", O_WRONLY);
+    if (saved < 0 || null < 0)
+        return SF_EXIT_USAGE;
+    dup2(null, 1);
+    close(null);
+    rc = sf_run_tool(tool, argv);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    return rc;
+}
+
+static void worst(struct ingest *g, int rc)
+{
+    if (rc > g->status)
+        g->status = rc;
+}
+
+/* ---- what the database now holds ------------------------------------------------------ */
+
+static int64_t q_int(sqlite3 *db, const char *sql, const char *arg)
+{
+    sqlite3_stmt *st;
+    int64_t v = -1;
+
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (arg)
+        sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The newest source row for a path: its id, status, clock and units. */
+static void source_line(sqlite3 *db, const struct input *in)
+{
+    const char *shown = in->path;
+    sqlite3_stmt *st;
+    char counts[200] = "";
+    int64_t id;
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT id, kind, status, clock, units, bad_units, coalesce(error, '')"
+                           " FROM sources WHERE path = ?1 ORDER BY id DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, in->feed ? in->feed : in->path, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        fprintf(stderr, "  %-11s %s: nothing stored%s%s\n", sf_kind_name(in->kind), shown,
+                in->note[0] ? ": " : "", in->note);
+        return;
+    }
+    id = sqlite3_column_int64(st, 0);
+    {
+        const char *kind = (const char *)sqlite3_column_text(st, 1);
+        char idbuf[32];
+
+        snprintf(idbuf, sizeof(idbuf), "%lld", (long long)id);
+        if (strcmp(kind, "pcap") == 0)
+            snprintf(counts, sizeof(counts), "%lld spans on %lld connections (%lld partial)",
+                     (long long)q_int(db, "SELECT count(*) FROM spans WHERE source_id = ?1", idbuf),
+                     (long long)q_int(db, "SELECT count(*) FROM connections WHERE source_id = ?1",
+                                      idbuf),
+                     (long long)q_int(
+                         db, "SELECT count(*) FROM spans WHERE source_id = ?1 AND partial", idbuf));
+        else if (strcmp(kind, "perf") == 0)
+            snprintf(
+                counts, sizeof(counts), "%lld samples",
+                (long long)q_int(db, "SELECT count(*) FROM samples WHERE source_id = ?1", idbuf));
+        else
+            snprintf(counts, sizeof(counts), "%lld span events",
+                     (long long)q_int(db, "SELECT count(*) FROM span_events WHERE source_id = ?1",
+                                      idbuf));
+    }
+    fprintf(stderr, "  %-11s %s%s%s: %s, %lld of %lld %s skipped, clock %s, %s%s%s%s\n",
+            sf_kind_name(in->kind), shown, in->comp ? " via " : "",
+            in->comp ? sf_comp_name(in->comp) : "", counts, (long long)sqlite3_column_int64(st, 5),
+            (long long)sqlite3_column_int64(st, 4),
+            in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG ? "packets" : "lines",
+            (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 2),
+            sqlite3_column_bytes(st, 6) ? " (" : "", (const char *)sqlite3_column_text(st, 6),
+            sqlite3_column_bytes(st, 6) ? ")" : "");
+    if (in->note[0])
+        fprintf(stderr, "              note: %s\n", in->note);
+    sqlite3_finalize(st);
+}
+
+static void missing_pieces(sqlite3 *db, int nkeylogs)
+{
+    int64_t spans = q_int(db, "SELECT count(*) FROM spans", NULL);
+    int64_t samples = q_int(db, "SELECT count(*) FROM samples", NULL);
+    int64_t markers = q_int(db, "SELECT count(*) FROM span_intervals", NULL);
+    int64_t attributed = q_int(db, "SELECT count(*) FROM samples WHERE span_id IS NOT NULL", NULL);
+    int64_t tls = q_int(db,
+                        "SELECT count(*) FROM connections WHERE tls_version IS NOT NULL AND "
+                        "NOT coalesce(decrypted, 0)",
+                        NULL);
+    sqlite3_stmt *st;
+
+    if (sqlite3_prepare_v2(db,
+                           "SELECT from_clock, to_clock, offset_ns, skew_ppm, points, residual_ns,"
+                           " method FROM clock_fits ORDER BY id",
+                           -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            fprintf(stderr,
+                    "  clock fit   %s -> %s: offset %lld ns, skew %.3f ppm, %lld points, "
+                    "residual %lld ns (%s)\n",
+                    (const char *)sqlite3_column_text(st, 0),
+                    (const char *)sqlite3_column_text(st, 1),
+                    (long long)sqlite3_column_int64(st, 2), sqlite3_column_double(st, 3),
+                    (long long)sqlite3_column_int64(st, 4), (long long)sqlite3_column_int64(st, 5),
+                    (const char *)sqlite3_column_text(st, 6));
+        sqlite3_finalize(st);
+    }
+    if (spans <= 0)
+        fprintf(stderr, "missing: no capture, so no spans: record one with tcpdump or dumpcap "
+                        "(docs/recording.md)\n");
+    if (samples <= 0)
+        fprintf(stderr, "missing: no CPU samples: record them with perf record -k mono -g "
+                        "(docs/recording.md)\n");
+    if (spans > 0 && samples > 0 && markers <= 0)
+        fprintf(stderr, "missing: no span markers: samples cannot be attributed to spans; record "
+                        "them with spantrace, see docs/recording.md\n");
+    if (samples > 0 && markers > 0)
+        fprintf(stderr, "  attributed  %lld of %lld samples (%.1f %%) fall inside a span\n",
+                (long long)attributed, (long long)samples,
+                samples ? 100.0 * (double)attributed / (double)samples : 0.0);
+    if (tls > 0)
+        fprintf(stderr,
+                "missing: %lld TLS connections were not decrypted%s: give their key log "
+                "(SSLKEYLOGFILE, docs/recording.md)\n",
+                (long long)tls, nkeylogs ? " with the key logs given" : "");
+}
+
+/* ---- the run -------------------------------------------------------------------------- */
+
+static char **argv_new(size_t cap)
+{
+    return calloc(cap + 1, sizeof(char *));
+}
+
+static int run(struct ingest *g)
+{
+    size_t i, k, npcap = 0, nkeys = 0;
+    char **av;
+    int rc;
+
+    for (i = 0; i < g->n; i++) {
+        struct input *in = &g->in[i];
+
+        classify(in);
+        if (in->kind == SF_KIND_PERF_DATA) {
+            if (perf_script(g, in) < 0) {
+                fprintf(stderr, "spanfold ingest: %s: %s\n", in->path, in->note);
+                worst(g, SF_EXIT_USAGE);
+                in->kind = SF_KIND_UNKNOWN;
+                in->named = 0; /* said already */
+            }
+        } else if (in->comp != SF_COMP_NONE && in->kind != SF_KIND_UNKNOWN &&
+                   in->kind != SF_KIND_EMPTY) {
+            if (decompress(g, in) < 0) {
+                fprintf(stderr, "spanfold ingest: %s: %s\n", in->path, in->note);
+                worst(g, SF_EXIT_USAGE);
+                in->kind = SF_KIND_UNKNOWN;
+                in->named = 0;
+            }
+        }
+        if (in->broken) {
+            fprintf(stderr, "spanfold ingest: %s: %s\n", in->path, in->note);
+            worst(g, SF_EXIT_USAGE);
+        } else if (in->kind == SF_KIND_UNKNOWN || in->kind == SF_KIND_EMPTY) {
+            if (in->named) {
+                fprintf(stderr,
+                        "spanfold ingest: %s: not a capture, key log, perf output or trace "
+                        "log: %s\n",
+                        in->path, in->note[0] ? in->note : sf_kind_name(in->kind));
+                worst(g, SF_EXIT_USAGE);
+            } else if (!g->quiet) {
+                fprintf(stderr, "  %-11s %s: ignored (%s)\n", sf_kind_name(in->kind), in->path,
+                        in->note[0] ? in->note : "no data");
+            }
+        }
+        npcap += in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG;
+        nkeys += in->kind == SF_KIND_KEYLOG;
+    }
+    if ((av = argv_new(4 + 2 * nkeys + npcap + g->n)) == NULL)
+        return -1;
+    /* captures, with every key log */
+    if (npcap > 0) {
+        k = 0;
+        av[k++] = "pcap2spans";
+        av[k++] = "--quiet";
+        av[k++] = "--db";
+        av[k++] = (char *)g->db;
+        for (i = 0; i < g->n; i++)
+            if (g->in[i].kind == SF_KIND_KEYLOG) {
+                av[k++] = "--keylog";
+                av[k++] = g->in[i].feed ? g->in[i].feed : g->in[i].path;
+            }
+        for (i = 0; i < g->n; i++)
+            if (g->in[i].kind == SF_KIND_PCAP || g->in[i].kind == SF_KIND_PCAPNG)
+                av[k++] = g->in[i].feed ? g->in[i].feed : g->in[i].path;
+        av[k] = NULL;
+        worst(g, sf_run_tool(pcap2spans_main, av));
+    }
+    /* profiles, one at a time (perf-fold folds several files as one) */
+    for (i = 0; i < g->n; i++) {
+        struct input *in = &g->in[i];
+
+        if (in->kind != SF_KIND_PERF_SCRIPT && in->kind != SF_KIND_PERF_DATA)
+            continue;
+        k = 0;
+        av[k++] = "perf-fold";
+        av[k++] = "--quiet";
+        av[k++] = "--db";
+        av[k++] = (char *)g->db;
+        av[k++] = in->feed ? in->feed : in->path;
+        av[k] = NULL;
+        worst(g, run_quiet_stdout(perf_fold_main, av));
+    }
+    /* trace logs last: tracefs2spans fits the clocks against the spans and attributes the
+     * samples; with no new trace log but markers already stored, refit and re-attribute */
+    k = 0;
+    av[k++] = "tracefs2spans";
+    av[k++] = "--quiet";
+    av[k++] = "--db";
+    av[k++] = (char *)g->db;
+    for (i = 0; i < g->n; i++)
+        if (g->in[i].kind == SF_KIND_TRACEFS)
+            av[k++] = g->in[i].feed ? g->in[i].feed : g->in[i].path;
+    if (k == 4) {
+        sqlite3 *db;
+        int64_t ev = -1;
+
+        if (sqlite3_open_v2(g->db, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+            ev = q_int(db, "SELECT count(*) FROM span_events", NULL);
+        sqlite3_close(db);
+        if (ev > 0)
+            av[k++] = "--refit";
+    }
+    av[k] = NULL;
+    rc = k > 4 ? sf_run_tool(tracefs2spans_main, av) : 0;
+    worst(g, rc);
+    free(av);
+    return 0;
+}
+
+static void summary(struct ingest *g)
+{
+    sqlite3 *db;
+    size_t i, nkeys = 0;
+
+    if (sqlite3_open_v2(g->db, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        fprintf(stderr, "spanfold ingest: %s: %s\n", g->db, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        worst(g, SF_EXIT_USAGE);
+        return;
+    }
+    /* a decompressed input is known to the database by its temporary path: name it by
+     * the user's path instead */
+    for (i = 0; i < g->n; i++)
+        nkeys += g->in[i].kind == SF_KIND_KEYLOG;
+    if (!g->quiet)
+        fprintf(stderr, "spanfold ingest: %s\n", g->db);
+    for (i = 0; i < g->n; i++) {
+        struct input *in = &g->in[i];
+
+        if (in->kind == SF_KIND_KEYLOG) {
+            if (!g->quiet)
+                fprintf(stderr, "  %-11s %s: TLS secrets for the captures\n", "keylog", in->path);
+        } else if (in->kind != SF_KIND_UNKNOWN && in->kind != SF_KIND_EMPTY && !g->quiet) {
+            source_line(db, in);
+        }
+    }
+    missing_pieces(db, (int)nkeys);
+    sqlite3_close(db);
+}
+
+/* Sources of decompressed inputs carry the temporary path; give them the user's. */
+static void rename_sources(struct ingest *g)
+{
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    size_t i;
+
+    if (sqlite3_open_v2(g->db, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+        sqlite3_close(db);
+        return;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    if (sqlite3_prepare_v2(db, "UPDATE sources SET path = ?1 WHERE path = ?2", -1, &st, NULL) ==
+        SQLITE_OK) {
+        for (i = 0; i < g->n; i++) {
+            if (g->in[i].feed == NULL)
+                continue;
+            sqlite3_bind_text(st, 1, g->in[i].path, -1, SQLITE_STATIC);
+            sqlite3_bind_text(st, 2, g->in[i].feed, -1, SQLITE_STATIC);
+            sqlite3_step(st);
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    for (i = 0; i < g->n; i++) { /* the summary looks sources up by the user's path now */
+        if (g->in[i].feed) {
+            unlink(g->in[i].feed);
+            free(g->in[i].feed);
+            g->in[i].feed = NULL;
+        }
+    }
+}
 
 int sf_cmd_ingest(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--help") == 0) {
-        puts("usage: spanfold ingest (being built)");
-        return SF_EXIT_OK;
+    static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    struct ingest g = {0};
+    int c, i;
+
+    while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            g.db = optarg;
+            break;
+        case 'q':
+            g.quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return SF_EXIT_OK;
+        default:
+            fprintf(stderr, "Try 'spanfold ingest --help'.\n");
+            return SF_EXIT_USAGE;
+        }
     }
-    fprintf(stderr, "spanfold ingest: not built yet\n");
-    return SF_EXIT_USAGE;
+    if (g.db == NULL || optind >= argc) {
+        fprintf(stderr, "spanfold ingest: %s\nTry 'spanfold ingest --help'.\n",
+                g.db == NULL ? "--db FILE is required" : "no input (give files or folders)");
+        return SF_EXIT_USAGE;
+    }
+    for (i = optind; i < argc; i++) {
+        struct stat st;
+
+        if (stat(argv[i], &st) < 0) {
+            fprintf(stderr, "spanfold ingest: %s: %s\n", argv[i], strerror(errno));
+            g.status = SF_EXIT_USAGE;
+        } else if (S_ISDIR(st.st_mode) ? walk(&g, argv[i], 0) < 0 : add_input(&g, argv[i], 1) < 0) {
+            fprintf(stderr, "spanfold ingest: out of memory\n");
+            return SF_EXIT_USAGE;
+        }
+    }
+    if (run(&g) < 0) {
+        fprintf(stderr, "spanfold ingest: out of memory\n");
+        g.status = SF_EXIT_USAGE;
+    }
+    rename_sources(&g);
+    if (access(g.db, F_OK) == 0)
+        summary(&g);
+    else
+        fprintf(stderr, "spanfold ingest: nothing was ingested, %s was not created\n", g.db);
+    if (g.tmpdir[0])
+        rmdir(g.tmpdir);
+    for (size_t k = 0; k < g.n; k++)
+        free(g.in[k].path);
+    free(g.in);
+    return g.status;
 }
