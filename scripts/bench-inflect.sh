@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Accuracy and speed of inflect's change-point detectors on the TCPD benchmark.
 #
-# Each of the annotated TCPD series (TCPD_DIR, default ../shared/corpus/tcpd) is
+# Each of the annotated TCPD series (TCPD_DIR, default tests/data/tcpd) is
 # z-scored as the benchmark does (R's scale(): mean 0, sample sd 1), written as a
 # CSV and analysed once by `inflect --series`; the JSON's by_detector lists give
 # every detector's change points with its default settings (one setting for all
@@ -16,7 +16,7 @@
 # method on both metrics.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-tcpd=${TCPD_DIR:-$top/../shared/corpus/tcpd}
+tcpd=${TCPD_DIR:-$top/tests/data/tcpd}
 bin=${SF_BIN:-$top/bin}/inflect
 if [ ! -f "$tcpd/tcpd_eval.py" ] || [ ! -f "$tcpd/annotations.json" ]; then
     echo "bench-inflect: TCPD data not found in $tcpd (set TCPD_DIR); skipped"
