@@ -37,7 +37,7 @@ struct sel_opt {
 
 struct stacks_opts {
     const char *db, *out, *tz, *title, *countname;
-    int folded, vs, vs_rest, quiet;
+    int folded, vs, vs_rest;
     struct sel_opt sel[MAX_SEL];
     int nsel;
 };
@@ -117,7 +117,6 @@ static const struct option longopts[] = {
     {"folded", no_argument, NULL, O_FOLDED},
     {"title", required_argument, NULL, O_TITLE},
     {"countname", required_argument, NULL, O_COUNTNAME},
-    {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -128,7 +127,7 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
     int ch;
 
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
         if (ch >= O_WHERE && ch <= O_SLOWEST) {
             if (o->nsel == MAX_SEL)
                 return usage_error("too many selection options");
@@ -166,9 +165,6 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
         case 'o':
             o->out = optarg;
             break;
-        case 'q':
-            o->quiet = 1;
-            break;
         case 'h':
             usage(stdout);
             return SF_EXIT_OK;
@@ -184,8 +180,6 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
         return usage_error("stacks takes no file arguments (the database is --db FILE)");
     if (o->db == NULL)
         return usage_error("--db FILE is required");
-    if (o->vs_rest && o->nsel > 0 && o->sel[o->nsel - 1].side == 1)
-        return usage_error("--vs rest takes no selection of its own");
     return -1;
 }
 
@@ -250,7 +244,8 @@ static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, 
     struct spans_filter all = {.attributed = 1};
     struct pf_table t;
     struct sf_err err;
-    char sql[SF_SELECT_SQL_MAX / 16], pc[64], tc[64];
+    struct sf_buf sql;
+    char pc[64], tc[64];
     int64_t nsel;
     int attributed;
 
@@ -282,8 +277,10 @@ static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, 
                 "(spanfold ingest, or pcap2spans --db %s capture.pcap)\n",
                 TOOL, db, db);
     } else {
-        snprintf(sql, sizeof(sql), "SELECT count(*) FROM spans WHERE %s", sf_select_sql(s));
-        nsel = count(h, sql, s);
+        sf_buf_init(&sql, SF_SELECT_SQL_MAX + 64);
+        sf_buf_printf(&sql, "SELECT count(*) FROM spans WHERE %s", sf_select_sql(s));
+        nsel = sql.data ? count(h, (const char *)sql.data, s) : -1;
+        sf_buf_free(&sql);
         if (nsel <= 0)
             fprintf(stderr, "%s: %s: %sno span matches the selection\n", TOOL, db, what);
         else
