@@ -143,9 +143,9 @@ struct fg_ctx {
 /* flamegraph.pl's defaults into o. */
 void fg_opts_defaults(struct fg_opts *o);
 
-/* Set up ctx for the options already in ctx->opt, writing to out.  Returns 0 or
- * SF_E_NOMEM; fg_ctx_free() is needed either way. */
-int fg_ctx_init(struct fg_ctx *ctx, FILE *out);
+/* Set up ctx for the options opt (copied), writing to out.  Returns 0 or SF_E_NOMEM;
+ * fg_ctx_free() is needed either way. */
+int fg_ctx_init(struct fg_ctx *ctx, const struct fg_opts *opt, FILE *out);
 void fg_ctx_free(struct fg_ctx *ctx);
 
 /* Lay out what was added and write the SVG or JSON; first_input names a speedscope

@@ -12,18 +12,19 @@
 int flamegraph_main(int argc, char **argv)
 {
     struct fg_ctx ctx;
+    struct fg_opts opt;
     static char *stdin_only[] = {"-"};
     char **inputs;
     int first, ninputs, rc = 0;
     struct sf_err err;
     char msg[512];
 
-    fg_opts_defaults(&ctx.opt);
-    if ((first = opts_parse(argc, argv, &ctx.opt)) < 0)
+    fg_opts_defaults(&opt);
+    if ((first = opts_parse(argc, argv, &opt)) < 0)
         return first == -2 ? 0 : 2;
     inputs = first < argc ? argv + first : stdin_only;
     ninputs = first < argc ? argc - first : 1;
-    if (fg_ctx_init(&ctx, stdout) < 0) {
+    if (fg_ctx_init(&ctx, &opt, stdout) < 0) {
         fprintf(stderr, "flamegraph: out of memory\n");
         return 2;
     }

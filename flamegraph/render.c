@@ -22,12 +22,10 @@ void fg_opts_defaults(struct fg_opts *o)
                           .factor = 1};
 }
 
-int fg_ctx_init(struct fg_ctx *ctx, FILE *out)
+int fg_ctx_init(struct fg_ctx *ctx, const struct fg_opts *opt, FILE *out)
 {
-    struct fg_opts o = ctx->opt;
-
     memset(ctx, 0, sizeof(*ctx));
-    ctx->opt = o;
+    ctx->opt = *opt;
     ctx->out = out;
     ctx->chain = strcmp(ctx->opt.colors, "chain") == 0;
     sf_buf_init(&ctx->scratch, 64u << 20);

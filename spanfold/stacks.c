@@ -424,6 +424,7 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
                        const struct pf_table *b, FILE *out)
 {
     struct fg_ctx ctx;
+    struct fg_opts opt;
     struct sf_buf title;
     char ubuf[64] = "";
     char *fgargv[] = {"flamegraph", "--title", NULL, "--countname", NULL, "--quiet", NULL};
@@ -445,13 +446,13 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
     /* flamegraph's own option parser fills the defaults that follow from the others */
     fgargv[2] = (char *)(o->title ? o->title : (const char *)title.data);
     fgargv[4] = (char *)(o->countname ? o->countname : unit(h, ubuf, sizeof(ubuf)));
-    fg_opts_defaults(&ctx.opt);
+    fg_opts_defaults(&opt);
     optind = 0;
-    if (opts_parse(6, fgargv, &ctx.opt) < 0) {
+    if (opts_parse(6, fgargv, &opt) < 0) {
         sf_buf_free(&title);
         return SF_EXIT_USAGE;
     }
-    if (fg_ctx_init(&ctx, out) < 0 || emit_lines(a, b, put_graph, &ctx) < 0) {
+    if (fg_ctx_init(&ctx, &opt, out) < 0 || emit_lines(a, b, put_graph, &ctx) < 0) {
         fprintf(stderr, "%s: out of memory\n", TOOL);
         rc = SF_EXIT_USAGE;
     } else {
