@@ -138,6 +138,21 @@ struct fg_ctx {
     FILE *out;
 };
 
+/* ---- render.c ---- */
+
+/* flamegraph.pl's defaults into o. */
+void fg_opts_defaults(struct fg_opts *o);
+
+/* Set up ctx for the options opt (copied), writing to out.  Returns 0 or SF_E_NOMEM;
+ * fg_ctx_free() is needed either way. */
+int fg_ctx_init(struct fg_ctx *ctx, const struct fg_opts *opt, FILE *out);
+void fg_ctx_free(struct fg_ctx *ctx);
+
+/* Lay out what was added and write the SVG or JSON; first_input names a speedscope
+ * profile.  With no counts, writes flamegraph.pl's empty graph and returns 2.  Returns
+ * the exit status (errors printed as "flamegraph: ..."). */
+int fg_render(struct fg_ctx *ctx, const char *first_input);
+
 /* ---- opts.c ---- */
 
 /* Parse the command line into o (whose defaults the caller set): returns the index of the
