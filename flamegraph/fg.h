@@ -138,6 +138,21 @@ struct fg_ctx {
     FILE *out;
 };
 
+/* ---- render.c: one graph, the run main.c makes (spanfold calls it too) ---- */
+
+/* flamegraph.pl's defaults (the options main.c starts from). */
+void fg_opts_defaults(struct fg_opts *o);
+/* Set up ctx (zeroed, ctx->opt filled) to write to out.  Returns 0 or SF_E_NOMEM; call
+ * fg_free either way. */
+int fg_init(struct fg_ctx *ctx, FILE *out);
+void fg_free(struct fg_ctx *ctx);
+/* Add folded lines held in memory (text[0..len), '\n'-separated); lines flamegraph.pl
+ * would ignore are counted in ctx->bad_lines.  Returns 0 or SF_E_NOMEM / SF_E_LIMIT. */
+int fg_add_text(struct fg_ctx *ctx, const char *text, size_t len);
+/* Lay out and write the graph to ctx->out.  Returns the exit status (0, or 2 with the
+ * reason printed: no counts, out of memory, write error). */
+int fg_render(struct fg_ctx *ctx, const char *first_input);
+
 /* ---- opts.c ---- */
 
 /* Parse the command line into o (whose defaults the caller set): returns the index of the

@@ -1,0 +1,149 @@
+/* render.c - one flame graph from folded stacks: the run the flamegraph tool makes,
+ * as functions that the spanfold front end calls too (spanfold report inlines the
+ * graphs it draws this way, without spawning the binary).
+ *
+ *   fg_init()  options with flamegraph.pl's defaults, empty layout
+ *   folded_read_file() / folded_add_line() / fg_add_text()   stacks in
+ *   fg_render()  layout, then SVG / d3 JSON / speedscope to ctx->out
+ *   fg_free()
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fg.h"
+
+void fg_opts_defaults(struct fg_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->fonttype = "Verdana";
+    o->countname = "samples";
+    o->nametype = "Function:";
+    o->colors = "hot";
+    o->palfile = "palette.map";
+    o->width = 1200;
+    o->frameheight = 16;
+    o->fontsize = 12;
+    o->fontwidth = 0.59;
+    o->minwidth = 0.1;
+    o->factor = 1;
+}
+
+int fg_init(struct fg_ctx *ctx, FILE *out)
+{
+    ctx->out = out;
+    ctx->chain = strcmp(ctx->opt.colors, "chain") == 0;
+    sf_buf_init(&ctx->scratch, 64u << 20);
+    sf_buf_init(&ctx->scratch2, 64u << 20);
+    sf_buf_init(&ctx->keybuf, 1u << 20);
+    if (layout_init(&ctx->lay, ctx->opt.flamechart) < 0)
+        return SF_E_NOMEM;
+    ctx->lay.chain = ctx->chain;
+    if (ctx->opt.format == FG_FMT_SVG || ctx->opt.minwidth_given)
+        layout_set_prune(&ctx->lay, ctx->opt.minwidth, ctx->opt.minwidth_pct,
+                         ctx->opt.width - 20.0);
+    return 0;
+}
+
+void fg_free(struct fg_ctx *ctx)
+{
+    layout_free(&ctx->lay);
+    palette_map_free(ctx);
+    svg_nameattr_free(ctx);
+    sf_buf_free(&ctx->scratch);
+    sf_buf_free(&ctx->scratch2);
+    sf_buf_free(&ctx->keybuf);
+    free(ctx->frames);
+    free(ctx->frame_lens);
+    free(ctx->prev.text);
+    free(ctx->prev.ends);
+}
+
+int fg_add_text(struct fg_ctx *ctx, const char *text, size_t len)
+{
+    struct sf_buf line;
+    size_t i = 0;
+    int rc = 0;
+
+    sf_buf_init(&line, 64u << 20);
+    while (i < len && rc >= 0) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
+        struct sf_err err;
+        if (n == 0) { /* blank lines separate nothing in folded input */
+            i++;
+            continue;
+        }
+        sf_buf_reset(&line);
+        /* folded_add_line may rewrite the line in place: give it a copy */
+        if (sf_buf_append(&line, text + i, n) < 0 || sf_buf_append(&line, "", 1) < 0) {
+            rc = SF_E_NOMEM;
+            break;
+        }
+        sf_err_clear(&err);
+        rc = folded_add_line(ctx, (char *)line.data, n, &err);
+        if (rc == 0)
+            ctx->bad_lines++;
+        i += n + 1;
+    }
+    sf_buf_free(&line);
+    return rc < 0 ? rc : 0;
+}
+
+int fg_render(struct fg_ctx *ctx, const char *first_input)
+{
+    struct fg_opts *o = &ctx->opt;
+    struct fg_frame *frames;
+    size_t n;
+    uint32_t depthmax;
+    double time = ctx->lay.time, timemax, min_time = 0;
+    struct sf_err err;
+    char msg[512];
+    int rc;
+
+    sf_err_clear(&err);
+    if (!(time != 0)) {
+        fprintf(stderr, "flamegraph: ERROR: no stack counts found\n");
+        if (o->format == FG_FMT_SVG)
+            svg_write_empty(ctx);
+        else
+            json_write_d3(ctx, NULL, 0);
+        return 2;
+    }
+    timemax = time;
+    if (o->total > 0 && o->total < time) {
+        if (o->total / time > 0.02)
+            fprintf(stderr,
+                    "flamegraph: --total %.15g is less than the actual total %.15g, "
+                    "so ignored\n",
+                    o->total, time);
+    } else if (o->total > 0) {
+        timemax = o->total;
+    }
+    if (o->format == FG_FMT_SVG || o->minwidth_given)
+        min_time = o->minwidth_pct ? timemax * o->minwidth / 100
+                                   : o->minwidth * timemax / (o->width - 20.0);
+    if (layout_frames(&ctx->lay, timemax, min_time, &frames, &n, &depthmax) < 0) {
+        fprintf(stderr, "flamegraph: out of memory\n");
+        return 2;
+    }
+    if (o->cp && palette_map_load(ctx, o->palfile, &err) < 0)
+        goto fail;
+    if (o->format == FG_FMT_JSON)
+        rc = json_write_d3(ctx, frames, n);
+    else if (o->format == FG_FMT_SPEEDSCOPE)
+        rc = json_write_speedscope(ctx, frames, n, first_input);
+    else
+        rc = svg_write(ctx, frames, n, depthmax, timemax);
+    free(frames);
+    if (rc < 0) {
+        fprintf(stderr, "flamegraph: write error\n");
+        return 2;
+    }
+    if (o->cp && palette_map_save(ctx, o->palfile, &err) < 0)
+        goto fail;
+    return 0;
+fail:
+    sf_err_format(&err, "flamegraph", o->palfile, msg, sizeof(msg));
+    fprintf(stderr, "%s\n", msg);
+    return 2;
+}
