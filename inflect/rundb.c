@@ -20,6 +20,7 @@
 #include "sf_json.h"
 #include "sf_opt.h"
 #include "spans.h"
+#include "window.h"
 
 /* Everything one --db run computed, for the JSON and the report. */
 struct db_run {
@@ -213,14 +214,22 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     return run_json_close(path, f) ? -1 : 0;
 }
 
-int run_db(const struct inflect_ctx *ctx)
+int run_db(const struct inflect_ctx *ctx0)
 {
+    struct inflect_ctx c = *ctx0, *ctx = &c;
     struct db_run d;
     struct sf_err err;
     int status = SF_EXIT_OK, gs = 0;
 
     memset(&d, 0, sizeof(d));
     sf_err_clear(&err);
+    if (ctx->window_ns == 0) {
+        if (window_auto(ctx->db_path, ctx->by, &ctx->window_ns, &err) < 0)
+            return run_print_err(ctx, &err, ctx->db_path);
+        if (!ctx->quiet)
+            fprintf(stderr, "inflect: %s: window %gs, adapted to span density (--window sets it)\n",
+                    ctx->db_path, (double)ctx->window_ns / 1e9);
+    }
     if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns,
                      sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
         return run_print_err(ctx, &err, ctx->db_path);
