@@ -66,8 +66,9 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "no such database");
     if ((rc = sf_db_open(&db, path, err)) < 0)
         return rc;
-    if (sqlite3_prepare_v2(sf_db_handle(db), "SELECT MIN(req_start_ns), MAX(req_start_ns) FROM spans",
-                           -1, &st, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(sf_db_handle(db),
+                           "SELECT MIN(req_start_ns), MAX(req_start_ns) FROM spans", -1, &st,
+                           NULL) != SQLITE_OK) {
         rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query spans: %s",
                         sqlite3_errmsg(sf_db_handle(db)));
         sf_db_close(db, NULL);

@@ -21,8 +21,8 @@
 
 #include "sf_err.h"
 
-#define WINDOW_SPANS     16 /* spans per window for the median endpoint */
-#define WINDOW_MIN_COUNT 16 /* windows over the whole run, at least */
+#define WINDOW_SPANS      16            /* spans per window for the median endpoint */
+#define WINDOW_MIN_COUNT  16            /* windows over the whole run, at least */
 #define WINDOW_DEFAULT_NS 10000000000LL /* no spans, or all at one instant */
 
 /* The window for groups with counts[0..ng) spans over dur_ns.  Returns it in ns. */
