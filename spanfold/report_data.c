@@ -179,10 +179,11 @@ static int read_clock(struct rp_ctx *c, sqlite3 *h)
     sqlite3_finalize(st);
     if (strcmp(c->span_clock, "realtime") == 0)
         return 0;
-    if (sqlite3_prepare_v2(h,
-                           "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE from_clock = ?1 "
-                           "AND to_clock = 'realtime' ORDER BY points DESC, id LIMIT 1",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            h,
+            "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE from_clock = ?1 "
+            "AND to_clock = 'realtime' ORDER BY points DESC, id LIMIT 1",
+            -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, c->span_clock, -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) == SQLITE_ROW) {
@@ -317,79 +318,138 @@ static void mask_tails(struct rp_ctx *c)
         }
 }
 
-/* Move a latency step from the start of its window to the first span of the new
- * regime: among the endpoint's spans of the window before and the window itself, the
- * split that best fits the levels before and after (least absolute deviation, as the
- * p50 levels are medians). */
-static void rp_refine(const struct rp_ctx *c, struct rp_cp *p)
-{
-    int64_t lo = c->sw.t0_ns + ((int64_t)p->win - 1) * c->sw.window_ns;
-    int64_t hi = c->sw.t0_ns + ((int64_t)p->win + 1) * c->sw.window_ns;
-    double cost = 0, best;
-    size_t first = SIZE_MAX, last = 0, at;
+/* Latency change points on the spans themselves, not on windows: every span of the
+ * endpoint is one observation, so no window has to hold enough spans for a stable
+ * median, and a change point's time is the start of the first span of the new regime.
+ * The detector sees each span's rank score ((rank - 1/2) / n, ties averaged) rather than
+ * its latency: a latency mix of fast and slow paths (e.g. 4 ms and 45 ms) or a few
+ * outliers would otherwise dominate the squared error.  Levels are the medians (ms) of
+ * the segments on either side. */
+struct rank_ent {
+    double lat;
+    size_t at;
+};
 
-    for (size_t i = 0; i < c->nspans; i++) {
-        const struct rp_span *s = &c->spans[i];
-        if (s->group != p->group || s->start_ns < lo || s->start_ns >= hi ||
-            !isfinite(s->lat_ms))
-            continue;
-        if (first == SIZE_MAX)
-            first = i;
-        last = i;
-        cost += fabs(s->lat_ms - p->after); /* split before every span: all "after" */
-    }
-    if (first == SIZE_MAX)
-        return;
-    best = cost;
-    at = first;
-    for (size_t i = first; i <= last; i++) {
-        const struct rp_span *s = &c->spans[i];
-        if (s->group != p->group || !isfinite(s->lat_ms))
-            continue;
-        cost += fabs(s->lat_ms - p->before) - fabs(s->lat_ms - p->after);
-        if (cost < best) {
-            best = cost;
-            /* the split falls after span i: the next span of the group starts the regime */
-            at = SIZE_MAX;
-            for (size_t j = i + 1; j <= last; j++)
-                if (c->spans[j].group == p->group && isfinite(c->spans[j].lat_ms)) {
-                    at = j;
-                    break;
-                }
-        }
-    }
-    if (at == SIZE_MAX)
-        return;
-    p->time_ns = rp_realtime(c, c->spans[at].start_ns);
-    p->refined = 1;
+static int cmp_rank(const void *a, const void *b)
+{
+    const struct rank_ent *x = a, *y = b;
+    return x->lat < y->lat ? -1 : x->lat > y->lat ? 1 : (x->at > y->at) - (x->at < y->at);
 }
 
-static void collect_cps(struct rp_ctx *c)
+static double median_of(const struct rp_ctx *c, const size_t *idx, size_t from, size_t to)
 {
-    static const enum span_metric ms[] = {M_P50,        M_P95,        M_P99,
-                                          M_ERROR_RATE, M_THROUGHPUT, M_SAMPLED_SHARE};
+    static const double half = 0.5;
+    double *v = malloc((to > from ? to - from : 1) * sizeof(*v)), q = NAN;
+    if (v == NULL || to <= from) {
+        free(v);
+        return NAN;
+    }
+    for (size_t i = from; i < to; i++)
+        v[i - from] = c->spans[idx[i]].lat_ms;
+    quantile_exact(v, to - from, &half, 1, &q);
+    free(v);
+    return q;
+}
 
-    for (size_t g = 0; g < c->sw.ng; g++)
+static void push_cp(struct rp_ctx *c, size_t g, enum span_metric m, const struct cp_point *q,
+                    size_t win, int64_t t, double before, double after, int from_spans)
+{
+    struct rp_cp *p;
+    if (c->ncps >= RP_MAX_CPS)
+        return;
+    p = &c->cps[c->ncps++];
+    memset(p, 0, sizeof(*p));
+    p->group = g;
+    p->metric = m;
+    p->kind = q->kind;
+    p->win = win;
+    p->time_ns = t;
+    p->before = before;
+    p->after = after;
+    p->refined = from_spans;
+}
+
+static int span_cps(struct rp_ctx *c, size_t g)
+{
+    size_t n = 0, *idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
+    struct rank_ent *r = malloc((c->nspans ? c->nspans : 1) * sizeof(*r));
+    struct inflect_series s;
+    struct inflect_result res;
+    int rc = -1;
+
+    memset(&s, 0, sizeof(s));
+    memset(&res, 0, sizeof(res));
+    if (idx == NULL || r == NULL)
+        goto out;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
+            idx[n++] = i;
+    for (size_t i = 0; i < n; i++)
+        r[i] = (struct rank_ent){c->spans[idx[i]].lat_ms, i};
+    qsort(r, n, sizeof(*r), cmp_rank);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j + 1 < n && r[j + 1].lat == r[i].lat)
+            j++;
+        for (size_t k = i; k <= j; k++)
+            r[k].lat = ((double)(i + j) / 2 + 0.5) / (double)n; /* tied ranks averaged */
+        i = j;
+    }
+    snprintf(s.name, sizeof(s.name), "%.100s/latency", c->sw.g[g].name);
+    {
+        double *score = malloc((n ? n : 1) * sizeof(*score));
+        if (score == NULL)
+            goto out;
+        for (size_t k = 0; k < n; k++) /* back to start order: r[k].at is the position */
+            score[r[k].at] = r[k].lat;
+        for (size_t k = 0; k < n; k++)
+            if (series_push(&s, (double)c->spans[idx[k]].start_ns / 1e9, score[k], k, NULL) < 0) {
+                free(score);
+                goto out;
+            }
+        free(score);
+    }
+    res.s = &s;
+    if (n >= 8 && inflect_analyse(&c->ictx, &res) < 0)
+        goto out;
+    for (size_t i = 0; i < res.npts; i++) {
+        const struct cp_point *q = &res.pts[i];
+        size_t lo = i ? res.pts[i - 1].index : 0, hi = i + 1 < res.npts ? res.pts[i + 1].index : n;
+        const struct rp_span *sp = &c->spans[idx[q->index]];
+        size_t win = (size_t)((sp->start_ns - c->sw.t0_ns) / c->sw.window_ns);
+        push_cp(c, g, M_P50, q, win, rp_realtime(c, sp->start_ns), median_of(c, idx, lo, q->index),
+                median_of(c, idx, q->index, hi), 1);
+    }
+    rc = 0;
+out:
+    inflect_result_free(&res);
+    series_free(&s);
+    free(idx);
+    free(r);
+    return rc;
+}
+
+static int collect_cps(struct rp_ctx *c)
+{
+    static const enum span_metric ms[] = {M_P95, M_P99, M_ERROR_RATE, M_THROUGHPUT,
+                                          M_SAMPLED_SHARE};
+
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        if (span_cps(c, g) < 0)
+            return -1;
         for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
             const struct inflect_result *r = rp_result(c, g, ms[k]);
-            for (size_t i = 0; i < r->npts && c->ncps < RP_MAX_CPS; i++) {
-                struct rp_cp *p = &c->cps[c->ncps];
+            for (size_t i = 0; i < r->npts; i++) {
                 const struct cp_point *q = &r->pts[i];
+                size_t win;
                 if (q->index >= r->s->n)
                     continue;
-                memset(p, 0, sizeof(*p));
-                p->group = g;
-                p->metric = ms[k];
-                p->kind = q->kind;
-                p->win = r->s->row[q->index];
-                p->time_ns = rp_win_time(c, p->win);
-                p->before = q->before;
-                p->after = q->after;
-                if (ms[k] == M_P50 && q->kind != CP_SPIKE)
-                    rp_refine(c, p);
-                c->ncps++;
+                win = r->s->row[q->index];
+                push_cp(c, g, ms[k], q, win, rp_win_time(c, win), q->before, q->after, 0);
             }
         }
+    }
+    return 0;
 }
 
 /* ---- sampling drift --------------------------------------------------------------- */
@@ -675,8 +735,8 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
         if (wg->spans[w])
             err += wg->m[M_ERROR_RATE][w] * (double)wg->spans[w];
     }
-    st->rps = c->sw.nwin ? (double)st->spans / ((double)c->sw.nwin * (double)c->sw.window_ns / 1e9)
-                         : NAN;
+    st->rps =
+        c->sw.nwin ? (double)st->spans / ((double)c->sw.nwin * (double)c->sw.window_ns / 1e9) : NAN;
     st->err = st->spans ? err / (double)st->spans : NAN;
     st->kept = trials ? (double)kept / (double)trials : NAN;
     st->p50 = st->p95 = st->p99 = st->max = NAN;
@@ -781,8 +841,7 @@ int rp_analyse(struct rp_ctx *c)
         note(c, "no spans: ingest a packet capture (pcap2spans) to get requests and their "
                 "latency");
     mark_slow(c);
-    collect_cps(c);
-    if (run_drift(c) < 0)
+    if (collect_cps(c) < 0 || run_drift(c) < 0)
         return fail(c, "out of memory", NULL);
     sf_buf_init(&c->all.folded, 1u << 30);
     sf_buf_init(&c->slow.folded, 1u << 30);
