@@ -74,8 +74,8 @@ struct rp_set {
 
 struct rp_slow {
     size_t group;
-    uint64_t spans;  /* spans in the endpoint's slowest 5 % */
-    double cut_ms;   /* their latency is at least this */
+    uint64_t spans; /* spans in the endpoint's slowest 5 % */
+    double cut_ms;  /* their latency is at least this */
     uint64_t samples;
     struct rp_func top[RP_TOP_FUNCS];
     size_t ntop;
@@ -90,9 +90,9 @@ struct rp_tls {
 /* One endpoint over the whole run. */
 struct rp_gstat {
     uint64_t spans;
-    double rps;                 /* spans per second over the run */
-    double p50, p95, p99, max;  /* ms, nearest rank; NaN without latencies */
-    double err, kept;           /* error share, kept share of traces (NaN: no trials) */
+    double rps;                /* spans per second over the run */
+    double p50, p95, p99, max; /* ms, nearest rank; NaN without latencies */
+    double err, kept;          /* error share, kept share of traces (NaN: no trials) */
 };
 
 struct rp_opts {
@@ -123,9 +123,9 @@ struct rp_ctx {
     size_t ndrifts;
     struct rp_slow *slows; /* one per group with attributed samples */
     size_t nslows;
-    struct rp_set all, slow, rest; /* CPU of every sample, the slowest 5 %, the others */
-    struct sf_buf diff;            /* folded "rest-scaled slow" lines, differential graph */
-    uint64_t unattributed;         /* samples outside every span */
+    struct rp_set all, slow, rest;        /* CPU of every sample, the slowest 5 %, the others */
+    struct sf_buf diff;                   /* folded "rest-scaled slow" lines, differential graph */
+    uint64_t unattributed;                /* samples outside every span */
     struct rp_func regress[RP_TOP_FUNCS]; /* slowest 5 % against the rest */
     size_t nregress;
     struct rp_tls tls;

@@ -326,8 +326,8 @@ static void flames(FILE *f, const struct rp_ctx *c)
 
 static void endpoints(FILE *f, const struct rp_ctx *c)
 {
-    static const char *const h[] = {"endpoint", "requests", "rate",     "p50",       "p95",
-                                    "p99",      "max",      "errors",   "kept share"};
+    static const char *const h[] = {"endpoint", "requests", "rate",   "p50",       "p95",
+                                    "p99",      "max",      "errors", "kept share"};
 
     fputs("<section id=\"endpoints\"><h2>Endpoints</h2>\n", f);
     head(f, h, 9);
@@ -377,8 +377,9 @@ static void clocks_tls(FILE *f, const struct rp_ctx *c)
     }
     fputs("</section>\n<section id=\"tls\"><h2>TLS and 0-RTT</h2>\n", f);
     if (t->tls == 0) {
-        fprintf(f, "<p>%llu TCP connections, none with TLS: every request was read in clear "
-                   "text.</p></section>\n",
+        fprintf(f,
+                "<p>%llu TCP connections, none with TLS: every request was read in clear "
+                "text.</p></section>\n",
                 (unsigned long long)t->conns);
         return;
     }
@@ -426,10 +427,10 @@ int rp_write_html(const struct rp_ctx *c, const char *path)
             style);
     fputs("<p class=\"meta\">", f);
     rp_html_esc(f, c->o.db);
-    fprintf(f, " \xc2\xb7 %llu requests \xc2\xb7 %s \xe2\x80\x93 %s \xc2\xb7 windows of %g s "
-               "\xc2\xb7 findings.json beside this page \xc2\xb7 spanfold %s</p>\n",
-            (unsigned long long)c->sw.nspans, t0, t1, (double)c->sw.window_ns / 1e9,
-            sf_version());
+    fprintf(f,
+            " \xc2\xb7 %llu requests \xc2\xb7 %s \xe2\x80\x93 %s \xc2\xb7 windows of %g s "
+            "\xc2\xb7 findings.json beside this page \xc2\xb7 spanfold %s</p>\n",
+            (unsigned long long)c->sw.nspans, t0, t1, (double)c->sw.window_ns / 1e9, sf_version());
     verdict(f, c);
     fputs("<nav><a href=\"#timeline\">timeline</a><a href=\"#inflections\">inflections</a>"
           "<a href=\"#sampling\">sampling</a><a href=\"#regressions\">slow vs normal</a>"

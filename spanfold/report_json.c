@@ -106,8 +106,7 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
             ADD("; %.0f %% of the slow requests' CPU is %s", 100 * sl->top[0].share,
                 sl->top[0].name);
     } else if (c->sw.nspans) {
-        ADD("no latency inflection in %llu spans over %.0f s",
-            (unsigned long long)c->sw.nspans,
+        ADD("no latency inflection in %llu spans over %.0f s", (unsigned long long)c->sw.nspans,
             (double)c->sw.nwin * (double)c->sw.window_ns / 1e9);
         if (c->nregress)
             ADD("; %.0f %% of the slowest 5 %% of requests' CPU is %s", 100 * c->regress[0].share,
@@ -117,8 +116,8 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
     }
     for (size_t i = 0; i < c->ndrifts && i < 3; i++) {
         const struct rp_drift *d = &c->drifts[i];
-        ADD("; the kept share of %s traces %s %.2f \xe2\x86\x92 %.2f at %s",
-            c->sw.g[d->group].name, d->direction < 0 ? "fell" : "rose", d->from_rate, d->to_rate,
+        ADD("; the kept share of %s traces %s %.2f \xe2\x86\x92 %.2f at %s", c->sw.g[d->group].name,
+            d->direction < 0 ? "fell" : "rose", d->from_rate, d->to_rate,
             clock_text(t, sizeof(t), d->time_ns, c->o.tz));
     }
     if (c->ndrifts == 0 && c->sw.nspans)

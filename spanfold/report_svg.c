@@ -56,9 +56,8 @@ static double nice_step(double span, int n)
 /* A tick step in seconds for a wall-clock axis. */
 static double time_step(double span)
 {
-    static const double steps[] = {0.1, 0.2, 0.5, 1,    2,    5,    10,    15,    30,   60,
-                                   120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
-                                   86400};
+    static const double steps[] = {0.1, 0.2, 0.5, 1,    2,    5,    10,    15,    30,    60,   120,
+                                   300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
         if (span / steps[i] <= 10)
             return steps[i];
