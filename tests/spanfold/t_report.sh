@@ -129,6 +129,14 @@ check_eval "hostile path: findings.json is valid JSON with the path as text" \
 check_eval "no CPU samples: said so, with the way to record them" \
     "grep -q 'no CPU samples' '$tmp/hostile/findings.json'"
 
+# samples but no span markers: the page and findings.json say what is missing, and how
+ndb=$tmp/nomarkers.db
+"$sf" pcap2spans --quiet --db "$ndb" "$top/tests/data/demo2/demo.pcap" 2>/dev/null
+"$sf" perf-fold --quiet --db "$ndb" "$top/tests/data/demo2/perf.txt" >/dev/null 2>&1
+"$sf" report --db "$ndb" --out "$tmp/nomarkers" 2>"$tmp/nerr"
+check_eval "no span markers: exit 0, said on stderr, in findings.json and on the page" \
+    "[ $? -eq 0 ] && grep -q 'note: no span markers' '$tmp/nerr' && grep -q 'no span markers: CPU samples cannot be attributed' '$tmp/nomarkers/findings.json' && grep -q 'record them with spantrace' '$tmp/nomarkers/report.html'"
+
 # errors: exit 2 with the reason
 "$sf" report --out "$tmp/x" 2>"$tmp/e1"
 check_eval "no --db: exit 2, usage" "[ $? -eq 2 ] && grep -q 'required' '$tmp/e1'"
