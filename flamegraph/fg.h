@@ -138,19 +138,19 @@ struct fg_ctx {
     FILE *out;
 };
 
-/* ---- render.c: one graph, the run main.c makes (spanfold calls it too) ---- */
+/* ---- render.c ---- */
 
-/* flamegraph.pl's defaults (the options main.c starts from). */
+/* flamegraph.pl's defaults into o. */
 void fg_opts_defaults(struct fg_opts *o);
-/* Set up ctx (zeroed, ctx->opt filled) to write to out.  Returns 0 or SF_E_NOMEM; call
- * fg_free either way. */
-int fg_init(struct fg_ctx *ctx, FILE *out);
-void fg_free(struct fg_ctx *ctx);
-/* Add folded lines held in memory (text[0..len), '\n'-separated); lines flamegraph.pl
- * would ignore are counted in ctx->bad_lines.  Returns 0 or SF_E_NOMEM / SF_E_LIMIT. */
-int fg_add_text(struct fg_ctx *ctx, const char *text, size_t len);
-/* Lay out and write the graph to ctx->out.  Returns the exit status (0, or 2 with the
- * reason printed: no counts, out of memory, write error). */
+
+/* Set up ctx for the options already in ctx->opt, writing to out.  Returns 0 or
+ * SF_E_NOMEM; fg_ctx_free() is needed either way. */
+int fg_ctx_init(struct fg_ctx *ctx, FILE *out);
+void fg_ctx_free(struct fg_ctx *ctx);
+
+/* Lay out what was added and write the SVG or JSON; first_input names a speedscope
+ * profile.  With no counts, writes flamegraph.pl's empty graph and returns 2.  Returns
+ * the exit status (errors printed as "flamegraph: ..."). */
 int fg_render(struct fg_ctx *ctx, const char *first_input);
 
 /* ---- opts.c ---- */

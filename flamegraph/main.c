@@ -4,7 +4,6 @@
  *   perf script | perf-fold | flamegraph > cpu.svg
  *   flamegraph [options] [FILE...|-]
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "fg.h"
@@ -19,18 +18,16 @@ int flamegraph_main(int argc, char **argv)
     struct sf_err err;
     char msg[512];
 
-    memset(&ctx, 0, sizeof(ctx));
     fg_opts_defaults(&ctx.opt);
     if ((first = opts_parse(argc, argv, &ctx.opt)) < 0)
         return first == -2 ? 0 : 2;
     inputs = first < argc ? argv + first : stdin_only;
     ninputs = first < argc ? argc - first : 1;
-    sf_err_clear(&err);
-    if (fg_init(&ctx, stdout) < 0) {
+    if (fg_ctx_init(&ctx, stdout) < 0) {
         fprintf(stderr, "flamegraph: out of memory\n");
-        fg_free(&ctx);
         return 2;
     }
+    sf_err_clear(&err);
     if (ctx.opt.nameattr && svg_nameattr_load(&ctx, ctx.opt.nameattr, &err) < 0) {
         sf_err_format(&err, "flamegraph", ctx.opt.nameattr, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
@@ -43,6 +40,6 @@ int flamegraph_main(int argc, char **argv)
                 (unsigned long long)ctx.bad_lines);
     if (rc == 0)
         rc = fg_render(&ctx, strcmp(inputs[0], "-") == 0 ? "stdin" : inputs[0]);
-    fg_free(&ctx);
+    fg_ctx_free(&ctx);
     return rc;
 }

@@ -1,11 +1,6 @@
-/* render.c - one flame graph from folded stacks: the run the flamegraph tool makes,
- * as functions that the spanfold front end calls too (spanfold report inlines the
- * graphs it draws this way, without spawning the binary).
- *
- *   fg_init()  options with flamegraph.pl's defaults, empty layout
- *   folded_read_file() / folded_add_line() / fg_add_text()   stacks in
- *   fg_render()  layout, then SVG / d3 JSON / speedscope to ctx->out
- *   fg_free()
+/* render.c - a flamegraph run's context and its output, shared by the flamegraph tool
+ * and by the spanfold front end (spanfold stacks), which feeds folded lines to
+ * folded_add_line() itself instead of reading a file.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -14,22 +9,25 @@
 
 void fg_opts_defaults(struct fg_opts *o)
 {
-    memset(o, 0, sizeof(*o));
-    o->fonttype = "Verdana";
-    o->countname = "samples";
-    o->nametype = "Function:";
-    o->colors = "hot";
-    o->palfile = "palette.map";
-    o->width = 1200;
-    o->frameheight = 16;
-    o->fontsize = 12;
-    o->fontwidth = 0.59;
-    o->minwidth = 0.1;
-    o->factor = 1;
+    *o = (struct fg_opts){.fonttype = "Verdana",
+                          .countname = "samples",
+                          .nametype = "Function:",
+                          .colors = "hot",
+                          .palfile = "palette.map",
+                          .width = 1200,
+                          .frameheight = 16,
+                          .fontsize = 12,
+                          .fontwidth = 0.59,
+                          .minwidth = 0.1,
+                          .factor = 1};
 }
 
-int fg_init(struct fg_ctx *ctx, FILE *out)
+int fg_ctx_init(struct fg_ctx *ctx, FILE *out)
 {
+    struct fg_opts o = ctx->opt;
+
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->opt = o;
     ctx->out = out;
     ctx->chain = strcmp(ctx->opt.colors, "chain") == 0;
     sf_buf_init(&ctx->scratch, 64u << 20);
@@ -44,7 +42,7 @@ int fg_init(struct fg_ctx *ctx, FILE *out)
     return 0;
 }
 
-void fg_free(struct fg_ctx *ctx)
+void fg_ctx_free(struct fg_ctx *ctx)
 {
     layout_free(&ctx->lay);
     palette_map_free(ctx);
@@ -56,37 +54,6 @@ void fg_free(struct fg_ctx *ctx)
     free(ctx->frame_lens);
     free(ctx->prev.text);
     free(ctx->prev.ends);
-}
-
-int fg_add_text(struct fg_ctx *ctx, const char *text, size_t len)
-{
-    struct sf_buf line;
-    size_t i = 0;
-    int rc = 0;
-
-    sf_buf_init(&line, 64u << 20);
-    while (i < len && rc >= 0) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-        struct sf_err err;
-        if (n == 0) { /* blank lines separate nothing in folded input */
-            i++;
-            continue;
-        }
-        sf_buf_reset(&line);
-        /* folded_add_line may rewrite the line in place: give it a copy */
-        if (sf_buf_append(&line, text + i, n) < 0 || sf_buf_append(&line, "", 1) < 0) {
-            rc = SF_E_NOMEM;
-            break;
-        }
-        sf_err_clear(&err);
-        rc = folded_add_line(ctx, (char *)line.data, n, &err);
-        if (rc == 0)
-            ctx->bad_lines++;
-        i += n + 1;
-    }
-    sf_buf_free(&line);
-    return rc < 0 ? rc : 0;
 }
 
 int fg_render(struct fg_ctx *ctx, const char *first_input)

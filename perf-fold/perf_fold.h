@@ -233,4 +233,21 @@ int diff_main(int argc, char **argv);
  * the exit status. */
 int spans_fold(struct perf_fold_ctx *c);
 
+struct sf_select;
+
+/* Which of the database's samples spans_fold_table folds. */
+struct spans_filter {
+    const char *span, *trace, *grpc_method; /* --span, --trace, --grpc-method; NULL = any */
+    const struct sf_select *sel;            /* NULL, or only samples of the spans it selects */
+    int rest;       /* with sel: the attributed samples of every other span */
+    int attributed; /* only samples attributed to some span */
+};
+
+/* Fold the samples that pass f into t (counted by period): each stack under a root
+ * frame naming its group (group_by as --group-by takes it), or as stored when
+ * group_by is NULL, which is what `perf-fold --db` printed for them.  Returns 0, or
+ * SF_E_DB / SF_E_NOMEM with err filled. */
+int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group_by,
+                     struct pf_table *t, struct sf_err *err);
+
 #endif

@@ -13,11 +13,13 @@
  *      bounded by the longest interval so that it stays short.
  * The span row (spans.span_id) gives method, path, trace id, gRPC method and
  * the sampling decision; the interval's trace_id/decision stand in when the
- * capture has no such span.
+ * capture has no such span.  A selection (lib/sf_select, spanfold stacks) keeps
+ * the samples whose span id is, or with `rest` is not, one of the selected spans'.
  */
 #include <string.h>
 
 #include "perf_fold.h"
+#include "sf_select.h"
 
 #define ATTRIB_SQL                                                                                 \
     "WITH lim AS (SELECT COALESCE(MAX(end_ns - start_ns), 0) AS d FROM span_intervals),"           \
@@ -37,8 +39,8 @@
     " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = b.span_id)"   \
     " WHERE (?1 IS NULL OR b.span_id = ?1)"                                                        \
     "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                                  \
-    "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || sp.grpc_method = ?3)"  \
-    " GROUP BY b.span_id, 4, 7, st.id"
+    "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || sp.grpc_method = ?3)"
+#define ATTRIB_GROUP " GROUP BY b.span_id, 4, 7, st.id"
 
 enum {
     COL_SPAN,
@@ -115,55 +117,95 @@ static void label(struct sf_buf *b, const char *by, sqlite3_stmt *st)
     put(b, "]");
 }
 
-int spans_fold(struct perf_fold_ctx *c)
+/* The query for f: ATTRIB_SQL, the selection's condition, the grouping. */
+static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, struct sf_err *err)
 {
-    sqlite3 *h = sf_db_handle(c->db);
-    struct pf_table t;
-    struct sf_buf key;
-    struct sf_err err;
-    sqlite3_stmt *st;
-    int rc, ret = SF_EXIT_OK;
+    struct sf_buf sql;
+    int rc = 0;
 
-    sf_err_clear(&err);
-    if (sf_db_commit(c->db, &err)) {
-        sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
-        fprintf(stderr, "%s\n", c->errbuf);
-        return SF_EXIT_USAGE;
+    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
+    if (sf_buf_printf(&sql, "%s%s", ATTRIB_SQL, f->attributed ? " AND b.span_id IS NOT NULL" : ""))
+        rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    if (rc == 0 && f->sel &&
+        sf_buf_printf(&sql,
+                      " AND b.span_id IS NOT NULL AND b.span_id %sIN (SELECT span_id FROM spans"
+                      " WHERE (%s) AND span_id IS NOT NULL)",
+                      f->rest ? "NOT " : "", sf_select_sql(f->sel)))
+        rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    if (rc == 0 && sf_buf_printf(&sql, "%s", ATTRIB_GROUP))
+        rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    if (rc == 0 && sqlite3_prepare_v2(h, (const char *)sql.data, -1, st, NULL) != SQLITE_OK)
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    sf_buf_free(&sql);
+    if (rc)
+        return rc;
+    sf_db_bind_text(*st, 1, f->span);
+    sf_db_bind_text(*st, 2, f->trace);
+    sf_db_bind_text(*st, 3, f->grpc_method);
+    if (f->sel && sf_select_bind(f->sel, *st, 4) < 0) {
+        sqlite3_finalize(*st);
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "binding failed: %s", sqlite3_errmsg(h));
     }
-    if (sqlite3_prepare_v2(h, ATTRIB_SQL, -1, &st, NULL) != SQLITE_OK) {
-        fprintf(stderr, "%s: %s: query failed: %s\n", PF_TOOL, c->o.db_path, sqlite3_errmsg(h));
-        return SF_EXIT_USAGE;
-    }
-    sf_db_bind_text(st, 1, c->o.span);
-    sf_db_bind_text(st, 2, c->o.trace);
-    sf_db_bind_text(st, 3, c->o.grpc_method);
-    memset(&t, 0, sizeof(t));
-    sf_arena_init(&t.keys, 1 << 20, PF_TABLE_MAX);
+    return 0;
+}
+
+int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group_by,
+                     struct pf_table *t, struct sf_err *err)
+{
+    struct sf_buf key;
+    sqlite3_stmt *st;
+    int rc, ret = 0;
+
+    if ((ret = prepare(h, f, &st, err)) != 0)
+        return ret;
     sf_buf_init(&key, PF_RECORD_MAX + 4096);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *frames = col(st, COL_FRAMES);
         int64_t sum = sqlite3_column_int64(st, COL_SUM);
         struct pf_entry *e;
-        label(&key, c->o.group_by, st);
-        if (sf_buf_append(&key, ";", 1) ||
-            sf_buf_append(&key, frames, (size_t)sqlite3_column_bytes(st, COL_FRAMES)) ||
-            fold_table_add(&t, (const char *)key.data, key.len, sum > 0 ? (uint64_t)sum : 0, &e)) {
-            fprintf(stderr, "%s: out of memory\n", PF_TOOL);
-            ret = SF_EXIT_USAGE;
+        sf_buf_reset(&key);
+        if (group_by) {
+            label(&key, group_by, st);
+            ret = sf_buf_append(&key, ";", 1);
+        }
+        if (ret ||
+            sf_buf_append(&key, frames ? frames : "",
+                          (size_t)sqlite3_column_bytes(st, COL_FRAMES)) ||
+            fold_table_add(t, key.data ? (const char *)key.data : "", key.len,
+                           sum > 0 ? (uint64_t)sum : 0, &e)) {
+            ret = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
             break;
         }
     }
-    if (rc != SQLITE_DONE && ret == SF_EXIT_OK) {
-        fprintf(stderr, "%s: %s: query failed: %s\n", PF_TOOL, c->o.db_path, sqlite3_errmsg(h));
+    if (rc != SQLITE_DONE && ret == 0)
+        ret = sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    sf_buf_free(&key);
+    return ret;
+}
+
+int spans_fold(struct perf_fold_ctx *c)
+{
+    struct spans_filter f = {
+        .span = c->o.span, .trace = c->o.trace, .grpc_method = c->o.grpc_method};
+    struct pf_table t;
+    struct sf_err err;
+    int ret = SF_EXIT_OK;
+
+    sf_err_clear(&err);
+    memset(&t, 0, sizeof(t));
+    sf_arena_init(&t.keys, 1 << 20, PF_TABLE_MAX);
+    if (sf_db_commit(c->db, &err) ||
+        spans_fold_table(sf_db_handle(c->db), &f, c->o.group_by, &t, &err)) {
+        sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
+        fprintf(stderr, "%s\n", c->errbuf);
         ret = SF_EXIT_USAGE;
     }
-    sqlite3_finalize(st);
     if (ret == SF_EXIT_OK && fold_table_print(&t, c->out))
         ret = SF_EXIT_USAGE;
     if (ret == SF_EXIT_OK && t.n == 0 && !c->o.quiet)
         fprintf(stderr, "%s: %s: no samples%s\n", PF_TOOL, c->o.db_path,
                 c->o.span || c->o.trace || c->o.grpc_method ? " match the filter" : "");
     fold_table_free(&t);
-    sf_buf_free(&key);
     return ret;
 }

@@ -34,9 +34,9 @@ struct rp_cp {
     enum span_metric metric;
     enum cp_kind kind;
     size_t win;      /* window of the first observation of the new regime */
-    int64_t time_ns; /* CLOCK_REALTIME; refined to the first span of the new regime for
-                        latency (see rp_refine) */
-    int refined;     /* time_ns is a span's start, not a window's */
+    int64_t time_ns; /* CLOCK_REALTIME: the first span of the new regime (p50, found on
+                        the spans) or the start of the window (the windowed metrics) */
+    int refined;     /* found on the spans: time_ns is a span's start, not a window's */
     double before, after;
 };
 
@@ -62,7 +62,6 @@ struct rp_span {
     size_t group;
     int64_t start_ns; /* the spans' own clock */
     double lat_ms;    /* NaN: unknown */
-    int slow;         /* among the slowest 5 % of all spans */
     int slow_group;   /* among the slowest 5 % of its endpoint */
 };
 
@@ -125,7 +124,8 @@ struct rp_ctx {
     size_t nslows;
     struct rp_set all, slow, rest;        /* CPU of every sample, the slowest 5 %, the others */
     struct sf_buf diff;                   /* folded "rest-scaled slow" lines, differential graph */
-    uint64_t unattributed;                /* samples outside every span */
+    uint64_t unattributed;                /* sample weight outside every span */
+    char count_unit[48];                  /* what the weight counts: "ns" (cpu-clock), ... */
     struct rp_func regress[RP_TOP_FUNCS]; /* slowest 5 % against the rest */
     size_t nregress;
     struct rp_tls tls;

@@ -8,12 +8,10 @@
  *                      new regime
  *   drift_analyse()    per endpoint against the configured rate, or against the rate
  *                      of the first regime of its kept share when none is configured
- *   spans_fold()       every CPU sample with its span (perf-fold --group-by span), cut
- *                      into sets: all, the slowest 5 %, the rest; per endpoint its own
- *                      slowest 5 %
- *
- * The span sets are chosen here with one small query (latency per span) until the
- * selection language (lib/sf_select.h) is there to name them.
+ *   spans_fold_table() the CPU samples with their spans (perf-fold's attribution) in
+ *                      sets: all; the slowest 5 % and the rest (sf_select_slowest, as
+ *                      `spanfold stacks --slowest 5%` takes it); per endpoint its own
+ *                      slowest 5 % (ranked on the span list the detector reads)
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +25,7 @@
 #include "../perf-fold/perf_fold.h"
 #include "report.h"
 #include "sf_db.h"
+#include "sf_select.h"
 
 /* ---- a small string -> counts table: function names, stacks ---------------------- */
 
@@ -269,7 +268,7 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* The latency at or above which a span is among the slowest RP_SLOW_SHARE of those
- * with group g (SIZE_MAX: all spans); +inf when there are none. */
+ * of group g; +inf when there are none. */
 static double slow_cut(const struct rp_ctx *c, size_t g)
 {
     double *v = malloc((c->nspans ? c->nspans : 1) * sizeof(*v)), cut = INFINITY;
@@ -278,11 +277,12 @@ static double slow_cut(const struct rp_ctx *c, size_t g)
     if (v == NULL)
         return INFINITY;
     for (size_t i = 0; i < c->nspans; i++)
-        if ((g == SIZE_MAX || c->spans[i].group == g) && isfinite(c->spans[i].lat_ms))
+        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
             v[n++] = c->spans[i].lat_ms;
     if (n) {
         qsort(v, n, sizeof(*v), cmp_d);
-        k = (size_t)floor((double)n * RP_SLOW_SHARE);
+        /* k = ceil(share * n), ties kept: --slowest 5% of the selection language */
+        k = (size_t)ceil((double)n * RP_SLOW_SHARE);
         cut = v[n - (k ? k : 1)];
     }
     free(v);
@@ -291,10 +291,6 @@ static double slow_cut(const struct rp_ctx *c, size_t g)
 
 static void mark_slow(struct rp_ctx *c)
 {
-    double cut = slow_cut(c, SIZE_MAX);
-
-    for (size_t i = 0; i < c->nspans; i++)
-        c->spans[i].slow = c->spans[i].lat_ms >= cut;
     for (size_t g = 0; g < c->sw.ng; g++) {
         double gc = slow_cut(c, g);
         for (size_t i = 0; i < c->nspans; i++)
@@ -526,76 +522,99 @@ static const struct rp_span *find_span(struct rp_span *const *idx, size_t n, con
     return NULL;
 }
 
-/* perf-fold's span-attributed folding into memory: "[span ID ...];frames count". */
-static int fold_by_span(const struct rp_ctx *c, char **text, size_t *len)
+/* Fold the samples that pass f (perf-fold's span attribution, spans_fold_table) into t;
+ * t is set up here and freed by the caller (fold_table_free).  Returns 0 or -1. */
+static int fold(sqlite3 *h, const struct spans_filter *f, const char *group_by, struct pf_table *t)
 {
-    struct perf_fold_ctx pf;
     struct sf_err err;
-    FILE *m;
-    int rc;
 
-    memset(&pf, 0, sizeof(pf));
-    pf.o.db_path = c->o.db;
-    pf.o.group_by = "span";
-    pf.o.quiet = 1;
+    memset(t, 0, sizeof(*t));
+    sf_arena_init(&t->keys, 1 << 20, PF_TABLE_MAX);
     sf_err_clear(&err);
-    if ((m = open_memstream(text, len)) == NULL)
-        return -1;
-    pf.out = m;
-    if (sf_db_open(&pf.db, c->o.db, &err) < 0) {
-        fclose(m);
-        return -1;
-    }
-    rc = spans_fold(&pf);
-    sf_db_close(pf.db, NULL);
-    return fclose(m) != 0 || rc != SF_EXIT_OK ? -1 : 0;
+    return spans_fold_table(h, f, group_by, t, &err) < 0 ? -1 : 0;
 }
 
-/* One folded line of fold_by_span into the sets and tallies. */
-static int add_line(struct rp_ctx *c, struct rp_span *const *idx, const char *s, size_t n,
-                    struct tally *regress, struct tally *stacks, struct tally *pergroup)
+/* t as folded text ("frames count\n", sorted) into set. */
+static int to_set(struct pf_table *t, struct rp_set *set)
 {
-    const char *semi = memchr(s, ';', n), *sp, *leaf, *frames;
-    const struct rp_span *span = NULL;
-    char id[17];
-    double cnt;
-    size_t flen, k = 0;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    int rc;
 
-    sp = s + n;
-    while (sp > s && sp[-1] != ' ')
-        sp--;
-    if (semi == NULL || sp <= semi + 1)
-        return 0;
-    cnt = strtod(sp, NULL);
-    frames = semi + 1;
-    flen = (size_t)(sp - 1 - frames);
-    if (strncmp(s, "[span ", 6) == 0) {
-        for (const char *p = s + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
+    if (m == NULL)
+        return -1;
+    rc = fold_table_print(t, m);
+    rc |= fclose(m) != 0;
+    if (rc == 0 && len)
+        rc = sf_buf_append(&set->folded, text, len);
+    free(text);
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].e)
+            set->samples += t->slots[i].e->count;
+    return rc ? -1 : 0;
+}
+
+/* The leaf (last frame) of "a;b;c". */
+static const char *leaf_of(const char *frames, size_t len, size_t *n)
+{
+    const char *l = frames + len;
+    while (l > frames && l[-1] != ';')
+        l--;
+    *n = (size_t)(frames + len - l);
+    return l;
+}
+
+/* Every stack of t into column which of the tallies of leaves and of whole stacks. */
+static int tally_table(const struct pf_table *t, int which, struct tally *leaves,
+                       struct tally *stacks)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        const struct pf_entry *e = t->slots[i].e;
+        const char *l;
+        size_t ln;
+        if (e == NULL)
+            continue;
+        l = leaf_of(e->key, e->len, &ln);
+        if (tally_add(leaves, l, ln, which, (double)e->count) < 0 ||
+            tally_add(stacks, e->key, e->len, which, (double)e->count) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Per endpoint, the CPU of its own slowest 5 % against its other spans: the samples
+ * folded per span ("[span ID ...];frames"), each span found in the span list. */
+static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally *pergroup)
+{
+    struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
+
+    if (idx == NULL)
+        return -1;
+    for (size_t k = 0; k < c->nspans; k++)
+        idx[k] = &c->spans[k];
+    qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
+    for (size_t i = 0; i < t->cap; i++) {
+        const struct pf_entry *e = t->slots[i].e;
+        const char *semi, *l;
+        const struct rp_span *sp;
+        char id[17];
+        size_t k = 0, ln;
+        if (e == NULL || e->len < 7 || strncmp(e->key, "[span ", 6) != 0 ||
+            (semi = memchr(e->key, ';', e->len)) == NULL)
+            continue;
+        for (const char *p = e->key + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
             id[k++] = *p;
         id[k] = 0;
-        span = find_span(idx, c->nspans, id);
-    } else {
-        c->unattributed += (uint64_t)cnt;
-    }
-    leaf = frames + flen;
-    while (leaf > frames && leaf[-1] != ';')
-        leaf--;
-    if (sf_buf_printf(&c->all.folded, "%.*s %.0f\n", (int)flen, frames, cnt) < 0)
-        return -1;
-    c->all.samples += (uint64_t)cnt;
-    if (span == NULL)
-        return 0;
-    {
-        struct rp_set *set = span->slow ? &c->slow : &c->rest;
-        if (sf_buf_printf(&set->folded, "%.*s %.0f\n", (int)flen, frames, cnt) < 0)
+        if ((sp = find_span(idx, c->nspans, id)) == NULL)
+            continue;
+        l = leaf_of(semi + 1, e->len - (size_t)(semi + 1 - e->key), &ln);
+        if (tally_add(&pergroup[sp->group], l, ln, sp->slow_group ? 0 : 1, (double)e->count) < 0) {
+            free(idx);
             return -1;
-        set->samples += (uint64_t)cnt;
+        }
     }
-    if (tally_add(regress, leaf, (size_t)(frames + flen - leaf), span->slow ? 0 : 1, cnt) < 0 ||
-        tally_add(stacks, frames, flen, span->slow ? 0 : 1, cnt) < 0 ||
-        tally_add(&pergroup[span->group], leaf, (size_t)(frames + flen - leaf),
-                  span->slow_group ? 0 : 1, cnt) < 0)
-        return -1;
+    free(idx);
     return 0;
 }
 
@@ -611,33 +630,40 @@ static int diff_folded(const struct tally *stacks, struct sf_buf *out)
     return 0;
 }
 
-static int cpu_sets(struct rp_ctx *c, struct sf_buf *diff)
+/* The sets: every sample; the slowest 5 % of spans and the others (the selection
+ * language's --slowest 5%, as spanfold stacks takes it); per endpoint its own slowest
+ * 5 % against its other spans. */
+static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
 {
-    struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
-    struct tally regress, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
-    char *text = NULL;
-    size_t len = 0, i = 0;
+    struct sf_select sel;
+    struct sf_err err;
+    struct pf_table t[4]; /* all, slow, rest, per span */
+    struct tally leaves, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
+    struct spans_filter f_all = {0}, f_slow = {.sel = &sel}, f_rest = {.sel = &sel, .rest = 1};
+    struct spans_filter f_span = {.attributed = 1};
+    uint64_t in_spans = 0;
     int rc = -1;
 
-    memset(&regress, 0, sizeof(regress));
+    memset(t, 0, sizeof(t));
+    memset(&leaves, 0, sizeof(leaves));
     memset(&stacks, 0, sizeof(stacks));
-    if (idx == NULL || pergroup == NULL || fold_by_span(c, &text, &len) < 0)
+    sf_select_init(&sel);
+    sf_err_clear(&err);
+    if (pergroup == NULL || sf_select_slowest(&sel, "5%", &err) < 0 ||
+        fold(h, &f_all, NULL, &t[0]) < 0 || fold(h, &f_slow, NULL, &t[1]) < 0 ||
+        fold(h, &f_rest, NULL, &t[2]) < 0 || fold(h, &f_span, "span", &t[3]) < 0)
         goto out;
-    for (size_t k = 0; k < c->nspans; k++)
-        idx[k] = &c->spans[k];
-    qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
-    while (i < len) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
-        if (add_line(c, idx, text + i, n, &regress, &stacks, pergroup) < 0)
-            goto out;
-        i += n + 1;
-    }
-    c->nregress = tally_top(&regress, 1, c->regress, RP_TOP_FUNCS);
-    if (diff_folded(&stacks, diff) < 0)
+    if (to_set(&t[0], &c->all) < 0 || to_set(&t[1], &c->slow) < 0 || to_set(&t[2], &c->rest) < 0 ||
+        tally_table(&t[1], 0, &leaves, &stacks) < 0 ||
+        tally_table(&t[2], 1, &leaves, &stacks) < 0 || tally_groups(c, &t[3], pergroup) < 0 ||
+        diff_folded(&stacks, &c->diff) < 0)
         goto out;
-    c->slows = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->slows));
-    if (c->slows == NULL)
+    for (size_t i = 0; i < t[3].cap; i++)
+        if (t[3].slots[i].e)
+            in_spans += t[3].slots[i].e->count;
+    c->unattributed = c->all.samples > in_spans ? c->all.samples - in_spans : 0;
+    c->nregress = tally_top(&leaves, 1, c->regress, RP_TOP_FUNCS);
+    if ((c->slows = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->slows))) == NULL)
         goto out;
     for (size_t g = 0; g < c->sw.ng; g++) {
         struct rp_slow *s = &c->slows[c->nslows];
@@ -656,10 +682,11 @@ out:
     for (size_t g = 0; pergroup && g < c->sw.ng; g++)
         tally_free(&pergroup[g]);
     free(pergroup);
-    tally_free(&regress);
+    for (int i = 0; i < 4; i++)
+        fold_table_free(&t[i]);
+    tally_free(&leaves);
     tally_free(&stacks);
-    free(text);
-    free(idx);
+    sf_select_free(&sel);
     return rc;
 }
 
@@ -790,6 +817,25 @@ static int fail(const struct rp_ctx *c, const char *what, const struct sf_err *e
     return SF_EXIT_USAGE;
 }
 
+/* What a sample's weight counts: ns of CPU for the clock events, else the event. */
+static void read_unit(struct rp_ctx *c, sqlite3 *h)
+{
+    sqlite3_stmt *st;
+
+    snprintf(c->count_unit, sizeof(c->count_unit), "samples");
+    if (sqlite3_prepare_v2(h, "SELECT min(event), count(DISTINCT event) FROM samples", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 1) == 1) {
+        const char *ev = (const char *)sqlite3_column_text(st, 0);
+        if (ev && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
+            snprintf(c->count_unit, sizeof(c->count_unit), "ns");
+        else if (ev)
+            snprintf(c->count_unit, sizeof(c->count_unit), "%.30s periods", ev);
+    }
+    sqlite3_finalize(st);
+}
+
 static void sample_notes(struct rp_ctx *c)
 {
     if (c->all.samples == 0)
@@ -836,18 +882,22 @@ int rp_analyse(struct rp_ctx *c)
         return SF_EXIT_USAGE;
     }
     read_tls(c, sf_db_handle(db));
-    sf_db_close(db, NULL);
+    read_unit(c, sf_db_handle(db));
     if (c->sw.nspans == 0)
         note(c, "no spans: ingest a packet capture (pcap2spans) to get requests and their "
                 "latency");
     mark_slow(c);
-    if (collect_cps(c) < 0 || run_drift(c) < 0)
+    if (collect_cps(c) < 0 || run_drift(c) < 0) {
+        sf_db_close(db, NULL);
         return fail(c, "out of memory", NULL);
+    }
     sf_buf_init(&c->all.folded, 1u << 30);
     sf_buf_init(&c->slow.folded, 1u << 30);
     sf_buf_init(&c->rest.folded, 1u << 30);
     sf_buf_init(&c->diff, 1u << 30);
-    if (cpu_sets(c, &c->diff) < 0)
+    rc = cpu_sets(c, sf_db_handle(db));
+    sf_db_close(db, NULL);
+    if (rc < 0)
         return fail(c, "reading the CPU samples failed", NULL);
     sample_notes(c);
     return 0;

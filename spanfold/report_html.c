@@ -10,6 +10,7 @@
  * here (the timeline's too).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,26 +75,41 @@ static const char style[] =
     "iframe.fg{border:1px solid #ddd;background:#fff;width:1224px;max-width:100%}\n"
     ".small{font-size:13px;color:#555}\n";
 
-/* Render folded text as the flamegraph tool's SVG into *svg (malloc'ed). */
+/* Render folded text as the flamegraph tool's SVG into *svg (malloc'ed).  The options
+ * go through flamegraph's own parser, which fills the defaults that follow from them. */
 static int render_svg(const char *folded, size_t len, const char *title, const char *subtitle,
-                      char **svg, size_t *svglen)
+                      const char *unit, char **svg, size_t *svglen)
 {
+    char *argv[] = {"flamegraph",  "--title",    (char *)title, "--subtitle", (char *)subtitle,
+                    "--countname", (char *)unit, "--quiet",     NULL};
     struct fg_ctx fc;
+    struct sf_buf line;
+    struct sf_err err;
     FILE *m;
-    int rc;
+    size_t i = 0;
+    int rc = 0;
 
-    memset(&fc, 0, sizeof(fc));
     fg_opts_defaults(&fc.opt);
-    fc.opt.title = title;
-    fc.opt.subtitle = subtitle;
-    fc.opt.bgcolors = "yellow"; /* what opts_parse derives from the default palette */
-    fc.opt.quiet = 1;
-    if ((m = open_memstream(svg, svglen)) == NULL)
+    optind = 0;
+    if (opts_parse(8, argv, &fc.opt) < 0 || (m = open_memstream(svg, svglen)) == NULL)
         return -1;
-    rc = fg_init(&fc, m) < 0 || fg_add_text(&fc, folded, len) < 0 ? -1 : 0;
+    sf_buf_init(&line, 64u << 20);
+    if (fg_ctx_init(&fc, m) < 0)
+        rc = -1;
+    while (rc == 0 && i < len) {
+        const char *nl = memchr(folded + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (folded + i)) : len - i;
+        sf_buf_reset(&line);
+        /* folded_add_line may rewrite the line in place: it gets a copy */
+        if (n && (sf_buf_append(&line, folded + i, n) < 0 || sf_buf_append(&line, "", 1) < 0 ||
+                  folded_add_line(&fc, (char *)line.data, n, &err) < 0))
+            rc = -1;
+        i += n + 1;
+    }
     if (rc == 0 && fg_render(&fc, title) != 0)
         rc = -1;
-    fg_free(&fc);
+    fg_ctx_free(&fc);
+    sf_buf_free(&line);
     if (fclose(m) != 0)
         rc = -1;
     return rc;
@@ -106,15 +122,15 @@ static double svg_height(const char *svg)
     return h ? strtod(h + 9, NULL) : 600;
 }
 
-static void flame(FILE *f, const char *id, const struct sf_buf *folded, const char *title,
-                  const char *subtitle, const char *caption)
+static void flame(FILE *f, const struct rp_ctx *c, const char *id, const struct sf_buf *folded,
+                  const char *title, const char *subtitle, const char *caption)
 {
     char *svg = NULL, *b64;
     size_t len = 0;
 
     fprintf(f, "<h3>%s</h3>\n", caption);
-    if (folded->len == 0 ||
-        render_svg((const char *)folded->data, folded->len, title, subtitle, &svg, &len) < 0) {
+    if (folded->len == 0 || render_svg((const char *)folded->data, folded->len, title, subtitle,
+                                       c->count_unit, &svg, &len) < 0) {
         fputs("<p class=\"small\">No samples in this set.</p>\n", f);
         free(svg);
         return;
@@ -280,10 +296,11 @@ static void regressions(FILE *f, const struct rp_ctx *c)
         return;
     }
     fprintf(f,
-            "<p class=\"small\">CPU samples of the slowest 5 %% of requests (weight %llu: the "
-            "sum of the samples' perf periods) against those of every other request (weight "
-            "%llu): each function's share of its own (self) samples.</p>\n",
-            (unsigned long long)c->slow.samples, (unsigned long long)c->rest.samples);
+            "<p class=\"small\">CPU samples of the slowest 5 %% of requests (%llu %s, the sum "
+            "of the samples' perf periods) against those of every other request (%llu %s): "
+            "each function's share of its own (self) samples.</p>\n",
+            (unsigned long long)c->slow.samples, c->count_unit, (unsigned long long)c->rest.samples,
+            c->count_unit);
     head(f, h, 4);
     for (size_t i = 0; i < c->nregress; i++) {
         fputs("<tr>", f);
@@ -314,11 +331,11 @@ static void flames(FILE *f, const struct rp_ctx *c)
           "to zoom, Reset Zoom to go back; Search (or Ctrl-F inside a graph) highlights "
           "matching functions and gives their share.</p>\n",
           f);
-    flame(f, "fg-all", &c->all.folded, "CPU of every sample", "all samples, in spans or not",
+    flame(f, c, "fg-all", &c->all.folded, "CPU of every sample", "all samples, in spans or not",
           "All CPU samples");
-    flame(f, "fg-slow", &c->slow.folded, "CPU of the slowest 5 % of requests",
+    flame(f, c, "fg-slow", &c->slow.folded, "CPU of the slowest 5 % of requests",
           "samples inside the spans of the slowest 5 %", "The slowest 5 % of requests");
-    flame(f, "fg-diff", &c->diff, "Slowest 5 % against the other requests",
+    flame(f, c, "fg-diff", &c->diff, "Slowest 5 % against the other requests",
           "width: the slow requests; red: a larger share than in the others, blue: smaller",
           "Differential: slowest 5 % against the rest");
     fputs("</section>\n", f);

@@ -1,13 +1,546 @@
-/* stacks.c - spanfold stacks (being built; see spanfold.h). */
-#include <stdio.h>
+/* stacks.c - spanfold stacks: folded stacks or a flame graph of exactly the selected
+ * spans' CPU samples.
+ *
+ *   spanfold stacks --db FILE [SELECTION] [--vs rest|EXPR [SELECTION]] [-o OUT.svg | --folded]
+ *
+ * The selection is lib/sf_select's language (docs/spanfold.md, "Selecting spans");
+ * the samples of the selected spans are folded by perf-fold's one attribution query
+ * (perf-fold/spans.c, spans_fold_table), so the lines are those perf-fold --db
+ * printed for the same samples; the SVG is drawn by the flamegraph code linked in
+ * (flamegraph/render.c).  With --vs the output is the differential form ("stack
+ * BEFORE AFTER", the --vs side before, normalised as difffolded.pl -n).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "../flamegraph/fg.h"
+#include "../perf-fold/perf_fold.h"
+#include "sf_db.h"
 #include "sf_err.h"
+#include "sf_select.h"
 #include "spanfold.h"
+
+#define TOOL    "spanfold stacks"
+#define MAX_SEL 64 /* selection options on one command line */
+
+enum { SEL_WHERE, SEL_TRACE, SEL_SPAN, SEL_DURING, SEL_STATUS, SEL_GRPC, SEL_SLOWEST };
+
+struct sel_opt {
+    int kind;
+    const char *arg;
+    int side;         /* 0: the selection, 1: the --vs side */
+    const char *name; /* the option, for messages */
+};
+
+struct stacks_opts {
+    const char *db, *out, *tz, *title, *countname;
+    int folded, vs, vs_rest, quiet;
+    struct sel_opt sel[MAX_SEL];
+    int nsel;
+};
+
+static const char *const sel_names[] = {"--where",  "--trace-id",    "--span-id", "--during",
+                                        "--status", "--grpc-method", "--slowest"};
+
+static void usage(FILE *f)
+{
+    fputs("usage: spanfold stacks --db FILE [SELECTION] [--vs rest|EXPR [SELECTION]]\n"
+          "                       [-o OUT.svg | --folded] [--title T] [--countname N]\n"
+          "\n"
+          "Folded stacks (FlameGraph's format, as perf-fold --db prints them) or an SVG flame\n"
+          "graph of the CPU samples of exactly the selected spans.\n"
+          "\n"
+          "Selection (every option given must hold; none: every span):\n"
+          "  --where EXPR        e.g. 'endpoint = \"/api/search\" and duration > p95'\n"
+          "  --trace-id ID       --span-id ID\n"
+          "  --during A..B       request start in [A, B): 12:03:10..12:03:40, ISO 8601 dates,\n"
+          "                      +10s..+40s after the capture start; either end may be empty\n"
+          "  --tz TZ             zone of times written without one: UTC (default), local, +HH:MM\n"
+          "  --status S          5xx, 404, or a list: 4xx,503\n"
+          "  --grpc-method M     Method or package.Service/Method\n"
+          "  --slowest N%|N      the slowest N % (or N) spans by duration\n"
+          "Columns of EXPR: ",
+          f);
+    fputs(sf_select_columns(), f);
+    fputs("\n  (language: docs/spanfold.md, \"Selecting spans\")\n"
+          "\n"
+          "Output:\n"
+          "  --vs rest           differential against every other span's samples\n"
+          "  --vs EXPR           differential against the spans EXPR selects; selection options\n"
+          "                      after --vs narrow that side\n"
+          "  -o FILE             write an SVG flame graph to FILE (with --folded: the lines)\n"
+          "  --folded            folded lines (the default without -o); with --vs the three-\n"
+          "                      column form of difffolded.pl -n (the --vs side first)\n"
+          "  --title T, --countname N   the graph's title and unit (default ns for cpu-clock)\n"
+          "\n"
+          "Exit: 0 ok; 2 usage error, bad selection, or nothing to show (the reason is printed:\n"
+          "no samples, no span markers, no span selected, no sample in the selected spans).\n",
+          f);
+}
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "%s: %s\nTry 'spanfold stacks --help'.\n", TOOL, msg);
+    return SF_EXIT_USAGE;
+}
+
+enum {
+    O_DB = 256,
+    O_WHERE,
+    O_TRACE,
+    O_SPAN,
+    O_DURING,
+    O_STATUS,
+    O_GRPC,
+    O_SLOWEST,
+    O_TZ,
+    O_VS,
+    O_FOLDED,
+    O_TITLE,
+    O_COUNTNAME
+};
+
+static const struct option longopts[] = {
+    {"db", required_argument, NULL, O_DB},
+    {"where", required_argument, NULL, O_WHERE},
+    {"trace-id", required_argument, NULL, O_TRACE},
+    {"span-id", required_argument, NULL, O_SPAN},
+    {"during", required_argument, NULL, O_DURING},
+    {"status", required_argument, NULL, O_STATUS},
+    {"grpc-method", required_argument, NULL, O_GRPC},
+    {"slowest", required_argument, NULL, O_SLOWEST},
+    {"tz", required_argument, NULL, O_TZ},
+    {"vs", required_argument, NULL, O_VS},
+    {"folded", no_argument, NULL, O_FOLDED},
+    {"title", required_argument, NULL, O_TITLE},
+    {"countname", required_argument, NULL, O_COUNTNAME},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_opts(struct stacks_opts *o, int argc, char **argv)
+{
+    int ch;
+
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+o:qh", longopts, NULL)) != -1) {
+        if (ch >= O_WHERE && ch <= O_SLOWEST) {
+            if (o->nsel == MAX_SEL)
+                return usage_error("too many selection options");
+            o->sel[o->nsel++] = (struct sel_opt){ch - O_WHERE, optarg, o->vs && !o->vs_rest,
+                                                 sel_names[ch - O_WHERE]};
+            continue;
+        }
+        switch (ch) {
+        case O_DB:
+            o->db = optarg;
+            break;
+        case O_TZ:
+            o->tz = optarg;
+            break;
+        case O_VS:
+            if (o->vs)
+                return usage_error("--vs is given once");
+            o->vs = 1;
+            if (strcmp(optarg, "rest") == 0)
+                o->vs_rest = 1;
+            else if (o->nsel == MAX_SEL)
+                return usage_error("too many selection options");
+            else
+                o->sel[o->nsel++] = (struct sel_opt){SEL_WHERE, optarg, 1, "--vs"};
+            break;
+        case O_FOLDED:
+            o->folded = 1;
+            break;
+        case O_TITLE:
+            o->title = optarg;
+            break;
+        case O_COUNTNAME:
+            o->countname = optarg;
+            break;
+        case 'o':
+            o->out = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return SF_EXIT_OK;
+        default: {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
+                     argv[optind - 1] ? argv[optind - 1] : "?");
+            return usage_error(msg);
+        }
+        }
+    }
+    if (optind < argc)
+        return usage_error("stacks takes no file arguments (the database is --db FILE)");
+    if (o->db == NULL)
+        return usage_error("--db FILE is required");
+    if (o->vs_rest && o->nsel > 0 && o->sel[o->nsel - 1].side == 1)
+        return usage_error("--vs rest takes no selection of its own");
+    return -1;
+}
+
+/* Compile side's options into s; print the error with a caret.  Returns 0 or 2. */
+static int compile(const struct stacks_opts *o, int side, sqlite3 *h, struct sf_select *s)
+{
+    static int (*const fn[])(struct sf_select *, const char *, struct sf_err *) = {
+        sf_select_where,  sf_select_trace_id,    sf_select_span_id, NULL,
+        sf_select_status, sf_select_grpc_method, sf_select_slowest};
+    struct sf_err err;
+    char caret[2 * SF_SELECT_EXPR_MAX + 64];
+
+    for (int i = 0; i < o->nsel; i++) {
+        const struct sel_opt *so = &o->sel[i];
+        int rc;
+        if (so->side != side)
+            continue;
+        sf_err_clear(&err);
+        rc = so->kind == SEL_DURING ? sf_select_during(s, h, so->arg, o->tz, &err)
+                                    : fn[so->kind](s, so->arg, &err);
+        if (rc < 0) {
+            sf_select_format_error(so->arg, &err, caret, sizeof(caret));
+            fprintf(stderr, "%s: %s%s: column %u: %s\n%s", TOOL, so->name,
+                    side && strcmp(so->name, "--vs") != 0 ? " (of --vs)" : "", err.col, err.msg,
+                    caret);
+            return SF_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static int64_t count(sqlite3 *h, const char *sql, const struct sf_select *s)
+{
+    sqlite3_stmt *st;
+    int64_t n = -1;
+
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if ((s == NULL || sf_select_bind(s, st, 1) >= 0) && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+static void clocks(sqlite3 *h, const char *kind, char *out, size_t n)
+{
+    sqlite3_stmt *st;
+
+    snprintf(out, n, "unknown");
+    if (sqlite3_prepare_v2(h, "SELECT group_concat(DISTINCT clock) FROM sources WHERE kind = ?", -1,
+                           &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, kind, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* Nothing to show for one side: say why (the first missing piece).  Returns 2. */
+static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, const char *what)
+{
+    struct spans_filter all = {.attributed = 1};
+    struct pf_table t;
+    struct sf_err err;
+    char sql[SF_SELECT_SQL_MAX / 16], pc[64], tc[64];
+    int64_t nsel;
+    int attributed;
+
+    memset(&t, 0, sizeof(t));
+    sf_arena_init(&t.keys, 1 << 20, PF_TABLE_MAX);
+    attributed = spans_fold_table(h, &all, NULL, &t, &err) == 0 && t.n > 0;
+    fold_table_free(&t);
+    if (count(h, "SELECT count(*) FROM samples", NULL) <= 0) {
+        fprintf(stderr,
+                "%s: %s: no CPU samples in the database: ingest `perf script` output first "
+                "(spanfold ingest, or perf-fold --db %s perf.txt)\n",
+                TOOL, db, db);
+    } else if (!attributed && count(h, "SELECT count(*) FROM span_intervals", NULL) <= 0) {
+        fprintf(stderr,
+                "%s: %s: no span markers: samples cannot be attributed to spans; record them "
+                "with spantrace, see docs/recording.md\n",
+                TOOL, db);
+    } else if (!attributed) {
+        clocks(h, "perf", pc, sizeof(pc));
+        clocks(h, "tracefs", tc, sizeof(tc));
+        fprintf(stderr,
+                "%s: %s: no sample falls inside a span interval on its thread: the samples' "
+                "clock is %s, the span markers' %s (they must be the same; record with "
+                "perf record -k mono, see docs/recording.md)\n",
+                TOOL, db, pc, tc);
+    } else if (count(h, "SELECT count(*) FROM spans", NULL) <= 0) {
+        fprintf(stderr,
+                "%s: %s: no spans: a selection is over a packet capture's spans; ingest one "
+                "(spanfold ingest, or pcap2spans --db %s capture.pcap)\n",
+                TOOL, db, db);
+    } else {
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM spans WHERE %s", sf_select_sql(s));
+        nsel = count(h, sql, s);
+        if (nsel <= 0)
+            fprintf(stderr, "%s: %s: %sno span matches the selection\n", TOOL, db, what);
+        else
+            fprintf(stderr,
+                    "%s: %s: %s%lld span%s match%s the selection, but no CPU sample is "
+                    "attributed to %s\n",
+                    TOOL, db, what, (long long)nsel, nsel == 1 ? "" : "s", nsel == 1 ? "es" : "",
+                    nsel == 1 ? "it" : "them");
+    }
+    return SF_EXIT_USAGE;
+}
+
+/* Fold one side: sel's samples (rest: every other span's), or every attributed sample
+ * when sel is NULL.  Returns 0 or 2 (printed). */
+static int fold_side(sqlite3 *h, const char *db, const struct sf_select *sel, int rest,
+                     struct pf_table *t)
+{
+    struct spans_filter f = {.sel = sel, .rest = rest, .attributed = 1};
+    struct sf_err err;
+    char msg[600];
+
+    sf_err_clear(&err);
+    sf_arena_init(&t->keys, 1 << 20, PF_TABLE_MAX);
+    if (spans_fold_table(h, &f, NULL, t, &err) == 0)
+        return 0;
+    sf_err_format(&err, TOOL, db, msg, sizeof(msg));
+    fprintf(stderr, "%s\n", msg);
+    return SF_EXIT_USAGE;
+}
+
+static uint64_t total(const struct pf_table *t)
+{
+    uint64_t n = 0;
+
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].e)
+            n += t->slots[i].e->count;
+    return n;
+}
+
+/* One output line, "stack count" or "stack before after", into b. */
+static int line(struct sf_buf *b, const struct pf_entry *e, int diff, uint64_t c0, uint64_t c1)
+{
+    sf_buf_reset(b);
+    if (sf_buf_append(b, e->key, e->len))
+        return -1;
+    if (diff)
+        return sf_buf_printf(b, " %llu %llu\n", (unsigned long long)c0, (unsigned long long)c1);
+    return sf_buf_printf(b, " %llu\n", (unsigned long long)c1);
+}
+
+/* The stacks of a (and, with b, of both: the differential form, b's counts scaled to
+ * a's total as difffolded.pl -n does) in byte order, each line passed to put(). */
+static int emit_lines(const struct pf_table *a, const struct pf_table *b,
+                      int (*put)(void *, struct sf_buf *), void *arg)
+{
+    struct pf_entry **va = NULL, **vb = NULL;
+    size_t i = 0, j = 0, nb = b ? b->n : 0;
+    long double ta = (long double)total(a), tb = b ? (long double)total(b) : 0;
+    struct sf_buf buf;
+    int rc = 0;
+
+    sf_buf_init(&buf, PF_RECORD_MAX + 64);
+    if (fold_table_sorted(a, &va) || (b && fold_table_sorted(b, &vb))) {
+        free(va);
+        return -1;
+    }
+    while (rc == 0 && (i < a->n || j < nb)) {
+        const struct pf_entry *x = i < a->n ? va[i] : NULL, *y = j < nb ? vb[j] : NULL;
+        int c = 0;
+        uint64_t c0 = 0, c1 = 0;
+        if (x && y) {
+            size_t n = x->len < y->len ? x->len : y->len;
+            c = memcmp(x->key, y->key, n);
+            c = c ? c : (x->len > y->len) - (x->len < y->len);
+        }
+        if (y == NULL || (x && c <= 0))
+            c1 = va[i++]->count;
+        if (x == NULL || (y && c >= 0)) {
+            long double v = (long double)vb[j++]->count;
+            c0 = (uint64_t)(tb > 0 && ta != tb ? v * ta / tb : v); /* int(c1 * t2 / t1) */
+        }
+        rc =
+            line(&buf, x && (y == NULL || c <= 0) ? x : y, b != NULL, c0, c1) ? -1 : put(arg, &buf);
+    }
+    free(va);
+    free(vb);
+    sf_buf_free(&buf);
+    return rc;
+}
+
+static int put_file(void *arg, struct sf_buf *b)
+{
+    return fwrite(b->data, 1, b->len, (FILE *)arg) == b->len ? 0 : -1;
+}
+
+static int put_graph(void *arg, struct sf_buf *b)
+{
+    struct fg_ctx *ctx = arg;
+    struct sf_err err;
+
+    sf_err_clear(&err);
+    return folded_add_line(ctx, (char *)b->data, b->len - 1, &err) < 0 ? -1 : 0;
+}
+
+/* The unit of the counts: ns for the clock events, else the event's name. */
+static const char *unit(sqlite3 *h, char *buf, size_t n)
+{
+    sqlite3_stmt *st;
+    const char *u = "samples";
+
+    if (sqlite3_prepare_v2(h, "SELECT min(event), count(DISTINCT event) FROM samples", -1, &st,
+                           NULL) != SQLITE_OK)
+        return u;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 1) == 1) {
+        const char *ev = (const char *)sqlite3_column_text(st, 0);
+        if (ev && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
+            u = "ns";
+        else if (ev)
+            u = strncpy(buf, ev, n - 1);
+    }
+    sqlite3_finalize(st);
+    return u;
+}
+
+/* The options of one side as written, or "every span". */
+static void describe(const struct stacks_opts *o, int side, struct sf_buf *b)
+{
+    size_t len0 = b->len;
+
+    for (int i = 0; i < o->nsel; i++)
+        if (o->sel[i].side == side)
+            sf_buf_printf(b, "%s%s %s", b->len > len0 ? " " : "",
+                          strcmp(o->sel[i].name, "--vs") ? o->sel[i].name : "--where",
+                          o->sel[i].arg);
+    if (b->len == len0)
+        sf_buf_printf(b, "every span");
+}
+
+static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_table *a,
+                       const struct pf_table *b, FILE *out)
+{
+    struct fg_ctx ctx;
+    struct sf_buf title;
+    char ubuf[64] = "";
+    char *fgargv[] = {"flamegraph", "--title", NULL, "--countname", NULL, "--quiet", NULL};
+    int rc;
+
+    sf_buf_init(&title, 4 * SF_SELECT_EXPR_MAX);
+    if (o->title == NULL) {
+        sf_buf_printf(&title, "CPU of ");
+        describe(o, 0, &title);
+        if (o->vs_rest)
+            sf_buf_printf(&title, " vs the other spans");
+        if (o->vs && !o->vs_rest) {
+            sf_buf_printf(&title, " vs ");
+            describe(o, 1, &title);
+        }
+        if (o->vs)
+            sf_buf_printf(&title, " (red grew, blue shrank; normalised)");
+    }
+    /* flamegraph's own option parser fills the defaults that follow from the others */
+    fgargv[2] = (char *)(o->title ? o->title : (const char *)title.data);
+    fgargv[4] = (char *)(o->countname ? o->countname : unit(h, ubuf, sizeof(ubuf)));
+    fg_opts_defaults(&ctx.opt);
+    optind = 0;
+    if (opts_parse(6, fgargv, &ctx.opt) < 0) {
+        sf_buf_free(&title);
+        return SF_EXIT_USAGE;
+    }
+    if (fg_ctx_init(&ctx, out) < 0 || emit_lines(a, b, put_graph, &ctx) < 0) {
+        fprintf(stderr, "%s: out of memory\n", TOOL);
+        rc = SF_EXIT_USAGE;
+    } else {
+        rc = fg_render(&ctx, "spanfold stacks");
+    }
+    fg_ctx_free(&ctx);
+    sf_buf_free(&title);
+    return rc;
+}
+
+static int run(const struct stacks_opts *o, sqlite3 *h)
+{
+    struct sf_select sel[2];
+    struct pf_table t[2];
+    int rc, any0 = 0, any1 = 0;
+    FILE *out = stdout;
+
+    memset(t, 0, sizeof(t));
+    sf_select_init(&sel[0]);
+    sf_select_init(&sel[1]);
+    for (int i = 0; i < o->nsel; i++)
+        *(o->sel[i].side ? &any1 : &any0) = 1;
+    rc = compile(o, 0, h, &sel[0]);
+    if (rc == 0)
+        rc = compile(o, 1, h, &sel[1]);
+    /* no selection: every attributed sample, also of spans the capture did not see */
+    if (rc == 0)
+        rc = fold_side(h, o->db, any0 ? &sel[0] : NULL, 0, &t[0]);
+    if (rc == 0 && t[0].n == 0)
+        rc = explain_empty(h, o->db, &sel[0], "");
+    if (rc == 0 && o->vs) {
+        rc = fold_side(h, o->db, o->vs_rest ? &sel[0] : any1 ? &sel[1] : NULL, o->vs_rest, &t[1]);
+        if (rc == 0 && t[1].n == 0)
+            rc = explain_empty(h, o->db, o->vs_rest ? &sel[0] : &sel[1],
+                               o->vs_rest ? "--vs rest: " : "--vs: ");
+    }
+    if (rc == 0 && o->out && (out = fopen(o->out, "w")) == NULL) {
+        fprintf(stderr, "%s: %s: cannot write: %s\n", TOOL, o->out, strerror(errno));
+        rc = SF_EXIT_USAGE;
+    }
+    if (rc == 0 && (o->folded || o->out == NULL)) {
+        if (emit_lines(&t[0], o->vs ? &t[1] : NULL, put_file, out) < 0) {
+            fprintf(stderr, "%s: %s: write error\n", TOOL, o->out ? o->out : "stdout");
+            rc = SF_EXIT_USAGE;
+        }
+    } else if (rc == 0) {
+        rc = write_graph(o, h, &t[0], o->vs ? &t[1] : NULL, out);
+    }
+    if (out != stdout && out != NULL && fclose(out) != 0 && rc == 0) {
+        fprintf(stderr, "%s: %s: write error\n", TOOL, o->out);
+        rc = SF_EXIT_USAGE;
+    }
+    for (int i = 0; i < 2; i++) {
+        fold_table_free(&t[i]);
+        sf_select_free(&sel[i]);
+    }
+    return rc;
+}
 
 int sf_cmd_stacks(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "spanfold stacks: not built yet\n");
-    return SF_EXIT_USAGE;
+    struct stacks_opts o;
+    struct sf_db *db = NULL;
+    struct sf_err err;
+    char msg[600];
+    int rc;
+
+    memset(&o, 0, sizeof(o));
+    if ((rc = parse_opts(&o, argc, argv)) >= 0)
+        return rc;
+    /* sf_db_open creates a missing file: a typo must not give an empty database */
+    if (access(o.db, R_OK) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", TOOL, o.db, strerror(errno));
+        return SF_EXIT_USAGE;
+    }
+    sf_err_clear(&err);
+    if (sf_db_open(&db, o.db, &err) < 0) {
+        sf_err_format(&err, TOOL, o.db, msg, sizeof(msg));
+        fprintf(stderr, "%s\n", msg);
+        return SF_EXIT_USAGE;
+    }
+    rc = run(&o, sf_db_handle(db));
+    if (fflush(stdout) != 0 && rc == 0) {
+        fprintf(stderr, "%s: writing output failed\n", TOOL);
+        rc = SF_EXIT_USAGE;
+    }
+    sf_db_close(db, &err);
+    return rc;
 }

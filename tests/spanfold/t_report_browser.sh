@@ -32,21 +32,20 @@ db=$tmp/spans.db
 }
 mkdir -p "$art"
 # the share a correct search of the slowest 5 % graph must report, from the database: the
-# slowest 5 % of spans by latency (at least one), their samples' periods, those whose stack
-# has a frame matching the slow function
+# slowest 5 % of spans by duration (k = ceil(0.05 n), ties kept, as --slowest 5% selects),
+# their samples' periods, those whose stack has a frame matching the slow function
 python3 - "$db" "$data/MANIFEST.json" "$tmp/report/report.html" "$art" >"$tmp/config.json" <<'PY'
 import json, math, re, sqlite3, sys
 db, man, html, art = sys.argv[1:5]
 fn = json.load(open(man))["service"]["slow_function"]
 c = sqlite3.connect(db)
 lat = sorted(r[0] for r in c.execute(
-    "SELECT COALESCE(resp_end_ns, resp_start_ns) - req_start_ns FROM spans "
-    "WHERE req_start_ns IS NOT NULL AND COALESCE(resp_end_ns, resp_start_ns) IS NOT NULL"))
-k = max(1, math.floor(len(lat) * 0.05))
+    "SELECT resp_end_ns - req_start_ns FROM spans "
+    "WHERE req_start_ns IS NOT NULL AND resp_end_ns IS NOT NULL"))
+k = max(1, math.ceil(len(lat) * 0.05))
 cut = lat[len(lat) - k]
 slow = {r[0] for r in c.execute(
-    "SELECT span_id FROM spans WHERE COALESCE(resp_end_ns, resp_start_ns) - req_start_ns >= ?",
-    (cut,))}
+    "SELECT span_id FROM spans WHERE resp_end_ns - req_start_ns >= ?", (cut,))}
 rx, hit, tot = re.compile(fn), 0, 0
 for sid, frames, period in c.execute(
         "SELECT s.span_id, st.frames, s.period FROM samples s JOIN stacks st ON st.id = s.stack_id "

@@ -55,18 +55,29 @@ static void test_verdict(void)
     c->sw.ng = 2;
     c->sw.nspans = 862;
     /* a small p95 rise and a large p50 rise: the p50 one is the headline */
-    c->cps[0] = (struct rp_cp){.group = 1, .metric = M_P95, .kind = CP_STEP,
-                               .time_ns = 1795947670000000000LL, .before = 40, .after = 50};
-    c->cps[1] = (struct rp_cp){.group = 0, .metric = M_P50, .kind = CP_STEP,
-                               .time_ns = 1795947681970000000LL, .before = 19.2, .after = 122.4};
+    c->cps[0] = (struct rp_cp){.group = 1,
+                               .metric = M_P95,
+                               .kind = CP_STEP,
+                               .time_ns = 1795947670000000000LL,
+                               .before = 40,
+                               .after = 50};
+    c->cps[1] = (struct rp_cp){.group = 0,
+                               .metric = M_P50,
+                               .kind = CP_STEP,
+                               .time_ns = 1795947681970000000LL,
+                               .before = 19.2,
+                               .after = 122.4};
     c->ncps = 2;
     struct rp_slow sl = {.group = 0, .ntop = 1};
     snprintf(sl.top[0].name, sizeof(sl.top[0].name), "slow_regex_backtrack");
     sl.top[0].share = 0.684;
     c->slows = &sl;
     c->nslows = 1;
-    struct rp_drift d = {.group = 1, .from_rate = 0.52, .to_rate = 0.13,
-                         .time_ns = 1795947695413000000LL, .direction = -1};
+    struct rp_drift d = {.group = 1,
+                         .from_rate = 0.52,
+                         .to_rate = 0.13,
+                         .time_ns = 1795947695413000000LL,
+                         .direction = -1};
     c->drifts = &d;
     c->ndrifts = 1;
     TAP_EQ_INT(rp_headline(c), 1, "the p50 step is the headline");

@@ -1,0 +1,109 @@
+/* sf_select.h - the span selection language: a small filter over span columns that
+ * compiles to an SQLite WHERE fragment with bound parameters.
+ *
+ *   endpoint = "/api/search" and duration > p95
+ *   (status = 5xx or grpc_status != 0) and not partial
+ *   path ~ "/api/[a-z]*" and duration >= 120ms
+ *
+ *   expr    := term { "or" term }
+ *   term    := factor { "and" factor }
+ *   factor  := "not" factor | "(" expr ")" | COLUMN OP value | BOOLCOLUMN
+ *   OP      := "=" | "!=" | "<" | "<=" | ">" | ">=" | "~" (glob) | "like" (SQL LIKE)
+ *   value   := "string" | NUMBER [UNIT] | pNN (percentile) | NXX (status class) | true | false
+ *
+ * The language is documented in docs/spanfold.md ("Selecting spans").  Data never
+ * becomes SQL text: every literal is a bound parameter, every column a fixed
+ * expression from this module's table.  The fragment is written for
+ *
+ *   SELECT ... FROM spans WHERE <fragment>
+ *
+ * (unqualified column names, so it must not be used in a join with other tables
+ * that share a column name; use `span_id IN (SELECT span_id FROM spans WHERE
+ * <fragment>)` there).  Percentiles (duration > p95) are subqueries over every span
+ * of the database, so the fragment is complete on its own.
+ *
+ * Several calls to the adders below combine with AND.  Errors fill err with code
+ * SF_E_USAGE (or SF_E_LIMIT / SF_E_NOMEM / SF_E_DB), err->col = the 1-based byte
+ * column in the expression and a message; sf_select_format_error() turns that into
+ * the expression with a caret under the column.  lib/ never prints.
+ */
+#ifndef SF_SELECT_H
+#define SF_SELECT_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sf_buf.h"
+#include "sf_err.h"
+
+#define SF_SELECT_EXPR_MAX   4096       /* bytes of one expression */
+#define SF_SELECT_DEPTH_MAX  64         /* nesting of parentheses and "not" */
+#define SF_SELECT_PARAMS_MAX 1024       /* bound parameters in one selection */
+#define SF_SELECT_SQL_MAX    (1u << 20) /* bytes of the compiled fragment */
+
+enum sf_select_ptype { SF_SELECT_P_TEXT, SF_SELECT_P_INT, SF_SELECT_P_REAL };
+
+struct sf_select_param {
+    enum sf_select_ptype type;
+    char *text; /* SF_SELECT_P_TEXT: owned, NUL-terminated */
+    int64_t i;
+    double r;
+};
+
+/* A selection being built.  Initialise with sf_select_init, free with sf_select_free. */
+struct sf_select {
+    struct sf_buf sql; /* the fragment, NUL-terminated; empty until a term is added */
+    struct sf_select_param *param;
+    size_t nparam, capparam;
+    unsigned nterms; /* calls that added a term */
+};
+
+void sf_select_init(struct sf_select *s);
+void sf_select_free(struct sf_select *s);
+
+/* Add a --where expression (AND with what is there).  Returns 0, or SF_E_USAGE with
+ * err->col at the offending token, SF_E_LIMIT (too long, too deep, too many
+ * literals) or SF_E_NOMEM; on failure s is unchanged. */
+int sf_select_where(struct sf_select *s, const char *expr, struct sf_err *err);
+
+/* Shorthands, each the same as a --where term (and documented beside it):
+ *   trace_id:    16 or 32 hex digits (16 match the low half, as 64-bit ids are stored)
+ *   span_id:     16 hex digits
+ *   status:      "5xx", "404", or a comma list "4xx,503"
+ *   grpc_method: "Method" or "package.Service/Method"
+ *   slowest:     "5%" (the slowest 5 % of spans by duration, ties kept) or "20" (spans)
+ * Same returns as sf_select_where. */
+int sf_select_trace_id(struct sf_select *s, const char *id, struct sf_err *err);
+int sf_select_span_id(struct sf_select *s, const char *id, struct sf_err *err);
+int sf_select_status(struct sf_select *s, const char *spec, struct sf_err *err);
+int sf_select_grpc_method(struct sf_select *s, const char *m, struct sf_err *err);
+int sf_select_slowest(struct sf_select *s, const char *spec, struct sf_err *err);
+
+/* --during A..B: spans whose request started in [A, B) on the wall clock.  A and B
+ * are each empty (open), "+DURATION" (after the capture start: +10s, +1.5m),
+ * "HH:MM[:SS[.frac]]" (the capture's day) or "YYYY-MM-DD[T ]HH:MM[:SS[.frac]]",
+ * optionally followed by "Z" or "+HH:MM"/"-HH:MM"; without one the time is in tz:
+ * NULL or "UTC" (the default), "local" (the TZ environment), or "+HH:MM".  h is the
+ * database: the capture start and the clocks of the spans' sources (sources.clock)
+ * come from it, and a source not on CLOCK_REALTIME is placed through its
+ * clock_fits row to "realtime".  Same returns as sf_select_where, plus SF_E_DB. */
+int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const char *tz,
+                     struct sf_err *err);
+
+/* The fragment: "1" when nothing was added (every span). */
+const char *sf_select_sql(const struct sf_select *s);
+
+/* Bind the parameters to st from index first on (the fragment's "?" in order).
+ * Returns the next free index, or SF_E_DB when SQLite refused a binding. */
+int sf_select_bind(const struct sf_select *s, sqlite3_stmt *st, int first);
+
+/* The expression with a caret under err->col, two lines ending in '\n', control
+ * bytes shown as '?', the caret counted in UTF-8 characters.  Always NUL-terminates;
+ * returns the length that would have been written (snprintf semantics). */
+int sf_select_format_error(const char *expr, const struct sf_err *err, char *out, size_t outsz);
+
+/* The column names, comma-separated (for help texts and error messages). */
+const char *sf_select_columns(void);
+
+#endif
