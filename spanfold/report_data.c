@@ -406,8 +406,20 @@ static int span_cps(struct rp_ctx *c, size_t g)
         free(score);
     }
     res.s = &s;
-    if (n >= 8 && inflect_analyse(&c->ictx, &res) < 0)
-        goto out;
+    if (n >= 8) {
+        /* the default detector only: inflect's others are for comparison, and cost time on
+           a series as long as the endpoint's requests */
+        enum cp_detector d = (enum cp_detector)c->ictx.detector;
+        size_t cap = n < INFLECT_MAX_CPS ? n + 1 : INFLECT_MAX_CPS;
+        long m;
+        if ((res.by[d] = malloc(cap * sizeof(size_t))) == NULL ||
+            (m = cp_detect(d, s.v, s.n, &c->ictx.cp, res.by[d], cap, &res.info)) < 0)
+            goto out;
+        res.nby[d] = res.npts = (size_t)m;
+        if ((res.pts = calloc(res.npts ? res.npts : 1, sizeof(*res.pts))) == NULL ||
+            classify_points(s.v, s.n, res.by[d], res.npts, res.pts) < 0)
+            goto out;
+    }
     for (size_t i = 0; i < res.npts; i++) {
         const struct cp_point *q = &res.pts[i];
         size_t lo = i ? res.pts[i - 1].index : 0, hi = i + 1 < res.npts ? res.pts[i + 1].index : n;
