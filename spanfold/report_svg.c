@@ -103,7 +103,7 @@ static void x_axis(FILE *f, const struct rp_ctx *c, const struct axis *a, double
 static void y_axis(FILE *f, double top, double h, double vmax, const char *fmt, double mult,
                    const char *title)
 {
-    double step = nice_step(vmax, 4);
+    double step = nice_step(vmax, 5);
     for (double v = 0; v <= vmax + 1e-12; v += step) {
         double y = top + h - v / vmax * h;
         fprintf(f,
