@@ -122,6 +122,10 @@ check-$(1): all $$($(1)_TEST_BIN)
 	    $$($(1)_TEST_BIN) $$($(1)_SCRIPTS) "tests/run-golden.sh $(1)"
 endef
 $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$(eval $(call tool_test_rule,$(t))))
+# spanfold's own tests link every tool spanfold links (but their mains), as bin/spanfold does
+$(spanfold_TEST_BIN): $(B)/tests/spanfold/%: $(B)/tests/spanfold/%.o \
+    $(foreach t,spanfold $(SPANFOLD_LINKS),$(filter-out %/main.o,$($(t)_OBJ)) $(EXTRA_OBJ_$(t))) $(LIBA)
+	$(CC) $(LDFLAGS) $(filter-out $(LIBA),$^) $(LIBA) $(LDLIBS_spanfold) $(LIB_LIBS) -o $@
 
 # Every fuzz target is also built under $(CC) with tests/fuzz/replay.c, and its
 # seeds and saved crashes (tests/fuzz/corpus/<target>/) are replayed by `make check`.

@@ -32,7 +32,8 @@ static const char usage_text[] =
     "  --out DIR          write report.md, report.html, charts (gnuplot) and data there\n"
     "  --json OUT         write the JSON summary to OUT ('-' = stdout; default stdout\n"
     "                     when neither --out nor --json is given)\n"
-    "  --window DUR       window length for --db (default 10s; 250ms, 1m, ...)\n"
+    "  --window DUR       window length for --db (250ms, 10s, 1m, ...; default: adapted\n"
+    "                     to span density, 16 spans a window for the median group)\n"
     "  --by KEY           group spans by service, endpoint, grpc_method or all (default all)\n"
     "  --expect-rate R    configured sampling rate per tier (0 < R <= 1); GROUP=R for one\n"
     "                     group of --by (repeatable)\n"
@@ -238,7 +239,7 @@ int inflect_main(int argc, char **argv)
     memset(&ctx, 0, sizeof(ctx));
     ctx.tool = "inflect";
     ctx.by = "all";
-    ctx.window_ns = 10000000000LL;
+    ctx.window_ns = 0; /* adapted to the spans (window.h) unless --window is given */
     ctx.tiers = 1;
     ctx.detector = CP_PELT;
     cp_defaults(&ctx.cp);

@@ -20,6 +20,7 @@
 #include "sf_json.h"
 #include "sf_opt.h"
 #include "spans.h"
+#include "window.h"
 
 /* Everything one --db run computed, for the JSON and the report. */
 struct db_run {
@@ -51,24 +52,24 @@ static void db_run_free(struct db_run *d)
     spans_free(&d->sw);
 }
 
-/* Windows with data become observations; row = window index. */
-static int build_series(const struct inflect_ctx *ctx, struct db_run *d)
+int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
+                  struct inflect_series **ser, struct inflect_result **res)
 {
-    size_t ns = d->sw.ng * M_NMETRICS;
+    size_t ns = sw->ng * M_NMETRICS;
 
-    d->ser = calloc(ns ? ns : 1, sizeof(*d->ser));
-    d->res = calloc(ns ? ns : 1, sizeof(*d->res));
-    if (d->ser == NULL || d->res == NULL)
+    *ser = calloc(ns ? ns : 1, sizeof(**ser));
+    *res = calloc(ns ? ns : 1, sizeof(**res));
+    if (*ser == NULL || *res == NULL)
         return -1;
-    for (size_t g = 0; g < d->sw.ng; g++) {
-        const struct win_group *wg = &d->sw.g[g];
+    for (size_t g = 0; g < sw->ng; g++) {
+        const struct win_group *wg = &sw->g[g];
         for (int m = 0; m < M_NMETRICS; m++) {
-            struct inflect_series *s = &d->ser[g * M_NMETRICS + (size_t)m];
-            struct inflect_result *r = &d->res[g * M_NMETRICS + (size_t)m];
+            struct inflect_series *s = &(*ser)[g * M_NMETRICS + (size_t)m];
+            struct inflect_result *r = &(*res)[g * M_NMETRICS + (size_t)m];
             snprintf(s->name, sizeof(s->name), "%.80s/%s", wg->name,
                      spans_metric_name((enum span_metric)m));
-            for (size_t w = 0; w < d->sw.nwin; w++) {
-                double t = ((double)d->sw.t0_ns + (double)w * (double)d->sw.window_ns) / 1e9;
+            for (size_t w = 0; w < sw->nwin; w++) {
+                double t = ((double)sw->t0_ns + (double)w * (double)sw->window_ns) / 1e9;
                 if (isfinite(wg->m[m][w]) && series_push(s, t, wg->m[m][w], w, NULL) < 0)
                     return -1;
             }
@@ -213,14 +214,22 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     return run_json_close(path, f) ? -1 : 0;
 }
 
-int run_db(const struct inflect_ctx *ctx)
+int run_db(const struct inflect_ctx *ctx0)
 {
+    struct inflect_ctx c = *ctx0, *ctx = &c;
     struct db_run d;
     struct sf_err err;
     int status = SF_EXIT_OK, gs = 0;
 
     memset(&d, 0, sizeof(d));
     sf_err_clear(&err);
+    if (ctx->window_ns == 0) {
+        if (window_auto(ctx->db_path, ctx->by, &ctx->window_ns, &err) < 0)
+            return run_print_err(ctx, &err, ctx->db_path);
+        if (!ctx->quiet)
+            fprintf(stderr, "inflect: %s: window %gs, adapted to span density (--window sets it)\n",
+                    ctx->db_path, (double)ctx->window_ns / 1e9);
+    }
     if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns,
                      sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
         return run_print_err(ctx, &err, ctx->db_path);
@@ -230,7 +239,7 @@ int run_db(const struct inflect_ctx *ctx)
     }
     if (d.sw.nspans == 0 && !ctx->quiet)
         fprintf(stderr, "inflect: %s: no spans with a request time\n", ctx->db_path);
-    if (build_series(ctx, &d) < 0 || run_drift(ctx, &d) < 0) {
+    if (run_db_series(ctx, &d.sw, &d.ser, &d.res) < 0 || run_drift(ctx, &d) < 0) {
         fprintf(stderr, "inflect: out of memory\n");
         status = SF_EXIT_USAGE;
     } else if (ctx->out_dir &&

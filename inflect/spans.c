@@ -273,7 +273,7 @@ int spans_finish(struct span_windows *sw)
     return 0;
 }
 
-static const char *group_expr(const char *by)
+const char *spans_group_expr(const char *by)
 {
     if (strcmp(by, "service") == 0)
         return "COALESCE(s.grpc_service, s.authority, '(none)')";
@@ -329,7 +329,7 @@ int spans_window(struct span_windows *sw, const char *path, const char *by, int6
     struct sf_db *db = NULL;
     sqlite3_stmt *st = NULL;
     char sql[2048];
-    const char *ge = group_expr(by);
+    const char *ge = spans_group_expr(by);
     int rc;
 
     spans_init(sw, window_ns);

@@ -68,6 +68,10 @@ struct span_windows {
 int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
                  FILE *progress, struct sf_err *err);
 
+/* The SQL expression (over `spans s`) that names a span's group for `by`; NULL when a
+ * span has none.  Anything that must group spans as inflect does uses it. */
+const char *spans_group_expr(const char *by);
+
 /* The same from rows fed one by one (tests, and the reader above): call
  * spans_add for spans in non-decreasing start order, then spans_finish.
  * latency_ms NaN = unknown; sampled -1 = unknown; trace NULL = no context;

@@ -48,7 +48,7 @@ SQL
 out=$tmp/report
 charts=""
 command -v gnuplot >/dev/null || charts=--no-charts
-"$inflect" --db "$db" --out "$out" --expect-rate 0.5 $charts 2>"$tmp/err"
+"$inflect" --db "$db" --out "$out" --window 10s --expect-rate 0.5 $charts 2>"$tmp/err"
 rc=$?
 check_eval "--db --out: exit 0" "[ $rc -eq 0 ]"
 [ $rc -eq 0 ] || sed 's/^/# /' "$tmp/err"
@@ -69,7 +69,7 @@ check_eval "windows.csv has a header and 60 windows" \
     "[ \$(grep -c '^\"all\",' '$out/windows.csv') -eq 60 ] && head -n 1 '$out/windows.csv' | grep -q '^group,window,t_s,count,throughput,p50,p95,p99'"
 
 # JSON shape per series
-"$inflect" --db "$db" --json "$tmp/s.json" 2>/dev/null
+"$inflect" --db "$db" --window 10s --json "$tmp/s.json" 2>/dev/null
 check_eval "--db --json: exit 0" "[ $? -eq 0 ]"
 if command -v python3 >/dev/null; then
     python3 - "$tmp/s.json" >"$tmp/shape" 2>&1 <<'PY'
@@ -94,6 +94,12 @@ PY
 else
     skip "per-series JSON" "python3 not installed"
 fi
+
+# the default window adapts to span density (inflect/window.h): 10 spans/s in one group
+# give 16 / 10 = 1.6 s, rounded down to 1 s; the note on stderr says so
+"$inflect" --db "$db" --json "$tmp/auto.json" 2>"$tmp/auto.err"
+check_eval "default window adapted to span density: 1 s, 600 windows, noted on stderr" \
+    "grep -q '\"window_s\": 1,' '$tmp/auto.json' && grep -q '\"windows\": 600,' '$tmp/auto.json' && grep -q 'window 1s, adapted to span density' '$tmp/auto.err'"
 
 # gates on the database
 "$inflect" --db "$db" --json /dev/null --gate 'p99>+20%' 2>/dev/null

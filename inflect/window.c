@@ -1,0 +1,96 @@
+/* window.c - the default window length from span density (see window.h). */
+#include "window.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "sf_db.h"
+#include "spans.h"
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Largest 1, 2 or 5 x 10^k not above ns. */
+static int64_t round_down_125(double ns)
+{
+    double p = pow(10, floor(log10(ns))), m = ns / p;
+    double step = m >= 5 ? 5 : m >= 2 ? 2 : 1;
+    return (int64_t)(step * p + 0.5);
+}
+
+int64_t window_choose(const uint64_t *counts, size_t ng, int64_t dur_ns)
+{
+    double rates[SPANS_MAX_GROUPS], w;
+    uint64_t total = 0;
+    size_t nr = 0;
+
+    for (size_t g = 0; g < ng; g++)
+        total += counts[g];
+    if (total < 2 || dur_ns <= 0)
+        return WINDOW_DEFAULT_NS;
+    for (size_t g = 0; g < ng && nr < SPANS_MAX_GROUPS; g++)
+        if (counts[g] > 0 && (double)counts[g] >= 0.01 * (double)total)
+            rates[nr++] = (double)counts[g] / ((double)dur_ns / 1e9);
+    qsort(rates, nr, sizeof(rates[0]), cmp_d);
+    /* the lower median: with two groups, the sparser one decides */
+    w = WINDOW_SPANS / rates[(nr - 1) / 2] * 1e9;
+    if (w > (double)dur_ns / WINDOW_MIN_COUNT)
+        w = (double)dur_ns / WINDOW_MIN_COUNT;
+    if (w < 1e6)
+        w = 1e6;
+    return round_down_125(w);
+}
+
+uint64_t window_pct_min_spans(double p)
+{
+    if (p <= 0.5)
+        return 1;
+    return (uint64_t)floor(1 / (1 - p) + 1e-9) + 1;
+}
+
+int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_err *err)
+{
+    struct span_windows sw;
+    struct stat stb;
+    struct sf_db *db = NULL;
+    sqlite3_stmt *st;
+    int64_t lo = 0, hi = 0;
+    uint64_t counts[SPANS_MAX_GROUPS];
+    int rc;
+
+    if (stat(path, &stb) < 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "no such database");
+    if ((rc = sf_db_open(&db, path, err)) < 0)
+        return rc;
+    if (sqlite3_prepare_v2(sf_db_handle(db),
+                           "SELECT MIN(req_start_ns), MAX(req_start_ns) FROM spans", -1, &st,
+                           NULL) != SQLITE_OK) {
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query spans: %s",
+                        sqlite3_errmsg(sf_db_handle(db)));
+        sf_db_close(db, NULL);
+        return rc;
+    }
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        lo = sqlite3_column_int64(st, 0);
+        hi = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    sf_db_close(db, NULL);
+    if (hi <= lo) {
+        *window_ns = WINDOW_DEFAULT_NS;
+        return 0;
+    }
+    /* one window over the whole run: the span count of every group, grouped exactly as
+       the real run will group them */
+    if ((rc = spans_window(&sw, path, by, hi - lo + 1, NULL, err)) < 0)
+        return rc;
+    for (size_t g = 0; g < sw.ng; g++)
+        counts[g] = sw.nwin ? sw.g[g].spans[0] : 0;
+    *window_ns = window_choose(counts, sw.ng, hi - lo);
+    spans_free(&sw);
+    return 0;
+}

@@ -1,0 +1,177 @@
+/* report.h - spanfold report: what its files share.
+ *
+ *   report.c       command line, the run: analyse -> findings.json -> report.html
+ *   report_data.c  the analysis: inflect's windows, change points and drift per
+ *                  endpoint, change points refined to the span, clock_fits, span sets
+ *                  (all, slowest 5 %, the rest) and their CPU, TLS facts
+ *   report_json.c  DIR/findings.json
+ *   report_html.c  DIR/report.html: one self-contained page
+ *   report_svg.c   the timeline charts, drawn as inline SVG
+ *
+ * Times: the database keeps each source's raw nanoseconds; everything here that a
+ * person or a machine reads is CLOCK_REALTIME, derived through clock_fits (rp_realtime).
+ */
+#ifndef SPANFOLD_REPORT_H
+#define SPANFOLD_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../inflect/clockdrift.h"
+#include "../inflect/drift.h"
+#include "../inflect/inflect.h"
+#include "../inflect/spans.h"
+#include "sf_buf.h"
+
+#define RP_TOP_FUNCS  10   /* functions listed per slow set */
+#define RP_SLOW_SHARE 0.05 /* "the slowest 5 %" */
+#define RP_MAX_CPS    256  /* inflections kept over all endpoints */
+
+/* An inflection: a classified change point of one endpoint's metric. */
+struct rp_cp {
+    size_t group;
+    enum span_metric metric;
+    enum cp_kind kind;
+    size_t win;      /* window of the first observation of the new regime */
+    int64_t time_ns; /* CLOCK_REALTIME: the first span of the new regime (p50, found on
+                        the spans) or the start of the window (the windowed metrics) */
+    int refined;     /* found on the spans: time_ns is a span's start, not a window's */
+    double before, after;
+};
+
+/* Sampling drift of one endpoint. */
+struct rp_drift {
+    size_t group;
+    int configured; /* the rate was configured (--expect-rate, ot=th), not estimated */
+    double expect;  /* configured or estimated in-control keep rate */
+    double from_rate, to_rate;
+    int64_t time_ns; /* CLOCK_REALTIME of the onset window */
+    int direction;   /* +1 up, -1 down */
+};
+
+/* A function's share of a span set's CPU (self samples / all samples). */
+struct rp_func {
+    char name[200];
+    double share, rest; /* in this set, in the set compared against */
+};
+
+/* One span, as the sets need it. */
+struct rp_span {
+    char id[17];
+    size_t group;
+    int64_t start_ns; /* the spans' own clock */
+    double lat_ms;    /* NaN: unknown */
+    int slow_group;   /* among the slowest 5 % of its endpoint */
+};
+
+/* Folded stacks of one span set, as text ("frames count\n"). */
+struct rp_set {
+    struct sf_buf folded;
+    uint64_t samples;
+};
+
+struct rp_slow {
+    size_t group;
+    uint64_t spans; /* spans in the endpoint's slowest 5 % */
+    double cut_ms;  /* their latency is at least this */
+    uint64_t samples;
+    struct rp_func top[RP_TOP_FUNCS];
+    size_t ntop;
+};
+
+struct rp_tls {
+    uint64_t conns, tls, decrypted, early_offered, early_accepted, early_rejected;
+    uint64_t early_spans, early_bytes;
+    char versions[128], ciphers[256], alpn[128], sni[256];
+};
+
+/* One endpoint over the whole run. */
+struct rp_gstat {
+    uint64_t spans;
+    double rps;                /* spans per second over the run */
+    double p50, p95, p99, max; /* ms, nearest rank; NaN without latencies */
+    double err, kept;          /* error share, kept share of traces (NaN: no trials) */
+};
+
+struct rp_opts {
+    const char *db, *out, *tz;
+    int64_t window_ns; /* 0: adapted (inflect/window.h) */
+    double expect_rate;
+    int quiet;
+};
+
+struct rp_ctx {
+    struct rp_opts o;
+    struct inflect_ctx ictx; /* inflect's settings, for its functions */
+    struct span_windows sw;
+    struct inflect_series *ser; /* ng * M_NMETRICS, group-major */
+    struct inflect_result *res;
+    struct drift_result *dres; /* ng */
+    double **pi;
+    struct clock_report clk;
+    char span_clock[32]; /* the spans' clock (sources.clock of their capture) */
+    int have_fit;        /* a clock_fits row maps span_clock to realtime */
+    int64_t fit_off, fit_ref;
+    double fit_skew;
+    struct rp_span *spans;
+    size_t nspans;
+    struct rp_cp cps[RP_MAX_CPS];
+    size_t ncps;
+    struct rp_drift *drifts;
+    size_t ndrifts;
+    struct rp_slow *slows; /* one per group with attributed samples */
+    size_t nslows;
+    struct rp_set all, slow, rest;        /* CPU of every sample, the slowest 5 %, the others */
+    struct sf_buf diff;                   /* folded "rest-scaled slow" lines, differential graph */
+    uint64_t unattributed;                /* sample weight outside every span */
+    char count_unit[48];                  /* what the weight counts: "ns" (cpu-clock), ... */
+    struct rp_func regress[RP_TOP_FUNCS]; /* slowest 5 % against the rest */
+    size_t nregress;
+    struct rp_tls tls;
+    char notes[4][256]; /* what is missing, said on the page */
+    int nnotes;
+};
+
+/* ---- report_data.c ---- */
+
+/* Everything the page and the JSON show.  Returns 0, or an exit status (2) after
+ * printing why (no database, not a spanfold database, out of memory). */
+int rp_analyse(struct rp_ctx *c);
+void rp_free(struct rp_ctx *c);
+/* A time in the spans' clock as CLOCK_REALTIME ns (through clock_fits). */
+int64_t rp_realtime(const struct rp_ctx *c, int64_t t);
+/* Start of window w, CLOCK_REALTIME ns. */
+int64_t rp_win_time(const struct rp_ctx *c, size_t w);
+/* The endpoint's series of metric m (never NULL for g < ng). */
+const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum span_metric m);
+/* Index of the most important latency inflection (largest rise), or -1. */
+long rp_headline(const struct rp_ctx *c);
+/* Whole-run numbers of group g. */
+void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st);
+/* The slow set of group g, or NULL. */
+const struct rp_slow *rp_slow_of(const struct rp_ctx *c, size_t g);
+
+/* ---- report_json.c ---- */
+
+/* ISO 8601 of a CLOCK_REALTIME time in zone tz (NULL or "UTC": "...Z"), ms precision. */
+char *rp_time_text(char *buf, size_t n, int64_t ns, const char *tz);
+/* The verdict in plain words (one paragraph, UTF-8) into buf. */
+void rp_verdict(const struct rp_ctx *c, char *buf, size_t n);
+/* Write DIR/findings.json.  Returns 0 or -1 (printed). */
+int rp_write_json(const struct rp_ctx *c, const char *path);
+
+/* ---- report_html.c ---- */
+
+/* Write DIR/report.html.  Returns 0 or -1 (printed). */
+int rp_write_html(const struct rp_ctx *c, const char *path);
+/* Text escaped for HTML element content and attribute values (& < > " '). */
+void rp_html_esc(FILE *f, const char *s);
+
+/* ---- report_svg.c ---- */
+
+/* The timeline of group g: latency p50/p95/p99 (ms), error rate (%), kept share, on
+ * one wall-clock axis, inflections and drift alarms marked and labelled; inline SVG. */
+void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g);
+
+#endif

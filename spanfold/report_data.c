@@ -1,0 +1,942 @@
+/* report_data.c - spanfold report's analysis, from inflect's and perf-fold's code.
+ *
+ *   window_auto()      the window, adapted to span density (unless --window)
+ *   spans_window()     per endpoint and window: latency percentiles, error rate, kept
+ *                      share; p95/p99 masked where a window is too small for them
+ *   run_db_series()    inflect's change points on every series, classified
+ *   rp_refine()        a p50 step moved from its window to the first span of the
+ *                      new regime
+ *   drift_analyse()    per endpoint against the configured rate, or against the rate
+ *                      of the first regime of its kept share when none is configured
+ *   spans_fold_table() the CPU samples with their spans (perf-fold's attribution) in
+ *                      sets: all; the slowest 5 % and the rest (sf_select_slowest, as
+ *                      `spanfold stacks --slowest 5%` takes it); per endpoint its own
+ *                      slowest 5 % (ranked on the span list the detector reads)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../inflect/quantile.h"
+#include "../inflect/run.h"
+#include "../inflect/window.h"
+#include "../perf-fold/perf_fold.h"
+#include "report.h"
+#include "sf_db.h"
+#include "sf_select.h"
+
+/* ---- a small string -> counts table: function names, stacks ---------------------- */
+
+struct tally_ent {
+    char *key;
+    double n[2]; /* [0] the set, [1] the set it is compared with */
+};
+
+struct tally {
+    struct tally_ent *e;
+    size_t n, cap;
+    size_t *slot; /* index + 1, 0 = empty */
+    size_t nslot;
+    double tot[2];
+};
+
+static uint64_t fnv(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+static int tally_grow(struct tally *t)
+{
+    size_t ns = t->nslot ? t->nslot * 2 : 256, *sl = calloc(ns, sizeof(*sl));
+    if (sl == NULL)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t k = fnv(t->e[i].key, strlen(t->e[i].key)) & (ns - 1);
+        while (sl[k])
+            k = (k + 1) & (ns - 1);
+        sl[k] = i + 1;
+    }
+    free(t->slot);
+    t->slot = sl;
+    t->nslot = ns;
+    return 0;
+}
+
+/* Add v to column which (0/1) of key[0..len).  Returns 0 or -1 (out of memory). */
+static int tally_add(struct tally *t, const char *key, size_t len, int which, double v)
+{
+    size_t k;
+
+    if ((t->n + 1) * 2 > t->nslot && tally_grow(t) < 0)
+        return -1;
+    for (k = fnv(key, len) & (t->nslot - 1); t->slot[k]; k = (k + 1) & (t->nslot - 1)) {
+        struct tally_ent *e = &t->e[t->slot[k] - 1];
+        if (strlen(e->key) == len && memcmp(e->key, key, len) == 0) {
+            e->n[which] += v;
+            t->tot[which] += v;
+            return 0;
+        }
+    }
+    if (t->n == t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 64;
+        struct tally_ent *ne = realloc(t->e, nc * sizeof(*ne));
+        if (ne == NULL)
+            return -1;
+        t->e = ne;
+        t->cap = nc;
+    }
+    if ((t->e[t->n].key = malloc(len + 1)) == NULL)
+        return -1;
+    memcpy(t->e[t->n].key, key, len);
+    t->e[t->n].key[len] = 0;
+    t->e[t->n].n[0] = t->e[t->n].n[1] = 0;
+    t->e[t->n].n[which] = v;
+    t->tot[which] += v;
+    t->slot[k] = ++t->n;
+    return 0;
+}
+
+static void tally_free(struct tally *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->e[i].key);
+    free(t->e);
+    free(t->slot);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Shares of t in column 0 (and 1) into out[], best first: by share (by_delta 0) or by
+ * share minus the other column's share (by_delta 1, rises only). */
+static size_t tally_top(const struct tally *t, int by_delta, struct rp_func *out, size_t max)
+{
+    size_t k = 0;
+
+    for (size_t i = 0; i < t->n; i++) {
+        double s = t->tot[0] > 0 ? t->e[i].n[0] / t->tot[0] : 0;
+        double r = t->tot[1] > 0 ? t->e[i].n[1] / t->tot[1] : 0;
+        double score = by_delta ? s - r : s, at;
+        size_t j;
+        if (score <= 0)
+            continue;
+        /* insertion into the sorted top list */
+        for (j = k; j > 0; j--) {
+            at = by_delta ? out[j - 1].share - out[j - 1].rest : out[j - 1].share;
+            if (at >= score)
+                break;
+            if (j < max)
+                out[j] = out[j - 1];
+        }
+        if (j < max) {
+            snprintf(out[j].name, sizeof(out[j].name), "%s", t->e[i].key);
+            out[j].share = s;
+            out[j].rest = r;
+            if (k < max)
+                k++;
+        }
+    }
+    return k;
+}
+
+/* ---- clocks ----------------------------------------------------------------------- */
+
+int64_t rp_realtime(const struct rp_ctx *c, int64_t t)
+{
+    if (!c->have_fit)
+        return t;
+    return t + c->fit_off + (int64_t)llround(c->fit_skew * 1e-6 * (double)(t - c->fit_ref));
+}
+
+int64_t rp_win_time(const struct rp_ctx *c, size_t w)
+{
+    return rp_realtime(c, c->sw.t0_ns + (int64_t)w * c->sw.window_ns);
+}
+
+static void note(struct rp_ctx *c, const char *text)
+{
+    if (c->nnotes < (int)(sizeof(c->notes) / sizeof(c->notes[0])))
+        snprintf(c->notes[c->nnotes++], sizeof(c->notes[0]), "%s", text);
+}
+
+/* The spans' clock, and the clock_fits row that maps it to CLOCK_REALTIME. */
+static int read_clock(struct rp_ctx *c, sqlite3 *h)
+{
+    sqlite3_stmt *st;
+
+    snprintf(c->span_clock, sizeof(c->span_clock), "realtime");
+    if (sqlite3_prepare_v2(h,
+                           "SELECT so.clock FROM spans s JOIN sources so ON so.id = s.source_id "
+                           "GROUP BY so.clock ORDER BY count(*) DESC LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        snprintf(c->span_clock, sizeof(c->span_clock), "%s", sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    if (strcmp(c->span_clock, "realtime") == 0)
+        return 0;
+    if (sqlite3_prepare_v2(
+            h,
+            "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE from_clock = ?1 "
+            "AND to_clock = 'realtime' ORDER BY points DESC, id LIMIT 1",
+            -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, c->span_clock, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        c->have_fit = 1;
+        c->fit_off = sqlite3_column_int64(st, 0);
+        c->fit_skew = sqlite3_column_double(st, 1);
+        c->fit_ref = sqlite3_column_int64(st, 2);
+    } else {
+        char b[256];
+        snprintf(b, sizeof(b),
+                 "the spans' clock (%s) has no clock_fits row to realtime: times are shown "
+                 "as recorded",
+                 c->span_clock);
+        note(c, b);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* ---- spans ------------------------------------------------------------------------ */
+
+static size_t group_index(const struct rp_ctx *c, const char *name)
+{
+    size_t other = SIZE_MAX;
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        if (strcmp(c->sw.g[g].name, name) == 0)
+            return g;
+        if (strcmp(c->sw.g[g].name, "(other)") == 0)
+            other = g;
+    }
+    return other;
+}
+
+static int read_spans(struct rp_ctx *c, sqlite3 *h)
+{
+    char sql[1024];
+    const char *ge = spans_group_expr("endpoint");
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    int rc;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT s.span_id, %s, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns) "
+             "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
+             "ORDER BY s.req_start_ns, s.id",
+             ge, ge);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        struct rp_span *sp;
+        const char *id = (const char *)sqlite3_column_text(st, 0);
+        const char *gname = (const char *)sqlite3_column_text(st, 1);
+        size_t g = group_index(c, gname ? gname : "");
+        if (g == SIZE_MAX)
+            continue;
+        if (c->nspans == cap) {
+            size_t nc = cap ? cap * 2 : 1024;
+            struct rp_span *ns = realloc(c->spans, nc * sizeof(*ns));
+            if (ns == NULL)
+                break;
+            c->spans = ns;
+            cap = nc;
+        }
+        sp = &c->spans[c->nspans++];
+        memset(sp, 0, sizeof(*sp));
+        snprintf(sp->id, sizeof(sp->id), "%s", id ? id : "");
+        sp->group = g;
+        sp->start_ns = sqlite3_column_int64(st, 2);
+        sp->lat_ms = sqlite3_column_type(st, 3) == SQLITE_NULL
+                         ? NAN
+                         : (double)(sqlite3_column_int64(st, 3) - sp->start_ns) / 1e6;
+        if (sp->lat_ms < 0)
+            sp->lat_ms = NAN;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The latency at or above which a span is among the slowest RP_SLOW_SHARE of those
+ * of group g; +inf when there are none. */
+static double slow_cut(const struct rp_ctx *c, size_t g)
+{
+    double *v = malloc((c->nspans ? c->nspans : 1) * sizeof(*v)), cut = INFINITY;
+    size_t n = 0, k;
+
+    if (v == NULL)
+        return INFINITY;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
+            v[n++] = c->spans[i].lat_ms;
+    if (n) {
+        qsort(v, n, sizeof(*v), cmp_d);
+        /* k = ceil(share * n), ties kept: --slowest 5% of the selection language */
+        k = (size_t)ceil((double)n * RP_SLOW_SHARE);
+        cut = v[n - (k ? k : 1)];
+    }
+    free(v);
+    return cut;
+}
+
+static void mark_slow(struct rp_ctx *c)
+{
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        double gc = slow_cut(c, g);
+        for (size_t i = 0; i < c->nspans; i++)
+            if (c->spans[i].group == g)
+                c->spans[i].slow_group = c->spans[i].lat_ms >= gc;
+    }
+}
+
+/* ---- change points ---------------------------------------------------------------- */
+
+/* p95 and p99 of a window too small for them are its max: leave them out. */
+static void mask_tails(struct rp_ctx *c)
+{
+    uint64_t n95 = window_pct_min_spans(0.95), n99 = window_pct_min_spans(0.99);
+    for (size_t g = 0; g < c->sw.ng; g++)
+        for (size_t w = 0; w < c->sw.nwin; w++) {
+            if (c->sw.g[g].spans[w] < n95)
+                c->sw.g[g].m[M_P95][w] = NAN;
+            if (c->sw.g[g].spans[w] < n99)
+                c->sw.g[g].m[M_P99][w] = NAN;
+        }
+}
+
+/* Latency change points on the spans themselves, not on windows: every span of the
+ * endpoint is one observation, so no window has to hold enough spans for a stable
+ * median, and a change point's time is the start of the first span of the new regime.
+ * The detector sees each span's rank score ((rank - 1/2) / n, ties averaged) rather than
+ * its latency: a latency mix of fast and slow paths (e.g. 4 ms and 45 ms) or a few
+ * outliers would otherwise dominate the squared error.  Levels are the medians (ms) of
+ * the segments on either side. */
+struct rank_ent {
+    double lat;
+    size_t at;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+    const struct rank_ent *x = a, *y = b;
+    return x->lat < y->lat ? -1 : x->lat > y->lat ? 1 : (x->at > y->at) - (x->at < y->at);
+}
+
+static double median_of(const struct rp_ctx *c, const size_t *idx, size_t from, size_t to)
+{
+    static const double half = 0.5;
+    double *v = malloc((to > from ? to - from : 1) * sizeof(*v)), q = NAN;
+    if (v == NULL || to <= from) {
+        free(v);
+        return NAN;
+    }
+    for (size_t i = from; i < to; i++)
+        v[i - from] = c->spans[idx[i]].lat_ms;
+    quantile_exact(v, to - from, &half, 1, &q);
+    free(v);
+    return q;
+}
+
+static void push_cp(struct rp_ctx *c, size_t g, enum span_metric m, const struct cp_point *q,
+                    size_t win, int64_t t, double before, double after, int from_spans)
+{
+    struct rp_cp *p;
+    if (c->ncps >= RP_MAX_CPS)
+        return;
+    p = &c->cps[c->ncps++];
+    memset(p, 0, sizeof(*p));
+    p->group = g;
+    p->metric = m;
+    p->kind = q->kind;
+    p->win = win;
+    p->time_ns = t;
+    p->before = before;
+    p->after = after;
+    p->refined = from_spans;
+}
+
+static int span_cps(struct rp_ctx *c, size_t g)
+{
+    size_t n = 0, *idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
+    struct rank_ent *r = malloc((c->nspans ? c->nspans : 1) * sizeof(*r));
+    struct inflect_series s;
+    struct inflect_result res;
+    int rc = -1;
+
+    memset(&s, 0, sizeof(s));
+    memset(&res, 0, sizeof(res));
+    if (idx == NULL || r == NULL)
+        goto out;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
+            idx[n++] = i;
+    for (size_t i = 0; i < n; i++)
+        r[i] = (struct rank_ent){c->spans[idx[i]].lat_ms, i};
+    qsort(r, n, sizeof(*r), cmp_rank);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j + 1 < n && r[j + 1].lat == r[i].lat)
+            j++;
+        for (size_t k = i; k <= j; k++)
+            r[k].lat = ((double)(i + j) / 2 + 0.5) / (double)n; /* tied ranks averaged */
+        i = j;
+    }
+    snprintf(s.name, sizeof(s.name), "%.100s/latency", c->sw.g[g].name);
+    {
+        double *score = malloc((n ? n : 1) * sizeof(*score));
+        if (score == NULL)
+            goto out;
+        for (size_t k = 0; k < n; k++) /* back to start order: r[k].at is the position */
+            score[r[k].at] = r[k].lat;
+        for (size_t k = 0; k < n; k++)
+            if (series_push(&s, (double)c->spans[idx[k]].start_ns / 1e9, score[k], k, NULL) < 0) {
+                free(score);
+                goto out;
+            }
+        free(score);
+    }
+    res.s = &s;
+    if (n >= 8) {
+        /* the default detector only: inflect's others are for comparison, and cost time on
+           a series as long as the endpoint's requests */
+        enum cp_detector d = (enum cp_detector)c->ictx.detector;
+        size_t cap = n < INFLECT_MAX_CPS ? n + 1 : INFLECT_MAX_CPS;
+        long m;
+        if ((res.by[d] = malloc(cap * sizeof(size_t))) == NULL ||
+            (m = cp_detect(d, s.v, s.n, &c->ictx.cp, res.by[d], cap, &res.info)) < 0)
+            goto out;
+        res.nby[d] = res.npts = (size_t)m;
+        if ((res.pts = calloc(res.npts ? res.npts : 1, sizeof(*res.pts))) == NULL ||
+            classify_points(s.v, s.n, res.by[d], res.npts, res.pts) < 0)
+            goto out;
+    }
+    for (size_t i = 0; i < res.npts; i++) {
+        const struct cp_point *q = &res.pts[i];
+        size_t lo = i ? res.pts[i - 1].index : 0, hi = i + 1 < res.npts ? res.pts[i + 1].index : n;
+        const struct rp_span *sp = &c->spans[idx[q->index]];
+        size_t win = (size_t)((sp->start_ns - c->sw.t0_ns) / c->sw.window_ns);
+        push_cp(c, g, M_P50, q, win, rp_realtime(c, sp->start_ns), median_of(c, idx, lo, q->index),
+                median_of(c, idx, q->index, hi), 1);
+    }
+    rc = 0;
+out:
+    inflect_result_free(&res);
+    series_free(&s);
+    free(idx);
+    free(r);
+    return rc;
+}
+
+static int collect_cps(struct rp_ctx *c)
+{
+    static const enum span_metric ms[] = {M_P95, M_P99, M_ERROR_RATE, M_THROUGHPUT,
+                                          M_SAMPLED_SHARE};
+
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        if (span_cps(c, g) < 0)
+            return -1;
+        for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+            const struct inflect_result *r = rp_result(c, g, ms[k]);
+            for (size_t i = 0; i < r->npts; i++) {
+                const struct cp_point *q = &r->pts[i];
+                size_t win;
+                if (q->index >= r->s->n)
+                    continue;
+                win = r->s->row[q->index];
+                push_cp(c, g, ms[k], q, win, rp_win_time(c, win), q->before, q->after, 0);
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- sampling drift --------------------------------------------------------------- */
+
+static int run_drift(struct rp_ctx *c)
+{
+    struct drift_opts o;
+
+    drift_defaults(&o);
+    c->dres = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->dres));
+    c->pi = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->pi));
+    c->drifts = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->drifts));
+    if (c->dres == NULL || c->pi == NULL || c->drifts == NULL)
+        return -1;
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        const struct win_group *wg = &c->sw.g[g];
+        const struct inflect_result *ks = rp_result(c, g, M_SAMPLED_SHARE);
+        size_t nw = c->sw.nwin, split = nw;
+        uint64_t t = 0, k = 0;
+        int configured = c->o.expect_rate > 0, any_cfg = 0;
+        double est;
+        for (size_t w = 0; w < nw; w++)
+            any_cfg |= isfinite(wg->cfg[w]);
+        /* no configured rate: the first regime of the kept share is the reference */
+        if (ks->npts > 0 && ks->pts[0].index < ks->s->n)
+            split = ks->s->row[ks->pts[0].index];
+        for (size_t w = 0; w < split; w++) {
+            t += wg->trials[w];
+            k += wg->kept[w];
+        }
+        est = t ? (double)k / (double)t : NAN;
+        if ((c->pi[g] = malloc((nw ? nw : 1) * sizeof(double))) == NULL)
+            return -1;
+        for (size_t w = 0; w < nw; w++)
+            c->pi[g][w] = configured ? c->o.expect_rate : any_cfg ? wg->cfg[w] : est;
+        if (drift_analyse(wg->trials, wg->kept, c->pi[g], wg->spans, wg->traces, nw, &o,
+                          &c->dres[g]) < 0)
+            return -1;
+        if (c->dres[g].alarm) {
+            struct rp_drift *d = &c->drifts[c->ndrifts++];
+            d->group = g;
+            d->configured = configured || any_cfg;
+            d->expect = configured ? c->o.expect_rate : any_cfg ? NAN : est;
+            d->from_rate = c->dres[g].rate_before;
+            d->to_rate = c->dres[g].rate_after;
+            d->time_ns = rp_win_time(c, c->dres[g].onset_win);
+            d->direction = c->dres[g].direction;
+        }
+    }
+    return 0;
+}
+
+/* ---- CPU of the span sets --------------------------------------------------------- */
+
+static int cmp_span_id(const void *a, const void *b)
+{
+    const struct rp_span *const *x = a, *const *y = b;
+    return strcmp((*x)->id, (*y)->id);
+}
+
+static const struct rp_span *find_span(struct rp_span *const *idx, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(idx[mid]->id, id);
+        if (r == 0)
+            return idx[mid];
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Fold the samples that pass f (perf-fold's span attribution, spans_fold_table) into t;
+ * t is set up here and freed by the caller (fold_table_free).  Returns 0 or -1. */
+static int fold(sqlite3 *h, const struct spans_filter *f, const char *group_by, struct pf_table *t)
+{
+    struct sf_err err;
+
+    memset(t, 0, sizeof(*t));
+    sf_arena_init(&t->keys, 1 << 20, PF_TABLE_MAX);
+    sf_err_clear(&err);
+    return spans_fold_table(h, f, group_by, t, &err) < 0 ? -1 : 0;
+}
+
+/* t as folded text ("frames count\n", sorted) into set. */
+static int to_set(struct pf_table *t, struct rp_set *set)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    int rc;
+
+    if (m == NULL)
+        return -1;
+    rc = fold_table_print(t, m);
+    rc |= fclose(m) != 0;
+    if (rc == 0 && len)
+        rc = sf_buf_append(&set->folded, text, len);
+    free(text);
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].e)
+            set->samples += t->slots[i].e->count;
+    return rc ? -1 : 0;
+}
+
+/* The leaf (last frame) of "a;b;c". */
+static const char *leaf_of(const char *frames, size_t len, size_t *n)
+{
+    const char *l = frames + len;
+    while (l > frames && l[-1] != ';')
+        l--;
+    *n = (size_t)(frames + len - l);
+    return l;
+}
+
+/* Every stack of t into column which of the tallies of leaves and of whole stacks. */
+static int tally_table(const struct pf_table *t, int which, struct tally *leaves,
+                       struct tally *stacks)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        const struct pf_entry *e = t->slots[i].e;
+        const char *l;
+        size_t ln;
+        if (e == NULL)
+            continue;
+        l = leaf_of(e->key, e->len, &ln);
+        if (tally_add(leaves, l, ln, which, (double)e->count) < 0 ||
+            tally_add(stacks, e->key, e->len, which, (double)e->count) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Per endpoint, the CPU of its own slowest 5 % against its other spans: the samples
+ * folded per span ("[span ID ...];frames"), each span found in the span list. */
+static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally *pergroup)
+{
+    struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
+
+    if (idx == NULL)
+        return -1;
+    for (size_t k = 0; k < c->nspans; k++)
+        idx[k] = &c->spans[k];
+    qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
+    for (size_t i = 0; i < t->cap; i++) {
+        const struct pf_entry *e = t->slots[i].e;
+        const char *semi, *l;
+        const struct rp_span *sp;
+        char id[17];
+        size_t k = 0, ln;
+        if (e == NULL || e->len < 7 || strncmp(e->key, "[span ", 6) != 0 ||
+            (semi = memchr(e->key, ';', e->len)) == NULL)
+            continue;
+        for (const char *p = e->key + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
+            id[k++] = *p;
+        id[k] = 0;
+        if ((sp = find_span(idx, c->nspans, id)) == NULL)
+            continue;
+        l = leaf_of(semi + 1, e->len - (size_t)(semi + 1 - e->key), &ln);
+        if (tally_add(&pergroup[sp->group], l, ln, sp->slow_group ? 0 : 1, (double)e->count) < 0) {
+            free(idx);
+            return -1;
+        }
+    }
+    free(idx);
+    return 0;
+}
+
+/* The differential graph's input: every stack with the rest's count scaled to the slow
+ * set's total, then the slow set's ("before after", as difffolded.pl -n writes). */
+static int diff_folded(const struct tally *stacks, struct sf_buf *out)
+{
+    double scale = stacks->tot[1] > 0 ? stacks->tot[0] / stacks->tot[1] : 0;
+    for (size_t i = 0; i < stacks->n; i++)
+        if (sf_buf_printf(out, "%s %.0f %.0f\n", stacks->e[i].key, stacks->e[i].n[1] * scale,
+                          stacks->e[i].n[0]) < 0)
+            return -1;
+    return 0;
+}
+
+/* The sets: every sample; the slowest 5 % of spans and the others (the selection
+ * language's --slowest 5%, as spanfold stacks takes it); per endpoint its own slowest
+ * 5 % against its other spans. */
+static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
+{
+    struct sf_select sel;
+    struct sf_err err;
+    struct pf_table t[4]; /* all, slow, rest, per span */
+    struct tally leaves, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
+    struct spans_filter f_all = {0}, f_slow = {.sel = &sel}, f_rest = {.sel = &sel, .rest = 1};
+    struct spans_filter f_span = {.attributed = 1};
+    uint64_t in_spans = 0;
+    int rc = -1;
+
+    memset(t, 0, sizeof(t));
+    memset(&leaves, 0, sizeof(leaves));
+    memset(&stacks, 0, sizeof(stacks));
+    sf_select_init(&sel);
+    sf_err_clear(&err);
+    if (pergroup == NULL || sf_select_slowest(&sel, "5%", &err) < 0 ||
+        fold(h, &f_all, NULL, &t[0]) < 0 || fold(h, &f_slow, NULL, &t[1]) < 0 ||
+        fold(h, &f_rest, NULL, &t[2]) < 0 || fold(h, &f_span, "span", &t[3]) < 0)
+        goto out;
+    if (to_set(&t[0], &c->all) < 0 || to_set(&t[1], &c->slow) < 0 || to_set(&t[2], &c->rest) < 0 ||
+        tally_table(&t[1], 0, &leaves, &stacks) < 0 ||
+        tally_table(&t[2], 1, &leaves, &stacks) < 0 || tally_groups(c, &t[3], pergroup) < 0 ||
+        diff_folded(&stacks, &c->diff) < 0)
+        goto out;
+    for (size_t i = 0; i < t[3].cap; i++)
+        if (t[3].slots[i].e)
+            in_spans += t[3].slots[i].e->count;
+    c->unattributed = c->all.samples > in_spans ? c->all.samples - in_spans : 0;
+    c->nregress = tally_top(&leaves, 1, c->regress, RP_TOP_FUNCS);
+    if ((c->slows = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->slows))) == NULL)
+        goto out;
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        struct rp_slow *s = &c->slows[c->nslows];
+        if (pergroup[g].tot[0] <= 0)
+            continue;
+        s->group = g;
+        s->samples = (uint64_t)pergroup[g].tot[0];
+        s->cut_ms = slow_cut(c, g);
+        for (size_t k = 0; k < c->nspans; k++)
+            s->spans += c->spans[k].group == g && c->spans[k].slow_group;
+        s->ntop = tally_top(&pergroup[g], 0, s->top, RP_TOP_FUNCS);
+        c->nslows++;
+    }
+    rc = 0;
+out:
+    for (size_t g = 0; pergroup && g < c->sw.ng; g++)
+        tally_free(&pergroup[g]);
+    free(pergroup);
+    for (int i = 0; i < 4; i++)
+        fold_table_free(&t[i]);
+    tally_free(&leaves);
+    tally_free(&stacks);
+    sf_select_free(&sel);
+    return rc;
+}
+
+/* ---- TLS -------------------------------------------------------------------------- */
+
+static void read_tls(struct rp_ctx *c, sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    const char *sql =
+        "SELECT count(*), count(tls_version), sum(decrypted), sum(early_data = 'offered'),"
+        " sum(early_data = 'accepted'), sum(early_data = 'rejected'),"
+        " sum(early_data_bytes), group_concat(DISTINCT tls_version),"
+        " group_concat(DISTINCT tls_cipher), group_concat(DISTINCT alpn),"
+        " group_concat(DISTINCT sni) FROM connections";
+
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        struct rp_tls *t = &c->tls;
+        t->conns = (uint64_t)sqlite3_column_int64(st, 0);
+        t->tls = (uint64_t)sqlite3_column_int64(st, 1);
+        t->decrypted = (uint64_t)sqlite3_column_int64(st, 2);
+        t->early_offered = (uint64_t)sqlite3_column_int64(st, 3);
+        t->early_accepted = (uint64_t)sqlite3_column_int64(st, 4);
+        t->early_rejected = (uint64_t)sqlite3_column_int64(st, 5);
+        t->early_bytes = (uint64_t)sqlite3_column_int64(st, 6);
+#define TXT(i, dst)                                                                                \
+    snprintf(dst, sizeof(dst), "%s",                                                               \
+             sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
+        TXT(7, t->versions);
+        TXT(8, t->ciphers);
+        TXT(9, t->alpn);
+        TXT(10, t->sni);
+#undef TXT
+    }
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM spans WHERE early_data = 1", -1, &st, NULL) ==
+        SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            c->tls.early_spans = (uint64_t)sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum span_metric m)
+{
+    return &c->res[g * M_NMETRICS + (size_t)m];
+}
+
+const struct rp_slow *rp_slow_of(const struct rp_ctx *c, size_t g)
+{
+    for (size_t i = 0; i < c->nslows; i++)
+        if (c->slows[i].group == g)
+            return &c->slows[i];
+    return NULL;
+}
+
+void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
+{
+    static const double ps[4] = {0.50, 0.95, 0.99, 1.0};
+    double *v = malloc((c->nspans ? c->nspans : 1) * sizeof(*v)), q[4], err = 0;
+    const struct win_group *wg = &c->sw.g[g];
+    uint64_t trials = 0, kept = 0;
+    size_t n = 0;
+
+    memset(st, 0, sizeof(*st));
+    for (size_t w = 0; w < c->sw.nwin; w++) {
+        st->spans += wg->spans[w];
+        trials += wg->trials[w];
+        kept += wg->kept[w];
+        if (wg->spans[w])
+            err += wg->m[M_ERROR_RATE][w] * (double)wg->spans[w];
+    }
+    st->rps =
+        c->sw.nwin ? (double)st->spans / ((double)c->sw.nwin * (double)c->sw.window_ns / 1e9) : NAN;
+    st->err = st->spans ? err / (double)st->spans : NAN;
+    st->kept = trials ? (double)kept / (double)trials : NAN;
+    st->p50 = st->p95 = st->p99 = st->max = NAN;
+    if (v == NULL)
+        return;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
+            v[n++] = c->spans[i].lat_ms;
+    if (n) {
+        quantile_exact(v, n, ps, 4, q);
+        st->p50 = q[0];
+        st->p95 = n >= window_pct_min_spans(0.95) ? q[1] : NAN;
+        st->p99 = n >= window_pct_min_spans(0.99) ? q[2] : NAN;
+        st->max = q[3];
+    }
+    free(v);
+}
+
+long rp_headline(const struct rp_ctx *c)
+{
+    long best = -1;
+    double bv = 0;
+
+    for (size_t i = 0; i < c->ncps; i++) {
+        const struct rp_cp *p = &c->cps[i];
+        double rise;
+        if ((p->metric != M_P50 && p->metric != M_P95 && p->metric != M_P99) ||
+            p->kind == CP_SPIKE || !(p->before > 0))
+            continue;
+        rise = p->after / p->before;
+        /* p50 first: it moves with most requests; a tail change must be larger */
+        if (p->metric != M_P50)
+            rise /= 2;
+        if (rise > bv) {
+            bv = rise;
+            best = (long)i;
+        }
+    }
+    return bv > 1.2 ? best : -1;
+}
+
+static int fail(const struct rp_ctx *c, const char *what, const struct sf_err *err)
+{
+    char msg[512];
+    if (err && err->code) {
+        sf_err_format(err, "spanfold report", c->o.db, msg, sizeof(msg));
+        fprintf(stderr, "%s\n", msg);
+    } else {
+        fprintf(stderr, "spanfold report: %s: %s\n", c->o.db, what);
+    }
+    return SF_EXIT_USAGE;
+}
+
+/* What a sample's weight counts: ns of CPU for the clock events, else the event. */
+static void read_unit(struct rp_ctx *c, sqlite3 *h)
+{
+    sqlite3_stmt *st;
+
+    snprintf(c->count_unit, sizeof(c->count_unit), "samples");
+    if (sqlite3_prepare_v2(h, "SELECT min(event), count(DISTINCT event) FROM samples", -1, &st,
+                           NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 1) == 1) {
+        const char *ev = (const char *)sqlite3_column_text(st, 0);
+        if (ev && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
+            snprintf(c->count_unit, sizeof(c->count_unit), "ns");
+        else if (ev)
+            snprintf(c->count_unit, sizeof(c->count_unit), "%.30s periods", ev);
+    }
+    sqlite3_finalize(st);
+}
+
+static void sample_notes(struct rp_ctx *c)
+{
+    if (c->all.samples == 0)
+        note(c, "no CPU samples: no flame graphs; record them with perf record -k mono -g "
+                "and ingest perf script's text, see docs/recording.md");
+    else if (c->slow.samples + c->rest.samples == 0)
+        note(c, "no span markers: CPU samples cannot be attributed to spans, so the slow "
+                "requests' stacks are unknown; record them with spantrace, see "
+                "docs/recording.md");
+}
+
+int rp_analyse(struct rp_ctx *c)
+{
+    struct sf_err err;
+    struct sf_db *db = NULL;
+    struct stat stb;
+    int rc;
+
+    sf_err_clear(&err);
+    memset(&c->ictx, 0, sizeof(c->ictx));
+    c->ictx.tool = "spanfold report";
+    c->ictx.by = "endpoint";
+    c->ictx.tiers = 1;
+    c->ictx.detector = CP_PELT;
+    c->ictx.quiet = 1;
+    cp_defaults(&c->ictx.cp);
+    if (stat(c->o.db, &stb) < 0)
+        return fail(c, "no such database", NULL);
+    if (c->o.window_ns == 0 && window_auto(c->o.db, "endpoint", &c->o.window_ns, &err) < 0)
+        return fail(c, "", &err);
+    c->ictx.window_ns = c->o.window_ns;
+    if (spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, NULL, &err) < 0 ||
+        clock_read(&c->clk, c->o.db, &err) < 0)
+        return fail(c, "", &err);
+    mask_tails(c);
+    if (run_db_series(&c->ictx, &c->sw, &c->ser, &c->res) < 0)
+        return fail(c, "out of memory", NULL);
+    if ((rc = sf_db_open(&db, c->o.db, &err)) < 0)
+        return fail(c, "", &err);
+    if (read_clock(c, sf_db_handle(db)) < 0 || read_spans(c, sf_db_handle(db)) < 0) {
+        fprintf(stderr, "spanfold report: %s: query failed: %s\n", c->o.db,
+                sqlite3_errmsg(sf_db_handle(db)));
+        sf_db_close(db, NULL);
+        return SF_EXIT_USAGE;
+    }
+    read_tls(c, sf_db_handle(db));
+    read_unit(c, sf_db_handle(db));
+    if (c->sw.nspans == 0)
+        note(c, "no spans: ingest a packet capture (pcap2spans) to get requests and their "
+                "latency");
+    mark_slow(c);
+    if (collect_cps(c) < 0 || run_drift(c) < 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "out of memory", NULL);
+    }
+    sf_buf_init(&c->all.folded, 1u << 30);
+    sf_buf_init(&c->slow.folded, 1u << 30);
+    sf_buf_init(&c->rest.folded, 1u << 30);
+    sf_buf_init(&c->diff, 1u << 30);
+    rc = cpu_sets(c, sf_db_handle(db));
+    sf_db_close(db, NULL);
+    if (rc < 0)
+        return fail(c, "reading the CPU samples failed", NULL);
+    sample_notes(c);
+    return 0;
+}
+
+void rp_free(struct rp_ctx *c)
+{
+    size_t ns = c->sw.ng * M_NMETRICS;
+    for (size_t i = 0; c->res && i < ns; i++) {
+        inflect_result_free(&c->res[i]);
+        series_free(&c->ser[i]);
+    }
+    for (size_t g = 0; c->dres && g < c->sw.ng; g++) {
+        drift_result_free(&c->dres[g]);
+        free(c->pi[g]);
+    }
+    free(c->res);
+    free(c->ser);
+    free(c->dres);
+    free(c->pi);
+    free(c->drifts);
+    free(c->slows);
+    free(c->spans);
+    sf_buf_free(&c->all.folded);
+    sf_buf_free(&c->slow.folded);
+    sf_buf_free(&c->rest.folded);
+    sf_buf_free(&c->diff);
+    clock_free(&c->clk);
+    spans_free(&c->sw);
+}

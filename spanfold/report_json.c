@@ -1,0 +1,296 @@
+/* report_json.c - spanfold report's findings.json, its wall-clock times and the
+ * verdict in words (the page shows the same sentences).
+ *
+ * Shape (docs/spanfold.md, "spanfold report"):
+ *   { input, window_s, tz, start_ns, start_utc, spans, verdict, notes[],
+ *     endpoints[] {endpoint, spans, throughput_per_s, p50_ms, p95_ms, p99_ms, max_ms,
+ *                  error_rate, kept_share},
+ *     inflections[] {endpoint, metric, unit, kind, time_ns, time_utc, time, window,
+ *                    refined, before, after},
+ *     slow[] {endpoint, spans, latency_from_ms, samples, top_functions[] {name, share}},
+ *     regressions[] {name, slow_share, rest_share},
+ *     drift[] {endpoint, configured, expect_rate, from_rate, to_rate, direction,
+ *              time_ns, time_utc, time},
+ *     clock_fits[] {from, to, segments, offset_ns, skew_ppm, residual_rms_ns},
+ *     tls {connections, tls, decrypted, versions, ciphers, alpn, sni, early_data_*} }
+ * time_ns is CLOCK_REALTIME ns; time_utc its ISO 8601 text in UTC, time in --tz.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+#include "sf_json.h"
+
+char *rp_time_text(char *buf, size_t n, int64_t ns, const char *tz)
+{
+    time_t s = (time_t)(ns >= 0 ? ns / 1000000000 : (ns - 999999999) / 1000000000);
+    int ms = (int)((ns - (int64_t)s * 1000000000) / 1000000);
+    struct tm tm;
+    char date[40], off[8];
+    int utc = tz == NULL || strcmp(tz, "UTC") == 0;
+
+    if (utc ? gmtime_r(&s, &tm) == NULL : localtime_r(&s, &tm) == NULL) {
+        snprintf(buf, n, "?");
+        return buf;
+    }
+    strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (utc) {
+        snprintf(buf, n, "%s.%03dZ", date, ms);
+    } else {
+        strftime(off, sizeof(off), "%z", &tm); /* +0100 -> +01:00 */
+        snprintf(buf, n, "%s.%03d%.3s:%.2s", date, ms, off, off + 3);
+    }
+    return buf;
+}
+
+/* "12:03:14 UTC" (or the zone's abbreviation): the short form the verdict uses. */
+static char *clock_text(char *buf, size_t n, int64_t ns, const char *tz)
+{
+    time_t s = (time_t)(ns / 1000000000);
+    struct tm tm;
+    char hms[16], zone[16];
+    int utc = tz == NULL || strcmp(tz, "UTC") == 0;
+
+    if (utc ? gmtime_r(&s, &tm) == NULL : localtime_r(&s, &tm) == NULL) {
+        snprintf(buf, n, "?");
+        return buf;
+    }
+    strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+    strftime(zone, sizeof(zone), "%Z", &tm);
+    snprintf(buf, n, "%s %s", hms, utc ? "UTC" : zone);
+    return buf;
+}
+
+static const char *metric_unit(enum span_metric m)
+{
+    switch (m) {
+    case M_P50:
+    case M_P95:
+    case M_P99:
+    case M_MAX:
+        return "ms";
+    case M_THROUGHPUT:
+        return "1/s";
+    case M_ERROR_RATE:
+    case M_SAMPLED_SHARE:
+        return "share";
+    default:
+        return "";
+    }
+}
+
+void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
+{
+    long h = rp_headline(c);
+    size_t at = 0;
+    char t[48];
+    const struct rp_slow *sl = NULL;
+
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        int k_ = snprintf(buf + at, at < n ? n - at : 0, __VA_ARGS__);                             \
+        if (k_ > 0)                                                                                \
+            at = at + (size_t)k_ < n ? at + (size_t)k_ : n - 1;                                    \
+    } while (0)
+    buf[0] = 0;
+    if (h >= 0) {
+        const struct rp_cp *p = &c->cps[h];
+        ADD("%s %s %s %.0f \xe2\x86\x92 %.0f ms at %s", c->sw.g[p->group].name,
+            spans_metric_name(p->metric), p->after > p->before ? "rose" : "fell", p->before,
+            p->after, clock_text(t, sizeof(t), p->time_ns, c->o.tz));
+        sl = rp_slow_of(c, p->group);
+        if (sl && sl->ntop)
+            ADD("; %.0f %% of the slow requests' CPU is %s", 100 * sl->top[0].share,
+                sl->top[0].name);
+    } else if (c->sw.nspans) {
+        ADD("no latency inflection in %llu spans over %.0f s", (unsigned long long)c->sw.nspans,
+            (double)c->sw.nwin * (double)c->sw.window_ns / 1e9);
+        if (c->nregress)
+            ADD("; %.0f %% of the slowest 5 %% of requests' CPU is %s", 100 * c->regress[0].share,
+                c->regress[0].name);
+    } else {
+        ADD("no spans in the database");
+    }
+    for (size_t i = 0; i < c->ndrifts && i < 3; i++) {
+        const struct rp_drift *d = &c->drifts[i];
+        ADD("; the kept share of %s traces %s %.2f \xe2\x86\x92 %.2f at %s", c->sw.g[d->group].name,
+            d->direction < 0 ? "fell" : "rose", d->from_rate, d->to_rate,
+            clock_text(t, sizeof(t), d->time_ns, c->o.tz));
+    }
+    if (c->ndrifts == 0 && c->sw.nspans)
+        ADD("; no sampling drift");
+#undef ADD
+}
+
+static void json_time(struct sf_jw *w, const struct rp_ctx *c, int64_t ns)
+{
+    char t[64];
+    sf_jw_int(w, "time_ns", ns);
+    sf_jw_str(w, "time_utc", rp_time_text(t, sizeof(t), ns, NULL));
+    sf_jw_str(w, "time", rp_time_text(t, sizeof(t), ns, c->o.tz));
+}
+
+static void json_endpoints(struct sf_jw *w, const struct rp_ctx *c)
+{
+    sf_jw_arr(w, "endpoints");
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        struct rp_gstat st;
+        rp_group_stats(c, g, &st);
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->sw.g[g].name);
+        sf_jw_int(w, "spans", (int64_t)st.spans);
+        sf_jw_num(w, "throughput_per_s", st.rps);
+        sf_jw_num(w, "p50_ms", st.p50);
+        sf_jw_num(w, "p95_ms", st.p95);
+        sf_jw_num(w, "p99_ms", st.p99);
+        sf_jw_num(w, "max_ms", st.max);
+        sf_jw_num(w, "error_rate", st.err);
+        sf_jw_num(w, "kept_share", st.kept);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
+static void json_inflections(struct sf_jw *w, const struct rp_ctx *c)
+{
+    sf_jw_arr(w, "inflections");
+    for (size_t i = 0; i < c->ncps; i++) {
+        const struct rp_cp *p = &c->cps[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->sw.g[p->group].name);
+        sf_jw_str(w, "metric", spans_metric_name(p->metric));
+        sf_jw_str(w, "unit", metric_unit(p->metric));
+        sf_jw_str(w, "kind", cp_kind_name(p->kind));
+        json_time(w, c, p->time_ns);
+        sf_jw_int(w, "window", (int64_t)p->win);
+        sf_jw_bool(w, "refined", p->refined);
+        sf_jw_num(w, "before", p->before);
+        sf_jw_num(w, "after", p->after);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
+static void json_funcs(struct sf_jw *w, const char *key, const struct rp_func *f, size_t n,
+                       int rest)
+{
+    sf_jw_arr(w, key);
+    for (size_t i = 0; i < n; i++) {
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "name", f[i].name);
+        sf_jw_num(w, rest ? "slow_share" : "share", f[i].share);
+        if (rest)
+            sf_jw_num(w, "rest_share", f[i].rest);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
+static void json_slow(struct sf_jw *w, const struct rp_ctx *c)
+{
+    sf_jw_arr(w, "slow");
+    for (size_t i = 0; i < c->nslows; i++) {
+        const struct rp_slow *s = &c->slows[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->sw.g[s->group].name);
+        sf_jw_int(w, "spans", (int64_t)s->spans);
+        sf_jw_num(w, "latency_from_ms", s->cut_ms);
+        sf_jw_int(w, "samples", (int64_t)s->samples);
+        json_funcs(w, "top_functions", s->top, s->ntop, 0);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+    json_funcs(w, "regressions", c->regress, c->nregress, 1);
+}
+
+static void json_drift(struct sf_jw *w, const struct rp_ctx *c)
+{
+    sf_jw_arr(w, "drift");
+    for (size_t i = 0; i < c->ndrifts; i++) {
+        const struct rp_drift *d = &c->drifts[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->sw.g[d->group].name);
+        sf_jw_bool(w, "configured", d->configured);
+        sf_jw_num(w, "expect_rate", d->expect);
+        sf_jw_num(w, "from_rate", d->from_rate);
+        sf_jw_num(w, "to_rate", d->to_rate);
+        sf_jw_str(w, "direction", d->direction < 0 ? "down" : "up");
+        json_time(w, c, d->time_ns);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
+static void json_clock_tls(struct sf_jw *w, const struct rp_ctx *c)
+{
+    const struct rp_tls *t = &c->tls;
+
+    sf_jw_arr(w, "clock_fits");
+    for (size_t i = 0; i < c->clk.n; i++) {
+        const struct clock_pair *p = &c->clk.p[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "from", p->from);
+        sf_jw_str(w, "to", p->to);
+        sf_jw_int(w, "segments", (int64_t)p->n);
+        sf_jw_int(w, "offset_ns", p->off0_ns);
+        sf_jw_num(w, "skew_ppm", p->skew0_ppm);
+        sf_jw_num(w, "residual_rms_ns", p->resid_rms_ns);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+    sf_jw_obj(w, "tls");
+    sf_jw_int(w, "connections", (int64_t)t->conns);
+    sf_jw_int(w, "tls", (int64_t)t->tls);
+    sf_jw_int(w, "decrypted", (int64_t)t->decrypted);
+    sf_jw_str(w, "versions", t->versions);
+    sf_jw_str(w, "ciphers", t->ciphers);
+    sf_jw_str(w, "alpn", t->alpn);
+    sf_jw_str(w, "sni", t->sni);
+    sf_jw_int(w, "early_data_offered", (int64_t)t->early_offered);
+    sf_jw_int(w, "early_data_accepted", (int64_t)t->early_accepted);
+    sf_jw_int(w, "early_data_rejected", (int64_t)t->early_rejected);
+    sf_jw_int(w, "early_data_bytes", (int64_t)t->early_bytes);
+    sf_jw_int(w, "early_data_requests", (int64_t)t->early_spans);
+    sf_jw_end(w);
+}
+
+int rp_write_json(const struct rp_ctx *c, const char *path)
+{
+    struct sf_jw w;
+    char t[64], verdict[2048];
+    FILE *f = fopen(path, "w");
+    int bad;
+
+    if (f == NULL) {
+        fprintf(stderr, "spanfold report: %s: cannot create: %s\n", path, strerror(errno));
+        return -1;
+    }
+    rp_verdict(c, verdict, sizeof(verdict));
+    sf_jw_init_pretty(&w, f, 2, 10);
+    sf_jw_obj(&w, NULL);
+    sf_jw_str(&w, "input", c->o.db);
+    sf_jw_num(&w, "window_s", (double)c->sw.window_ns / 1e9);
+    sf_jw_str(&w, "tz", c->o.tz ? c->o.tz : "UTC");
+    sf_jw_int(&w, "start_ns", rp_win_time(c, 0));
+    sf_jw_str(&w, "start_utc", rp_time_text(t, sizeof(t), rp_win_time(c, 0), NULL));
+    sf_jw_int(&w, "spans", (int64_t)c->sw.nspans);
+    sf_jw_str(&w, "verdict", verdict);
+    sf_jw_arr(&w, "notes");
+    for (int i = 0; i < c->nnotes; i++)
+        sf_jw_str(&w, NULL, c->notes[i]);
+    sf_jw_end(&w);
+    json_endpoints(&w, c);
+    json_inflections(&w, c);
+    json_slow(&w, c);
+    json_drift(&w, c);
+    json_clock_tls(&w, c);
+    sf_jw_end(&w);
+    sf_jw_finish(&w);
+    bad = ferror(f) | (fclose(f) != 0);
+    if (bad)
+        fprintf(stderr, "spanfold report: %s: write error\n", path);
+    return bad ? -1 : 0;
+}

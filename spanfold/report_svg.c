@@ -1,0 +1,264 @@
+/* report_svg.c - the timeline of one endpoint, drawn as inline SVG.
+ *
+ *   +------------------------------------------------------------+
+ *   | latency (ms)   p50 / p95 / p99 per window      |  | markers |
+ *   +------------------------------------------------------------+
+ *   | errors (%)                                                 |
+ *   +------------------------------------------------------------+
+ *   | kept share of traces, configured / estimated rate dashed   |
+ *   +------------------------------------------------------------+
+ *     12:03:00   12:03:10   ...   wall-clock axis (--tz), date
+ *
+ * Drawn here rather than by gnuplot: the page must be one file that works without
+ * anything installed, and the markers carry labels and hover titles.  Every text that
+ * comes from the capture goes through rp_html_esc.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "report.h"
+
+#define W      1100.0
+#define ML     70.0 /* left margin: the y labels */
+#define MR     20.0
+#define PW     (W - ML - MR)
+#define PAD    8.0
+#define H_LAT  230.0
+#define H_ERR  80.0
+#define H_KEPT 100.0
+#define LABELS 4 /* rows of marker labels above the latency panel */
+#define LROW   14.0
+
+static const char *const lat_color[4] = {"#1f77b4", "#ff7f0e", "#d62728", "#bbbbbb"};
+
+struct axis {
+    double t0, t1; /* seconds (CLOCK_REALTIME) */
+};
+
+static double xpos(const struct axis *a, double t)
+{
+    return ML + (a->t1 > a->t0 ? (t - a->t0) / (a->t1 - a->t0) : 0) * PW;
+}
+
+/* A "nice" tick step (1, 2, 5 x 10^k) for about n ticks over span. */
+static double nice_step(double span, int n)
+{
+    double raw = span / n, p, m;
+    if (!(raw > 0))
+        return 1;
+    p = pow(10, floor(log10(raw)));
+    m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+/* A tick step in seconds for a wall-clock axis. */
+static double time_step(double span)
+{
+    static const double steps[] = {0.1, 0.2, 0.5, 1,    2,    5,    10,    15,    30,    60,   120,
+                                   300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+        if (span / steps[i] <= 10)
+            return steps[i];
+    return 86400 * ceil(span / 86400 / 10);
+}
+
+static void tm_of(const struct rp_ctx *c, double secs, struct tm *tm)
+{
+    time_t s = (time_t)floor(secs);
+    if (c->o.tz == NULL)
+        gmtime_r(&s, tm);
+    else
+        localtime_r(&s, tm);
+}
+
+static void x_axis(FILE *f, const struct rp_ctx *c, const struct axis *a, double y)
+{
+    double step = time_step(a->t1 - a->t0);
+    struct tm tm;
+    char lab[32], zone[16];
+
+    for (double t = ceil(a->t0 / step) * step; t <= a->t1 + 1e-9; t += step) {
+        double x = xpos(a, t);
+        tm_of(c, t, &tm);
+        strftime(lab, sizeof(lab), step < 60 ? "%H:%M:%S" : "%H:%M", &tm);
+        if (step < 1)
+            snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab), ".%d",
+                     (int)((t - floor(t)) * 10 + 0.5) % 10);
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"tick\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"middle\">%s</text>\n",
+                x, y, x, y + 5, x, y + 18, lab);
+    }
+    tm_of(c, a->t0, &tm);
+    strftime(lab, sizeof(lab), "%Y-%m-%d", &tm);
+    strftime(zone, sizeof(zone), "%Z", &tm);
+    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"al\" text-anchor=\"middle\">", ML + PW / 2,
+            y + 36);
+    fprintf(f, "wall-clock time (%s), %s</text>\n", c->o.tz ? zone : "UTC", lab);
+}
+
+/* Horizontal grid and y labels of a panel [top, top + h) for values [0, vmax]. */
+static void y_axis(FILE *f, double top, double h, double vmax, const char *fmt, double mult,
+                   const char *title)
+{
+    double step = nice_step(vmax, 5);
+    for (double v = 0; v <= vmax + 1e-12; v += step) {
+        double y = top + h - v / vmax * h;
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">",
+                ML, y, ML + PW, y, ML - 6, y + 4);
+        fprintf(f, fmt, v * mult);
+        fputs("</text>\n", f);
+    }
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>"
+            "<text x=\"14\" y=\"%.1f\" class=\"al\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 14 %.1f)\">%s</text>\n",
+            ML, top, PW, h, top + h / 2, top + h / 2, title);
+}
+
+/* A polyline of v[0..nwin) (NaN = gap) at window centres, scaled to [0, vmax]. */
+static void series(FILE *f, const struct rp_ctx *c, const struct axis *a, const double *v,
+                   double top, double h, double vmax, const char *color, const char *name)
+{
+    int open = 0;
+    fprintf(f, "<g class=\"series\" data-name=\"%s\">", name);
+    for (size_t w = 0; w < c->sw.nwin; w++) {
+        double t = ((double)rp_win_time(c, w) + (double)c->sw.window_ns / 2) / 1e9;
+        if (!isfinite(v[w])) {
+            if (open)
+                fputs("\"/>", f);
+            open = 0;
+            continue;
+        }
+        if (!open)
+            fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"",
+                    color);
+        fprintf(f, "%.1f,%.1f ", xpos(a, t), top + h - fmin(v[w], vmax) / vmax * h);
+        open = 1;
+    }
+    if (open)
+        fputs("\"/>", f);
+    fputs("</g>\n", f);
+}
+
+static double vmax_of(const struct rp_ctx *c, const double *const *v, int nv, double floor_v)
+{
+    double m = floor_v;
+    for (int k = 0; k < nv; k++)
+        for (size_t w = 0; w < c->sw.nwin; w++)
+            if (isfinite(v[k][w]) && v[k][w] > m)
+                m = v[k][w];
+    return m * 1.1;
+}
+
+/* A vertical marker over the panels with a label in row `row` above them. */
+static void marker(FILE *f, const struct axis *a, double t, double y0, double y1, int row,
+                   const char *color, const char *label)
+{
+    double x = xpos(a, t);
+    double ly = PAD + LROW * (row % LABELS) + 10;
+    fprintf(f,
+            "<g class=\"marker\"><title>%s</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+            "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.4\" stroke-dasharray=\"5,3\"/>"
+            "<text x=\"%.1f\" y=\"%.1f\" class=\"ml\" fill=\"%s\" text-anchor=\"%s\">%s</text>"
+            "</g>\n",
+            label, x, ly + 3, x, y1, color, x + (x > ML + PW * 0.75 ? -3 : 3), ly, color,
+            x > ML + PW * 0.75 ? "end" : "start", label);
+    (void)y0;
+}
+
+static void legend(FILE *f, double y)
+{
+    static const char *const names[4] = {"p50", "p95", "p99", "max"};
+    for (int k = 0; k < 4; k++)
+        fprintf(f,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tl\">%s</text>\n",
+                ML + PW - 254 + k * 64.0, y, ML + PW - 234 + k * 64.0, y, lat_color[k],
+                ML + PW - 230 + k * 64.0, y + 4, names[k]);
+}
+
+/* The markers of group g: its inflections (latency, errors, kept share) and its drift
+ * alarm, each with a label such as "p50 step 19 -> 122 ms". */
+static void markers(FILE *f, const struct rp_ctx *c, size_t g, const struct axis *a, double y0,
+                    double y1)
+{
+    int row = 0;
+    char label[256];
+
+    for (size_t i = 0; i < c->ncps; i++) {
+        const struct rp_cp *p = &c->cps[i];
+        const char *color = p->metric == M_ERROR_RATE      ? "#8c564b"
+                            : p->metric == M_SAMPLED_SHARE ? "#2ca02c"
+                            : p->metric == M_THROUGHPUT    ? "#7f7f7f"
+                                                           : "#d62728";
+        if (p->group != g)
+            continue;
+        if (p->metric == M_ERROR_RATE || p->metric == M_SAMPLED_SHARE)
+            snprintf(label, sizeof(label), "%s %s %.1f %% \xe2\x86\x92 %.1f %%",
+                     p->metric == M_ERROR_RATE ? "errors" : "kept", cp_kind_name(p->kind),
+                     100 * p->before, 100 * p->after);
+        else if (p->metric == M_THROUGHPUT)
+            snprintf(label, sizeof(label), "throughput %s %.1f \xe2\x86\x92 %.1f /s",
+                     cp_kind_name(p->kind), p->before, p->after);
+        else
+            snprintf(label, sizeof(label), "%s %s %.0f \xe2\x86\x92 %.0f ms",
+                     spans_metric_name(p->metric), cp_kind_name(p->kind), p->before, p->after);
+        marker(f, a, (double)p->time_ns / 1e9, y0, y1, row++, color, label);
+    }
+    for (size_t i = 0; i < c->ndrifts; i++) {
+        const struct rp_drift *d = &c->drifts[i];
+        if (d->group != g)
+            continue;
+        snprintf(label, sizeof(label), "drift alarm: kept %.2f \xe2\x86\x92 %.2f", d->from_rate,
+                 d->to_rate);
+        marker(f, a, (double)d->time_ns / 1e9, y0, y1, row++, "#9467bd", label);
+    }
+}
+
+void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
+{
+    const struct win_group *wg = &c->sw.g[g];
+    const double *lat[4] = {wg->m[M_P50], wg->m[M_P95], wg->m[M_P99], wg->m[M_MAX]};
+    const double *err[1] = {wg->m[M_ERROR_RATE]};
+    const struct drift_result *dr = &c->dres[g];
+    struct axis a;
+    double top = PAD + LROW * LABELS + 6, y_err, y_kept, bottom, lmax, emax;
+    double h_total;
+
+    a.t0 = (double)rp_win_time(c, 0) / 1e9;
+    a.t1 = (double)rp_win_time(c, c->sw.nwin) / 1e9;
+    y_err = top + H_LAT + 10;
+    y_kept = y_err + H_ERR + 10;
+    bottom = y_kept + H_KEPT;
+    h_total = bottom + 44;
+    lmax = vmax_of(c, lat, 4, 1);
+    emax = vmax_of(c, err, 1, 0.01);
+    fprintf(f,
+            "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+            "%.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"timeline of ",
+            W, h_total, W, h_total);
+    rp_html_esc(f, wg->name);
+    fputs("\">\n", f);
+    y_axis(f, top, H_LAT, lmax, "%.0f", 1, "latency (ms)");
+    y_axis(f, y_err, H_ERR, emax, "%.1f", 100, "errors (%)");
+    y_axis(f, y_kept, H_KEPT, 1.0, "%.2f", 1, "kept share");
+    /* the window's slowest request, faint: where p95/p99 are left out it is what is known */
+    series(f, c, &a, lat[3], top, H_LAT, lmax, "#bbbbbb", "max");
+    for (int k = 0; k < 3; k++)
+        series(f, c, &a, lat[k], top, H_LAT, lmax, lat_color[k],
+               k == 0   ? "p50"
+               : k == 1 ? "p95"
+                        : "p99");
+    series(f, c, &a, err[0], y_err, H_ERR, emax, "#8c564b", "error_rate");
+    series(f, c, &a, dr->share, y_kept, H_KEPT, 1.0, "#2ca02c", "kept_share");
+    series(f, c, &a, c->pi[g], y_kept, H_KEPT, 1.0, "#2ca02c80", "expected_rate");
+    legend(f, top + 12);
+    markers(f, c, g, &a, top, bottom);
+    x_axis(f, c, &a, bottom);
+    fputs("</svg>\n", f);
+}
