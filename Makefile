@@ -122,9 +122,11 @@ check-$(1): all $$($(1)_TEST_BIN)
 	    $$($(1)_TEST_BIN) $$($(1)_SCRIPTS) "tests/run-golden.sh $(1)"
 endef
 $(foreach t,$(TOOLS) $(OPTIONAL_TESTS),$(eval $(call tool_test_rule,$(t))))
-# spanfold's own tests link every tool spanfold links (but their mains), as bin/spanfold does
+# spanfold's own tests link every tool spanfold links, as bin/spanfold does (the tools'
+# main.o define TOOL_main, not main); only spanfold's own main.o is left out
 $(spanfold_TEST_BIN): $(B)/tests/spanfold/%: $(B)/tests/spanfold/%.o \
-    $(foreach t,spanfold $(SPANFOLD_LINKS),$(filter-out %/main.o,$($(t)_OBJ)) $(EXTRA_OBJ_$(t))) $(LIBA)
+    $(filter-out %/main.o,$(spanfold_OBJ)) \
+    $(foreach t,$(SPANFOLD_LINKS),$($(t)_OBJ) $(EXTRA_OBJ_$(t))) $(LIBA)
 	$(CC) $(LDFLAGS) $(filter-out $(LIBA),$^) $(LIBA) $(LDLIBS_spanfold) $(LIB_LIBS) -o $@
 
 # Every fuzz target is also built under $(CC) with tests/fuzz/replay.c, and its

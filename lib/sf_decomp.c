@@ -19,7 +19,7 @@ struct sf_dz {
     size_t in_len, in_pos;
     uint64_t in_off; /* compressed bytes consumed before in[] */
     int eof, done;
-    int in_frame; /* zstd: inside a frame */
+    int in_frame;          /* zstd: inside a frame */
     struct sf_err pending; /* an error met after some output: given on the next read */
     z_stream zs;
     lzma_stream xs;
@@ -102,7 +102,8 @@ static ssize_t read_gzip(struct sf_dz *z, unsigned char *buf, size_t n, struct s
             return err ? err->code : SF_E_IO;
         if (z->in_pos == z->in_len) { /* the end, but not of a member */
             if (z->zs.avail_out == n)
-                return sf_err_set(err, SF_E_TRUNC, z->in_off, "gzip: the file ends inside a member");
+                return sf_err_set(err, SF_E_TRUNC, z->in_off,
+                                  "gzip: the file ends inside a member");
             break; /* what came before first; the error on the next call */
         }
         z->zs.next_in = z->in + z->in_pos;
@@ -142,9 +143,9 @@ static ssize_t read_xz(struct sf_dz *z, unsigned char *buf, size_t n, struct sf_
             z->done = 1;
         else if (r != LZMA_OK && !(r == LZMA_BUF_ERROR && z->xs.avail_out == 0)) {
             struct sf_err *e = z->xs.avail_out < n ? &z->pending : err;
-            int code = sf_err_set(e, r == LZMA_BUF_ERROR ? SF_E_TRUNC : SF_E_MALFORMED,
-                                  z->in_off + z->in_pos, "xz: %s",
-                                  r == LZMA_BUF_ERROR ? "the file ends inside a stream" : "corrupt data");
+            int code = sf_err_set(
+                e, r == LZMA_BUF_ERROR ? SF_E_TRUNC : SF_E_MALFORMED, z->in_off + z->in_pos,
+                "xz: %s", r == LZMA_BUF_ERROR ? "the file ends inside a stream" : "corrupt data");
 
             if (e == err)
                 return code;

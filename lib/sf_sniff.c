@@ -18,7 +18,10 @@ enum sf_comp sf_sniff_compression(const unsigned char *b, size_t n)
 {
     if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
         return SF_COMP_GZIP;
-    if (n >= 6 && memcmp(b, "\xfd" "7zXZ\0", 6) == 0)
+    if (n >= 6 && memcmp(b,
+                         "\xfd"
+                         "7zXZ\0",
+                         6) == 0)
         return SF_COMP_XZ;
     if (n >= 4 && memcmp(b, "\x28\xb5\x2f\xfd", 4) == 0)
         return SF_COMP_ZSTD;
@@ -204,8 +207,7 @@ static enum sf_kind sniff_text(const unsigned char *b, size_t n, int complete, c
     return SF_KIND_UNKNOWN;
 }
 
-enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char *why,
-                           size_t whysz)
+enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char *why, size_t whysz)
 {
     if (why && whysz)
         why[0] = 0;

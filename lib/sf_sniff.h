@@ -30,8 +30,7 @@ enum sf_comp sf_sniff_compression(const unsigned char *b, size_t n);
 /* The kind of the (decompressed) head b[0..n).  `complete` is 1 when b holds the whole
  * file, so a last line without a newline counts.  When the verdict is SF_KIND_UNKNOWN,
  * why (if not NULL) gets a short reason. */
-enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char *why,
-                           size_t whysz);
+enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char *why, size_t whysz);
 
 /* Short names: "pcap", "pcapng", "keylog", "perf-script", "perf.data", "tracefs", ... */
 const char *sf_kind_name(enum sf_kind k);

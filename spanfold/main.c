@@ -6,7 +6,6 @@
  *   spanfold gate ...                      CI gates over a database or two profiles
  *   spanfold TOOL ...                      any single tool, linked in (pcap2spans, ...)
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -66,17 +65,6 @@ static const struct cmd *find(const char *name)
         if (strcmp(cmds[i].name, name) == 0)
             return &cmds[i];
     return NULL;
-}
-
-int sf_run_tool(int (*tool_main)(int, char **), char **argv)
-{
-    int argc = 0;
-
-    while (argv[argc] != NULL)
-        argc++;
-    optind = 0; /* glibc: 0 re-initialises getopt, including its internal state */
-    opterr = 1;
-    return tool_main(argc, argv);
 }
 
 int main(int argc, char **argv)

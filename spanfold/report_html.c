@@ -83,18 +83,19 @@ static int render_svg(const char *folded, size_t len, const char *title, const c
     char *argv[] = {"flamegraph",  "--title",    (char *)title, "--subtitle", (char *)subtitle,
                     "--countname", (char *)unit, "--quiet",     NULL};
     struct fg_ctx fc;
+    struct fg_opts o;
     struct sf_buf line;
     struct sf_err err;
     FILE *m;
     size_t i = 0;
     int rc = 0;
 
-    fg_opts_defaults(&fc.opt);
+    fg_opts_defaults(&o);
     optind = 0;
-    if (opts_parse(8, argv, &fc.opt) < 0 || (m = open_memstream(svg, svglen)) == NULL)
+    if (opts_parse(8, argv, &o) < 0 || (m = open_memstream(svg, svglen)) == NULL)
         return -1;
     sf_buf_init(&line, 64u << 20);
-    if (fg_ctx_init(&fc, m) < 0)
+    if (fg_ctx_init(&fc, &o, m) < 0)
         rc = -1;
     while (rc == 0 && i < len) {
         const char *nl = memchr(folded + i, '\n', len - i);

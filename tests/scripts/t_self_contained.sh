@@ -25,10 +25,11 @@ for p in "${patterns[@]}"; do
     fi
 done
 # Every test data folder names its source and carries a licence.
-for d in tests/data/*/*/; do
+for d in tests/data/corpus/*/ $(ls -d tests/data/*/ | grep -v '^tests/data/corpus/$'); do
     [ -d "$d" ] || continue
     name=${d#tests/data/}; name=${name%/}
     lic=$(find "$d" "$(dirname "$d")" -maxdepth 1 -iname '*licen[cs]e*' | head -1)
+    [ -z "$lic" ] && grep -qi 'licen[cs]e' "$d/README.md" 2>/dev/null && lic="$d/README.md"
     if grep -q "\`$name/" tests/data/README.md && [ -n "$lic" ]; then
         ok "$name: source named in tests/data/README.md, licence $lic"
     else
