@@ -645,7 +645,10 @@ static long select_cost(int use_binseg, const double *x, const double *z, double
         double pk = cost_params((enum cp_cost)k);
         if (fits[k].m < 0)
             continue;
-        if (k != kf && k != CP_COST_POISSON) {
+        /* a fit that already found the best fit's segmentation would repeat itself */
+        if (k != kf && k != CP_COST_POISSON &&
+            !(fits[k].m == fits[kf].m &&
+              memcmp(fits[k].seg, fits[kf].seg, (size_t)fits[k].m * sizeof(size_t)) == 0)) {
             if (fit_one(use_binseg, (enum cp_cost)k, x, z, var, n, o, &fits[kf], cap, &warm) < 0)
                 goto out;
             if (warm.nll / f + lnn * pk * (double)warm.m <
