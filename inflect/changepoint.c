@@ -407,6 +407,7 @@ static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, size_t 
     size_t *prev = malloc((cap ? cap : 1) * sizeof(*prev)), ms = cost_min_seg(kind, o);
     struct cost c;
     long m = 0, pm = -1;
+    double old;
     int it;
 
     if (prev == NULL || cost_make(&c, kind, z, n) < 0) {
@@ -425,7 +426,12 @@ static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, size_t 
             break;
         memcpy(prev, out, (size_t)m * sizeof(*out));
         pm = m;
+        old = c.scale;
         cost_fit(&c, z, n, out, (size_t)m, o, info);
+        /* the number of changes never grows with the penalty, and a larger scale
+         * is a larger penalty: no change stays no change (saves a quadratic pass) */
+        if (m == 0 && c.scale >= old)
+            break;
     }
     info->cost = kind;
     info->penalty = pen;

@@ -232,6 +232,18 @@ def main():
     print("\nCPU time per series (median of 5, user+sys): inflect %.2f ms (every detector,"
           " process start included), pure-Python PELT %.2f ms (one pass); python/inflect %.1f"
           % (1000 * tc / k, 1000 * tp / k, tp / tc if tc else float("nan")))
+    # the slow case: PELT cannot prune a series without changes (5,000 points is the
+    # longest segmented exactly; every cost is fitted, each twice at most)
+    import random
+    rnd = random.Random(1)
+    flat = os.path.join(work, "flat5000.csv")
+    with open(flat, "w") as f:
+        f.write("t,v\n")
+        for i in range(5000):
+            f.write("%d,%r\n" % (i, 100 + rnd.gauss(0, 4)))
+    cpu = statistics.median(run(binary, ["--series", flat, "--json", os.devnull])[1]
+                            for _ in range(3))
+    print("inflect on 5,000 points of white noise (no change; median of 3): %.0f ms" % (1000 * cpu))
     try:
         import numpy
         import ruptures
