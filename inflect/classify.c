@@ -185,17 +185,14 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
 
 /* ---- one series, every detector ------------------------------------------------ */
 
-/* Assess the default detector's points; with --min-confidence, drop those below it
- * and assess again (a neighbour's segments grow) until every point holds. */
+/* Assess the default detector's points into b; with --min-confidence, drop those
+ * below it and assess again (a neighbour's segments grow) until every point holds. */
 static int assess(const struct inflect_ctx *ctx, struct inflect_result *r, size_t *m,
-                  struct cp_bounds **bp)
+                  struct cp_bounds *b)
 {
     const struct inflect_series *s = r->s;
     size_t *cp = r->by[ctx->detector];
-    struct cp_bounds *b = malloc((*m ? *m : 1) * sizeof(*b));
 
-    if ((*bp = b) == NULL)
-        return -1;
     for (;;) {
         size_t k = 0;
         if (cp_assess(s->v, s->n, &ctx->cp, (enum cp_cost)r->info.cost, cp, *m, b) < 0)
@@ -228,7 +225,8 @@ int inflect_analyse(const struct inflect_ctx *ctx, struct inflect_result *r)
             return -1;
         r->nby[d] = (size_t)m;
     }
-    if (assess(ctx, r, &r->nby[def], &b) < 0)
+    b = malloc((r->nby[def] ? r->nby[def] : 1) * sizeof(*b));
+    if (b == NULL || assess(ctx, r, &r->nby[def], b) < 0)
         goto out;
     r->npts = r->nby[def];
     r->pts = calloc(r->npts ? r->npts : 1, sizeof(*r->pts));
