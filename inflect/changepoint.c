@@ -33,7 +33,8 @@
  *
  * The cost family, the penalty multiplier and the rho cap were chosen by
  * leave-one-out cross-validation over 13 TCPD series (scripts/bench-inflect.sh):
- * cross-validated F1 0.768, cover 0.750; every fold but one chose this setting.
+ * cross-validated F1 0.805, cover 0.774 (in-sample 0.817 / 0.777); 12 of the 13 folds
+ * chose this setting.
  */
 #include "changepoint.h"
 
