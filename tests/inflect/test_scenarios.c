@@ -269,6 +269,34 @@ static void test_interval(void)
     TAP_OK(wide >= 2, "a 2 sd step: the interval spans several windows");
 }
 
+/* False alarms: 300 series of white noise (180 windows each).  The BIC penalty
+ * lets a few through (13 of 300 here); a confidence of 0.95 or more is rarer. */
+static void test_false_alarms(void)
+{
+    double x[N];
+    struct inflect_series s;
+    struct inflect_result r;
+    int any = 0, sure = 0;
+
+    for (uint64_t seed = 1000; seed < 1300; seed++) {
+        int hi = 0;
+        rng_state = seed;
+        flat(x);
+        if (analyse(x, 0, &s, &r) < 0)
+            return;
+        any += r.npts > 0;
+        for (size_t k = 0; k < r.npts; k++)
+            hi |= r.pts[k].confidence >= 0.95;
+        sure += hi;
+        inflect_result_free(&r);
+    }
+    printf("#   white noise: %d of 300 with a change point, %d with confidence >= 0.95\n", any,
+           sure);
+    TAP_OK(any <= 15, "white noise: at most 5 %% of series get a change point (%d of 300)", any);
+    TAP_OK(sure <= 8 && sure <= any,
+           "white noise: fewer reach confidence 0.95 (%d of 300, at most 8)", sure);
+}
+
 int main(void)
 {
     for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
@@ -277,5 +305,6 @@ int main(void)
     test_cost_choice();
     test_min_confidence();
     test_interval();
+    test_false_alarms();
     return tap_done();
 }
