@@ -1,4 +1,5 @@
-/* changepoint.c - PELT, binary segmentation, CUSUM and the design notes' baseline.
+/* changepoint.c - PELT, binary segmentation, CUSUM and the design notes' baseline;
+ * the confidence and location interval of a change point.
  *
  * References: Killick, Fearnhead & Eckley, "Optimal detection of changepoints with
  * a linear computational cost" (JASA 2012) for PELT; Zhang & Siegmund (2007) for
@@ -9,27 +10,31 @@
  *
  * The default detector (CP_PELT), and why each setting is what it is:
  *
- *   cost      squared error about the segment mean, from prefix sums of x and x^2,
- *             so each cost is O(1) and PELT runs in (near) linear time.  A Gaussian
- *             mean+variance cost over-segments real series (a segment of three
- *             nearly equal points has a tiny variance and a huge likelihood).
- *   scale     the series is standardised globally, so the unit noise variance the
- *             cost assumes is the total variance: an upper bound, never too small.
- *   penalty   MBIC, 3 ln n per change (Zhang & Siegmund), times the long-run
- *             variance factor sigma^2 (1 + rho) / (1 - rho) of the residuals: real
- *             series (latency per window, economic series) have autocorrelated
- *             noise, and a mean estimated from AR(1) data varies (1 + rho) / (1 - rho)
- *             times more than from independent data (Chakar et al. 2017).  sigma^2
- *             and rho are estimated from the residuals of the current segmentation,
- *             starting from sigma^2 = 1, rho = 0 (plain MBIC), and re-estimated until
- *             the segmentation repeats (at most max_iter passes; it settles in 2-4).
- *             rho is clamped to [0, 0.99] so that a near-unit-root series still gives
- *             a finite penalty (a very large jump is still found).
- *   min_seg   2: the shortest segment with a defined mean and spread; a spike of
- *             two windows (a cold start) stays visible.
+ *   costs     -2 log-likelihood of a segment (see "segment costs" below) under a
+ *             normal mean, a normal mean+variance, a linear trend (normal residuals)
+ *             and, for counts, a Poisson model, each O(1) from prefix sums, so PELT
+ *             runs in (near) linear time.  Every applicable cost is fitted and the
+ *             one with the smallest penalised likelihood is kept (select_cost): a
+ *             latency step picks the mean, a burst of jitter the mean+variance, a
+ *             drifting series the line.
+ *   scale     the residual variance sigma^2 and lag-1 autocorrelation rho of the
+ *             current segmentation, re-estimated until the segmentation repeats
+ *             (from the global variance: an upper bound, never too small).  Costs
+ *             are divided by the long-run factor (1 + rho) / (1 - rho): real series
+ *             have autocorrelated noise, and a mean estimated from AR(1) data varies
+ *             that many times more than from independent data (Chakar et al. 2017).
+ *             rho is clamped to [0, 0.99] so that a near-unit-root series still has
+ *             a finite scale.
+ *   penalty   BIC: ln n per parameter (pen_mult 2 / 2), 2 ln n for a change of the
+ *             mean, 3 ln n for one of mean and variance or of a line.
+ *   min_seg   1 (mean: the variance is the noise's, so one window is a segment and
+ *             a one-window cold start is found where it ends), 3 (line), 4 (mean and
+ *             variance: a variance from fewer points is mostly luck).
  *
- * On TCPD (13 public series, scripts/bench-inflect.sh) these settings score F1 0.790,
- * cover 0.752; plain MBIC PELT scores 0.663 / 0.660.  Nothing was tuned per series.
+ * The cost family, the penalty multiplier and the rho cap were chosen by
+ * leave-one-out cross-validation over 13 TCPD series (scripts/bench-inflect.sh):
+ * cross-validated F1 0.805, cover 0.774 (in-sample 0.817 / 0.777); 12 of the 13 folds
+ * chose this setting.
  */
 #include "changepoint.h"
 
@@ -39,6 +44,10 @@
 
 static const char *const names[CP_NDETECTORS] = {"pelt", "pelt_mbic", "binseg", "cusum",
                                                  "baseline"};
+static const char *const cost_names[CP_NCOSTS] = {"auto", "mean", "meanvar", "linear", "poisson"};
+
+#define CP_TWO_PI 6.283185307179586
+#define CP_MBIC   3.0 /* pelt_mbic: the plain MBIC penalty 3 ln n (Zhang & Siegmund) */
 
 const char *cp_detector_name(enum cp_detector d)
 {
@@ -53,11 +62,25 @@ int cp_detector_by_name(const char *name)
     return -1;
 }
 
+const char *cp_cost_name(enum cp_cost c)
+{
+    return (unsigned)c < CP_NCOSTS ? cost_names[c] : "?";
+}
+
+int cp_cost_by_name(const char *name)
+{
+    for (int c = 0; c < CP_NCOSTS; c++)
+        if (strcmp(cost_names[c], name) == 0)
+            return c;
+    return -1;
+}
+
 void cp_defaults(struct cp_opts *o)
 {
     memset(o, 0, sizeof(*o));
-    o->pen_mult = 3.0;
-    o->min_seg = 2;
+    o->cost = CP_COST_AUTO;
+    o->pen_mult = 2.0;
+    o->min_seg = 1;
     o->rho_max = 0.99;
     o->max_iter = 8;
     o->cusum_k = 0.5;
@@ -85,39 +108,90 @@ void cp_standardise(const double *x, size_t n, double *z)
         z[i] = sd > 0 ? (x[i] - m) / sd : 0;
 }
 
-/* Prefix sums for O(1) squared-error costs. */
-struct prefix {
-    double *s, *s2;
+/* ---- segment costs ---------------------------------------------------------------
+ *
+ * Every cost is -2 log-likelihood of one segment under its model, up to terms that
+ * do not depend on the segmentation, divided by the long-run variance factor f (an
+ * AR(1) series of n points carries the information of n (1 - rho) / (1 + rho)
+ * independent ones), so a cost difference is a likelihood-ratio statistic and the
+ * penalty is in the same units.  From prefix sums: each segment cost is O(1).
+ *
+ *   mean     sum (x - mean)^2 / (sigma^2 f)          (normal, known variance)
+ *   meanvar  L ln max(var, floor) / f                 (normal, mean and variance)
+ *   poisson  -2 (S ln(S / L) - S) / f                 (counts)
+ */
+struct cost {
+    enum cp_cost kind;
+    double *s, *s2, *st; /* prefix sums of x, x^2 and i x (n + 1 each) */
+    double scale;        /* mean: sigma^2 f; meanvar, poisson: f */
+    double vfloor;       /* meanvar: smallest segment variance */
 };
 
-static int prefix_make(struct prefix *p, const double *z, size_t n)
+static void cost_free(struct cost *c)
 {
-    p->s = malloc((n + 1) * sizeof(double));
-    p->s2 = malloc((n + 1) * sizeof(double));
-    if (p->s == NULL || p->s2 == NULL) {
-        free(p->s);
-        free(p->s2);
+    free(c->s);
+    free(c->s2);
+    free(c->st);
+}
+
+static int cost_make(struct cost *c, enum cp_cost kind, const double *z, size_t n)
+{
+    c->kind = kind;
+    c->scale = 1;
+    c->vfloor = 0;
+    c->s = malloc((n + 1) * sizeof(double));
+    c->s2 = malloc((n + 1) * sizeof(double));
+    c->st = malloc((n + 1) * sizeof(double));
+    if (c->s == NULL || c->s2 == NULL || c->st == NULL) {
+        cost_free(c);
         return -1;
     }
-    p->s[0] = p->s2[0] = 0;
+    c->s[0] = c->s2[0] = c->st[0] = 0;
     for (size_t i = 0; i < n; i++) {
-        p->s[i + 1] = p->s[i] + z[i];
-        p->s2[i + 1] = p->s2[i] + z[i] * z[i];
+        c->s[i + 1] = c->s[i] + z[i];
+        c->s2[i + 1] = c->s2[i] + z[i] * z[i];
+        c->st[i + 1] = c->st[i] + (double)i * z[i];
     }
     return 0;
 }
 
-static void prefix_free(struct prefix *p)
+/* Squared error of z[a..b) about its mean. */
+static double sse(const struct cost *c, size_t a, size_t b)
 {
-    free(p->s);
-    free(p->s2);
+    double sx = c->s[b] - c->s[a], v = c->s2[b] - c->s2[a] - sx * sx / (double)(b - a);
+    return v > 0 ? v : 0;
 }
 
-/* Squared error of z[a..b) about its mean. */
-static double cost(const struct prefix *p, size_t a, size_t b)
+/* Squared error of z[a..b) about its least-squares line. */
+static double sse_line(const struct cost *c, size_t a, size_t b)
 {
-    double sx = p->s[b] - p->s[a], c = p->s2[b] - p->s2[a] - sx * sx / (double)(b - a);
-    return c > 0 ? c : 0;
+    double L = (double)(b - a), sx = c->s[b] - c->s[a], tm = ((double)a + (double)b - 1) / 2;
+    double ctt = L * (L * L - 1) / 12, ctx = c->st[b] - c->st[a] - tm * sx;
+    double v = sse(c, a, b) - (ctt > 0 ? ctx * ctx / ctt : 0);
+    return v > 0 ? v : 0;
+}
+
+static double seg_cost(const struct cost *c, size_t a, size_t b)
+{
+    double L = (double)(b - a), S;
+
+    switch (c->kind) {
+    case CP_COST_MEANVAR:
+        return L * log(fmax(sse(c, a, b) / L, c->vfloor)) / c->scale;
+    case CP_COST_LINEAR:
+        return sse_line(c, a, b) / c->scale;
+    case CP_COST_POISSON:
+        S = c->s[b] - c->s[a];
+        return S > 0 ? -2 * (S * log(S / L) - S) / c->scale : 0;
+    default:
+        return sse(c, a, b) / c->scale;
+    }
+}
+
+/* Parameters a change adds: its location and the new segment's mean (and variance). */
+static double cost_params(enum cp_cost kind)
+{
+    return kind == CP_COST_MEANVAR || kind == CP_COST_LINEAR ? 3 : 2;
 }
 
 /* Walk back-pointers into ascending change points. */
@@ -139,9 +213,10 @@ static long backtrack(const size_t *last, size_t n, size_t *out, size_t cap)
     return (long)m;
 }
 
-long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
+/* PELT over any cost: F(t) = min_s F(s) + C(s, t) + pen, pruned (Killick et al.). */
+static long pelt(const struct cost *c, size_t n, double pen, size_t min_seg, size_t *out,
+                 size_t cap)
 {
-    struct prefix p;
     double *f;
     size_t *last, *r, nr = 0;
     long m = 0;
@@ -150,8 +225,6 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
         min_seg = 1;
     if (n < 2 * min_seg)
         return 0;
-    if (prefix_make(&p, z, n) < 0)
-        return -1;
     f = malloc((n + 1) * sizeof(*f));
     last = calloc(n + 1, sizeof(*last));
     r = malloc((n + 1) * sizeof(*r));
@@ -167,7 +240,7 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
         for (size_t j = 0; j < nr; j++) {
             size_t s = r[j];
             if (t - s >= min_seg) {
-                double v = f[s] + cost(&p, s, t) + pen;
+                double v = f[s] + seg_cost(c, s, t) + pen;
                 if (v < best) {
                     best = v;
                     bs = s;
@@ -179,7 +252,7 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
         /* prune: s can never be optimal again once F(s) + C(s,t) > F(t) */
         for (size_t j = 0; j < nr; j++) {
             size_t s = r[j];
-            if (t - s < min_seg || f[s] + cost(&p, s, t) <= best)
+            if (t - s < min_seg || f[s] + seg_cost(c, s, t) <= best)
                 r[k++] = s;
         }
         nr = k;
@@ -188,7 +261,6 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
     }
     m = backtrack(last, n, out, cap);
 out:
-    prefix_free(&p);
     free(f);
     free(last);
     free(r);
@@ -201,29 +273,26 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
+/* Binary segmentation over any cost: split while the best gain exceeds pen. */
+static long binseg(const struct cost *c, size_t n, double pen, size_t min_seg, size_t *out,
+                   size_t cap)
 {
-    struct prefix p;
     size_t(*stack)[2], sp = 0, m = 0;
 
     if (min_seg < 1)
         min_seg = 1;
     if (n < 2 * min_seg)
         return 0;
-    if (prefix_make(&p, z, n) < 0)
-        return -1;
     stack = malloc((n + 1) * sizeof(*stack));
-    if (stack == NULL) {
-        prefix_free(&p);
+    if (stack == NULL)
         return -1;
-    }
     stack[sp][0] = 0;
     stack[sp++][1] = n;
     while (sp > 0 && m < cap) {
         size_t a = stack[--sp][0], b = stack[sp][1], bt = 0;
-        double whole = cost(&p, a, b), best = 0;
+        double whole = seg_cost(c, a, b), best = 0;
         for (size_t t = a + min_seg; t + min_seg <= b; t++) {
-            double gain = whole - cost(&p, a, t) - cost(&p, t, b);
+            double gain = whole - seg_cost(c, a, t) - seg_cost(c, t, b);
             if (gain > best) {
                 best = gain;
                 bt = t;
@@ -239,12 +308,40 @@ long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *ou
     }
     qsort(out, m, sizeof(*out), cmp_size);
     free(stack);
-    prefix_free(&p);
     return (long)m;
 }
 
-/* Residual variance and lag-1 autocorrelation within the segments. */
-static void resid_stats(const double *z, size_t n, const size_t *cp, size_t m, double *s2,
+long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
+{
+    struct cost c;
+    long m;
+
+    if (n < 2 * (min_seg ? min_seg : 1))
+        return 0;
+    if (cost_make(&c, CP_COST_MEAN, z, n) < 0)
+        return -1;
+    m = pelt(&c, n, pen, min_seg, out, cap);
+    cost_free(&c);
+    return m;
+}
+
+long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
+{
+    struct cost c;
+    long m;
+
+    if (n < 2 * (min_seg ? min_seg : 1))
+        return 0;
+    if (cost_make(&c, CP_COST_MEAN, z, n) < 0)
+        return -1;
+    m = binseg(&c, n, pen, min_seg, out, cap);
+    cost_free(&c);
+    return m;
+}
+
+/* Residual variance and lag-1 autocorrelation within the segments, about each
+ * segment's mean (line = 0) or least-squares line (line = 1). */
+static void resid_stats(const double *z, size_t n, const size_t *cp, size_t m, int line, double *s2,
                         double *rho)
 {
     double ss = 0, num = 0;
@@ -252,14 +349,21 @@ static void resid_stats(const double *z, size_t n, const size_t *cp, size_t m, d
 
     for (size_t k = 0; k <= m; k++) {
         size_t b = k < m ? cp[k] : n;
-        double mu = 0;
+        double L = (double)(b - a), mu = 0, tm = (L - 1) / 2, stx = 0, beta = 0, prev = 0;
         for (size_t i = a; i < b; i++)
             mu += z[i];
-        mu /= (double)(b - a);
+        mu /= L;
+        if (line && L > 2) {
+            for (size_t i = a; i < b; i++)
+                stx += ((double)(i - a) - tm) * (z[i] - mu);
+            beta = stx / (L * (L * L - 1) / 12);
+        }
         for (size_t i = a; i < b; i++) {
-            ss += (z[i] - mu) * (z[i] - mu);
+            double r = z[i] - mu - beta * ((double)(i - a) - tm);
+            ss += r * r;
             if (i > a)
-                num += (z[i] - mu) * (z[i - 1] - mu);
+                num += r * prev;
+            prev = r;
         }
         a = b;
     }
@@ -267,36 +371,73 @@ static void resid_stats(const double *z, size_t n, const size_t *cp, size_t m, d
     *rho = ss > 0 ? num / ss : 0;
 }
 
-/* PELT or binary segmentation with the AR(1)-scaled MBIC penalty (see top). */
-static long ar1_segment(int binseg, const double *z, size_t n, const struct cp_opts *o, size_t *out,
-                        size_t cap, struct cp_info *info)
+/* Set the cost's scale from the residuals of segmentation cp[0..m) of z: sigma^2
+ * and rho (clamped to [0, rho_max]); info gets them. */
+static void cost_fit(struct cost *c, const double *z, size_t n, const size_t *cp, size_t m,
+                     const struct cp_opts *o, struct cp_info *info)
 {
-    double base = o->pen_mult * log((double)n), scale = 1, s2 = 1, rho = 0;
-    size_t *prev = malloc((cap ? cap : 1) * sizeof(*prev));
+    double s2, rho, f;
+
+    resid_stats(z, n, cp, m, c->kind == CP_COST_LINEAR, &s2, &rho);
+
+    rho = rho < 0 ? 0 : rho > o->rho_max ? o->rho_max : rho;
+    f = (1 + rho) / (1 - rho);
+    c->scale = c->kind == CP_COST_MEAN || c->kind == CP_COST_LINEAR ? s2 * f : f;
+    if (!(c->scale > 1e-9))
+        c->scale = 1e-9; /* a perfect fit: keep a finite cost */
+    info->sigma2 = s2;
+    info->rho = rho;
+}
+
+static size_t cost_min_seg(enum cp_cost kind, const struct cp_opts *o)
+{
+    /* a variance from fewer than 4 points is mostly luck; a line needs 3 */
+    size_t least = kind == CP_COST_MEANVAR ? 4 : kind == CP_COST_LINEAR ? 3 : 1;
+    return o->min_seg > least ? o->min_seg : least;
+}
+
+/* PELT or binary segmentation with one cost, its scale re-estimated from the
+ * residuals until the segmentation repeats (see top), starting from the global
+ * variance, or from the residuals of segmentation init[0..ninit) when init is not
+ * NULL.  Returns count or -1. */
+static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, size_t n,
+                     const struct cp_opts *o, const size_t *init, long ninit, size_t *out,
+                     size_t cap, struct cp_info *info)
+{
+    double pen = o->pen_mult * cost_params(kind) / 2 * log((double)n);
+    size_t *prev = malloc((cap ? cap : 1) * sizeof(*prev)), ms = cost_min_seg(kind, o);
+    struct cost c;
     long m = 0, pm = -1;
+    double old;
     int it;
 
-    if (prev == NULL)
+    if (prev == NULL || cost_make(&c, kind, z, n) < 0) {
+        free(prev);
         return -1;
+    }
+    /* the floor keeps a constant run from having -inf cost: 1e-4 of the variance */
+    c.vfloor = 1e-4 * fmax(sse(&c, 0, n) / (double)n, 1e-300);
+    memset(info, 0, sizeof(*info));
+    info->sigma2 = 1;
+    if (init)
+        cost_fit(&c, z, n, init, (size_t)ninit, o, info); /* warm start */
     for (it = 0; it < (o->max_iter > 0 ? o->max_iter : 1); it++) {
-        m = binseg ? cp_binseg(z, n, base * scale, o->min_seg, out, cap)
-                   : cp_pelt(z, n, base * scale, o->min_seg, out, cap);
+        m = use_binseg ? binseg(&c, n, pen, ms, out, cap) : pelt(&c, n, pen, ms, out, cap);
         if (m < 0 || (m == pm && memcmp(out, prev, (size_t)m * sizeof(*out)) == 0))
             break;
         memcpy(prev, out, (size_t)m * sizeof(*out));
         pm = m;
-        resid_stats(z, n, out, (size_t)m, &s2, &rho);
-        rho = rho < 0 ? 0 : rho > o->rho_max ? o->rho_max : rho;
-        scale = s2 * (1 + rho) / (1 - rho);
-        if (!(scale > 1e-9))
-            scale = 1e-9; /* a perfect fit: keep a positive penalty */
+        old = c.scale;
+        cost_fit(&c, z, n, out, (size_t)m, o, info);
+        /* the number of changes never grows with the penalty, and a larger scale
+         * is a larger penalty: no change stays no change (saves a quadratic pass) */
+        if (m == 0 && c.scale >= old)
+            break;
     }
-    if (info) {
-        info->sigma2 = s2;
-        info->rho = rho;
-        info->penalty = base * scale;
-        info->iterations = it + 1;
-    }
+    info->cost = kind;
+    info->penalty = pen;
+    info->iterations = it + 1;
+    cost_free(&c);
     free(prev);
     return m;
 }
@@ -400,18 +541,166 @@ static long baseline(const double *x, size_t n, const struct cp_opts *o, size_t 
     return (long)m;
 }
 
+/* -2 log-likelihood of the whole segmentation under its model, with every term
+ * (so that the models can be compared): x is raw for poisson, else standardised. */
+static double model_nll(const struct cost *c, const double *x, size_t n, const size_t *cp, size_t m)
+{
+    double nll = 0, rss = 0;
+    size_t a = 0;
+
+    for (size_t k = 0; k <= m; k++) {
+        size_t b = k < m ? cp[k] : n;
+        double L = (double)(b - a), S = c->s[b] - c->s[a];
+        if (c->kind == CP_COST_MEANVAR)
+            nll += L * (log(CP_TWO_PI * fmax(sse(c, a, b) / L, c->vfloor)) + 1);
+        else if (c->kind == CP_COST_POISSON)
+            nll += S > 0 ? -2 * (S * log(S / L) - S) : 0;
+        else
+            rss += c->kind == CP_COST_LINEAR ? sse_line(c, a, b) : sse(c, a, b);
+        a = b;
+    }
+    if (c->kind == CP_COST_MEAN || c->kind == CP_COST_LINEAR)
+        nll = (double)n * (log(CP_TWO_PI * fmax(rss / (double)n, c->vfloor)) + 1);
+    if (c->kind == CP_COST_POISSON)
+        for (size_t i = 0; i < n; i++)
+            nll += 2 * lgamma(x[i] + 1);
+    return nll;
+}
+
+/* Counts: every value a non-negative integer, not all zero. */
+static int is_counts(const double *x, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= 0) || x[i] != floor(x[i]) || x[i] > 1e15)
+            return 0;
+        sum += x[i];
+    }
+    return sum > 0;
+}
+
+/* One cost's fit for the model selection below. */
+struct fit {
+    size_t *seg;
+    long m; /* -1: not fitted */
+    double nll, f;
+    struct cp_info info;
+};
+
+static int fit_one(int use_binseg, enum cp_cost k, const double *x, const double *z, double var,
+                   size_t n, const struct cp_opts *o, const struct fit *init, size_t cap,
+                   struct fit *fo)
+{
+    const double *d = k == CP_COST_POISSON ? x : z;
+    struct cost c;
+
+    fo->m = fit_cost(use_binseg, k, d, n, o, init ? init->seg : NULL, init ? init->m : 0, fo->seg,
+                     cap, &fo->info);
+    if (fo->m < 0 || cost_make(&c, k, d, n) < 0)
+        return -1;
+    c.vfloor = 1e-4 * fmax(sse(&c, 0, n) / (double)n, 1e-300);
+    /* the normal likelihoods are of z; x = mean + sd z adds n ln var */
+    fo->nll = model_nll(&c, d, n, fo->seg, (size_t)fo->m) +
+              (k == CP_COST_POISSON ? 0 : (double)n * log(var));
+    fo->f = (1 + fo->info.rho) / (1 - fo->info.rho);
+    cost_free(&c);
+    return 0;
+}
+
+/* The default's model selection: fit every applicable cost (normal mean, normal
+ * mean+variance, line, Poisson for counts) and keep the one with the smallest
+ * penalised -2 log-likelihood, all on the raw data's scale:
+ *     nll / f + pen_mult / 2 * ln n * (parameters)
+ * where a segmentation with m changes has 2m + 2 parameters (mean: m locations,
+ * m + 1 means, one variance), 3m + 2 (mean+variance), 3m + 3 (line) or 2m + 1
+ * (Poisson), and f is the smallest long-run factor of the fits: the residuals of
+ * a fit that misses changes look autocorrelated, so the best fit's are the
+ * honest estimate of the noise's.  For the same reason every cost is fitted a
+ * second time starting from the residuals of that best fit, and the better of
+ * its two fixpoints is kept: a fit started from the global variance can stop
+ * early, its missed changes inflating the penalty that would find them. */
+static long select_cost(int use_binseg, const double *x, const double *z, double var, size_t n,
+                        const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
+{
+    static const double base[] = {0, 2, 2, 3, 1}; /* parameters besides those per change */
+    enum cp_cost only = (enum cp_cost)o->cost;
+    struct fit fits[CP_NCOSTS], warm;
+    double best = INFINITY, f = INFINITY, lnn = o->pen_mult / 2 * log((double)n);
+    long rc = -1;
+    int k, kf = -1, kb = -1;
+
+    memset(fits, 0, sizeof(fits));
+    memset(&warm, 0, sizeof(warm));
+    if ((warm.seg = malloc((cap ? cap : 1) * sizeof(size_t))) == NULL)
+        return -1;
+    for (k = CP_COST_MEAN; k < CP_NCOSTS; k++) {
+        fits[k].m = -1;
+        /* Poisson is for counts only: --cost poisson on other data means mean */
+        if ((only != CP_COST_AUTO && k != (int)only &&
+             !(only == CP_COST_POISSON && k == CP_COST_MEAN && !is_counts(x, n))) ||
+            (k == CP_COST_POISSON && !is_counts(x, n)))
+            continue;
+        if ((fits[k].seg = malloc((cap ? cap : 1) * sizeof(size_t))) == NULL ||
+            fit_one(use_binseg, (enum cp_cost)k, x, z, var, n, o, NULL, cap, &fits[k]) < 0)
+            goto out;
+        if (fits[k].f < f) {
+            f = fits[k].f;
+            kf = k;
+        }
+    }
+    for (k = CP_COST_MEAN; k < CP_NCOSTS && kf >= 0; k++) {
+        double pk = cost_params((enum cp_cost)k);
+        if (fits[k].m < 0)
+            continue;
+        /* a fit that already found the best fit's segmentation would repeat itself */
+        if (k != kf && k != CP_COST_POISSON &&
+            !(fits[k].m == fits[kf].m &&
+              memcmp(fits[k].seg, fits[kf].seg, (size_t)fits[k].m * sizeof(size_t)) == 0)) {
+            if (fit_one(use_binseg, (enum cp_cost)k, x, z, var, n, o, &fits[kf], cap, &warm) < 0)
+                goto out;
+            if (warm.nll / f + lnn * pk * (double)warm.m <
+                fits[k].nll / f + lnn * pk * (double)fits[k].m) {
+                size_t *t = fits[k].seg;
+                fits[k] = warm;
+                warm.seg = t;
+            }
+        }
+    }
+    for (k = CP_COST_MEAN; k < CP_NCOSTS; k++) {
+        double crit;
+        if (fits[k].m < 0)
+            continue;
+        crit = fits[k].nll / f + lnn * (cost_params((enum cp_cost)k) * (double)fits[k].m + base[k]);
+        if (crit < best) {
+            best = crit;
+            kb = k;
+        }
+    }
+    rc = 0;
+    if (kb >= 0) {
+        rc = fits[kb].m;
+        memcpy(out, fits[kb].seg, (size_t)rc * sizeof(*out));
+        *info = fits[kb].info;
+    }
+out:
+    for (k = 0; k < CP_NCOSTS; k++)
+        free(fits[k].seg);
+    free(warm.seg);
+    return rc;
+}
+
 /* PELT costs O(n^2) on a series without changes (nothing can be pruned), so a
  * series longer than CP_PELT_MAX is segmented on the means of ceil(n / CP_PELT_MAX)
  * consecutive points, and each change point is then placed exactly: the best
  * single split of its two neighbouring segments within one block either side. */
 #define CP_PELT_MAX 5000
 
-static size_t refine(const struct prefix *p, size_t a, size_t c, size_t lo, size_t hi)
+static size_t refine(const struct cost *p, size_t a, size_t c, size_t lo, size_t hi)
 {
-    double whole = cost(p, a, c), best = -1;
+    double whole = sse(p, a, c), best = -1;
     size_t bt = lo;
     for (size_t t = lo; t <= hi; t++) {
-        double g = whole - cost(p, a, t) - cost(p, t, c);
+        double g = whole - sse(p, a, t) - sse(p, t, c);
         if (t > a && t < c && g > best) {
             best = g;
             bt = t;
@@ -425,7 +714,8 @@ static long blocked(enum cp_detector d, const double *z, size_t n, const struct 
 {
     size_t b = (n + CP_PELT_MAX - 1) / CP_PELT_MAX, nb = (n + b - 1) / b;
     double *zb = malloc(nb * sizeof(*zb));
-    struct prefix p;
+    struct cp_info bi;
+    struct cost p;
     long m;
 
     if (zb == NULL)
@@ -438,28 +728,34 @@ static long blocked(enum cp_detector d, const double *z, size_t n, const struct 
         zb[k] /= (double)(e - k * b);
     }
     cp_standardise(zb, nb, zb);
-    m = d == CP_PELT ? ar1_segment(0, zb, nb, o, out, cap, info)
-                     : cp_pelt(zb, nb, o->pen_mult * log((double)nb), o->min_seg, out, cap);
+    m = d == CP_PELT
+            ? fit_cost(0, CP_COST_MEAN, zb, nb, o, NULL, 0, out, cap, &bi)
+            : cp_pelt(zb, nb, CP_MBIC * log((double)nb), o->min_seg > 2 ? o->min_seg : 2, out, cap);
+    if (info && d == CP_PELT)
+        *info = bi;
     free(zb);
-    if (m <= 0 || prefix_make(&p, z, n) < 0)
+    if (m <= 0 || cost_make(&p, CP_COST_MEAN, z, n) < 0)
         return m <= 0 ? m : -1;
     for (long k = 0; k < m; k++) {
         size_t a = k ? out[k - 1] : 0, c = k + 1 < m ? out[k + 1] * b : n, t = out[k] * b;
         size_t lo = t > a + b ? t - b : a + 1, hi = t + b < c ? t + b : c - 1;
         out[k] = lo <= hi ? refine(&p, a, c, lo, hi) : t;
     }
-    prefix_free(&p);
+    cost_free(&p);
     return m;
 }
 
 long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o, size_t *out,
                size_t cap, struct cp_info *info)
 {
-    double *z;
+    struct cp_info tmp;
+    double *z, m0 = 0, var = 0;
     long m;
 
-    if (info)
-        memset(info, 0, sizeof(*info));
+    if (info == NULL)
+        info = &tmp;
+    memset(info, 0, sizeof(*info));
+    info->cost = CP_COST_MEAN; /* what a series too short or constant is assessed with */
     if (d == CP_BASELINE)
         return baseline(x, n, o, out, cap);
     if (n < 2)
@@ -467,6 +763,10 @@ long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_op
     if ((z = malloc(n * sizeof(*z))) == NULL)
         return -1;
     cp_standardise(x, n, z);
+    for (size_t i = 0; i < n; i++)
+        m0 += x[i] / (double)n;
+    for (size_t i = 0; i < n; i++)
+        var += (x[i] - m0) * (x[i] - m0) / (double)n;
     if ((d == CP_PELT || d == CP_PELT_MBIC) && n > CP_PELT_MAX) {
         m = blocked(d, z, n, o, out, cap, info);
         free(z);
@@ -474,13 +774,11 @@ long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_op
     }
     switch (d) {
     case CP_PELT:
-        m = ar1_segment(0, z, n, o, out, cap, info);
-        break;
     case CP_BINSEG:
-        m = ar1_segment(1, z, n, o, out, cap, info);
+        m = var > 0 ? select_cost(d == CP_BINSEG, x, z, var, n, o, out, cap, info) : 0;
         break;
     case CP_PELT_MBIC:
-        m = cp_pelt(z, n, o->pen_mult * log((double)n), o->min_seg, out, cap);
+        m = cp_pelt(z, n, CP_MBIC * log((double)n), o->min_seg > 2 ? o->min_seg : 2, out, cap);
         break;
     case CP_CUSUM:
         m = cusum(z, n, o, out, cap);
@@ -490,4 +788,55 @@ long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_op
     }
     free(z);
     return m;
+}
+
+/* ---- confidence and location interval ------------------------------------------- */
+
+int cp_assess(const double *x, size_t n, const struct cp_opts *o, enum cp_cost kind,
+              const size_t *cp, size_t m, struct cp_bounds *out)
+{
+    const double kappa = 2 * log(20.0); /* relative likelihood 1/20 */
+    double *z;
+    struct cp_info ki;
+    struct cost c;
+    size_t ms;
+    double pen;
+
+    if (m == 0)
+        return 0;
+    if (kind == CP_COST_AUTO)
+        kind = CP_COST_MEAN;
+    if ((z = malloc(n * sizeof(*z))) == NULL)
+        return -1;
+    cp_standardise(x, n, z);
+    if (cost_make(&c, kind, kind == CP_COST_POISSON ? x : z, n) < 0) {
+        free(z);
+        return -1;
+    }
+    c.vfloor = 1e-4 * fmax(sse(&c, 0, n) / (double)n, 1e-300);
+    cost_fit(&c, kind == CP_COST_POISSON ? x : z, n, cp, m, o, &ki);
+    pen = o->pen_mult * cost_params(kind) / 2 * log((double)n);
+    ms = cost_min_seg(kind, o);
+    for (size_t k = 0; k < m; k++) {
+        size_t a = k ? cp[k - 1] : 0, b = cp[k], e = k + 1 < m ? cp[k + 1] : n;
+        double here = seg_cost(&c, a, b) + seg_cost(&c, b, e);
+        double gain = seg_cost(&c, a, e) - here;
+        out[k].confidence = 1 / (1 + exp(-(gain - pen) / 2));
+        out[k].lo = out[k].hi = b;
+        for (size_t t = a + 1; t < e; t++) {
+            if (t - a < ms && t < b)
+                continue;
+            if (e - t < ms && t > b)
+                break;
+            if (seg_cost(&c, a, t) + seg_cost(&c, t, e) - here <= kappa) {
+                if (t < out[k].lo)
+                    out[k].lo = t;
+                if (t > out[k].hi)
+                    out[k].hi = t;
+            }
+        }
+    }
+    cost_free(&c);
+    free(z);
+    return 0;
 }

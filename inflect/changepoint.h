@@ -9,7 +9,8 @@
 #include <stddef.h>
 
 enum cp_detector {
-    CP_PELT,      /* default: PELT, squared-error cost, MBIC penalty x AR(1) noise factor */
+    CP_PELT,      /* default: PELT, cost chosen by penalised likelihood, BIC penalty,
+                     costs scaled by the AR(1) long-run factor */
     CP_PELT_MBIC, /* PELT, squared-error cost, plain MBIC penalty 3 ln n (one pass) */
     CP_BINSEG,    /* binary segmentation, same cost and penalty rule as CP_PELT */
     CP_CUSUM,     /* two-sided self-starting CUSUM (k = 0.5, h = 5 sd), alarm onsets */
@@ -24,10 +25,26 @@ const char *cp_detector_name(enum cp_detector d);
 /* Detector by name; -1 when unknown. */
 int cp_detector_by_name(const char *name);
 
+/* The segment cost of CP_PELT / CP_BINSEG: auto picks by penalised likelihood. */
+enum cp_cost {
+    CP_COST_AUTO,
+    CP_COST_MEAN,
+    CP_COST_MEANVAR,
+    CP_COST_LINEAR,
+    CP_COST_POISSON,
+    CP_NCOSTS
+};
+
+/* "auto", "mean", "meanvar", "linear", "poisson"; cp_cost_by_name gives -1 when
+ * unknown.  poisson applies to counts only: on other data it means mean. */
+const char *cp_cost_name(enum cp_cost c);
+int cp_cost_by_name(const char *name);
+
 /* Settings shared by the detectors (cp_defaults() fills the documented ones). */
 struct cp_opts {
-    double pen_mult;    /* penalty = pen_mult * ln n (3: MBIC) */
-    size_t min_seg;     /* shortest segment (2) */
+    int cost;           /* enum cp_cost (CP_COST_AUTO) */
+    double pen_mult;    /* penalty per parameter = pen_mult / 2 * ln n (3) */
+    size_t min_seg;     /* shortest segment (1; at least 3 for a line, 4 for meanvar) */
     double rho_max;     /* cap on the AR(1) coefficient (0.99) */
     int max_iter;       /* AR(1) re-estimation passes (8) */
     double cusum_k;     /* CUSUM reference value, in sd (0.5) */
@@ -45,13 +62,15 @@ void cp_defaults(struct cp_opts *o);
 
 /* What the AR(1)-aware passes estimated (for the report). */
 struct cp_info {
-    double sigma2; /* residual variance of the standardised series */
-    double rho;    /* lag-1 autocorrelation of residuals (clamped) */
-    double penalty;
+    int cost;       /* enum cp_cost the default chose */
+    double sigma2;  /* residual variance of the standardised series */
+    double rho;     /* lag-1 autocorrelation of residuals (clamped) */
+    double penalty; /* per change, in -2 log-likelihood units */
     int iterations;
 };
 
 /* Run detector d on x[0..n) (raw values; detectors standardise as they need).
+ * info (CP_PELT, CP_BINSEG) gets the chosen cost and its scale.
  * Writes at most cap indices to out and returns how many, or -1 when out of
  * memory.  info may be NULL. */
 long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o, size_t *out,
@@ -65,5 +84,20 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
 
 /* Binary segmentation with the same cost; split while the gain exceeds pen. */
 long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap);
+
+/* How sure a change point is, and where it could be. */
+struct cp_bounds {
+    double confidence; /* 1 / (1 + exp(-(gain - penalty) / 2)), in (0, 1) */
+    size_t lo, hi;     /* every location within relative likelihood 1/20: lo <= cp <= hi */
+};
+
+/* Assess change points cp[0..m) of x[0..n) under cost kind (the cp_info.cost of
+ * the detection): gain is the -2 log-likelihood the point saves against merging
+ * its two segments, so confidence is the BIC-approximate posterior probability
+ * that the change is real (0.5 when gain equals the penalty); [lo, hi] holds every
+ * location t between the neighbouring change points whose split costs at most
+ * 2 ln 20 more than cp's.  Writes out[0..m); returns 0 or -1 (out of memory). */
+int cp_assess(const double *x, size_t n, const struct cp_opts *o, enum cp_cost kind,
+              const size_t *cp, size_t m, struct cp_bounds *out);
 
 #endif

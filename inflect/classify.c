@@ -85,10 +85,13 @@ static int ramp_fit(const double *ps, const double *ps2, const double *pt, size_
     const size_t w = 60;
     double step = ramp_sse(ps, ps2, pt, a, b, b, c), best = INFINITY;
     size_t s0 = b > a + w ? b - w : a + 1, e1 = b + w < c ? b + w : c - 1;
+    /* a change point of the linear cost sits at the ramp's start, give or take a
+     * few observations; one of a mean cost sits inside the ramp */
+    size_t s1 = b + 8 < e1 ? b + 8 : e1;
 
     if (c - a < 6 || !(step > 0))
         return 0;
-    for (size_t s = s0; s <= b; s++)
+    for (size_t s = s0; s <= s1; s++)
         for (size_t e = b > s + 3 ? b : s + 3; e <= e1; e++) {
             double v = ramp_sse(ps, ps2, pt, a, s, e, c);
             if (v < best) {
@@ -149,7 +152,15 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
             pts[k].role = "recovery";
             continue;
         }
-        if (ramp_fit(ps, ps2, pt, a, b, c, &rs, &re)) {
+        if (k > 0 && pts[k - 1].kind == CP_RAMP && pts[k - 1].end > a && pts[k - 1].end + 8 >= b &&
+            pts[k - 1].end <= b + 8) {
+            /* where the ramp before this point stops (a linear cost's second
+             * change point of a flat-ramp-flat transition) */
+            pts[k].kind = CP_RAMP;
+            pts[k].role = "end";
+            continue;
+        }
+        if (ramp_fit(ps, ps2, pt, a, b, sloped(x, b, c, jump) ? e : c, &rs, &re)) {
             pts[k].kind = CP_RAMP;
             pts[k].role = "onset";
             pts[k].index = rs;
@@ -174,11 +185,34 @@ int classify_points(const double *x, size_t n, const size_t *cp, size_t m, struc
 
 /* ---- one series, every detector ------------------------------------------------ */
 
+/* Assess the default detector's points into b; with --min-confidence, drop those
+ * below it and assess again (a neighbour's segments grow) until every point holds. */
+static int assess(const struct inflect_ctx *ctx, struct inflect_result *r, size_t *m,
+                  struct cp_bounds *b)
+{
+    const struct inflect_series *s = r->s;
+    size_t *cp = r->by[ctx->detector];
+
+    for (;;) {
+        size_t k = 0;
+        if (cp_assess(s->v, s->n, &ctx->cp, (enum cp_cost)r->info.cost, cp, *m, b) < 0)
+            return -1;
+        for (size_t j = 0; j < *m; j++)
+            if (!(b[j].confidence < ctx->min_confidence))
+                cp[k++] = cp[j];
+        if (k == *m)
+            return 0;
+        *m = k;
+    }
+}
+
 int inflect_analyse(const struct inflect_ctx *ctx, struct inflect_result *r)
 {
     const struct inflect_series *s = r->s;
     size_t cap = s->n < INFLECT_MAX_CPS ? s->n + 1 : INFLECT_MAX_CPS;
     int def = ctx->detector;
+    struct cp_bounds *b = NULL;
+    int rc = -1;
 
     for (int d = 0; d < CP_NDETECTORS; d++) {
         long m;
@@ -191,11 +225,24 @@ int inflect_analyse(const struct inflect_ctx *ctx, struct inflect_result *r)
             return -1;
         r->nby[d] = (size_t)m;
     }
+    b = malloc((r->nby[def] ? r->nby[def] : 1) * sizeof(*b));
+    if (b == NULL || assess(ctx, r, &r->nby[def], b) < 0)
+        goto out;
     r->npts = r->nby[def];
     r->pts = calloc(r->npts ? r->npts : 1, sizeof(*r->pts));
-    if (r->pts == NULL)
-        return -1;
-    return classify_points(s->v, s->n, r->by[def], r->npts, r->pts);
+    if (r->pts == NULL || classify_points(s->v, s->n, r->by[def], r->npts, r->pts) < 0)
+        goto out;
+    for (size_t k = 0; k < r->npts; k++) {
+        struct cp_point *p = &r->pts[k];
+        p->confidence = b[k].confidence;
+        /* a ramp's index moved to where it starts: the interval covers the ramp */
+        p->lo = b[k].lo < p->index ? b[k].lo : p->index;
+        p->hi = b[k].hi > p->index ? b[k].hi : p->index;
+    }
+    rc = 0;
+out:
+    free(b);
+    return rc;
 }
 
 void inflect_result_free(struct inflect_result *r)

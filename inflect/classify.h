@@ -15,7 +15,9 @@ struct cp_point {
     double after;  /* level of the segment after */
     double change; /* (after - before) / |before|; NAN when before is 0 */
     enum cp_kind kind;
-    const char *role; /* "onset", "recovery" (spike), "end" (ramp), or "level" */
+    const char *role;  /* "onset", "recovery" (spike), "end" (ramp), or "level" */
+    double confidence; /* cp_assess: BIC-approximate probability the change is real */
+    size_t lo, hi;     /* cp_assess: location interval (lo <= index <= hi) */
 };
 
 /* "step", "spike", "ramp". */

@@ -52,8 +52,9 @@ struct inflect_ctx {
         double rate;
     } rates[INFLECT_MAX_RATES]; /* --expect-rate GROUP=R */
     int nrates;
-    int tiers;    /* --tiers (>= 1) */
-    int detector; /* --detector: default CP_PELT */
+    int tiers;             /* --tiers (>= 1) */
+    int detector;          /* --detector: default CP_PELT */
+    double min_confidence; /* --min-confidence: drop the default's points below it */
     int quiet;
     int no_charts; /* --no-charts */
     struct cp_opts cp;

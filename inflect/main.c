@@ -43,6 +43,11 @@ static const char usage_text[] =
     "                     'p99>250' (absolute level, ms), 'drift' (sampling drift alarm)\n"
     "  --detector NAME    default detector: pelt (default), pelt_mbic, binseg, cusum,\n"
     "                     baseline\n"
+    "  --cost NAME        segment cost of pelt and binseg: auto (default: chosen by\n"
+    "                     penalised likelihood), mean, meanvar, linear, poisson\n"
+    "  --penalty C        penalty C / 2 * ln n per parameter (default 3)\n"
+    "  --rho-max R        cap on the AR(1) coefficient that scales the costs (0.99)\n"
+    "  --min-confidence P drop change points whose confidence is below P (0..1)\n"
     "  --no-charts        skip gnuplot charts in --out\n"
     "  --quiet            no progress or notes on stderr\n"
     "  --help, --version\n"
@@ -134,6 +139,10 @@ enum {
     O_TIERS,
     O_GATE,
     O_DETECTOR,
+    O_COST,
+    O_PENALTY,
+    O_MINCONF,
+    O_RHOMAX,
     O_NOCHARTS,
     O_QUIET,
     O_HELP,
@@ -152,6 +161,10 @@ static const struct option longopts[] = {
     {"tiers", required_argument, NULL, O_TIERS},
     {"gate", required_argument, NULL, O_GATE},
     {"detector", required_argument, NULL, O_DETECTOR},
+    {"cost", required_argument, NULL, O_COST},
+    {"penalty", required_argument, NULL, O_PENALTY},
+    {"min-confidence", required_argument, NULL, O_MINCONF},
+    {"rho-max", required_argument, NULL, O_RHOMAX},
     {"no-charts", no_argument, NULL, O_NOCHARTS},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
@@ -217,6 +230,26 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         if ((d = cp_detector_by_name(arg)) < 0)
             return usage_error("unknown --detector", arg);
         ctx->detector = d;
+        break;
+    case O_COST:
+        if ((d = cp_cost_by_name(arg)) < 0)
+            return usage_error("--cost takes auto, mean, meanvar, linear or poisson", arg);
+        ctx->cp.cost = d;
+        break;
+    case O_PENALTY:
+        if (sf_opt_double(arg, &ctx->cp.pen_mult) < 0 || !(ctx->cp.pen_mult > 0) ||
+            ctx->cp.pen_mult > 1000)
+            return usage_error("--penalty takes a number in (0, 1000]", arg);
+        break;
+    case O_RHOMAX:
+        if (sf_opt_double(arg, &ctx->cp.rho_max) < 0 || !(ctx->cp.rho_max >= 0) ||
+            ctx->cp.rho_max > 0.999)
+            return usage_error("--rho-max takes a number in [0, 0.999]", arg);
+        break;
+    case O_MINCONF:
+        if (sf_opt_double(arg, &ctx->min_confidence) < 0 || !(ctx->min_confidence >= 0) ||
+            ctx->min_confidence > 1)
+            return usage_error("--min-confidence takes a number in [0, 1]", arg);
         break;
     case 'h':
     case O_HELP:

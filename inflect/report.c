@@ -220,27 +220,39 @@ static void fmt_num(char *b, size_t n, double v)
         snprintf(b, n, "-");
 }
 
+/* The confidence (3 decimals) and the location interval "lo..hi" in input rows. */
+static void fmt_bounds(char *c, size_t cn, char *iv, size_t ivn, const struct inflect_series *s,
+                       const struct cp_point *p)
+{
+    size_t hi = p->hi < s->n ? p->hi : s->n - 1;
+    snprintf(c, cn, "%.3f", p->confidence);
+    snprintf(iv, ivn, "%zu..%zu", s->row[p->lo < s->n ? p->lo : hi], s->row[hi]);
+}
+
 void report_series_section(struct report *rp, const struct inflect_result *r)
 {
-    static const char *const head[] = {"index",  "time",  "kind",  "role",
-                                       "before", "after", "change"};
+    static const char *const head[] = {"index", "time",   "kind",       "role",    "before",
+                                       "after", "change", "confidence", "interval"};
     const struct inflect_series *s = r->s;
-    char para[512];
+    char para[768];
 
     report_heading(rp, 2, s->name);
     snprintf(para, sizeof(para),
-             "%zu observations; %zu inflection point(s) by %s (noise variance %.3g, AR(1) "
-             "rho %.3f, penalty %.3g).",
-             s->n, r->npts, cp_detector_name((enum cp_detector)rp->ctx->detector), r->info.sigma2,
-             r->info.rho, r->info.penalty);
+             "%zu observations; %zu inflection point(s) by %s (cost %s, noise variance %.3g, "
+             "AR(1) rho %.3f, penalty %.3g per change). Confidence: the BIC-approximate "
+             "probability that a change is real; interval: the rows where it could be "
+             "(relative likelihood at least 1/20).",
+             s->n, r->npts, cp_detector_name((enum cp_detector)rp->ctx->detector),
+             cp_cost_name((enum cp_cost)r->info.cost), r->info.sigma2, r->info.rho,
+             r->info.penalty);
     report_para(rp, para);
     series_chart(rp, r);
     if (r->npts) {
-        report_table_head(rp, head, 7);
+        report_table_head(rp, head, 9);
         for (size_t k = 0; k < r->npts; k++) {
             const struct cp_point *p = &r->pts[k];
-            char c0[32], c1[64], c4[32], c5[32], c6[32];
-            const char *row[7] = {c0, c1, cp_kind_name(p->kind), p->role, c4, c5, c6};
+            char c0[32], c1[64], c4[32], c5[32], c6[32], c7[32], c8[48];
+            const char *row[9] = {c0, c1, cp_kind_name(p->kind), p->role, c4, c5, c6, c7, c8};
             snprintf(c0, sizeof(c0), "%zu", s->row[p->index]);
             if (s->tlabel && s->tlabel[p->index])
                 snprintf(c1, sizeof(c1), "%s", s->tlabel[p->index]);
@@ -252,7 +264,8 @@ void report_series_section(struct report *rp, const struct inflect_result *r)
                 snprintf(c6, sizeof(c6), "%+.1f%%", p->change * 100);
             else
                 snprintf(c6, sizeof(c6), "-");
-            report_table_row(rp, row, 7);
+            fmt_bounds(c7, sizeof(c7), c8, sizeof(c8), s, p);
+            report_table_row(rp, row, 9);
         }
         report_table_end(rp);
     }
@@ -365,8 +378,8 @@ static void inflection_table(struct report *rp, const struct inflect_result *res
                              const double *x)
 {
     static const int ms[] = {M_P99, M_P50, M_ERROR_RATE, M_THROUGHPUT, M_SAMPLED_SHARE};
-    static const char *const head[] = {"metric", "window", "t (s)", "kind",
-                                       "before", "after",  "change"};
+    static const char *const head[] = {"metric", "window", "t (s)",      "kind",   "before",
+                                       "after",  "change", "confidence", "windows"};
     int any = 0;
 
     for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
@@ -374,10 +387,10 @@ static void inflection_table(struct report *rp, const struct inflect_result *res
         for (size_t k = 0; k < r->npts; k++) {
             const struct cp_point *p = &r->pts[k];
             size_t w = r->s->row[p->index];
-            char c1[32], c2[32], c4[32], c5[32], c6[32];
-            const char *row[7] = {r->metric, c1, c2, cp_kind_name(p->kind), c4, c5, c6};
+            char c1[32], c2[32], c4[32], c5[32], c6[32], c7[32], c8[48];
+            const char *row[9] = {r->metric, c1, c2, cp_kind_name(p->kind), c4, c5, c6, c7, c8};
             if (!any++)
-                report_table_head(rp, head, 7);
+                report_table_head(rp, head, 9);
             snprintf(c1, sizeof(c1), "%zu", w);
             snprintf(c2, sizeof(c2), "%.10g", x[w]);
             fmt_num(c4, sizeof(c4), p->before);
@@ -386,7 +399,8 @@ static void inflection_table(struct report *rp, const struct inflect_result *res
                 snprintf(c6, sizeof(c6), "%+.1f%%", p->change * 100);
             else
                 snprintf(c6, sizeof(c6), "-");
-            report_table_row(rp, row, 7);
+            fmt_bounds(c7, sizeof(c7), c8, sizeof(c8), r->s, p);
+            report_table_row(rp, row, 9);
         }
     }
     if (any)

@@ -272,6 +272,9 @@ void inflect_json_series(struct sf_jw *w, const struct inflect_ctx *ctx,
         sf_jw_num(w, "before", p->before);
         sf_jw_num(w, "after", p->after);
         sf_jw_num(w, "change", p->change);
+        sf_jw_num(w, "confidence", p->confidence);
+        sf_jw_int(w, "lo", (int64_t)s->row[p->lo]);
+        sf_jw_int(w, "hi", (int64_t)s->row[p->hi < s->n ? p->hi : s->n - 1]);
         sf_jw_str(w, "kind", cp_kind_name(p->kind));
         sf_jw_str(w, "role", p->role);
         sf_jw_str(w, "detector", cp_detector_name((enum cp_detector)ctx->detector));
@@ -287,6 +290,7 @@ void inflect_json_series(struct sf_jw *w, const struct inflect_ctx *ctx,
     }
     sf_jw_end(w);
     sf_jw_obj(w, "model");
+    sf_jw_str(w, "cost", cp_cost_name((enum cp_cost)r->info.cost));
     sf_jw_num(w, "sigma2", r->info.sigma2);
     sf_jw_num(w, "rho", r->info.rho);
     sf_jw_num(w, "penalty", r->info.penalty);

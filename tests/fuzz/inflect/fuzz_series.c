@@ -20,10 +20,12 @@ static void detect_all(const struct inflect_series *s)
     struct cp_opts o;
     size_t cp[256];
     struct cp_point pts[256];
+    struct cp_bounds bounds[256];
+    struct cp_info info;
 
     cp_defaults(&o);
     for (int d = 0; d < CP_NDETECTORS; d++) {
-        long m = cp_detect((enum cp_detector)d, s->v, s->n, &o, cp, 256, NULL);
+        long m = cp_detect((enum cp_detector)d, s->v, s->n, &o, cp, 256, &info);
         if (m < 0)
             continue;
         for (long k = 0; k < m; k++)
@@ -32,6 +34,12 @@ static void detect_all(const struct inflect_series *s)
         if (d == CP_PELT && classify_points(s->v, s->n, cp, (size_t)m, pts) == 0)
             for (long k = 0; k < m; k++)
                 if (pts[k].index >= s->n || pts[k].end > s->n)
+                    abort();
+        if (d == CP_PELT &&
+            cp_assess(s->v, s->n, &o, (enum cp_cost)info.cost, cp, (size_t)m, bounds) == 0)
+            for (long k = 0; k < m; k++)
+                if (bounds[k].lo > cp[k] || bounds[k].hi < cp[k] || bounds[k].hi >= s->n ||
+                    !(bounds[k].confidence >= 0 && bounds[k].confidence <= 1))
                     abort();
     }
 }
