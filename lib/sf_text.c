@@ -111,7 +111,7 @@ size_t sf_text_utf8_cut(const char *s, size_t n, size_t max)
 
 /* ---- XML / HTML ------------------------------------------------------------------- */
 
-static void xml_run(struct sink *k, const char *s, size_t n)
+static void xml_run(struct sink *k, const char *s, size_t n, unsigned flags)
 {
     struct ch c;
 
@@ -129,10 +129,10 @@ static void xml_run(struct sink *k, const char *s, size_t n)
             e = "&gt;";
             break;
         case '"':
-            e = "&quot;";
+            e = flags & SF_TEXT_QUOT ? "&quot;" : NULL;
             break;
         case '\'':
-            e = "&#39;";
+            e = flags & SF_TEXT_APOS ? "&#39;" : NULL;
             break;
         case '\t':
         case '\n':
@@ -150,7 +150,13 @@ static void xml_run(struct sink *k, const char *s, size_t n)
 void sf_text_xml(FILE *f, const char *s, size_t n)
 {
     struct sink k = {.f = f};
-    xml_run(&k, s, n);
+    xml_run(&k, s, n, SF_TEXT_QUOT | SF_TEXT_APOS);
+}
+
+void sf_text_xml_esc(FILE *f, const char *s, size_t n, unsigned flags)
+{
+    struct sink k = {.f = f};
+    xml_run(&k, s, n, flags);
 }
 
 /* ---- Markdown --------------------------------------------------------------------- */
@@ -325,7 +331,7 @@ enum form { F_XML, F_MD, F_LABEL };
 static void run(struct sink *k, enum form form, const char *s, size_t n)
 {
     if (form == F_XML)
-        xml_run(k, s, n);
+        xml_run(k, s, n, SF_TEXT_QUOT | SF_TEXT_APOS);
     else if (form == F_MD)
         md_run(k, s, n);
     else

@@ -33,14 +33,20 @@
 #include <stdio.h>
 
 #define SF_TEXT_CELL 1u /* the text is inside a GFM table cell */
+#define SF_TEXT_QUOT 2u /* XML: '"' as &quot; (text inside a "-quoted attribute) */
+#define SF_TEXT_APOS 4u /* XML: '\'' as &#39; (text inside a '-quoted attribute) */
 
 /* Largest length <= max (and <= n) of a prefix of s[0..n) that does not end in the
  * middle of a UTF-8 character: cutting there never splits a valid sequence. */
 size_t sf_text_utf8_cut(const char *s, size_t n, size_t max);
 
 /* s[0..n) as XML 1.0 character data (also valid in an attribute value in quotes and in
- * HTML text). */
+ * HTML text): sf_text_xml_esc with SF_TEXT_QUOT | SF_TEXT_APOS. */
 void sf_text_xml(FILE *f, const char *s, size_t n);
+
+/* The same with & < > escaped, and '"' and '\'' only as flags say (SF_TEXT_QUOT,
+ * SF_TEXT_APOS): for writers that must match another tool's output byte for byte. */
+void sf_text_xml_esc(FILE *f, const char *s, size_t n, unsigned flags);
 
 /* s[0..n) as inert Markdown inline text (flags: SF_TEXT_CELL). */
 void sf_text_md(FILE *f, const char *s, size_t n, unsigned flags);

@@ -14,6 +14,11 @@ static void w_xml(FILE *f, const char *s, size_t n, unsigned flags)
     sf_text_xml(f, s, n);
 }
 
+static void w_xml_text(FILE *f, const char *s, size_t n, unsigned flags)
+{
+    sf_text_xml_esc(f, s, n, flags);
+}
+
 static void w_csv(FILE *f, const char *s, size_t n, unsigned flags)
 {
     (void)flags;
@@ -46,16 +51,18 @@ static void code_spans(void)
         {"main;foo", "`main;foo`"},
         {"a`b", "``a`b``"},
         {"a``b`c", "```a``b`c```"},
-        {"`x", "`` `x ``"},         /* a leading backtick would join the fence */
-        {"x`", "`` x` ``"},         /* so would a trailing one */
-        {" x ", "`  x  `"},         /* CommonMark strips one space each side */
-        {" x", "` x`"},             /* only when both sides have one */
-        {"  ", "`  `"},             /* all spaces: nothing stripped */
-        {"", "` `"},                /* `` is no code span */
-        {"a\nb\r\tc", "`a\xe2\x90\x8a" "b\xe2\x90\x8d\xe2\x90\x89" "c`"}, /* no line break */
-        {"x\xff", "`x\xef\xbf\xbd`"},                      /* not UTF-8 */
-        {"\xe2\x80\xaeRTL", "`\xef\xbf\xbdRTL`"},          /* U+202E override */
-        {"<img onerror=x>", "`<img onerror=x>`"},          /* literal inside code */
+        {"`x", "`` `x ``"}, /* a leading backtick would join the fence */
+        {"x`", "`` x` ``"}, /* so would a trailing one */
+        {" x ", "`  x  `"}, /* CommonMark strips one space each side */
+        {" x", "` x`"},     /* only when both sides have one */
+        {"  ", "`  `"},     /* all spaces: nothing stripped */
+        {"", "` `"},        /* `` is no code span */
+        {"a\nb\r\tc", "`a\xe2\x90\x8a"
+                      "b\xe2\x90\x8d\xe2\x90\x89"
+                      "c`"},                      /* no line break */
+        {"x\xff", "`x\xef\xbf\xbd`"},             /* not UTF-8 */
+        {"\xe2\x80\xaeRTL", "`\xef\xbf\xbdRTL`"}, /* U+202E override */
+        {"<img onerror=x>", "`<img onerror=x>`"}, /* literal inside code */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         TAP_EQ_STR(out(sf_text_md_code, cases[i].in, strlen(cases[i].in), 0), cases[i].want,
@@ -63,7 +70,10 @@ static void code_spans(void)
     TAP_EQ_STR(out(sf_text_md_code, "a|b\\|c", 6, SF_TEXT_CELL), "`a\\|b\\\\|c`",
                "md code span in a table cell: every '|' escaped");
     TAP_EQ_STR(out(sf_text_md_code, "a|b", 3, 0), "`a|b`", "md code span outside a table: '|'");
-    TAP_EQ_STR(out(sf_text_md_code, "a\0b", 3, 0), "`a\xe2\x90\x80" "b`", "NUL: U+2400");
+    TAP_EQ_STR(out(sf_text_md_code, "a\0b", 3, 0),
+               "`a\xe2\x90\x80"
+               "b`",
+               "NUL: U+2400");
 }
 
 static void md_text(void)
@@ -92,14 +102,17 @@ static void xml_text(void)
         {"t\tn\nr\r", "t\tn\nr&#13;"},
         {"\x01\x1b[31m", "\xe2\x90\x81\xe2\x90\x9b[31m"},
         {"\xef\xbf\xbe\xef\xbf\xbf", "\xef\xbf\xbd\xef\xbf\xbd"}, /* U+FFFE U+FFFF */
-        {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},  /* a surrogate: 3 bytes */
-        {"\xc3\xa9\xf0\x9f\x94\xa5", "\xc3\xa9\xf0\x9f\x94\xa5"},  /* é and U+1F525 kept */
-        {"\xc2\x85", "\xef\xbf\xbd"},                              /* C1 NEL */
-        {"\xe2\x81\xa6x", "\xef\xbf\xbdx"},                        /* U+2066 isolate */
+        {"\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"}, /* a surrogate: 3 bytes */
+        {"\xc3\xa9\xf0\x9f\x94\xa5", "\xc3\xa9\xf0\x9f\x94\xa5"}, /* é and U+1F525 kept */
+        {"\xc2\x85", "\xef\xbf\xbd"},                             /* C1 NEL */
+        {"\xe2\x81\xa6x", "\xef\xbf\xbdx"},                       /* U+2066 isolate */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        TAP_EQ_STR(out(w_xml, cases[i].in, strlen(cases[i].in), 0), cases[i].want, "xml %zu",
-                   i);
+        TAP_EQ_STR(out(w_xml, cases[i].in, strlen(cases[i].in), 0), cases[i].want, "xml %zu", i);
+    TAP_EQ_STR(out(w_xml_text, "<'\"&\x01", 5, 0), "&lt;'\"&amp;\xe2\x90\x81",
+               "xml_esc without flags: quotes kept, the rest as sf_text_xml");
+    TAP_EQ_STR(out(w_xml_text, "'\"", 2, SF_TEXT_QUOT), "'&quot;", "xml_esc SF_TEXT_QUOT");
+    TAP_EQ_STR(out(w_xml_text, "'\"", 2, SF_TEXT_APOS), "&#39;\"", "xml_esc SF_TEXT_APOS");
 }
 
 static void csv_fields(void)
@@ -117,8 +130,7 @@ static void csv_fields(void)
         {"\x07\xff", "\"\xe2\x90\x87\xef\xbf\xbd\""},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-        TAP_EQ_STR(out(w_csv, cases[i].in, strlen(cases[i].in), 0), cases[i].want, "csv %zu",
-                   i);
+        TAP_EQ_STR(out(w_csv, cases[i].in, strlen(cases[i].in), 0), cases[i].want, "csv %zu", i);
 }
 
 static void cuts(void)
@@ -152,7 +164,11 @@ static void bounded(void)
     sf_text_label(b, 8, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", 8);
     TAP_EQ_STR(b, "\xc3\xa9\xc3\xa9\xe2\x80\xa6", "label: cut between characters");
     sf_text_label(b, sizeof(b), "a]]>b\nc'd", 9);
-    TAP_EQ_STR(b, "a]]\xef\xbc\x9e" "b\xe2\x90\x8a" "c'd", "label: ]]> broken, one line");
+    TAP_EQ_STR(b,
+               "a]]\xef\xbc\x9e"
+               "b\xe2\x90\x8a"
+               "c'd",
+               "label: ]]> broken, one line");
     sf_text_md_str(b, 6, "#####", 5, 0);
     TAP_EQ_STR(b, "\\#\xe2\x80\xa6", "md str: an escape is never cut");
     TAP_EQ_INT(sf_text_label(b, 0, "x", 1), 0, "cap 0 writes nothing");
