@@ -277,6 +277,34 @@ void sf_text_md_code(FILE *f, const char *s, size_t n, unsigned flags)
     code_span(&k, s, n, flags, 0);
 }
 
+/* Nothing in these makes inline structure (no emphasis, code, link, HTML, entity or
+ * autolink: "www." excepted by hand), and a cell or heading holds inline content only;
+ * a space first or last would be trimmed away. */
+static int md_plain(const char *s, size_t n)
+{
+    if (n == 0 || s[0] == ' ' || s[n - 1] == ' ')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+              strchr(" .,%+-()/", c)) ||
+            c == 0)
+            return 0;
+        if (c == '.' && i >= 3 && (s[i - 1] | 0x20) == 'w' && (s[i - 2] | 0x20) == 'w' &&
+            (s[i - 3] | 0x20) == 'w')
+            return 0;
+    }
+    return 1;
+}
+
+void sf_text_md_cell(FILE *f, const char *s, size_t n)
+{
+    if (md_plain(s, n))
+        fwrite(s, 1, n, f);
+    else
+        sf_text_md_code(f, s, n, SF_TEXT_CELL);
+}
+
 /* ---- CSV -------------------------------------------------------------------------- */
 
 /* RFC 4180 field, always quoted; a leading = + - @ tab or CR makes spreadsheets read a

@@ -54,6 +54,11 @@ void sf_text_md(FILE *f, const char *s, size_t n, unsigned flags);
 /* s[0..n) as one Markdown code span, backticks included (flags: SF_TEXT_CELL). */
 void sf_text_md_code(FILE *f, const char *s, size_t n, unsigned flags);
 
+/* A GFM table cell (or a heading's text) that may hold data: plain words and numbers
+ * (ASCII letters, digits, inner spaces and . , % + - ( ) /, no "www.") as they are, so
+ * that tables of numbers stay readable; anything else as a code span with SF_TEXT_CELL. */
+void sf_text_md_cell(FILE *f, const char *s, size_t n);
+
 /* s[0..n) as one quoted RFC 4180 field, formula characters neutralised. */
 void sf_text_csv(FILE *f, const char *s, size_t n);
 

@@ -94,6 +94,38 @@ static void md_text(void)
                    "md text %zu", i);
 }
 
+static void w_cell(FILE *f, const char *s, size_t n, unsigned flags)
+{
+    (void)flags;
+    sf_text_md_cell(f, s, n);
+}
+
+static void md_cells(void)
+{
+    static const struct tcase cases[] = {
+        {"p99", "p99"},
+        {"+12.5%", "+12.5%"},
+        {"perf", "perf"},
+        {"t (s)", "t (s)"},
+        {"a/b", "a/b"},
+        {"[x](y)", "`[x](y)`"},
+        {"http://x", "`http://x`"},
+        {"1, 2 -3", "1, 2 -3"},
+        {"error_rate", "`error_rate`"},
+        {"-1", "-1"},
+        {" x", "` x`"}, /* a table would trim the space */
+        {"", "` `"},
+        {"evil www.x.com", "`evil www.x.com`"},
+        {"WWW.x", "`WWW.x`"},
+        {"a|b", "`a\\|b`"},
+        {"x\ny", "`x\xe2\x90\x8ay`"},
+        {"\xc3\xa9t\xc3\xa9", "`\xc3\xa9t\xc3\xa9`"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        TAP_EQ_STR(out(w_cell, cases[i].in, strlen(cases[i].in), 0), cases[i].want, "md cell %zu",
+                   i);
+}
+
 static void xml_text(void)
 {
     static const struct tcase cases[] = {
@@ -178,6 +210,7 @@ int main(void)
 {
     code_spans();
     md_text();
+    md_cells();
     xml_text();
     csv_fields();
     cuts();
