@@ -9,6 +9,10 @@ invalid UTF-8, very long names, bidirectional overrides, quotes of every kind.
                                        (method and grpc-message), 0.4 s apart
   python3 hostile.py folded DIR        DIR/base.folded and DIR/new.folded: stacks whose
                                        frames are the strings, each grown in new
+  python3 hostile.py series FILE.csv   an inflect --series input: a time column, then one
+                                       column per string (NUL and line breaks taken out: the
+                                       reader refuses them, with their position), a step at
+                                       row 40
   python3 hostile.py list              the strings, one hex line each
 """
 import os
@@ -136,11 +140,23 @@ def write_folded(d):
             n.write(b"main;" + fr + b" %d\n" % (40 + 3 * i))
 
 
+def write_series(path):
+    names = [s.replace(b"\x00", b"").replace(b"\n", b" ").replace(b"\r", b" ") for s in STRINGS]
+    rows = [b"t," + b",".join(b'"' + n.replace(b'"', b'""') + b'"' for n in names)]
+    for i in range(80):
+        rows.append(b",".join([b"%d" % i] + [b"%d" % ((10 if i < 40 else 30) + j)
+                                             for j in range(len(names))]))
+    with open(path, "wb") as f:
+        f.write(b"\n".join(rows) + b"\n")
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "pcap":
         write_pcap(sys.argv[2])
     elif sys.argv[1] == "folded":
         write_folded(sys.argv[2])
+    elif sys.argv[1] == "series":
+        write_series(sys.argv[2])
     else:
         for s in STRINGS:
             print(s.hex())

@@ -3,7 +3,7 @@
 # One list of hostile strings (tests/scripts/hostile.py: Markdown, HTML, CSV, XML and
 # gnuplot attacks, quotes, control bytes, invalid UTF-8, long names, RTL overrides) goes
 # through pcap2spans -> database -> inflect --out (by endpoint, service and gRPC method),
-# spanfold-export, flamegraph and perf-fold diff --summary, from folded stacks whose
+# inflect --series (as column names), spanfold-export, flamegraph and perf-fold diff --summary, from folded stacks whose
 # frames are those strings, and perf-fold --inline with modules named like addr2line
 # options.  Asserted: every SVG parses (xmllint) and the HTML too, every JSON parses,
 # Markdown rendered by cmark-gfm (GitHub's parser) has no heading, link, image or raw
@@ -74,6 +74,17 @@ for by in endpoint service grpc_method; do
     check "inflect --by $by: windows.csv has $groups x $nwin records, $groups names" \
         chk csv "$r/windows.csv" $((groups * nwin)) "$groups"
 done
+
+# --series: the names are CSV column names
+PYTHONDONTWRITEBYTECODE=1 python3 "$here/hostile.py" series ser.csv
+"$bin/inflect" --series ser.csv --out r-series >/dev/null 2>r-series.err
+check "inflect --series: exit 0, nothing on stderr" test $? -eq 0 -a ! -s r-series.err
+charts=$(ls r-series | grep -c '^chart-.*\.svg$')
+check "inflect --series: each of the $nstr series has its chart ($charts)" test "$charts" -eq "$nstr"
+check "inflect --series: every SVG chart is XML" xml_all r-series/*.svg
+check "inflect --series: report.html parses" html_ok r-series/report.html
+md_check "inflect --series: report.md has only its own headings, images, no HTML" \
+    r-series/report.md r-series 1 "$nstr" 0
 
 for fmt in otlp zipkin chrome speedscope; do
     "$bin/spanfold-export" --db h.db --all --format "$fmt" -o "x.$fmt" 2>/dev/null
