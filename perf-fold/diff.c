@@ -32,6 +32,7 @@
 #include "sf_hex.h"
 #include "sf_line.h"
 #include "sf_opt.h"
+#include "sf_text.h"
 
 #define MAX_GATES 32
 
@@ -295,7 +296,11 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
     }
     qsort(regs, nr, sizeof(*regs), cmp_reg);
     if (md) {
-        fprintf(md, "## perf-fold diff: `%s` → `%s`\n\n", base, new_);
+        fputs("## perf-fold diff: ", md);
+        sf_text_md_code(md, base, strlen(base), 0);
+        fputs(" → ", md);
+        sf_text_md_code(md, new_, strlen(new_), 0);
+        fputs("\n\n", md);
         fprintf(md, "Samples: base ");
         print_count(md, d->total[0]);
         fprintf(md, ", new ");
@@ -305,9 +310,11 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
         for (size_t i = 0, shown = 0; i < nr && shown < (size_t)d->top; i++) {
             if (regs[i].s1 - regs[i].s0 <= 0)
                 break;
-            fprintf(md, "| `%.*s` | %.2f | %.2f | %+.2f |\n",
-                    (int)(regs[i].e->len > 200 ? 200 : regs[i].e->len), regs[i].e->key, regs[i].s0,
-                    regs[i].s1, regs[i].s1 - regs[i].s0);
+            fputs("| ", md);
+            sf_text_md_code(md, regs[i].e->key,
+                            sf_text_utf8_cut(regs[i].e->key, regs[i].e->len, 200), SF_TEXT_CELL);
+            fprintf(md, " | %.2f | %.2f | %+.2f |\n", regs[i].s0, regs[i].s1,
+                    regs[i].s1 - regs[i].s0);
             shown++;
         }
         if (d->ngates)
@@ -315,16 +322,15 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
     }
     for (int g = 0; g < d->ngates; g++) {
         const struct gate *gt = &d->gates[g];
-        char what[320] = "";
+        char what[320] = "", code[256], text[256];
         int bad = 0;
         if (strcmp(gt->name, "total") == 0) {
             bad = tot_pct > gt->limit;
             snprintf(what, sizeof(what), "total samples %+.1f %%", tot_pct);
         } else if (strcmp(gt->name, "frame") == 0) {
             bad = nr > 0 && regs[0].s1 - regs[0].s0 > gt->limit;
-            if (nr)
-                snprintf(what, sizeof(what), "largest growth `%.*s` %+.2f pt",
-                         (int)(regs[0].e->len > 200 ? 200 : regs[0].e->len), regs[0].e->key,
+            if (nr && sf_text_md_code_str(code, sizeof(code), regs[0].e->key, regs[0].e->len, 0))
+                snprintf(what, sizeof(what), "largest growth %s %+.2f pt", code,
                          regs[0].s1 - regs[0].s0);
         } else {
             size_t l = strlen(gt->name);
@@ -332,12 +338,14 @@ static int report(struct diff_ctx *d, FILE *md, const char *base, const char *ne
             double ch =
                 gt->relative ? (s0 > 0 ? (s1 / s0 - 1) * 100 : (s1 > 0 ? INFINITY : 0)) : s1 - s0;
             bad = ch > gt->limit;
-            snprintf(what, sizeof(what), "`%s` %.2f %% → %.2f %% (%+.2f %s)", gt->name, s0, s1, ch,
+            sf_text_md_code_str(code, sizeof(code), gt->name, l, 0);
+            snprintf(what, sizeof(what), "%s %.2f %% → %.2f %% (%+.2f %s)", code, s0, s1, ch,
                      gt->relative ? "%" : "pt");
         }
         failed |= bad;
+        sf_text_md_code_str(text, sizeof(text), gt->text, strlen(gt->text), 0);
         if (md)
-            fprintf(md, "- %s `%s`: %s\n", bad ? "**FAIL**" : "ok", gt->text, what);
+            fprintf(md, "- %s %s: %s\n", bad ? "**FAIL**" : "ok", text, what);
     }
     free(regs);
     return failed;
