@@ -20,36 +20,13 @@
 #include "report.h"
 #include "sf_base64.h"
 #include "sf_opt.h"
+#include "sf_text.h"
 
 /* The one HTML escaper of the report (lib's shared escaper replaces it in one line). */
 void rp_html_esc(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
-            /* control bytes would be invalid in HTML text: show them as U+FFFD */
-            if (ch < 0x20 && ch != '\t' && ch != '\n')
-                fputs("\xef\xbf\xbd", f);
-            else
-                fputc(ch, f);
-        }
-    }
+    if (s)
+        sf_text_xml(f, s, strlen(s)); /* the one XML/HTML text sanitiser (lib/sf_text) */
 }
 
 static const char style[] =
