@@ -3,7 +3,8 @@
 
     check_demo.py OUT SAMPLES FIRST_TEST_NUMBER
 
-OUT is what scripts/demo.sh wrote (spans.db, folded/, report/summary.json), SAMPLES the
+OUT is what scripts/demo.sh wrote (spans.db, folded/, report/findings.json, and
+stacks.folded: `spanfold stacks --folded` per phase, written by t_demo.sh), SAMPLES the
 recording (MANIFEST.json).  The facts come from the manifest, which the recorder wrote
 from what it did (what it sent, when it switched the slow mode and the rate, the true
 clock offset), never from the tools' output.  Prints TAP lines numbered from
@@ -14,7 +15,7 @@ import json, sqlite3, sys
 out, samples, n = sys.argv[1], sys.argv[2], int(sys.argv[3]) - 1
 man = json.load(open(f"{samples}/MANIFEST.json"))
 db = sqlite3.connect(f"{out}/spans.db")
-summary = json.load(open(f"{out}/report/summary.json"))
+findings = json.load(open(f"{out}/report/findings.json"))
 
 
 def ok(cond, name, diag=None):
@@ -77,20 +78,23 @@ def leaves(path, root=None):
     return w
 
 
-root = [l.split(";")[0] for l in open(f"{out}/folded/by-endpoint.folded")
-        if l.startswith("[path ") and l.split(";")[0].endswith(" " + ep + "]")]
-grp = leaves(f"{out}/folded/by-endpoint.folded", root[0] if root else "-")
+slow_top = [s for s in findings["slow"] if s["endpoint"].endswith(" " + ep) or s["endpoint"].endswith(ep)]
+tops = slow_top[0]["top_functions"] if slow_top else []
+ok(tops and tops[0]["name"] == heavy,
+   f"findings.json: {heavy} is the top function of the slowest {ep} requests "
+   f"({100 * (tops[0]['share'] if tops else 0):.0f} % of their CPU)", tops[:3])
+grp = leaves(f"{out}/folded/endpoint.folded")
 top = max(grp, key=grp.get) if grp else None
-ok(top == heavy, f"{heavy} is the top function of the {ep} span group "
+ok(top == heavy, f"spanfold stacks --where 'endpoint = \"{ep}\"': {heavy} is its top function "
    f"({100 * grp.get(heavy, 0) / max(1, sum(grp.values())):.0f} % of its CPU)",
    sorted(grp.items(), key=lambda kv: -kv[1])[:4])
 slow = leaves(f"{out}/folded/slow-endpoint-slow.folded")
 normal = leaves(f"{out}/folded/slow-endpoint-normal.folded")
 share = slow.get(heavy, 0) / max(1, sum(slow.values()))
 ok(share > 0.5 and normal.get(heavy, 0) == 0 and sum(normal.values()) > 0,
-   f"{heavy}: {share:.0%} of {ep}'s CPU in the slow phase, none before it")
+   f"{heavy}: {share:.0%} of {ep}'s CPU in the slow phase, none before it (spanfold stacks --during)")
 others = {f for e, fs in man["service"]["functions"].items() if e != ep for f in fs}
-ok(not (set(grp) & others), f"no function of another endpoint in the {ep} group",
+ok(not (set(grp) & others), f"no function of another endpoint in the {ep} spans' stacks",
    set(grp) & others)
 
 slowest = leaves(f"{out}/folded/slowest-5pct.folded")
@@ -98,28 +102,43 @@ top = max(slowest, key=slowest.get) if slowest else None
 ok(top == heavy, f"{heavy} is the top function in the CPU of the slowest 5 % of requests",
    sorted(slowest.items(), key=lambda kv: -kv[1])[:4])
 
-# -- the slow phase's start is an inflection point within one window
-t0, win = summary["t0_ns"], summary["window_s"]
-slow_w = (man["slow_start_realtime_ns"] - t0) / 1e9 / win
-rate_w = (man["rate_change_realtime_ns"] - t0) / 1e9 / win
-lat = [(s["name"], c) for s in summary["series"] if s["name"].endswith(
-    tuple(f"{ep}/{m}" for m in ("p50", "p95", "p99"))) for c in s["change_points"]]
-hit = [(nm, c["index"]) for nm, c in lat if abs(c["index"] - slow_w) <= 1 and c["after"] > c["before"]]
-ok(hit, f"slow phase at window {slow_w:.2f}: latency inflection of {ep} within one window {hit[:3]}",
-   [(nm, c["index"], c["kind"]) for nm, c in lat])
+# -- the slow phase's start is a latency inflection within 1.5 s, in CLOCK_REALTIME ns
+t_slow = man["slow_start_realtime_ns"]
+lat = [i for i in findings["inflections"] if i["endpoint"].endswith(ep)
+       and i["metric"] in ("p50", "p95", "p99")]
+hit = [i for i in lat if abs(i["time_ns"] - t_slow) <= 1_500_000_000 and i["after"] > i["before"]]
+ok(hit, f"slow phase at {t_slow}: a latency inflection of {ep} within 1.5 s "
+   f"({[(i['metric'], round((i['time_ns'] - t_slow) / 1e9, 2)) for i in hit][:3]} s off)",
+   [(i["metric"], i["time_utc"], i["kind"]) for i in lat])
 
-# -- the sampling-rate change is reported as drift where the service decides
+# -- the sampling-rate change is reported as drift where the service decides.  Without a
+# configured rate the report compares with the first regime's kept share: every drift it
+# reports must be real, and at least one is found; given the configured rate (what the
+# operator set, report-configured/), every endpoint the service samples is found.
+t_rate = man["rate_change_realtime_ns"]
 deferred = {r["endpoint"] for r in man["requests"] if r["sampled_sent"] is None}
-drift = {d["group"]: d for d in summary["drift"]}
-for e in sorted({r["endpoint"] for r in man["requests"]}):
-    g = [d for k, d in drift.items() if k.endswith(e)]
-    d = g[0] if g else {}
-    if e in deferred:
-        good = (d.get("alarm") and d.get("direction") == "down" and d["alarm_window"] >= int(rate_w)
-                and abs(d["onset_window"] - rate_w) <= 3 and d["rate_after"] < d["rate_before"])
-        ok(good, f"{e}: rate change at window {rate_w:.2f} reported as a downward drift "
-           f"(onset {d.get('onset_window')}, alarm {d.get('alarm_window')}, "
-           f"{d.get('rate_before')} -> {d.get('rate_after')})", d)
+configured = json.load(open(f"{out}/report-configured/findings.json"))
+
+
+def drift_ok(d):
+    return d["direction"] == "down" and d["to_rate"] < d["from_rate"] \
+        and abs(d["time_ns"] - t_rate) <= 5_000_000_000
+
+
+for label, fnd in (("unconfigured", findings), ("configured", configured)):
+    found = set()
+    for e in sorted({r["endpoint"] for r in man["requests"]}):
+        d = [x for x in fnd["drift"] if x["endpoint"].endswith(e)]
+        if e not in deferred:
+            ok(not d, f"{label}: {e} is decided by its callers: no drift alarm", d)
+        elif d:
+            ok(drift_ok(d[0]), f"{label}: {e}: rate change reported as a downward drift within 5 s "
+               f"({d[0]['from_rate']:.2f} -> {d[0]['to_rate']:.2f}, "
+               f"{(d[0]['time_ns'] - t_rate) / 1e9:+.1f} s)", d)
+            found.add(e)
+    if label == "unconfigured":
+        ok(found, f"unconfigured: the rate change is found on {sorted(found)} of {sorted(deferred)}")
     else:
-        ok(d and not d.get("alarm"), f"{e}: decided by its callers, no drift alarm", d)
+        ok(found == deferred, f"configured: the rate change is found on every endpoint the service "
+           f"samples ({sorted(found)})")
 print("# next", n + 1)

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The main command's pipeline (scripts/demo.sh) on the committed demo recording
-# (samples/demo/), into a temporary directory, checked against the recording's manifest
-# by check_demo.py: every request is a span and an interval, the clock fit, every sample
-# inside a span carries its id, the slow endpoint's heavy function dominates its span
-# group, the slow phase is an inflection point within one window, the rate change is a
-# drift.  Also: the run's outputs exist, it takes well under a minute, and a recording
-# with a file missing is refused clearly.
+# The main command's pipeline (scripts/demo.sh: spanfold ingest, report, stacks) on the
+# committed demo recording (samples/demo/), into a temporary directory, checked against the
+# recording's manifest by check_demo.py: every request is a span and an interval, the clock
+# fit, every sample inside a span carries its id, the slow endpoint's heavy function is the
+# top of its spans' CPU, the slow phase is an inflection within 1.5 s, the rate change is a
+# drift.  Also: the run's outputs exist, it takes well under a minute, the demo scripts hold
+# no SQL, and a recording without markers is refused clearly.
 set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
@@ -17,7 +17,7 @@ fail() { echo "not ok $n - $1"; n=$((n + 1)); }
 check() { if eval "$1"; then ok "$2"; else fail "$2"; fi; }
 
 need=""
-for t in pcap2spans perf-fold tracefs2spans flamegraph inflect; do
+for t in spanfold perf-fold; do
     [ -x "$bin/$t" ] || need="$need $t"
 done
 for t in python3 sqlite3 gnuplot; do command -v "$t" >/dev/null || need="$need $t"; done
@@ -32,23 +32,33 @@ secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 check '[ $rc = 0 ]' "scripts/demo.sh exits 0 on samples/demo (rc $rc)"
 [ $rc = 0 ] || sed 's/^/#   /' "$tmp/demo.log" | tail -n 20
 check 'awk -v s="$secs" "BEGIN { exit !(s < 60) }"' "the whole pipeline takes well under a minute (${secs} s)"
-for f in spans.db folded/all.folded folded/by-endpoint.folded flamegraph/all.svg \
-    flamegraph/by-endpoint.svg flamegraph/slow-diff.svg flamegraph/slowest-5pct.svg \
-    report/report.html report/summary.json findings.txt; do
+for f in spans.db report/report.html report/findings.json flamegraph/all.svg \
+    flamegraph/slowest-5pct.svg flamegraph/slowest-vs-rest.svg folded/slowest-5pct.folded \
+    export/spans.otlp.jsonl gate/gate-slow.md; do
     check '[ -s "$tmp/out/$f" ]' "output $f written"
 done
-check 'grep -q "report/report.html" "$tmp/demo.log" && grep -q "flamegraph/slow-diff.svg" "$tmp/demo.log"' \
-    "the run prints where the report and the differential graph are"
-check 'grep -q "api/search/p50: step at t = [0-9]* s" "$tmp/out/findings.txt" &&
-       grep -q "api/checkout: down from about t = " "$tmp/out/findings.txt"' \
-    "the findings it prints name the slow step and the drift"
-check '[ "$(grep -c "<svg" "$tmp/out/flamegraph/slow-diff.svg")" = 1 ] && grep -q "</svg>" "$tmp/out/flamegraph/slow-diff.svg" &&
-       grep -q "slow_regex_backtrack" "$tmp/out/flamegraph/slow-diff.svg"' \
+check 'grep -q "report/report.html" "$tmp/demo.log" && grep -q "verdict: .*slow_regex_backtrack" "$tmp/demo.log"' \
+    "the run prints where the report is and its verdict, naming the slow function"
+check '! grep -Eq "\b(SELECT|INSERT|UPDATE|DELETE)\b|sqlite3 +[\"$]" "$top/scripts/demo.sh"' \
+    "the demo script holds no SQL: it runs spanfold"
+check '[ "$(grep -c "<svg" "$tmp/out/flamegraph/slowest-vs-rest.svg")" = 1 ] && grep -q "</svg>" "$tmp/out/flamegraph/slowest-vs-rest.svg" &&
+       grep -q "slow_regex_backtrack" "$tmp/out/flamegraph/slowest-vs-rest.svg"' \
     "the differential graph is a whole SVG that shows slow_regex_backtrack"
-check 'grep -q "^\[path GET /api/search\];" "$tmp/out/folded/by-endpoint.folded" &&
-       grep -q "^\[path POST /demo.Catalog/Lookup\];" "$tmp/out/folded/by-endpoint.folded"' \
-    "folded stacks per endpoint have one root frame per span group"
+check 'grep -q "CI gate frame>+5pt, base against the slow build: exit 1" "$tmp/demo.log" &&
+       grep -q "CI gate frame>+5pt, base against the rerun build: exit 0" "$tmp/demo.log"' \
+    "the CI gate passes a rerun and fails the slow build"
 
+# the per-phase folds check_demo.py reads, by spanfold stacks with the manifest's times
+if [ $rc = 0 ]; then
+    ep=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["service"]["slow_endpoint"])' "$sample/MANIFEST.json")
+    ts=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["slow_start_realtime_ns"])' "$sample/MANIFEST.json")
+    iso() { python3 -c 'import datetime,sys; print(datetime.datetime.fromtimestamp(int(sys.argv[1]) / 1e9, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"))' "$1"; }
+    "$bin/spanfold" stacks --db "$tmp/out/spans.db" --where "endpoint = \"$ep\"" --folded >"$tmp/out/folded/endpoint.folded"
+    rate=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["service"]["rate_initial"])' "$sample/MANIFEST.json")
+    "$bin/spanfold" report --quiet --db "$tmp/out/spans.db" --out "$tmp/out/report-configured" --expect-rate "$rate"
+    "$bin/spanfold" stacks --db "$tmp/out/spans.db" --where "endpoint = \"$ep\"" --during "..$(iso "$ts")" --folded >"$tmp/out/folded/slow-endpoint-normal.folded"
+    "$bin/spanfold" stacks --db "$tmp/out/spans.db" --where "endpoint = \"$ep\"" --during "$(iso $((ts + 2000000000)))..$(iso $((ts + 12000000000)))" --folded >"$tmp/out/folded/slow-endpoint-slow.folded"
+fi
 if [ $rc = 0 ]; then
     out=$(python3 "$top/tests/demo/check_demo.py" "$tmp/out" "$sample" "$n")
     printf '%s\n' "$out" | grep -v '^# next'
@@ -64,13 +74,13 @@ rc=0
 SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out-gz" "$tmp/gz" >/dev/null 2>&1 || rc=$?
 q='SELECT count(*) || " " || count(span_id) FROM samples'
 check '[ $rc = 0 ] && [ "$(sqlite3 "$tmp/out-gz/spans.db" "$q")" = "$(sqlite3 "$tmp/out/spans.db" "$q")" ]' \
-    "perf.txt.gz is read through zcat: same samples, same attribution (rc $rc)"
+    "perf.txt.gz is read through its compression: same samples, same attribution (rc $rc)"
 
-# a recording with a file missing: exit 2 and the file named
+# a recording without span markers: exit 2, and why
 mkdir -p "$tmp/broken"
-cp "$sample/MANIFEST.json" "$sample/demo.pcap" "$tmp/broken/"
+cp "$sample/MANIFEST.json" "$sample/demo.pcap" "$sample/perf.txt" "$tmp/broken/"
 rc=0
 SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out2" "$tmp/broken" >/dev/null 2>"$tmp/err" || rc=$?
-check '[ $rc = 2 ] && grep -q "broken/markers.txt missing" "$tmp/err"' \
-    "a recording without markers.txt is refused with exit 2 and the file named (rc $rc)"
+check '[ $rc = 2 ] && grep -q "no span markers" "$tmp/err"' \
+    "a recording without markers is refused with exit 2 and the reason (rc $rc)"
 echo "1..$((n - 1))"
