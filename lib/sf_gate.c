@@ -25,8 +25,8 @@ static const struct {
     enum sf_gate_unit unit;
     double scale; /* to the base unit */
 } units[] = {
-    {"pt", SF_GATE_U_PT, 0.01},     {"%pt", SF_GATE_U_PT, 0.01}, {"%", SF_GATE_U_PCT, 0.01},
-    {"ms", SF_GATE_U_MS, 1},        {"us", SF_GATE_U_MS, 0.001}, {"s", SF_GATE_U_MS, 1000},
+    {"pt", SF_GATE_U_PT, 0.01},        {"%pt", SF_GATE_U_PT, 0.01}, {"%", SF_GATE_U_PCT, 0.01},
+    {"ms", SF_GATE_U_MS, 1},           {"us", SF_GATE_U_MS, 0.001}, {"s", SF_GATE_U_MS, 1000},
     {"samples", SF_GATE_U_SAMPLES, 1}, {"", SF_GATE_U_NONE, 1},
 };
 
@@ -115,9 +115,8 @@ int sf_gate_parse(struct sf_gate *g, const char *text, struct sf_err *err)
     g->subject[sl] = 0;
     g->op = *op == '>' ? (oplen == 2 ? SF_GATE_GE : SF_GATE_GT)
                        : (oplen == 2 ? SF_GATE_LE : SF_GATE_LT);
-    return parse_value(g, text, op + oplen, oplen == 2 ? (*op == '>' ? ">=" : "<=")
-                                                       : (*op == '>' ? ">" : "<"),
-                       err);
+    return parse_value(g, text, op + oplen,
+                       oplen == 2 ? (*op == '>' ? ">=" : "<=") : (*op == '>' ? ">" : "<"), err);
 }
 
 void sf_gate_errfmt(const char *tool, const char *text, const struct sf_err *err, char *out,
@@ -193,8 +192,7 @@ void sf_gate_wilson(double p, double n, double z, double *lo, double *hi)
     *hi = mid + half > 1 ? 1 : mid + half;
 }
 
-void sf_gate_newcombe(double p0, double n0, double p1, double n1, double z, double *lo,
-                      double *hi)
+void sf_gate_newcombe(double p0, double n0, double p1, double n1, double z, double *lo, double *hi)
 {
     double l0, u0, l1, u1, d = p1 - p0;
 
@@ -347,6 +345,18 @@ static size_t next_char(const char *s)
     return sf_json_utf8_len((const unsigned char *)s, strnlen(s, 4));
 }
 
+/* Text for a terminal: control bytes and invalid UTF-8 become U+FFFD. */
+static void put_plain(FILE *f, const char *s)
+{
+    for (size_t k; *s; s += k ? k : 1) {
+        k = next_char(s);
+        if (k == 0)
+            fputs("\xef\xbf\xbd", f);
+        else
+            fwrite(s, 1, k, f);
+    }
+}
+
 /* Every string from data goes through these three (the one place to change). */
 void sf_gate_md_code(FILE *f, const char *s)
 {
@@ -374,7 +384,7 @@ void sf_gate_md_text(FILE *f, const char *s)
         k = next_char(s);
         if (k == 0)
             fputs("\xef\xbf\xbd", f);
-        else if (k == 1 && strchr("\\`*_{}[]<>()#+!|~&", *s))
+        else if (k == 1 && strchr("\\`*_[]<>|~&", *s))
             fprintf(f, "\\%c", *s);
         else
             fwrite(s, 1, k, f);
@@ -400,6 +410,27 @@ void sf_gate_xml(FILE *f, const char *s)
         else
             fwrite(s, 1, k, f);
     }
+}
+
+int sf_gate_write_log(FILE *f, const struct sf_gate_run *run)
+{
+    for (size_t i = 0; i < run->n; i++) {
+        const struct sf_gate_entry *e = &run->e[i];
+        const char *what = e->verdict == SF_GATE_FAIL    ? "failed"
+                           : e->verdict == SF_GATE_ERROR ? "cannot be evaluated"
+                           : e->verdict == SF_GATE_INCONCLUSIVE
+                               ? (run->inconclusive_fails ? "inconclusive, counted as failed"
+                                                          : "inconclusive, counted as passed")
+                               : NULL;
+        if (what == NULL)
+            continue;
+        fprintf(f, "%s: gate '", run->tool);
+        put_plain(f, e->gate);
+        fprintf(f, "' %s: ", what);
+        put_plain(f, e->detail);
+        fputc('\n', f);
+    }
+    return ferror(f) ? SF_E_IO : 0;
 }
 
 static const char *md_verdict(const struct sf_gate_run *run, enum sf_gate_verdict v)
@@ -444,8 +475,9 @@ int sf_gate_write_junit(FILE *f, const struct sf_gate_run *run)
         errs += v == SF_GATE_ERROR;
         fails += v == SF_GATE_FAIL || (v == SF_GATE_INCONCLUSIVE && run->inconclusive_fails);
     }
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" "
-               "failures=\"%zu\" errors=\"%zu\">\n  <testsuite name=\"",
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" "
+            "failures=\"%zu\" errors=\"%zu\">\n  <testsuite name=\"",
             run->n, fails, errs);
     sf_gate_xml(f, run->tool);
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", run->n, fails,

@@ -47,7 +47,7 @@ struct sf_gate {
     enum sf_gate_op op;             /* SF_GATE_NONE: a bare predicate */
     enum sf_gate_mode mode;
     enum sf_gate_unit unit;
-    double value; /* in the base unit (see above) */
+    double value;    /* in the base unit (see above) */
     size_t unit_col; /* 1-based column of the unit (or of the end), for errors */
 };
 
@@ -100,8 +100,7 @@ double sf_gate_z(double c);
 void sf_gate_wilson(double p, double n, double z, double *lo, double *hi);
 
 /* Newcombe's hybrid score interval of p1 - p0 (shares of n1 and n0 samples). */
-void sf_gate_newcombe(double p0, double n0, double p1, double n1, double z, double *lo,
-                      double *hi);
+void sf_gate_newcombe(double p0, double n0, double p1, double n1, double z, double *lo, double *hi);
 
 /* The worse of two verdicts: error > fail > inconclusive > pass. */
 enum sf_gate_verdict sf_gate_worse(enum sf_gate_verdict a, enum sf_gate_verdict b);
@@ -124,8 +123,8 @@ struct sf_gate_entry {
 };
 
 struct sf_gate_run {
-    const char *tool;     /* "perf-fold diff", "inflect", "spanfold gate" */
-    const char *subject;  /* what was gated: "base.folded → new.folded", a database */
+    const char *tool;       /* "perf-fold diff", "inflect", "spanfold gate" */
+    const char *subject;    /* what was gated: "base.folded → new.folded", a database */
     int inconclusive_fails; /* --on-inconclusive fail */
     double confidence;      /* --confidence, 0 = point estimates */
     struct sf_gate_entry *e;
@@ -135,6 +134,10 @@ struct sf_gate_run {
 /* The exit status of a run (docs/exit-status.md): 2 when a gate is an error, 1 when
  * one failed (or was inconclusive with --on-inconclusive fail), else 0. */
 int sf_gate_exit(const struct sf_gate_run *run);
+
+/* One line on f for every gate that did not pass ("TOOL: gate 'G' failed: detail"),
+ * for the CI log.  Returns 0 or SF_E_IO. */
+int sf_gate_write_log(FILE *f, const struct sf_gate_run *run);
 
 /* Append a Markdown section (a heading and one table row per gate) to f.  Every
  * string from data is escaped for GitHub and GitLab Markdown.  Returns 0 or SF_E_IO. */
