@@ -28,6 +28,7 @@ static const char usage_text[] =
     "  --event-filter=EV  fold only event EV (default: the first event type seen)\n"
     "perf-fold options:\n"
     "  --eof              count a final sample that has no blank line after it\n"
+    "  --samples          count samples (1 each) instead of summing their periods\n"
     "                     (stackcollapse-perf.pl drops it; default: compatible)\n"
     "  --strict           stop at the first bad line (exit 2)\n"
     "  --db FILE          also store samples and stacks in the spanfold database;\n"
@@ -61,6 +62,7 @@ enum {
     OPT_TRACE,
     OPT_GRPC,
     OPT_VERSION,
+    OPT_SAMPLES,
 };
 
 static const struct option longopts[] = {
@@ -75,6 +77,7 @@ static const struct option longopts[] = {
     {"addrs", no_argument, NULL, OPT_ADDRS},
     {"event-filter", required_argument, NULL, OPT_EVENT},
     {"eof", no_argument, NULL, OPT_EOF},
+    {"samples", no_argument, NULL, OPT_SAMPLES},
     {"strict", no_argument, NULL, OPT_STRICT},
     {"db", required_argument, NULL, OPT_DB},
     {"clock", required_argument, NULL, OPT_CLOCK},
@@ -135,6 +138,9 @@ static int parse_opts(struct pf_opts *o, int argc, char **argv)
             break;
         case OPT_EOF:
             o->eof = 1;
+            break;
+        case OPT_SAMPLES:
+            o->samples = 1;
             break;
         case OPT_STRICT:
             o->strict = 1;
