@@ -17,11 +17,13 @@
 #include "run.h"
 #include "sf_err.h"
 #include "sf_opt.h"
+#include "spans.h"
 
 static const char usage_text[] =
     "usage: inflect --series FILE [--column NAME] [--json OUT] [--out DIR] [--gate G]...\n"
     "       inflect --db FILE [--out DIR] [--window 10s] [--by service|endpoint|grpc_method|all]\n"
     "               [--expect-rate R] [--tiers K] [--gate G]... [--json OUT]\n"
+    "       gates: [--allow-missing] [--summary FILE] [--junit FILE]\n"
     "\n"
     "Finds when performance turned (change points: step, spike, ramp), whether the\n"
     "sampling rate drifted from its configuration, and how capture clocks drifted.\n"
@@ -37,16 +39,22 @@ static const char usage_text[] =
     "  --expect-rate R    configured sampling rate per tier (0 < R <= 1); GROUP=R for one\n"
     "                     group of --by (repeatable)\n"
     "  --tiers K          sampling tiers: end-to-end keep probability R^K (default 1)\n"
-    "  --gate G           exit 1 when G holds: 'p99>+20%' (a step or ramp raised p99 by\n"
-    "                     more than 20 %), 'error_rate>1%' (a segment's level above 1 %),\n"
-    "                     'p99>250' (absolute level, ms), 'drift' (sampling drift alarm)\n"
+    "  --gate G           exit 1 when G holds (docs/ci.md): 'p99>+20%' (a step or ramp\n"
+    "                     raised p99 by more than 20 %), 'p99>+50ms' (by more than 50 ms),\n"
+    "                     'p99>250ms' (a segment's level above 250 ms), 'error_rate>1pt'\n"
+    "                     (above 1 %), 'GROUP/p99>...' (one group), 'drift' (sampling drift\n"
+    "                     alarm; needs --expect-rate or ot=th)\n"
+    "  --allow-missing    a gate on a group or column that does not exist passes\n"
+    "  --summary FILE     append the gates as Markdown to FILE\n"
+    "  --junit FILE       write the gates as JUnit XML to FILE\n"
     "  --detector NAME    default detector: pelt (default), pelt_mbic, binseg, cusum,\n"
     "                     baseline\n"
     "  --no-charts        skip gnuplot charts in --out\n"
     "  --quiet            no progress or notes on stderr\n"
     "  --help, --version\n"
     "\n"
-    "Exit status: 0 ok, 1 a gate failed, 2 usage error or unreadable input.\n";
+    "Exit status: 0 ok, 1 a gate failed, 2 usage error, unreadable input or a gate\n"
+    "that cannot be evaluated.\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
@@ -55,48 +63,71 @@ static int usage_error(const char *msg, const char *arg)
     return SF_EXIT_USAGE;
 }
 
-/* 'METRIC>+20%', 'METRIC<-10%', 'METRIC>1%', 'METRIC>250', 'drift'. */
-static int parse_gate(const char *s, struct inflect_gate *g)
-{
-    const char *op;
-    size_t ml, vl;
-    char num[32];
-    double v;
-    int rel = 0, pct = 0;
+/* What each --db metric measures, for the units its gates may use. */
+static const enum sf_gate_kind metric_kind[M_NMETRICS] = {
+    [M_COUNT] = SF_GATE_K_COUNT,
+    [M_THROUGHPUT] = SF_GATE_K_NUMBER,
+    [M_P50] = SF_GATE_K_MS,
+    [M_P95] = SF_GATE_K_MS,
+    [M_P99] = SF_GATE_K_MS,
+    [M_MAX] = SF_GATE_K_MS,
+    [M_ERROR_RATE] = SF_GATE_K_SHARE,
+    [M_SAMPLED_SHARE] = SF_GATE_K_SHARE,
+    [M_AMPLIFICATION] = SF_GATE_K_NUMBER,
+};
 
-    memset(g, 0, sizeof(*g));
-    if (strlen(s) >= sizeof(g->text))
-        return -1;
-    memcpy(g->text, s, strlen(s) + 1);
-    if (strcmp(s, "drift") == 0) {
-        g->kind = GATE_DRIFT;
+static int metric_by_name(const char *s)
+{
+    for (int m = 0; m < M_NMETRICS; m++)
+        if (strcmp(s, spans_metric_name((enum span_metric)m)) == 0)
+            return m;
+    return -1;
+}
+
+/* Split a --db gate's subject into GROUP/METRIC (the last '/' before a metric
+ * name) and check its unit; a --series gate names a column of any unit. */
+static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, struct sf_err *err)
+{
+    const char *s = ig->g.subject, *slash = strrchr(s, '/');
+    int m;
+
+    sf_err_clear(err);
+    err->col = 1;
+    if (ig->g.op == SF_GATE_NONE) {
+        if (strcmp(s, "drift") == 0 && ctx->db_path)
+            return 0;
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s",
+                          strcmp(s, "drift") == 0
+                              ? "drift needs --db"
+                              : "expected a comparison (the one predicate is 'drift', with --db)");
+    }
+    if (!ctx->db_path) {
+        snprintf(ig->metric, sizeof(ig->metric), "%s", s);
         return 0;
     }
-    op = strpbrk(s, "<>");
-    if (op == NULL || op == s || (size_t)(op - s) >= sizeof(g->metric))
-        return -1;
-    ml = (size_t)(op - s);
-    memcpy(g->metric, s, ml);
-    g->metric[ml] = 0;
-    g->above = *op == '>';
-    op++;
-    if (*op == '+' || *op == '-')
-        rel = 1;
-    vl = strlen(op);
-    if (vl && op[vl - 1] == '%') {
-        pct = 1;
-        vl--;
+    if ((m = metric_by_name(s)) < 0 && slash && slash > s && (m = metric_by_name(slash + 1)) >= 0)
+        snprintf(ig->group, sizeof(ig->group), "%.*s", (int)(slash - s), s);
+    if (m < 0)
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "unknown metric (count, throughput, p50, p95, p99, max, error_rate, "
+                          "sampled_share, amplification; GROUP/METRIC for one group)");
+    snprintf(ig->metric, sizeof(ig->metric), "%s", spans_metric_name((enum span_metric)m));
+    return sf_gate_check(&ig->g, metric_kind[m], err);
+}
+
+/* Every --gate, once the mode is known.  Returns 0 or the exit status (printed). */
+static int finish_gates(struct inflect_ctx *ctx)
+{
+    struct sf_err err;
+    char msg[700];
+
+    for (int i = 0; i < ctx->ngates; i++) {
+        if (finish_gate(ctx, &ctx->gates[i], &err) == 0)
+            continue;
+        sf_gate_errfmt("inflect", ctx->gates[i].g.text, &err, msg, sizeof(msg));
+        fprintf(stderr, "%s\nTry 'inflect --help'.\n", msg);
+        return SF_EXIT_USAGE;
     }
-    if (vl == 0 || vl >= sizeof(num))
-        return -1;
-    memcpy(num, op, vl);
-    num[vl] = 0;
-    if (sf_opt_double(num, &v) < 0)
-        return -1;
-    g->value = pct ? v / 100 : v;
-    g->kind = rel ? GATE_REL : GATE_ABS;
-    if (rel && !pct)
-        return -1; /* a relative gate needs a percentage */
     return 0;
 }
 
@@ -136,7 +167,10 @@ enum {
     O_NOCHARTS,
     O_QUIET,
     O_HELP,
-    O_VERSION
+    O_VERSION,
+    O_ALLOW_MISSING,
+    O_SUMMARY,
+    O_JUNIT
 };
 
 static const struct option longopts[] = {
@@ -155,12 +189,16 @@ static const struct option longopts[] = {
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
+    {"allow-missing", no_argument, NULL, O_ALLOW_MISSING},
+    {"summary", required_argument, NULL, O_SUMMARY},
+    {"junit", required_argument, NULL, O_JUNIT},
     {NULL, 0, NULL, 0},
 };
 
 /* One option into ctx.  Returns 0, or an exit status to stop with. */
 static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
 {
+    struct sf_err err;
     int64_t k;
     int d;
 
@@ -208,9 +246,22 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
     case O_GATE:
         if (ctx->ngates >= INFLECT_MAX_GATES)
             return usage_error("too many --gate options (16 at most)", NULL);
-        if (parse_gate(arg, &ctx->gates[ctx->ngates]) < 0)
-            return usage_error("bad --gate (e.g. 'p99>+20%', 'error_rate>1%', 'drift')", arg);
+        if (sf_gate_parse(&ctx->gates[ctx->ngates].g, arg, &err) < 0) {
+            char msg[700];
+            sf_gate_errfmt("inflect", arg, &err, msg, sizeof(msg));
+            fprintf(stderr, "%s\nTry 'inflect --help'.\n", msg);
+            return SF_EXIT_USAGE;
+        }
         ctx->ngates++;
+        break;
+    case O_ALLOW_MISSING:
+        ctx->allow_missing = 1;
+        break;
+    case O_SUMMARY:
+        ctx->summary = arg;
+        break;
+    case O_JUNIT:
+        ctx->junit = arg;
         break;
     case O_DETECTOR:
         if ((d = cp_detector_by_name(arg)) < 0)
@@ -254,6 +305,8 @@ int inflect_main(int argc, char **argv)
         return usage_error("give exactly one of --series FILE or --db FILE", NULL);
     if (ctx.column && !ctx.series_path)
         return usage_error("--column goes with --series", NULL);
+    if ((rc = finish_gates(&ctx)) != 0)
+        return rc;
     /* gnuplot may die early; a write to its pipe must fail, not kill us */
     signal(SIGPIPE, SIG_IGN);
     return ctx.series_path ? run_series(&ctx) : run_db(&ctx);
