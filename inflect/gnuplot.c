@@ -2,13 +2,19 @@
  *
  * gnuplot 5.4 (Debian gnuplot-nox).  The script written to the pipe:
  *
- *   set terminal svg size 900,360 fixed font 'Helvetica,11' background rgb 'white'
+ *   set terminal svg size 900,360 fixed font 'Helvetica,11' noenhanced background rgb 'white'
  *   set output 'DIR/latency.svg'
  *   $d0 << EOD          <- one block per line, "x y" rows, NaN = gap
  *   ...
  *   EOD
  *   set arrow from X, graph 0 to X, graph 1 nohead ...   <- change points
  *   plot $d0 using 1:2 with lines lc rgb '#1f77b4' title 'p99', ...
+ *
+ * Titles and labels are data (names from the captures): each is made a label first
+ * (lib/sf_text: one line, valid UTF-8, no character XML forbids, no "]]>", since the
+ * SVG terminal escapes only < and &), then written in single quotes with every quote
+ * doubled, gnuplot's one escape there: no backquote, macro or quote can act, and
+ * noenhanced keeps ^ _ @ { } as text.
  */
 #include "gnuplot.h"
 
@@ -19,6 +25,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "sf_text.h"
 
 int gnuplot_check(struct sf_err *err)
 {
@@ -50,10 +58,23 @@ const char *gnuplot_kind_color(const char *kind)
     return "#d62728";
 }
 
-/* gnuplot strings in single quotes cannot hold a quote or a newline. */
-static int quotable(const char *s)
+/* s in single quotes, each quote doubled; label: made a label first (titles).  A label
+ * longer than the buffer is cut between characters. */
+static void put_str(FILE *p, const char *s, int label)
 {
-    return s && strpbrk(s, "'\n\r") == NULL;
+    char buf[1024];
+
+    if (label) {
+        sf_text_label(buf, sizeof(buf), s, strlen(s));
+        s = buf;
+    }
+    fputc('\'', p);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', p);
+        fputc(*s, p);
+    }
+    fputc('\'', p);
 }
 
 static void put_num(FILE *p, double v)
@@ -97,16 +118,25 @@ static void ranges(FILE *p, const struct gp_chart *c)
 
 static void script(FILE *p, const char *path, const struct gp_chart *c)
 {
-    fputs("set terminal svg size 900,360 fixed font 'Helvetica,11' background rgb 'white'\n", p);
-    fprintf(p, "set output '%s'\n", path);
+    fputs("set terminal svg size 900,360 fixed font 'Helvetica,11' noenhanced "
+          "background rgb 'white'\n",
+          p);
+    fputs("set output ", p);
+    put_str(p, path, 0);
+    fputc('\n', p);
     fputs("set encoding utf8\nset grid\nset key below horizontal\n", p);
     fputs("set format y '%g'\n", p);
     if (c->xtime) /* gnuplot 5 reads numbers on a time axis as Unix seconds */
         fputs("set xdata time\nset timefmt '%s'\nset format x \"%Y-%m-%d\\n%H:%M:%S\"\n", p);
     else
         fputs("set format x '%g'\n", p);
-    fprintf(p, "set title '%s'\nset xlabel '%s'\nset ylabel '%s'\n", c->title, c->xlabel,
-            c->ylabel);
+    fputs("set title ", p);
+    put_str(p, c->title, 1);
+    fputs("\nset xlabel ", p);
+    put_str(p, c->xlabel, 1);
+    fputs("\nset ylabel ", p);
+    put_str(p, c->ylabel, 1);
+    fputc('\n', p);
     ranges(p, c);
     for (int l = 0; l < c->nlines; l++) {
         fprintf(p, "$d%d << EOD\n", l);
@@ -133,16 +163,20 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
                 "lc rgb '%s'\n",
                 c->marks[m], c->marks[m], c->mark_color[m]);
     fputs("plot ", p);
-    if (c->nband)
-        fprintf(p,
-                "$band using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
-                "lc rgb '#7f7f7f' title '%s'%s",
-                c->band_title ? c->band_title : "band", c->nlines ? ", " : "");
-    for (int l = 0; l < c->nlines; l++)
-        fprintf(p,
-                "$d%d using 1:2 with linespoints pt 7 ps 0.3 lw 1.5 lc rgb '%s' title "
-                "'%s'%s",
-                l, c->lines[l].color, c->lines[l].title, l + 1 < c->nlines ? ", " : "\n");
+    if (c->nband) {
+        fputs("$band using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
+              "lc rgb '#7f7f7f' title ",
+              p);
+        put_str(p, c->band_title ? c->band_title : "band", 1);
+        fputs(c->nlines ? ", " : "", p);
+    }
+    for (int l = 0; l < c->nlines; l++) {
+        fprintf(p, "$d%d using 1:2 with linespoints pt 7 ps 0.3 lw 1.5 lc rgb ", l);
+        put_str(p, c->lines[l].color, 1);
+        fputs(" title ", p);
+        put_str(p, c->lines[l].title, 1);
+        fputs(l + 1 < c->nlines ? ", " : "\n", p);
+    }
     if (c->nlines == 0)
         fputs("\n", p);
     fputs("unset output\n", p);
@@ -155,13 +189,9 @@ int gnuplot_chart(const char *path, const struct gp_chart *c, struct sf_err *err
 
     if ((rc = gnuplot_check(err)) < 0)
         return rc;
-    if (!quotable(path) || !quotable(c->title) || !quotable(c->xlabel) || !quotable(c->ylabel) ||
-        (c->band_title && !quotable(c->band_title)))
-        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
-                          "%s: chart path or titles contain a quote or newline", path);
-    for (int l = 0; l < c->nlines; l++)
-        if (!quotable(c->lines[l].title) || !quotable(c->lines[l].color))
-            return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s: bad line title", path);
+    /* a line break cannot be quoted, and a path is not a label that may be changed */
+    if (strpbrk(path, "\n\r"))
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s: a chart path holds a line break", path);
     fflush(NULL); /* the child must not inherit unflushed stdio buffers */
     if ((p = popen("gnuplot", "w")) == NULL)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot start gnuplot: %s", strerror(errno));

@@ -38,8 +38,9 @@ struct gp_chart {
 /* 0 when a gnuplot executable is on PATH, else SF_E_UNSUPPORTED with err set. */
 int gnuplot_check(struct sf_err *err);
 
-/* Render c as SVG into path.  Returns 0, SF_E_UNSUPPORTED (no gnuplot), SF_E_USAGE
- * (a path gnuplot cannot quote), or SF_E_IO (gnuplot failed) with err set. */
+/* Render c as SVG into path (titles may hold anything: they are made labels and quoted).
+ * Returns 0, SF_E_UNSUPPORTED (no gnuplot), SF_E_USAGE
+ * (a path holding a line break), or SF_E_IO (gnuplot failed) with err set. */
 int gnuplot_chart(const char *path, const struct gp_chart *c, struct sf_err *err);
 
 /* Colour of a change-point marker by kind name ("step", "spike", "ramp"). */

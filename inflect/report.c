@@ -5,7 +5,9 @@
  *   DIR/chart-NN-NAME.svg  gnuplot charts (gnuplot.c); DIR/summary.json their data
  *
  * Every chart is referenced from both documents; every table row has its
- * machine-readable twin in summary.json.
+ * machine-readable twin in summary.json.  Names come from the captures: they reach
+ * each document only through lib/sf_text (a code span in Markdown, escaped text in
+ * HTML, a quoted field in CSV, a label in a chart title; docs/output-safety.md).
  */
 #include "report.h"
 
@@ -18,6 +20,7 @@
 #include "clockdrift.h"
 #include "drift.h"
 #include "gnuplot.h"
+#include "sf_text.h"
 #include "spans.h"
 
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n)
@@ -28,25 +31,24 @@ char *report_path(const struct report *rp, const char *name, char *buf, size_t n
 
 static void html_text(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
-        else
-            fputc(*s, f);
-    }
+    sf_text_xml(f, s, strlen(s));
 }
 
-/* Markdown table cells must not contain '|' or newlines. */
-static void md_cell(FILE *f, const char *s)
+/* A name from the data: a code span in Markdown, <code> in HTML. */
+static void put_data(struct report *rp, const char *s, unsigned md_flags)
 {
-    for (; *s; s++)
-        fputc(*s == '|' ? '/' : *s == '\n' ? ' ' : *s, f);
+    sf_text_md_code(rp->md, s, strlen(s), md_flags);
+    fputs("<code>", rp->html);
+    html_text(rp->html, s);
+    fputs("</code>", rp->html);
+}
+
+/* A chart title: the name as a label of at most 120 bytes, cut between characters,
+ * then the rest. */
+static void chart_title(char *out, size_t n, const char *name, const char *rest)
+{
+    size_t k = sf_text_label(out, n < 121 ? n : 121, name, strlen(name));
+    snprintf(out + k, n - k, "%s", rest);
 }
 
 int report_open(struct report *rp, const struct inflect_ctx *ctx, const char *title)
@@ -79,14 +81,12 @@ int report_open(struct report *rp, const struct inflect_ctx *ctx, const char *ti
             fclose(rp->md);
         return -1;
     }
-    fprintf(rp->md, "# inflect report: %s\n\n", title);
     fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>inflect report</title>\n"
           "<style>body{font-family:sans-serif;max-width:960px;margin:auto}"
           "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 6px;"
-          "text-align:right}img{max-width:100%}</style></head><body>\n<h1>inflect report: ",
+          "text-align:right}img{max-width:100%}</style></head><body>\n",
           rp->html);
-    html_text(rp->html, title);
-    fputs("</h1>\n", rp->html);
+    report_heading(rp, 1, "inflect report: ", title);
     return 0;
 }
 
@@ -103,12 +103,15 @@ int report_close(struct report *rp)
     return bad ? -1 : 0;
 }
 
-void report_heading(struct report *rp, int level, const char *text)
+void report_heading(struct report *rp, int level, const char *text, const char *data)
 {
-    fprintf(rp->md, "%.*s %s\n\n", level, "######", text);
+    fprintf(rp->md, "%.*s %s", level, "######", text ? text : "");
     fprintf(rp->html, "<h%d>", level);
-    html_text(rp->html, text);
+    html_text(rp->html, text ? text : "");
+    if (data)
+        put_data(rp, data, 0);
     fprintf(rp->html, "</h%d>\n", level);
+    fputs("\n\n", rp->md);
 }
 
 void report_para(struct report *rp, const char *text)
@@ -121,7 +124,9 @@ void report_para(struct report *rp, const char *text)
 
 void report_image(struct report *rp, const char *file, const char *caption)
 {
-    fprintf(rp->md, "![%s](%s)\n\n", caption, file);
+    fputs("![", rp->md);
+    sf_text_md(rp->md, caption, strlen(caption), 0);
+    fprintf(rp->md, "](%s)\n\n", file);
     fputs("<p><img src=\"", rp->html);
     html_text(rp->html, file);
     fputs("\" alt=\"", rp->html);
@@ -129,13 +134,15 @@ void report_image(struct report *rp, const char *file, const char *caption)
     fputs("\"></p>\n", rp->html);
 }
 
-/* One table row in both outputs: "| a | b |" in Markdown, <tag> cells in HTML. */
+/* One table row in both outputs: "| a | b |" in Markdown, <tag> cells in HTML.  A cell
+ * may hold a name from the data: words and numbers stay as they are, the rest becomes
+ * a code span (sf_text_md_cell). */
 static void table_row(struct report *rp, const char *const *cells, int ncol, const char *tag)
 {
     fputs("|", rp->md);
     for (int i = 0; i < ncol; i++) {
         fputc(' ', rp->md);
-        md_cell(rp->md, cells[i]);
+        sf_text_md_cell(rp->md, cells[i], strlen(cells[i]));
         fputs(" |", rp->md);
     }
     fputs("\n", rp->md);
@@ -192,8 +199,9 @@ static void series_chart(struct report *rp, const struct inflect_result *r)
         return;
     memset(&c, 0, sizeof(c));
     chart_name(rp, s->name, file, sizeof(file));
-    snprintf(title, sizeof(title), "%s: change points (%s)", s->name,
+    snprintf(path, sizeof(path), ": change points (%s)",
              cp_detector_name((enum cp_detector)rp->ctx->detector));
+    chart_title(title, sizeof(title), s->name, path);
     c.title = title;
     c.xlabel = s->tlabel ? "time (UTC)" : "time";
     c.xtime = s->tlabel != NULL;
@@ -227,7 +235,7 @@ void report_series_section(struct report *rp, const struct inflect_result *r)
     const struct inflect_series *s = r->s;
     char para[512];
 
-    report_heading(rp, 2, s->name);
+    report_heading(rp, 2, NULL, s->name);
     snprintf(para, sizeof(para),
              "%zu observations; %zu inflection point(s) by %s (noise variance %.3g, AR(1) "
              "rho %.3f, penalty %.3g).",
@@ -313,8 +321,8 @@ static void latency_chart(struct report *rp, const struct span_windows *sw, size
         c.marks[c.nmarks] = x[p99->s->row[p99->pts[k].index]];
         c.mark_color[c.nmarks++] = gnuplot_kind_color(cp_kind_name(p99->pts[k].kind));
     }
-    snprintf(title, sizeof(title), "%.120s: latency percentiles, P99 inflection points marked",
-             wg->name);
+    chart_title(title, sizeof(title), wg->name,
+                ": latency percentiles, P99 inflection points marked");
     c.title = title;
     c.xlabel = "seconds since the first span";
     c.ylabel = "latency (ms)";
@@ -348,7 +356,7 @@ static void sampling_chart(struct report *rp, const struct span_windows *sw, siz
         c.mark_color[0] = "#ff7f0e";
         c.nmarks = 1;
     }
-    snprintf(title, sizeof(title), "%.120s: sampled share of traces", sw->g[g].name);
+    chart_title(title, sizeof(title), sw->g[g].name, ": sampled share of traces");
     c.title = title;
     c.xlabel = "seconds since the first span";
     c.ylabel = "kept share";
@@ -437,7 +445,7 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
     struct sf_err err;
     char path[1200];
 
-    report_heading(rp, 2, "Clocks");
+    report_heading(rp, 2, "Clocks", NULL);
     if (clk->n == 0) {
         report_para(rp, "No clock_fits rows: no clock relation was recorded.");
         return;
@@ -472,7 +480,7 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
         report_image(rp, "clock-residuals.svg", c.title);
 }
 
-/* DIR/windows.csv: the numbers behind every chart. */
+/* DIR/windows.csv: the numbers behind every chart; RFC 4180, the group a quoted field. */
 static int windows_csv(struct report *rp, const struct span_windows *sw,
                        const struct drift_result *drift, const double *const *pi)
 {
@@ -491,7 +499,8 @@ static int windows_csv(struct report *rp, const struct span_windows *sw,
     for (size_t g = 0; g < sw->ng; g++) {
         const struct win_group *wg = &sw->g[g];
         for (size_t w = 0; w < sw->nwin; w++) {
-            fprintf(f, "\"%s\",%zu,%.10g", wg->name, w, (double)w * (double)sw->window_ns / 1e9);
+            sf_text_csv(f, wg->name, strlen(wg->name));
+            fprintf(f, ",%zu,%.10g", w, (double)w * (double)sw->window_ns / 1e9);
             for (int m = 0; m < M_NMETRICS; m++)
                 isfinite(wg->m[m][w]) ? fprintf(f, ",%.10g", wg->m[m][w]) : fputs(",", f);
             fprintf(f, ",%llu,%llu,%llu", (unsigned long long)wg->traces[w],
@@ -533,7 +542,7 @@ int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
              (long long)sw->t0_ns, cp_detector_name((enum cp_detector)ctx->detector));
     report_para(&rp, b);
     for (size_t g = 0; g < sw->ng; g++) {
-        report_heading(&rp, 2, sw->g[g].name);
+        report_heading(&rp, 2, NULL, sw->g[g].name);
         if (rp.charts)
             latency_chart(&rp, sw, g, res, x);
         inflection_table(&rp, res, g, x);

@@ -45,10 +45,13 @@ int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
 /* Path DIR/name into buf; returns buf. */
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n);
 
-/* Write a Markdown+HTML paragraph / heading (text is escaped for HTML). */
-void report_heading(struct report *rp, int level, const char *text);
+/* A heading: the report's own text (or NULL), then a name from the data (or NULL) as
+ * a code span; text and data are escaped for both documents. */
+void report_heading(struct report *rp, int level, const char *text, const char *data);
+/* A paragraph of the report's own words (escaped for HTML, written as is in Markdown). */
 void report_para(struct report *rp, const char *text);
-/* Chart file name (relative to DIR) and caption, linked in both documents. */
+/* Chart file name (relative to DIR, [A-Za-z0-9._-]) and caption, linked in both
+ * documents; the caption is escaped for each. */
 void report_image(struct report *rp, const char *file, const char *caption);
 /* Table: ncol header cells, then rows of ncol cells each (call per row). */
 void report_table_head(struct report *rp, const char *const *cells, int ncol);
