@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sf_json.h"
+#include "sf_text.h"
 
 /* ---- parsing ---------------------------------------------------------------- */
 
@@ -335,83 +335,6 @@ int sf_gate_exit(const struct sf_gate_run *run)
     return st;
 }
 
-/* The next character of s: its UTF-8 length, 0 for an invalid or control byte. */
-static size_t next_char(const char *s)
-{
-    unsigned char c = (unsigned char)*s;
-
-    if (c < 0x20 || c == 0x7f)
-        return 0;
-    return sf_json_utf8_len((const unsigned char *)s, strnlen(s, 4));
-}
-
-/* Text for a terminal: control bytes and invalid UTF-8 become U+FFFD. */
-static void put_plain(FILE *f, const char *s)
-{
-    for (size_t k; *s; s += k ? k : 1) {
-        k = next_char(s);
-        if (k == 0)
-            fputs("\xef\xbf\xbd", f);
-        else
-            fwrite(s, 1, k, f);
-    }
-}
-
-/* Every string from data goes through these three (the one place to change). */
-void sf_gate_md_code(FILE *f, const char *s)
-{
-    /* GitHub and GitLab end a table cell at '|' even inside a code span, and a code
-     * span at the first run of backticks as long as its fence: backticks become
-     * U+02CB (a modifier grave), '|' is written as "\|", which both strip. */
-    fputc('`', f);
-    for (size_t k; *s; s += k ? k : 1) {
-        k = next_char(s);
-        if (k == 0)
-            fputs("\xef\xbf\xbd", f);
-        else if (*s == '`')
-            fputs("\xcb\x8b", f);
-        else if (*s == '|')
-            fputs("\\|", f);
-        else
-            fwrite(s, 1, k, f);
-    }
-    fputc('`', f);
-}
-
-void sf_gate_md_text(FILE *f, const char *s)
-{
-    for (size_t k; *s; s += k ? k : 1) {
-        k = next_char(s);
-        if (k == 0)
-            fputs("\xef\xbf\xbd", f);
-        else if (k == 1 && strchr("\\`*_[]<>|~&", *s))
-            fprintf(f, "\\%c", *s);
-        else
-            fwrite(s, 1, k, f);
-    }
-}
-
-void sf_gate_xml(FILE *f, const char *s)
-{
-    for (size_t k; *s; s += k ? k : 1) {
-        k = next_char(s);
-        if (k == 0)
-            fputs("\xef\xbf\xbd", f);
-        else if (*s == '&')
-            fputs("&amp;", f);
-        else if (*s == '<')
-            fputs("&lt;", f);
-        else if (*s == '>')
-            fputs("&gt;", f);
-        else if (*s == '"')
-            fputs("&quot;", f);
-        else if (*s == '\'')
-            fputs("&apos;", f);
-        else
-            fwrite(s, 1, k, f);
-    }
-}
-
 int sf_gate_write_log(FILE *f, const struct sf_gate_run *run)
 {
     for (size_t i = 0; i < run->n; i++) {
@@ -424,11 +347,11 @@ int sf_gate_write_log(FILE *f, const struct sf_gate_run *run)
                                : NULL;
         if (what == NULL)
             continue;
-        fprintf(f, "%s: gate '", run->tool);
-        put_plain(f, e->gate);
-        fprintf(f, "' %s: ", what);
-        put_plain(f, e->detail);
-        fputc('\n', f);
+        /* a terminal must not run escape sequences from captured names */
+        char gate[3 * SF_GATE_TEXT_MAX], detail[3 * SF_GATE_DETAIL_MAX];
+        sf_text_label(gate, sizeof(gate), e->gate, strlen(e->gate));
+        sf_text_label(detail, sizeof(detail), e->detail, strlen(e->detail));
+        fprintf(f, "%s: gate '%s' %s: %s\n", run->tool, gate, what, detail);
     }
     return ferror(f) ? SF_E_IO : 0;
 }
@@ -450,15 +373,16 @@ static const char *md_verdict(const struct sf_gate_run *run, enum sf_gate_verdic
 int sf_gate_write_md(FILE *f, const struct sf_gate_run *run)
 {
     fprintf(f, "\n### Gates: %s, ", run->tool);
-    sf_gate_md_code(f, run->subject ? run->subject : "");
+    sf_text_md_code(f, run->subject ? run->subject : "", run->subject ? strlen(run->subject) : 0,
+                    0);
     if (run->confidence > 0)
         fprintf(f, " (confidence %.4g %%)", run->confidence * 100);
     fprintf(f, "\n\n| gate | verdict | measured |\n|---|---|---|\n");
     for (size_t i = 0; i < run->n; i++) {
         fputs("| ", f);
-        sf_gate_md_code(f, run->e[i].gate);
+        sf_text_md_code(f, run->e[i].gate, strlen(run->e[i].gate), SF_TEXT_CELL);
         fprintf(f, " | %s | ", md_verdict(run, run->e[i].verdict));
-        sf_gate_md_text(f, run->e[i].detail);
+        sf_text_md(f, run->e[i].detail, strlen(run->e[i].detail), SF_TEXT_CELL);
         fputs(" |\n", f);
     }
     fprintf(f, "\nExit status %d (0 ok, 1 a gate failed, 2 a gate could not be evaluated).\n",
@@ -479,7 +403,7 @@ int sf_gate_write_junit(FILE *f, const struct sf_gate_run *run)
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" "
             "failures=\"%zu\" errors=\"%zu\">\n  <testsuite name=\"",
             run->n, fails, errs);
-    sf_gate_xml(f, run->tool);
+    sf_text_xml(f, run->tool, strlen(run->tool));
     fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n", run->n, fails,
             errs);
     for (size_t i = 0; i < run->n; i++) {
@@ -488,18 +412,18 @@ int sf_gate_write_junit(FILE *f, const struct sf_gate_run *run)
                      (e->verdict == SF_GATE_INCONCLUSIVE && run->inconclusive_fails);
         const char *tag = e->verdict == SF_GATE_ERROR ? "error" : failed ? "failure" : NULL;
         fputs("    <testcase classname=\"", f);
-        sf_gate_xml(f, run->tool);
+        sf_text_xml(f, run->tool, strlen(run->tool));
         fputs("\" name=\"", f);
-        sf_gate_xml(f, e->gate);
+        sf_text_xml(f, e->gate, strlen(e->gate));
         fputs("\">\n", f);
         if (tag) {
             fprintf(f, "      <%s message=\"%s\">", tag, sf_gate_verdict_name(e->verdict));
-            sf_gate_xml(f, e->detail);
+            sf_text_xml(f, e->detail, strlen(e->detail));
             fprintf(f, "</%s>\n", tag);
         }
         fputs("      <system-out>", f);
         fprintf(f, "%s: ", sf_gate_verdict_name(e->verdict));
-        sf_gate_xml(f, e->detail);
+        sf_text_xml(f, e->detail, strlen(e->detail));
         fputs("</system-out>\n    </testcase>\n", f);
     }
     fputs("  </testsuite>\n</testsuites>\n", f);

@@ -140,19 +140,13 @@ int sf_gate_exit(const struct sf_gate_run *run);
 int sf_gate_write_log(FILE *f, const struct sf_gate_run *run);
 
 /* Append a Markdown section (a heading and one table row per gate) to f.  Every
- * string from data is escaped for GitHub and GitLab Markdown.  Returns 0 or SF_E_IO. */
+ * string from data goes through lib/sf_text (GitHub and GitLab Markdown, GFM cells).  Returns 0 or
+ * SF_E_IO. */
 int sf_gate_write_md(FILE *f, const struct sf_gate_run *run);
 
 /* Write a JUnit XML report to f: one <testsuite> named after the tool, one
  * <testcase> per gate, <failure> for a failed (or counted inconclusive) gate, <error>
  * for a gate that could not be evaluated.  Returns 0 or SF_E_IO. */
 int sf_gate_write_junit(FILE *f, const struct sf_gate_run *run);
-
-/* Escape a string from data: as the inside of a Markdown code span in a table cell
- * (sf_gate_md_code, written with its backticks) and as XML text or attribute value
- * (sf_gate_xml).  Invalid UTF-8 and control bytes become U+FFFD. */
-void sf_gate_md_code(FILE *f, const char *s);
-void sf_gate_md_text(FILE *f, const char *s);
-void sf_gate_xml(FILE *f, const char *s);
 
 #endif

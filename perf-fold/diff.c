@@ -32,6 +32,7 @@
 #include "sf_hex.h"
 #include "sf_line.h"
 #include "sf_opt.h"
+#include "sf_text.h"
 
 #define MAX_GATES 32
 
@@ -377,9 +378,9 @@ static void write_md(const struct diff_ctx *d, FILE *md, const struct reg *regs,
         d->total[0] > 0 ? (double)((d->total[1] - d->total[0]) * 100 / d->total[0]) : 0;
 
     fprintf(md, "\n## perf-fold diff: ");
-    sf_gate_md_code(md, base);
+    sf_text_md_code(md, base, strlen(base), 0);
     fprintf(md, " → ");
-    sf_gate_md_code(md, new_);
+    sf_text_md_code(md, new_, strlen(new_), 0);
     fprintf(md, "\n\nSamples: base ");
     print_count(md, d->total[0]);
     fprintf(md, ", new ");
@@ -387,13 +388,11 @@ static void write_md(const struct diff_ctx *d, FILE *md, const struct reg *regs,
     fprintf(md, " (%+.1f %%).\n\n### Top regressions (inclusive share growth)\n\n", tot_pct);
     fprintf(md, "| frame | base %% | new %% | change (pt) |\n|---|---:|---:|---:|\n");
     for (size_t i = 0, shown = 0; i < nr && shown < (size_t)d->top; i++) {
-        char name[208];
         if (regs[i].s1 - regs[i].s0 <= 0)
             break;
-        snprintf(name, sizeof(name), "%.*s", (int)(regs[i].e->len > 200 ? 200 : regs[i].e->len),
-                 regs[i].e->key);
         fputs("| ", md);
-        sf_gate_md_code(md, name);
+        sf_text_md_code(md, regs[i].e->key, sf_text_utf8_cut(regs[i].e->key, regs[i].e->len, 200),
+                        SF_TEXT_CELL);
         fprintf(md, " | %.2f | %.2f | %+.2f |\n", regs[i].s0, regs[i].s1, regs[i].s1 - regs[i].s0);
         shown++;
     }
