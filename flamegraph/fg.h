@@ -228,8 +228,8 @@ int svg_write_empty(struct fg_ctx *ctx);
 int svg_nameattr_load(struct fg_ctx *ctx, const char *path, struct sf_err *err);
 void svg_nameattr_free(struct fg_ctx *ctx);
 
-/* Append s[0..len) to f with XML escaping of & < > and, if quot, "; bytes that are not
- * UTF-8 and control characters XML forbids become U+FFFD. */
+/* Append s[0..len) to f with XML escaping of & < > and, if quot, "; sf_text_xml_esc
+ * replaces what XML forbids and bytes that are not UTF-8 (docs/output-safety.md). */
 void svg_escape(FILE *f, const char *s, size_t len, int quot);
 
 /* ---- json.c ---- */

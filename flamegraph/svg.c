@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fg.h"
-#include "sf_json.h"
+#include "sf_text.h"
 
 /* The browser side: no network, no external files. */
 static const char fg_script[] =
@@ -226,43 +226,9 @@ static const char *pnum(double v, char *buf, size_t n)
 
 void svg_escape(FILE *f, const char *s, size_t len, int quot)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t start = 0;
-
-    for (size_t i = 0; i < len;) {
-        const char *rep = NULL;
-        size_t step = sf_json_utf8_len(u + i, len - i);
-        if (step == 0) {
-            rep = "\xef\xbf\xbd"; /* not UTF-8: U+FFFD keeps the SVG parseable */
-            step = 1;
-        } else if (u[i] < 0x20 && u[i] != '\t' && u[i] != '\n' && u[i] != '\r') {
-            rep = "\xef\xbf\xbd"; /* not allowed anywhere in XML 1.0 */
-        } else {
-            switch (s[i]) {
-            case '&':
-                rep = "&amp;";
-                break;
-            case '<':
-                rep = "&lt;";
-                break;
-            case '>':
-                rep = "&gt;";
-                break;
-            case '"':
-                rep = quot ? "&quot;" : NULL;
-                break;
-            default:
-                break;
-            }
-        }
-        if (rep) {
-            fwrite(s + start, 1, i - start, f);
-            fputs(rep, f);
-            start = i + step;
-        }
-        i += step;
-    }
-    fwrite(s + start, 1, len - start, f);
+    /* flamegraph.pl escapes '"' only where quot says, never '\''; what XML forbids and
+     * bytes that are not UTF-8 are replaced (lib/sf_text) */
+    sf_text_xml_esc(f, s, len, quot ? SF_TEXT_QUOT : 0);
 }
 
 /* Escape a NUL-terminated string. */
