@@ -18,6 +18,8 @@ else
         for pf_v in base rerun slow; do
             "$bin/perf-fold" --quiet "$pf_gate/$pf_v.perf.txt" >"$pf_out/$pf_v.folded" || true
         done
+        # --summary appends (for CI step summaries): start this run's files afresh
+        rm -f "$pf_out/gate-rerun.md" "$pf_out/gate-slow.md"
         pf_rc=0
         "$bin/perf-fold" diff --fail-if 'frame>+5pt' --summary "$pf_out/gate-rerun.md" \
             "$pf_out/base.folded" "$pf_out/rerun.folded" >"$pf_out/rerun.diff" || pf_rc=$?

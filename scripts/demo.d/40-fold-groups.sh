@@ -49,6 +49,7 @@ else
         fg_phase '<' >"$fg_dir/slow-endpoint-normal.folded"
         fg_phase '>=' >"$fg_dir/slow-endpoint-slow.folded"
         # -n: the phases differ in length, compare shares; diff exits 1 only with --fail-if
+        rm -f "$fg_dir/slow-diff.md" # --summary appends
         "$bin/perf-fold" diff -n --summary "$fg_dir/slow-diff.md" \
             "$fg_dir/slow-endpoint-normal.folded" "$fg_dir/slow-endpoint-slow.folded" \
             >"$fg_dir/slow-diff.diff" || true
