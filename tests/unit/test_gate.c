@@ -78,6 +78,10 @@ static void intervals(void)
 
     TAP_OK(fabs(sf_gate_z(0.95) - 1.959964) < 1e-5, "z(0.95) = 1.959964 (%.7f)", sf_gate_z(0.95));
     TAP_OK(fabs(sf_gate_z(0.99) - 2.575829) < 1e-5, "z(0.99) = 2.575829 (%.7f)", sf_gate_z(0.99));
+    TAP_OK(fabs(sf_gate_z(0.5) - 0.6744898) < 1e-6, "z(0.5) = 0.6744898 (%.7f)", sf_gate_z(0.5));
+    TAP_OK(fabs(sf_gate_z(0.01) - 0.0125335) < 1e-6, "z(0.01) = 0.0125335 (%.7f)", sf_gate_z(0.01));
+    TAP_OK(fabs(sf_gate_z(0.999999) - 4.8916385) < 1e-6, "z(0.999999) = 4.8916385 (%.7f)",
+           sf_gate_z(0.999999));
     TAP_OK(isnan(sf_gate_z(1)) && isnan(sf_gate_z(0)), "z outside (0, 1) is NaN");
     /* Newcombe (1998), Table I example: 81/263 */
     sf_gate_wilson(81.0 / 263, 263, sf_gate_z(0.95), &lo, &hi);
