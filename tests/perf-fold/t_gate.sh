@@ -29,6 +29,10 @@ check "a bad unit: exit 2 with the column" [ $? -eq 2 ] && grep -q "gate 'frame>
 "$pf" diff -q --fail-if 'total>+5pt' "$tmp/base" "$tmp/new" >/dev/null 2>"$tmp/err"
 check "pt on the total (not a share): exit 2" [ $? -eq 2 ] && grep -q "column 9: 'total' takes samples" "$tmp/err"
 
+printf 'app;main;b 90\napp;old 10\n' >"$tmp/gone"
+"$pf" diff -q --no-diff --fail-if 'frame<-5pt' "$tmp/gone" "$tmp/new" 2>"$tmp/err"
+check "frame<-5pt: a frame only in BASE that vanished (10 % -> 0) fails" [ $? -eq 1 ] && grep -q "failed: old: 10.00 % -> 0.00 %" "$tmp/err"
+
 # a 2-point change: 30 % -> 32 % of 300 samples, and of 300,000
 awk 'BEGIN { print "a;x 90"; print "a;y 210" }' >"$tmp/s0"
 awk 'BEGIN { print "a;x 96"; print "a;y 204" }' >"$tmp/s1"
