@@ -19,6 +19,7 @@
 #include "sf_err.h"
 #include "sf_json.h"
 #include "sf_opt.h"
+#include "sf_text.h"
 #include "spans.h"
 
 /* Everything one --db run computed, for the JSON and the report. */
@@ -65,7 +66,8 @@ static int build_series(const struct inflect_ctx *ctx, struct db_run *d)
         for (int m = 0; m < M_NMETRICS; m++) {
             struct inflect_series *s = &d->ser[g * M_NMETRICS + (size_t)m];
             struct inflect_result *r = &d->res[g * M_NMETRICS + (size_t)m];
-            snprintf(s->name, sizeof(s->name), "%.80s/%s", wg->name,
+            snprintf(s->name, sizeof(s->name), "%.*s/%s",
+                     (int)sf_text_utf8_cut(wg->name, strlen(wg->name), 80), wg->name,
                      spans_metric_name((enum span_metric)m));
             for (size_t w = 0; w < d->sw.nwin; w++) {
                 double t = ((double)d->sw.t0_ns + (double)w * (double)d->sw.window_ns) / 1e9;

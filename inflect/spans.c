@@ -22,6 +22,7 @@
 #include "quantile.h"
 #include "sf_db.h"
 #include "sf_progress.h"
+#include "sf_text.h"
 
 static const char *const metric_names[M_NMETRICS] = {
     "count", "throughput", "p50",           "p95",          "p99",
@@ -97,10 +98,12 @@ static int group_reserve(struct win_group *g, size_t need)
 
 static struct win_group *group_get(struct span_windows *sw, const char *name)
 {
+    /* a long name is kept cut between two characters; it is looked up cut the same way */
+    size_t n = sf_text_utf8_cut(name, strlen(name), sizeof(sw->g->name) - 1);
     struct win_group *ng;
 
     for (size_t i = 0; i < sw->ng; i++)
-        if (strcmp(sw->g[i].name, name) == 0)
+        if (strncmp(sw->g[i].name, name, n) == 0 && sw->g[i].name[n] == 0)
             return &sw->g[i];
     /* the last slot is kept for "(other)", so the group count stays bounded */
     if (sw->ng >= SPANS_MAX_GROUPS - 1 && strcmp(name, "(other)") != 0)
@@ -112,7 +115,8 @@ static struct win_group *group_get(struct span_windows *sw, const char *name)
         return NULL;
     sw->g = ng;
     memset(&ng[sw->ng], 0, sizeof(*ng));
-    snprintf(ng[sw->ng].name, sizeof(ng->name), "%s", name);
+    memcpy(ng[sw->ng].name, name, n);
+    ng[sw->ng].name[n] = 0;
     return &sw->g[sw->ng++];
 }
 

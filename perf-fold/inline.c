@@ -10,11 +10,17 @@
  *     main
  *     t.c:12
  *   -> "main;inner_fn" (with --context "main:t.c:12;inner_fn:t.c:5")
+ *
+ * PC and MODULE come from the input.  binutils reads an argument "@FILE" as more
+ * options from FILE (and prints what it did not understand: as root, the first word
+ * of /etc/shadow), and "-x" is an option, so a module is passed only when it is a
+ * regular file, with "./" before a leading '@' or '-', and a PC only when it is hex.
  */
 #include <errno.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,13 +186,32 @@ static char *a2l_parse(char *o, int context)
     return res;
 }
 
+/* mod as an argument that no tool parses as an option (see the top of the file) into
+ * buf[0..n); NULL when mod is not a regular file. */
+static const char *module_arg(const char *mod, char *buf, size_t n)
+{
+    struct stat st;
+
+    if (stat(mod, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    if (mod[0] != '@' && mod[0] != '-')
+        return mod;
+    return (size_t)snprintf(buf, n, "./%s", mod) < n ? buf : NULL;
+}
+
 static char *a2l(struct perf_fold_ctx *c, const char *pc, const char *rawfunc, const char *mod)
 {
-    char *argv[] = {"addr2line", "-a", (char *)pc, "-e", (char *)mod, "-i", "-f", "-s", "-C", NULL};
-    char *o = run(argv), *res;
+    char mbuf[4096];
+    const char *marg = module_arg(mod, mbuf, sizeof(mbuf));
+    char *argv[] = {"addr2line", "-a", (char *)pc, "-e", (char *)marg,
+                    "-i",        "-f", "-s",       "-C", NULL};
+    char *o, *res;
     const char *nl, *plus;
 
-    if (o == NULL)
+    /* an answer of nothing: the frame stays as it is */
+    if (marg == NULL || pc[0] == 0 || strspn(pc, "0123456789abcdefABCDEFx") != strlen(pc))
+        return calloc(1, 1);
+    if ((o = run(argv)) == NULL)
         return NULL;
     nl = strchr(o, '\n');
     if (strstr(nl ? nl + 1 : o + strlen(o), "??\n??:0") &&
@@ -197,7 +222,7 @@ static char *a2l(struct perf_fold_ctx *c, const char *pc, const char *rawfunc, c
             last = p;
         if (last && last > rawfunc && last[3] &&
             strspn(last + 3, "0123456789abcdef") == strlen(last + 3)) {
-            const char *text = nm_text(c->inl, mod);
+            const char *text = nm_text(c->inl, marg);
             unsigned long long base, off = strtoull(last + 3, NULL, 16);
             char npc[32];
             if (text && nm_find(text, rawfunc, (size_t)(last - rawfunc), &base)) {

@@ -19,6 +19,8 @@ pkgs=(
     libbpf-dev bpftool libelf-dev zlib1g-dev systemtap-sdt-dev tcpdump linux-perf
     # tests and tooling
     valgrind cppcheck clang-format python3 perl time
+    # output safety (tests/scripts/t_hostile.sh): XML checks, GitHub's Markdown parser
+    libxml2-utils cmark-gfm
     # real clients and servers for the recordings and the live tests
     nginx nghttp2-client nghttp2-server nghttp2-proxy curl openssl python3-grpcio
     # exports: pprof via protobuf-c, gzip via zlib; consumers read back in node/chromium
