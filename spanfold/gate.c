@@ -34,6 +34,7 @@ static const char usage_text[] =
     "  --summary FILE        append the gates as Markdown (e.g. $GITHUB_STEP_SUMMARY)\n"
     "  --junit FILE          write the gates as JUnit XML, one test case per gate\n"
     "  --db FILE, --window, --by, --expect-rate, --tiers   as inflect\n"
+    "  -h, --help            this text\n"
     "\n"
     "Exit: 0 every gate passed, 1 a gate failed (or input lines were skipped),\n"
     "2 usage error, unreadable or empty input, or a gate that cannot be evaluated.\n";
@@ -129,10 +130,10 @@ static int scan(struct gate_args *a, int argc, char **argv, const char *gate_opt
 
     optind = 0;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", gate_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", gate_opts, NULL)) != -1) {
         if (c == '?')
             return gate_usage("unknown option or missing argument", argv[optind - 1]);
-        if (c == G_HELP) {
+        if (c == G_HELP || c == 'h') {
             fputs(usage_text, stdout);
             return SF_EXIT_OK;
         }

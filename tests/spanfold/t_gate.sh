@@ -31,6 +31,8 @@ check "an unreadable database: exit 2" [ $? -eq 2 ]
 check "an unknown option: exit 2" [ $? -eq 2 ]
 "$sf" gate --help >"$tmp/help"
 check "--help: exit 0 and the synopsis" [ $? -eq 0 ] && grep -q -- '--on-inconclusive' "$tmp/help"
+"$sf" gate -h >"$tmp/h"
+check "-h is --help" cmp -s "$tmp/h" "$tmp/help"
 
 printf '# job\n' >"$tmp/sum.md"
 "$sf" gate --gate 'c>+5pt' --gate 'total>+10%' --summary "$tmp/sum.md" --junit "$tmp/j.xml" \
