@@ -15,6 +15,7 @@
 #include "report.h"
 #include "sf_err.h"
 #include "sf_json.h"
+#include "spans.h"
 
 double inflect_expect_rate(const struct inflect_ctx *ctx, const char *group)
 {
@@ -30,6 +31,73 @@ int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const
     sf_err_format(err, ctx->tool, file, msg, sizeof(msg));
     fprintf(stderr, "%s\n", msg);
     return SF_EXIT_USAGE;
+}
+
+/* What each --db metric measures, for the units its gates may use. */
+static const enum sf_gate_kind metric_kind[M_NMETRICS] = {
+    [M_COUNT] = SF_GATE_K_COUNT,
+    [M_THROUGHPUT] = SF_GATE_K_NUMBER,
+    [M_P50] = SF_GATE_K_MS,
+    [M_P95] = SF_GATE_K_MS,
+    [M_P99] = SF_GATE_K_MS,
+    [M_MAX] = SF_GATE_K_MS,
+    [M_ERROR_RATE] = SF_GATE_K_SHARE,
+    [M_SAMPLED_SHARE] = SF_GATE_K_SHARE,
+    [M_AMPLIFICATION] = SF_GATE_K_NUMBER,
+};
+
+static int metric_by_name(const char *s)
+{
+    for (int m = 0; m < M_NMETRICS; m++)
+        if (strcmp(s, spans_metric_name((enum span_metric)m)) == 0)
+            return m;
+    return -1;
+}
+
+/* Split a --db gate's subject into GROUP/METRIC (the last '/' before a metric
+ * name) and check its unit; a --series gate names a column of any unit. */
+static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, struct sf_err *err)
+{
+    const char *s = ig->g.subject, *slash = strrchr(s, '/');
+    int m;
+
+    sf_err_clear(err);
+    err->col = 1;
+    if (ig->g.op == SF_GATE_NONE) {
+        if (strcmp(s, "drift") == 0 && ctx->db_path)
+            return 0;
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s",
+                          strcmp(s, "drift") == 0
+                              ? "drift needs --db"
+                              : "expected a comparison (the one predicate is 'drift', with --db)");
+    }
+    if (!ctx->db_path) {
+        snprintf(ig->metric, sizeof(ig->metric), "%s", s);
+        return 0;
+    }
+    if ((m = metric_by_name(s)) < 0 && slash && slash > s && (m = metric_by_name(slash + 1)) >= 0)
+        snprintf(ig->group, sizeof(ig->group), "%.*s", (int)(slash - s), s);
+    if (m < 0)
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "unknown metric (count, throughput, p50, p95, p99, max, error_rate, "
+                          "sampled_share, amplification; GROUP/METRIC for one group)");
+    snprintf(ig->metric, sizeof(ig->metric), "%s", spans_metric_name((enum span_metric)m));
+    return sf_gate_check(&ig->g, metric_kind[m], err);
+}
+
+int run_gates_prepare(struct inflect_ctx *ctx)
+{
+    struct sf_err err;
+    char msg[700];
+
+    for (int i = 0; i < ctx->ngates; i++) {
+        if (finish_gate(ctx, &ctx->gates[i], &err) == 0)
+            continue;
+        sf_gate_errfmt("inflect", ctx->gates[i].g.text, &err, msg, sizeof(msg));
+        fprintf(stderr, "%s\nTry 'inflect --help'.\n", msg);
+        return SF_EXIT_USAGE;
+    }
+    return 0;
 }
 
 /* The segment levels of the default detector: the first segment's, then each

@@ -22,6 +22,11 @@ struct run_facts {
     const char *input;
 };
 
+/* Every --gate once the mode is known: split a --db subject into GROUP/METRIC, check
+ * that the metric exists and its unit fits, allow "drift" only with --db.  Returns 0
+ * or the exit status 2 (the error printed, with the gate's column). */
+int run_gates_prepare(struct inflect_ctx *ctx);
+
 /* Evaluate gate g against the analysed series (metric, and group when g names one)
  * and the facts.  Returns the verdict: SF_GATE_FAIL for a regression, SF_GATE_ERROR
  * when it cannot be evaluated (nothing matches without --allow-missing, too few
