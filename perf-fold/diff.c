@@ -51,6 +51,7 @@ struct diff_ctx {
     struct counts *cnt;
     size_t ncnt, capcnt;
     long double total[2];
+    long double minc[2];      /* the smallest count of a stack: periods, not samples, when large */
     struct pf_table names[2]; /* frame name -> inclusive count (db_id = stamp) */
     uint64_t bad;
     struct sf_buf tmp;
@@ -142,6 +143,8 @@ static int add_stack(struct diff_ctx *d, int side, const char *s, size_t n, long
     }
     d->cnt[e->db_id - 1].c[side] += v;
     d->total[side] += v;
+    if (v > 0 && (d->minc[side] == 0 || v < d->minc[side]))
+        d->minc[side] = v;
     return 0;
 }
 
@@ -370,6 +373,17 @@ static void eval_gate(struct diff_ctx *d, const struct sf_gate *g, struct sf_gat
     }
 }
 
+/* A profile whose every stack counts 1000 or more was folded with summed periods
+ * (nanoseconds for cpu-clock), not samples: its intervals would be far too narrow. */
+#define WEIGHTED_MIN 1000
+#define WEIGHTED_NOTE                                                                              \
+    "every stack counts 1000 or more: these look like summed periods, not samples, and the "       \
+    "intervals assume samples (fold with perf-fold --samples)"
+static int weighted(const struct diff_ctx *d)
+{
+    return d->minc[0] >= WEIGHTED_MIN || d->minc[1] >= WEIGHTED_MIN;
+}
+
 /* The Markdown report: totals and the top regressions. */
 static void write_md(const struct diff_ctx *d, FILE *md, const struct reg *regs, size_t nr,
                      const char *base, const char *new_)
@@ -385,7 +399,10 @@ static void write_md(const struct diff_ctx *d, FILE *md, const struct reg *regs,
     print_count(md, d->total[0]);
     fprintf(md, ", new ");
     print_count(md, d->total[1]);
-    fprintf(md, " (%+.1f %%).\n\n### Top regressions (inclusive share growth)\n\n", tot_pct);
+    fprintf(md, " (%+.1f %%).\n\n", tot_pct);
+    if (weighted(d))
+        fprintf(md, "**Note:** %s\n\n", WEIGHTED_NOTE);
+    fprintf(md, "### Top regressions (inclusive share growth)\n\n");
     fprintf(md, "| frame | base %% | new %% | change (pt) |\n|---|---:|---:|---:|\n");
     for (size_t i = 0, shown = 0; i < nr && shown < (size_t)d->top; i++) {
         if (regs[i].s1 - regs[i].s0 <= 0)
@@ -493,6 +510,8 @@ static int write_reports(struct diff_ctx *d, const char *base, const char *new_)
     }
     /* printed even with -q: a CI log must say why the build failed */
     sf_gate_write_log(stderr, &d->run);
+    if (d->ngates && weighted(d))
+        fprintf(stderr, "%s diff: note: %s\n", PF_TOOL, WEIGHTED_NOTE);
     return rc;
 }
 

@@ -63,6 +63,13 @@ check "perf-fold --samples counts one per sample, not the period" \
     [ "$(awk '{s+=$NF} END {print s}' "$tmp/p0")" -lt "$(awk '{s+=$NF} END {print s}' "$tmp/w0")" ] \
     && [ "$(awk '{s+=$NF} END {print s}' "$tmp/p0")" -eq "$(grep -c -E '^\S.* [0-9]+ +cpu-clock|^live_spans ' "$top/samples/perf/base.perf.txt")" ]
 
+"$pf" "$top/samples/perf/base.perf.txt" >"$tmp/w1"
+"$pf" diff -q --no-diff --fail-if 'frame>+90pt' "$tmp/w0" "$tmp/w1" 2>"$tmp/err"
+check "period-weighted profiles: the gate still runs (exit 0)" [ $? -eq 0 ]
+check "... with a note that the intervals assume samples" grep -q "look like summed periods, not samples.*perf-fold --samples" "$tmp/err"
+"$pf" diff -q --no-diff --fail-if 'frame>+90pt' "$tmp/p0" "$tmp/p0" 2>"$tmp/err"
+check "no such note on sample counts" [ ! -s "$tmp/err" ]
+
 # JUnit: one test case per gate, valid XML even for hostile names
 printf 'app;<x&y>\xff`|*\033[2J 50\napp;b 50\n' >"$tmp/h0"
 printf 'app;<x&y>\xff`|*\033[2J 90\napp;b 10\n' >"$tmp/h1"
