@@ -16,7 +16,8 @@ else
     fi
     if [ -f "$pf_gate/base.perf.txt" ] && [ -f "$pf_gate/slow.perf.txt" ]; then
         for pf_v in base rerun slow; do
-            "$bin/perf-fold" --quiet "$pf_gate/$pf_v.perf.txt" >"$pf_out/$pf_v.folded" || true
+            # --samples: the gate's intervals count samples, not summed periods
+            "$bin/perf-fold" --quiet --samples "$pf_gate/$pf_v.perf.txt" >"$pf_out/$pf_v.folded" || true
         done
         # --summary appends (for CI step summaries): start this run's files afresh
         rm -f "$pf_out/gate-rerun.md" "$pf_out/gate-slow.md"
