@@ -58,16 +58,9 @@ const char *gnuplot_kind_color(const char *kind)
     return "#d62728";
 }
 
-/* s in single quotes, each quote doubled; label: made a label first (titles).  A label
- * longer than the buffer is cut between characters. */
-static void put_str(FILE *p, const char *s, int label)
+/* s in single quotes, each quote doubled. */
+static void put_quoted(FILE *p, const char *s)
 {
-    char buf[1024];
-
-    if (label) {
-        sf_text_label(buf, sizeof(buf), s, strlen(s));
-        s = buf;
-    }
     fputc('\'', p);
     for (; *s; s++) {
         if (*s == '\'')
@@ -75,6 +68,15 @@ static void put_str(FILE *p, const char *s, int label)
         fputc(*s, p);
     }
     fputc('\'', p);
+}
+
+/* A title or label: made a label (cut between characters past 1023 bytes), quoted. */
+static void put_label(FILE *p, const char *s)
+{
+    char buf[1024];
+
+    sf_text_label(buf, sizeof(buf), s, strlen(s));
+    put_quoted(p, buf);
 }
 
 static void put_num(FILE *p, double v)
@@ -122,7 +124,7 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
           "background rgb 'white'\n",
           p);
     fputs("set output ", p);
-    put_str(p, path, 0);
+    put_quoted(p, path);
     fputc('\n', p);
     fputs("set encoding utf8\nset grid\nset key below horizontal\n", p);
     fputs("set format y '%g'\n", p);
@@ -131,11 +133,11 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
     else
         fputs("set format x '%g'\n", p);
     fputs("set title ", p);
-    put_str(p, c->title, 1);
+    put_label(p, c->title);
     fputs("\nset xlabel ", p);
-    put_str(p, c->xlabel, 1);
+    put_label(p, c->xlabel);
     fputs("\nset ylabel ", p);
-    put_str(p, c->ylabel, 1);
+    put_label(p, c->ylabel);
     fputc('\n', p);
     ranges(p, c);
     for (int l = 0; l < c->nlines; l++) {
@@ -167,14 +169,14 @@ static void script(FILE *p, const char *path, const struct gp_chart *c)
         fputs("$band using 1:2:3 with filledcurves fs transparent solid 0.25 noborder "
               "lc rgb '#7f7f7f' title ",
               p);
-        put_str(p, c->band_title ? c->band_title : "band", 1);
+        put_label(p, c->band_title ? c->band_title : "band");
         fputs(c->nlines ? ", " : "", p);
     }
     for (int l = 0; l < c->nlines; l++) {
         fprintf(p, "$d%d using 1:2 with linespoints pt 7 ps 0.3 lw 1.5 lc rgb ", l);
-        put_str(p, c->lines[l].color, 1);
+        put_label(p, c->lines[l].color);
         fputs(" title ", p);
-        put_str(p, c->lines[l].title, 1);
+        put_label(p, c->lines[l].title);
         fputs(l + 1 < c->nlines ? ", " : "\n", p);
     }
     if (c->nlines == 0)

@@ -100,7 +100,10 @@ int report_close(struct report *rp)
     bad |= fclose(rp->html) != 0;
     if (bad)
         fprintf(stderr, "inflect: %s: write error in the report\n", rp->dir);
-    return bad ? -1 : 0;
+    if (rp->bad_charts)
+        fprintf(stderr, "inflect: %s: %d chart(s) could not be drawn (above)\n", rp->dir,
+                rp->bad_charts);
+    return bad || rp->bad_charts ? -1 : 0;
 }
 
 void report_heading(struct report *rp, int level, const char *text, const char *data)
@@ -188,11 +191,27 @@ static void chart_name(struct report *rp, const char *name, char *out, size_t n)
     snprintf(out + k, n - k, ".svg");
 }
 
+/* Render chart c into DIR/file and link it with its title as caption.  A chart gnuplot
+ * cannot draw is printed and counted: the report then fails (report_close), so no
+ * chart goes missing from a report that exits 0. */
+static void draw(struct report *rp, const char *file, const struct gp_chart *c)
+{
+    char path[1200];
+    struct sf_err err;
+
+    sf_err_clear(&err);
+    if (gnuplot_chart(report_path(rp, file, path, sizeof(path)), c, &err) < 0) {
+        fprintf(stderr, "inflect: %s\n", err.msg);
+        rp->bad_charts++;
+        return;
+    }
+    report_image(rp, file, c->title);
+}
+
 static void series_chart(struct report *rp, const struct inflect_result *r)
 {
     const struct inflect_series *s = r->s;
     struct gp_chart c;
-    struct sf_err err;
     char file[96], path[1200], title[200];
 
     if (!rp->charts || s->n == 0)
@@ -212,12 +231,7 @@ static void series_chart(struct report *rp, const struct inflect_result *r)
         c.marks[c.nmarks] = s->t[r->pts[k].index];
         c.mark_color[c.nmarks++] = gnuplot_kind_color(cp_kind_name(r->pts[k].kind));
     }
-    sf_err_clear(&err);
-    if (gnuplot_chart(report_path(rp, file, path, sizeof(path)), &c, &err) < 0) {
-        fprintf(stderr, "inflect: %s\n", err.msg);
-        return;
-    }
-    report_image(rp, file, title);
+    draw(rp, file, &c);
 }
 
 static void fmt_num(char *b, size_t n, double v)
@@ -309,8 +323,7 @@ static void latency_chart(struct report *rp, const struct span_windows *sw, size
     const struct win_group *wg = &sw->g[g];
     const struct inflect_result *p99 = &res[g * M_NMETRICS + M_P99];
     struct gp_chart c;
-    struct sf_err err;
-    char file[96], path[1200], title[200];
+    char file[96], title[200];
 
     memset(&c, 0, sizeof(c));
     for (int k = 0; k < 3; k++)
@@ -327,18 +340,13 @@ static void latency_chart(struct report *rp, const struct span_windows *sw, size
     c.xlabel = "seconds since the first span";
     c.ylabel = "latency (ms)";
     chart_name(rp, wg->name, file, sizeof(file));
-    sf_err_clear(&err);
-    if (gnuplot_chart(report_path(rp, file, path, sizeof(path)), &c, &err) < 0)
-        fprintf(stderr, "inflect: %s\n", err.msg);
-    else
-        report_image(rp, file, title);
+    draw(rp, file, &c);
 }
 
 static void sampling_chart(struct report *rp, const struct span_windows *sw, size_t g,
                            const struct drift_result *dr, const double *pi, const double *x)
 {
     struct gp_chart c;
-    struct sf_err err;
     char file[96], path[1200], title[200];
 
     memset(&c, 0, sizeof(c));
@@ -362,11 +370,7 @@ static void sampling_chart(struct report *rp, const struct span_windows *sw, siz
     c.ylabel = "kept share";
     snprintf(path, sizeof(path), "%s-sampling", sw->g[g].name);
     chart_name(rp, path, file, sizeof(file));
-    sf_err_clear(&err);
-    if (gnuplot_chart(report_path(rp, file, path, sizeof(path)), &c, &err) < 0)
-        fprintf(stderr, "inflect: %s\n", err.msg);
-    else
-        report_image(rp, file, title);
+    draw(rp, file, &c);
 }
 
 static void inflection_table(struct report *rp, const struct inflect_result *res, size_t g,
@@ -442,8 +446,6 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
                                        "beta (ppm/s^2)", "residual rms (ns)",
                                        "steps"};
     struct gp_chart c;
-    struct sf_err err;
-    char path[1200];
 
     report_heading(rp, 2, "Clocks", NULL);
     if (clk->n == 0) {
@@ -473,11 +475,7 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
     c.title = "clock offset residuals after the drift fit";
     c.xlabel = "seconds since the first segment";
     c.ylabel = "residual (ns)";
-    sf_err_clear(&err);
-    if (gnuplot_chart(report_path(rp, "clock-residuals.svg", path, sizeof(path)), &c, &err) < 0)
-        fprintf(stderr, "inflect: %s\n", err.msg);
-    else
-        report_image(rp, "clock-residuals.svg", c.title);
+    draw(rp, "clock-residuals.svg", &c);
 }
 
 /* DIR/windows.csv: the numbers behind every chart; RFC 4180, the group a quoted field. */

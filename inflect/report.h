@@ -17,12 +17,14 @@ struct report {
     char dir[1024];
     int charts; /* render charts (gnuplot found and not --no-charts) */
     int nchart;
+    int bad_charts; /* charts gnuplot failed to draw: the report fails */
 };
 
 /* Create DIR (if needed) and open report.md / report.html.  Returns 0 or -1 with
  * the error printed. */
 int report_open(struct report *rp, const struct inflect_ctx *ctx, const char *title);
-/* Close both files; returns 0 or -1 on a write error (printed). */
+/* Close both files; returns 0, or -1 on a write error or when a chart could not be
+ * drawn (printed). */
 int report_close(struct report *rp);
 
 /* A section for one analysed series: chart (values, change points marked), the

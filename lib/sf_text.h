@@ -13,11 +13,14 @@
  *               U+2066..2069) become U+FFFD.
  *   Markdown    text: every ASCII punctuation character is backslash-escaped, so data
  *               makes no heading, list, emphasis, link, image, raw HTML, entity or
- *               autolink (`http:`, `www.`, `a@b`); code span: a backtick fence one longer
- *               than the longest backtick run inside, padded with a space when needed.
- *               SF_TEXT_CELL: inside a GFM table cell, where `|` is escaped (also in a
- *               code span, which GFM allows) so that no data can add a column.
- *   XML/HTML    & < > " ' as entities; characters XML 1.0 forbids replaced as above.
+ *               autolink (`http:`, `www.`, and `a@b`: '@' is followed by U+2060); code
+ *               span: a backtick fence one longer than the longest backtick run inside,
+ *               padded with a space when needed; cell: words and numbers as they are,
+ *               anything else a code span.  SF_TEXT_CELL: inside a GFM table cell,
+ *               where `|` is escaped (also in a code span, which GFM allows) so that no
+ *               data can add a column.
+ *   XML/HTML    & < > " ' as entities (the quotes as flags say with sf_text_xml_esc);
+ *               characters XML 1.0 forbids replaced as above.
  *   CSV         always one quoted field, '"' doubled; a field starting with = + - @
  *               (or tab, CR) gets a leading ' so that spreadsheets do not run it.
  *   label       a plain single line (gnuplot titles): the "all" rule, and `]]>` broken

@@ -86,6 +86,12 @@ check "inflect --series: report.html parses" html_ok r-series/report.html
 md_check "inflect --series: report.md has only its own headings, images, no HTML" \
     r-series/report.md r-series 1 "$nstr" 0
 
+# a chart gnuplot fails to draw fails the report: it never just goes missing
+mkdir fakegp && printf '#!/bin/sh\ncat >/dev/null\nexit 1\n' >fakegp/gnuplot && chmod +x fakegp/gnuplot
+PATH=$tmp/fakegp:$PATH "$bin/inflect" --series ser.csv --out r-fail >/dev/null 2>r-fail.err
+check_eval "inflect: a chart gnuplot cannot draw gives exit 2 and says so" \
+    "[ $? -eq 2 ] && grep -q 'chart(s) could not be drawn' r-fail.err"
+
 for fmt in otlp zipkin chrome speedscope; do
     "$bin/spanfold-export" --db h.db --all --format "$fmt" -o "x.$fmt" 2>/dev/null
     check "spanfold-export --format $fmt: exit 0 and JSON" chk json "x.$fmt"
