@@ -10,6 +10,7 @@
 #include "changepoint.h"
 #include "classify.h"
 #include "series.h"
+#include "sf_gate.h"
 
 #define INFLECT_MAX_GATES 16
 #define INFLECT_MAX_CPS   4096 /* change points kept per series and detector */
@@ -27,14 +28,13 @@ struct inflect_result {
     struct cp_info info;
 };
 
-enum gate_kind { GATE_REL, GATE_ABS, GATE_DRIFT };
+#define INFLECT_GATE_MIN_OBS 4 /* observations a change point needs (two segments of 2) */
 
+/* A --gate: the gate language of lib/sf_gate.h, its subject split for --db. */
 struct inflect_gate {
-    char text[64];   /* as given */
-    char metric[32]; /* p99, error_rate, ... or a --series column */
-    enum gate_kind kind;
-    int above;    /* '>' 1, '<' 0 */
-    double value; /* relative (0.2 for +20%) or absolute */
+    struct sf_gate g;
+    char group[SERIES_NAME_MAX];  /* --db "GROUP/METRIC": one group; "" = every group */
+    char metric[SERIES_NAME_MAX]; /* p99, error_rate, ... or a --series column; "" = drift */
 };
 
 struct inflect_ctx {
@@ -56,7 +56,10 @@ struct inflect_ctx {
     int detector;          /* --detector: default CP_PELT */
     double min_confidence; /* --min-confidence: drop the default's points below it */
     int quiet;
-    int no_charts; /* --no-charts */
+    int no_charts;       /* --no-charts */
+    int allow_missing;   /* --allow-missing: a gate on a missing group or column passes */
+    const char *summary; /* --summary FILE: the gates as Markdown, appended */
+    const char *junit;   /* --junit FILE: the gates as JUnit XML */
     struct cp_opts cp;
     struct inflect_gate gates[INFLECT_MAX_GATES];
     int ngates;

@@ -22,6 +22,7 @@ static const char usage_text[] =
     "usage: inflect --series FILE [--column NAME] [--json OUT] [--out DIR] [--gate G]...\n"
     "       inflect --db FILE [--out DIR] [--window 10s] [--by service|endpoint|grpc_method|all]\n"
     "               [--expect-rate R] [--tiers K] [--gate G]... [--json OUT]\n"
+    "       gates: [--allow-missing] [--summary FILE] [--junit FILE]\n"
     "\n"
     "Finds when performance turned (change points: step, spike, ramp), whether the\n"
     "sampling rate drifted from its configuration, and how capture clocks drifted.\n"
@@ -38,9 +39,14 @@ static const char usage_text[] =
     "  --expect-rate R    configured sampling rate per tier (0 < R <= 1); GROUP=R for one\n"
     "                     group of --by (repeatable)\n"
     "  --tiers K          sampling tiers: end-to-end keep probability R^K (default 1)\n"
-    "  --gate G           exit 1 when G holds: 'p99>+20%' (a step or ramp raised p99 by\n"
-    "                     more than 20 %), 'error_rate>1%' (a segment's level above 1 %),\n"
-    "                     'p99>250' (absolute level, ms), 'drift' (sampling drift alarm)\n"
+    "  --gate G           exit 1 when G holds (docs/ci.md): 'p99>+20%' (a step or ramp\n"
+    "                     raised p99 by more than 20 %), 'p99>+50ms' (by more than 50 ms),\n"
+    "                     'p99>250ms' (a segment's level above 250 ms), 'error_rate>1pt'\n"
+    "                     (above 1 %), 'GROUP/p99>...' (one group), 'drift' (sampling drift\n"
+    "                     alarm; needs --expect-rate or ot=th)\n"
+    "  --allow-missing    a gate on a group or column that does not exist passes\n"
+    "  --summary FILE     append the gates as Markdown to FILE\n"
+    "  --junit FILE       write the gates as JUnit XML to FILE\n"
     "  --detector NAME    default detector: pelt (default), pelt_mbic, binseg, cusum,\n"
     "                     baseline\n"
     "  --cost NAME        segment cost of pelt and binseg: auto (default: chosen by\n"
@@ -52,58 +58,14 @@ static const char usage_text[] =
     "  --quiet            no progress or notes on stderr\n"
     "  --help, --version\n"
     "\n"
-    "Exit status: 0 ok, 1 a gate failed, 2 usage error or unreadable input.\n";
+    "Exit status: 0 ok, 1 a gate failed, 2 usage error, unreadable input or a gate\n"
+    "that cannot be evaluated.\n";
 
 static int usage_error(const char *msg, const char *arg)
 {
     fprintf(stderr, "inflect: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
     fprintf(stderr, "Try 'inflect --help'.\n");
     return SF_EXIT_USAGE;
-}
-
-/* 'METRIC>+20%', 'METRIC<-10%', 'METRIC>1%', 'METRIC>250', 'drift'. */
-static int parse_gate(const char *s, struct inflect_gate *g)
-{
-    const char *op;
-    size_t ml, vl;
-    char num[32];
-    double v;
-    int rel = 0, pct = 0;
-
-    memset(g, 0, sizeof(*g));
-    if (strlen(s) >= sizeof(g->text))
-        return -1;
-    memcpy(g->text, s, strlen(s) + 1);
-    if (strcmp(s, "drift") == 0) {
-        g->kind = GATE_DRIFT;
-        return 0;
-    }
-    op = strpbrk(s, "<>");
-    if (op == NULL || op == s || (size_t)(op - s) >= sizeof(g->metric))
-        return -1;
-    ml = (size_t)(op - s);
-    memcpy(g->metric, s, ml);
-    g->metric[ml] = 0;
-    g->above = *op == '>';
-    op++;
-    if (*op == '+' || *op == '-')
-        rel = 1;
-    vl = strlen(op);
-    if (vl && op[vl - 1] == '%') {
-        pct = 1;
-        vl--;
-    }
-    if (vl == 0 || vl >= sizeof(num))
-        return -1;
-    memcpy(num, op, vl);
-    num[vl] = 0;
-    if (sf_opt_double(num, &v) < 0)
-        return -1;
-    g->value = pct ? v / 100 : v;
-    g->kind = rel ? GATE_REL : GATE_ABS;
-    if (rel && !pct)
-        return -1; /* a relative gate needs a percentage */
-    return 0;
 }
 
 /* --expect-rate R (every group) or GROUP=R (one group; the last '=' splits). */
@@ -146,7 +108,10 @@ enum {
     O_NOCHARTS,
     O_QUIET,
     O_HELP,
-    O_VERSION
+    O_VERSION,
+    O_ALLOW_MISSING,
+    O_SUMMARY,
+    O_JUNIT
 };
 
 static const struct option longopts[] = {
@@ -169,12 +134,16 @@ static const struct option longopts[] = {
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
+    {"allow-missing", no_argument, NULL, O_ALLOW_MISSING},
+    {"summary", required_argument, NULL, O_SUMMARY},
+    {"junit", required_argument, NULL, O_JUNIT},
     {NULL, 0, NULL, 0},
 };
 
 /* One option into ctx.  Returns 0, or an exit status to stop with. */
 static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
 {
+    struct sf_err err;
     int64_t k;
     int d;
 
@@ -222,9 +191,22 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
     case O_GATE:
         if (ctx->ngates >= INFLECT_MAX_GATES)
             return usage_error("too many --gate options (16 at most)", NULL);
-        if (parse_gate(arg, &ctx->gates[ctx->ngates]) < 0)
-            return usage_error("bad --gate (e.g. 'p99>+20%', 'error_rate>1%', 'drift')", arg);
+        if (sf_gate_parse(&ctx->gates[ctx->ngates].g, arg, &err) < 0) {
+            char msg[700];
+            sf_gate_errfmt("inflect", arg, &err, msg, sizeof(msg));
+            fprintf(stderr, "%s\nTry 'inflect --help'.\n", msg);
+            return SF_EXIT_USAGE;
+        }
         ctx->ngates++;
+        break;
+    case O_ALLOW_MISSING:
+        ctx->allow_missing = 1;
+        break;
+    case O_SUMMARY:
+        ctx->summary = arg;
+        break;
+    case O_JUNIT:
+        ctx->junit = arg;
         break;
     case O_DETECTOR:
         if ((d = cp_detector_by_name(arg)) < 0)
@@ -289,6 +271,8 @@ int inflect_main(int argc, char **argv)
         return usage_error("give exactly one of --series FILE or --db FILE", NULL);
     if (ctx.column && !ctx.series_path)
         return usage_error("--column goes with --series", NULL);
+    if ((rc = run_gates_prepare(&ctx)) != 0)
+        return rc;
     /* gnuplot may die early; a write to its pipe must fail, not kill us */
     signal(SIGPIPE, SIG_IGN);
     return ctx.series_path ? run_series(&ctx) : run_db(&ctx);

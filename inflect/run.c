@@ -15,6 +15,7 @@
 #include "report.h"
 #include "sf_err.h"
 #include "sf_json.h"
+#include "spans.h"
 
 double inflect_expect_rate(const struct inflect_ctx *ctx, const char *group)
 {
@@ -32,25 +33,81 @@ int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const
     return SF_EXIT_USAGE;
 }
 
-/* Does a change point cross a relative gate?  A spike recovers by itself, so only
- * steps and ramps count as regressions. */
-static int rel_crossed(const struct inflect_gate *g, const struct cp_point *p)
+/* What each --db metric measures, for the units its gates may use. */
+static const enum sf_gate_kind metric_kind[M_NMETRICS] = {
+    [M_COUNT] = SF_GATE_K_COUNT,
+    [M_THROUGHPUT] = SF_GATE_K_NUMBER,
+    [M_P50] = SF_GATE_K_MS,
+    [M_P95] = SF_GATE_K_MS,
+    [M_P99] = SF_GATE_K_MS,
+    [M_MAX] = SF_GATE_K_MS,
+    [M_ERROR_RATE] = SF_GATE_K_SHARE,
+    [M_SAMPLED_SHARE] = SF_GATE_K_SHARE,
+    [M_AMPLIFICATION] = SF_GATE_K_NUMBER,
+};
+
+static int metric_by_name(const char *s)
 {
-    double ch = p->change;
-    if (p->kind == CP_SPIKE)
-        return 0;
-    if (isnan(ch)) /* level was 0: any rise (fall) is unbounded */
-        ch = p->after > p->before ? INFINITY : p->after < p->before ? -INFINITY : 0;
-    return g->above ? ch > g->value : ch < g->value;
+    for (int m = 0; m < M_NMETRICS; m++)
+        if (strcmp(s, spans_metric_name((enum span_metric)m)) == 0)
+            return m;
+    return -1;
 }
 
-/* Segment levels of the default detector: the first, and each cp's after. */
-static int abs_crossed(const struct inflect_gate *g, const struct inflect_result *r, double *level)
+/* Split a --db gate's subject into GROUP/METRIC (the last '/' before a metric
+ * name) and check its unit; a --series gate names a column of any unit. */
+static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, struct sf_err *err)
 {
-    size_t n = r->s->n;
+    const char *s = ig->g.subject, *slash = strrchr(s, '/');
+    int m;
+
+    sf_err_clear(err);
+    err->col = 1;
+    if (ig->g.op == SF_GATE_NONE) {
+        if (strcmp(s, "drift") == 0 && ctx->db_path)
+            return 0;
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "%s",
+                          strcmp(s, "drift") == 0
+                              ? "drift needs --db"
+                              : "expected a comparison (the one predicate is 'drift', with --db)");
+    }
+    if (!ctx->db_path) {
+        snprintf(ig->metric, sizeof(ig->metric), "%s", s);
+        return 0;
+    }
+    if ((m = metric_by_name(s)) < 0 && slash && slash > s && (m = metric_by_name(slash + 1)) >= 0)
+        snprintf(ig->group, sizeof(ig->group), "%.*s", (int)(slash - s), s);
+    if (m < 0)
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "unknown metric (count, throughput, p50, p95, p99, max, error_rate, "
+                          "sampled_share, amplification; GROUP/METRIC for one group)");
+    snprintf(ig->metric, sizeof(ig->metric), "%s", spans_metric_name((enum span_metric)m));
+    return sf_gate_check(&ig->g, metric_kind[m], err);
+}
+
+int run_gates_prepare(struct inflect_ctx *ctx)
+{
+    struct sf_err err;
+    char msg[700];
+
+    for (int i = 0; i < ctx->ngates; i++) {
+        if (finish_gate(ctx, &ctx->gates[i], &err) == 0)
+            continue;
+        sf_gate_errfmt("inflect", ctx->gates[i].g.text, &err, msg, sizeof(msg));
+        fprintf(stderr, "%s\nTry 'inflect --help'.\n", msg);
+        return SF_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* The segment levels of the default detector: the first segment's, then each
+ * change point's after.  Returns the number written to lv (at most cap). */
+static size_t segment_levels(const struct inflect_result *r, double *lv, size_t cap)
+{
+    size_t n = r->s->n, k = 0;
     double first = 0;
 
-    if (n == 0)
+    if (n == 0 || cap == 0)
         return 0;
     if (r->npts == 0) {
         for (size_t i = 0; i < n; i++)
@@ -59,88 +116,165 @@ static int abs_crossed(const struct inflect_gate *g, const struct inflect_result
     } else {
         first = r->pts[0].before;
     }
-    *level = first;
-    if (g->above ? first > g->value : first < g->value)
+    lv[k++] = first;
+    for (size_t i = 0; i < r->npts && k < cap; i++)
+        lv[k++] = r->pts[i].after;
+    return k;
+}
+
+/* A level gate on one series: the first segment that crosses it. */
+static int level_crossed(const struct inflect_gate *ig, const struct inflect_result *r,
+                         char *detail, size_t dsz)
+{
+    double lv[INFLECT_MAX_CPS + 1];
+    size_t nl = segment_levels(r, lv, sizeof(lv) / sizeof(lv[0]));
+    struct sf_gate_res gr;
+    char stat[160];
+
+    for (size_t k = 0; k < nl; k++) {
+        struct sf_gate_obs o = {0, lv[k], 0, 0};
+        if (sf_gate_eval(&ig->g, &o, 0, &gr) != SF_GATE_FAIL)
+            continue;
+        sf_gate_format(&ig->g, &gr, stat, sizeof(stat));
+        snprintf(detail, dsz, "%s: a segment's level is %s", r->s->name, stat);
         return 1;
-    for (size_t k = 0; k < r->npts; k++) {
-        *level = r->pts[k].after;
-        if (g->above ? *level > g->value : *level < g->value)
-            return 1;
     }
     return 0;
 }
 
-int run_gate(const struct inflect_gate *g, const struct inflect_result *res, size_t nres,
-             int drift_alarm, char *detail, size_t dsz)
+/* A change gate on one series: the first step or ramp that crosses it.  A spike
+ * recovers by itself, so only steps and ramps count as regressions. */
+static int change_crossed(const struct inflect_gate *ig, const struct inflect_result *r,
+                          char *detail, size_t dsz)
 {
-    int seen = 0;
+    struct sf_gate_res gr;
+    char stat[160];
+
+    for (size_t k = 0; k < r->npts; k++) {
+        const struct cp_point *p = &r->pts[k];
+        struct sf_gate_obs o = {p->before, p->after, 0, 0};
+        if (p->kind == CP_SPIKE || sf_gate_eval(&ig->g, &o, 0, &gr) != SF_GATE_FAIL)
+            continue;
+        sf_gate_format(&ig->g, &gr, stat, sizeof(stat));
+        snprintf(detail, dsz, "%s: %s at index %zu: %s (%.6g -> %.6g)", r->s->name,
+                 cp_kind_name(p->kind), r->s->row[p->index], stat, p->before, p->after);
+        return 1;
+    }
+    return 0;
+}
+
+static enum sf_gate_verdict drift_gate(const struct run_facts *f, char *detail, size_t dsz)
+{
+    if (f->nspans == 0) {
+        snprintf(detail, dsz, "no spans in %s: nothing to test for drift", f->input);
+        return SF_GATE_ERROR;
+    }
+    if (!f->drift_tested) {
+        snprintf(detail, dsz,
+                 "no configured sampling rate to test against: give --expect-rate "
+                 "R (and --tiers K), or record ot=th in tracestate");
+        return SF_GATE_ERROR;
+    }
+    snprintf(detail, dsz,
+             f->drift_alarm ? "sampling rate drifted from its configuration"
+                            : "no sampling drift alarm");
+    return f->drift_alarm ? SF_GATE_FAIL : SF_GATE_PASS;
+}
+
+enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflect_gate *ig,
+                              const struct inflect_result *res, size_t nres,
+                              const struct run_facts *f, char *detail, size_t dsz)
+{
+    size_t seen = 0, most = 0;
 
     detail[0] = 0;
-    if (g->kind == GATE_DRIFT) {
-        snprintf(detail, dsz,
-                 drift_alarm ? "sampling rate drifted from its configuration"
-                             : "no sampling drift alarm");
-        return drift_alarm ? 1 : 0;
+    if (ig->g.op == SF_GATE_NONE)
+        return drift_gate(f, detail, dsz);
+    if (f->is_db && f->nspans == 0) {
+        snprintf(detail, dsz, "no spans in %s: an empty database passes no gate", f->input);
+        return SF_GATE_ERROR;
     }
     for (size_t i = 0; i < nres; i++) {
         const struct inflect_result *r = &res[i];
-        double level;
-        if (strcmp(r->metric, g->metric) != 0)
+        if (strcmp(r->metric, ig->metric) != 0 || (ig->group[0] && strcmp(r->group, ig->group)))
             continue;
-        seen = 1;
-        if (g->kind == GATE_REL) {
-            for (size_t k = 0; k < r->npts; k++) {
-                if (rel_crossed(g, &r->pts[k])) {
-                    snprintf(detail, dsz, "%s: %s at index %zu changed %+.1f%% (%.6g -> %.6g)",
-                             r->s->name, cp_kind_name(r->pts[k].kind), r->s->row[r->pts[k].index],
-                             r->pts[k].change * 100, r->pts[k].before, r->pts[k].after);
-                    return 1;
-                }
-            }
-        } else if (abs_crossed(g, r, &level)) {
-            snprintf(detail, dsz, "%s: a segment's level is %.6g", r->s->name, level);
-            return 1;
-        }
+        seen++;
+        most = r->s->n > most ? r->s->n : most;
+        if (ig->g.mode == SF_GATE_LEVEL ? level_crossed(ig, r, detail, dsz)
+                                        : change_crossed(ig, r, detail, dsz))
+            return SF_GATE_FAIL;
     }
-    if (!seen) {
-        snprintf(detail, dsz, "no series named '%s'", g->metric);
-        return -1;
+    if (seen == 0) {
+        /* a typo must not pass silently */
+        snprintf(detail, dsz, "no %s named '%s'%s",
+                 ig->group[0] ? "group"
+                 : f->is_db   ? "metric"
+                              : "column",
+                 ig->group[0] ? ig->group : ig->metric,
+                 ctx->allow_missing ? " (passes: --allow-missing)"
+                                    : " (--allow-missing lets it pass)");
+        return ctx->allow_missing ? SF_GATE_PASS : SF_GATE_ERROR;
+    }
+    if (ig->g.mode != SF_GATE_LEVEL && most < INFLECT_GATE_MIN_OBS) {
+        snprintf(detail, dsz, "a change needs at least %d %s with data; the longest series has %zu",
+                 INFLECT_GATE_MIN_OBS, f->is_db ? "windows" : "rows", most);
+        return SF_GATE_ERROR;
     }
     snprintf(detail, dsz, "holds");
-    return 0;
+    return SF_GATE_PASS;
 }
 
-/* Evaluate every gate; write them to JSON (w may be NULL); return the exit status. */
-int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
-              int drift_alarm, struct sf_jw *w)
+/* --summary (appended) and --junit.  Returns 0 or -1 (printed). */
+static int write_gate_reports(const struct inflect_ctx *ctx, const struct sf_gate_run *run)
 {
-    int status = SF_EXIT_OK;
+    FILE *f;
+    int rc = 0;
+
+    if (ctx->summary) {
+        if ((f = fopen(ctx->summary, "a")) == NULL || sf_gate_write_md(f, run) < 0 ||
+            fclose(f) != 0) {
+            fprintf(stderr, "inflect: %s: cannot append: %s\n", ctx->summary, strerror(errno));
+            rc = -1;
+        }
+    }
+    if (ctx->junit) {
+        if ((f = fopen(ctx->junit, "w")) == NULL || sf_gate_write_junit(f, run) < 0 ||
+            fclose(f) != 0) {
+            fprintf(stderr, "inflect: %s: cannot write: %s\n", ctx->junit, strerror(errno));
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
+              const struct run_facts *f, struct sf_jw *w)
+{
+    struct sf_gate_entry e[INFLECT_MAX_GATES];
+    struct sf_gate_run run = {"inflect", f->input, 0, 0, e, (size_t)ctx->ngates};
+    int status;
 
     if (w)
         sf_jw_arr(w, "gates");
     for (int i = 0; i < ctx->ngates; i++) {
-        char detail[384];
-        int r = run_gate(&ctx->gates[i], res, nres, drift_alarm, detail, sizeof(detail));
+        e[i].gate = ctx->gates[i].g.text;
+        e[i].verdict =
+            run_gate(ctx, &ctx->gates[i], res, nres, f, e[i].detail, sizeof(e[i].detail));
         if (w) {
             sf_jw_obj(w, NULL);
-            sf_jw_str(w, "gate", ctx->gates[i].text);
-            sf_jw_str(w, "result", r > 0 ? "fail" : r == 0 ? "pass" : "unknown");
-            sf_jw_str(w, "detail", detail);
+            sf_jw_str(w, "gate", e[i].gate);
+            sf_jw_str(w, "result", sf_gate_verdict_name(e[i].verdict));
+            sf_jw_str(w, "detail", e[i].detail);
             sf_jw_end(w);
-        }
-        if (r > 0) {
-            /* printed even with --quiet: a CI log must say why the build failed */
-            fprintf(stderr, "inflect: gate '%s' failed: %s\n", ctx->gates[i].text, detail);
-            if (status == SF_EXIT_OK)
-                status = SF_EXIT_FINDINGS;
-        } else if (r < 0) {
-            /* a gate on a metric that does not exist must not pass silently */
-            fprintf(stderr, "inflect: gate '%s': %s\n", ctx->gates[i].text, detail);
-            status = SF_EXIT_USAGE;
         }
     }
     if (w)
         sf_jw_end(w);
+    /* printed even with --quiet: a CI log must say why the build failed */
+    sf_gate_write_log(stderr, &run);
+    status = sf_gate_exit(&run);
+    if (ctx->ngates && write_gate_reports(ctx, &run) < 0)
+        status = SF_EXIT_USAGE;
     return status;
 }
 
@@ -224,7 +358,8 @@ int run_series(const struct inflect_ctx *ctx)
         }
         sf_jw_end(&w);
     }
-    rc = run_gates(ctx, res, tab.nseries, 0, &w);
+    struct run_facts facts = {0, 0, 0, tab.rows, ctx->series_path};
+    rc = run_gates(ctx, res, tab.nseries, &facts, &w);
     sf_jw_end(&w);
     sf_jw_finish(&w);
     if (run_json_close(jpath, jf))

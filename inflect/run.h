@@ -21,18 +21,37 @@ struct span_windows;
 int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
                   struct inflect_series **ser, struct inflect_result **res);
 
-/* Evaluate gate g against the analysed series (metric names must match) and the
- * drift verdict.  Returns 1 when the gate fails (a regression), 0 when it holds,
- * -1 when no series has its metric; detail gets a one-line reason. */
-int run_gate(const struct inflect_gate *g, const struct inflect_result *res, size_t nres,
-             int drift_alarm, char *detail, size_t dsz);
+/* What the gates see besides the series: the sampling-drift verdict and how much
+ * data there was. */
+struct run_facts {
+    int is_db;
+    int drift_alarm;  /* some group's drift chart alarmed */
+    int drift_tested; /* some group had a configured rate (--expect-rate, ot=th) */
+    size_t nspans;    /* --db: spans read */
+    const char *input;
+};
+
+/* Every --gate once the mode is known: split a --db subject into GROUP/METRIC, check
+ * that the metric exists and its unit fits, allow "drift" only with --db.  Returns 0
+ * or the exit status 2 (the error printed, with the gate's column). */
+int run_gates_prepare(struct inflect_ctx *ctx);
+
+/* Evaluate gate g against the analysed series (metric, and group when g names one)
+ * and the facts.  Returns the verdict: SF_GATE_FAIL for a regression, SF_GATE_ERROR
+ * when it cannot be evaluated (nothing matches without --allow-missing, too few
+ * observations, drift without a configured rate); detail gets a one-line reason. */
+enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflect_gate *g,
+                              const struct inflect_result *res, size_t nres,
+                              const struct run_facts *f, char *detail, size_t dsz);
 
 /* Helpers shared by both modes (run.c). */
 struct sf_jw;
 struct sf_err;
 int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const char *file);
+/* Evaluate every gate; write them to the JSON (w may be NULL), the log, --summary
+ * and --junit.  Returns the exit status. */
 int run_gates(const struct inflect_ctx *ctx, const struct inflect_result *res, size_t nres,
-              int drift_alarm, struct sf_jw *w);
+              const struct run_facts *f, struct sf_jw *w);
 #include <stdio.h>
 /* The summary's JSON layout (sf_jw_init_pretty): two spaces a level, numbers with
  * 10 significant digits, so that the file is byte-stable across runs and builds. */

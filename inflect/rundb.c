@@ -210,7 +210,10 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     sf_jw_end(&w);
     json_drift(&w, d, ctx);
     json_clock(&w, &d->clk);
-    *gate_status = run_gates(ctx, d->res, ns, d->drift_alarm, &w);
+    struct run_facts facts = {1, d->drift_alarm, 0, d->sw.nspans, ctx->db_path};
+    for (size_t g = 0; g < d->sw.ng; g++)
+        facts.drift_tested |= d->drift[g].tested;
+    *gate_status = run_gates(ctx, d->res, ns, &facts, &w);
     sf_jw_end(&w);
     sf_jw_finish(&w);
     return run_json_close(path, f) ? -1 : 0;

@@ -564,10 +564,12 @@ int fold_commit(struct perf_fold_ctx *c)
      * that entry is compared first, without hashing or probing the table. */
     e = c->last_entry;
     len = c->stk_cap - c->stk_pos;
+    /* --samples: a sample counts 1, so that a gate's statistics see samples */
+    uint64_t w = c->o.samples ? 1 : c->period;
     if (e && e->len == len && memcmp(e->key, c->stk + c->stk_pos, len) == 0) {
-        e->count = c->period > UINT64_MAX - e->count ? UINT64_MAX : e->count + c->period;
+        e->count = w > UINT64_MAX - e->count ? UINT64_MAX : e->count + w;
     } else {
-        if (fold_table_add(&c->stacks, c->stk + c->stk_pos, len, c->period, &e))
+        if (fold_table_add(&c->stacks, c->stk + c->stk_pos, len, w, &e))
             return fatal(c, "too many distinct stacks (out of memory)");
         c->last_entry = e;
     }

@@ -27,8 +27,9 @@
 
 struct pf_opts {
     int pid, tid, inline_, context, srcline, kernel, jit, addrs;
-    int eof;    /* count a final sample with no blank line after it */
-    int strict; /* stop at the first bad line (exit 2) */
+    int eof;     /* count a final sample with no blank line after it */
+    int samples; /* --samples: count samples, not summed periods */
+    int strict;  /* stop at the first bad line (exit 2) */
     int quiet;
     const char *event_filter; /* NULL or "" = first event type seen */
     const char *db_path;

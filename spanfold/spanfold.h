@@ -19,6 +19,7 @@ int tracefs2spans_main(int argc, char **argv);
 int flamegraph_main(int argc, char **argv);
 int inflect_main(int argc, char **argv);
 int spanfold_export_main(int argc, char **argv);
+int diff_main(int argc, char **argv); /* perf-fold diff (perf-fold/diff.c), for spanfold gate */
 
 /* Run a tool's main in-process with argv (NULL-terminated); getopt is reset first. */
 int sf_run_tool(int (*tool_main)(int, char **), char **argv);

@@ -59,17 +59,43 @@ check_eval "gate p99>+20% on a +50% step: exit 1" "[ $? -eq 1 ] && grep -q \"gat
 check_eval "gate p99>+80% on a +50% step: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/flat.csv" --json /dev/null --gate 'p99>+20%' 2>/dev/null
 check_eval "gate on a flat series: exit 0" "[ $? -eq 0 ]"
-"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>1%' 2>/dev/null
-check_eval "absolute gate errors>1% on 0.2%: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>1pt' 2>/dev/null
+check_eval "level gate errors>1pt on 0.2%: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>0.1pt' 2>/dev/null
+check_eval "level gate errors>0.1pt on 0.2%: exit 1" "[ $? -eq 1 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'errors>0.1%' 2>/dev/null
-check_eval "absolute gate errors>0.1% on 0.2%: exit 1" "[ $? -eq 1 ]"
+check_eval "errors>0.1% is a relative change (one meaning of %), not a level: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99<-10%' 2>/dev/null
 check_eval "gate p99<-10% on a rise: exit 0" "[ $? -eq 0 ]"
 "$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'nosuch>+1%' 2>"$tmp/err"
 check_eval "gate on an unknown metric: exit 2 with a reason" \
-    "[ $? -eq 2 ] && grep -q \"no series named 'nosuch'\" '$tmp/err'"
-"$inflect" --series "$tmp/step.csv" --gate 'p99>+20' 2>/dev/null
-check_eval "relative gate without %: usage error 2" "[ $? -eq 2 ]"
+    "[ $? -eq 2 ] && grep -q \"gate 'nosuch>+1%' cannot be evaluated: no column named 'nosuch'\" '$tmp/err'"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --allow-missing --gate 'nosuch>+1%' 2>/dev/null
+check_eval "--allow-missing: a gate on a missing column passes (exit 0)" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+20' 2>/dev/null
+check_eval "p99>+20: a change of 20 in the column's unit (+50 on the step): exit 1" "[ $? -eq 1 ]"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+60' 2>/dev/null
+check_eval "p99>+60 on a +50 step: exit 0" "[ $? -eq 0 ]"
+"$inflect" --series "$tmp/step.csv" --gate 'p99>+20xx' 2>"$tmp/err"
+check_eval "bad unit: usage error 2 naming the column" \
+    "[ $? -eq 2 ] && grep -q \"inflect: gate 'p99>+20xx': column 8: unknown unit 'xx'\" '$tmp/err'"
+"$inflect" --series "$tmp/step.csv" --gate drift 2>"$tmp/err"
+check_eval "drift with --series: usage error 2" "[ $? -eq 2 ] && grep -q 'drift needs --db' '$tmp/err'"
+printf 't,p99\n0,1\n1,2\n2,3\n' >"$tmp/short.csv"
+"$inflect" --series "$tmp/short.csv" --json /dev/null --gate 'p99>+20%' 2>"$tmp/err"
+check_eval "3 rows are too few for a change: exit 2 stating the minimum" \
+    "[ $? -eq 2 ] && grep -q 'a change needs at least 4 rows with data; the longest series has 3' '$tmp/err'"
+printf '# earlier\n' >"$tmp/sum.md"
+"$inflect" --series "$tmp/step.csv" --json /dev/null --gate 'p99>+20%' --gate 'p99<-10%' \
+    --summary "$tmp/sum.md" --junit "$tmp/j.xml" 2>/dev/null
+check_eval "--summary appends a gate table" \
+    "[ \"\$(head -n 1 '$tmp/sum.md')\" = '# earlier' ] && grep -q '^| \`p99>+20%\` | \*\*FAIL\*\* |' '$tmp/sum.md'"
+if command -v xmllint >/dev/null; then
+    check_eval "--junit: two test cases, one failure, valid XML" \
+        "xmllint --noout '$tmp/j.xml' && [ \"\$(xmllint --xpath 'count(//testcase)' '$tmp/j.xml')\" = 2 ] && [ \"\$(xmllint --xpath 'count(//failure)' '$tmp/j.xml')\" = 1 ]"
+else
+    skip "--junit checked with xmllint" "xmllint missing (apt-get install libxml2-utils)"
+fi
 "$inflect" --series "$tmp/step.csv" --json "$tmp/g.json" --gate 'p99>+20%' 2>/dev/null
 check_eval "gate verdict in the JSON" "grep -q '\"result\": \"fail\"' '$tmp/g.json'"
 

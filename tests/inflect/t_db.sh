@@ -106,8 +106,33 @@ check_eval "default window adapted to span density: 1 s, 600 windows, noted on s
 check_eval "--gate p99>+20%: exit 1 (P99 +67 %)" "[ $? -eq 1 ]"
 "$inflect" --db "$db" --json /dev/null --gate drift 2>/dev/null
 check_eval "--gate drift: exit 1" "[ $? -eq 1 ]"
-"$inflect" --db "$db" --json /dev/null --gate 'error_rate>1%' 2>/dev/null
-check_eval "--gate error_rate>1% (0.3 %): exit 0" "[ $? -eq 0 ]"
+"$inflect" --db "$db" --json /dev/null --gate 'error_rate>1pt' 2>/dev/null
+check_eval "--gate error_rate>1pt (0.3 %): exit 0" "[ $? -eq 0 ]"
+"$inflect" --db "$db" --json /dev/null --gate 'error_rate>1' 2>"$tmp/err"
+check_eval "--gate error_rate>1 (no unit on a share): exit 2 naming the units" \
+    "[ $? -eq 2 ] && grep -q \"column 13: 'error_rate' takes pt or %\" '$tmp/err'"
+"$inflect" --db "$db" --json /dev/null --gate 'p99>+5pt' 2>"$tmp/err"
+check_eval "--gate p99>+5pt (points on a latency): exit 2" "[ $? -eq 2 ]"
+"$inflect" --db "$db" --json /dev/null --gate 'p999>+20%' 2>"$tmp/err"
+check_eval "--gate on an unknown metric: exit 2" "[ $? -eq 2 ] && grep -q 'unknown metric' '$tmp/err'"
+"$inflect" --db "$db" --json /dev/null --gate 'all/p99>+20%' 2>/dev/null
+check_eval "--gate GROUP/METRIC on the one group 'all': exit 1" "[ $? -eq 1 ]"
+"$inflect" --db "$db" --json /dev/null --gate 'nosuchgroup/p99>+20%' 2>"$tmp/err"
+check_eval "--gate on a group that matches nothing: exit 2" \
+    "[ $? -eq 2 ] && grep -q \"no group named 'nosuchgroup'\" '$tmp/err'"
+"$inflect" --db "$db" --json /dev/null --allow-missing --gate 'nosuchgroup/p99>+20%' 2>/dev/null
+check_eval "... passes with --allow-missing" "[ $? -eq 0 ]"
+cp "$db" "$tmp/norate.db"
+sqlite3 "$tmp/norate.db" "UPDATE contexts SET tracestate = NULL;"
+"$inflect" --db "$tmp/norate.db" --json /dev/null --gate drift 2>"$tmp/err"
+check_eval "--gate drift with no configured rate (no --expect-rate, no ot=th): exit 2, never pass" \
+    "[ $? -eq 2 ] && grep -q \"gate 'drift' cannot be evaluated: no configured sampling rate\" '$tmp/err'"
+"$inflect" --db "$tmp/norate.db" --json /dev/null --expect-rate 0.5 --gate drift 2>/dev/null
+check_eval "... with --expect-rate 0.5 it is evaluated (the planted drift: exit 1)" "[ $? -eq 1 ]"
+{ cat "$top/lib/schema.sql"; echo "PRAGMA user_version = 1;"; } | sqlite3 "$tmp/empty.db"
+"$inflect" --db "$tmp/empty.db" --json /dev/null --gate 'p99>+20%' 2>"$tmp/err"
+check_eval "a gate on a database without spans: exit 2" \
+    "[ $? -eq 2 ] && grep -q 'no spans in .*empty.db: an empty database passes no gate' '$tmp/err'"
 "$inflect" --db "$db" --json /dev/null --expect-rate 0.5 --tiers 2 --gate drift 2>/dev/null
 check_eval "--tiers 2 (expects 25 %, sees 50 % then 25 %): drift alarm (up) exit 1" "[ $? -eq 1 ]"
 
@@ -132,7 +157,7 @@ check_eval "missing database: exit 2, named" "[ $? -eq 2 ] && grep -q 'missing.d
 printf 'not a database, just text\n%.0s' $(seq 1 200) >"$tmp/junk.db"
 "$inflect" --db "$tmp/junk.db" 2>"$tmp/err"
 check_eval "a file that is not SQLite: exit 2" "[ $? -eq 2 ] && grep -q 'junk.db' '$tmp/err'"
-sqlite3 "$tmp/empty.db" <"$top/lib/schema.sql"
+{ cat "$top/lib/schema.sql"; echo "PRAGMA user_version = 1;"; } | sqlite3 "$tmp/empty.db"
 sqlite3 "$tmp/empty.db" 'PRAGMA user_version = 1;'
 "$inflect" --db "$tmp/empty.db" --json "$tmp/e.json" 2>"$tmp/err"
 check_eval "a database without spans: exit 0, says so" "[ $? -eq 0 ] && grep -q 'no spans' '$tmp/err'"

@@ -39,8 +39,9 @@ check "same profile passes frame>+5pt" [ $? -eq 0 ]
 "$pf" diff --fail-if 'frame>+5pt' --summary "$tmp/sum.md" "$tmp/base" "$tmp/new" >"$tmp/out" 2>"$tmp/err"
 check "c up 40 points fails frame>+5pt (exit 1)" [ $? -eq 1 ]
 check "summary names c with +40.00 pt" grep -q '^| `c` | 10.00 | 50.00 | +40.00 |$' "$tmp/sum.md"
-check "summary marks the failed gate" grep -q '^- \*\*FAIL\*\* `frame>+5pt`' "$tmp/sum.md"
-check "--summary keeps stderr quiet" [ ! -s "$tmp/err" ]
+check "summary marks the failed gate" grep -qF '| `frame>+5pt` | **FAIL** | c\: 10\.00 \% \-\> 50\.00 \%' "$tmp/sum.md"
+check "--summary: stderr holds only the failed gate's line" \
+    [ "$(cat "$tmp/err")" = "perf-fold diff: gate 'frame>+5pt' failed: c: 10.00 % -> 50.00 % of samples, +40 pt [27.84, 50.61] at 95 % confidence" ]
 check "two-column output" cmp -s "$tmp/out" <(printf 'app;main;b 90 50\napp;main;c 10 50\n')
 "$pf" diff -q --fail-if 'frame>+45pt' "$tmp/base" "$tmp/new" >/dev/null
 check "40 points passes frame>+45pt" [ $? -eq 0 ]
@@ -61,7 +62,8 @@ check "recursive frame counted once per stack (a: 50% -> 100%)" grep -q '^| `a` 
 check "bad --fail-if is a usage error (exit 2)" [ $? -eq 2 ]
 printf 'app;main;b 90\ngarbage line\n\napp;main;c x\n' >"$tmp/bad"
 "$pf" diff -q "$tmp/bad" "$tmp/new" >"$tmp/out" 2>"$tmp/err"
-check "bad folded lines: exit 2" [ $? -eq 2 ]
+check "bad folded lines skipped: exit 1" [ $? -eq 1 ]
+check "the skipped lines are counted" grep -q "perf-fold diff: 3 bad lines skipped" "$tmp/err"
 check "bad folded lines reported as FILE:LINE" grep -q "perf-fold diff: $tmp/bad:2: not a folded line" "$tmp/err"
 check "good lines still diffed" grep -q '^app;main;b 90 50$' "$tmp/out"
 printf 'x 1.5\n' >"$tmp/f1"; printf 'x 2\n' >"$tmp/f2"
