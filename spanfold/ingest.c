@@ -373,7 +373,7 @@ static void source_line(sqlite3 *db, const struct input *in)
     sqlite3_finalize(st);
 }
 
-static void missing_pieces(sqlite3 *db, int nkeylogs)
+static void missing_pieces(sqlite3 *db, int nkeylogs, int quiet)
 {
     int64_t spans = q_int(db, "SELECT count(*) FROM spans", NULL);
     int64_t samples = q_int(db, "SELECT count(*) FROM samples", NULL);
@@ -385,7 +385,8 @@ static void missing_pieces(sqlite3 *db, int nkeylogs)
                         NULL);
     sqlite3_stmt *st;
 
-    if (sqlite3_prepare_v2(db,
+    if (!quiet &&
+        sqlite3_prepare_v2(db,
                            "SELECT from_clock, to_clock, offset_ns, skew_ppm, points, residual_ns,"
                            " method FROM clock_fits ORDER BY id",
                            -1, &st, NULL) == SQLITE_OK) {
@@ -409,7 +410,7 @@ static void missing_pieces(sqlite3 *db, int nkeylogs)
     if (spans > 0 && samples > 0 && markers <= 0)
         fprintf(stderr, "missing: no span markers: samples cannot be attributed to spans; record "
                         "them with spantrace, see docs/recording.md\n");
-    if (samples > 0 && markers > 0)
+    if (!quiet && samples > 0 && markers > 0)
         fprintf(stderr, "  attributed  %lld of %lld samples (%.1f %%) fall inside a span\n",
                 (long long)attributed, (long long)samples,
                 samples ? 100.0 * (double)attributed / (double)samples : 0.0);
@@ -560,7 +561,7 @@ static void summary(struct ingest *g)
             source_line(db, in);
         }
     }
-    missing_pieces(db, (int)nkeys);
+    missing_pieces(db, (int)nkeys, g->quiet);
     sqlite3_close(db);
 }
 
