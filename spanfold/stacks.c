@@ -399,8 +399,10 @@ static const char *unit(sqlite3 *h, char *buf, size_t n)
         const char *ev = (const char *)sqlite3_column_text(st, 0);
         if (ev && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
             u = "ns";
-        else if (ev)
-            u = strncpy(buf, ev, n - 1);
+        else if (ev) {
+            snprintf(buf, n, "%s", ev);
+            u = buf;
+        }
     }
     sqlite3_finalize(st);
     return u;
