@@ -1,7 +1,7 @@
 /* stacks.c - spanfold stacks: folded stacks or a flame graph of exactly the selected
  * spans' CPU samples.
  *
- *   spanfold stacks --db FILE [SELECTION] [--vs rest|EXPR [SELECTION]] [-o OUT.svg | --folded]
+ *   spanfold stacks --db FILE [SELECTION] [--vs rest|all|EXPR [SELECTION]] [-o OUT.svg | --folded]
  *
  * The selection is lib/sf_select's language (docs/spanfold.md, "Selecting spans");
  * the samples of the selected spans are folded by perf-fold's one attribution query
@@ -47,7 +47,7 @@ static const char *const sel_names[] = {"--where",  "--trace-id",    "--span-id"
 
 static void usage(FILE *f)
 {
-    fputs("usage: spanfold stacks --db FILE [SELECTION] [--vs rest|EXPR [SELECTION]]\n"
+    fputs("usage: spanfold stacks --db FILE [SELECTION] [--vs rest|all|EXPR [SELECTION]]\n"
           "                       [-o OUT.svg | --folded] [--title T] [--countname N]\n"
           "\n"
           "Folded stacks (FlameGraph's format, as perf-fold --db prints them) or an SVG flame\n"
@@ -69,8 +69,8 @@ static void usage(FILE *f)
           "\n"
           "Output:\n"
           "  --vs rest           differential against every other span's samples\n"
-          "  --vs EXPR           differential against the spans EXPR selects; selection options\n"
-          "                      after --vs narrow that side\n"
+          "  --vs EXPR|all       differential against the spans EXPR selects (all: every span);\n"
+          "                      selection options after --vs narrow that side\n"
           "  -o FILE             write an SVG flame graph to FILE (with --folded: the lines)\n"
           "  --folded            folded lines (the default without -o); with --vs the three-\n"
           "                      column form of difffolded.pl -n (the --vs side first)\n"
@@ -148,6 +148,11 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
             o->vs = 1;
             if (strcmp(optarg, "rest") == 0)
                 o->vs_rest = 1;
+            else if (strncmp(optarg, "--", 2) == 0)
+                return usage_error("--vs takes rest, all or an expression (selection options "
+                                   "for that side follow it: --vs all --during ..12:03:14)");
+            else if (strcmp(optarg, "all") == 0)
+                ; /* every span, narrowed by the options that follow */
             else if (o->nsel == MAX_SEL)
                 return usage_error("too many selection options");
             else
@@ -399,8 +404,10 @@ static const char *unit(sqlite3 *h, char *buf, size_t n)
         const char *ev = (const char *)sqlite3_column_text(st, 0);
         if (ev && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
             u = "ns";
-        else if (ev)
-            u = strncpy(buf, ev, n - 1);
+        else if (ev) {
+            snprintf(buf, n, "%s", ev);
+            u = buf;
+        }
     }
     sqlite3_finalize(st);
     return u;

@@ -88,6 +88,14 @@ check "--during: and under a tenth before it" [ "$(share "$tmp/before" "$slow_fn
 want=$(q "SELECT sum(period) FROM samples WHERE span_id IN (SELECT span_id FROM spans
            WHERE path = '$slow_ep' AND req_start_ns >= $at)")
 check "--during ISO..: the SQL sum of the spans that started after it ($want)" [ "$(total "$tmp/after")" = "$want" ]
+hms=$(date -u -d "@$((at / 1000000000))" +%H:%M:%S).$(printf '%09d' $((at % 1000000000)))
+hms1=$(date -u -d "@$((at / 1000000000 + 3600))" +%H:%M:%S).$(printf '%09d' $((at % 1000000000)))
+sf --where "endpoint = \"$slow_ep\"" --during "$hms.." >"$tmp/tod"
+check "--during HH:MM:SS.frac.. (UTC, the capture's day): the same as the ISO time" cmp -s "$tmp/tod" "$tmp/after"
+TZ=UTC-1 "$bin/spanfold" stacks --db "$db" --tz local --where "endpoint = \"$slow_ep\"" --during "$hms1.." >"$tmp/tod1"
+check "--tz local (TZ=UTC-1): an hour later on the clock, the same spans" cmp -s "$tmp/tod1" "$tmp/after"
+sf --tz +01:00 --where "endpoint = \"$slow_ep\"" --during "$hms1.." >"$tmp/tod2"
+check "--tz +01:00: the same" cmp -s "$tmp/tod2" "$tmp/after"
 t0=$(q "SELECT min(t) FROM (SELECT min(first_ns) AS t FROM connections UNION ALL SELECT min(req_start_ns) FROM spans)")
 rel=$(((at - t0) / 1000000))
 sf --where "endpoint = \"$slow_ep\"" --during "+${rel}ms.." >"$tmp/rel"
