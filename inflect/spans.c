@@ -22,6 +22,7 @@
 #include "quantile.h"
 #include "sf_db.h"
 #include "sf_progress.h"
+#include "sf_select.h"
 #include "sf_text.h"
 
 static const char *const metric_names[M_NMETRICS] = {
@@ -282,8 +283,7 @@ const char *spans_group_expr(const char *by)
     if (strcmp(by, "service") == 0)
         return "COALESCE(s.grpc_service, s.authority, '(none)')";
     if (strcmp(by, "endpoint") == 0)
-        return "COALESCE(s.method, '') || ' ' || COALESCE(s.authority, '') || "
-               "COALESCE(s.path, '')";
+        return sf_select_endpoint_sql(); /* the selection language's, so names can be selected */
     if (strcmp(by, "grpc_method") == 0)
         return "s.grpc_service || '/' || COALESCE(s.grpc_method, '')";
     return "'all'";

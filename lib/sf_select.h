@@ -94,6 +94,12 @@ int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const c
 /* The fragment: "1" when nothing was added (every span). */
 const char *sf_select_sql(const struct sf_select *s);
 
+/* The one definition of a span's endpoint, as an SQL expression over the spans table's
+ * unqualified columns: "service/method" for gRPC (or the method alone), else the path
+ * without its query string.  The selection's `endpoint` column, inflect's --by endpoint
+ * and the report's groups all use it, so a name the report shows can be selected as is. */
+const char *sf_select_endpoint_sql(void);
+
 /* Bind the parameters to st from index first on (the fragment's "?" in order).
  * Returns the next free index, or SF_E_DB when SQLite refused a binding. */
 int sf_select_bind(const struct sf_select *s, sqlite3_stmt *st, int first);

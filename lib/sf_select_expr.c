@@ -447,3 +447,8 @@ int sf_select_where(struct sf_select *s, const char *text, struct sf_err *err)
     sf_buf_free(&p.str);
     return sf_sel_end(&c);
 }
+
+const char *sf_select_endpoint_sql(void)
+{
+    return ENDPOINT_SQL;
+}
