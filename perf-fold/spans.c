@@ -122,14 +122,18 @@ int spans_fold(struct perf_fold_ctx *c)
     struct sf_buf key;
     struct sf_err err;
     sqlite3_stmt *st;
+    char note[700];
     int rc, ret = SF_EXIT_OK;
 
     sf_err_clear(&err);
-    if (sf_db_commit(c->db, &err)) {
+    if (sf_db_commit(c->db, &err) ||
+        sf_db_partial_note(c->db, c->o.complete_only, note, sizeof(note), &err)) {
         sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
         fprintf(stderr, "%s\n", c->errbuf);
         return SF_EXIT_USAGE;
     }
+    if (note[0])
+        fprintf(stderr, "%s: %s: warning: %s\n", PF_TOOL, c->o.db_path, note);
     if (sqlite3_prepare_v2(h, ATTRIB_SQL, -1, &st, NULL) != SQLITE_OK) {
         fprintf(stderr, "%s: %s: query failed: %s\n", PF_TOOL, c->o.db_path, sqlite3_errmsg(h));
         return SF_EXIT_USAGE;
