@@ -55,7 +55,8 @@ struct inflect_ctx {
     int tiers;    /* --tiers (>= 1) */
     int detector; /* --detector: default CP_PELT */
     int quiet;
-    int no_charts; /* --no-charts */
+    int no_charts;     /* --no-charts */
+    int complete_only; /* --complete-only: only sources that are complete */
     struct cp_opts cp;
     struct inflect_gate gates[INFLECT_MAX_GATES];
     int ngates;

@@ -43,6 +43,8 @@ static const char usage_text[] =
     "  --detector NAME    default detector: pelt (default), pelt_mbic, binseg, cusum,\n"
     "                     baseline\n"
     "  --no-charts        skip gnuplot charts in --out\n"
+    "  --complete-only    with --db: leave out sources that are not complete (interrupted,\n"
+    "                     failed, being ingested); without it they are used, with a warning\n"
     "  --quiet            no progress or notes on stderr\n"
     "  --help, --version\n"
     "\n"
@@ -136,7 +138,8 @@ enum {
     O_NOCHARTS,
     O_QUIET,
     O_HELP,
-    O_VERSION
+    O_VERSION,
+    O_COMPLETE
 };
 
 static const struct option longopts[] = {
@@ -152,6 +155,7 @@ static const struct option longopts[] = {
     {"gate", required_argument, NULL, O_GATE},
     {"detector", required_argument, NULL, O_DETECTOR},
     {"no-charts", no_argument, NULL, O_NOCHARTS},
+    {"complete-only", no_argument, NULL, O_COMPLETE},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
@@ -182,6 +186,9 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         break;
     case O_NOCHARTS:
         ctx->no_charts = 1;
+        break;
+    case O_COMPLETE:
+        ctx->complete_only = 1;
         break;
     case O_QUIET:
         ctx->quiet = 1;
