@@ -316,10 +316,21 @@ int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, 
         free(db);
         return rc;
     }
-    /* The owner locks live on the database file itself (see sf_db.h). */
-    db->lock_fd = open(path, (mode == SF_DB_READ ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+    /* The owner locks live in a file of their own beside the database: closing any
+     * descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+     * included, so this one must never be the database file (see sf_db.h). */
+    char lock_path[4200];
+    if ((size_t)snprintf(lock_path, sizeof(lock_path), "%s%s", path, SF_DB_OWNER_SUFFIX) >=
+        sizeof(lock_path)) {
+        lock_path[0] = 0;
+        errno = ENAMETOOLONG;
+    }
+    db->lock_fd = !lock_path[0]        ? -1
+                  : mode == SF_DB_READ ? open(lock_path, O_RDONLY | O_CLOEXEC)
+                                       : open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (db->lock_fd < 0 && mode != SF_DB_READ) {
-        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot open for locking: %s", strerror(errno));
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot open %s%s: %s", path, SF_DB_OWNER_SUFFIX,
+                        strerror(errno));
         sqlite3_close(db->h);
         free(db);
         return rc;
@@ -368,7 +379,6 @@ int sf_db_close(struct sf_db *db, struct sf_err *err)
         sqlite3_finalize(db->cache[i].st);
     if (sqlite3_close(db->h) != SQLITE_OK && rc == 0)
         rc = db_fail(db, err, "closing database");
-    /* after SQLite's own descriptors: closing this one drops only the owner locks */
     if (db->lock_fd >= 0)
         close(db->lock_fd);
     free(db);
@@ -447,8 +457,7 @@ void sf_db_bind_int(sqlite3_stmt *st, int idx, int64_t v)
  * when `wait`.  Returns 0, or -1 with errno (EAGAIN: another process holds it). */
 static int owner_lock(struct sf_db *db, int64_t id, short type, int wait)
 {
-    struct flock fl = {
-        .l_type = type, .l_whence = SEEK_SET, .l_start = SF_DB_OWNER_BASE + id, .l_len = 1};
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = id, .l_len = 1};
     int rc;
 
     if (db->lock_fd < 0)
@@ -460,8 +469,7 @@ static int owner_lock(struct sf_db *db, int64_t id, short type, int wait)
 
 int sf_db_source_owned(struct sf_db *db, int64_t id)
 {
-    struct flock fl = {
-        .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = SF_DB_OWNER_BASE + id, .l_len = 1};
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = id, .l_len = 1};
 
     if (db->lock_fd < 0 || fcntl(db->lock_fd, F_OFD_GETLK, &fl) < 0)
         return 0; /* no descriptor (read-only media): nobody can be writing */
@@ -650,13 +658,15 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
         goto fail;
     /* Owned before anyone can see the row: the commit below publishes both. */
     if (owner_lock(db, *id, F_WRLCK, 0) < 0) {
-        rc = errno == EAGAIN || errno == EACCES
-                 ? -EAGAIN
-                 : sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot lock source %lld: %s",
-                              (long long)*id, strerror(errno));
-        goto fail;
+        if (errno == EAGAIN || errno == EACCES) {
+            rc = -EAGAIN;
+            goto fail;
+        }
+        /* no such locks here (EINVAL, ENOLCK: an old kernel, some network file
+         * systems): go on unowned, as before ownership existed */
+    } else {
+        db->owned = *id;
     }
-    db->owned = *id;
     if ((rc = sf_db_commit(db, err)) == 0)
         return 0;
     owner_release(db, *id);

@@ -12,11 +12,12 @@
  * file (sf_db_<area>.c).
  *
  * Ownership of a source: the writer that registers a source holds an advisory
- * open-file-description lock (Linux F_OFD_SETLK) on one byte of the database
- * file, at SF_DB_OWNER_BASE + id, far above the bytes SQLite locks, until the
- * source ends or the process dies (the kernel drops the lock then).  A 'partial'
- * source whose byte is locked is being ingested now and is left alone; one
- * whose byte is free was interrupted.  No pid, so no pid reuse.
+ * open-file-description lock (Linux F_OFD_SETLK) on byte `id` of
+ * FILE-owners, a file beside the database (never the database itself: closing a
+ * descriptor of a file drops the process's POSIX locks on it, SQLite's too), until
+ * the source ends or the process dies (the kernel drops the lock then).  A
+ * 'partial' source whose byte is locked is being ingested now and is left alone;
+ * one whose byte is free was interrupted.  No pid, so no pid reuse.
  */
 #ifndef SF_DB_H
 #define SF_DB_H
@@ -28,9 +29,9 @@
 
 #define SF_DB_SCHEMA_VERSION 1
 #define SF_DB_BATCH          5000
-#define SF_DB_APP_ID         0x53706e46  /* PRAGMA application_id: "SpnF" */
-#define SF_DB_OWNER_BASE     (1LL << 40) /* lock byte of source id: base + id */
-#define SF_DB_BUSY_MS        10000       /* wait for another writer's lock this long */
+#define SF_DB_APP_ID         0x53706e46 /* PRAGMA application_id: "SpnF" */
+#define SF_DB_OWNER_SUFFIX   "-owners"  /* the lock file: the database path + this */
+#define SF_DB_BUSY_MS        10000      /* wait for another writer's lock this long */
 
 struct sf_db;
 
