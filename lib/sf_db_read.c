@@ -1,9 +1,9 @@
 /* sf_db_read.c - what readers must know about sources (see sf_db.h, "for readers"):
  * which are not complete and why, and a view of only the complete ones. */
-#include "sf_db.h"
-
 #include <stdio.h>
 #include <string.h>
+
+#include "sf_db.h"
 
 static int read_fail(struct sf_db *db, struct sf_err *err)
 {

@@ -55,8 +55,8 @@ static void *fail_realloc(void *p, int n)
 /* ---- writes: a shim VFS --------------------------------------------------------- */
 
 struct fail_file {
-    sqlite3_file base;    /* pMethods = &fail_io */
-    sqlite3_file *real;   /* the real VFS's file, allocated right after this struct */
+    sqlite3_file base;  /* pMethods = &fail_io */
+    sqlite3_file *real; /* the real VFS's file, allocated right after this struct */
 };
 
 #define REAL(f) (((struct fail_file *)(f))->real)
@@ -167,10 +167,9 @@ static int f_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
 }
 
 static const sqlite3_io_methods fail_io = {
-    3,          f_close,         f_read,      f_write,   f_truncate, f_sync,
-    f_size,     f_lock,          f_unlock,    f_reserved, f_control, f_sector,
-    f_device,   f_shm_map,       f_shm_lock,  f_shm_barrier, f_shm_unmap, f_fetch,
-    f_unfetch,
+    3,          f_close,       f_read,      f_write,   f_truncate, f_sync,   f_size,
+    f_lock,     f_unlock,      f_reserved,  f_control, f_sector,   f_device, f_shm_map,
+    f_shm_lock, f_shm_barrier, f_shm_unmap, f_fetch,   f_unfetch,
 };
 
 static int v_open(sqlite3_vfs *v, const char *name, sqlite3_file *f, int flags, int *out)
