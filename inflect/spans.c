@@ -62,9 +62,16 @@ void spans_free(struct span_windows *sw)
     memset(sw, 0, sizeof(*sw));
 }
 
+/* t0 + k windows, in unsigned arithmetic: the result is a window start at or before
+ * a span's time, so it fits, but k * window_ns alone may not. */
+static int64_t after_windows(int64_t t0, int64_t k, int64_t window_ns)
+{
+    return (int64_t)((uint64_t)t0 + (uint64_t)k * (uint64_t)window_ns);
+}
+
 int64_t spans_window_start(const struct span_windows *sw, size_t w)
 {
-    return sw->t0_ns + (w < sw->nwin ? sw->win[w] : 0) * sw->window_ns;
+    return after_windows(sw->t0_ns, w < sw->nwin ? sw->win[w] : 0, sw->window_ns);
 }
 
 #define GROW(p, n)                                                                                 \
@@ -334,7 +341,7 @@ static void keep_windows(struct span_windows *sw, size_t a, size_t b)
     }
     for (size_t w = 0; w < n; w++)
         sw->win[w] = sw->win[a + w] - base;
-    sw->t0_ns += base * sw->window_ns;
+    sw->t0_ns = after_windows(sw->t0_ns, base, sw->window_ns);
     sw->nwin = n;
 }
 
