@@ -247,7 +247,9 @@ static int open_handle(struct sf_db *db, const char *path, int immutable, struct
     rc = sqlite3_open_v2(immutable ? uri : path, &db->h, flags | (immutable ? SQLITE_OPEN_URI : 0),
                          NULL);
     if (rc != SQLITE_OK) {
-        rc = db_fail(db, err, "cannot open");
+        /* without a handle (out of memory) only the code is left to say why */
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot open: %s",
+                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
         sqlite3_close(db->h);
         db->h = NULL;
         return rc;

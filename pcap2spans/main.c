@@ -219,6 +219,7 @@ int pcap2spans_main(int argc, char **argv)
     sf_err_clear(&err);
     if (sink_open(&ctx, &so, &err) < 0) {
         fprintf(stderr, "pcap2spans: %s: %s\n", so.db_path, err.msg);
+        p2s_tls_keys_free(ctx.tls_keys);
         p2s_ctx_free(&ctx);
         return SF_EXIT_USAGE;
     }
