@@ -201,7 +201,7 @@ static int pair_push(struct clock_pair *p, int64_t t_ns, int64_t off, double ske
     return 0;
 }
 
-int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
+int clock_read(struct clock_report *cr, const char *path, int complete_only, struct sf_err *err)
 {
     static const char sql[] =
         "SELECT from_clock, to_clock, COALESCE(from_source, -1), COALESCE(to_source, -1), "
@@ -212,8 +212,12 @@ int clock_read(struct clock_report *cr, const char *path, struct sf_err *err)
     int rc = 0, r;
 
     memset(cr, 0, sizeof(*cr));
-    if ((rc = sf_db_open(&db, path, err)) < 0)
+    if ((rc = sf_db_open_mode(&db, path, SF_DB_READ, err)) < 0)
         return rc;
+    if (complete_only && (rc = sf_db_complete_only(db, err)) < 0) {
+        sf_db_close(db, NULL);
+        return rc;
+    }
     if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
         sf_db_close(db, NULL);
         return 0; /* no clock_fits table: nothing to report */

@@ -35,7 +35,7 @@ struct clock_report {
 
 /* Read clock_fits from the database at path and fit each pair.  A missing table
  * or no rows give n = 0.  Returns 0 or SF_E_DB / SF_E_NOMEM / SF_E_LIMIT. */
-int clock_read(struct clock_report *cr, const char *path, struct sf_err *err);
+int clock_read(struct clock_report *cr, const char *path, int complete_only, struct sf_err *err);
 
 /* Fit one pair (the rows t/off_ns/skew_ppm are filled): degree min(3, n - 2) when
  * n >= 3 (n = 2: a line through both, n = 1: constant), residuals, steps (an

@@ -55,6 +55,8 @@ static const char usage_text[] =
     "  --rho-max R        cap on the AR(1) coefficient that scales the costs (0.99)\n"
     "  --min-confidence P drop change points whose confidence is below P (0..1)\n"
     "  --no-charts        skip gnuplot charts in --out\n"
+    "  --complete-only    with --db: leave out sources that are not complete (interrupted,\n"
+    "                     failed, being ingested); without it they are used, with a warning\n"
     "  --quiet            no progress or notes on stderr\n"
     "  --help, --version\n"
     "\n"
@@ -111,7 +113,8 @@ enum {
     O_VERSION,
     O_ALLOW_MISSING,
     O_SUMMARY,
-    O_JUNIT
+    O_JUNIT,
+    O_COMPLETE
 };
 
 static const struct option longopts[] = {
@@ -131,6 +134,7 @@ static const struct option longopts[] = {
     {"min-confidence", required_argument, NULL, O_MINCONF},
     {"rho-max", required_argument, NULL, O_RHOMAX},
     {"no-charts", no_argument, NULL, O_NOCHARTS},
+    {"complete-only", no_argument, NULL, O_COMPLETE},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
@@ -165,6 +169,9 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         break;
     case O_NOCHARTS:
         ctx->no_charts = 1;
+        break;
+    case O_COMPLETE:
+        ctx->complete_only = 1;
         break;
     case O_QUIET:
         ctx->quiet = 1;

@@ -512,7 +512,7 @@ static int windows_csv(struct report *rp, const struct span_windows *sw,
         const struct win_group *wg = &sw->g[g];
         for (size_t w = 0; w < sw->nwin; w++) {
             sf_text_csv(f, wg->name, strlen(wg->name));
-            fprintf(f, ",%zu,%.10g", w, (double)w * (double)sw->window_ns / 1e9);
+            fprintf(f, ",%zu,%.10g", w, (double)sw->win[w] * (double)sw->window_ns / 1e9);
             for (int m = 0; m < M_NMETRICS; m++)
                 isfinite(wg->m[m][w]) ? fprintf(f, ",%.10g", wg->m[m][w]) : fputs(",", f);
             fprintf(f, ",%llu,%llu,%llu", (unsigned long long)wg->traces[w],
@@ -530,10 +530,10 @@ static int windows_csv(struct report *rp, const struct span_windows *sw,
 
 int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
-              const double *const *pi, const struct clock_report *clk)
+              const double *const *pi, const struct clock_report *clk, const char *outlier_note)
 {
     struct report rp;
-    char b[512];
+    char b[800];
     double *x;
     int rc = 0;
 
@@ -545,7 +545,15 @@ int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
         return -1;
     }
     for (size_t w = 0; w < sw->nwin; w++)
-        x[w] = (double)w * (double)sw->window_ns / 1e9;
+        x[w] = (double)sw->win[w] * (double)sw->window_ns / 1e9;
+    if (sw->note[0]) {
+        snprintf(b, sizeof(b), "Warning: %s.", sw->note);
+        report_para(&rp, b);
+    }
+    if (outlier_note[0]) {
+        snprintf(b, sizeof(b), "Warning: %s.", outlier_note);
+        report_para(&rp, b);
+    }
     snprintf(b, sizeof(b),
              "%llu spans in %zu windows of %.10g s, grouped by %s (%zu group(s)); first span "
              "at %lld ns. Inflection points by %s; data of every chart in windows.csv and "

@@ -39,10 +39,12 @@ int report_series(const struct inflect_ctx *ctx, const char *input,
 /* --db: overview, per group latency chart + inflection table + sampling chart
  * (Wilson band, configured rate) + verdict, clock table and residual chart, and
  * DIR/windows.csv with every window's numbers.  res is ng * M_NMETRICS results
- * in group-major order; drift and pi have ng entries.  Returns 0 or -1 (printed). */
+ * in group-major order; drift and pi have ng entries.  The warnings (sources not
+ * complete: sw->note; outliers and cut gaps: outlier_note) open the report.
+ * Returns 0 or -1 (printed). */
 int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
-              const double *const *pi, const struct clock_report *clk);
+              const double *const *pi, const struct clock_report *clk, const char *outlier_note);
 
 /* Path DIR/name into buf; returns buf. */
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n);

@@ -32,6 +32,7 @@ struct db_run {
     double **pi;                /* ng: configured keep probability per window */
     struct clock_report clk;
     int drift_alarm;
+    char outlier_note[400]; /* spans_outlier_note */
 };
 
 static void db_run_free(struct db_run *d)
@@ -71,7 +72,7 @@ int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
                      (int)sf_text_utf8_cut(wg->name, strlen(wg->name), 80), wg->name,
                      spans_metric_name((enum span_metric)m));
             for (size_t w = 0; w < sw->nwin; w++) {
-                double t = ((double)sw->t0_ns + (double)w * (double)sw->window_ns) / 1e9;
+                double t = (double)spans_window_start(sw, w) / 1e9;
                 if (isfinite(wg->m[m][w]) && series_push(s, t, wg->m[m][w], w, NULL) < 0)
                     return -1;
             }
@@ -188,6 +189,17 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     sf_jw_int(&w, "t0_ns", (int64_t)d->sw.t0_ns);
     sf_jw_int(&w, "windows", (int64_t)d->sw.nwin);
     sf_jw_int(&w, "spans", (int64_t)d->sw.nspans);
+    sf_jw_obj(&w, "outliers");
+    sf_jw_int(&w, "before", (int64_t)d->sw.outliers.before);
+    sf_jw_int(&w, "after", (int64_t)d->sw.outliers.after);
+    sf_jw_int(&w, "gaps_cut", (int64_t)d->sw.gaps_cut);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "warnings");
+    if (d->sw.note[0])
+        sf_jw_str(&w, NULL, d->sw.note);
+    if (d->outlier_note[0])
+        sf_jw_str(&w, NULL, d->outlier_note);
+    sf_jw_end(&w);
     /* top level: the first group's P99, so that --series and --db read alike */
     if (ns) {
         inflect_json_series(&w, ctx, &d->res[M_P99]);
@@ -235,20 +247,26 @@ int run_db(const struct inflect_ctx *ctx0)
             fprintf(stderr, "inflect: %s: window %gs, adapted to span density (--window sets it)\n",
                     ctx->db_path, (double)ctx->window_ns / 1e9);
     }
-    if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns,
+    if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns, ctx->complete_only,
                      sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
         return run_print_err(ctx, &err, ctx->db_path);
-    if (clock_read(&d.clk, ctx->db_path, &err) < 0) {
+    if (clock_read(&d.clk, ctx->db_path, ctx->complete_only, &err) < 0) {
         spans_free(&d.sw);
         return run_print_err(ctx, &err, ctx->db_path);
     }
+    /* warnings, not notes: --quiet does not hide them (they are in the JSON too) */
+    spans_outlier_note(&d.sw, d.outlier_note, sizeof(d.outlier_note));
+    if (d.sw.note[0])
+        fprintf(stderr, "inflect: %s: warning: %s\n", ctx->db_path, d.sw.note);
+    if (d.outlier_note[0])
+        fprintf(stderr, "inflect: %s: warning: %s\n", ctx->db_path, d.outlier_note);
     if (d.sw.nspans == 0 && !ctx->quiet)
         fprintf(stderr, "inflect: %s: no spans with a request time\n", ctx->db_path);
     if (run_db_series(ctx, &d.sw, &d.ser, &d.res) < 0 || run_drift(ctx, &d) < 0) {
         fprintf(stderr, "inflect: out of memory\n");
         status = SF_EXIT_USAGE;
-    } else if (ctx->out_dir &&
-               report_db(ctx, &d.sw, d.res, d.drift, (const double *const *)d.pi, &d.clk) < 0) {
+    } else if (ctx->out_dir && report_db(ctx, &d.sw, d.res, d.drift, (const double *const *)d.pi,
+                                         &d.clk, d.outlier_note) < 0) {
         status = SF_EXIT_USAGE;
     } else if (write_json(ctx, &d, &gs) < 0) {
         status = SF_EXIT_USAGE;

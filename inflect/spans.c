@@ -8,7 +8,9 @@
  *                  traces, kept traces, configured rate (drift.c: ot=th)
  *
  * Memory: the open window's latencies and trace set per group, plus one number per
- * window and metric (the output).  The query streams; nothing holds all spans.
+ * stored window and metric (the output).  The query streams; nothing holds all
+ * spans.  Windows are sparse (spans.h): a gap keeps at most SPANS_MAX_GAP empty
+ * windows, and spans_finish() drops the windows of spans far from the bulk.
  */
 #include "spans.h"
 
@@ -58,7 +60,20 @@ void spans_free(struct span_windows *sw)
     for (size_t i = 0; i < sw->ng; i++)
         group_free(&sw->g[i]);
     free(sw->g);
+    free(sw->win);
     memset(sw, 0, sizeof(*sw));
+}
+
+/* t0 + k windows, in unsigned arithmetic: the result is a window start at or before
+ * a span's time, so it fits, but k * window_ns alone may not. */
+static int64_t after_windows(int64_t t0, int64_t k, int64_t window_ns)
+{
+    return (int64_t)((uint64_t)t0 + (uint64_t)k * (uint64_t)window_ns);
+}
+
+int64_t spans_window_start(const struct span_windows *sw, size_t w)
+{
+    return after_windows(sw->t0_ns, w < sw->nwin ? sw->win[w] : 0, sw->window_ns);
 }
 
 #define GROW(p, n)                                                                                 \
@@ -209,28 +224,55 @@ static int close_all(struct span_windows *sw)
     return 0;
 }
 
+/* Store window number num after the others. */
+static int push_window(struct span_windows *sw, int64_t num)
+{
+    if ((double)(sw->nwin + 1) * (double)(sw->ng ? sw->ng : 1) > SPANS_MAX_CELLS)
+        return SF_E_LIMIT;
+    if (sw->nwin == sw->wincap) {
+        size_t nc = sw->wincap ? sw->wincap * 2 : 64;
+        int64_t *nw = realloc(sw->win, nc * sizeof(*nw));
+        if (nw == NULL)
+            return SF_E_NOMEM;
+        sw->win = nw;
+        sw->wincap = nc;
+    }
+    sw->win[sw->nwin++] = num;
+    return 0;
+}
+
+/* The span at window number w opens a new window: close the open ones, keep up to
+ * SPANS_MAX_GAP empty windows of the gap, then window w. */
+static int advance(struct span_windows *sw, int64_t w)
+{
+    int64_t last = sw->win[sw->nwin - 1], gap = w - last - 1;
+    int rc;
+
+    if ((rc = close_all(sw)) < 0)
+        return rc;
+    for (int64_t k = 1; k <= gap && k <= SPANS_MAX_GAP; k++)
+        if ((rc = push_window(sw, last + k)) < 0)
+            return rc;
+    return push_window(sw, w);
+}
+
 int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
               int error, int sampled, const char *trace, double cfg_rate)
 {
     struct win_group *g;
-    size_t w;
+    int64_t w;
     int rc;
 
     if (sw->nspans == 0)
         sw->t0_ns = start_ns;
     if (start_ns < sw->t0_ns)
         start_ns = sw->t0_ns; /* out of order by a little: count it in the first window */
-    w = (size_t)((start_ns - sw->t0_ns) / sw->window_ns);
-    if (sw->nwin == 0)
-        sw->nwin = 1;
-    if (w + 1 > sw->nwin) {
-        /* one number per window, metric and group: cap the cells, not the spans */
-        if ((double)(w + 1) * (double)(sw->ng ? sw->ng : 1) > SPANS_MAX_CELLS)
-            return SF_E_LIMIT;
-        if ((rc = close_all(sw)) < 0)
-            return rc;
-        sw->nwin = w + 1;
-    }
+    /* unsigned: any two int64 times differ by less than 2^64 */
+    w = (int64_t)(((uint64_t)start_ns - (uint64_t)sw->t0_ns) / (uint64_t)sw->window_ns);
+    if (sw->nwin == 0 && (rc = push_window(sw, w)) < 0)
+        return rc;
+    if (w > sw->win[sw->nwin - 1] && (rc = advance(sw, w)) < 0)
+        return rc;
     if ((g = group_get(sw, group)) == NULL)
         return SF_E_NOMEM;
     if ((rc = group_reserve(g, sw->nwin)) < 0)
@@ -267,6 +309,88 @@ int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, doub
     return 0;
 }
 
+/* Spans in stored window w, all groups. */
+static uint64_t window_spans(const struct span_windows *sw, size_t w)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < sw->ng; i++)
+        n += sw->g[i].spans[w];
+    return n;
+}
+
+/* The first stored window where the running span count reaches `want`. */
+static size_t window_at_count(const struct span_windows *sw, uint64_t want)
+{
+    uint64_t run = 0;
+    for (size_t w = 0; w < sw->nwin; w++)
+        if ((run += window_spans(sw, w)) >= want)
+            return w;
+    return sw->nwin - 1;
+}
+
+/* Keep stored windows [a, b] only. */
+static void keep_windows(struct span_windows *sw, size_t a, size_t b)
+{
+    size_t n = b - a + 1;
+    int64_t base = sw->win[a];
+
+    for (size_t i = 0; i < sw->ng; i++) {
+        struct win_group *g = &sw->g[i];
+        for (int m = 0; m < M_NMETRICS; m++)
+            memmove(g->m[m], g->m[m] + a, n * sizeof(double));
+        memmove(g->spans, g->spans + a, n * sizeof(uint64_t));
+        memmove(g->traces, g->traces + a, n * sizeof(uint64_t));
+        memmove(g->trials, g->trials + a, n * sizeof(uint64_t));
+        memmove(g->kept, g->kept + a, n * sizeof(uint64_t));
+        memmove(g->cfg, g->cfg + a, n * sizeof(double));
+    }
+    for (size_t w = 0; w < n; w++)
+        sw->win[w] = sw->win[a + w] - base;
+    sw->t0_ns = after_windows(sw->t0_ns, base, sw->window_ns);
+    sw->nwin = n;
+}
+
+/* Leave out the windows of spans far from the bulk (spans.h), counting them. */
+static void drop_outliers(struct span_windows *sw)
+{
+    size_t lo, hi, a, b;
+    int64_t fence;
+
+    if (sw->nspans < SPANS_FENCE_MIN || sw->nwin == 0)
+        return;
+    lo = window_at_count(sw, (sw->nspans + 99) / 100);
+    hi = window_at_count(sw, sw->nspans - sw->nspans / 100);
+    fence = (sw->win[hi] - sw->win[lo]) * SPANS_FENCE_SPAN;
+    if (fence < SPANS_MAX_GAP)
+        fence = SPANS_MAX_GAP;
+    for (a = lo; a > 0 && sw->win[a - 1] >= sw->win[lo] - fence;)
+        a--;
+    for (b = hi; b + 1 < sw->nwin && sw->win[b + 1] <= sw->win[hi] + fence;)
+        b++;
+    while (a < b && window_spans(sw, a) == 0) /* no empty windows at the ends */
+        a++;
+    while (b > a && window_spans(sw, b) == 0)
+        b--;
+    if (a == 0 && b + 1 == sw->nwin)
+        return;
+    for (size_t w = 0; w < sw->nwin; w++) {
+        uint64_t n = window_spans(sw, w);
+        if (n == 0 || (w >= a && w <= b))
+            continue;
+        if (w < a)
+            sw->outliers.before += n;
+        else
+            sw->outliers.after += n;
+        if (sw->outliers.before + sw->outliers.after == n)
+            sw->outliers.first_ns = spans_window_start(sw, w);
+        sw->outliers.last_ns = spans_window_start(sw, w);
+    }
+    sw->nspans -= sw->outliers.before + sw->outliers.after;
+    keep_windows(sw, a, b);
+    sw->outliers.bulk_from_ns = spans_window_start(sw, 0);
+    sw->outliers.bulk_to_ns = spans_window_start(sw, sw->nwin - 1) + sw->window_ns;
+}
+
 int spans_finish(struct span_windows *sw)
 {
     int rc = close_all(sw);
@@ -275,7 +399,46 @@ int spans_finish(struct span_windows *sw)
     for (size_t i = 0; i < sw->ng; i++)
         if ((rc = group_reserve(&sw->g[i], sw->nwin)) < 0)
             return rc;
+    drop_outliers(sw);
+    /* a cut gap is a jump between stored windows, after its SPANS_MAX_GAP empty ones */
+    for (size_t w = 1; w < sw->nwin; w++) {
+        int64_t jump = sw->win[w] - sw->win[w - 1] - 1;
+        if (jump > 0) {
+            sw->gaps_cut++;
+            if (jump + SPANS_MAX_GAP > sw->longest_gap)
+                sw->longest_gap = jump + SPANS_MAX_GAP;
+        }
+    }
     return 0;
+}
+
+void spans_outlier_note(const struct span_windows *sw, char *buf, size_t n)
+{
+    uint64_t out = sw->outliers.before + sw->outliers.after;
+    size_t len = 0;
+
+    buf[0] = 0;
+    if (out) {
+        double early = (double)sw->outliers.bulk_from_ns - (double)sw->outliers.first_ns;
+        double late = (double)sw->outliers.last_ns - (double)sw->outliers.bulk_to_ns;
+        double far = sw->outliers.after && late > early ? late : early;
+        if (!sw->outliers.before)
+            far = late;
+        int k = snprintf(
+            buf, n,
+            "%llu span%s far from the bulk left out of the windows (%llu before it, "
+            "%llu after; the farthest %.0f s away; the windows cover %.0f s)",
+            (unsigned long long)out, out == 1 ? "" : "s", (unsigned long long)sw->outliers.before,
+            (unsigned long long)sw->outliers.after, far / 1e9,
+            ((double)sw->outliers.bulk_to_ns - (double)sw->outliers.bulk_from_ns) / 1e9);
+        len = k > 0 && (size_t)k < n ? (size_t)k : strlen(buf);
+    }
+    if (sw->gaps_cut && len + 2 < n)
+        snprintf(buf + len, n - len,
+                 "%s%llu gap%s of more than %d empty windows shortened to %d (longest %lld "
+                 "windows)",
+                 len ? "; " : "", (unsigned long long)sw->gaps_cut, sw->gaps_cut == 1 ? "" : "s",
+                 SPANS_MAX_GAP, SPANS_MAX_GAP, (long long)sw->longest_gap);
 }
 
 const char *spans_group_expr(const char *by)
@@ -326,7 +489,7 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progre
 }
 
 int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
-                 FILE *progress, struct sf_err *err)
+                 int complete_only, FILE *progress, struct sf_err *err)
 {
     struct sf_progress pg;
     struct stat stb;
@@ -339,8 +502,12 @@ int spans_window(struct span_windows *sw, const char *path, const char *by, int6
     spans_init(sw, window_ns);
     if (stat(path, &stb) < 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "no such database");
-    if ((rc = sf_db_open(&db, path, err)) < 0)
+    if ((rc = sf_db_open_mode(&db, path, SF_DB_READ, err)) < 0)
         return rc;
+    if ((rc = sf_db_partial_note(db, complete_only, sw->note, sizeof(sw->note), err)) < 0) {
+        sf_db_close(db, NULL);
+        return rc;
+    }
     snprintf(sql, sizeof(sql),
              "SELECT s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), s.status, "
              "s.grpc_status, s.reset_code, "

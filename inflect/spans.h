@@ -8,6 +8,13 @@
  * unit of a sampling trial: one root decision per trace), kept traces, spans
  * per trace (amplification) and the configured rate from OpenTelemetry's
  * tracestate `ot=th:` when present.
+ *
+ * Windows are sparse: only windows with spans, and up to SPANS_MAX_GAP empty
+ * windows of each gap between them, are stored (win[] gives each one's number),
+ * so the cost follows the spans, not the time they cover.  Spans far from the
+ * bulk in time (beyond SPANS_FENCE_SPAN times the 1st-99th percentile range, or
+ * SPANS_MAX_GAP windows, past either percentile) are left out of the windows and
+ * counted in `outliers`, so that one stray timestamp cannot stretch a report.
  */
 #ifndef INFLECT_SPANS_H
 #define INFLECT_SPANS_H
@@ -33,6 +40,9 @@ enum span_metric {
 
 #define SPANS_MAX_GROUPS 64      /* further groups are folded into "(other)" */
 #define SPANS_MAX_CELLS  4000000 /* windows x groups kept (about 450 MB at most) */
+#define SPANS_MAX_GAP    100     /* empty windows kept of one gap; longer gaps are cut */
+#define SPANS_FENCE_SPAN 10      /* outlier fence: this many 1st-99th percentile ranges */
+#define SPANS_FENCE_MIN  20      /* fewer spans: no outliers are looked for */
 
 /* Stable metric name: "count", "throughput", "p50", "p95", "p99", "max",
  * "error_rate", "sampled_share", "amplification". */
@@ -55,18 +65,36 @@ struct win_group {
 
 struct span_windows {
     int64_t t0_ns, window_ns;
-    size_t nwin;
+    size_t nwin;  /* windows stored */
+    int64_t *win; /* per stored window: its number, (start - t0_ns) / window_ns */
+    size_t wincap;
     struct win_group *g;
     size_t ng;
-    uint64_t nspans;
+    uint64_t nspans;     /* spans in the windows */
+    uint64_t gaps_cut;   /* gaps longer than SPANS_MAX_GAP windows, shortened */
+    int64_t longest_gap; /* windows, before cutting */
+    struct {
+        uint64_t before, after;           /* spans left out, before and after the bulk */
+        int64_t first_ns, last_ns;        /* the earliest and latest of them */
+        int64_t bulk_from_ns, bulk_to_ns; /* the windows kept */
+    } outliers;
+    char note[700]; /* spans_window: sources that are not complete ("" none) */
 };
 
-/* Read the spans of the database at path into windows.  by is "all", "service",
- * "endpoint" or "grpc_method"; progress (spans read) goes to `progress` when not
- * NULL.  Returns 0 (possibly with nwin 0: no spans), or
- * SF_E_IO (no such file) / SF_E_DB / SF_E_NOMEM / SF_E_LIMIT with err set. */
+/* Start time in ns of stored window w (t0_ns + win[w] * window_ns). */
+int64_t spans_window_start(const struct span_windows *sw, size_t w);
+
+/* Read the spans of the database at path (opened read-only) into windows.  by is
+ * "all", "service", "endpoint" or "grpc_method"; complete_only leaves out sources
+ * that are not complete; sw->note says which were not (sf_db_partial_note).
+ * progress (spans read) goes to `progress` when not NULL.  Returns 0 (possibly
+ * with nwin 0: no spans), or SF_E_IO (no such file) / SF_E_DB / SF_E_NOMEM /
+ * SF_E_LIMIT with err set. */
 int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
-                 FILE *progress, struct sf_err *err);
+                 int complete_only, FILE *progress, struct sf_err *err);
+
+/* One line about the outliers and cut gaps of sw into buf ("" when none). */
+void spans_outlier_note(const struct span_windows *sw, char *buf, size_t n);
 
 /* The SQL expression (over `spans s`) that names a span's group for `by`; NULL when a
  * span has none.  Anything that must group spans as inflect does uses it. */

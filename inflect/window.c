@@ -64,7 +64,7 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
 
     if (stat(path, &stb) < 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "no such database");
-    if ((rc = sf_db_open(&db, path, err)) < 0)
+    if ((rc = sf_db_open_mode(&db, path, SF_DB_READ, err)) < 0)
         return rc;
     if (sqlite3_prepare_v2(sf_db_handle(db),
                            "SELECT MIN(req_start_ns), MAX(req_start_ns) FROM spans", -1, &st,
@@ -86,7 +86,7 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
     }
     /* one window over the whole run: the span count of every group, grouped exactly as
        the real run will group them */
-    if ((rc = spans_window(&sw, path, by, hi - lo + 1, NULL, err)) < 0)
+    if ((rc = spans_window(&sw, path, by, hi - lo + 1, 0, NULL, err)) < 0)
         return rc;
     for (size_t g = 0; g < sw.ng; g++)
         counts[g] = sw.nwin ? sw.g[g].spans[0] : 0;

@@ -1,9 +1,17 @@
 /* sf_db.c - open, migrate, batch and sources (see sf_db.h). */
+#define _GNU_SOURCE /* F_OFD_SETLK: Linux open-file-description locks */
 #include "sf_db.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "sf_fail.h"
 #include "sf_opt.h"
 
 #define STMT_CACHE 64
@@ -15,8 +23,13 @@ struct stmt_slot {
 
 struct sf_db {
     sqlite3 *h;
-    int in_tx;   /* a batch transaction is open */
-    int pending; /* rows in the open batch */
+    enum sf_db_mode mode;
+    int in_tx;     /* a batch transaction is open */
+    int pending;   /* rows in the open batch */
+    int lock_fd;   /* the database file, for the owner locks; -1 without */
+    int wait;      /* sf_db_set_wait */
+    int last_err;  /* SQLite's code of the last failed setup step (a rollback resets it) */
+    int64_t owned; /* the source whose owner lock this handle holds, 0 none */
     struct stmt_slot cache[STMT_CACHE];
     int ncache;
 };
@@ -38,6 +51,7 @@ int sf_db_exec(struct sf_db *db, const char *sql, struct sf_err *err)
     char *msg = NULL;
 
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        db->last_err = sqlite3_errcode(db->h);
         sf_err_set(err, SF_E_DB, UINT64_MAX, "sqlite: %s", msg ? msg : "error");
         sqlite3_free(msg);
         return SF_E_DB;
@@ -45,36 +59,81 @@ int sf_db_exec(struct sf_db *db, const char *sql, struct sf_err *err)
     return 0;
 }
 
-static int user_version(struct sf_db *db, int *v, struct sf_err *err)
+/* The integer a one-row query returns in *v.  Returns 0 or SF_E_DB. */
+static int query_int(struct sf_db *db, const char *sql, int64_t *v, struct sf_err *err)
 {
     sqlite3_stmt *st;
     int rc;
 
-    if (sqlite3_prepare_v2(db->h, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-        return db_fail(db, err, "reading schema version");
+    if (sqlite3_prepare_v2(db->h, sql, -1, &st, NULL) != SQLITE_OK) {
+        db->last_err = sqlite3_errcode(db->h);
+        return db_fail(db, err, "reading the database header");
+    }
     rc = sqlite3_step(st);
-    *v = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    *v = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (rc != SQLITE_ROW)
+        db->last_err = sqlite3_errcode(db->h);
+    rc = rc == SQLITE_ROW ? 0 : db_fail(db, err, "reading the database header");
     sqlite3_finalize(st);
-    return rc == SQLITE_ROW ? 0 : db_fail(db, err, "reading schema version");
+    return rc;
+}
+
+/* Whose file is this?  *version gets user_version, or -1 for an empty file (no
+ * tables: ours to create); *marked is 1 when application_id is spanfold's.
+ * Anything else than spanfold's (application_id, or before it was set,
+ * user_version >= 1 and a sources table) is SF_E_DB. */
+static int identify(struct sf_db *db, int *version, int *marked, struct sf_err *err)
+{
+    int64_t app, ver, tables, sources;
+    int rc;
+
+    /* one snapshot: another process may be creating the file meanwhile */
+    if (sqlite3_get_autocommit(db->h)) {
+        if ((rc = sf_db_exec(db, "BEGIN", err)))
+            return rc;
+        rc = identify(db, version, marked, err);
+        sf_db_exec(db, rc ? "ROLLBACK" : "COMMIT", rc ? NULL : err);
+        return rc;
+    }
+    if ((rc = query_int(db, "PRAGMA application_id", &app, err)) ||
+        (rc = query_int(db, "PRAGMA user_version", &ver, err)) ||
+        (rc = query_int(db, "SELECT count(*) FROM sqlite_master", &tables, err)) ||
+        (rc = query_int(db,
+                        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND "
+                        "name = 'sources'",
+                        &sources, err)))
+        return rc;
+    *version = (int)ver;
+    *marked = app == SF_DB_APP_ID;
+    if (app == SF_DB_APP_ID || (app == 0 && ver >= 1 && sources == 1))
+        return 0;
+    if (app == 0 && ver == 0 && tables == 0) {
+        *version = -1;
+        return 0;
+    }
+    return sf_err_set(err, SF_E_DB, UINT64_MAX,
+                      "not a spanfold database (application_id 0x%llx, user_version %lld, "
+                      "%lld tables); left unchanged",
+                      (unsigned long long)(uint32_t)app, (long long)ver, (long long)tables);
 }
 
 static int migrate(struct sf_db *db, struct sf_err *err)
 {
     const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
     char sql[64];
-    int v, rc;
+    int v, marked, rc;
 
     /* An exclusive transaction so two tools starting at once do not both migrate. */
     if ((rc = sf_db_exec(db, "BEGIN EXCLUSIVE", err)))
         return rc;
-    if ((rc = user_version(db, &v, err)))
+    if ((rc = identify(db, &v, &marked, err)))
         goto fail;
     if (v > latest) {
         sf_db_exec(db, "ROLLBACK", NULL);
         return sf_err_set(err, SF_E_UNSUPPORTED, UINT64_MAX,
                           "database schema version %d is newer than this build (%d)", v, latest);
     }
-    for (; v < latest; v++) {
+    for (v = v < 0 ? 0 : v; v < latest; v++) {
         if ((rc = sf_db_exec(db, migrations[v], err))) {
             sf_err_prefix(err, "migrating schema %d to %d: ", v, v + 1);
             goto fail;
@@ -83,44 +142,208 @@ static int migrate(struct sf_db *db, struct sf_err *err)
         if ((rc = sf_db_exec(db, sql, err)))
             goto fail;
     }
+    /* also marks a database written before application_id was set */
+    snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", SF_DB_APP_ID);
+    if ((rc = sf_db_exec(db, sql, err)))
+        goto fail;
     return sf_db_exec(db, "COMMIT", err);
 fail:
     sf_db_exec(db, "ROLLBACK", NULL);
     return rc;
 }
 
-int sf_db_open(struct sf_db **out, const char *path, struct sf_err *err)
+/* Writers: check the file is ours before changing anything, then WAL and migrate. */
+static int setup_writer(struct sf_db *db, struct sf_err *err)
+{
+    const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
+    int v, marked, rc;
+
+    if ((rc = identify(db, &v, &marked, err)))
+        return rc;
+    if (v < 0 && db->mode != SF_DB_CREATE)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "empty file, not a spanfold database");
+    if ((rc = sf_db_exec(db,
+                         "PRAGMA foreign_keys = ON;"
+                         "PRAGMA journal_mode = WAL;"
+                         "PRAGMA synchronous = NORMAL;",
+                         err)))
+        return rc;
+    /* Up to date: no exclusive lock, so opening never waits for a running ingest. */
+    if (v == latest && marked)
+        return 0;
+    return migrate(db, err);
+}
+
+static int setup_reader(struct sf_db *db, struct sf_err *err)
+{
+    const int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
+    int v, marked, rc;
+
+    if ((rc = identify(db, &v, &marked, err)))
+        return rc;
+    if (v < 0)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "empty file, not a spanfold database");
+    if (v != latest)
+        return sf_err_set(err, SF_E_UNSUPPORTED, UINT64_MAX,
+                          "database schema version %d, this build reads %d%s", v, latest,
+                          v < latest ? " (an ingest tool with --db migrates it)" : "");
+    return 0;
+}
+
+/* 1 when the last failure was a lock held by another connection: worth a retry. */
+static int was_busy(struct sf_db *db)
+{
+    int e = db->last_err & 0xff;
+    return e == SQLITE_BUSY || e == SQLITE_LOCKED;
+}
+
+static long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* "file:PATH?immutable=1" with PATH percent-encoded, for read-only media. */
+static int immutable_uri(const char *path, char *out, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+
+    o += (size_t)snprintf(out, n, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < n; p++) {
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+            strchr("/-._~", *p)) {
+            out[o++] = (char)*p;
+        } else {
+            out[o++] = '%';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        }
+    }
+    if (o + sizeof("?immutable=1") > n)
+        return -1;
+    memcpy(out + o, "?immutable=1", sizeof("?immutable=1"));
+    return 0;
+}
+
+static int open_handle(struct sf_db *db, const char *path, int immutable, struct sf_err *err)
+{
+    char uri[4200];
+    int flags = db->mode == SF_DB_READ ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    int rc;
+
+    if (db->mode == SF_DB_CREATE)
+        flags |= SQLITE_OPEN_CREATE;
+    if (immutable && immutable_uri(path, uri, sizeof(uri)))
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "path too long");
+    rc = sqlite3_open_v2(immutable ? uri : path, &db->h, flags | (immutable ? SQLITE_OPEN_URI : 0),
+                         NULL);
+    if (rc != SQLITE_OK) {
+        /* without a handle (out of memory) only the code is left to say why */
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot open: %s",
+                        db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc));
+        sqlite3_close(db->h);
+        db->h = NULL;
+        return rc;
+    }
+    /* Tools run side by side on one file; wait for a lock rather than fail. */
+    sqlite3_busy_timeout(db->h, SF_DB_BUSY_MS);
+    return 0;
+}
+
+/* Open and set up; creation races with another writer are retried until
+ * SF_DB_BUSY_MS: SQLite does not always wait (a reader that must become a writer
+ * gets SQLITE_BUSY at once, to avoid a deadlock), and a half-made file is only
+ * ever seen inside the creator's exclusive transaction. */
+static int open_setup(struct sf_db *db, const char *path, struct sf_err *err)
+{
+    long deadline = now_ms() + SF_DB_BUSY_MS;
+    int rc, immutable = 0;
+
+    for (;;) {
+        db->last_err = 0;
+        if ((rc = open_handle(db, path, immutable, err)))
+            return rc;
+        rc = db->mode == SF_DB_READ ? setup_reader(db, err) : setup_writer(db, err);
+        if (rc == 0)
+            return 0;
+        /* A WAL database on read-only media: no -shm can be made; nobody writes it. */
+        int e = db->last_err & 0xff;
+        int retry_ro = db->mode == SF_DB_READ && !immutable &&
+                       (e == SQLITE_CANTOPEN || e == SQLITE_READONLY) && access(path, W_OK) != 0;
+        int retry_busy = db->mode != SF_DB_READ && was_busy(db) && now_ms() < deadline;
+        sqlite3_close(db->h);
+        db->h = NULL;
+        if (retry_ro)
+            immutable = 1;
+        else if (retry_busy)
+            sleep_ms(20);
+        else
+            return rc;
+        if (err)
+            sf_err_clear(err);
+    }
+}
+
+int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, struct sf_err *err)
 {
     struct sf_db *db;
+    struct stat sb;
     int rc;
 
     *out = NULL;
+    if (err)
+        sf_err_clear(err);
+    if (sf_fail_setup())
+        return sf_err_set(
+            err, SF_E_USAGE, UINT64_MAX,
+            "SF_FAIL_AT wants alloc:N[:K], write:N[:K] or stop:N[:K], set before any database use");
+    /* Readers and --refit never create: a mistyped path is an error, not a new file. */
+    if (mode != SF_DB_CREATE && stat(path, &sb) != 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot open database: %s", strerror(errno));
     db = calloc(1, sizeof(*db));
     if (db == NULL)
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-    if (sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        rc = db_fail(db, err, path);
-        sqlite3_close(db->h);
+    db->mode = mode;
+    db->lock_fd = -1;
+    if ((rc = open_setup(db, path, err))) {
         free(db);
         return rc;
     }
-    /* Tools run one after another on one file; wait for a lock rather than fail. */
-    sqlite3_busy_timeout(db->h, 10000);
-    rc = sf_db_exec(db,
-                    "PRAGMA foreign_keys = ON;"
-                    "PRAGMA journal_mode = WAL;"
-                    "PRAGMA synchronous = NORMAL;",
-                    err);
-    if (rc == 0)
-        rc = migrate(db, err);
-    if (rc) {
+    /* The owner locks live in a file of their own beside the database: closing any
+     * descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+     * included, so this one must never be the database file (see sf_db.h). */
+    char lock_path[4200];
+    if ((size_t)snprintf(lock_path, sizeof(lock_path), "%s%s", path, SF_DB_OWNER_SUFFIX) >=
+        sizeof(lock_path)) {
+        lock_path[0] = 0;
+        errno = ENAMETOOLONG;
+    }
+    db->lock_fd = !lock_path[0]        ? -1
+                  : mode == SF_DB_READ ? open(lock_path, O_RDONLY | O_CLOEXEC)
+                                       : open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (db->lock_fd < 0 && mode != SF_DB_READ) {
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot open %s%s: %s", path, SF_DB_OWNER_SUFFIX,
+                        strerror(errno));
         sqlite3_close(db->h);
         free(db);
         return rc;
     }
     *out = db;
     return 0;
+}
+
+int sf_db_open(struct sf_db **out, const char *path, struct sf_err *err)
+{
+    return sf_db_open_mode(out, path, SF_DB_CREATE, err);
 }
 
 sqlite3 *sf_db_handle(struct sf_db *db)
@@ -158,6 +381,8 @@ int sf_db_close(struct sf_db *db, struct sf_err *err)
         sqlite3_finalize(db->cache[i].st);
     if (sqlite3_close(db->h) != SQLITE_OK && rc == 0)
         rc = db_fail(db, err, "closing database");
+    if (db->lock_fd >= 0)
+        close(db->lock_fd);
     free(db);
     return rc;
 }
@@ -230,6 +455,49 @@ void sf_db_bind_int(sqlite3_stmt *st, int idx, int64_t v)
 
 /* ---- sources ------------------------------------------------------------------ */
 
+/* Lock (F_WRLCK, F_RDLCK) or unlock (F_UNLCK) source id's owner byte; wait for it
+ * when `wait`.  Returns 0, or -1 with errno (EAGAIN: another process holds it). */
+static int owner_lock(struct sf_db *db, int64_t id, short type, int wait)
+{
+    struct flock fl = {.l_type = type, .l_whence = SEEK_SET, .l_start = id, .l_len = 1};
+    int rc;
+
+    if (db->lock_fd < 0)
+        return errno = EBADF, -1;
+    while ((rc = fcntl(db->lock_fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &fl)) < 0 && errno == EINTR)
+        ;
+    return rc;
+}
+
+int sf_db_source_owned(struct sf_db *db, int64_t id)
+{
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = id, .l_len = 1};
+
+    if (db->lock_fd < 0 || fcntl(db->lock_fd, F_OFD_GETLK, &fl) < 0)
+        return 0; /* no descriptor (read-only media): nobody can be writing */
+    return fl.l_type != F_UNLCK;
+}
+
+static void owner_release(struct sf_db *db, int64_t id)
+{
+    if (db->owned == id && id) {
+        owner_lock(db, id, F_UNLCK, 0);
+        db->owned = 0;
+    }
+}
+
+/* Open a write transaction now (not at the first write), so that what is read in
+ * it cannot change before it commits. */
+static int begin_immediate(struct sf_db *db, struct sf_err *err)
+{
+    int rc;
+
+    if ((rc = sf_db_commit(db, err)) || (rc = sf_db_exec(db, "BEGIN IMMEDIATE", err)))
+        return rc;
+    db->in_tx = 1;
+    return 0;
+}
+
 static int find_complete(struct sf_db *db, const char *kind, const char *sha, int64_t skip,
                          int64_t *found, struct sf_err *err)
 {
@@ -260,44 +528,127 @@ static int delete_source(struct sf_db *db, int64_t id, struct sf_err *err)
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
-int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
-                       int64_t *dup_of, struct sf_err *err)
+/* The partial sources of this input other than `skip`: those nobody owns are
+ * deleted (interrupted runs); the first one a live process owns is *busy. */
+static int sweep_partial(struct sf_db *db, const char *kind, const char *sha, int64_t skip,
+                         int64_t *busy, struct sf_err *err)
+{
+    static const char sql[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
+                              "AND status = 'partial' AND id != ?3 ORDER BY id";
+    int64_t ids[64];
+    int n = 0, rc;
+    sqlite3_stmt *st;
+
+    *busy = 0;
+    do {
+        if ((st = sf_db_stmt(db, sql, err)) == NULL)
+            return SF_E_DB;
+        sf_db_bind_text(st, 1, kind);
+        sf_db_bind_text(st, 2, sha);
+        sqlite3_bind_int64(st, 3, skip);
+        for (n = 0; n < 64 && (rc = sqlite3_step(st)) == SQLITE_ROW; n++)
+            ids[n] = sqlite3_column_int64(st, 0);
+        sqlite3_reset(st);
+        if (n < 64 && rc != SQLITE_DONE)
+            return db_fail(db, err, "looking up source");
+        for (int i = 0; i < n; i++) {
+            if (sf_db_source_owned(db, ids[i])) {
+                *busy = ids[i];
+                return 0;
+            }
+            if ((rc = delete_source(db, ids[i], err)))
+                return rc;
+        }
+    } while (n == 64);
+    return 0;
+}
+
+/* A partial source of this input that a live process owns, read outside any
+ * transaction.  Returns 0 (*busy = its id or 0) or SF_E_DB. */
+static int find_live_owner(struct sf_db *db, const char *kind, const char *sha, int64_t *busy,
+                           struct sf_err *err)
+{
+    static const char sql[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
+                              "AND status = 'partial' ORDER BY id";
+    sqlite3_stmt *st;
+    int rc;
+
+    *busy = 0;
+    if ((rc = sf_db_commit(db, err)) || (st = sf_db_stmt(db, sql, err)) == NULL)
+        return rc ? rc : SF_E_DB;
+    sf_db_bind_text(st, 1, kind);
+    sf_db_bind_text(st, 2, sha);
+    while (*busy == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        if (sf_db_source_owned(db, sqlite3_column_int64(st, 0)))
+            *busy = sqlite3_column_int64(st, 0);
+    sqlite3_reset(st);
+    return *busy || rc == SQLITE_DONE ? 0 : db_fail(db, err, "looking up source");
+}
+
+static int busy_error(struct sf_db *db, int64_t id, struct sf_err *err)
+{
+    static const char sql[] = "SELECT path, started_at FROM sources WHERE id = ?1";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+    const char *path = NULL, *at = NULL;
+
+    if (st) {
+        sqlite3_bind_int64(st, 1, id);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            path = (const char *)sqlite3_column_text(st, 0);
+            at = (const char *)sqlite3_column_text(st, 1);
+        }
+    }
+    sf_err_set(err, SF_E_BUSY, UINT64_MAX,
+               "another process is ingesting this input (source %lld, %.100s, since %.40s); "
+               "--wait waits for it",
+               (long long)id, path ? path : "?", at ? at : "?");
+    if (st)
+        sqlite3_reset(st);
+    return SF_E_BUSY;
+}
+
+/* One attempt: 0 with *id, SF_E_DUP, SF_E_BUSY (*dup_of = the owned source) or
+ * SF_E_DB; -EAGAIN when the new id's byte was still held (a waiter's brief read
+ * lock): try again. */
+static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
+                      int64_t *dup_of, struct sf_err *err)
 {
     static const char ins[] = "INSERT INTO sources (kind, path, bytes, sha256, clock, tool, "
                               "tool_version, status, error) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
                               "'partial', 'interrupted')";
-    static const char old[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
-                              "AND status = 'partial'";
     sqlite3_stmt *st;
+    int64_t busy = 0;
     int rc;
 
-    *dup_of = 0;
-    if ((rc = sf_db_commit(db, err)))
+    /* First without the write lock, which a running ingest holds for a batch at a
+     * time: its committed source row is visible, and so is its owner lock. */
+    if (in->sha256 && (rc = find_live_owner(db, in->kind, in->sha256, &busy, err)))
+        return rc;
+    if (busy) {
+        *dup_of = busy;
+        return busy_error(db, busy, err);
+    }
+    if ((rc = begin_immediate(db, err)))
         return rc;
     if (in->sha256) {
         if ((rc = find_complete(db, in->kind, in->sha256, 0, dup_of, err)))
-            return rc;
-        if (*dup_of)
-            return SF_E_DUP;
-        /* Drop what an interrupted earlier run of the same input left behind. */
-        if ((st = sf_db_stmt(db, old, err)) == NULL)
-            return SF_E_DB;
-        sf_db_bind_text(st, 1, in->kind);
-        sf_db_bind_text(st, 2, in->sha256);
-        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-            int64_t stale = sqlite3_column_int64(st, 0);
-            sqlite3_reset(st);
-            if ((rc = delete_source(db, stale, err)))
-                return rc;
-            if ((st = sf_db_stmt(db, old, err)) == NULL)
-                return SF_E_DB;
-            sf_db_bind_text(st, 1, in->kind);
-            sf_db_bind_text(st, 2, in->sha256);
+            goto fail;
+        if (*dup_of) {
+            rc = SF_E_DUP;
+            goto fail;
         }
-        sqlite3_reset(st);
+        if ((rc = sweep_partial(db, in->kind, in->sha256, 0, &busy, err)))
+            goto fail;
+        if (busy) {
+            *dup_of = busy;
+            rc = busy_error(db, busy, err);
+            goto fail;
+        }
     }
-    if ((st = sf_db_stmt(db, ins, err)) == NULL)
-        return SF_E_DB;
+    if ((st = sf_db_stmt(db, ins, err)) == NULL) {
+        rc = SF_E_DB;
+        goto fail;
+    }
     sf_db_bind_text(st, 1, in->kind);
     sf_db_bind_text(st, 2, in->path);
     sf_db_bind_int(st, 3, in->bytes ? (int64_t)in->bytes : SF_DB_NULL);
@@ -306,8 +657,53 @@ int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_
     sf_db_bind_text(st, 6, in->tool);
     sf_db_bind_text(st, 7, sf_version());
     if ((rc = sf_db_exec_stmt(db, st, id, err)))
-        return rc;
-    return sf_db_commit(db, err);
+        goto fail;
+    /* Owned before anyone can see the row: the commit below publishes both. */
+    if (owner_lock(db, *id, F_WRLCK, 0) < 0) {
+        if (errno == EAGAIN || errno == EACCES) {
+            rc = -EAGAIN;
+            goto fail;
+        }
+        /* no such locks here (EINVAL, ENOLCK: an old kernel, some network file
+         * systems): go on unowned, as before ownership existed */
+    } else {
+        db->owned = *id;
+    }
+    if ((rc = sf_db_commit(db, err)) == 0)
+        return 0;
+    owner_release(db, *id);
+fail:
+    sf_db_rollback(db);
+    return rc;
+}
+
+int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
+                       int64_t *dup_of, struct sf_err *err)
+{
+    int rc;
+
+    for (int tries = 0;; tries++) {
+        *dup_of = 0;
+        rc = begin_once(db, in, id, dup_of, err);
+        if (rc == -EAGAIN && tries < 100) {
+            sleep_ms(10);
+            continue;
+        }
+        if (rc == -EAGAIN)
+            return sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot lock the new source");
+        if (rc != SF_E_BUSY || !db->wait)
+            return rc;
+        /* Wait for the owner to end or die: its lock goes, ours is granted. */
+        if (owner_lock(db, *dup_of, F_RDLCK, 1) < 0)
+            return sf_err_set(err, SF_E_DB, UINT64_MAX, "waiting for source %lld: %s",
+                              (long long)*dup_of, strerror(errno));
+        owner_lock(db, *dup_of, F_UNLCK, 0);
+    }
+}
+
+void sf_db_set_wait(struct sf_db *db, int wait)
+{
+    db->wait = wait;
 }
 
 int sf_db_source_set_clock(struct sf_db *db, int64_t id, const char *clock, struct sf_err *err)
@@ -322,37 +718,64 @@ int sf_db_source_set_clock(struct sf_db *db, int64_t id, const char *clock, stru
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
+/* The id of another source of this input that wins over source id: a complete
+ * one, or a partial one with its hash already set whose owner is alive. */
+static int find_winner(struct sf_db *db, int64_t id, const char *kind, const char *sha,
+                       int64_t *found, struct sf_err *err)
+{
+    int64_t busy = 0;
+    int rc;
+
+    if ((rc = find_complete(db, kind, sha, id, found, err)) || *found)
+        return rc;
+    if ((rc = sweep_partial(db, kind, sha, id, &busy, err)))
+        return rc;
+    *found = busy;
+    return 0;
+}
+
 int sf_db_source_set_hash(struct sf_db *db, int64_t id, const char *sha256, uint64_t bytes,
                           int64_t *dup_of, struct sf_err *err)
 {
     static const char sql[] = "UPDATE sources SET sha256 = ?2, bytes = ?3 WHERE id = ?1";
     sqlite3_stmt *st;
-    const char *kind = NULL;
+    char kind[16] = "";
     sqlite3_stmt *q;
     int rc;
 
     *dup_of = 0;
-    if (sqlite3_prepare_v2(db->h, "SELECT kind FROM sources WHERE id = ?1", -1, &q, NULL) !=
-        SQLITE_OK)
-        return db_fail(db, err, "looking up source");
-    sqlite3_bind_int64(q, 1, id);
-    if (sqlite3_step(q) == SQLITE_ROW)
-        kind = (const char *)sqlite3_column_text(q, 0);
-    rc = kind ? find_complete(db, kind, sha256, id, dup_of, err) : 0;
-    sqlite3_finalize(q);
-    if (rc)
+    /* check and claim in one transaction: two stdin runs of one input race here */
+    if ((rc = begin_immediate(db, err)))
         return rc;
+    if (sqlite3_prepare_v2(db->h, "SELECT kind FROM sources WHERE id = ?1", -1, &q, NULL) !=
+        SQLITE_OK) {
+        rc = db_fail(db, err, "looking up source");
+        goto fail;
+    }
+    sqlite3_bind_int64(q, 1, id);
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+        snprintf(kind, sizeof(kind), "%s", (const char *)sqlite3_column_text(q, 0));
+    sqlite3_finalize(q);
+    if (kind[0] && (rc = find_winner(db, id, kind, sha256, dup_of, err)))
+        goto fail;
     if (*dup_of) {
         if ((rc = delete_source(db, id, err)) || (rc = sf_db_commit(db, err)))
-            return rc;
+            goto fail;
+        owner_release(db, id);
         return SF_E_DUP;
     }
-    if ((st = sf_db_stmt(db, sql, err)) == NULL)
-        return SF_E_DB;
+    if ((st = sf_db_stmt(db, sql, err)) == NULL) {
+        rc = SF_E_DB;
+        goto fail;
+    }
     sqlite3_bind_int64(st, 1, id);
     sf_db_bind_text(st, 2, sha256);
     sqlite3_bind_int64(st, 3, (int64_t)bytes);
-    return sf_db_exec_stmt(db, st, NULL, err);
+    if ((rc = sf_db_exec_stmt(db, st, NULL, err)) == 0)
+        return sf_db_commit(db, err);
+fail:
+    sf_db_rollback(db);
+    return rc;
 }
 
 int sf_db_source_end(struct sf_db *db, int64_t id, const char *error, uint64_t units,
@@ -373,7 +796,9 @@ int sf_db_source_end(struct sf_db *db, int64_t id, const char *error, uint64_t u
     sf_db_bind_text(st, 3, error);
     sqlite3_bind_int64(st, 4, (int64_t)units);
     sqlite3_bind_int64(st, 5, (int64_t)bad_units);
-    if ((rc = sf_db_exec_stmt(db, st, NULL, err)))
-        return rc;
-    return sf_db_commit(db, err);
+    if ((rc = sf_db_exec_stmt(db, st, NULL, err)) == 0)
+        rc = sf_db_commit(db, err);
+    /* ended either way: a failed end leaves 'partial', which is what it is */
+    owner_release(db, id);
+    return rc;
 }

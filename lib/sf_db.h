@@ -1,11 +1,23 @@
 /* sf_db.h - the spanfold SQLite database: open, migrate, batch, sources.
  *
  * The schema (lib/schema.sql, embedded) is the contract between the tools.
- * sf_db_open() creates or migrates a database to SF_DB_SCHEMA_VERSION and refuses
- * a newer one.  Writers insert rows through cached prepared statements and call
- * sf_db_row() after each; rows are committed in batches of SF_DB_BATCH, so a
- * crash or a bad input never leaves half a batch and never costs a transaction
- * per row.  Table-specific writers live beside this file (sf_db_<area>.c).
+ * Ingest tools open with SF_DB_CREATE: an empty or new file gets the schema, an
+ * older spanfold database is migrated to SF_DB_SCHEMA_VERSION, a newer one and any
+ * file that is not spanfold's (PRAGMA application_id, else the tables) are refused
+ * untouched.  Readers open with SF_DB_READ: read-only, never migrated, never
+ * switched to WAL, and a database on read-only media is read as immutable.
+ * Writers insert rows through cached prepared statements; rows are committed in
+ * batches of SF_DB_BATCH, so a crash or a bad input never leaves half a batch and
+ * never costs a transaction per row.  Table-specific writers live beside this
+ * file (sf_db_<area>.c).
+ *
+ * Ownership of a source: the writer that registers a source holds an advisory
+ * open-file-description lock (Linux F_OFD_SETLK) on byte `id` of
+ * FILE-owners, a file beside the database (never the database itself: closing a
+ * descriptor of a file drops the process's POSIX locks on it, SQLite's too), until
+ * the source ends or the process dies (the kernel drops the lock then).  A
+ * 'partial' source whose byte is locked is being ingested now and is left alone;
+ * one whose byte is free was interrupted.  No pid, so no pid reuse.
  */
 #ifndef SF_DB_H
 #define SF_DB_H
@@ -17,15 +29,29 @@
 
 #define SF_DB_SCHEMA_VERSION 1
 #define SF_DB_BATCH          5000
+#define SF_DB_APP_ID         0x53706e46 /* PRAGMA application_id: "SpnF" */
+#define SF_DB_OWNER_SUFFIX   "-owners"  /* the lock file: the database path + this */
+#define SF_DB_BUSY_MS        10000      /* wait for another writer's lock this long */
 
 struct sf_db;
 
 /* The embedded schema text (schema.sql). */
 extern const char sf_db_schema_sql[];
 
-/* Open (creating if needed) and migrate the database at path.  Returns 0 and
- * *out, or SF_E_DB / SF_E_UNSUPPORTED (schema newer than this build) / SF_E_NOMEM
- * with err filled; *out is NULL on failure. */
+enum sf_db_mode {
+    SF_DB_READ,   /* readers: read-only, the file must be a spanfold database */
+    SF_DB_WRITE,  /* an existing spanfold database, migrated (e.g. tracefs2spans --refit) */
+    SF_DB_CREATE, /* ingest tools: also create a new or empty file */
+};
+
+/* Open the database at path in mode.  Two writers creating one file at once both
+ * succeed (creation is retried while the other holds the lock).  Returns 0 and
+ * *out, or with err filled and *out NULL: SF_E_IO (no such file, for READ/WRITE),
+ * SF_E_DB (not SQLite, not spanfold's, locked past SF_DB_BUSY_MS, ...),
+ * SF_E_UNSUPPORTED (schema newer than this build, or older for READ), SF_E_NOMEM. */
+int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, struct sf_err *err);
+
+/* sf_db_open_mode(out, path, SF_DB_CREATE, err): the ingest tools' open. */
 int sf_db_open(struct sf_db **out, const char *path, struct sf_err *err);
 
 /* Commit what is pending and close.  Returns 0 or SF_E_DB (the handle is freed
@@ -71,26 +97,69 @@ struct sf_source_info {
     const char *tool;   /* writer's name */
 };
 
-/* Register an input and commit that row.  If a *complete* source with the same
- * sha256 and kind exists, nothing is written, *dup_of gets its id and SF_E_DUP is
- * returned.  A *partial* one (an earlier run that failed) is deleted with all
- * its rows first, so re-running after a crash never duplicates.  Returns 0 with
- * *id, SF_E_DUP, or SF_E_DB. */
+/* --wait: from now on sf_db_source_begin waits for another process that ingests
+ * the same input instead of returning SF_E_BUSY. */
+void sf_db_set_wait(struct sf_db *db, int wait);
+
+/* Register an input, take its ownership (see the top) and commit that row, all in
+ * one write transaction.  If a *complete* source with the same sha256 and kind
+ * exists, nothing is written, *dup_of gets its id and SF_E_DUP is returned.  A
+ * *partial* one that no live process owns (an earlier run that failed or was
+ * killed) is deleted with all its rows first, so re-running after a crash never
+ * duplicates.  A partial one that a live process owns gives SF_E_BUSY with *dup_of
+ * set, or, after sf_db_set_wait, is waited for (then: SF_E_DUP if it completed, else it is
+ * taken over).  Returns 0 with *id, SF_E_DUP, SF_E_BUSY or SF_E_DB. */
 int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
                        int64_t *dup_of, struct sf_err *err);
 
 /* Set a source's clock domain once it is known (e.g. from a perf header). */
 int sf_db_source_set_clock(struct sf_db *db, int64_t id, const char *clock, struct sf_err *err);
 
-/* Set the sha256 and size known only at the end (stdin).  If another complete
- * source already has that hash, returns SF_E_DUP with *dup_of set and deletes
- * this source's rows (committed batches included). */
+/* Set the sha256 and size known only at the end (stdin).  If another source with
+ * that hash is complete, or is owned by a live process that knew it first,
+ * returns SF_E_DUP with *dup_of set and deletes this source's rows (committed
+ * batches included) and gives up its ownership. */
 int sf_db_source_set_hash(struct sf_db *db, int64_t id, const char *sha256, uint64_t bytes,
                           int64_t *dup_of, struct sf_err *err);
 
 /* Finish a source: commit pending rows, then mark it complete (error NULL) or
- * partial with error text, with unit counts.  Returns 0 or SF_E_DB. */
+ * partial with error text, with unit counts, and give up its ownership.
+ * Returns 0 or SF_E_DB. */
 int sf_db_source_end(struct sf_db *db, int64_t id, const char *error, uint64_t units,
                      uint64_t bad_units, struct sf_err *err);
+
+/* 1 when a live process other than this handle owns source id (it is being
+ * ingested now), else 0. */
+int sf_db_source_owned(struct sf_db *db, int64_t id);
+
+/* ---- for readers (sf_db_read.c) ------------------------------------------------ */
+
+/* The sources that are not complete, as readers must report them. */
+struct sf_db_health {
+    int64_t sources;     /* all sources */
+    int64_t running;     /* partial, owned by a live process: being ingested now */
+    int64_t interrupted; /* partial, 'interrupted', no owner: killed or crashed */
+    int64_t failed;      /* partial with an error: the run stopped at bad input */
+    char text[512];      /* "" when all are complete, else one line naming the first ones */
+};
+
+/* Fill h for the open database.  Returns 0 or SF_E_DB. */
+int sf_db_health(struct sf_db *db, struct sf_db_health *h, struct sf_err *err);
+
+/* From now on this handle sees only complete sources: every table with a source
+ * (sources, connections, connection_events, spans, contexts, span_events, losses,
+ * span_intervals, samples, clock_fits) is shadowed by a TEMP view of the rows of
+ * complete sources, so the readers' queries need no change (--complete-only).
+ * Returns 0 or SF_E_DB. */
+int sf_db_complete_only(struct sf_db *db, struct sf_err *err);
+
+/* The readers' one rule: fill note (size n) with "" when every source is complete,
+ * else with one sentence for stderr and reports, "N of M sources are not complete
+ * and are used as they are (--complete-only leaves them out): source 3 x.pcap:
+ * interrupted ...", or with complete_only (which also applies
+ * sf_db_complete_only) "... and are left out (--complete-only): ...".
+ * Returns 0 or SF_E_DB. */
+int sf_db_partial_note(struct sf_db *db, int complete_only, char *note, size_t n,
+                       struct sf_err *err);
 
 #endif

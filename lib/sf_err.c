@@ -73,6 +73,8 @@ const char *sf_err_name(int code)
         return "unsupported";
     case SF_E_DUP:
         return "duplicate";
+    case SF_E_BUSY:
+        return "busy";
     }
     return "unknown error";
 }

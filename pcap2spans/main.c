@@ -26,6 +26,8 @@ static void usage(FILE *f)
         "\n"
         "  --db FILE          write sources, connections, spans and contexts to the spanfold\n"
         "                     database FILE (created or migrated)\n"
+        "  --wait             when another process is ingesting the same capture into FILE,\n"
+        "                     wait for it to end (default: say so and exit 2)\n"
         "  --ndjson           one JSON object per span on stdout (the default without --db)\n"
         "  --keylog FILE      TLS key log (NSS SSLKEYLOGFILE format), several allowed; secrets in\n"
         "                     a pcapng Decryption Secrets Block are used as well\n"
@@ -61,6 +63,7 @@ enum {
     OPT_FIELD,
     OPT_HPACK,
     OPT_IDLE,
+    OPT_WAIT,
 };
 
 static const struct option opts[] = {
@@ -78,6 +81,7 @@ static const struct option opts[] = {
     {"max-field-bytes", required_argument, NULL, OPT_FIELD},
     {"max-hpack-table", required_argument, NULL, OPT_HPACK},
     {"idle-timeout", required_argument, NULL, OPT_IDLE},
+    {"wait", no_argument, NULL, OPT_WAIT},
     {NULL, 0, NULL, 0},
 };
 
@@ -108,6 +112,9 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
             break;
         case OPT_NDJSON:
             so->ndjson = 1;
+            break;
+        case OPT_WAIT:
+            so->wait = 1;
             break;
         case OPT_KEYLOG:
             if (ctx->nkeylogs == 64) {
@@ -173,7 +180,7 @@ int pcap2spans_main(int argc, char **argv)
 {
     static char outbuf[1 << 16]; /* stdout buffer: must outlive main for exit() */
     const char *keylogs[64];
-    struct p2s_sink_opts so = {NULL, 0};
+    struct p2s_sink_opts so = {NULL, 0, 0};
     struct p2s_ctx ctx;
     struct sf_err err;
     int rc, status = SF_EXIT_OK, i;
@@ -213,6 +220,7 @@ int pcap2spans_main(int argc, char **argv)
     sf_err_clear(&err);
     if (sink_open(&ctx, &so, &err) < 0) {
         fprintf(stderr, "pcap2spans: %s: %s\n", so.db_path, err.msg);
+        p2s_tls_keys_free(ctx.tls_keys);
         p2s_ctx_free(&ctx);
         return SF_EXIT_USAGE;
     }

@@ -294,6 +294,7 @@ const struct p2s_conn_info *tcp_find(struct p2s_ctx *ctx, const struct p2s_seg *
 struct p2s_sink_opts {
     const char *db_path; /* NULL: no database */
     int ndjson;          /* NDJSON spans to stdout */
+    int wait;            /* --wait: wait for another process ingesting the same input */
 };
 int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err *err);
 /* Start / end one input: sources row (sha256 may be NULL for stdin, then set at end). */

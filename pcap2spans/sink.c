@@ -815,6 +815,7 @@ int sink_open(struct p2s_ctx *ctx, const struct p2s_sink_opts *o, struct sf_err 
             free(k);
             return rc;
         }
+        sf_db_set_wait(k->db, o->wait);
     }
     ctx->sink = k;
     return 0;

@@ -38,6 +38,11 @@ static const char usage_text[] =
     "                     database's samples (after ingesting FILEs) under a root\n"
     "                     frame per group; [unattributed] for samples outside spans\n"
     "  --span ID  --trace ID  --grpc-method M   only these samples (imply --group-by span)\n"
+    "  --complete-only    with --group-by: leave out sources that are partial (interrupted,\n"
+    "                     failed or still being ingested); without it they are used and\n"
+    "                     named in a warning\n"
+    "  --wait             with --db FILE...: when another process is ingesting the same\n"
+    "                     input, wait for it (default: say so and exit 2)\n"
     "  -q, --quiet        no notes or progress on stderr\n"
     "  -h, --help         this text        --version   version\n"
     "exit status: 0 ok, 1 bad lines skipped (reported as FILE:LINE:, counted),\n"
@@ -64,6 +69,8 @@ enum {
     OPT_GRPC,
     OPT_VERSION,
     OPT_SAMPLES,
+    OPT_COMPLETE,
+    OPT_WAIT,
 };
 
 static const struct option longopts[] = {
@@ -86,6 +93,8 @@ static const struct option longopts[] = {
     {"span", required_argument, NULL, OPT_SPAN},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"grpc-method", required_argument, NULL, OPT_GRPC},
+    {"complete-only", no_argument, NULL, OPT_COMPLETE},
+    {"wait", no_argument, NULL, OPT_WAIT},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -152,6 +161,12 @@ static int parse_opts(struct pf_opts *o, int argc, char **argv)
         case OPT_CLOCK:
             o->clock = optarg;
             break;
+        case OPT_COMPLETE:
+            o->complete_only = 1;
+            break;
+        case OPT_WAIT:
+            o->wait = 1;
+            break;
         case OPT_GROUP:
             o->group_by = optarg;
             break;
@@ -196,19 +211,25 @@ static int parse_opts(struct pf_opts *o, int argc, char **argv)
         if (o->db_path == NULL)
             return usage_error("--group-by needs --db FILE");
     }
+    if (o->complete_only && o->group_by == NULL)
+        return usage_error("--complete-only goes with --group-by (it filters what is read)");
     return -1;
 }
 
-static int open_db(struct perf_fold_ctx *c)
+/* Ingesting (files or stdin) opens and creates the database; --group-by without
+ * FILE only reads it. */
+static int open_db(struct perf_fold_ctx *c, int nfiles)
 {
+    int reading = c->o.group_by && nfiles == 0;
     struct sf_err err;
 
     sf_err_clear(&err);
-    if (sf_db_open(&c->db, c->o.db_path, &err)) {
+    if (sf_db_open_mode(&c->db, c->o.db_path, reading ? SF_DB_READ : SF_DB_CREATE, &err)) {
         sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
         fprintf(stderr, "%s\n", c->errbuf);
         return -1;
     }
+    sf_db_set_wait(c->db, c->o.wait);
     return 0;
 }
 
@@ -265,7 +286,7 @@ int perf_fold_main(int argc, char **argv)
         return SF_EXIT_USAGE;
     }
     rc = 0;
-    if (c.o.db_path && open_db(&c))
+    if (c.o.db_path && open_db(&c, nfiles))
         rc = -1;
     /* With --group-by and no FILE, fold what the database holds. */
     if (rc == 0 && !(c.o.group_by && nfiles == 0))

@@ -35,6 +35,8 @@ struct pf_opts {
     const char *db_path;
     const char *clock; /* --clock: clock domain when the input has no header */
     const char *group_by, *span, *trace, *grpc_method;
+    int complete_only; /* --complete-only: read only complete sources */
+    int wait;          /* --wait: wait for another process ingesting the same input */
 };
 
 /* A piece of a line: not NUL-terminated. */

@@ -190,12 +190,17 @@ int spans_fold(struct perf_fold_ctx *c)
         .span = c->o.span, .trace = c->o.trace, .grpc_method = c->o.grpc_method};
     struct pf_table t;
     struct sf_err err;
+    char note[700];
     int ret = SF_EXIT_OK;
 
     sf_err_clear(&err);
     memset(&t, 0, sizeof(t));
     sf_arena_init(&t.keys, 1 << 20, PF_TABLE_MAX);
+    note[0] = 0;
+    /* partial or interrupted sources are said (and left out with --complete-only) */
     if (sf_db_commit(c->db, &err) ||
+        sf_db_partial_note(c->db, c->o.complete_only, note, sizeof(note), &err) ||
+        (note[0] && fprintf(stderr, "%s: %s: warning: %s\n", PF_TOOL, c->o.db_path, note) < 0) ||
         spans_fold_table(sf_db_handle(c->db), &f, c->o.group_by, &t, &err)) {
         sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
         fprintf(stderr, "%s\n", c->errbuf);

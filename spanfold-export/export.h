@@ -25,6 +25,7 @@ struct ex_ctx {
     const char *db_path;
     struct ex_filter flt;
     const char *service_map; /* "host:port=name,..." */
+    int complete_only;       /* --complete-only */
     FILE *out;
     int samples_by_span;              /* order samples by span (speedscope), else by time */
     uint64_t spans, skipped, samples; /* written / skipped for want of ids / samples */

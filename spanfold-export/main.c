@@ -42,6 +42,9 @@ static void usage(FILE *f)
             "  --all               also spans without trace context (deterministic synthetic ids,\n"
             "                      attribute spanfold.synthetic_ids)\n"
             "  --service-map MAP   \"authority=name,...\", e.g. \"127.0.0.1:8080=checkout\"\n"
+            "  --complete-only     leave out sources that are not complete (interrupted, failed,\n"
+            "                      or being ingested now); without it they are exported and\n"
+            "                      named in a warning on stderr\n"
             "  -o, --output FILE   write here (default stdout)\n"
             "  --help, --version\n"
             "Exit status: 0 ok, 2 usage error or unreadable database.\n");
@@ -74,24 +77,19 @@ static int parse_args(struct ex_ctx *c, const char **format, const char **out, i
         O_SAMPLED,
         O_ALL,
         O_MAP,
+        O_COMPLETE,
         O_HELP,
         O_VERSION
     };
-    static const struct option opts[] = {{"db", required_argument, 0, O_DB},
-                                         {"format", required_argument, 0, O_FORMAT},
-                                         {"trace", required_argument, 0, O_TRACE},
-                                         {"span", required_argument, 0, O_SPAN},
-                                         {"from", required_argument, 0, O_FROM},
-                                         {"to", required_argument, 0, O_TO},
-                                         {"service", required_argument, 0, O_SERVICE},
-                                         {"grpc-method", required_argument, 0, O_GRPC},
-                                         {"sampled", required_argument, 0, O_SAMPLED},
-                                         {"all", no_argument, 0, O_ALL},
-                                         {"service-map", required_argument, 0, O_MAP},
-                                         {"output", required_argument, 0, 'o'},
-                                         {"help", no_argument, 0, O_HELP},
-                                         {"version", no_argument, 0, O_VERSION},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"db", required_argument, 0, O_DB},           {"format", required_argument, 0, O_FORMAT},
+        {"trace", required_argument, 0, O_TRACE},     {"span", required_argument, 0, O_SPAN},
+        {"from", required_argument, 0, O_FROM},       {"to", required_argument, 0, O_TO},
+        {"service", required_argument, 0, O_SERVICE}, {"grpc-method", required_argument, 0, O_GRPC},
+        {"sampled", required_argument, 0, O_SAMPLED}, {"all", no_argument, 0, O_ALL},
+        {"service-map", required_argument, 0, O_MAP}, {"complete-only", no_argument, 0, O_COMPLETE},
+        {"output", required_argument, 0, 'o'},        {"help", no_argument, 0, O_HELP},
+        {"version", no_argument, 0, O_VERSION},       {0, 0, 0, 0}};
     int o;
 
     while ((o = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
@@ -134,6 +132,9 @@ static int parse_args(struct ex_ctx *c, const char **format, const char **out, i
         case O_MAP:
             c->service_map = optarg;
             break;
+        case O_COMPLETE:
+            c->complete_only = 1;
+            break;
         case 'o':
             *out = optarg;
             break;
@@ -170,6 +171,7 @@ int spanfold_export_main(int argc, char **argv)
     const char *format = NULL, *out = NULL;
     int (*write)(struct ex_ctx *) = NULL;
     struct sf_err err;
+    char note[700];
     int rc;
 
     if ((rc = parse_args(&c, &format, &out, argc, argv)))
@@ -182,8 +184,14 @@ int spanfold_export_main(int argc, char **argv)
     sf_err_clear(&err);
     if (access(c.db_path, R_OK) != 0)
         return ex_fail("%s: cannot read the database", c.db_path);
-    if (sf_db_open(&c.db, c.db_path, &err))
+    if (sf_db_open_mode(&c.db, c.db_path, SF_DB_READ, &err))
         return ex_fail("%s: %s", c.db_path, err.msg);
+    if (sf_db_partial_note(c.db, c.complete_only, note, sizeof(note), &err)) {
+        sf_db_close(c.db, NULL);
+        return ex_fail("%s: %s", c.db_path, err.msg);
+    }
+    if (note[0])
+        fprintf(stderr, TOOL ": %s: warning: %s\n", c.db_path, note);
     c.out = out ? fopen(out, "wb") : stdout;
     if (c.out == NULL) {
         sf_db_close(c.db, NULL);

@@ -38,8 +38,10 @@ static const char usage_text[] =
     "                    density, see docs/inflect.md)\n"
     "  --expect-rate R   the configured sampling rate (0 < R <= 1); without it the\n"
     "                    tracestate ot=th rate, else the first regime's kept share\n"
+    "  --complete-only   leave out sources that are not complete (interrupted, failed,\n"
+    "                    being ingested); without it they are used and named in a note\n"
     "  --quiet           no notes on stderr\n"
-    "  --help\n"
+    "  -h, --help\n"
     "\n"
     "Exit status: 0 ok, 2 usage error or unreadable database.\n";
 
@@ -87,7 +89,7 @@ static int make_dir(const char *dir)
     return -1;
 }
 
-enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_QUIET, O_HELP };
+enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP };
 
 static const struct option longopts[] = {
     {"db", required_argument, NULL, O_DB},
@@ -95,6 +97,7 @@ static const struct option longopts[] = {
     {"tz", required_argument, NULL, O_TZ},
     {"window", required_argument, NULL, O_WINDOW},
     {"expect-rate", required_argument, NULL, O_RATE},
+    {"complete-only", no_argument, NULL, O_COMPLETE},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {NULL, 0, NULL, 0},
@@ -106,7 +109,7 @@ static int parse(int argc, char **argv, struct rp_opts *o)
     int c;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
         switch (c) {
         case O_DB:
             o->db = optarg;
@@ -127,9 +130,13 @@ static int parse(int argc, char **argv, struct rp_opts *o)
                 o->expect_rate > 1)
                 return usage_error("--expect-rate takes R in (0, 1]", optarg);
             break;
+        case O_COMPLETE:
+            o->complete_only = 1;
+            break;
         case O_QUIET:
             o->quiet = 1;
             break;
+        case 'h':
         case O_HELP:
             fputs(usage_text, stdout);
             return -1;

@@ -98,6 +98,7 @@ struct rp_opts {
     const char *db, *out, *tz;
     int64_t window_ns; /* 0: adapted (inflect/window.h) */
     double expect_rate;
+    int complete_only; /* --complete-only */
     int quiet;
 };
 
@@ -129,7 +130,7 @@ struct rp_ctx {
     struct rp_func regress[RP_TOP_FUNCS]; /* slowest 5 % against the rest */
     size_t nregress;
     struct rp_tls tls;
-    char notes[4][256]; /* what is missing, said on the page */
+    char notes[6][720]; /* what is missing or partial, said on the page */
     int nnotes;
 };
 
@@ -143,6 +144,9 @@ void rp_free(struct rp_ctx *c);
 int64_t rp_realtime(const struct rp_ctx *c, int64_t t);
 /* Start of window w, CLOCK_REALTIME ns. */
 int64_t rp_win_time(const struct rp_ctx *c, size_t w);
+
+/* Seconds from the first stored window's start to the end of the last. */
+double rp_span_seconds(const struct rp_ctx *c);
 /* The endpoint's series of metric m (never NULL for g < ng). */
 const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum span_metric m);
 /* Index of the most important latency inflection (largest rise), or -1. */

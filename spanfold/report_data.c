@@ -153,7 +153,36 @@ int64_t rp_realtime(const struct rp_ctx *c, int64_t t)
 
 int64_t rp_win_time(const struct rp_ctx *c, size_t w)
 {
-    return rp_realtime(c, c->sw.t0_ns + (int64_t)w * c->sw.window_ns);
+    size_t n = c->sw.nwin;
+
+    /* windows are sparse (inflect/spans.h): a stored window's start, or past the last */
+    if (n == 0)
+        return rp_realtime(c, c->sw.t0_ns);
+    if (w < n)
+        return rp_realtime(c, spans_window_start(&c->sw, w));
+    return rp_realtime(c, spans_window_start(&c->sw, n - 1) + (int64_t)(w - n + 1) * c->sw.window_ns);
+}
+
+/* The stored window that holds time t (the spans' clock), or the last one before it. */
+static size_t rp_win_of(const struct rp_ctx *c, int64_t t)
+{
+    int64_t num = (t - c->sw.t0_ns) / c->sw.window_ns;
+    size_t lo = 0, hi = c->sw.nwin;
+
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (c->sw.win[mid] <= num)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+double rp_span_seconds(const struct rp_ctx *c)
+{
+    return c->sw.nwin ? (double)(rp_win_time(c, c->sw.nwin) - rp_win_time(c, 0)) / 1e9 : 0;
 }
 
 static void note(struct rp_ctx *c, const char *text)
@@ -424,7 +453,7 @@ static int span_cps(struct rp_ctx *c, size_t g)
         const struct cp_point *q = &res.pts[i];
         size_t lo = i ? res.pts[i - 1].index : 0, hi = i + 1 < res.npts ? res.pts[i + 1].index : n;
         const struct rp_span *sp = &c->spans[idx[q->index]];
-        size_t win = (size_t)((sp->start_ns - c->sw.t0_ns) / c->sw.window_ns);
+        size_t win = rp_win_of(c, sp->start_ns);
         push_cp(c, g, M_P50, q, win, rp_realtime(c, sp->start_ns), median_of(c, idx, lo, q->index),
                 median_of(c, idx, q->index, hi), 1);
     }
@@ -774,8 +803,7 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
         if (wg->spans[w])
             err += wg->m[M_ERROR_RATE][w] * (double)wg->spans[w];
     }
-    st->rps =
-        c->sw.nwin ? (double)st->spans / ((double)c->sw.nwin * (double)c->sw.window_ns / 1e9) : NAN;
+    st->rps = c->sw.nwin ? (double)st->spans / rp_span_seconds(c) : NAN;
     st->err = st->spans ? err / (double)st->spans : NAN;
     st->kept = trials ? (double)kept / (double)trials : NAN;
     st->p50 = st->p95 = st->p99 = st->max = NAN;
@@ -879,14 +907,25 @@ int rp_analyse(struct rp_ctx *c)
     if (c->o.window_ns == 0 && window_auto(c->o.db, "endpoint", &c->o.window_ns, &err) < 0)
         return fail(c, "", &err);
     c->ictx.window_ns = c->o.window_ns;
-    if (spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, NULL, &err) < 0 ||
-        clock_read(&c->clk, c->o.db, &err) < 0)
+    if (spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, c->o.complete_only, NULL, &err) < 0 ||
+        clock_read(&c->clk, c->o.db, c->o.complete_only, &err) < 0)
         return fail(c, "", &err);
     mask_tails(c);
     if (run_db_series(&c->ictx, &c->sw, &c->ser, &c->res) < 0)
         return fail(c, "out of memory", NULL);
-    if ((rc = sf_db_open(&db, c->o.db, &err)) < 0)
+    if ((rc = sf_db_open_mode(&db, c->o.db, SF_DB_READ, &err)) < 0)
         return fail(c, "", &err);
+    {
+        char partial[700];
+
+        /* a source that is not complete is said on the page and on stderr */
+        if (sf_db_partial_note(db, c->o.complete_only, partial, sizeof(partial), &err) < 0) {
+            sf_db_close(db, NULL);
+            return fail(c, "", &err);
+        }
+        if (partial[0])
+            note(c, partial);
+    }
     if (read_clock(c, sf_db_handle(db)) < 0 || read_spans(c, sf_db_handle(db)) < 0) {
         fprintf(stderr, "spanfold report: %s: query failed: %s\n", c->o.db,
                 sqlite3_errmsg(sf_db_handle(db)));

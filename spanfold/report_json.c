@@ -107,7 +107,7 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
                 sl->top[0].name);
     } else if (c->sw.nspans) {
         ADD("no latency inflection in %llu spans over %.0f s", (unsigned long long)c->sw.nspans,
-            (double)c->sw.nwin * (double)c->sw.window_ns / 1e9);
+            rp_span_seconds(c));
         if (c->nregress)
             ADD("; %.0f %% of the slowest 5 %% of requests' CPU is %s", 100 * c->regress[0].share,
                 c->regress[0].name);

@@ -37,7 +37,7 @@ struct sel_opt {
 
 struct stacks_opts {
     const char *db, *out, *tz, *title, *countname;
-    int folded, vs, vs_rest;
+    int folded, vs, vs_rest, complete_only;
     struct sel_opt sel[MAX_SEL];
     int nsel;
 };
@@ -75,6 +75,8 @@ static void usage(FILE *f)
           "  --folded            folded lines (the default without -o); with --vs the three-\n"
           "                      column form of difffolded.pl -n (the --vs side first)\n"
           "  --title T, --countname N   the graph's title and unit (default ns for cpu-clock)\n"
+          "  --complete-only     leave out sources that are not complete (interrupted, failed,\n"
+          "                      being ingested); without it they are used and named on stderr\n"
           "\n"
           "Exit: 0 ok; 2 usage error, bad selection, or nothing to show (the reason is printed:\n"
           "no samples, no span markers, no span selected, no sample in the selected spans).\n",
@@ -100,7 +102,8 @@ enum {
     O_VS,
     O_FOLDED,
     O_TITLE,
-    O_COUNTNAME
+    O_COUNTNAME,
+    O_COMPLETE
 };
 
 static const struct option longopts[] = {
@@ -117,6 +120,7 @@ static const struct option longopts[] = {
     {"folded", no_argument, NULL, O_FOLDED},
     {"title", required_argument, NULL, O_TITLE},
     {"countname", required_argument, NULL, O_COUNTNAME},
+    {"complete-only", no_argument, NULL, O_COMPLETE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -166,6 +170,9 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
             break;
         case O_COUNTNAME:
             o->countname = optarg;
+            break;
+        case O_COMPLETE:
+            o->complete_only = 1;
             break;
         case 'o':
             o->out = optarg;
@@ -530,16 +537,29 @@ int sf_cmd_stacks(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_opts(&o, argc, argv)) >= 0)
         return rc;
-    /* sf_db_open creates a missing file: a typo must not give an empty database */
+    /* a reader: a typo must not give an empty database, and nothing is migrated */
     if (access(o.db, R_OK) != 0) {
         fprintf(stderr, "%s: %s: %s\n", TOOL, o.db, strerror(errno));
         return SF_EXIT_USAGE;
     }
     sf_err_clear(&err);
-    if (sf_db_open(&db, o.db, &err) < 0) {
+    if (sf_db_open_mode(&db, o.db, SF_DB_READ, &err) < 0) {
         sf_err_format(&err, TOOL, o.db, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
         return SF_EXIT_USAGE;
+    }
+    {
+        char note[700];
+
+        /* partial or interrupted sources are said (and left out with --complete-only) */
+        if (sf_db_partial_note(db, o.complete_only, note, sizeof(note), &err) < 0) {
+            sf_err_format(&err, TOOL, o.db, msg, sizeof(msg));
+            fprintf(stderr, "%s\n", msg);
+            sf_db_close(db, NULL);
+            return SF_EXIT_USAGE;
+        }
+        if (note[0])
+            fprintf(stderr, "%s: %s: warning: %s\n", TOOL, o.db, note);
     }
     rc = run(&o, sf_db_handle(db));
     if (fflush(stdout) != 0 && rc == 0) {

@@ -440,10 +440,12 @@ int ingest_file(struct t2s_ctx *c, const char *path)
         return SF_EXIT_USAGE;
     }
     rc = begin_source(&fs, fd, &h);
-    if (rc == SF_E_DUP) {
+    if (rc == SF_E_DUP || rc == SF_E_BUSY) {
+        if (rc == SF_E_BUSY)
+            fprintf(stderr, "tracefs2spans: %s: %s\n", path, fs.err.msg);
         if (!stdin_in)
             close(fd);
-        return 0;
+        return rc == SF_E_BUSY ? SF_EXIT_USAGE : 0;
     }
     fs.iv = intervals_new(64, emit_interval, &fs);
     if (rc == 0 && fs.iv == NULL)

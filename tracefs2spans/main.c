@@ -38,7 +38,10 @@ static void usage(FILE *f)
           "  --fit-skew            always fit skew (default: when pairs span >= 60 s)\n"
           "  --no-steps            do not look for clock steps\n"
           "  --min-step NS         smallest clock step reported (default 200000)\n"
-          "  --refit               no input: refit clocks and re-attribute (needs --db)\n"
+          "  --refit               no input: refit clocks and re-attribute (needs --db of an\n"
+          "                        existing database)\n"
+          "  --wait                when another process is ingesting the same input into\n"
+          "                        the database, wait for it (default: say so, exit 2)\n"
           "  --no-attribute        do not touch samples.span_id\n"
           "  --fields              print the parsed columns of every line as NDJSON (only)\n"
           "  --strict              stop at the first unparseable line\n"
@@ -67,7 +70,8 @@ enum {
     O_STRICT,
     O_QUIET,
     O_HELP,
-    O_VERSION
+    O_VERSION,
+    O_WAIT
 };
 
 static const struct option longopts[] = {
@@ -88,6 +92,7 @@ static const struct option longopts[] = {
     {"fields", no_argument, NULL, O_FIELDS},
     {"strict", no_argument, NULL, O_STRICT},
     {"quiet", no_argument, NULL, O_QUIET},
+    {"wait", no_argument, NULL, O_WAIT},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
     {NULL, 0, NULL, 0},
@@ -192,6 +197,9 @@ static int parse_args(struct t2s_ctx *c, int argc, char **argv, int *refit)
         case O_QUIET:
             c->quiet = 1;
             break;
+        case O_WAIT:
+            c->wait = 1;
+            break;
         case 'h':
         case O_HELP:
             usage(stdout);
@@ -214,6 +222,7 @@ int tracefs2spans_main(int argc, char **argv)
     struct sf_err err;
     int refit = 0, rc, status = SF_EXIT_OK;
 
+    sf_err_clear(&err);
     markers_default(&c.grammar);
     clockfit_defaults(&c.fit);
     if ((rc = parse_args(&c, argc, argv, &refit)) >= 0)
@@ -222,12 +231,15 @@ int tracefs2spans_main(int argc, char **argv)
         return bad_usage("--fields prints only; it does not take --db", NULL);
     if (c.db_path == NULL || c.ndjson || c.fields)
         c.out = stdout;
-    if (c.db_path && sf_db_open(&c.db, c.db_path, &err)) {
+    /* --refit works on what is there: it never creates a database */
+    if (c.db_path && sf_db_open_mode(&c.db, c.db_path, refit ? SF_DB_WRITE : SF_DB_CREATE, &err)) {
         char msg[600];
         sf_err_format(&err, "tracefs2spans", c.db_path, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
         return SF_EXIT_USAGE;
     }
+    if (c.db)
+        sf_db_set_wait(c.db, c.wait);
     if (!refit) {
         if (optind == argc)
             status = ingest_file(&c, "-");

@@ -209,6 +209,7 @@ struct t2s_ctx {
     const char *clock_opt; /* --clock NAME, or NULL */
     struct mk_grammar grammar;
     int quiet, strict, attribute;
+    int wait;              /* --wait: wait for another process ingesting the same input */
     int fields;            /* --fields: print each line's parsed columns, nothing else */
     int max_report;        /* bad lines shown per file before the summary */
     const char *pair_with; /* spans column paired with the marker time */

@@ -22,7 +22,7 @@ static inline int64_t db_count(struct sf_db *db, const char *sql)
     return n;
 }
 
-/* Remove a database file and its WAL files. */
+/* Remove a database file, its WAL files and its owner lock file. */
 static inline void db_cleanup(const char *path)
 {
     char x[300];
@@ -31,6 +31,8 @@ static inline void db_cleanup(const char *path)
     snprintf(x, sizeof(x), "%s-wal", path);
     unlink(x);
     snprintf(x, sizeof(x), "%s-shm", path);
+    unlink(x);
+    snprintf(x, sizeof(x), "%s" SF_DB_OWNER_SUFFIX, path);
     unlink(x);
 }
 

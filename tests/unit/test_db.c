@@ -147,6 +147,141 @@ static void test_stdin_hash_and_newer_schema(void)
                "unwritable path is SF_E_DB");
 }
 
+/* The size of a file, -1 when it does not exist. */
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    long n;
+
+    if (f == NULL)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* Readers never create or change; writers only take an empty file or spanfold's. */
+static void test_modes(void)
+{
+    char path[200], other[220], cmd[600];
+    struct sf_db *db = NULL;
+    struct sf_err err;
+    FILE *f;
+
+    tmpname(path, sizeof(path));
+    sf_err_clear(&err);
+    TAP_EQ_INT(sf_db_open_mode(&db, path, SF_DB_READ, &err), SF_E_IO,
+               "a reader on a missing path fails");
+    TAP_OK(file_size(path) == -1, "and creates nothing");
+    TAP_EQ_INT(sf_db_open_mode(&db, path, SF_DB_WRITE, &err), SF_E_IO,
+               "SF_DB_WRITE (--refit) on a missing path fails too");
+    f = fopen(path, "wb");
+    fclose(f);
+    TAP_EQ_INT(sf_db_open_mode(&db, path, SF_DB_READ, &err), SF_E_DB,
+               "a reader on an empty file fails");
+    TAP_OK(strstr(err.msg, "not a spanfold database") != NULL, "saying why (%s)", err.msg);
+    TAP_OK(file_size(path) == 0, "and leaves it empty");
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "an ingest tool takes an empty file");
+    TAP_EQ_INT(db_count(db, "PRAGMA application_id"), SF_DB_APP_ID, "and marks it spanfold's");
+    sf_db_close(db, &err);
+    TAP_EQ_INT(sf_db_open_mode(&db, path, SF_DB_READ, &err), 0, "a reader opens it");
+    TAP_EQ_INT(sf_db_exec(db, "INSERT INTO stacks (frames) VALUES ('a;b')", &err), SF_E_DB,
+               "read-only: an INSERT fails");
+    sf_db_close(db, &err);
+    db_cleanup(path);
+
+    /* Another program's SQLite file: refused by both, left exactly as it was. */
+    snprintf(other, sizeof(other), "%s.other", path);
+    unlink(other);
+    snprintf(cmd, sizeof(cmd), "sqlite3 %s 'CREATE TABLE t(a); INSERT INTO t VALUES (1)'", other);
+    if (system(cmd) != 0) {
+        TAP_SKIP("foreign database", "sqlite3 shell not installed");
+        return;
+    }
+    long before = file_size(other);
+    TAP_EQ_INT(sf_db_open_mode(&db, other, SF_DB_READ, &err), SF_E_DB,
+               "a reader refuses another program's database");
+    TAP_EQ_INT(sf_db_open(&db, other, &err), SF_E_DB, "so does an ingest tool");
+    TAP_OK(strstr(err.msg, "not a spanfold database") != NULL, "saying why (%s)", err.msg);
+    TAP_OK(file_size(other) == before, "the file is unchanged (%ld bytes)", before);
+    snprintf(cmd, sizeof(cmd),
+             "test \"$(sqlite3 %s 'PRAGMA journal_mode; SELECT count(*) FROM "
+             "sqlite_master')\" = \"$(printf 'delete\\n1')\"",
+             other);
+    TAP_OK(system(cmd) == 0, "still one table, still not WAL");
+    unlink(other);
+}
+
+/* Two handles are two owners (the locks are per open file description), so one
+ * process shows what two processes do. */
+static void test_ownership(void)
+{
+    struct sf_source_info in = {"pcap", "x.pcap", "ee", 10, NULL, "test_db"};
+    struct sf_db *a, *b;
+    struct sf_err err;
+    char path[200];
+    int64_t ia = 0, ib = 0, dup = 0;
+
+    tmpname(path, sizeof(path));
+    sf_err_clear(&err);
+    sf_db_open(&a, path, &err);
+    sf_db_open(&b, path, &err);
+    TAP_EQ_INT(sf_db_source_begin(a, &in, &ia, &dup, &err), 0, "writer A registers a source");
+    TAP_EQ_INT(sf_db_source_owned(b, ia), 1, "B sees that a live writer owns it");
+    TAP_EQ_INT(sf_db_source_owned(a, ia), 0, "A does not count itself");
+    TAP_EQ_INT(sf_db_source_begin(b, &in, &ib, &dup, &err), SF_E_BUSY,
+               "B on the same input: busy, not a take-over");
+    TAP_EQ_INT(dup, ia, "naming A's source");
+    TAP_OK(strstr(err.msg, "another process is ingesting") != NULL, "message: %s", err.msg);
+    TAP_EQ_INT(add_events(a, ia, 10, &err), 0, "A goes on writing under its id");
+    TAP_EQ_INT(sf_db_source_end(a, ia, NULL, 10, 0, &err), 0, "A ends");
+    TAP_EQ_INT(sf_db_source_owned(b, ia), 0, "and owns it no more");
+    TAP_EQ_INT(sf_db_source_begin(b, &in, &ib, &dup, &err), SF_E_DUP, "B now finds it complete");
+    TAP_EQ_INT(db_count(b, "SELECT count(*) FROM span_events"), 10, "A's rows, once");
+
+    /* A dies without ending: its lock goes with its descriptor. */
+    in.sha256 = "ff";
+    sf_db_source_begin(a, &in, &ia, &dup, &err);
+    add_events(a, ia, SF_DB_BATCH, &err);
+    sf_db_rollback(a);
+    sf_db_close(a, &err);
+    TAP_EQ_INT(sf_db_source_owned(b, ia), 0, "a dead writer owns nothing");
+    TAP_EQ_INT(sf_db_source_begin(b, &in, &ib, &dup, &err), 0, "B takes the source over");
+    TAP_EQ_INT(db_count(b, "SELECT count(*) FROM sources WHERE sha256 = 'ff'"), 1,
+               "one source for the input");
+    sf_db_source_end(b, ib, NULL, 0, 0, &err);
+    sf_db_close(b, &err);
+    db_cleanup(path);
+}
+
+/* stdin: the hash is known at the end; two runs racing there keep one copy. */
+static void test_stdin_race(void)
+{
+    struct sf_source_info in = {"perf", "-", NULL, 0, NULL, "test_db"};
+    struct sf_db *a, *b;
+    struct sf_err err;
+    char path[200];
+    int64_t ia = 0, ib = 0, dup = 0;
+
+    tmpname(path, sizeof(path));
+    sf_err_clear(&err);
+    sf_db_open(&a, path, &err);
+    sf_db_open(&b, path, &err);
+    sf_db_source_begin(a, &in, &ia, &dup, &err);
+    sf_db_source_begin(b, &in, &ib, &dup, &err);
+    add_events(a, ia, 3, &err);
+    add_events(b, ib, 3, &err);
+    TAP_EQ_INT(sf_db_source_set_hash(a, ia, "99", 5, &dup, &err), 0, "A sets the hash first");
+    TAP_EQ_INT(sf_db_source_set_hash(b, ib, "99", 5, &dup, &err), SF_E_DUP,
+               "B, still before A ends, is the duplicate");
+    sf_db_source_end(a, ia, NULL, 3, 0, &err);
+    TAP_EQ_INT(db_count(a, "SELECT count(*) FROM span_events"), 3, "one copy of the rows");
+    sf_db_close(a, &err);
+    sf_db_close(b, &err);
+    db_cleanup(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -167,5 +302,8 @@ int main(int argc, char **argv)
     test_create_and_sources();
     test_crash_and_rerun();
     test_stdin_hash_and_newer_schema();
+    test_modes();
+    test_ownership();
+    test_stdin_race();
     return tap_done();
 }

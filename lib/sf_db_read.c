@@ -1,0 +1,110 @@
+/* sf_db_read.c - what readers must know about sources (see sf_db.h, "for readers"):
+ * which are not complete and why, and a view of only the complete ones. */
+#include <stdio.h>
+#include <string.h>
+
+#include "sf_db.h"
+
+static int read_fail(struct sf_db *db, struct sf_err *err)
+{
+    return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading sources: %s",
+                      sqlite3_errmsg(sf_db_handle(db)));
+}
+
+int sf_db_health(struct sf_db *db, struct sf_db_health *h, struct sf_err *err)
+{
+    static const char sql[] = "SELECT id, path, COALESCE(error, ''), status = 'complete' "
+                              "FROM main.sources ORDER BY id";
+    sqlite3_stmt *st;
+    size_t len = 0;
+    int64_t shown = 0;
+    int rc;
+
+    memset(h, 0, sizeof(*h));
+    if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return read_fail(db, err);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        h->sources++;
+        if (sqlite3_column_int(st, 3))
+            continue;
+        int64_t id = sqlite3_column_int64(st, 0);
+        const char *path = (const char *)sqlite3_column_text(st, 1);
+        const char *e = (const char *)sqlite3_column_text(st, 2);
+        const char *what;
+        if (sf_db_source_owned(db, id)) {
+            h->running++;
+            what = "being ingested now";
+        } else if (strcmp(e, "interrupted") == 0) {
+            h->interrupted++;
+            what = "interrupted (its writer is gone)";
+        } else {
+            h->failed++;
+            what = e;
+        }
+        if (shown++ < 3 && len + 1 < sizeof(h->text)) {
+            int k = snprintf(h->text + len, sizeof(h->text) - len, "%ssource %lld %.80s: %.80s",
+                             len ? "; " : "", (long long)id, path ? path : "?", what);
+            len = k < 0 ? len : len + (size_t)k;
+            len = len < sizeof(h->text) ? len : sizeof(h->text) - 1;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return read_fail(db, err);
+    if (shown > 3 && len + 1 < sizeof(h->text))
+        snprintf(h->text + len, sizeof(h->text) - len, "; and %lld more", (long long)shown - 3);
+    return 0;
+}
+
+int sf_db_complete_only(struct sf_db *db, struct sf_err *err)
+{
+    /* Unqualified names resolve to temp before main, so these shadow the tables. */
+    static const char views[] =
+        "CREATE TEMP VIEW sources AS SELECT * FROM main.sources WHERE status = 'complete';"
+        "CREATE TEMP VIEW connections AS SELECT * FROM main.connections "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW connection_events AS SELECT * FROM main.connection_events "
+        "  WHERE connection_id IN (SELECT id FROM temp.connections);"
+        "CREATE TEMP VIEW spans AS SELECT * FROM main.spans "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW contexts AS SELECT * FROM main.contexts "
+        "  WHERE span_row IN (SELECT id FROM temp.spans);"
+        "CREATE TEMP VIEW span_events AS SELECT * FROM main.span_events "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW losses AS SELECT * FROM main.losses "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW span_intervals AS SELECT * FROM main.span_intervals "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW samples AS SELECT * FROM main.samples "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW clock_fits AS SELECT * FROM main.clock_fits "
+        "  WHERE (from_source IS NULL OR from_source IN (SELECT id FROM temp.sources)) "
+        "  AND (to_source IS NULL OR to_source IN (SELECT id FROM temp.sources));";
+
+    return sf_db_exec(db, views, err);
+}
+
+int sf_db_partial_note(struct sf_db *db, int complete_only, char *note, size_t n,
+                       struct sf_err *err)
+{
+    struct sf_db_health h;
+    int64_t bad;
+    int rc;
+
+    note[0] = 0;
+    if ((rc = sf_db_health(db, &h, err)))
+        return rc;
+    if (complete_only && (rc = sf_db_complete_only(db, err)))
+        return rc;
+    bad = h.running + h.interrupted + h.failed;
+    if (bad == 0)
+        return 0;
+    snprintf(note, n, "%lld of %lld sources %s not complete and %s: %s", (long long)bad,
+             (long long)h.sources, bad == 1 ? "is" : "are",
+             complete_only
+                 ? (bad == 1 ? "is left out (--complete-only)" : "are left out (--complete-only)")
+                 : (bad == 1 ? "is used as it is (--complete-only leaves it out)"
+                             : "are used as they are (--complete-only leaves them out)"),
+             h.text);
+    return 0;
+}
