@@ -61,6 +61,11 @@ struct span_windows {
     uint64_t nspans;
 };
 
+/* The trials of a rate metric of g, one per window: the spans of each window for
+ * M_ERROR_RATE, the traces with a sampling decision for M_SAMPLED_SHARE (the
+ * metric is a proportion of them); NULL for any other metric. */
+const uint64_t *spans_trials(const struct win_group *g, enum span_metric m);
+
 /* Read the spans of the database at path into windows.  by is "all", "service",
  * "endpoint" or "grpc_method"; progress (spans read) goes to `progress` when not
  * NULL.  Returns 0 (possibly with nwin 0: no spans), or
