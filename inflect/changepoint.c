@@ -16,8 +16,13 @@
  *             runs in (near) linear time.  Every applicable cost is fitted and the
  *             one with the smallest penalised likelihood is kept (select_cost): a
  *             latency step picks the mean, a burst of jitter the mean+variance, a
- *             drifting series the line.
- *   scale     the residual variance sigma^2 and lag-1 autocorrelation rho of the
+ *             drifting series the line.  A rate given with its trials (an error
+ *             rate of n spans a window) is a binomial count and gets the binomial
+ *             cost alone: its variance follows p (1 - p) / n, so a lone error
+ *             among ten spans is chance, and the confidence of a one-window
+ *             segment is what its count can show.
+ *   scale     the residual variance sigma^2 (binomial: the dispersion phi >= 1 of
+ *             the Pearson residuals) and lag-1 autocorrelation rho of the
  *             current segmentation, re-estimated until the segmentation repeats
  *             (from the global variance: an upper bound, never too small).  Costs
  *             are divided by the long-run factor (1 + rho) / (1 - rho): real series
@@ -34,7 +39,9 @@
  * The cost family, the penalty multiplier and the rho cap were chosen by
  * leave-one-out cross-validation over 13 TCPD series (scripts/bench-inflect.sh):
  * cross-validated F1 0.805, cover 0.774 (in-sample 0.817 / 0.777); 12 of the 13 folds
- * chose this setting.
+ * chose this setting.  The binomial cost has no setting of its own (the same penalty
+ * and rho cap) and TCPD has no rates with trials, so it leaves that score as it was;
+ * it is tested on sparse error rates in tests/inflect/test_scenarios.c.
  */
 #include "changepoint.h"
 
@@ -44,7 +51,8 @@
 
 static const char *const names[CP_NDETECTORS] = {"pelt", "pelt_mbic", "binseg", "cusum",
                                                  "baseline"};
-static const char *const cost_names[CP_NCOSTS] = {"auto", "mean", "meanvar", "linear", "poisson"};
+static const char *const cost_names[CP_NCOSTS] = {"auto",   "mean",    "meanvar",
+                                                  "linear", "poisson", "binomial"};
 
 #define CP_TWO_PI 6.283185307179586
 #define CP_MBIC   3.0 /* pelt_mbic: the plain MBIC penalty 3 ln n (Zhang & Siegmund) */
@@ -119,11 +127,22 @@ void cp_standardise(const double *x, size_t n, double *z)
  *   mean     sum (x - mean)^2 / (sigma^2 f)          (normal, known variance)
  *   meanvar  L ln max(var, floor) / f                 (normal, mean and variance)
  *   poisson  -2 (S ln(S / L) - S) / f                 (counts)
+ *   binomial -2 (K ln p + (N - K) ln(1 - p)) / (phi f), p = K / N
+ *                                  (proportions: K = sum x w successes of N = sum w
+ *                                   trials; phi the dispersion, at least 1)
+ *
+ * A rate of k errors in n spans is a binomial count, not a normal value: its
+ * variance p (1 - p) / n follows the level and the window's spans, so one error in
+ * ten spans of a 0.3 % series is what chance gives (a gain of about 5 against a
+ * penalty of 2 ln n per change), where a normal cost with the variance of zeros
+ * would call it a certain jump.
  */
 struct cost {
     enum cp_cost kind;
-    double *s, *s2, *st; /* prefix sums of x, x^2 and i x (n + 1 each) */
-    double scale;        /* mean: sigma^2 f; meanvar, poisson: f */
+    double *s, *s2, *st; /* prefix sums of x, x^2 and i x (n + 1 each); binomial: of x w */
+    double *sn;          /* binomial: prefix sums of the trials w, else NULL */
+    const double *w;     /* binomial: the trials per observation */
+    double scale;        /* mean, binomial: sigma^2 (phi) f; meanvar, poisson: f */
     double vfloor;       /* meanvar: smallest segment variance */
 };
 
@@ -132,27 +151,51 @@ static void cost_free(struct cost *c)
     free(c->s);
     free(c->s2);
     free(c->st);
+    free(c->sn);
 }
 
-static int cost_make(struct cost *c, enum cp_cost kind, const double *z, size_t n)
+/* The prefix sums of z[0..n) for cost kind; w (the trials) only for binomial. */
+static int cost_make(struct cost *c, enum cp_cost kind, const double *z, const double *w, size_t n)
 {
     c->kind = kind;
     c->scale = 1;
     c->vfloor = 0;
+    c->w = kind == CP_COST_BINOMIAL ? w : NULL;
+    c->sn = NULL;
     c->s = malloc((n + 1) * sizeof(double));
     c->s2 = malloc((n + 1) * sizeof(double));
     c->st = malloc((n + 1) * sizeof(double));
-    if (c->s == NULL || c->s2 == NULL || c->st == NULL) {
+    if (c->w)
+        c->sn = malloc((n + 1) * sizeof(double));
+    if (c->s == NULL || c->s2 == NULL || c->st == NULL || (c->w && c->sn == NULL)) {
         cost_free(c);
         return -1;
     }
     c->s[0] = c->s2[0] = c->st[0] = 0;
+    if (c->sn)
+        c->sn[0] = 0;
     for (size_t i = 0; i < n; i++) {
-        c->s[i + 1] = c->s[i] + z[i];
-        c->s2[i + 1] = c->s2[i] + z[i] * z[i];
-        c->st[i + 1] = c->st[i] + (double)i * z[i];
+        double v = c->w ? z[i] * c->w[i] : z[i];
+        c->s[i + 1] = c->s[i] + v;
+        c->s2[i + 1] = c->s2[i] + v * v;
+        c->st[i + 1] = c->st[i] + (double)i * v;
+        if (c->sn)
+            c->sn[i + 1] = c->sn[i] + c->w[i];
     }
     return 0;
+}
+
+/* -2 log-likelihood of K successes in N trials at p = K / N (0 ln 0 = 0). */
+static double binom_nll(double K, double N)
+{
+    double v = 0;
+
+    K = K < 0 ? 0 : K > N ? N : K; /* rounding of the prefix sums */
+    if (K > 0)
+        v -= K * log(K / N);
+    if (N - K > 0)
+        v -= (N - K) * log((N - K) / N);
+    return 2 * v;
 }
 
 /* Squared error of z[a..b) about its mean. */
@@ -183,6 +226,8 @@ static double seg_cost(const struct cost *c, size_t a, size_t b)
     case CP_COST_POISSON:
         S = c->s[b] - c->s[a];
         return S > 0 ? -2 * (S * log(S / L) - S) / c->scale : 0;
+    case CP_COST_BINOMIAL:
+        return binom_nll(c->s[b] - c->s[a], c->sn[b] - c->sn[a]) / c->scale;
     default:
         return sse(c, a, b) / c->scale;
     }
@@ -318,7 +363,7 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
 
     if (n < 2 * (min_seg ? min_seg : 1))
         return 0;
-    if (cost_make(&c, CP_COST_MEAN, z, n) < 0)
+    if (cost_make(&c, CP_COST_MEAN, z, NULL, n) < 0)
         return -1;
     m = pelt(&c, n, pen, min_seg, out, cap);
     cost_free(&c);
@@ -332,7 +377,7 @@ long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *ou
 
     if (n < 2 * (min_seg ? min_seg : 1))
         return 0;
-    if (cost_make(&c, CP_COST_MEAN, z, n) < 0)
+    if (cost_make(&c, CP_COST_MEAN, z, NULL, n) < 0)
         return -1;
     m = binseg(&c, n, pen, min_seg, out, cap);
     cost_free(&c);
@@ -371,18 +416,53 @@ static void resid_stats(const double *z, size_t n, const size_t *cp, size_t m, i
     *rho = ss > 0 ? num / ss : 0;
 }
 
+/* The binomial segmentation's Pearson residuals r = (x w - w p) / sqrt(w p (1 - p)),
+ * p the segment's K / N: the dispersion phi = sum r^2 / (n - segments), at least 1
+ * (independent trials vary at least as the binomial says; errors that come in
+ * bursts vary more, and phi > 1 keeps each burst from being a change), and their
+ * lag-1 autocorrelation within the segments.  A segment fitted exactly (a lone
+ * window) has no residual and no degree of freedom, so it cannot shrink phi. */
+static void binom_stats(const struct cost *c, const double *x, size_t n, const size_t *cp, size_t m,
+                        double *phi, double *rho)
+{
+    double ss = 0, num = 0;
+    size_t a = 0;
+
+    for (size_t k = 0; k <= m; k++) {
+        size_t b = k < m ? cp[k] : n;
+        double N = c->sn[b] - c->sn[a], p = N > 0 ? (c->s[b] - c->s[a]) / N : 0, prev = 0;
+        for (size_t i = a; i < b; i++) {
+            double v = c->w[i] * p * (1 - p), r = v > 0 ? c->w[i] * (x[i] - p) / sqrt(v) : 0;
+            ss += r * r;
+            if (i > a)
+                num += r * prev;
+            prev = r;
+        }
+        a = b;
+    }
+    *phi = n > m + 1 ? ss / (double)(n - m - 1) : 1;
+    if (!(*phi >= 1))
+        *phi = 1;
+    *rho = ss > 0 ? num / ss : 0;
+}
+
 /* Set the cost's scale from the residuals of segmentation cp[0..m) of z: sigma^2
- * and rho (clamped to [0, rho_max]); info gets them. */
+ * (binomial: phi) and rho (clamped to [0, rho_max]); info gets them. */
 static void cost_fit(struct cost *c, const double *z, size_t n, const size_t *cp, size_t m,
                      const struct cp_opts *o, struct cp_info *info)
 {
     double s2, rho, f;
 
-    resid_stats(z, n, cp, m, c->kind == CP_COST_LINEAR, &s2, &rho);
+    if (c->kind == CP_COST_BINOMIAL)
+        binom_stats(c, z, n, cp, m, &s2, &rho);
+    else
+        resid_stats(z, n, cp, m, c->kind == CP_COST_LINEAR, &s2, &rho);
 
     rho = rho < 0 ? 0 : rho > o->rho_max ? o->rho_max : rho;
     f = (1 + rho) / (1 - rho);
-    c->scale = c->kind == CP_COST_MEAN || c->kind == CP_COST_LINEAR ? s2 * f : f;
+    c->scale = c->kind == CP_COST_MEAN || c->kind == CP_COST_LINEAR || c->kind == CP_COST_BINOMIAL
+                   ? s2 * f
+                   : f;
     if (!(c->scale > 1e-9))
         c->scale = 1e-9; /* a perfect fit: keep a finite cost */
     info->sigma2 = s2;
@@ -400,7 +480,7 @@ static size_t cost_min_seg(enum cp_cost kind, const struct cp_opts *o)
  * residuals until the segmentation repeats (see top), starting from the global
  * variance, or from the residuals of segmentation init[0..ninit) when init is not
  * NULL.  Returns count or -1. */
-static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, size_t n,
+static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, const double *w, size_t n,
                      const struct cp_opts *o, const size_t *init, long ninit, size_t *out,
                      size_t cap, struct cp_info *info)
 {
@@ -411,7 +491,7 @@ static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, size_t 
     double old;
     int it;
 
-    if (prev == NULL || cost_make(&c, kind, z, n) < 0) {
+    if (prev == NULL || cost_make(&c, kind, z, w, n) < 0) {
         free(prev);
         return -1;
     }
@@ -421,6 +501,14 @@ static long fit_cost(int use_binseg, enum cp_cost kind, const double *z, size_t 
     info->sigma2 = 1;
     if (init)
         cost_fit(&c, z, n, init, (size_t)ninit, o, info); /* warm start */
+    else if (kind == CP_COST_BINOMIAL) {
+        /* as the normal costs start from the global variance and rho 0: the dispersion
+           about one level (never too small), no autocorrelation yet (a step would
+           look like rho near 1 and hide itself) */
+        cost_fit(&c, z, n, NULL, 0, o, info);
+        c.scale = info->sigma2;
+        info->rho = 0;
+    }
     for (it = 0; it < (o->max_iter > 0 ? o->max_iter : 1); it++) {
         m = use_binseg ? binseg(&c, n, pen, ms, out, cap) : pelt(&c, n, pen, ms, out, cap);
         if (m < 0 || (m == pm && memcmp(out, prev, (size_t)m * sizeof(*out)) == 0))
@@ -542,7 +630,8 @@ static long baseline(const double *x, size_t n, const struct cp_opts *o, size_t 
 }
 
 /* -2 log-likelihood of the whole segmentation under its model, with every term
- * (so that the models can be compared): x is raw for poisson, else standardised. */
+ * (so that the models can be compared): x is raw for poisson and binomial, else
+ * standardised. */
 static double model_nll(const struct cost *c, const double *x, size_t n, const size_t *cp, size_t m)
 {
     double nll = 0, rss = 0;
@@ -555,6 +644,8 @@ static double model_nll(const struct cost *c, const double *x, size_t n, const s
             nll += L * (log(CP_TWO_PI * fmax(sse(c, a, b) / L, c->vfloor)) + 1);
         else if (c->kind == CP_COST_POISSON)
             nll += S > 0 ? -2 * (S * log(S / L) - S) : 0;
+        else if (c->kind == CP_COST_BINOMIAL)
+            nll += binom_nll(S, c->sn[b] - c->sn[a]);
         else
             rss += c->kind == CP_COST_LINEAR ? sse_line(c, a, b) : sse(c, a, b);
         a = b;
@@ -564,6 +655,10 @@ static double model_nll(const struct cost *c, const double *x, size_t n, const s
     if (c->kind == CP_COST_POISSON)
         for (size_t i = 0; i < n; i++)
             nll += 2 * lgamma(x[i] + 1);
+    if (c->kind == CP_COST_BINOMIAL) /* the binomial coefficients */
+        for (size_t i = 0; i < n; i++)
+            nll -= 2 * (lgamma(c->w[i] + 1) - lgamma(x[i] * c->w[i] + 1) -
+                        lgamma(c->w[i] - x[i] * c->w[i] + 1));
     return nll;
 }
 
@@ -579,6 +674,32 @@ static int is_counts(const double *x, size_t n)
     return sum > 0;
 }
 
+/* Proportions: w given, every trial count w[i] positive and finite, every x[i] a
+ * share in [0, 1]. */
+static int is_proportions(const double *x, const double *w, size_t n)
+{
+    if (w == NULL)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(w[i] > 0 && w[i] <= 1e15) || !(x[i] >= 0 && x[i] <= 1))
+            return 0;
+    return 1;
+}
+
+/* Whether cost k is fitted when the caller asked for `only`: auto fits every cost
+ * that applies, the binomial alone on proportions (a normal density on the lattice
+ * k / n is no rival for its probability: on a run of zeros it grows without bound);
+ * poisson or binomial asked of data they do not fit means mean. */
+static int cost_applies(enum cp_cost only, int k, int counts, int props)
+{
+    if ((k == CP_COST_POISSON && !counts) || (k == CP_COST_BINOMIAL && !props))
+        return 0;
+    if (only == CP_COST_AUTO)
+        return props ? k == CP_COST_BINOMIAL : 1;
+    return k == (int)only || (k == CP_COST_MEAN && ((only == CP_COST_POISSON && !counts) ||
+                                                    (only == CP_COST_BINOMIAL && !props)));
+}
+
 /* One cost's fit for the model selection below. */
 struct fit {
     size_t *seg;
@@ -587,43 +708,46 @@ struct fit {
     struct cp_info info;
 };
 
-static int fit_one(int use_binseg, enum cp_cost k, const double *x, const double *z, double var,
-                   size_t n, const struct cp_opts *o, const struct fit *init, size_t cap,
-                   struct fit *fo)
+static int fit_one(int use_binseg, enum cp_cost k, const double *x, const double *z,
+                   const double *w, double var, size_t n, const struct cp_opts *o,
+                   const struct fit *init, size_t cap, struct fit *fo)
 {
-    const double *d = k == CP_COST_POISSON ? x : z;
+    int raw = k == CP_COST_POISSON || k == CP_COST_BINOMIAL;
+    const double *d = raw ? x : z;
     struct cost c;
 
-    fo->m = fit_cost(use_binseg, k, d, n, o, init ? init->seg : NULL, init ? init->m : 0, fo->seg,
-                     cap, &fo->info);
-    if (fo->m < 0 || cost_make(&c, k, d, n) < 0)
+    fo->m = fit_cost(use_binseg, k, d, w, n, o, init ? init->seg : NULL, init ? init->m : 0,
+                     fo->seg, cap, &fo->info);
+    if (fo->m < 0 || cost_make(&c, k, d, w, n) < 0)
         return -1;
     c.vfloor = 1e-4 * fmax(sse(&c, 0, n) / (double)n, 1e-300);
     /* the normal likelihoods are of z; x = mean + sd z adds n ln var */
-    fo->nll = model_nll(&c, d, n, fo->seg, (size_t)fo->m) +
-              (k == CP_COST_POISSON ? 0 : (double)n * log(var));
+    fo->nll = model_nll(&c, d, n, fo->seg, (size_t)fo->m) + (raw ? 0 : (double)n * log(var));
     fo->f = (1 + fo->info.rho) / (1 - fo->info.rho);
     cost_free(&c);
     return 0;
 }
 
 /* The default's model selection: fit every applicable cost (normal mean, normal
- * mean+variance, line, Poisson for counts) and keep the one with the smallest
+ * mean+variance, line, Poisson for counts; the binomial alone for proportions,
+ * see cost_applies) and keep the one with the smallest
  * penalised -2 log-likelihood, all on the raw data's scale:
  *     nll / f + pen_mult / 2 * ln n * (parameters)
  * where a segmentation with m changes has 2m + 2 parameters (mean: m locations,
  * m + 1 means, one variance), 3m + 2 (mean+variance), 3m + 3 (line) or 2m + 1
- * (Poisson), and f is the smallest long-run factor of the fits: the residuals of
+ * (Poisson, binomial), and f is the smallest long-run factor of the fits: the residuals of
  * a fit that misses changes look autocorrelated, so the best fit's are the
  * honest estimate of the noise's.  For the same reason every cost is fitted a
  * second time starting from the residuals of that best fit, and the better of
  * its two fixpoints is kept: a fit started from the global variance can stop
  * early, its missed changes inflating the penalty that would find them. */
-static long select_cost(int use_binseg, const double *x, const double *z, double var, size_t n,
-                        const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
+static long select_cost(int use_binseg, const double *x, const double *z, const double *w,
+                        double var, size_t n, const struct cp_opts *o, size_t *out, size_t cap,
+                        struct cp_info *info)
 {
-    static const double base[] = {0, 2, 2, 3, 1}; /* parameters besides those per change */
+    static const double base[] = {0, 2, 2, 3, 1, 1}; /* parameters besides those per change */
     enum cp_cost only = (enum cp_cost)o->cost;
+    int counts = is_counts(x, n), props = is_proportions(x, w, n);
     struct fit fits[CP_NCOSTS], warm;
     double best = INFINITY, f = INFINITY, lnn = o->pen_mult / 2 * log((double)n);
     long rc = -1;
@@ -635,13 +759,10 @@ static long select_cost(int use_binseg, const double *x, const double *z, double
         return -1;
     for (k = CP_COST_MEAN; k < CP_NCOSTS; k++) {
         fits[k].m = -1;
-        /* Poisson is for counts only: --cost poisson on other data means mean */
-        if ((only != CP_COST_AUTO && k != (int)only &&
-             !(only == CP_COST_POISSON && k == CP_COST_MEAN && !is_counts(x, n))) ||
-            (k == CP_COST_POISSON && !is_counts(x, n)))
+        if (!cost_applies(only, k, counts, props))
             continue;
         if ((fits[k].seg = malloc((cap ? cap : 1) * sizeof(size_t))) == NULL ||
-            fit_one(use_binseg, (enum cp_cost)k, x, z, var, n, o, NULL, cap, &fits[k]) < 0)
+            fit_one(use_binseg, (enum cp_cost)k, x, z, w, var, n, o, NULL, cap, &fits[k]) < 0)
             goto out;
         if (fits[k].f < f) {
             f = fits[k].f;
@@ -656,7 +777,7 @@ static long select_cost(int use_binseg, const double *x, const double *z, double
         if (k != kf && k != CP_COST_POISSON &&
             !(fits[k].m == fits[kf].m &&
               memcmp(fits[k].seg, fits[kf].seg, (size_t)fits[k].m * sizeof(size_t)) == 0)) {
-            if (fit_one(use_binseg, (enum cp_cost)k, x, z, var, n, o, &fits[kf], cap, &warm) < 0)
+            if (fit_one(use_binseg, (enum cp_cost)k, x, z, w, var, n, o, &fits[kf], cap, &warm) < 0)
                 goto out;
             if (warm.nll / f + lnn * pk * (double)warm.m <
                 fits[k].nll / f + lnn * pk * (double)fits[k].m) {
@@ -691,16 +812,18 @@ out:
 
 /* PELT costs O(n^2) on a series without changes (nothing can be pruned), so a
  * series longer than CP_PELT_MAX is segmented on the means of ceil(n / CP_PELT_MAX)
- * consecutive points, and each change point is then placed exactly: the best
- * single split of its two neighbouring segments within one block either side. */
+ * consecutive points (proportions: on the pooled successes and trials of each
+ * block, binomial counts again), and each change point is then placed exactly:
+ * the best single split of its two neighbouring segments within one block either
+ * side. */
 #define CP_PELT_MAX 5000
 
 static size_t refine(const struct cost *p, size_t a, size_t c, size_t lo, size_t hi)
 {
-    double whole = sse(p, a, c), best = -1;
+    double whole = seg_cost(p, a, c), best = -1;
     size_t bt = lo;
     for (size_t t = lo; t <= hi; t++) {
-        double g = whole - sse(p, a, t) - sse(p, t, c);
+        double g = whole - seg_cost(p, a, t) - seg_cost(p, t, c);
         if (t > a && t < c && g > best) {
             best = g;
             bt = t;
@@ -709,32 +832,44 @@ static size_t refine(const struct cost *p, size_t a, size_t c, size_t lo, size_t
     return bt;
 }
 
-static long blocked(enum cp_detector d, const double *z, size_t n, const struct cp_opts *o,
-                    size_t *out, size_t cap, struct cp_info *info)
+/* z is standardised, or (w not NULL: proportions, CP_PELT only) the raw shares. */
+static long blocked(enum cp_detector d, const double *z, const double *w, size_t n,
+                    const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
 {
     size_t b = (n + CP_PELT_MAX - 1) / CP_PELT_MAX, nb = (n + b - 1) / b;
-    double *zb = malloc(nb * sizeof(*zb));
+    double *zb = malloc(nb * sizeof(*zb)), *wb = w ? malloc(nb * sizeof(*wb)) : NULL;
+    enum cp_cost kind = w ? CP_COST_BINOMIAL : CP_COST_MEAN;
     struct cp_info bi;
     struct cost p;
     long m;
 
-    if (zb == NULL)
+    if (zb == NULL || (w && wb == NULL)) {
+        free(zb);
+        free(wb);
         return -1;
+    }
     for (size_t k = 0; k < nb; k++) {
         size_t e = (k + 1) * b < n ? (k + 1) * b : n;
+        double tw = 0;
         zb[k] = 0;
-        for (size_t i = k * b; i < e; i++)
-            zb[k] += z[i];
-        zb[k] /= (double)(e - k * b);
+        for (size_t i = k * b; i < e; i++) {
+            zb[k] += w ? z[i] * w[i] : z[i];
+            tw += w ? w[i] : 1;
+        }
+        zb[k] /= tw;
+        if (wb)
+            wb[k] = tw;
     }
-    cp_standardise(zb, nb, zb);
+    if (!w)
+        cp_standardise(zb, nb, zb);
     m = d == CP_PELT
-            ? fit_cost(0, CP_COST_MEAN, zb, nb, o, NULL, 0, out, cap, &bi)
+            ? fit_cost(0, kind, zb, wb, nb, o, NULL, 0, out, cap, &bi)
             : cp_pelt(zb, nb, CP_MBIC * log((double)nb), o->min_seg > 2 ? o->min_seg : 2, out, cap);
     if (info && d == CP_PELT)
         *info = bi;
     free(zb);
-    if (m <= 0 || cost_make(&p, CP_COST_MEAN, z, n) < 0)
+    free(wb);
+    if (m <= 0 || cost_make(&p, kind, z, w, n) < 0)
         return m <= 0 ? m : -1;
     for (long k = 0; k < m; k++) {
         size_t a = k ? out[k - 1] : 0, c = k + 1 < m ? out[k + 1] * b : n, t = out[k] * b;
@@ -745,8 +880,8 @@ static long blocked(enum cp_detector d, const double *z, size_t n, const struct 
     return m;
 }
 
-long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o, size_t *out,
-               size_t cap, struct cp_info *info)
+long cp_detect(enum cp_detector d, const double *x, const double *w, size_t n,
+               const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
 {
     struct cp_info tmp;
     double *z, m0 = 0, var = 0;
@@ -768,14 +903,17 @@ long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_op
     for (size_t i = 0; i < n; i++)
         var += (x[i] - m0) * (x[i] - m0) / (double)n;
     if ((d == CP_PELT || d == CP_PELT_MBIC) && n > CP_PELT_MAX) {
-        m = blocked(d, z, n, o, out, cap, info);
+        /* proportions stay binomial when the cost is auto or binomial */
+        int props = d == CP_PELT && (o->cost == CP_COST_AUTO || o->cost == CP_COST_BINOMIAL) &&
+                    is_proportions(x, w, n);
+        m = blocked(d, props ? x : z, props ? w : NULL, n, o, out, cap, info);
         free(z);
         return m;
     }
     switch (d) {
     case CP_PELT:
     case CP_BINSEG:
-        m = var > 0 ? select_cost(d == CP_BINSEG, x, z, var, n, o, out, cap, info) : 0;
+        m = var > 0 ? select_cost(d == CP_BINSEG, x, z, w, var, n, o, out, cap, info) : 0;
         break;
     case CP_PELT_MBIC:
         m = cp_pelt(z, n, CP_MBIC * log((double)n), o->min_seg > 2 ? o->min_seg : 2, out, cap);
@@ -792,8 +930,8 @@ long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_op
 
 /* ---- confidence and location interval ------------------------------------------- */
 
-int cp_assess(const double *x, size_t n, const struct cp_opts *o, enum cp_cost kind,
-              const size_t *cp, size_t m, struct cp_bounds *out)
+int cp_assess(const double *x, const double *w, size_t n, const struct cp_opts *o,
+              enum cp_cost kind, const size_t *cp, size_t m, struct cp_bounds *out)
 {
     const double kappa = 2 * log(20.0); /* relative likelihood 1/20 */
     double *z;
@@ -801,20 +939,22 @@ int cp_assess(const double *x, size_t n, const struct cp_opts *o, enum cp_cost k
     struct cost c;
     size_t ms;
     double pen;
+    int raw;
 
     if (m == 0)
         return 0;
-    if (kind == CP_COST_AUTO)
+    if (kind == CP_COST_AUTO || (kind == CP_COST_BINOMIAL && !is_proportions(x, w, n)))
         kind = CP_COST_MEAN;
     if ((z = malloc(n * sizeof(*z))) == NULL)
         return -1;
     cp_standardise(x, n, z);
-    if (cost_make(&c, kind, kind == CP_COST_POISSON ? x : z, n) < 0) {
+    raw = kind == CP_COST_POISSON || kind == CP_COST_BINOMIAL;
+    if (cost_make(&c, kind, raw ? x : z, w, n) < 0) {
         free(z);
         return -1;
     }
     c.vfloor = 1e-4 * fmax(sse(&c, 0, n) / (double)n, 1e-300);
-    cost_fit(&c, kind == CP_COST_POISSON ? x : z, n, cp, m, o, &ki);
+    cost_fit(&c, raw ? x : z, n, cp, m, o, &ki);
     pen = o->pen_mult * cost_params(kind) / 2 * log((double)n);
     ms = cost_min_seg(kind, o);
     for (size_t k = 0; k < m; k++) {

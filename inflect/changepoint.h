@@ -32,11 +32,14 @@ enum cp_cost {
     CP_COST_MEANVAR,
     CP_COST_LINEAR,
     CP_COST_POISSON,
+    CP_COST_BINOMIAL,
     CP_NCOSTS
 };
 
-/* "auto", "mean", "meanvar", "linear", "poisson"; cp_cost_by_name gives -1 when
- * unknown.  poisson applies to counts only: on other data it means mean. */
+/* "auto", "mean", "meanvar", "linear", "poisson", "binomial"; cp_cost_by_name gives
+ * -1 when unknown.  poisson applies to counts only, binomial to proportions with
+ * their trials (cp_detect's w): on other data either means mean.  auto on
+ * proportions is binomial. */
 const char *cp_cost_name(enum cp_cost c);
 int cp_cost_by_name(const char *name);
 
@@ -63,18 +66,22 @@ void cp_defaults(struct cp_opts *o);
 /* What the AR(1)-aware passes estimated (for the report). */
 struct cp_info {
     int cost;       /* enum cp_cost the default chose */
-    double sigma2;  /* residual variance of the standardised series */
+    double sigma2;  /* residual variance of the standardised series; binomial: the
+                       dispersion phi (>= 1) that scales the binomial variance */
     double rho;     /* lag-1 autocorrelation of residuals (clamped) */
     double penalty; /* per change, in -2 log-likelihood units */
     int iterations;
 };
 
 /* Run detector d on x[0..n) (raw values; detectors standardise as they need).
- * info (CP_PELT, CP_BINSEG) gets the chosen cost and its scale.
- * Writes at most cap indices to out and returns how many, or -1 when out of
- * memory.  info may be NULL. */
-long cp_detect(enum cp_detector d, const double *x, size_t n, const struct cp_opts *o, size_t *out,
-               size_t cap, struct cp_info *info);
+ * w is NULL, or the trials of each observation when x[i] is a proportion of w[i]
+ * (an error rate of w[i] spans): CP_PELT and CP_BINSEG then model x[i] w[i] as a
+ * binomial count (cost auto or binomial); w is ignored unless every w[i] > 0 and
+ * every x[i] is in [0, 1].  info (CP_PELT, CP_BINSEG) gets the chosen cost and its
+ * scale.  Writes at most cap indices to out and returns how many, or -1 when out
+ * of memory.  info may be NULL. */
+long cp_detect(enum cp_detector d, const double *x, const double *w, size_t n,
+               const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info);
 
 /* Globally standardise: z = (x - mean) / sd (population sd; sd 0 gives z = 0). */
 void cp_standardise(const double *x, size_t n, double *z);
@@ -91,13 +98,13 @@ struct cp_bounds {
     size_t lo, hi;     /* every location within relative likelihood 1/20: lo <= cp <= hi */
 };
 
-/* Assess change points cp[0..m) of x[0..n) under cost kind (the cp_info.cost of
- * the detection): gain is the -2 log-likelihood the point saves against merging
- * its two segments, so confidence is the BIC-approximate posterior probability
- * that the change is real (0.5 when gain equals the penalty); [lo, hi] holds every
+/* Assess change points cp[0..m) of x[0..n) (trials w as for cp_detect, or NULL)
+ * under cost kind (the cp_info.cost of the detection): gain is the -2 log-likelihood the point
+ * saves against merging its two segments, so confidence is the BIC-approximate posterior
+ * probability that the change is real (0.5 when gain equals the penalty); [lo, hi] holds every
  * location t between the neighbouring change points whose split costs at most
  * 2 ln 20 more than cp's.  Writes out[0..m); returns 0 or -1 (out of memory). */
-int cp_assess(const double *x, size_t n, const struct cp_opts *o, enum cp_cost kind,
-              const size_t *cp, size_t m, struct cp_bounds *out);
+int cp_assess(const double *x, const double *w, size_t n, const struct cp_opts *o,
+              enum cp_cost kind, const size_t *cp, size_t m, struct cp_bounds *out);
 
 #endif

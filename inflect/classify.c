@@ -195,7 +195,7 @@ static int assess(const struct inflect_ctx *ctx, struct inflect_result *r, size_
 
     for (;;) {
         size_t k = 0;
-        if (cp_assess(s->v, s->n, &ctx->cp, (enum cp_cost)r->info.cost, cp, *m, b) < 0)
+        if (cp_assess(s->v, s->trials, s->n, &ctx->cp, (enum cp_cost)r->info.cost, cp, *m, b) < 0)
             return -1;
         for (size_t j = 0; j < *m; j++)
             if (!(b[j].confidence < ctx->min_confidence))
@@ -219,7 +219,7 @@ int inflect_analyse(const struct inflect_ctx *ctx, struct inflect_result *r)
         r->by[d] = malloc(cap * sizeof(size_t));
         if (r->by[d] == NULL)
             return -1;
-        m = cp_detect((enum cp_detector)d, s->v, s->n, &ctx->cp, r->by[d], cap,
+        m = cp_detect((enum cp_detector)d, s->v, s->trials, s->n, &ctx->cp, r->by[d], cap,
                       d == def ? &r->info : NULL);
         if (m < 0)
             return -1;

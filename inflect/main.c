@@ -50,8 +50,9 @@ static const char usage_text[] =
     "  --detector NAME    default detector: pelt (default), pelt_mbic, binseg, cusum,\n"
     "                     baseline\n"
     "  --cost NAME        segment cost of pelt and binseg: auto (default: chosen by\n"
-    "                     penalised likelihood), mean, meanvar, linear, poisson\n"
-    "  --penalty C        penalty C / 2 * ln n per parameter (default 3)\n"
+    "                     penalised likelihood; a rate of --db: binomial), mean,\n"
+    "                     meanvar, linear, poisson, binomial\n"
+    "  --penalty C        penalty C / 2 * ln n per parameter (default 2: BIC)\n"
     "  --rho-max R        cap on the AR(1) coefficient that scales the costs (0.99)\n"
     "  --min-confidence P drop change points whose confidence is below P (0..1)\n"
     "  --no-charts        skip gnuplot charts in --out\n"
@@ -222,7 +223,8 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         break;
     case O_COST:
         if ((d = cp_cost_by_name(arg)) < 0)
-            return usage_error("--cost takes auto, mean, meanvar, linear or poisson", arg);
+            return usage_error("--cost takes auto, mean, meanvar, linear, poisson or binomial",
+                               arg);
         ctx->cp.cost = d;
         break;
     case O_PENALTY:

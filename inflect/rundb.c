@@ -71,10 +71,17 @@ int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
             snprintf(s->name, sizeof(s->name), "%.*s/%s",
                      (int)sf_text_utf8_cut(wg->name, strlen(wg->name), 80), wg->name,
                      spans_metric_name((enum span_metric)m));
+            const uint64_t *tr = spans_trials(wg, (enum span_metric)m);
             for (size_t w = 0; w < sw->nwin; w++) {
                 double t = (double)spans_window_start(sw, w) / 1e9;
                 if (isfinite(wg->m[m][w]) && series_push(s, t, wg->m[m][w], w, NULL) < 0)
                     return -1;
+            }
+            if (tr && s->n) { /* a rate: the detector models it as k of n trials */
+                if ((s->trials = malloc(s->n * sizeof(*s->trials))) == NULL)
+                    return -1;
+                for (size_t i = 0; i < s->n; i++)
+                    s->trials[i] = (double)tr[s->row[i]];
             }
             r->s = s;
             snprintf(r->group, sizeof(r->group), "%s", wg->name);

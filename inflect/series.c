@@ -69,6 +69,7 @@ void series_free(struct inflect_series *s)
         for (size_t i = 0; i < s->n; i++)
             free(s->tlabel[i]);
     free(s->tlabel);
+    free(s->trials);
     free(s->v);
     free(s->t);
     free(s->row);

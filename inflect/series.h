@@ -24,6 +24,9 @@ struct inflect_series {
     double *t;                  /* time: seconds (numeric or ISO-8601), or the row index */
     size_t *row;                /* 0-based row of each observation */
     char **tlabel;              /* original time text per observation, or NULL */
+    double *trials;             /* n trials per observation when v is a proportion of
+                                   them (--db error_rate: spans; sampled_share: traces),
+                                   else NULL; series_free frees it */
 };
 
 /* A set of series read from one file (all value columns share the rows). */

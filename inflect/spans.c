@@ -36,6 +36,12 @@ const char *spans_metric_name(enum span_metric m)
     return (unsigned)m < M_NMETRICS ? metric_names[m] : "?";
 }
 
+const uint64_t *spans_trials(const struct win_group *g, enum span_metric m)
+{
+    /* the divisors of group_close() */
+    return m == M_ERROR_RATE ? g->spans : m == M_SAMPLED_SHARE ? g->trials : NULL;
+}
+
 void spans_init(struct span_windows *sw, int64_t window_ns)
 {
     memset(sw, 0, sizeof(*sw));

@@ -81,6 +81,11 @@ struct span_windows {
     char note[700]; /* spans_window: sources that are not complete ("" none) */
 };
 
+/* The trials of a rate metric of g, one per window: the spans of each window for
+ * M_ERROR_RATE, the traces with a sampling decision for M_SAMPLED_SHARE (the
+ * metric is a proportion of them); NULL for any other metric. */
+const uint64_t *spans_trials(const struct win_group *g, enum span_metric m);
+
 /* Start time in ns of stored window w (t0_ns + win[w] * window_ns). */
 int64_t spans_window_start(const struct span_windows *sw, size_t w);
 

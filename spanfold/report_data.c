@@ -442,7 +442,7 @@ static int span_cps(struct rp_ctx *c, size_t g)
         size_t cap = n < INFLECT_MAX_CPS ? n + 1 : INFLECT_MAX_CPS;
         long m;
         if ((res.by[d] = malloc(cap * sizeof(size_t))) == NULL ||
-            (m = cp_detect(d, s.v, s.n, &c->ictx.cp, res.by[d], cap, &res.info)) < 0)
+            (m = cp_detect(d, s.v, NULL, s.n, &c->ictx.cp, res.by[d], cap, &res.info)) < 0)
             goto out;
         res.nby[d] = res.npts = (size_t)m;
         if ((res.pts = calloc(res.npts ? res.npts : 1, sizeof(*res.pts))) == NULL ||

@@ -151,6 +151,28 @@ check_eval "--by grpc_method: only gRPC spans" \
 "$inflect" --db "$db" --window 1m --json "$tmp/w.json" 2>/dev/null
 check_eval "--window 1m: 10 windows" "grep -q '\"windows\": 10,' '$tmp/w.json'"
 
+# the rates at the 1 s default window (10 spans, 0.3 % errors): binomial counts of their
+# trials, so the lone errors are no change points; the kept share is 5 of 10 in 400 of
+# the 408 windows before 408 (4 or 6 in the others: chance for a binomial, jumps for
+# the old Gaussian cost), then this generator alternates 8 windows of 0 and 8 of 5
+# (real changes), so its first change point is at 408 or 409 and none comes earlier
+if command -v python3 >/dev/null; then
+    python3 - "$tmp/auto.json" >"$tmp/rates" 2>&1 <<'PY'
+import json, sys
+d = {s["name"]: s for s in json.load(open(sys.argv[1]))["series"]}
+e, k = d["all/error_rate"], d["all/sampled_share"]
+assert e["model"]["cost"] == "binomial" and e["change_points"] == [], e
+assert k["model"]["cost"] == "binomial", k["model"]
+assert [c["index"] for c in k["change_points"]][:1] in ([408], [409]), k["change_points"][:2]
+print("rates ok")
+PY
+    check_eval "1 s windows: error_rate binomial, no change point; sampled_share's first at 408" \
+        "grep -q 'rates ok' '$tmp/rates'"
+    grep -v 'rates ok' "$tmp/rates" | sed 's/^/# /'
+else
+    skip "rates at the default window" "python3 not installed"
+fi
+
 # errors
 "$inflect" --db "$tmp/missing.db" 2>"$tmp/err"
 check_eval "missing database: exit 2, named" "[ $? -eq 2 ] && grep -q 'missing.db' '$tmp/err'"

@@ -4,7 +4,9 @@
  * Invariants checked (abort on violation): an accepted table has at least one
  * series; every series' rows ascend and are < the row count; times are finite;
  * change points ascend strictly inside (0, n); a rejected input carries an error
- * code and a line number. */
+ * code and a line number.  The next column, when it has as many values, is also
+ * given as the trials of a proportion (any numbers: the binomial cost takes them
+ * only when they are valid). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,7 +17,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void detect_all(const struct inflect_series *s)
+static void detect_all(const struct inflect_series *s, const double *w)
 {
     struct cp_opts o;
     size_t cp[256];
@@ -25,7 +27,7 @@ static void detect_all(const struct inflect_series *s)
 
     cp_defaults(&o);
     for (int d = 0; d < CP_NDETECTORS; d++) {
-        long m = cp_detect((enum cp_detector)d, s->v, s->n, &o, cp, 256, &info);
+        long m = cp_detect((enum cp_detector)d, s->v, w, s->n, &o, cp, 256, &info);
         if (m < 0)
             continue;
         for (long k = 0; k < m; k++)
@@ -36,7 +38,7 @@ static void detect_all(const struct inflect_series *s)
                 if (pts[k].index >= s->n || pts[k].end > s->n)
                     abort();
         if (d == CP_PELT &&
-            cp_assess(s->v, s->n, &o, (enum cp_cost)info.cost, cp, (size_t)m, bounds) == 0)
+            cp_assess(s->v, w, s->n, &o, (enum cp_cost)info.cost, cp, (size_t)m, bounds) == 0)
             for (long k = 0; k < m; k++)
                 if (bounds[k].lo > cp[k] || bounds[k].hi < cp[k] || bounds[k].hi >= s->n ||
                     !(bounds[k].confidence >= 0 && bounds[k].confidence <= 1))
@@ -65,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 !isfinite(s->v[j]))
                 abort();
         if (s->n <= 4000) /* detectors are O(n) to O(n^2): keep each run fast */
-            detect_all(s);
+            detect_all(s, i + 1 < t.nseries && t.s[i + 1].n == s->n ? t.s[i + 1].v : NULL);
     }
     series_table_free(&t);
     return 0;
