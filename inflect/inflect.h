@@ -60,7 +60,7 @@ struct inflect_ctx {
     int allow_missing;   /* --allow-missing: a gate on a missing group or column passes */
     const char *summary; /* --summary FILE: the gates as Markdown, appended */
     const char *junit;   /* --junit FILE: the gates as JUnit XML */
-    int complete_only; /* --complete-only: only sources that are complete */
+    int complete_only;   /* --complete-only: only sources that are complete */
     struct cp_opts cp;
     struct inflect_gate gates[INFLECT_MAX_GATES];
     int ngates;

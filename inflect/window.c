@@ -52,13 +52,31 @@ uint64_t window_pct_min_spans(double p)
     return (uint64_t)floor(1 / (1 - p) + 1e-9) + 1;
 }
 
+/* The k-th smallest request start (0-based), or 0 without one. */
+static int64_t nth_start(sqlite3 *h, int64_t k)
+{
+    sqlite3_stmt *st;
+    int64_t v = 0;
+
+    if (sqlite3_prepare_v2(h,
+                           "SELECT req_start_ns FROM spans WHERE req_start_ns IS NOT NULL"
+                           " ORDER BY req_start_ns LIMIT 1 OFFSET ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, k);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
 int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_err *err)
 {
     struct span_windows sw;
     struct stat stb;
     struct sf_db *db = NULL;
     sqlite3_stmt *st;
-    int64_t lo = 0, hi = 0;
+    int64_t lo = 0, hi = 0, n = 0, blo, bhi, cut;
     uint64_t counts[SPANS_MAX_GROUPS];
     int rc;
 
@@ -67,8 +85,9 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
     if ((rc = sf_db_open_mode(&db, path, SF_DB_READ, err)) < 0)
         return rc;
     if (sqlite3_prepare_v2(sf_db_handle(db),
-                           "SELECT MIN(req_start_ns), MAX(req_start_ns) FROM spans", -1, &st,
-                           NULL) != SQLITE_OK) {
+                           "SELECT MIN(req_start_ns), MAX(req_start_ns), count(req_start_ns)"
+                           " FROM spans",
+                           -1, &st, NULL) != SQLITE_OK) {
         rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query spans: %s",
                         sqlite3_errmsg(sf_db_handle(db)));
         sf_db_close(db, NULL);
@@ -77,10 +96,16 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
     if (sqlite3_step(st) == SQLITE_ROW) {
         lo = sqlite3_column_int64(st, 0);
         hi = sqlite3_column_int64(st, 1);
+        n = sqlite3_column_int64(st, 2);
     }
     sqlite3_finalize(st);
+    /* the duration of the bulk, from its 1st to its 99th percentile scaled to the
+     * whole: one span far from the rest must not make every window huge */
+    cut = n / 100;
+    blo = cut ? nth_start(sf_db_handle(db), cut) : lo;
+    bhi = cut ? nth_start(sf_db_handle(db), n - 1 - cut) : hi;
     sf_db_close(db, NULL);
-    if (hi <= lo) {
+    if (hi <= lo || bhi <= blo) {
         *window_ns = WINDOW_DEFAULT_NS;
         return 0;
     }
@@ -90,7 +115,8 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
         return rc;
     for (size_t g = 0; g < sw.ng; g++)
         counts[g] = sw.nwin ? sw.g[g].spans[0] : 0;
-    *window_ns = window_choose(counts, sw.ng, hi - lo);
+    *window_ns = window_choose(counts, sw.ng,
+                               (int64_t)((double)(bhi - blo) * (double)n / (double)(n - 2 * cut)));
     spans_free(&sw);
     return 0;
 }

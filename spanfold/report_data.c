@@ -160,7 +160,8 @@ int64_t rp_win_time(const struct rp_ctx *c, size_t w)
         return rp_realtime(c, c->sw.t0_ns);
     if (w < n)
         return rp_realtime(c, spans_window_start(&c->sw, w));
-    return rp_realtime(c, spans_window_start(&c->sw, n - 1) + (int64_t)(w - n + 1) * c->sw.window_ns);
+    return rp_realtime(c,
+                       spans_window_start(&c->sw, n - 1) + (int64_t)(w - n + 1) * c->sw.window_ns);
 }
 
 /* The stored window that holds time t (the spans' clock), or the last one before it. */
@@ -907,7 +908,8 @@ int rp_analyse(struct rp_ctx *c)
     if (c->o.window_ns == 0 && window_auto(c->o.db, "endpoint", &c->o.window_ns, &err) < 0)
         return fail(c, "", &err);
     c->ictx.window_ns = c->o.window_ns;
-    if (spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, c->o.complete_only, NULL, &err) < 0 ||
+    if (spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, c->o.complete_only, NULL, &err) <
+            0 ||
         clock_read(&c->clk, c->o.db, c->o.complete_only, &err) < 0)
         return fail(c, "", &err);
     mask_tails(c);

@@ -35,7 +35,7 @@ newdb "$db"
 spans "$db" 1 6000 10000000
 sqlite3 "$db" "INSERT INTO spans(source_id, proto, req_start_ns, resp_end_ns) VALUES
     (1, 'h1', 1739000000000000000, 1739000000005000000)"
-( ulimit -v 1000000; timeout 20 "$inflect" --db "$db" --out "$tmp/far" --no-charts ) \
+( ulimit -v 1000000; timeout 20 "$inflect" --db "$db" --out "$tmp/far" --window 10s --no-charts ) \
     >"$tmp/far.json" 2>"$tmp/far.err"
 rc=$?
 check_eval "a span 39,000,000 s after the rest: done in 20 s and 1 GB, exit 0 (got $rc)" \
@@ -46,12 +46,16 @@ check_eval "summary: 1 outlier after the bulk" \
     'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"outliers\"][\"after\"] == 1 and d[\"spans\"] == 6000 and d[\"windows\"] == 6))" "$tmp/far/summary.json"'
 check_eval "stderr names the outlier" 'grep -q "1 span far from the bulk left out" "$tmp/far.err"'
 check_eval "and so does report.md" 'grep -q "^Warning: 1 span far from the bulk" "$tmp/far/report.md"'
+# the adapted default window follows the bulk (100 spans/s), not the 39,000,000 s
+"$inflect" --db "$db" --json "$tmp/far-auto.json" 2>/dev/null
+check_eval "the default window is adapted to the bulk, not stretched by the outlier" \
+    'python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"window_s\"] <= 1 and d[\"outliers\"][\"after\"] == 1))" "$tmp/far-auto.json"'
 
 # --- thin spans over a long time: gaps are cut --------------------------------------
 db=$tmp/thin.db
 newdb "$db"
 spans "$db" 1 50 1000000000000000 # 50 spans, 1,000,000 s apart
-( ulimit -v 1000000; timeout 20 "$inflect" --db "$db" --json "$tmp/thin.json" ) 2>"$tmp/thin.err"
+( ulimit -v 1000000; timeout 20 "$inflect" --db "$db" --window 10s --json "$tmp/thin.json" ) 2>"$tmp/thin.err"
 rc=$?
 check_eval "50 spans over 49,000,000 s: exit 0 (got $rc)" '[ "$rc" = 0 ]'
 check_eval "at most 50 + 49 x 100 windows, 49 gaps cut, no outliers" \
