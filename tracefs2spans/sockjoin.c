@@ -335,11 +335,11 @@ int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *e
     for (size_t i = 0; i < ns; i++) {
         result_init(&res[i]);
         if (sp[i].has_req && sp[i].req_end != sp[i].req_start)
-            en[n++] = (struct entry){sp[i].conn, 0, sp[i].req_start,
-                                     sp[i].req_end - sp[i].req_start, 0, i};
+            en[n++] = (struct entry){
+                sp[i].conn, 0, sp[i].req_start, sp[i].req_end - sp[i].req_start, 0, i};
         if (sp[i].has_resp && sp[i].resp_end != sp[i].resp_start)
-            en[n++] = (struct entry){sp[i].conn, 1, sp[i].resp_start,
-                                     sp[i].resp_end - sp[i].resp_start, 0, i};
+            en[n++] = (struct entry){
+                sp[i].conn, 1, sp[i].resp_start, sp[i].resp_end - sp[i].resp_start, 0, i};
     }
     ng = build_groups(en, n, gr);
     for (size_t j = 0; j < ne; j++) {
@@ -355,8 +355,8 @@ int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *e
 
 /* ---- claims and their exclusive / shared pieces ------------------------------------- */
 
-static void claim(struct sj_claim *out, size_t *n, size_t span, int64_t pid, int64_t tid,
-                  int64_t a, int64_t b)
+static void claim(struct sj_claim *out, size_t *n, size_t span, int64_t pid, int64_t tid, int64_t a,
+                  int64_t b)
 {
     if (a == SJ_NONE || b == SJ_NONE)
         return;
@@ -406,8 +406,8 @@ static int cmp_edge(const void *x, const void *y)
 }
 
 /* Emit the piece [from, to) of thread tid while the claims in act[0..na) are open. */
-static int piece(const struct sj_claim *cl, const size_t *act, size_t na, int64_t from,
-                 int64_t to, size_t *spans, sj_piece_fn emit, void *ctx)
+static int piece(const struct sj_claim *cl, const size_t *act, size_t na, int64_t from, int64_t to,
+                 size_t *spans, sj_piece_fn emit, void *ctx)
 {
     size_t n = 0;
 

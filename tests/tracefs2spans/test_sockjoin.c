@@ -147,8 +147,8 @@ static void test_wrap(void)
 static void test_retransmission(void)
 {
     struct sj_span sp[1] = {span(500, 600, 900, 1000)};
-    struct sj_event e[] = {ev(10, 7, 0, 500, 100), ev(11, 8, 0, 500, 100),
-                           ev(20, 7, 1, 900, 100), ev(21, 8, 1, 900, 100)};
+    struct sj_event e[] = {ev(10, 7, 0, 500, 100), ev(11, 8, 0, 500, 100), ev(20, 7, 1, 900, 100),
+                           ev(21, 8, 1, 900, 100)};
     struct sj_result r[1];
     struct pieces pc;
 
@@ -171,10 +171,8 @@ static void test_pipelining(void)
     TAP_OK(r[0].req_last_ts == 10 && r[1].req_last_ts == 10 && r[1].reader_tid == 7,
            "pipelining: one recv completes both requests");
     TAP_OK(pc.n == 2 && pc.p[0].start == 10 && pc.p[0].end == 20 && pc.p[0].n == 2 &&
-               pc.p[1].start == 20 && pc.p[1].end == 30 && pc.p[1].n == 1 &&
-               pc.p[1].spans[0] == 1,
-           "pipelining: the time both wait is shared, the second owns the rest (%d pieces)",
-           pc.n);
+               pc.p[1].start == 20 && pc.p[1].end == 30 && pc.p[1].n == 1 && pc.p[1].spans[0] == 1,
+           "pipelining: the time both wait is shared, the second owns the rest (%d pieces)", pc.n);
 }
 
 /* HTTP/2: streams 1 and 3 interleave their frames, so their byte ranges overlap. */
@@ -238,8 +236,7 @@ static void test_event_loop(void)
     TAP_OK(r[0].resp_last_ts == 30 && r[1].resp_last_ts == 40 && r[1].req_last_ts == 15,
            "event loop: each connection's events find their own span");
     TAP_OK(pc.n == 3 && pc.p[0].n == 1 && pc.p[0].spans[0] == 0 && pc.p[1].n == 2 &&
-               pc.p[1].start == 15 && pc.p[1].end == 30 && pc.p[2].n == 1 &&
-               pc.p[2].spans[0] == 1,
+               pc.p[1].start == 15 && pc.p[1].end == 30 && pc.p[2].n == 1 && pc.p[2].spans[0] == 1,
            "event loop: [15, 30) is shared with both candidates, never split by guess");
 }
 
