@@ -290,6 +290,18 @@ struct t2s_ctx {
  * ctx->bad_total), or SF_EXIT_USAGE for an unreadable input or a database failure. */
 int ingest_file(struct t2s_ctx *ctx, const char *path);
 
+/* sockets.c: join the socket events of tracefs source src to the capture's spans
+ * (replacing an earlier join): span markers and exclusive intervals with source
+ * socket, shared_intervals, and *pairs (malloc'd, the caller frees) of (event time,
+ * capture time) of the same bytes, for the capture clock to_clock.  Returns 0,
+ * SF_E_DB or SF_E_NOMEM with err filled. */
+int sockets_run(struct t2s_ctx *ctx, int64_t src, struct cf_pair **pairs, size_t *npairs,
+                char *to_clock, size_t to_len, struct sf_err *err);
+
+/* Per traced service, the share of its samples attributed to one span and the share in
+ * time that several spans share (stderr).  Returns 0 or SF_E_DB. */
+int sockets_report_cpu(struct t2s_ctx *ctx, struct sf_err *err);
+
 /* After every input: fit the clocks of each tracefs source against the pcap spans
  * (or store the --clock-offset by hand), report steps, then attribute samples.
  * Returns 0 or SF_EXIT_USAGE (database failure, printed). */
