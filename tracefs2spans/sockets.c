@@ -102,21 +102,21 @@ static void span_row(struct run *r, sqlite3_stmt *st, struct sj_span *s, struct 
 
     text_into(m->span_id, sizeof(m->span_id), st, 0);
     text_into(m->trace_id, sizeof(m->trace_id), st, 1);
-    s->conn = sockjoin_conn_key(sa ? sa : "", sa ? strlen(sa) : 0,
-                                (unsigned)sqlite3_column_int(st, 3), ca ? ca : "",
-                                ca ? strlen(ca) : 0, (unsigned)sqlite3_column_int(st, 5));
-    s->has_req = sqlite3_column_type(st, 6) != SQLITE_NULL &&
-                 sqlite3_column_type(st, 7) != SQLITE_NULL;
+    s->conn =
+        sockjoin_conn_key(sa ? sa : "", sa ? strlen(sa) : 0, (unsigned)sqlite3_column_int(st, 3),
+                          ca ? ca : "", ca ? strlen(ca) : 0, (unsigned)sqlite3_column_int(st, 5));
+    s->has_req =
+        sqlite3_column_type(st, 6) != SQLITE_NULL && sqlite3_column_type(st, 7) != SQLITE_NULL;
     s->req_start = (uint32_t)sqlite3_column_int64(st, 6);
     s->req_end = (uint32_t)sqlite3_column_int64(st, 7);
-    s->has_resp = sqlite3_column_type(st, 8) != SQLITE_NULL &&
-                  sqlite3_column_type(st, 9) != SQLITE_NULL;
+    s->has_resp =
+        sqlite3_column_type(st, 8) != SQLITE_NULL && sqlite3_column_type(st, 9) != SQLITE_NULL;
     s->resp_start = (uint32_t)sqlite3_column_int64(st, 8);
     s->resp_end = (uint32_t)sqlite3_column_int64(st, 9);
-    m->req_start_ns = sqlite3_column_type(st, 10) == SQLITE_NULL ? SJ_NONE
-                                                                  : sqlite3_column_int64(st, 10);
-    m->resp_start_ns = sqlite3_column_type(st, 11) == SQLITE_NULL ? SJ_NONE
-                                                                   : sqlite3_column_int64(st, 11);
+    m->req_start_ns =
+        sqlite3_column_type(st, 10) == SQLITE_NULL ? SJ_NONE : sqlite3_column_int64(st, 10);
+    m->resp_start_ns =
+        sqlite3_column_type(st, 11) == SQLITE_NULL ? SJ_NONE : sqlite3_column_int64(st, 11);
     /* pairs are for one capture clock: the first one met */
     if (r->to_clock[0] == 0 && clock)
         snprintf(r->to_clock, sizeof(r->to_clock), "%s", clock);
@@ -217,8 +217,8 @@ static int on_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64
         snprintf(ids + off, sizeof(ids) - off, ",...");
     r->shared++;
     r->shared_ns += end_ns - start_ns;
-    return sf_db_trace_shared(r->c->db, r->src, pid >= 0 ? pid : SF_DB_NULL, tid, start_ns,
-                              end_ns, (int64_t)n, ids, r->err);
+    return sf_db_trace_shared(r->c->db, r->src, pid >= 0 ? pid : SF_DB_NULL, tid, start_ns, end_ns,
+                              (int64_t)n, ids, r->err);
 }
 
 /* (event time, capture time) of the same bytes: the first byte of each message. */
@@ -262,9 +262,9 @@ static void report(const struct run *r, const struct sj_result *res, uint64_t hi
             "spans (%llu read and answered on one thread, %llu handed off); thread time: "
             "%llu exclusive pieces (%.3f ms), %llu shared (%.3f ms)\n",
             (long long)r->src, r->ne, (unsigned long long)hits, (unsigned long long)placed, r->ns,
-            (unsigned long long)one, (unsigned long long)handoff,
-            (unsigned long long)r->exclusive, (double)r->exclusive_ns / 1e6,
-            (unsigned long long)r->shared, (double)r->shared_ns / 1e6);
+            (unsigned long long)one, (unsigned long long)handoff, (unsigned long long)r->exclusive,
+            (double)r->exclusive_ns / 1e6, (unsigned long long)r->shared,
+            (double)r->shared_ns / 1e6);
 }
 
 int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *npairs,
