@@ -227,7 +227,9 @@ static __always_inline int sock_emit(struct sock *sk, bool send, __u32 before, _
         BPF_CORE_READ_INTO(&e->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
     }
     bpf_get_current_comm(e->comm, sizeof(e->comm));
-    bpf_ringbuf_submit(e, 0);
+    /* no wakeup per event: at tens of thousands of calls a second, waking the reader
+     * for each costs the service more than the probe; the loader polls on a timer */
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
     return 0;
 }
 

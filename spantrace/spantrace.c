@@ -507,6 +507,9 @@ int main(int argc, char **argv)
     t_end = c.duration > 0 ? now_s() + c.duration : 0;
     while (!stop && (t_end == 0 || now_s() < t_end)) {
         int n = ring_buffer__poll(rb, 100);
+        /* socket events come without wakeups (spantrace.bpf.c): take them each round */
+        if (n >= 0 && c.sockets)
+            n = ring_buffer__consume(rb);
         if (n < 0 && n != -EINTR) {
             fail("failed to poll ring buffer: %s", strerror(-n));
             goto cleanup;
