@@ -230,14 +230,20 @@ static void note(struct sj_result *r, const struct entry *e, const struct sj_eve
 static void match_event(const struct entry *en, const struct group *g, const struct sj_event *ev,
                         struct sj_result *res, uint64_t *hits)
 {
-    uint32_t rs = ev->seq - g->base;
+    uint64_t rs = ev->seq - g->base, re = rs + ev->len;
     size_t lo = 0, hi = g->n;
 
+    /* an event that starts before the group's first message and runs into it (the
+     * HTTP/2 preface read with the first request): only its part from the base on */
+    if (re > (1ull << 32)) {
+        rs = 0;
+        re -= 1ull << 32;
+    }
     /* first entry that starts at or after the event's end: everything before it may
      * overlap, back to maxlen before the event's start */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if ((uint64_t)en[g->first + mid].rel < (uint64_t)rs + ev->len)
+        if ((uint64_t)en[g->first + mid].rel < re)
             lo = mid + 1;
         else
             hi = mid;

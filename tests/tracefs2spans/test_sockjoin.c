@@ -203,6 +203,20 @@ static void test_h2_multiplexing(void)
            (long long)shared, (long long)alone1);
 }
 
+/* HTTP/2: the first read holds the connection preface before the first stream's
+ * HEADERS, so it starts before any span's bytes (and here, across 2^32 too). */
+static void test_h2_preface(void)
+{
+    struct sj_span sp[2] = {span(0xfffffff0u, 0x40u, 5000, 5100), span(0x40u, 0x80u, 5100, 5200)};
+    struct sj_event e[] = {ev(10, 9, 0, 0xffffffd8u, 0xa8), ev(20, 9, 1, 5000, 200)};
+    struct sj_result r[2];
+    struct pieces pc;
+
+    run(sp, 2, e, 2, r, &pc);
+    TAP_OK(r[0].reader_tid == 9 && r[0].req_a_ts == 10 && r[1].reader_tid == 9,
+           "h2 preface: a read that starts before the first stream still places both");
+}
+
 /* A worker pool: an acceptor thread reads, a worker answers. */
 static void test_handoff(void)
 {
@@ -261,6 +275,7 @@ int main(void)
     test_retransmission();
     test_pipelining();
     test_h2_multiplexing();
+    test_h2_preface();
     test_handoff();
     test_event_loop();
     test_other_connection();
