@@ -67,27 +67,28 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fprintf(
-        f, "usage: spantrace [options] (--usdt PROVIDER:BEGIN[:END] | --func BEGIN[,END]) BINARY\n"
-           "       spantrace --sockets [-p PID] [--port N]... [options] [probes BINARY]\n"
-           "Attach to a service's span begin/end probes and write span markers in the tracefs\n"
-           "text format (tracefs2spans reads them), timestamped with CLOCK_MONOTONIC in ns.\n\n"
-           "  --usdt P:B[:E]      USDT probes (survive strip; preferred)\n"
-           "  --func B[,E]        uprobes on functions by symbol name (not on stripped binaries)\n"
-           "  --sockets           also (or only) one line per TCP send/receive call: thread,\n"
-           "                      4-tuple, sequence range (no instrumentation in the service)\n"
-           "  --port N            --sockets: only sockets with this local port (up to 8)\n"
-           "  -p, --pid PID       only this process (default: every process of BINARY)\n"
-           "  --span-arg N        argument index (0-based) holding the 64-bit span id (default 0)\n"
-           "  --decision-arg N    argument holding the sampling decision (default: none)\n"
-           "  --trace-args H,L    arguments holding the trace id's high and low 64 bits\n"
-           "  -o, --output FILE   write markers here (default stdout)\n"
-           "  --printk            also bpf_printk each marker into the kernel trace buffer;\n"
-           "                      sets trace_clock to mono while running and restores it\n"
-           "  -d, --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n"
-           "  -v, --verbose       libbpf diagnostics\n"
-           "  --help, --version\n"
-           "Needs root (CAP_BPF + CAP_PERFMON) and kernel BTF (/sys/kernel/btf/vmlinux).\n"
-           "Exit status: 0 ok, 2 usage error or a probe could not be attached.\n");
+        f,
+        "usage: spantrace [options] (--usdt PROVIDER:BEGIN[:END] | --func BEGIN[,END]) BINARY\n"
+        "       spantrace --sockets [-p PID] [--port N]... [options] [--usdt|--func ... BINARY]\n"
+        "Attach to a service's span begin/end probes and write span markers in the tracefs\n"
+        "text format (tracefs2spans reads them), timestamped with CLOCK_MONOTONIC in ns.\n\n"
+        "  --usdt P:B[:E]      USDT probes (survive strip; preferred)\n"
+        "  --func B[,E]        uprobes on functions by symbol name (not on stripped binaries)\n"
+        "  --sockets           also (or only) one line per TCP send/receive call: thread,\n"
+        "                      4-tuple, sequence range (no instrumentation in the service)\n"
+        "  --port N            --sockets: only sockets with this local port (up to 8)\n"
+        "  -p, --pid PID       only this process (default: every process of BINARY)\n"
+        "  --span-arg N        argument index (0-based) holding the 64-bit span id (default 0)\n"
+        "  --decision-arg N    argument holding the sampling decision (default: none)\n"
+        "  --trace-args H,L    arguments holding the trace id's high and low 64 bits\n"
+        "  -o, --output FILE   write markers here (default stdout)\n"
+        "  --printk            also bpf_printk each marker into the kernel trace buffer;\n"
+        "                      sets trace_clock to mono while running and restores it\n"
+        "  -d, --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n"
+        "  -v, --verbose       libbpf diagnostics\n"
+        "  --help, --version\n"
+        "Needs root (CAP_BPF + CAP_PERFMON) and kernel BTF (/sys/kernel/btf/vmlinux).\n"
+        "Exit status: 0 ok, 2 usage error or a probe could not be attached.\n");
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
