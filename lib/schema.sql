@@ -1,9 +1,13 @@
--- spanfold database schema, version 1 (PRAGMA user_version = 1).
+-- spanfold database schema, version 2 (PRAGMA user_version = 2).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
 -- every binary (lib/sf_db.c) and changes only with a version bump and a forward
--- migration (a rewrite that accepts exactly the same rows is not a change).  Conventions:
+-- migration (a rewrite that accepts exactly the same rows is not a change).  This
+-- file is always the latest version: a new database is created from it, an older
+-- one is taken forward by the migrations in lib/sf_db.c (v1 -> v2: the TCP sequence
+-- ranges of spans, span_events.source and span_intervals.source, shared_intervals).
+-- Conventions:
 --   * ids are lowercase hex text of their natural width: trace ids 32 digits
 --     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
 --   * timestamps are integer nanoseconds in the clock of their source
@@ -102,6 +106,12 @@ CREATE TABLE spans (
     partial         INTEGER NOT NULL DEFAULT 0, -- something of the exchange is missing
     partial_reason  TEXT,
     reset_code      INTEGER,               -- RST_STREAM error code
+    -- TCP sequence numbers (mod 2^32) of the request's first byte and one past its
+    -- last, and the same for the response; NULL when unknown (TLS, a gap)
+    req_seq_start   INTEGER,
+    req_seq_end     INTEGER,
+    resp_seq_start  INTEGER,
+    resp_seq_end    INTEGER,
     -- the request's preferred valid context (W3C first), for easy joins
     trace_id        TEXT,
     span_id         TEXT,
@@ -154,7 +164,9 @@ CREATE TABLE span_events (
     trace_id  TEXT,
     decision  INTEGER,                     -- sampling decision (1 keep, 0 drop)
     message   TEXT,
-    line      INTEGER                      -- line number in the source
+    line      INTEGER,                     -- line number in the source
+    -- marker (USDT, uprobe, trace_marker) or socket (from socket events and a capture)
+    source    TEXT NOT NULL DEFAULT 'marker' CHECK (source IN ('marker', 'socket'))
 );
 CREATE INDEX span_events_span ON span_events(span_id);
 CREATE INDEX span_events_tid_ts ON span_events(tid, ts_ns);
@@ -181,10 +193,26 @@ CREATE TABLE span_intervals (
     end_ns    INTEGER NOT NULL,
     depth     INTEGER NOT NULL DEFAULT 0,  -- nesting depth on the thread
     decision  INTEGER,
-    end_rule  TEXT                         -- end-marker, next-marker, eof
+    end_rule  TEXT,                        -- end-marker, next-marker, eof, socket
+    -- marker, or socket: time the span owns alone on the thread (from socket events)
+    source    TEXT NOT NULL DEFAULT 'marker' CHECK (source IN ('marker', 'socket'))
 );
 CREATE INDEX span_intervals_tid ON span_intervals(tid, start_ns);
 CREATE INDEX span_intervals_span ON span_intervals(span_id);
+
+-- Thread time that socket events give to several spans at once (event loops, async
+-- runtimes, HTTP/2 streams on one thread): never attributed to one of them.
+CREATE TABLE shared_intervals (
+    id        INTEGER PRIMARY KEY,
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    pid       INTEGER,
+    tid       INTEGER NOT NULL,
+    start_ns  INTEGER NOT NULL,
+    end_ns    INTEGER NOT NULL,
+    spans     INTEGER NOT NULL,            -- how many spans claim this time
+    span_ids  TEXT NOT NULL                -- the candidates, ','-separated
+);
+CREATE INDEX shared_intervals_tid ON shared_intervals(tid, start_ns);
 
 -- Interned folded stacks: frames root first, ';'-separated, as perf-fold prints them.
 CREATE TABLE stacks (

@@ -35,9 +35,25 @@ struct sf_db {
 };
 
 /* Forward migrations: migrations[v] takes a database from version v to v+1.
- * Version 0 is an empty file. */
+ * Version 0 is an empty file: it gets the whole schema (always the latest version)
+ * at once, so migrations[0] is never run; the others bring older files forward and
+ * must leave exactly what schema.sql creates. */
 static const char *const migrations[] = {
-    sf_db_schema_sql,
+    NULL,
+    /* 1 -> 2: what socket events need (spantrace --sockets, tracefs2spans) */
+    "ALTER TABLE spans ADD COLUMN req_seq_start INTEGER;"
+    "ALTER TABLE spans ADD COLUMN req_seq_end INTEGER;"
+    "ALTER TABLE spans ADD COLUMN resp_seq_start INTEGER;"
+    "ALTER TABLE spans ADD COLUMN resp_seq_end INTEGER;"
+    "ALTER TABLE span_events ADD COLUMN source TEXT NOT NULL DEFAULT 'marker' "
+    "CHECK (source IN ('marker', 'socket'));"
+    "ALTER TABLE span_intervals ADD COLUMN source TEXT NOT NULL DEFAULT 'marker' "
+    "CHECK (source IN ('marker', 'socket'));"
+    "CREATE TABLE shared_intervals (id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL "
+    "REFERENCES sources(id) ON DELETE CASCADE, pid INTEGER, tid INTEGER NOT NULL, "
+    "start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, spans INTEGER NOT NULL, "
+    "span_ids TEXT NOT NULL);"
+    "CREATE INDEX shared_intervals_tid ON shared_intervals(tid, start_ns);",
 };
 
 static int db_fail(struct sf_db *db, struct sf_err *err, const char *what)
@@ -133,7 +149,17 @@ static int migrate(struct sf_db *db, struct sf_err *err)
         return sf_err_set(err, SF_E_UNSUPPORTED, UINT64_MAX,
                           "database schema version %d is newer than this build (%d)", v, latest);
     }
-    for (v = v < 0 ? 0 : v; v < latest; v++) {
+    if (v <= 0) { /* -1: an empty file, 0: no schema yet */
+        if ((rc = sf_db_exec(db, sf_db_schema_sql, err))) {
+            sf_err_prefix(err, "creating schema %d: ", latest);
+            goto fail;
+        }
+        v = latest;
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", v);
+        if ((rc = sf_db_exec(db, sql, err)))
+            goto fail;
+    }
+    for (; v < latest; v++) {
         if ((rc = sf_db_exec(db, migrations[v], err))) {
             sf_err_prefix(err, "migrating schema %d to %d: ", v, v + 1);
             goto fail;

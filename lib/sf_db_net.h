@@ -44,6 +44,9 @@ struct sf_net_span {
     int early_data, partial;
     const char *partial_reason;
     int64_t reset_code;
+    /* TCP sequence numbers (mod 2^32) of the first byte and one past the last of the
+     * request and of the response; SF_DB_NULL unknown */
+    int64_t req_seq_start, req_seq_end, resp_seq_start, resp_seq_end;
     const struct sf_tracectx *pref; /* preferred context for the join columns, or NULL */
 };
 

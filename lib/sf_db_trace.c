@@ -10,8 +10,8 @@ int sf_db_trace_event(struct sf_db *db, int64_t source_id, const struct sf_trace
                       struct sf_err *err)
 {
     static const char sql[] = "INSERT INTO span_events (source_id, ts_ns, cpu, pid, tid, comm, "
-                              "kind, span_id, trace_id, decision, message, line) VALUES "
-                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)";
+                              "kind, span_id, trace_id, decision, message, line, source) VALUES "
+                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
     sqlite3_stmt *st = sf_db_stmt(db, sql, err);
 
     if (st == NULL)
@@ -28,6 +28,7 @@ int sf_db_trace_event(struct sf_db *db, int64_t source_id, const struct sf_trace
     sf_db_bind_int(st, 10, ev->decision);
     sf_db_bind_textn(st, 11, ev->message, ev->message_len);
     sf_db_bind_int(st, 12, ev->line ? (int64_t)ev->line : SF_DB_NULL);
+    sf_db_bind_text(st, 13, ev->source ? ev->source : "marker");
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
@@ -52,8 +53,8 @@ int sf_db_trace_interval(struct sf_db *db, int64_t source_id, const struct sf_tr
                          struct sf_err *err)
 {
     static const char sql[] = "INSERT INTO span_intervals (source_id, span_id, trace_id, pid, "
-                              "tid, start_ns, end_ns, depth, decision, end_rule) VALUES "
-                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
+                              "tid, start_ns, end_ns, depth, decision, end_rule, source) VALUES "
+                              "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
     sqlite3_stmt *st = sf_db_stmt(db, sql, err);
 
     if (st == NULL)
@@ -68,7 +69,47 @@ int sf_db_trace_interval(struct sf_db *db, int64_t source_id, const struct sf_tr
     sqlite3_bind_int64(st, 8, iv->depth);
     sf_db_bind_int(st, 9, iv->decision);
     sf_db_bind_text(st, 10, iv->end_rule);
+    sf_db_bind_text(st, 11, iv->source ? iv->source : "marker");
     return sf_db_exec_stmt(db, st, NULL, err);
+}
+
+int sf_db_trace_shared(struct sf_db *db, int64_t source_id, int64_t pid, int64_t tid,
+                       int64_t start_ns, int64_t end_ns, int64_t n, const char *span_ids,
+                       struct sf_err *err)
+{
+    static const char sql[] = "INSERT INTO shared_intervals (source_id, pid, tid, start_ns, "
+                              "end_ns, spans, span_ids) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sqlite3_bind_int64(st, 1, source_id);
+    sf_db_bind_int(st, 2, pid);
+    sqlite3_bind_int64(st, 3, tid);
+    sqlite3_bind_int64(st, 4, start_ns);
+    sqlite3_bind_int64(st, 5, end_ns);
+    sqlite3_bind_int64(st, 6, n);
+    sf_db_bind_text(st, 7, span_ids);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}
+
+int sf_db_trace_clear_socket(struct sf_db *db, int64_t source_id, struct sf_err *err)
+{
+    static const char *const sql[] = {
+        "DELETE FROM span_events WHERE source_id = ?1 AND source = 'socket'",
+        "DELETE FROM span_intervals WHERE source_id = ?1 AND source = 'socket'",
+        "DELETE FROM shared_intervals WHERE source_id = ?1",
+    };
+    int rc = 0;
+
+    for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]) && rc == 0; i++) {
+        sqlite3_stmt *st = sf_db_stmt(db, sql[i], err);
+        if (st == NULL)
+            return SF_E_DB;
+        sqlite3_bind_int64(st, 1, source_id);
+        rc = sf_db_exec_stmt(db, st, NULL, err);
+    }
+    return rc;
 }
 
 int sf_db_trace_clear_fits(struct sf_db *db, int64_t source_id, struct sf_err *err)

@@ -26,7 +26,8 @@ struct sf_trace_event {
     int64_t decision;     /* 0, 1 or SF_DB_NULL */
     const char *message;  /* message_len bytes */
     size_t message_len;
-    uint64_t line; /* 1-based line in the source, 0 unknown */
+    uint64_t line;      /* 1-based line in the source, 0 unknown */
+    const char *source; /* NULL (marker) or "socket": made from socket events */
 };
 
 /* Insert one span event.  Returns 0 or SF_E_DB. */
@@ -47,12 +48,24 @@ struct sf_trace_interval {
     int64_t start_ns, end_ns;
     int depth;
     int64_t decision;     /* 0, 1 or SF_DB_NULL */
-    const char *end_rule; /* end-marker, next-marker, parent-end, eof */
+    const char *end_rule; /* end-marker, next-marker, parent-end, eof, socket */
+    const char *source;   /* NULL (marker) or "socket": time the span owns alone */
 };
 
 /* Insert one span interval.  Returns 0 or SF_E_DB. */
 int sf_db_trace_interval(struct sf_db *db, int64_t source_id, const struct sf_trace_interval *iv,
                          struct sf_err *err);
+
+/* One shared_intervals row: [start_ns, end_ns] of thread tid is claimed by n spans,
+ * span_ids their ids ','-separated.  Returns 0 or SF_E_DB. */
+int sf_db_trace_shared(struct sf_db *db, int64_t source_id, int64_t pid, int64_t tid,
+                       int64_t start_ns, int64_t end_ns, int64_t n, const char *span_ids,
+                       struct sf_err *err);
+
+/* Delete what an earlier join of socket events made for source_id (span_events and
+ * span_intervals with source 'socket', shared_intervals), before a new one.
+ * Returns 0 or SF_E_DB. */
+int sf_db_trace_clear_socket(struct sf_db *db, int64_t source_id, struct sf_err *err);
 
 /* One clock_fits row: t_to = t_from + offset_ns + skew_ppm*1e-6*(t_from - ref_ns), for
  * t_from in [valid_from_ns, valid_to_ns] (SF_DB_NULL = unbounded). */

@@ -50,6 +50,7 @@ struct h1_req {
     int64_t no;
     char *method, *authority, *path; /* in the same allocation */
     int64_t req_start, req_end, req_body;
+    struct p2s_seq_range req_seq, resp_seq; /* TCP bytes of the request and the response */
     int req_done, head, connect, h2c;
     struct sf_tracectx_set *req_ctx;
     int status;
@@ -73,10 +74,12 @@ struct h1_dir {
     size_t line_len;     /* chunk-size or trailer line bytes so far */
     uint64_t chunk_size; /* being parsed */
     int chunk_digits, chunk_ext;
-    int64_t start_ts, last_ts; /* first byte of the current message, latest segment */
-    int lost;                  /* a gap hit: the next message here is partial */
-    int resyncing;             /* an error was reported for this resync episode */
-    struct h1_req *msg;        /* the exchange whose message is being read */
+    int64_t start_ts, last_ts;    /* first byte of the current message, latest segment */
+    uint32_t start_seq, next_seq; /* TCP sequence of that first byte, of the next byte */
+    int start_seq_known, next_seq_known;
+    int lost;           /* a gap hit: the next message here is partial */
+    int resyncing;      /* an error was reported for this resync episode */
+    struct h1_req *msg; /* the exchange whose message is being read */
 };
 
 struct h1 {
@@ -86,6 +89,10 @@ struct h1 {
     struct h1_req *head, *tail; /* exchanges in request order */
     int nq;
     int64_t seq;
+    const size_t *pos; /* parse position in the data call in progress, NULL between calls */
+    uint32_t pos_seq;  /* TCP sequence number of that call's p[0] */
+    int pos_seq_known;
+    enum p2s_dir cur_dir;
     int s2c_gap;   /* a gap was met in the responses */
     int pipelined; /* a request was sent while an earlier one still waited (before any
                       response gap, which would make waiting requests look pipelined) */
@@ -117,7 +124,39 @@ static void req_span(const struct h1_req *r, struct p2s_span *s)
     s->partial = r->partial;
     s->partial_reason = r->why;
     s->reset_code = -1;
+    s->req_seq = r->req_seq;
     s->req_ctx = r->req_ctx;
+}
+
+/* The TCP sequence number of the parse position of dir: inside a data call the byte
+ * at *pos, between calls the byte after the last one seen.  0 or -1 (unknown). */
+static int seq_now(const struct h1 *h, enum p2s_dir dir, uint32_t *seq)
+{
+    const struct h1_dir *d = &h->d[dir];
+
+    if (h->pos && h->cur_dir == dir) {
+        *seq = h->pos_seq + (uint32_t)*h->pos;
+        return h->pos_seq_known ? 0 : -1;
+    }
+    *seq = d->next_seq;
+    return d->next_seq_known ? 0 : -1;
+}
+
+/* A message of dir starts at the parse position. */
+static void seq_start(struct h1 *h, enum p2s_dir dir)
+{
+    struct h1_dir *d = &h->d[dir];
+
+    d->start_seq_known = seq_now(h, dir, &d->start_seq) == 0;
+}
+
+/* The message of dir in r ends at the parse position. */
+static void seq_end(const struct h1 *h, enum p2s_dir dir, struct h1_req *r)
+{
+    struct p2s_seq_range *q = dir == P2S_C2S ? &r->req_seq : &r->resp_seq;
+
+    if (q->known && seq_now(h, dir, &q->end) < 0)
+        q->known = 0;
 }
 
 static void emit(struct h1 *h, struct h1_req *r)
@@ -131,6 +170,7 @@ static void emit(struct h1 *h, struct h1_req *r)
     s.resp_start_ns = r->resp_start;
     s.resp_end_ns = r->resp_end;
     s.resp_bytes = r->status ? r->resp_body : -1;
+    s.resp_seq = r->resp_seq;
     s.resp_ctx = r->resp_ctx;
     p2s_emit_span(h->ctx, h->conn, &s);
 }
@@ -502,9 +542,11 @@ static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts)
         return;
     if (dir == P2S_C2S) {
         r->req_end = ts;
+        seq_end(h, P2S_C2S, r);
         r->req_done = 1;
     } else {
         r->resp_end = ts;
+        seq_end(h, P2S_S2C, r);
         r->resp_done = 1;
     }
     flush_done(h);
@@ -523,10 +565,12 @@ static void body_bytes(struct h1_dir *d, enum p2s_dir dir, uint64_t n)
 static void start_tunnel(struct h1 *h, struct h1_req *r, int64_t ts)
 {
     r->resp_end = ts;
+    seq_end(h, P2S_S2C, r);
     r->resp_done = 1;
     if (!r->req_done) {
         r->req_done = 1;
         r->req_end = ts;
+        seq_end(h, P2S_C2S, r);
     }
     h->d[0].msg = h->d[1].msg = NULL;
     h->d[0].s = h->d[1].s = S_TUNNEL;
@@ -577,6 +621,8 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     r->req_start = d->start_ts;
+    r->req_seq.start = d->start_seq;
+    r->req_seq.known = d->start_seq_known;
     r->early = p2s_conn_early_data(h->conn);
     r->req_ctx = f.ctx;
     r->head = ml == 4 && memcmp(p, "HEAD", 4) == 0;
@@ -598,6 +644,7 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         mark_partial(r, "invalid Content-Length");
         r->req_done = 1;
         r->req_end = ts;
+        seq_end(h, P2S_C2S, r);
         return resync_error(h, d, err, SF_E_MALFORMED, "invalid Content-Length in request");
     }
     if (body_state(d, &f, 0, 0)) {
@@ -606,6 +653,7 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
     }
     r->req_done = 1;
     r->req_end = ts;
+    seq_end(h, P2S_C2S, r);
     d->s = S_START;
     flush_done(h);
     return 0;
@@ -649,6 +697,8 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     }
     r->status = status;
     r->resp_start = d->start_ts;
+    r->resp_seq.start = d->start_seq;
+    r->resp_seq.known = d->start_seq_known;
     r->resp_ctx = f.ctx;
     if (d->lost)
         mark_partial(r, "gap before the response");
@@ -664,6 +714,7 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     if (f.clen == -2) {
         mark_partial(r, "invalid Content-Length");
         r->resp_end = ts;
+        seq_end(h, P2S_S2C, r);
         r->resp_done = 1;
         flush_done(h);
         return resync_error(h, d, err, SF_E_MALFORMED, "invalid Content-Length in response");
@@ -673,6 +724,7 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
         return 0;
     }
     r->resp_end = ts;
+    seq_end(h, P2S_S2C, r);
     r->resp_done = 1;
     flush_done(h);
     return 0;
@@ -928,6 +980,9 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
 
     sf_err_clear(&scratch);
     d->last_ts = ts;
+    h->pos = &i;
+    h->cur_dir = dir;
+    h->pos_seq_known = p2s_conn_data_seq(h->conn, &h->pos_seq) == 0;
     while (i < n) {
         struct sf_err *e = rc ? &scratch : err; /* report the first error of a segment */
         r = 0;
@@ -938,12 +993,15 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
             if (i < n) {
                 d->s = S_HEAD;
                 d->start_ts = ts;
+                seq_start(h, dir);
             }
             break;
         case S_HEAD:
             r = head(h, dir, p, n, &i, ts, e);
-            if (r == H1_SWITCH)
+            if (r == H1_SWITCH) {
+                h->pos = NULL;
                 return upgrade_h2c(h, p + i, n - i, ts, err);
+            }
             break;
         case S_BODY_CL:
         case S_CHUNK_DATA:
@@ -973,6 +1031,8 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
             break;
         case S_RESYNC:
             resync(d, dir, p, n, &i, ts);
+            if (d->s == S_HEAD)
+                seq_start(h, dir);
             break;
         case S_TUNNEL:
             i = n;
@@ -981,6 +1041,9 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
         if (r < 0 && rc == 0)
             rc = r;
     }
+    h->pos = NULL;
+    d->next_seq = h->pos_seq + (uint32_t)n;
+    d->next_seq_known = h->pos_seq_known;
     return rc;
 }
 
@@ -990,6 +1053,7 @@ static void h1_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
     struct h1_dir *d = &h->d[dir];
     const char *why = dir == P2S_C2S ? "gap in the request" : "gap in the response";
 
+    d->next_seq += (uint32_t)len;
     if (d->s == S_TUNNEL)
         return;
     if ((d->s == S_BODY_CL && len < d->remain) || d->s == S_BODY_CLOSE) {
@@ -1024,12 +1088,14 @@ static void h1_close(void *st, int64_t ts)
     if ((r = q->msg) != NULL) {
         mark_partial(r, "connection closed in the request body");
         r->req_end = q->last_ts;
+        seq_end(h, P2S_C2S, r);
         r->req_done = 1;
     }
     if ((r = s->msg) != NULL) {
         if (s->s != S_BODY_CLOSE)
             mark_partial(r, "connection closed in the response");
         r->resp_end = s->last_ts;
+        seq_end(h, P2S_S2C, r);
         r->resp_done = 1;
     }
     for (r = h->head; r; r = r->next) {

@@ -170,9 +170,11 @@ static void frame_rst(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const u
     if (dir == P2S_C2S && !s->req_done) {
         s->req_done = 1;
         s->req_end = ts;
+        h2_stream_seq_end(c, dir, s);
     } else if (dir == P2S_S2C && !s->resp_done) {
         s->resp_done = 1;
         s->resp_end = s->resp_start ? ts : 0;
+        h2_stream_seq_end(c, dir, s);
     }
     if (s->req_done && s->resp_done) {
         h2_stream_emit(c, s);
@@ -520,6 +522,7 @@ static void skip_end(struct h2_conn *c, enum p2s_dir dir, int64_t ts)
             s->resp_done = 1;
             s->resp_end = ts;
         }
+        h2_stream_seq_end(c, dir, s);
         h2_stream_check_done(c, s);
     } else if ((d->skip_type == T_HEADERS || d->skip_type == T_CONTINUATION ||
                 d->skip_type == T_PUSH_PROMISE) &&
@@ -535,6 +538,7 @@ static void frame_begin(struct h2_conn *c, enum p2s_dir dir, uint8_t type, uint8
 {
     struct h2_dir *d = &c->d[dir];
 
+    d->fend = d->fseq + H2_HDR + len;
     if (d->in_block && (type != T_CONTINUATION || sid != d->block_sid)) {
         h2_fail(c, dir, SF_E_MALFORMED,
                 "frame type %u on stream %u inside the header block of stream %u "
@@ -619,6 +623,17 @@ static void enter_sync(struct h2_conn *c, enum p2s_dir dir)
         d->lost = 1;
 }
 
+/* The TCP sequence number of q, a byte of the data call in progress: 1, or 0 when it
+ * is unknown (TLS plaintext, bytes replayed from a buffer after a resync). */
+static int seq_of(const struct h2_conn *c, enum p2s_dir dir, const uint8_t *q, uint32_t *seq)
+{
+    if (!c->call_seq_ok || c->call_p == NULL || dir != c->call_dir || q < c->call_p ||
+        q > c->call_p + c->call_n)
+        return 0;
+    *seq = c->call_seq + (uint32_t)(q - c->call_p);
+    return 1;
+}
+
 /* Bytes in D_FRAMES; returns how many were consumed (fewer than n only when the
  * direction left D_FRAMES). */
 static size_t feed_frames(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n,
@@ -644,8 +659,10 @@ static size_t feed_frames(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p,
                 skip_end(c, dir, ts);
             continue;
         }
-        if (d->fb.len == 0)
+        if (d->fb.len == 0) {
             d->fts = ts;
+            d->fseq_ok = seq_of(c, dir, p + i, &d->fseq);
+        }
         if (!direct && d->fb.len < H2_HDR) {
             size_t k = H2_HDR - d->fb.len < n - i ? H2_HDR - d->fb.len : n - i;
 
@@ -866,7 +883,12 @@ static int h2_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
     c->err = err;
     c->rc = 0;
     c->ts = ts;
+    c->call_p = p;
+    c->call_n = n;
+    c->call_dir = dir;
+    c->call_seq_ok = p2s_conn_data_seq(c->conn, &c->call_seq) == 0;
     feed(c, dir, p, n, ts);
+    c->call_p = NULL;
     c->d[dir].off += n;
     rc = c->emit_rc ? c->emit_rc : c->rc;
     c->emit_rc = 0;

@@ -73,6 +73,8 @@ struct h2_stream {
     int status, grpc, grpc_status;
     int64_t grpc_timeout;
     int64_t req_start, req_end, resp_start, resp_end;
+    struct p2s_seq_range req_seq, resp_seq; /* TCP bytes: first frame to END_STREAM frame */
+    int seq_ended[2];                       /* the range's end was seen (per direction) */
     int64_t req_bytes, resp_bytes;
     int req_seen, req_done, resp_done, final_seen, upgraded;
     int lingering; /* reset by one side, waiting for the other side's last frames */
@@ -94,9 +96,13 @@ struct h2_settings {
 struct h2_dir {
     enum h2_dstate state;
     size_t preface_got;
-    uint64_t off;     /* bytes of this direction consumed */
-    struct sf_buf fb; /* an incomplete frame (header, or header + payload) */
-    int64_t fts;      /* capture time of the current frame's first byte */
+    uint64_t off;        /* bytes of this direction consumed */
+    struct sf_buf fb;    /* an incomplete frame (header, or header + payload) */
+    int64_t fts;         /* capture time of the current frame's first byte */
+    uint32_t fseq, fend; /* TCP sequence number of its first byte, of the byte after it */
+    int fseq_ok;         /* 0: unknown (TLS, frames replayed after a resync) */
+    uint32_t block_seq;  /* fseq of the header block's first frame */
+    int block_seq_ok;
     /* frame whose payload streams through (DATA, oversized or unknown frames) */
     uint32_t skip_left; /* payload bytes still to come */
     uint32_t skip_sid;
@@ -136,6 +142,12 @@ struct h2_conn {
     struct sf_err *err;
     int rc, emit_rc;
     int64_t ts;
+    /* its bytes, and the TCP sequence number of the first (call_seq_ok 0: unknown) */
+    const uint8_t *call_p;
+    size_t call_n;
+    enum p2s_dir call_dir;
+    uint32_t call_seq;
+    int call_seq_ok;
 };
 
 /* h2.c: report an error of connection c in direction dir.  The first error of a data
@@ -169,6 +181,8 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s);
 
 /* Emit the stream if both directions have ended. */
 void h2_stream_check_done(struct h2_conn *c, struct h2_stream *s);
+/* The message of dir on s ends with the current frame of dir: its TCP range ends there. */
+void h2_stream_seq_end(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s);
 
 /* A reset stream's wait is over: the sides that had not ended end at the reset, and
  * the stream is emitted. */

@@ -191,6 +191,11 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
         sf_tracectx_set_finish(s->resp_ctx);
     sp.req_ctx = s->req_ctx;
     sp.resp_ctx = s->resp_ctx;
+    /* a range is known only when its end is */
+    if (s->seq_ended[P2S_C2S])
+        sp.req_seq = s->req_seq;
+    if (s->seq_ended[P2S_S2C] && s->resp_start)
+        sp.resp_seq = s->resp_seq;
     rc = p2s_emit_span(c->ctx, c->conn, &sp);
     if (rc < 0 && c->emit_rc == 0)
         c->emit_rc = rc;
@@ -210,6 +215,17 @@ void h2_stream_reset_end(struct h2_conn *c, struct h2_stream *s)
         s->resp_end = s->resp_start ? s->reset_ts : 0;
     }
     h2_stream_emit(c, s);
+}
+
+void h2_stream_seq_end(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s)
+{
+    const struct h2_dir *d = &c->d[dir];
+    struct p2s_seq_range *r = dir == P2S_C2S ? &s->req_seq : &s->resp_seq;
+
+    r->end = d->fend;
+    s->seq_ended[dir] = 1;
+    if (!d->fseq_ok)
+        r->known = 0;
 }
 
 void h2_stream_check_done(struct h2_conn *c, struct h2_stream *s)
@@ -414,6 +430,8 @@ static void block_apply(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s
     case R_REQUEST:
         s->req_seen = 1;
         s->req_start = d->block_ts;
+        s->req_seq.start = d->block_seq;
+        s->req_seq.known = d->block_seq_ok;
         s->early = p2s_conn_early_data(c->conn);
         if (d->block_type == T_PUSH_PROMISE) {
             s->req_done = 1; /* a promised request has no body */
@@ -422,8 +440,11 @@ static void block_apply(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s
         }
         break;
     case R_RESPONSE:
-        if (s->resp_start == 0)
+        if (s->resp_start == 0) {
             s->resp_start = d->block_ts;
+            s->resp_seq.start = d->block_seq;
+            s->resp_seq.known = d->block_seq_ok;
+        }
         if (status >= 200 || status == 101 || status == 0) {
             s->final_seen = 1;
             s->status = status;
@@ -440,6 +461,7 @@ static void block_apply(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s
             s->resp_done = 1;
             s->resp_end = ts;
         }
+        h2_stream_seq_end(c, dir, s);
         h2_stream_check_done(c, s);
     }
 }
@@ -541,6 +563,8 @@ void h2_stream_block_start(struct h2_conn *c, enum p2s_dir dir, uint8_t type, ui
     d->promised = promised;
     d->block_end_stream = (uint8_t)end_stream;
     d->block_ts = d->fts;
+    d->block_seq = d->fseq;
+    d->block_seq_ok = d->fseq_ok;
     sf_buf_reset(&d->block);
 }
 
@@ -569,6 +593,8 @@ void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
     s->req_seen = s->req_done = s->upgraded = 1;
     s->req_start = req->req_start_ns;
     s->req_end = req->req_end_ns;
+    s->req_seq = req->req_seq;
+    s->seq_ended[P2S_C2S] = req->req_seq.known;
     s->req_bytes = req->req_bytes > 0 ? req->req_bytes : 0;
     if (req->partial)
         h2_stream_partial(s,

@@ -72,9 +72,20 @@ void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops);
 /* Facts about a connection, for parsers and the sink. */
 int64_t p2s_conn_id(const struct p2s_conn *conn); /* database row id (or sequence in NDJSON) */
 struct p2s_ctx *p2s_conn_ctx(const struct p2s_conn *conn);
+/* The TCP sequence number of p[0] of the data call in progress on conn (what the
+ * parser's offset into p is added to).  Returns 0, or -1 when the bytes are not TCP's
+ * (TLS plaintext) or no data call is in progress. */
+int p2s_conn_data_seq(const struct p2s_conn *conn, uint32_t *seq);
 const struct p2s_limits *p2s_limits(const struct p2s_ctx *ctx);
 /* Set the connection's app_proto ("http/1.1", "h2"); a static string. */
 void p2s_conn_set_proto(struct p2s_conn *conn, const char *proto);
+
+/* The TCP sequence numbers of a message's first byte and one past its last (mod
+ * 2^32), for joining socket events (spantrace --sockets) to spans. */
+struct p2s_seq_range {
+    uint32_t start, end;
+    int known; /* 0: unknown (TLS, a gap, the capture began inside the message) */
+};
 
 /* One HTTP exchange or gRPC call, as a parser hands it to the sink.  Strings are
  * owned by the parser and only need to live until p2s_emit_span returns; a NULL
@@ -92,9 +103,10 @@ struct p2s_span {
     int early_data;                /* the request travelled as TLS 0-RTT data */
     int partial;                   /* something is missing; partial_reason says what */
     const char *partial_reason;
-    int64_t reset_code;               /* RST_STREAM error code, -1 none */
-    struct sf_tracectx_set *req_ctx;  /* contexts on the request (finished), or NULL */
-    struct sf_tracectx_set *resp_ctx; /* contexts on the response (finished), or NULL */
+    int64_t reset_code;                     /* RST_STREAM error code, -1 none */
+    struct p2s_seq_range req_seq, resp_seq; /* TCP bytes of each message (known 0: not) */
+    struct sf_tracectx_set *req_ctx;        /* contexts on the request (finished), or NULL */
+    struct sf_tracectx_set *resp_ctx;       /* contexts on the response (finished), or NULL */
 };
 
 /* The HTTP2-Settings header fields of an h2c upgrade request (RFC 7540 3.2.1), as

@@ -738,6 +738,10 @@ static void db_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s
     r.partial = s->partial;
     r.partial_reason = s->partial_reason;
     r.reset_code = s->reset_code < 0 ? SF_DB_NULL : s->reset_code;
+    r.req_seq_start = s->req_seq.known ? (int64_t)s->req_seq.start : SF_DB_NULL;
+    r.req_seq_end = s->req_seq.known ? (int64_t)s->req_seq.end : SF_DB_NULL;
+    r.resp_seq_start = s->resp_seq.known ? (int64_t)s->resp_seq.start : SF_DB_NULL;
+    r.resp_seq_end = s->resp_seq.known ? (int64_t)s->resp_seq.end : SF_DB_NULL;
     r.pref = pref;
     sf_err_clear(&err);
     rc = sf_db_net_span(db, &r, &row, &err);

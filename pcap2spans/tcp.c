@@ -77,8 +77,9 @@ struct p2s_conn {
     struct tcp_half h[2];
     const struct p2s_app_ops *ops;
     void *st;
-    int decided; /* protocol detection finished (ops may still be NULL) */
-    int early;   /* tls.c is handing accepted 0-RTT plaintext to the inner parser */
+    int decided;       /* protocol detection finished (ops may still be NULL) */
+    int early;         /* tls.c is handing accepted 0-RTT plaintext to the inner parser */
+    uint32_t data_seq; /* TCP sequence number of the first byte of the current data call */
     int64_t last_ts;
     struct p2s_conn_info info;
 };
@@ -212,6 +213,15 @@ int64_t p2s_conn_id(const struct p2s_conn *conn)
     return conn->info.id;
 }
 
+int p2s_conn_data_seq(const struct p2s_conn *conn, uint32_t *seq)
+{
+    /* inside TLS the parser sees plaintext, whose offsets are not TCP's */
+    if (conn->ops == NULL || conn->ops == &p2s_tls_ops || conn->info.tls != NULL)
+        return -1;
+    *seq = conn->data_seq;
+    return 0;
+}
+
 struct p2s_ctx *p2s_conn_ctx(const struct p2s_conn *conn)
 {
     return conn->ctx;
@@ -256,13 +266,16 @@ void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops)
 
 /* ---- delivery to the application parser -------------------------------------------- */
 
-static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts)
+/* p[0..n) are the in-order bytes of dir that start at sequence number seq. */
+static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n,
+                      uint32_t seq, int64_t ts)
 {
     struct sf_err err;
     int rc;
 
     if (n == 0 || c->ops == NULL)
         return;
+    c->data_seq = seq;
     sf_err_clear(&err);
     rc = c->ops->data(c->st, dir, p, n, ts, &err);
     if (rc < 0) {
@@ -427,9 +440,12 @@ static void deliver(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size
     size_t old, take;
     int d;
 
+    /* next_seq has already moved past these n bytes */
+    uint32_t seq = h->next_seq - (uint32_t)n;
+
     c->info.bytes[dir] += n;
     if (c->decided) {
-        call_data(c, dir, p, n, ts);
+        call_data(c, dir, p, n, seq, ts);
         return;
     }
     old = h->det_len;
@@ -451,11 +467,14 @@ static void deliver(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, size
     h->det_len = old; /* the current segment is replayed whole below */
     for (d = 0; d < 2; d++) {
         struct tcp_half *x = &c->h[d];
+        /* the held bytes end where this segment starts (dir) or at next_seq (the other) */
+        uint32_t end = (enum p2s_dir)d == dir ? seq : x->next_seq;
         if (x->det_len)
-            call_data(c, (enum p2s_dir)d, x->det, x->det_len, x->det_ts);
+            call_data(c, (enum p2s_dir)d, x->det, x->det_len, end - (uint32_t)x->det_len,
+                      x->det_ts);
         x->det_len = 0;
     }
-    call_data(c, dir, p, n, ts);
+    call_data(c, dir, p, n, seq, ts);
 }
 
 static void gap(struct p2s_conn *c, enum p2s_dir dir, uint64_t len, int64_t ts)

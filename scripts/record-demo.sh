@@ -18,6 +18,8 @@
 #   5. drives load with scripts/record/demo-load.py (curl HTTP/1.1, curl h2c prior
 #      knowledge, python3-grpcio): PHASE_SECONDS normal, then slow mode on
 #      (/api/search runs slow_regex_backtrack), then the sampling rate 0.5 -> 0.1;
+#      With SOCKETS=1 in the environment, a second `spantrace --sockets -p PID --port PORT`
+#      records the service's TCP send/receive calls at the same time (OUTDIR/sockets.txt);
 #   6. writes OUTDIR/demo.pcap, OUTDIR/perf.txt (`perf script --header --ns -F
 #      comm,pid,tid,cpu,time,period,event,ip,sym,dso`, gzipped to perf.txt.gz when over
 #      1 MB), OUTDIR/markers.txt (spantrace), OUTDIR/MANIFEST.json.
@@ -108,6 +110,12 @@ pids+=("$perf_pid")
 st_pid=$!
 pids+=("$st_pid")
 wait_for "$W/spantrace.err" "tracing" spantrace
+if [ "${SOCKETS:-0}" = 1 ]; then
+    "$spantrace" --sockets -p "$svc_pid" --port "$port" -o "$W/sockets.txt" 2>"$W/sockets.err" &
+    sock_pid=$!
+    pids+=("$sock_pid")
+    wait_for "$W/sockets.err" "tracing" "spantrace --sockets"
+fi
 sleep 1 # perf record has no ready message; give it time to open its events
 
 "$W/clockoffset" >"$W/offset-before.json"
@@ -118,6 +126,7 @@ load_rc=0
 "$W/clockoffset" >"$W/offset-after.json"
 sleep 0.5
 stop_pid "$st_pid" INT
+[ -z "${sock_pid:-}" ] || stop_pid "$sock_pid" INT
 stop_pid "$perf_pid" INT
 stop_pid "$tcpdump_pid" INT
 stop_pid "$svc_pid" TERM
@@ -127,6 +136,7 @@ mkdir -p "$out"
 rm -f "$out/perf.txt" "$out/perf.txt.gz"
 cp "$W/demo.pcap" "$out/demo.pcap"
 cp "$W/markers.txt" "$out/markers.txt"
+[ -z "${sock_pid:-}" ] || cp "$W/sockets.txt" "$W/sockets.err" "$out/"
 perf script --header --ns -F comm,pid,tid,cpu,time,period,event,ip,sym,dso -i "$W/perf.data" \
     >"$out/perf.txt" 2>"$W/perf-script.err" || die "perf script failed: $(cat "$W/perf-script.err")"
 if [ "$(stat -c %s "$out/perf.txt")" -gt 1048576 ]; then

@@ -4,6 +4,14 @@
  * decision and trace id) from the probe's arguments and emit a span_event into a
  * ring buffer, and optionally a bpf_printk line into the kernel trace buffer.
  *
+ * --sockets: on the kernel's TCP send and receive paths (tcp_sendmsg, which
+ * sendfile and splice to a socket reach too, tcp_recvmsg, tcp_splice_read), the
+ * sequence number before the call (write_seq to send, copied_seq to receive, read
+ * with CO-RE from struct tcp_sock) and after it give the bytes the call copied; one
+ * sock_event per call that moved bytes.  fentry/fexit where the kernel has BPF
+ * trampolines, else the sock:sock_send_length / sock_recv_length tracepoints (the
+ * loader picks).
+ *
  * Options are const volatile values the loader sets before load (libbpf-tools
  * style); argument indices are 0-based, -1 = not present.
  */
@@ -14,6 +22,8 @@
 
 #include "spantrace.h"
 
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/usdt.bpf.h>
@@ -33,7 +43,7 @@ struct {
 /* Count of events the ring buffer had no room for, reported by the loader. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(max_entries, 1);
+    __uint(max_entries, 2); /* 0: span markers, 1: socket events */
     __type(key, __u32);
     __type(value, __u64);
 } drops SEC(".maps");
@@ -118,6 +128,192 @@ int BPF_KPROBE(uprobe_end)
 {
     return emit(SPANTRACE_END, uprobe_arg(ctx, span_arg), uprobe_arg(ctx, decision_arg),
                 uprobe_arg(ctx, trace_hi_arg), uprobe_arg(ctx, trace_lo_arg));
+}
+
+/* ---- --sockets ------------------------------------------------------------------- */
+
+const volatile bool sock_filter_ports = false;
+const volatile __u16 sock_ports[SPANTRACE_MAX_PORTS] = {};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_RINGBUF);
+    __uint(max_entries, 1 << 23);
+} sock_events SEC(".maps");
+
+/* Sequence number at entry, per thread, until the call returns. */
+struct sock_entry {
+    struct sock *sk;
+    __u32 seq;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 16384);
+    __type(key, __u32);
+    __type(value, struct sock_entry);
+} sock_inflight SEC(".maps");
+
+static __always_inline bool sock_wanted(struct sock *sk)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    __u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
+    __u16 lport;
+
+    if (target_tgid && (id >> 32) != (__u64)target_tgid)
+        return false;
+    if (family != 2 && family != 10) /* AF_INET, AF_INET6 */
+        return false;
+    if (!sock_filter_ports)
+        return true;
+    lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+    for (int i = 0; i < SPANTRACE_MAX_PORTS; i++)
+        if (sock_ports[i] && sock_ports[i] == lport)
+            return true;
+    return false;
+}
+
+static __always_inline __u32 sock_seq(struct sock *sk, bool send)
+{
+    struct tcp_sock *tp = (struct tcp_sock *)sk;
+
+    return send ? BPF_CORE_READ(tp, write_seq) : BPF_CORE_READ(tp, copied_seq);
+}
+
+static __always_inline int sock_enter(struct sock *sk, bool send)
+{
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct sock_entry e = {.sk = sk};
+
+    if (!sk || !sock_wanted(sk))
+        return 0;
+    e.seq = sock_seq(sk, send);
+    bpf_map_update_elem(&sock_inflight, &tid, &e, BPF_ANY);
+    return 0;
+}
+
+/* One event: the call on sk copied [before, after). */
+static __always_inline int sock_emit(struct sock *sk, bool send, __u32 before, __u32 after)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct sock_event *e;
+    __u32 k = 1;
+
+    if (after == before)
+        return 0; /* nothing copied (an error, EAGAIN, MSG_PEEK) */
+    e = bpf_ringbuf_reserve(&sock_events, sizeof(*e), 0);
+    if (!e) {
+        __u64 *d = bpf_map_lookup_elem(&drops, &k);
+        if (d)
+            __sync_fetch_and_add(d, 1);
+        return 0;
+    }
+    e->ts_ns = bpf_ktime_get_ns();
+    e->pid = id >> 32;
+    e->tid = (__u32)id;
+    e->cpu = bpf_get_smp_processor_id();
+    e->seq = before;
+    e->len = after - before;
+    e->send = send;
+    e->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+    e->lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+    e->rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+    __builtin_memset(e->laddr, 0, sizeof(e->laddr));
+    __builtin_memset(e->raddr, 0, sizeof(e->raddr));
+    if (e->family == 2) {
+        BPF_CORE_READ_INTO((__u32 *)e->laddr, sk, __sk_common.skc_rcv_saddr);
+        BPF_CORE_READ_INTO((__u32 *)e->raddr, sk, __sk_common.skc_daddr);
+    } else {
+        BPF_CORE_READ_INTO(&e->laddr, sk, __sk_common.skc_v6_rcv_saddr.in6_u.u6_addr8);
+        BPF_CORE_READ_INTO(&e->raddr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+    }
+    bpf_get_current_comm(e->comm, sizeof(e->comm));
+    /* no wakeup per event: at tens of thousands of calls a second, waking the reader
+     * for each costs the service more than the probe; the loader polls on a timer */
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+static __always_inline int sock_exit(bool send)
+{
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    struct sock_entry *in = bpf_map_lookup_elem(&sock_inflight, &tid);
+    struct sock *sk;
+    __u32 before;
+
+    if (!in)
+        return 0;
+    sk = in->sk;
+    before = in->seq;
+    bpf_map_delete_elem(&sock_inflight, &tid);
+    return sock_emit(sk, send, before, sock_seq(sk, send));
+}
+
+/* After a send or receive system call (tracepoints sock:sock_send_length and
+ * sock:sock_recv_length, kernel 6.3 and later): ret bytes were copied, and the
+ * sequence number has advanced by them. */
+static __always_inline int sock_after(struct sock *sk, int ret, int flags, bool send)
+{
+    __u32 after;
+
+    if (ret <= 0 || (!send && (flags & 2))) /* MSG_PEEK copies without consuming */
+        return 0;
+    if (!sk || BPF_CORE_READ(sk, sk_protocol) != 6 || !sock_wanted(sk)) /* IPPROTO_TCP */
+        return 0;
+    after = sock_seq(sk, send);
+    return sock_emit(sk, send, after - (__u32)ret, after);
+}
+
+/* fentry/fexit: only the first argument is read, so the programs do not depend on
+ * the later arguments, which changed across kernel versions (tcp_recvmsg's nonblock) */
+SEC("fentry/tcp_sendmsg")
+int BPF_PROG(fentry_tcp_sendmsg, struct sock *sk)
+{
+    return sock_enter(sk, true);
+}
+
+SEC("fexit/tcp_sendmsg")
+int BPF_PROG(fexit_tcp_sendmsg, struct sock *sk)
+{
+    return sock_exit(true);
+}
+
+SEC("fentry/tcp_recvmsg")
+int BPF_PROG(fentry_tcp_recvmsg, struct sock *sk)
+{
+    return sock_enter(sk, false);
+}
+
+SEC("fexit/tcp_recvmsg")
+int BPF_PROG(fexit_tcp_recvmsg, struct sock *sk)
+{
+    return sock_exit(false);
+}
+
+SEC("fentry/tcp_splice_read")
+int BPF_PROG(fentry_tcp_splice_read, struct socket *sock)
+{
+    return sock_enter(BPF_CORE_READ(sock, sk), false);
+}
+
+SEC("fexit/tcp_splice_read")
+int BPF_PROG(fexit_tcp_splice_read, struct socket *sock)
+{
+    return sock_exit(false);
+}
+
+/* Where the kernel has no BPF trampoline (fentry needs one): the socket tracepoints.
+ * They see send/recv system calls and splice/sendfile to a socket, not
+ * tcp_splice_read. */
+SEC("raw_tp/sock_send_length")
+int BPF_PROG(tp_sock_send_length, struct sock *sk, int ret, int flags)
+{
+    return sock_after(sk, ret, flags, true);
+}
+
+SEC("raw_tp/sock_recv_length")
+int BPF_PROG(tp_sock_recv_length, struct sock *sk, int ret, int flags)
+{
+    return sock_after(sk, ret, flags, false);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

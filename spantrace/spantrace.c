@@ -10,11 +10,18 @@
  *   demo-service-4242    [001] ..... 12345.678901234: spantrace: span:00f067aa0ba902b7 begin
  * decision:1
  *
+ * --sockets adds one line per TCP send or receive call that copied bytes (the
+ * kernel's tcp_sendmsg / tcp_recvmsg / tcp_splice_read; no probe in the service):
+ *
+ *   nginx-812     (    810) [000] ..... 12345.678901234: spantrace_sock: recv
+ * 127.0.0.1:8080 127.0.0.1:51234 seq=3775671812 len=214
+ *
  * Straight-line flow, as libbpf-tools do: parse -> check -> open -> configure ->
  * load -> attach -> poll, with one cleanup path.
  */
 #include "spantrace.h"
 
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -41,9 +48,11 @@ struct spantrace_ctx {
     int pid;
     int span_arg, decision_arg, trace_hi_arg, trace_lo_arg;
     int printk, verbose;
+    int sockets, nports;
+    unsigned short ports[SPANTRACE_MAX_PORTS];
     double duration;
     FILE *out;
-    unsigned long long events;
+    unsigned long long events, sock_events;
     char saved_clock[64]; /* trace_clock to restore, "" if untouched */
 };
 
@@ -58,23 +67,28 @@ static void on_signal(int sig)
 static void usage(FILE *f)
 {
     fprintf(
-        f, "usage: spantrace [options] (--usdt PROVIDER:BEGIN[:END] | --func BEGIN[,END]) BINARY\n"
-           "Attach to a service's span begin/end probes and write span markers in the tracefs\n"
-           "text format (tracefs2spans reads them), timestamped with CLOCK_MONOTONIC in ns.\n\n"
-           "  --usdt P:B[:E]      USDT probes (survive strip; preferred)\n"
-           "  --func B[,E]        uprobes on functions by symbol name (not on stripped binaries)\n"
-           "  -p, --pid PID       only this process (default: every process of BINARY)\n"
-           "  --span-arg N        argument index (0-based) holding the 64-bit span id (default 0)\n"
-           "  --decision-arg N    argument holding the sampling decision (default: none)\n"
-           "  --trace-args H,L    arguments holding the trace id's high and low 64 bits\n"
-           "  -o, --output FILE   write markers here (default stdout)\n"
-           "  --printk            also bpf_printk each marker into the kernel trace buffer;\n"
-           "                      sets trace_clock to mono while running and restores it\n"
-           "  -d, --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n"
-           "  -v, --verbose       libbpf diagnostics\n"
-           "  --help, --version\n"
-           "Needs root (CAP_BPF + CAP_PERFMON) and kernel BTF (/sys/kernel/btf/vmlinux).\n"
-           "Exit status: 0 ok, 2 usage error or a probe could not be attached.\n");
+        f,
+        "usage: spantrace [options] (--usdt PROVIDER:BEGIN[:END] | --func BEGIN[,END]) BINARY\n"
+        "       spantrace --sockets [-p PID] [--port N]... [options] [--usdt|--func ... BINARY]\n"
+        "Attach to a service's span begin/end probes and write span markers in the tracefs\n"
+        "text format (tracefs2spans reads them), timestamped with CLOCK_MONOTONIC in ns.\n\n"
+        "  --usdt P:B[:E]      USDT probes (survive strip; preferred)\n"
+        "  --func B[,E]        uprobes on functions by symbol name (not on stripped binaries)\n"
+        "  --sockets           also (or only) one line per TCP send/receive call: thread,\n"
+        "                      4-tuple, sequence range (no instrumentation in the service)\n"
+        "  --port N            --sockets: only sockets with this local port (up to 8)\n"
+        "  -p, --pid PID       only this process (default: every process of BINARY)\n"
+        "  --span-arg N        argument index (0-based) holding the 64-bit span id (default 0)\n"
+        "  --decision-arg N    argument holding the sampling decision (default: none)\n"
+        "  --trace-args H,L    arguments holding the trace id's high and low 64 bits\n"
+        "  -o, --output FILE   write markers here (default stdout)\n"
+        "  --printk            also bpf_printk each marker into the kernel trace buffer;\n"
+        "                      sets trace_clock to mono while running and restores it\n"
+        "  -d, --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n"
+        "  -v, --verbose       libbpf diagnostics\n"
+        "  --help, --version\n"
+        "Needs root (CAP_BPF + CAP_PERFMON) and kernel BTF (/sys/kernel/btf/vmlinux).\n"
+        "Exit status: 0 ok, 2 usage error or a probe could not be attached.\n");
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -131,7 +145,18 @@ static int parse_probes(struct spantrace_ctx *c, char *spec, int usdt)
 
 static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
 {
-    enum { O_USDT = 256, O_FUNC, O_SPAN, O_DEC, O_TRACE, O_PRINTK, O_HELP, O_VERSION };
+    enum {
+        O_USDT = 256,
+        O_FUNC,
+        O_SPAN,
+        O_DEC,
+        O_TRACE,
+        O_PRINTK,
+        O_SOCKETS,
+        O_PORT,
+        O_HELP,
+        O_VERSION
+    };
     static const struct option opts[] = {{"usdt", required_argument, 0, O_USDT},
                                          {"func", required_argument, 0, O_FUNC},
                                          {"pid", required_argument, 0, 'p'},
@@ -140,6 +165,8 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
                                          {"trace-args", required_argument, 0, O_TRACE},
                                          {"output", required_argument, 0, 'o'},
                                          {"printk", no_argument, 0, O_PRINTK},
+                                         {"sockets", no_argument, 0, O_SOCKETS},
+                                         {"port", required_argument, 0, O_PORT},
                                          {"duration", required_argument, 0, 'd'},
                                          {"verbose", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, O_HELP},
@@ -186,6 +213,16 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
         case O_PRINTK:
             c->printk = 1;
             break;
+        case O_SOCKETS:
+            c->sockets = 1;
+            break;
+        case O_PORT:
+            if (sf_opt_i64(optarg, 1, 65535, &v))
+                return fail("bad port '%s'", optarg);
+            if (c->nports == SPANTRACE_MAX_PORTS)
+                return fail("at most %d --port options", SPANTRACE_MAX_PORTS);
+            c->ports[c->nports++] = (unsigned short)v;
+            break;
         case 'd':
             if (sf_opt_double(optarg, &c->duration) || c->duration <= 0)
                 return fail("bad duration '%s'", optarg);
@@ -205,11 +242,16 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
             return SF_EXIT_USAGE;
         }
     }
-    if (probes != 1 || optind != argc - 1) {
+    if (c->nports && !c->sockets)
+        return fail("--port needs --sockets");
+    if (probes > 1 || (probes == 1 && optind != argc - 1) ||
+        (probes == 0 && (!c->sockets || optind != argc))) {
         usage(stderr);
         return SF_EXIT_USAGE;
     }
-    c->binary = argv[optind];
+    c->binary = probes ? argv[optind] : NULL;
+    if (c->printk && !c->binary)
+        return fail("--printk writes span markers: it needs --usdt or --func");
     return 0;
 }
 
@@ -282,6 +324,83 @@ static int on_event(void *data, void *ev, size_t size)
     return 0;
 }
 
+/* An address as inet_ntop prints it, IPv6 in brackets (so that ':PORT' stays apart). */
+static void endpoint(char *buf, size_t n, int family, const unsigned char *a, unsigned port)
+{
+    char t[INET6_ADDRSTRLEN];
+
+    if (inet_ntop(family == AF_INET6 ? AF_INET6 : AF_INET, a, t, sizeof(t)) == NULL)
+        snprintf(t, sizeof(t), "?");
+    snprintf(buf, n, family == AF_INET6 ? "[%s]:%u" : "%s:%u", t, port);
+}
+
+static int on_sock_event(void *data, void *ev, size_t size)
+{
+    struct spantrace_ctx *c = data;
+    const struct sock_event *e = ev;
+    char comm[SPANTRACE_COMM_LEN + 1], l[64], r[64];
+
+    if (size < sizeof(*e))
+        return 0;
+    memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
+    comm[SPANTRACE_COMM_LEN] = 0;
+    endpoint(l, sizeof(l), e->family, e->laddr, e->lport);
+    endpoint(r, sizeof(r), e->family, e->raddr, e->rport);
+    fprintf(c->out,
+            "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: %s %s %s seq=%u len=%u\n",
+            comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
+            e->send ? "send" : "recv", l, r, e->seq, e->len);
+    c->sock_events++;
+    return 0;
+}
+
+/* The socket programs of one kind: fentry/fexit (tp 0) or raw tracepoints (tp 1). */
+static struct bpf_program *const *sock_progs(struct spantrace_bpf *s, int tp, int *n)
+{
+    static struct bpf_program *p[6];
+    if (tp) {
+        p[0] = s->progs.tp_sock_send_length, p[1] = s->progs.tp_sock_recv_length;
+        *n = 2;
+        return p;
+    }
+    p[0] = s->progs.fentry_tcp_sendmsg, p[1] = s->progs.fexit_tcp_sendmsg;
+    p[2] = s->progs.fentry_tcp_recvmsg, p[3] = s->progs.fexit_tcp_recvmsg;
+    p[4] = s->progs.fentry_tcp_splice_read, p[5] = s->progs.fexit_tcp_splice_read;
+    *n = 6;
+    return p;
+}
+
+/* Open and load the object with the socket programs of one kind (fentry/fexit, or
+ * tracepoints) or none; NULL when it does not load. */
+static struct spantrace_bpf *open_load(const struct spantrace_ctx *c, int tp)
+{
+    struct spantrace_bpf *skel = spantrace_bpf__open();
+    struct bpf_program *const *p;
+    int n;
+
+    if (skel == NULL)
+        return NULL;
+    for (int k = 0; k < 2; k++) {
+        p = sock_progs(skel, k, &n);
+        for (int i = 0; i < n; i++)
+            bpf_program__set_autoload(p[i], c->sockets && k == tp);
+    }
+    skel->rodata->target_tgid = c->pid;
+    skel->rodata->span_arg = c->span_arg;
+    skel->rodata->decision_arg = c->decision_arg;
+    skel->rodata->trace_hi_arg = c->trace_hi_arg;
+    skel->rodata->trace_lo_arg = c->trace_lo_arg;
+    skel->rodata->use_printk = c->printk;
+    skel->rodata->sock_filter_ports = c->nports > 0;
+    for (int i = 0; i < c->nports; i++)
+        skel->rodata->sock_ports[i] = c->ports[i];
+    if (spantrace_bpf__load(skel)) {
+        spantrace_bpf__destroy(skel);
+        return NULL;
+    }
+    return skel;
+}
+
 static struct bpf_link *attach_one(struct spantrace_ctx *c, struct bpf_program *usdt,
                                    struct bpf_program *up, const char *name)
 {
@@ -316,7 +435,7 @@ static int preflight(const struct spantrace_ctx *c)
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         return fail("this kernel exposes no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF=y "
                     "is needed for CO-RE)");
-    if (access(c->binary, R_OK) != 0)
+    if (c->binary && access(c->binary, R_OK) != 0)
         return fail("failed to open %s: %s", c->binary, strerror(errno));
     return 0;
 }
@@ -326,9 +445,11 @@ int main(int argc, char **argv)
     struct spantrace_ctx c = {
         .span_arg = 0, .decision_arg = -1, .trace_hi_arg = -1, .trace_lo_arg = -1, .out = stdout};
     struct spantrace_bpf *skel = NULL;
-    struct bpf_link *lb = NULL, *le = NULL;
+    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0};
     struct ring_buffer *rb = NULL;
-    unsigned long long dropped = 0;
+    unsigned long long dropped = 0, sock_dropped = 0;
+    unsigned int one = 1;
+    int tp = 0;
     unsigned int zero = 0;
     double t_end;
     int rc;
@@ -341,40 +462,55 @@ int main(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     rc = SF_EXIT_USAGE;
-    skel = spantrace_bpf__open();
+    /* fentry/fexit first; the tracepoints where the kernel has no BPF trampoline */
+    skel = open_load(&c, 0);
+    if (skel == NULL && c.sockets)
+        skel = open_load(&c, tp = 1);
     if (skel == NULL) {
-        fail("failed to open BPF object: %s", strerror(errno));
-        goto cleanup;
-    }
-    skel->rodata->target_tgid = c.pid;
-    skel->rodata->span_arg = c.span_arg;
-    skel->rodata->decision_arg = c.decision_arg;
-    skel->rodata->trace_hi_arg = c.trace_hi_arg;
-    skel->rodata->trace_lo_arg = c.trace_lo_arg;
-    skel->rodata->use_printk = c.printk;
-    if (spantrace_bpf__load(skel)) {
         fail("failed to load BPF programs: %s (run with -v for the verifier log)", strerror(errno));
         goto cleanup;
     }
     if (c.printk && set_trace_clock(&c))
         goto cleanup;
-    lb = attach_one(&c, skel->progs.usdt_begin, skel->progs.uprobe_begin, c.begin);
-    if (lb == NULL || (c.end && (le = attach_one(&c, skel->progs.usdt_end, skel->progs.uprobe_end,
-                                                 c.end)) == NULL))
-        goto cleanup;
+    if (c.binary) {
+        lb = attach_one(&c, skel->progs.usdt_begin, skel->progs.uprobe_begin, c.begin);
+        if (lb == NULL || (c.end && (le = attach_one(&c, skel->progs.usdt_end,
+                                                     skel->progs.uprobe_end, c.end)) == NULL))
+            goto cleanup;
+    }
+    if (c.sockets) {
+        int n;
+        struct bpf_program *const *p = sock_progs(skel, tp, &n);
+        for (int i = 0; i < n; i++) {
+            if ((ls[i] = bpf_program__attach(p[i])) == NULL) {
+                fail("failed to attach %s: %s", bpf_program__section_name(p[i]), strerror(errno));
+                goto cleanup;
+            }
+        }
+    }
     rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &c, NULL);
-    if (rb == NULL) {
+    if (rb == NULL || (c.sockets && ring_buffer__add(rb, bpf_map__fd(skel->maps.sock_events),
+                                                     on_sock_event, &c) < 0)) {
         fail("failed to create ring buffer: %s", strerror(errno));
         goto cleanup;
     }
-    fprintf(c.out, "# tracer: spantrace\n# trace_clock: mono\n# spantrace: %s %s%s%s%s%s pid=%d\n",
-            c.binary, c.use_usdt ? c.usdt_provider : "", c.use_usdt ? ":" : "", c.begin,
-            c.end ? "/" : "", c.end ? c.end : "", c.pid);
+    fprintf(c.out, "# tracer: spantrace\n# trace_clock: mono\n");
+    if (c.binary)
+        fprintf(c.out, "# spantrace: %s %s%s%s%s%s pid=%d\n", c.binary,
+                c.use_usdt ? c.usdt_provider : "", c.use_usdt ? ":" : "", c.begin, c.end ? "/" : "",
+                c.end ? c.end : "", c.pid);
+    if (c.sockets)
+        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d\n", tp ? "tracepoint" : "fentry",
+                c.pid, c.nports);
     fflush(c.out);
-    fprintf(stderr, TOOL ": tracing %s; Ctrl-C to stop\n", c.binary);
+    fprintf(stderr, TOOL ": tracing %s%s%s; Ctrl-C to stop\n", c.binary ? c.binary : "",
+            c.binary && c.sockets ? " and " : "", c.sockets ? "TCP sockets" : "");
     t_end = c.duration > 0 ? now_s() + c.duration : 0;
     while (!stop && (t_end == 0 || now_s() < t_end)) {
         int n = ring_buffer__poll(rb, 100);
+        /* socket events come without wakeups (spantrace.bpf.c): take them each round */
+        if (n >= 0 && c.sockets)
+            n = ring_buffer__consume(rb);
         if (n < 0 && n != -EINTR) {
             fail("failed to poll ring buffer: %s", strerror(-n));
             goto cleanup;
@@ -383,12 +519,24 @@ int main(int argc, char **argv)
     }
     ring_buffer__consume(rb);
     bpf_map_lookup_elem(bpf_map__fd(skel->maps.drops), &zero, &dropped);
-    fprintf(stderr, TOOL ": %llu markers written%s", c.events, dropped ? "" : "\n");
-    if (dropped)
+    bpf_map_lookup_elem(bpf_map__fd(skel->maps.drops), &one, &sock_dropped);
+    if (c.binary)
+        fprintf(stderr, TOOL ": %llu markers written%s", c.events, dropped ? "" : "\n");
+    if (c.binary && dropped)
         fprintf(stderr, ", %llu dropped (ring buffer full)\n", dropped);
+    if (c.sockets) {
+        fprintf(stderr, TOOL ": %llu socket events written, %llu dropped (ring buffer full)\n",
+                c.sock_events, sock_dropped);
+        /* the loss in the output too, where tracefs2spans counts it (a losses row) */
+        if (sock_dropped)
+            fprintf(c.out, "# entries-in-buffer/entries-written: %llu/%llu   #P:0\n", c.sock_events,
+                    c.sock_events + sock_dropped);
+    }
     rc = 0;
 cleanup:
     ring_buffer__free(rb);
+    for (int i = 5; i >= 0; i--)
+        bpf_link__destroy(ls[i]);
     bpf_link__destroy(le);
     bpf_link__destroy(lb);
     spantrace_bpf__destroy(skel);

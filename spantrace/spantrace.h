@@ -23,4 +23,20 @@ struct span_event {
     char comm[SPANTRACE_COMM_LEN];
 };
 
+#define SPANTRACE_MAX_PORTS 8
+
+/* One TCP send or receive call (--sockets): the bytes the call copied, by sequence
+ * number, on the socket's 4-tuple.  Addresses in network order; IPv4 in addr[0..4). */
+struct sock_event {
+    unsigned long long ts_ns; /* at the call's return: CLOCK_MONOTONIC */
+    unsigned int pid, tid, cpu;
+    unsigned int seq;            /* first byte copied (write_seq / copied_seq before the call) */
+    unsigned int len;            /* bytes copied (the sequence number's advance) */
+    unsigned short family;       /* AF_INET, AF_INET6 */
+    unsigned short lport, rport; /* host order */
+    unsigned char send;          /* 1 send, 0 receive */
+    unsigned char laddr[16], raddr[16];
+    char comm[SPANTRACE_COMM_LEN];
+};
+
 #endif

@@ -134,8 +134,10 @@ static int store_fit(struct t2s_ctx *c, int64_t src, const char *from, const cha
     return 0;
 }
 
-/* Fit (or set by hand) the clocks of one tracefs source against each pcap clock. */
-static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct sf_err *err)
+/* Fit (or set by hand) the clocks of one tracefs source against each pcap clock; with
+ * socket events, from their own pairs (sp, nsp) against the capture clock sp_clock. */
+static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct cf_pair *sp,
+                        size_t nsp, const char *sp_clock, struct sf_err *err)
 {
     sqlite3_stmt *q;
     int rc = 0;
@@ -155,19 +157,25 @@ static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct
         snprintf(to, sizeof(to), "%s", (const char *)sqlite3_column_text(q, 0));
         if (strcmp(to, from) == 0 || c->have_offset)
             continue;
-        if ((rc = load_pairs(c, src, to, &p, &n, err)))
+        if (sp && strcmp(to, sp_clock) != 0)
+            continue; /* socket events pair with one capture clock */
+        if (sp) {
+            n = nsp;
+        } else if ((rc = load_pairs(c, src, to, &p, &n, err))) {
             break;
+        }
         if (n == 0) {
             if (!c->quiet)
                 fprintf(stderr,
                         "tracefs2spans: source %lld: no span id shared with the %s "
                         "spans, no clock fit\n",
                         (long long)src, to);
-        } else if ((rc = clockfit_fit(p, n, &c->fit, &r, err)) == 0) {
+        } else if ((rc = clockfit_fit(sp ? sp : p, n, &c->fit, &r, err)) == 0) {
             report_fit(c, src, from, to, &r);
             rc = store_fit(c, src, from, to, &r, err);
         }
         free(p);
+        p = NULL;
     }
     sqlite3_finalize(q);
     if (rc == 0 && c->have_offset) {
@@ -181,32 +189,60 @@ static int align_source(struct t2s_ctx *c, int64_t src, const char *from, struct
     return rc;
 }
 
+/* 1 when tracefs source src holds socket events (spantrace --sockets). */
+static int has_socket_events(struct t2s_ctx *c, int64_t src)
+{
+    sqlite3_stmt *q;
+    int yes = 0;
+
+    if (sqlite3_prepare_v2(sf_db_handle(c->db),
+                           "SELECT 1 FROM span_events WHERE source_id = ?1 AND kind = 'sock' "
+                           "LIMIT 1",
+                           -1, &q, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(q, 1, src);
+    yes = sqlite3_step(q) == SQLITE_ROW;
+    sqlite3_finalize(q);
+    return yes;
+}
+
 int attribute_run(struct t2s_ctx *c)
 {
     struct sf_attr_stats st;
     struct sf_err err;
     sqlite3_stmt *q;
-    int rc = 0;
+    int rc = 0, socket_sources = 0;
 
     sf_err_clear(&err);
     if (sqlite3_prepare_v2(sf_db_handle(c->db),
                            "SELECT id, clock FROM sources WHERE kind = "
                            "'tracefs' AND status = 'complete' AND id IN (SELECT source_id FROM "
-                           "span_events WHERE span_id IS NOT NULL)",
+                           "span_events WHERE span_id IS NOT NULL OR kind = 'sock')",
                            -1, &q, NULL) != SQLITE_OK) {
         sf_err_set(&err, SF_E_DB, UINT64_MAX, "reading sources");
         return db_fail(c, &err);
     }
     while (rc == 0 && sqlite3_step(q) == SQLITE_ROW) {
-        char from[64];
+        char from[64], to[64] = "";
+        int64_t src = sqlite3_column_int64(q, 0);
+        struct cf_pair *sp = NULL;
+        size_t nsp = 0;
+        int sock = has_socket_events(c, src);
         snprintf(from, sizeof(from), "%s", (const char *)sqlite3_column_text(q, 1));
-        rc = align_source(c, sqlite3_column_int64(q, 0), from, &err);
+        socket_sources += sock;
+        if (sock)
+            rc = sockets_run(c, src, &sp, &nsp, to, sizeof(to), &err);
+        if (rc == 0)
+            rc = align_source(c, src, from, sock ? sp : NULL, nsp, to, &err);
+        free(sp);
     }
     sqlite3_finalize(q);
     if (rc == 0)
         rc = sf_db_commit(c->db, &err);
     if (rc == 0 && c->attribute)
         rc = sf_db_attribute_samples_stats(c->db, &st, &err);
+    if (rc == 0 && c->attribute && socket_sources)
+        rc = sockets_report_cpu(c, &err);
     if (rc)
         return db_fail(c, &err);
     if (c->attribute && !c->quiet)

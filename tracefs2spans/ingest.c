@@ -28,7 +28,7 @@ struct file_state {
     const char *clock;
     int64_t last_ts, max_ts;
     int have_ts;
-    uint64_t lines, events, markers, raw, bad, losses, frames, backwards;
+    uint64_t lines, events, markers, sock, raw, bad, losses, frames, backwards;
     int64_t back_max;
     uint64_t bytes;
     struct iv_state *iv;
@@ -98,7 +98,8 @@ static int emit_interval(void *ctx, const struct iv_interval *iv)
                                     iv->end_ns,
                                     iv->depth,
                                     iv->decision >= 0 ? iv->decision : SF_DB_NULL,
-                                    iv->end_rule};
+                                    iv->end_rule,
+                                    NULL};
 
     if (c->out) {
         struct sf_jw w;
@@ -225,6 +226,46 @@ static int on_event(struct file_state *fs, const struct tf_line *l, uint64_t lin
     return rc;
 }
 
+static int is_sock_event(const struct tf_line *l)
+{
+    return l->event && l->event_len == 14 && memcmp(l->event, "spantrace_sock", 14) == 0;
+}
+
+/* A socket event of spantrace --sockets: checked here, kept as kind sock; the join with
+ * the capture's spans runs after every input (sockets.c).  A bad one is reported at
+ * its column and kept raw. */
+static int on_sock(struct file_state *fs, const struct tf_line *l, const char *line,
+                   uint64_t lineno)
+{
+    struct sf_trace_event ev = {.ts_ns = l->ts_ns,
+                                .cpu = l->cpu,
+                                .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
+                                .tid = l->pid,
+                                .comm = l->comm,
+                                .comm_len = l->comm_len,
+                                .kind = "sock",
+                                .decision = SF_DB_NULL,
+                                .message = l->msg,
+                                .message_len = l->msg_len,
+                                .line = lineno};
+    struct sj_event sj;
+    struct sf_err e;
+
+    note_time(fs, l);
+    fs->events++;
+    sf_err_clear(&e);
+    if (sockjoin_parse(l->msg, l->msg_len, &sj, &e) < 0) {
+        e.col += (uint32_t)(l->msg - line);
+        report_bad(fs, &e, lineno);
+        ev.kind = "raw";
+        ev.message = l->event;
+        ev.message_len = (size_t)(l->msg + l->msg_len - l->event);
+        return emit_event(fs, &ev, 0);
+    }
+    fs->sock++;
+    return emit_event(fs, &ev, 1);
+}
+
 /* Keep an unparseable line as a raw event at the last good time. */
 static int keep_bad(struct file_state *fs, const char *s, size_t n, uint64_t lineno)
 {
@@ -309,7 +350,7 @@ static int on_line(struct file_state *fs, const char *s, size_t n, uint64_t line
     }
     switch (l.kind) {
     case TF_EVENT:
-        return on_event(fs, &l, lineno);
+        return is_sock_event(&l) ? on_sock(fs, &l, s, lineno) : on_event(fs, &l, lineno);
     case TF_CLOCK:
         set_clock(fs, l.text, l.text_len);
         return 0;
@@ -371,6 +412,9 @@ static void summary(const struct file_state *fs, const struct iv_stats *st)
                 fs->path, (unsigned long long)fs->backwards, (long long)fs->back_max);
     if (fs->c->quiet)
         return;
+    if (fs->sock)
+        fprintf(stderr, "tracefs2spans: %s: %llu socket events (joined to the spans with --db)\n",
+                fs->path, (unsigned long long)fs->sock);
     fprintf(stderr,
             "tracefs2spans: %s: %llu lines, %llu events, %llu markers, %llu intervals, %llu "
             "orphan ends, %llu loss records, %llu bad lines; clock %s\n",

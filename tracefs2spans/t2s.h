@@ -196,6 +196,69 @@ int clockfit_fit(struct cf_pair *p, size_t n, const struct cf_opts *o, struct cf
  * sample of pairs.  x and y in any consistent units.  Exposed for the tests. */
 double clockfit_theil_sen(const double *x, const double *y, size_t n, uint64_t seed);
 
+/* ---- sockjoin.c: socket events joined to spans by TCP sequence range -------------- */
+
+#define SJ_NONE INT64_MIN /* no such time */
+
+/* One socket event (a send or recv call of a thread), from its message text. */
+struct sj_event {
+    int64_t ts_ns, pid, tid;
+    uint64_t conn;     /* sockjoin_conn_key(local, remote): the server's view */
+    int send;          /* 1 send (response bytes), 0 recv (request bytes) */
+    uint32_t seq, len; /* the bytes copied: [seq, seq + len) modulo 2^32 */
+};
+
+/* One span of the capture: its connection and the TCP bytes of its two messages. */
+struct sj_span {
+    uint64_t conn; /* sockjoin_conn_key(server, client) */
+    uint32_t req_start, req_end, resp_start, resp_end;
+    int has_req, has_resp;
+};
+
+/* What the events say of one span (tids -1 and times SJ_NONE when unknown). */
+struct sj_result {
+    int64_t reader_tid, reader_pid;              /* recv of the request's last byte */
+    int64_t writer_tid, writer_pid;              /* send of the response's first byte */
+    int64_t req_first_ts, req_last_ts, req_a_ts; /* first recv; the last byte's; first byte's */
+    int64_t resp_first_ts, resp_last_ts;         /* send of the first byte; of the last */
+};
+
+/* A span's claim on a thread's time. */
+struct sj_claim {
+    size_t span; /* index into the spans given to sockjoin_match */
+    int64_t pid, tid, start_ns, end_ns;
+};
+
+/* Called per piece of a thread's claimed time, in time order per thread: spans[0..n)
+ * are the spans whose claims cover [start, end) (n == 1: that span owns it alone).
+ * A negative return stops the split and is passed back. */
+typedef int (*sj_piece_fn)(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
+                           const size_t *spans, size_t n);
+
+/* The key of a connection seen from its server: both addresses as text (as inet_ntop
+ * prints them, IPv6 without brackets), ports as numbers.  Never 0. */
+uint64_t sockjoin_conn_key(const char *server, size_t sn, unsigned sport, const char *client,
+                           size_t cn, unsigned cport);
+
+/* Parse an event's message ("recv 10.0.0.1:8080 10.0.0.2:5123 seq=1000 len=200"; the
+ * event's times and threads are the caller's).  Returns 0, or SF_E_MALFORMED with
+ * err->col at the field that did not parse. */
+int sockjoin_parse(const char *msg, size_t n, struct sj_event *ev, struct sf_err *err);
+
+/* Join: res[i] for sp[i] (spans in capture order, so that offsets within a connection
+ * grow across a sequence wrap), from the events in input order (the first event to
+ * cover a byte keeps it).  *hits counts event/message overlaps.  Returns 0 or
+ * SF_E_NOMEM. */
+int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *ev, size_t ne,
+                   struct sj_result *res, uint64_t *hits);
+
+/* The claims of the results into out (room for 2 * ns); returns how many. */
+size_t sockjoin_claims(const struct sj_result *res, size_t ns, struct sj_claim *out);
+
+/* Split the claims' time per thread into exclusive and shared pieces (emit).  Returns 0,
+ * SF_E_NOMEM, or what emit returned. */
+int sockjoin_split(const struct sj_claim *cl, size_t n, sj_piece_fn emit, void *ctx);
+
 /* ---- main.c / ingest.c / attribute.c: the run ------------------------------------ */
 
 struct sf_db;
@@ -227,6 +290,18 @@ struct t2s_ctx {
  * its span intervals.  Errors are printed here.  Returns 0 (bad lines are counted in
  * ctx->bad_total), or SF_EXIT_USAGE for an unreadable input or a database failure. */
 int ingest_file(struct t2s_ctx *ctx, const char *path);
+
+/* sockets.c: join the socket events of tracefs source src to the capture's spans
+ * (replacing an earlier join): span markers and exclusive intervals with source
+ * socket, shared_intervals, and *pairs (malloc'd, the caller frees) of (event time,
+ * capture time) of the same bytes, for the capture clock to_clock.  Returns 0,
+ * SF_E_DB or SF_E_NOMEM with err filled. */
+int sockets_run(struct t2s_ctx *ctx, int64_t src, struct cf_pair **pairs, size_t *npairs,
+                char *to_clock, size_t to_len, struct sf_err *err);
+
+/* Per traced service, the share of its samples attributed to one span and the share in
+ * time that several spans share (stderr).  Returns 0 or SF_E_DB. */
+int sockets_report_cpu(struct t2s_ctx *ctx, struct sf_err *err);
 
 /* After every input: fit the clocks of each tracefs source against the pcap spans
  * (or store the --clock-offset by hand), report steps, then attribute samples.

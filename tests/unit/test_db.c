@@ -279,6 +279,47 @@ static void test_stdin_race(void)
     TAP_EQ_INT(db_count(a, "SELECT count(*) FROM span_events"), 3, "one copy of the rows");
     sf_db_close(a, &err);
     sf_db_close(b, &err);
+/* A version 1 file (the tables the 1 -> 2 migration touches, as v1 had them, with a
+ * row each) is brought forward: new columns, old rows marked as markers. */
+static void test_migrate_1_to_2(void)
+{
+    struct sf_db *db;
+    struct sf_err err;
+    sqlite3 *h;
+    char path[200];
+
+    tmpname(path, sizeof(path));
+    sf_err_clear(&err);
+    sqlite3_open(path, &h);
+    sqlite3_exec(h,
+                 "CREATE TABLE sources (id INTEGER PRIMARY KEY, kind TEXT);"
+                 "CREATE TABLE spans (id INTEGER PRIMARY KEY, span_id TEXT);"
+                 "CREATE TABLE span_events (id INTEGER PRIMARY KEY, source_id INTEGER, kind TEXT);"
+                 "CREATE TABLE span_intervals (id INTEGER PRIMARY KEY, span_id TEXT);"
+                 "INSERT INTO sources VALUES (1, 'tracefs');"
+                 "INSERT INTO spans VALUES (1, '00f067aa0ba902b7');"
+                 "INSERT INTO span_events VALUES (1, 1, 'begin');"
+                 "INSERT INTO span_intervals VALUES (1, '00f067aa0ba902b7');"
+                 "PRAGMA user_version = 1;",
+                 NULL, NULL, NULL);
+    sqlite3_close(h);
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "a version 1 file opens (%s)", err.msg);
+    if (db == NULL)
+        return;
+    TAP_EQ_INT(db_count(db, "PRAGMA user_version"), 2, "migrated to version 2");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM spans WHERE req_seq_start IS NULL AND "
+                            "req_seq_end IS NULL AND resp_seq_start IS NULL AND "
+                            "resp_seq_end IS NULL"),
+               1, "spans has the sequence range columns, NULL on the old row");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events WHERE source = 'marker'"), 1,
+               "an old span event is a marker");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_intervals WHERE source = 'marker'"), 1,
+               "an old interval is a marker's");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM shared_intervals"), 0, "shared_intervals exists");
+    TAP_OK(sf_db_exec(db, "INSERT INTO span_intervals (span_id, source) VALUES ('x', 'guess')",
+                      &err) == SF_E_DB,
+           "source takes only marker or socket");
+    sf_db_close(db, &err);
     db_cleanup(path);
 }
 
@@ -305,5 +346,6 @@ int main(int argc, char **argv)
     test_modes();
     test_ownership();
     test_stdin_race();
+    test_migrate_1_to_2();
     return tap_done();
 }

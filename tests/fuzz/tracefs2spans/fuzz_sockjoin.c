@@ -1,0 +1,81 @@
+/* Fuzz target: tracefs2spans/sockjoin.c - the socket event parser and the join.
+ * Input: one socket event message per line ("recv 10.0.0.1:80 10.0.0.2:5 seq=1 len=2");
+ * every parsed event also makes a span of its bytes (alternately request and response
+ * of the span before), then the events are matched, claimed and split, and the
+ * invariants are checked: pieces are non-empty, in time order per thread, never
+ * overlapping, and name only spans that exist. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../tracefs2spans/t2s.h"
+
+#define MAXN 256
+
+struct check {
+    size_t ns;
+    int64_t tid, end;
+    int any;
+};
+
+static int piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                 const size_t *spans, size_t n)
+{
+    struct check *c = ctx;
+
+    (void)pid;
+    if (end <= start || n == 0)
+        abort();
+    for (size_t i = 0; i < n; i++)
+        if (spans[i] >= c->ns)
+            abort();
+    if (c->any && c->tid == tid && start < c->end)
+        abort(); /* two pieces of one thread overlap */
+    c->any = 1;
+    c->tid = tid;
+    c->end = end;
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct sj_event ev[MAXN];
+    static struct sj_span sp[MAXN];
+    static struct sj_result res[MAXN];
+    static struct sj_claim cl[2 * MAXN];
+    const char *s = (const char *)data, *end = s + size;
+    size_t ne = 0, ns = 0, nc;
+    struct check c = {0};
+    uint64_t hits;
+
+    while (s < end && ne < MAXN) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+        struct sj_event e;
+        if (sockjoin_parse(s, n, &e, NULL) == 0) {
+            e.ts_ns = (int64_t)(ne * 7 % 13) * 1000;
+            e.tid = (int64_t)(e.seq % 3);
+            e.pid = 1;
+            ev[ne++] = e;
+            if (!e.send || ns == 0) {
+                sp[ns] = (struct sj_span){e.conn, e.seq, e.seq + e.len, 0, 0, 1, 0};
+                ns++;
+            } else {
+                sp[ns - 1].resp_start = e.seq;
+                sp[ns - 1].resp_end = e.seq + e.len;
+                sp[ns - 1].has_resp = 1;
+            }
+        }
+        s += n + 1;
+    }
+    if (sockjoin_match(sp, ns, ev, ne, res, &hits))
+        return 0;
+    nc = sockjoin_claims(res, ns, cl);
+    if (nc > 2 * ns)
+        abort();
+    c.ns = ns;
+    sockjoin_split(cl, nc, piece, &c);
+    return 0;
+}

@@ -1,0 +1,283 @@
+/* Unit tests: tracefs2spans/sockjoin.c - socket events joined to spans by 4-tuple and
+ * TCP sequence range, on crafted event streams: the event text, thread per request,
+ * a wrap of the sequence space, retransmitted (duplicate) events, pipelining, HTTP/2
+ * streams multiplexed on one connection, a worker-pool hand-off, an event loop, and
+ * events of another connection. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tracefs2spans/t2s.h"
+#include "tap.h"
+
+#define MAXP 32
+
+struct pieces {
+    int n;
+    struct {
+        int64_t tid, start, end;
+        size_t spans[4];
+        size_t n;
+    } p[MAXP];
+};
+
+static int collect(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                   const size_t *spans, size_t n)
+{
+    struct pieces *g = ctx;
+
+    (void)pid;
+    if (g->n < MAXP) {
+        g->p[g->n].tid = tid;
+        g->p[g->n].start = start;
+        g->p[g->n].end = end;
+        g->p[g->n].n = n;
+        for (size_t k = 0; k < n && k < 4; k++)
+            g->p[g->n].spans[k] = spans[k];
+        g->n++;
+    }
+    return 0;
+}
+
+static uint64_t key(void)
+{
+    return sockjoin_conn_key("10.0.0.1", 8, 8080, "10.0.0.2", 8, 5555);
+}
+
+static struct sj_event ev(int64_t ts, int64_t tid, int send, uint32_t seq, uint32_t len)
+{
+    struct sj_event e = {ts, 100, tid, key(), send, seq, len};
+    return e;
+}
+
+static struct sj_span span(uint32_t qa, uint32_t qb, uint32_t ra, uint32_t rb)
+{
+    struct sj_span s = {key(), qa, qb, ra, rb, 1, 1};
+    return s;
+}
+
+/* Match, claim and split; returns the number of claims. */
+static size_t run(const struct sj_span *sp, size_t ns, const struct sj_event *e, size_t ne,
+                  struct sj_result *res, struct pieces *pc)
+{
+    struct sj_claim cl[2 * MAXP];
+    uint64_t hits;
+    size_t nc;
+
+    memset(pc, 0, sizeof(*pc));
+    if (sockjoin_match(sp, ns, e, ne, res, &hits))
+        return 0;
+    nc = sockjoin_claims(res, ns, cl);
+    sockjoin_split(cl, nc, collect, pc);
+    return nc;
+}
+
+static void test_parse(void)
+{
+    struct sj_event e;
+    struct sf_err err;
+    const char *v4 = "recv 10.0.0.1:8080 10.0.0.2:5555 seq=4294967295 len=200";
+    const char *v6 = "send [::1]:8080 [fe80::1]:5555 seq=7 len=0";
+
+    TAP_EQ_INT(sockjoin_parse(v4, strlen(v4), &e, &err), 0, "parse: IPv4 recv");
+    TAP_OK(e.send == 0 && e.seq == 4294967295u && e.len == 200 && e.conn == key(),
+           "parse: direction, seq, len and the server-side key");
+    TAP_EQ_INT(sockjoin_parse(v6, strlen(v6), &e, &err), 0, "parse: IPv6 send in brackets");
+    TAP_OK(e.send == 1 && e.conn == sockjoin_conn_key("::1", 3, 8080, "fe80::1", 7, 5555),
+           "parse: IPv6 key without the brackets");
+    static const struct {
+        const char *s;
+        int col;
+    } bad[] = {
+        {"peek 10.0.0.1:1 10.0.0.2:2 seq=1 len=1", 1},
+        {"recv 10.0.0.1:99999 10.0.0.2:2 seq=1 len=1", 6},
+        {"recv 10.0.0.1:1 10.0.0.2:2 seq=4294967296 len=1", 28},
+        {"recv 10.0.0.1:1 10.0.0.2:2 seq=1", 33},
+        {"recv 10.0.0.1:1 x<script>:2 seq=1 len=1", 17},
+        {"recv 10.0.0.1:1 10.0.0.2:2 seq=1 len=1x", 39},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        sf_err_clear(&err);
+        int rc = sockjoin_parse(bad[i].s, strlen(bad[i].s), &e, &err);
+        TAP_OK(rc == SF_E_MALFORMED && (int)err.col == bad[i].col,
+               "parse: '%s' refused at column %d (got %d: %s)", bad[i].s, bad[i].col, (int)err.col,
+               err.msg);
+    }
+}
+
+/* Two exchanges on one keep-alive connection, each read and answered by one thread. */
+static void test_thread_per_request(void)
+{
+    struct sj_span sp[2] = {span(1000, 1100, 5000, 5300), span(1100, 1200, 5300, 5400)};
+    struct sj_event e[] = {ev(10, 7, 0, 1000, 60), ev(12, 7, 0, 1060, 40), ev(30, 7, 1, 5000, 300),
+                           ev(40, 7, 0, 1100, 100), ev(55, 7, 1, 5300, 100)};
+    struct sj_result r[2];
+    struct pieces pc;
+
+    TAP_EQ_INT((int)run(sp, 2, e, 5, r, &pc), 2, "per request: one claim per span");
+    TAP_OK(r[0].reader_tid == 7 && r[0].writer_tid == 7 && r[0].req_last_ts == 12 &&
+               r[0].req_a_ts == 10 && r[0].resp_last_ts == 30,
+           "per request: the recv of the last request byte starts it, the send ends it");
+    TAP_OK(pc.n == 2 && pc.p[0].n == 1 && pc.p[0].spans[0] == 0 && pc.p[0].start == 12 &&
+               pc.p[0].end == 30 && pc.p[1].n == 1 && pc.p[1].spans[0] == 1 &&
+               pc.p[1].start == 40 && pc.p[1].end == 55,
+           "per request: each span owns its time alone (%d pieces)", pc.n);
+}
+
+/* The request crosses 2^32; the next exchange lies past the wrap. */
+static void test_wrap(void)
+{
+    struct sj_span sp[2] = {span(0xffffff00u, 0x100u, 0xfffffff0u, 0x10u),
+                            span(0x100u, 0x180u, 0x10u, 0x20u)};
+    struct sj_event e[] = {ev(10, 3, 0, 0xffffff00u, 0x100), ev(11, 4, 0, 0, 0x100),
+                           ev(20, 4, 1, 0xfffffff0u, 0x20), ev(30, 4, 0, 0x100, 0x80),
+                           ev(40, 4, 1, 0x10, 0x10)};
+    struct sj_result r[2];
+    struct pieces pc;
+
+    run(sp, 2, e, 5, r, &pc);
+    TAP_OK(r[0].reader_tid == 4 && r[0].req_last_ts == 11 && r[0].req_first_ts == 10,
+           "wrap: the recv after the wrap holds the request's last byte (reader %lld)",
+           (long long)r[0].reader_tid);
+    TAP_OK(r[0].writer_tid == 4 && r[0].resp_last_ts == 20, "wrap: the response across 2^32");
+    TAP_OK(r[1].reader_tid == 4 && r[1].req_last_ts == 30 && r[1].resp_last_ts == 40,
+           "wrap: the exchange past the wrap is found by its own bytes");
+}
+
+/* A duplicated event (the same bytes reported again, by another thread) changes nothing. */
+static void test_retransmission(void)
+{
+    struct sj_span sp[1] = {span(500, 600, 900, 1000)};
+    struct sj_event e[] = {ev(10, 7, 0, 500, 100), ev(11, 8, 0, 500, 100), ev(20, 7, 1, 900, 100),
+                           ev(21, 8, 1, 900, 100)};
+    struct sj_result r[1];
+    struct pieces pc;
+
+    run(sp, 1, e, 4, r, &pc);
+    TAP_OK(r[0].reader_tid == 7 && r[0].writer_tid == 7 && r[0].req_last_ts == 10 &&
+               r[0].resp_last_ts == 20,
+           "retransmission: the first event to cover the bytes keeps them");
+    TAP_OK(pc.n == 1 && pc.p[0].tid == 7 && pc.p[0].n == 1, "retransmission: one exclusive piece");
+}
+
+/* Two pipelined requests read by one recv; answered one after the other. */
+static void test_pipelining(void)
+{
+    struct sj_span sp[2] = {span(100, 150, 700, 800), span(150, 200, 800, 850)};
+    struct sj_event e[] = {ev(10, 7, 0, 100, 100), ev(20, 7, 1, 700, 100), ev(30, 7, 1, 800, 50)};
+    struct sj_result r[2];
+    struct pieces pc;
+
+    run(sp, 2, e, 3, r, &pc);
+    TAP_OK(r[0].req_last_ts == 10 && r[1].req_last_ts == 10 && r[1].reader_tid == 7,
+           "pipelining: one recv completes both requests");
+    TAP_OK(pc.n == 2 && pc.p[0].start == 10 && pc.p[0].end == 20 && pc.p[0].n == 2 &&
+               pc.p[1].start == 20 && pc.p[1].end == 30 && pc.p[1].n == 1 && pc.p[1].spans[0] == 1,
+           "pipelining: the time both wait is shared, the second owns the rest (%d pieces)", pc.n);
+}
+
+/* HTTP/2: streams 1 and 3 interleave their frames, so their byte ranges overlap. */
+static void test_h2_multiplexing(void)
+{
+    struct sj_span sp[2] = {span(0, 120, 0, 200), span(60, 150, 100, 260)};
+    struct sj_event e[] = {ev(10, 9, 0, 0, 150), ev(20, 9, 1, 0, 150), ev(25, 9, 1, 150, 50),
+                           ev(40, 9, 1, 200, 60)};
+    struct sj_result r[2];
+    struct pieces pc;
+    int64_t alone1 = 0, shared = 0;
+
+    run(sp, 2, e, 4, r, &pc);
+    TAP_OK(r[0].reader_tid == 9 && r[1].reader_tid == 9 && r[0].req_last_ts == 10 &&
+               r[1].req_last_ts == 10,
+           "h2: one read completes both streams' requests");
+    TAP_OK(r[0].resp_last_ts == 25 && r[1].resp_last_ts == 40,
+           "h2: each stream's response ends at the send of its own last byte");
+    for (int i = 0; i < pc.n; i++) {
+        if (pc.p[i].n == 1 && pc.p[i].spans[0] == 1)
+            alone1 += pc.p[i].end - pc.p[i].start;
+        else if (pc.p[i].n == 2)
+            shared += pc.p[i].end - pc.p[i].start;
+        else
+            alone1 = -1000; /* span 0 owns no time alone here */
+    }
+    TAP_OK(shared == 15 && alone1 == 15, "h2: 15 ns shared, 15 ns stream 3 alone (%lld, %lld)",
+           (long long)shared, (long long)alone1);
+}
+
+/* HTTP/2: the first read holds the connection preface before the first stream's
+ * HEADERS, so it starts before any span's bytes (and here, across 2^32 too). */
+static void test_h2_preface(void)
+{
+    struct sj_span sp[2] = {span(0xfffffff0u, 0x40u, 5000, 5100), span(0x40u, 0x80u, 5100, 5200)};
+    struct sj_event e[] = {ev(10, 9, 0, 0xffffffd8u, 0xa8), ev(20, 9, 1, 5000, 200)};
+    struct sj_result r[2];
+    struct pieces pc;
+
+    run(sp, 2, e, 2, r, &pc);
+    TAP_OK(r[0].reader_tid == 9 && r[0].req_a_ts == 10 && r[1].reader_tid == 9,
+           "h2 preface: a read that starts before the first stream still places both");
+}
+
+/* A worker pool: an acceptor thread reads, a worker answers. */
+static void test_handoff(void)
+{
+    struct sj_span sp[1] = {span(0, 300, 0, 100)};
+    struct sj_event e[] = {ev(10, 1, 0, 0, 200), ev(12, 1, 0, 200, 100), ev(50, 2, 1, 0, 60),
+                           ev(52, 2, 1, 60, 40)};
+    struct sj_result r[1];
+    struct pieces pc;
+
+    TAP_EQ_INT((int)run(sp, 1, e, 4, r, &pc), 2, "hand-off: a claim on each thread");
+    TAP_OK(r[0].reader_tid == 1 && r[0].writer_tid == 2, "hand-off: reader 1, writer 2");
+    TAP_OK(pc.n == 2 && pc.p[0].tid == 1 && pc.p[0].start == 10 && pc.p[0].end == 12 &&
+               pc.p[1].tid == 2 && pc.p[1].start == 50 && pc.p[1].end == 52,
+           "hand-off: each thread's own events bound its piece");
+}
+
+/* An event loop: one thread serves two connections at once. */
+static void test_event_loop(void)
+{
+    uint64_t k2 = sockjoin_conn_key("10.0.0.1", 8, 8080, "10.0.0.3", 8, 6000);
+    struct sj_span sp[2] = {span(0, 100, 0, 100), span(0, 100, 0, 100)};
+    struct sj_event e[] = {ev(10, 5, 0, 0, 100), ev(15, 5, 0, 0, 100), ev(30, 5, 1, 0, 100),
+                           ev(40, 5, 1, 0, 100)};
+    struct sj_result r[2];
+    struct pieces pc;
+
+    sp[1].conn = k2;
+    e[1].conn = k2;
+    e[3].conn = k2;
+    run(sp, 2, e, 4, r, &pc);
+    TAP_OK(r[0].resp_last_ts == 30 && r[1].resp_last_ts == 40 && r[1].req_last_ts == 15,
+           "event loop: each connection's events find their own span");
+    TAP_OK(pc.n == 3 && pc.p[0].n == 1 && pc.p[0].spans[0] == 0 && pc.p[1].n == 2 &&
+               pc.p[1].start == 15 && pc.p[1].end == 30 && pc.p[2].n == 1 && pc.p[2].spans[0] == 1,
+           "event loop: [15, 30) is shared with both candidates, never split by guess");
+}
+
+static void test_other_connection(void)
+{
+    struct sj_span sp[1] = {span(0, 100, 0, 100)};
+    struct sj_event e[] = {ev(10, 5, 0, 0, 100), ev(30, 5, 1, 0, 100)};
+    struct sj_result r[1];
+    struct pieces pc;
+
+    e[0].conn = e[1].conn = sockjoin_conn_key("10.0.0.2", 8, 5555, "10.0.0.1", 8, 8080);
+    TAP_EQ_INT((int)run(sp, 1, e, 2, r, &pc), 0,
+               "the client's side of the connection places nothing");
+    TAP_OK(r[0].reader_tid == -1 && r[0].writer_tid == -1 && pc.n == 0, "no reader, no writer");
+}
+
+int main(void)
+{
+    test_parse();
+    test_thread_per_request();
+    test_wrap();
+    test_retransmission();
+    test_pipelining();
+    test_h2_multiplexing();
+    test_h2_preface();
+    test_handoff();
+    test_event_loop();
+    test_other_connection();
+    return tap_done();
+}

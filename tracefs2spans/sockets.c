@@ -1,0 +1,345 @@
+/* sockets.c - the socket events of one tracefs source (spantrace --sockets) joined to
+ * the capture's spans, in the database.
+ *
+ *   span_events kind 'sock' ----+
+ *                               +--> sockjoin.c --> span_events begin/end  (source socket)
+ *   spans (req_seq_*, resp_seq_*)                   span_intervals          (source socket:
+ *     JOIN connections (4-tuple)                      time one span owns alone on a thread)
+ *                                                   shared_intervals        (the rest)
+ *                                                   clock pairs (event, packet of its bytes)
+ *
+ * Every run replaces what an earlier one made for the source, so the join can run
+ * again when a capture arrives later (tracefs2spans --refit).  Only spans with a span
+ * id take part: samples.span_id and span_intervals.span_id name spans by it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sf_db.h"
+#include "sf_db_trace.h"
+#include "t2s.h"
+
+#define MAX_ROWS     4000000 /* events or spans read for one source */
+#define SHARED_IDS   32      /* span ids listed in one shared_intervals row */
+#define SPAN_ID_SIZE 17
+
+struct span_meta {
+    char span_id[SPAN_ID_SIZE];
+    char trace_id[33];
+    int64_t req_start_ns, resp_start_ns;
+    int pair_clock; /* its capture has the clock the pairs are for */
+};
+
+struct run {
+    struct t2s_ctx *c;
+    int64_t src;
+    struct sj_event *ev;
+    size_t ne;
+    struct sj_span *sp;
+    struct span_meta *meta;
+    size_t ns;
+    char to_clock[64];
+    int64_t exclusive_ns, shared_ns;
+    uint64_t exclusive, shared;
+    struct sf_err *err;
+};
+
+static void *grow(void *p, size_t *cap, size_t size)
+{
+    size_t n = *cap ? 2 * *cap : 1024;
+    void *q = realloc(p, n * size);
+
+    if (q)
+        *cap = n;
+    return q;
+}
+
+static int load_events(struct run *r)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+
+    if (sqlite3_prepare_v2(sf_db_handle(r->c->db),
+                           "SELECT ts_ns, pid, tid, message FROM span_events WHERE source_id = ?1 "
+                           "AND kind = 'sock' ORDER BY id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return sf_err_set(r->err, SF_E_DB, UINT64_MAX, "reading socket events");
+    sqlite3_bind_int64(st, 1, r->src);
+    while (sqlite3_step(st) == SQLITE_ROW && r->ne < MAX_ROWS) {
+        const char *m = (const char *)sqlite3_column_text(st, 3);
+        struct sj_event e;
+        if (m == NULL || sockjoin_parse(m, strlen(m), &e, NULL) < 0)
+            continue; /* checked when ingested; a hand-edited row is skipped */
+        e.ts_ns = sqlite3_column_int64(st, 0);
+        e.pid = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 1);
+        e.tid = sqlite3_column_int64(st, 2);
+        if (r->ne == cap) {
+            struct sj_event *q = grow(r->ev, &cap, sizeof(*q));
+            if (q == NULL) {
+                sqlite3_finalize(st);
+                return sf_err_set(r->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+            }
+            r->ev = q;
+        }
+        r->ev[r->ne++] = e;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static void text_into(char *dst, size_t n, sqlite3_stmt *st, int col)
+{
+    const char *t = (const char *)sqlite3_column_text(st, col);
+
+    snprintf(dst, n, "%s", t ? t : "");
+}
+
+static void span_row(struct run *r, sqlite3_stmt *st, struct sj_span *s, struct span_meta *m)
+{
+    const char *sa = (const char *)sqlite3_column_text(st, 2);
+    const char *ca = (const char *)sqlite3_column_text(st, 4);
+    const char *clock = (const char *)sqlite3_column_text(st, 12);
+
+    text_into(m->span_id, sizeof(m->span_id), st, 0);
+    text_into(m->trace_id, sizeof(m->trace_id), st, 1);
+    s->conn =
+        sockjoin_conn_key(sa ? sa : "", sa ? strlen(sa) : 0, (unsigned)sqlite3_column_int(st, 3),
+                          ca ? ca : "", ca ? strlen(ca) : 0, (unsigned)sqlite3_column_int(st, 5));
+    s->has_req =
+        sqlite3_column_type(st, 6) != SQLITE_NULL && sqlite3_column_type(st, 7) != SQLITE_NULL;
+    s->req_start = (uint32_t)sqlite3_column_int64(st, 6);
+    s->req_end = (uint32_t)sqlite3_column_int64(st, 7);
+    s->has_resp =
+        sqlite3_column_type(st, 8) != SQLITE_NULL && sqlite3_column_type(st, 9) != SQLITE_NULL;
+    s->resp_start = (uint32_t)sqlite3_column_int64(st, 8);
+    s->resp_end = (uint32_t)sqlite3_column_int64(st, 9);
+    m->req_start_ns =
+        sqlite3_column_type(st, 10) == SQLITE_NULL ? SJ_NONE : sqlite3_column_int64(st, 10);
+    m->resp_start_ns =
+        sqlite3_column_type(st, 11) == SQLITE_NULL ? SJ_NONE : sqlite3_column_int64(st, 11);
+    /* pairs are for one capture clock: the first one met */
+    if (r->to_clock[0] == 0 && clock)
+        snprintf(r->to_clock, sizeof(r->to_clock), "%s", clock);
+    m->pair_clock = clock && strcmp(clock, r->to_clock) == 0;
+}
+
+/* The capture's spans that know their bytes, in capture order per connection. */
+static int load_spans(struct run *r)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+
+    if (sqlite3_prepare_v2(
+            sf_db_handle(r->c->db),
+            "SELECT s.span_id, s.trace_id, c.server_addr, c.server_port, c.client_addr, "
+            "c.client_port, s.req_seq_start, s.req_seq_end, s.resp_seq_start, s.resp_seq_end, "
+            "s.req_start_ns, s.resp_start_ns, so.clock FROM spans s JOIN connections c ON c.id = "
+            "s.connection_id JOIN sources so ON so.id = s.source_id WHERE so.kind = 'pcap' AND "
+            "s.span_id IS NOT NULL AND (s.req_seq_start IS NOT NULL OR s.resp_seq_start IS NOT "
+            "NULL) ORDER BY s.connection_id, s.id",
+            -1, &st, NULL) != SQLITE_OK)
+        return sf_err_set(r->err, SF_E_DB, UINT64_MAX, "reading spans: %s",
+                          sqlite3_errmsg(sf_db_handle(r->c->db)));
+    while (sqlite3_step(st) == SQLITE_ROW && r->ns < MAX_ROWS) {
+        if (r->ns == cap) {
+            size_t c2 = cap;
+            struct sj_span *q = grow(r->sp, &cap, sizeof(*q));
+            struct span_meta *m = q ? grow(r->meta, &c2, sizeof(*m)) : NULL;
+            if (q)
+                r->sp = q;
+            if (m == NULL) {
+                sqlite3_finalize(st);
+                return sf_err_set(r->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+            }
+            r->meta = m;
+        }
+        span_row(r, st, &r->sp[r->ns], &r->meta[r->ns]);
+        r->ns++;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* The begin and end markers of one claim, as a USDT probe would have made them. */
+static int write_markers(struct run *r, const struct sj_claim *cl, const struct sj_result *res)
+{
+    const struct span_meta *m = &r->meta[cl->span];
+    const char *role = res->reader_tid == cl->tid && res->writer_tid == cl->tid ? "read+write"
+                       : res->reader_tid == cl->tid                             ? "read"
+                                                                                : "write";
+    struct sf_trace_event ev = {.cpu = SF_DB_NULL,
+                                .pid = cl->pid >= 0 ? cl->pid : SF_DB_NULL,
+                                .tid = cl->tid,
+                                .span_id = m->span_id,
+                                .trace_id = m->trace_id[0] ? m->trace_id : NULL,
+                                .decision = SF_DB_NULL,
+                                .message = role,
+                                .message_len = strlen(role),
+                                .source = "socket"};
+    int rc;
+
+    ev.ts_ns = cl->start_ns;
+    ev.kind = "begin";
+    if ((rc = sf_db_trace_event(r->c->db, r->src, &ev, r->err)))
+        return rc;
+    ev.ts_ns = cl->end_ns;
+    ev.kind = "end";
+    return sf_db_trace_event(r->c->db, r->src, &ev, r->err);
+}
+
+static int on_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
+                    const size_t *spans, size_t n)
+{
+    struct run *r = ctx;
+    char ids[SHARED_IDS * SPAN_ID_SIZE + 8];
+    size_t k, off = 0;
+
+    if (n == 1) {
+        const struct span_meta *m = &r->meta[spans[0]];
+        struct sf_trace_interval iv = {m->span_id,
+                                       m->trace_id[0] ? m->trace_id : NULL,
+                                       pid >= 0 ? pid : SF_DB_NULL,
+                                       tid,
+                                       start_ns,
+                                       end_ns,
+                                       0,
+                                       SF_DB_NULL,
+                                       "socket",
+                                       "socket"};
+        r->exclusive++;
+        r->exclusive_ns += end_ns - start_ns;
+        return sf_db_trace_interval(r->c->db, r->src, &iv, r->err);
+    }
+    for (k = 0; k < n && k < SHARED_IDS; k++)
+        off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%s", k ? "," : "",
+                                r->meta[spans[k]].span_id);
+    if (k < n)
+        snprintf(ids + off, sizeof(ids) - off, ",...");
+    r->shared++;
+    r->shared_ns += end_ns - start_ns;
+    return sf_db_trace_shared(r->c->db, r->src, pid >= 0 ? pid : SF_DB_NULL, tid, start_ns, end_ns,
+                              (int64_t)n, ids, r->err);
+}
+
+/* (event time, capture time) of the same bytes: the first byte of each message. */
+static int make_pairs(struct run *r, const struct sj_result *res, struct cf_pair **out, size_t *n)
+{
+    struct cf_pair *p = malloc((2 * r->ns + 1) * sizeof(*p));
+
+    *n = 0;
+    if (p == NULL)
+        return sf_err_set(r->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    for (size_t i = 0; i < r->ns; i++) {
+        const struct span_meta *m = &r->meta[i];
+        if (!m->pair_clock)
+            continue;
+        if (res[i].req_a_ts != SJ_NONE && m->req_start_ns != SJ_NONE)
+            p[(*n)++] = (struct cf_pair){res[i].req_a_ts, m->req_start_ns};
+        if (res[i].writer_tid >= 0 && m->resp_start_ns != SJ_NONE)
+            p[(*n)++] = (struct cf_pair){res[i].resp_first_ts, m->resp_start_ns};
+    }
+    *out = p;
+    return 0;
+}
+
+static void report(const struct run *r, const struct sj_result *res, uint64_t hits)
+{
+    uint64_t placed = 0, one = 0, handoff = 0;
+
+    for (size_t i = 0; i < r->ns; i++) {
+        if (res[i].reader_tid < 0 && res[i].writer_tid < 0)
+            continue;
+        placed++;
+        if (res[i].reader_tid >= 0 && res[i].reader_tid == res[i].writer_tid)
+            one++;
+        else if (res[i].reader_tid >= 0 && res[i].writer_tid >= 0)
+            handoff++;
+    }
+    if (r->c->quiet)
+        return;
+    fprintf(stderr,
+            "tracefs2spans: source %lld: %zu socket events, %llu on the bytes of %llu of %zu "
+            "spans (%llu read and answered on one thread, %llu handed off); thread time: "
+            "%llu exclusive pieces (%.3f ms), %llu shared (%.3f ms)\n",
+            (long long)r->src, r->ne, (unsigned long long)hits, (unsigned long long)placed, r->ns,
+            (unsigned long long)one, (unsigned long long)handoff, (unsigned long long)r->exclusive,
+            (double)r->exclusive_ns / 1e6, (unsigned long long)r->shared,
+            (double)r->shared_ns / 1e6);
+}
+
+int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *npairs,
+                char *to_clock, size_t to_len, struct sf_err *err)
+{
+    struct run r = {.c = c, .src = src, .err = err};
+    struct sj_result *res = NULL;
+    struct sj_claim *cl = NULL;
+    uint64_t hits = 0;
+    size_t nc = 0;
+    int rc;
+
+    *pairs = NULL;
+    *npairs = 0;
+    if ((rc = sf_db_trace_clear_socket(c->db, src, err)) || (rc = load_events(&r)) ||
+        (rc = load_spans(&r)))
+        goto out;
+    res = malloc((r.ns + 1) * sizeof(*res));
+    cl = malloc((2 * r.ns + 1) * sizeof(*cl));
+    if (res == NULL || cl == NULL) {
+        rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+        goto out;
+    }
+    if ((rc = sockjoin_match(r.sp, r.ns, r.ev, r.ne, res, &hits)))
+        goto out;
+    nc = sockjoin_claims(res, r.ns, cl);
+    for (size_t i = 0; i < nc && rc == 0; i++)
+        rc = write_markers(&r, &cl[i], &res[cl[i].span]);
+    if (rc == 0)
+        rc = sockjoin_split(cl, nc, on_piece, &r);
+    if (rc == 0)
+        rc = make_pairs(&r, res, pairs, npairs);
+    if (rc == 0) {
+        snprintf(to_clock, to_len, "%s", r.to_clock);
+        report(&r, res, hits);
+    }
+out:
+    if (rc == SF_E_NOMEM && err->code == 0)
+        sf_err_set(err, rc, UINT64_MAX, "out of memory");
+    free(res);
+    free(cl);
+    free(r.ev);
+    free(r.sp);
+    free(r.meta);
+    return rc;
+}
+
+int sockets_report_cpu(struct t2s_ctx *c, struct sf_err *err)
+{
+    sqlite3_stmt *st;
+
+    if (c->quiet)
+        return 0;
+    /* the services whose sockets were traced; samples and socket events share the
+     * monotonic clock (perf record -k mono, spantrace) */
+    if (sqlite3_prepare_v2(
+            sf_db_handle(c->db),
+            "SELECT s.pid, MAX(s.comm), count(*), sum(s.span_id IS NOT NULL), sum(EXISTS (SELECT "
+            "1 FROM shared_intervals h WHERE h.tid = s.tid AND h.start_ns <= s.ts_ns AND "
+            "h.end_ns >= s.ts_ns)) FROM samples s WHERE s.pid IN (SELECT DISTINCT pid FROM "
+            "span_events WHERE kind = 'sock') GROUP BY s.pid ORDER BY s.pid",
+            -1, &st, NULL) != SQLITE_OK)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading samples: %s",
+                          sqlite3_errmsg(sf_db_handle(c->db)));
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        double n = (double)sqlite3_column_int64(st, 2);
+        const char *comm = (const char *)sqlite3_column_text(st, 1);
+        fprintf(stderr,
+                "tracefs2spans: pid %lld (%s): %lld samples, %.1f %% attributed to one span, "
+                "%.1f %% in time several spans share (not attributed)\n",
+                (long long)sqlite3_column_int64(st, 0), comm ? comm : "?",
+                (long long)sqlite3_column_int64(st, 2),
+                100.0 * (double)sqlite3_column_int64(st, 3) / n,
+                100.0 * (double)sqlite3_column_int64(st, 4) / n);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
