@@ -39,8 +39,9 @@ int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err
     size_t n = strlen(url), dn = strlen(db);
 
     *out = NULL;
-    if (dn == 0 || dn >= sizeof(c->db) || strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                                                     "OPQRSTUVWXYZ0123456789_") != dn)
+    if (dn == 0 || dn >= sizeof(c->db) ||
+        strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                   "OPQRSTUVWXYZ0123456789_") != dn)
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
                           "database name '%.64s': letters, digits and '_' only", db);
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
@@ -84,9 +85,12 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
 /* Server codes that mean "try again": overload and network trouble between shards. */
 static int transient_code(const struct sf_buf *r)
 {
-    static const int codes[] = {159 /* TIMEOUT_EXCEEDED */,     202 /* TOO_MANY_QUERIES */,
-                                209 /* SOCKET_TIMEOUT */,       210 /* NETWORK_ERROR */,
-                                252 /* TOO_MANY_PARTS */,       279 /* ALL_CONNECTION_TRIES */,
+    static const int codes[] = {159 /* TIMEOUT_EXCEEDED */,
+                                202 /* TOO_MANY_QUERIES */,
+                                209 /* SOCKET_TIMEOUT */,
+                                210 /* NETWORK_ERROR */,
+                                252 /* TOO_MANY_PARTS */,
+                                279 /* ALL_CONNECTION_TRIES */,
                                 319 /* UNKNOWN_STATUS_OF_INSERT */};
     int code;
 

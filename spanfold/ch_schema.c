@@ -16,70 +16,104 @@
  * source: a span and the samples attributed to it land on one shard when they are
  * written through them.
  */
-#include "ch.h"
-
 #include <string.h>
 
+#include "ch.h"
 
-#define C(n, t) {n, t}
+#define C(n, t)                                                                                    \
+    {                                                                                              \
+        n, t                                                                                       \
+    }
 
 static const struct ch_col sources_cols[] = {
-    C("skey", CH_KEY),         C("sha256", CH_STR),    C("kind", CH_STR),
-    C("path", CH_STR),         C("bytes", CH_NI64),    C("clock", CH_STR),
-    C("tool", CH_STR),         C("tool_version", CH_STR), C("started_at", CH_STR),
-    C("status", CH_STR),       C("error", CH_NSTR),    C("units", CH_NI64),
-    C("bad_units", CH_NI64),   C("push_state", CH_STR)};
+    C("skey", CH_KEY),       C("sha256", CH_STR),    C("kind", CH_STR),   C("path", CH_STR),
+    C("bytes", CH_NI64),     C("clock", CH_STR),     C("tool", CH_STR),   C("tool_version", CH_STR),
+    C("started_at", CH_STR), C("status", CH_STR),    C("error", CH_NSTR), C("units", CH_NI64),
+    C("bad_units", CH_NI64), C("push_state", CH_STR)};
 
-static const struct ch_col connections_cols[] = {
-    C("skey", CH_KEY),          C("id", CH_I64),          C("client_addr", CH_NSTR),
-    C("client_port", CH_NI64),  C("server_addr", CH_NSTR), C("server_port", CH_NI64),
-    C("app_proto", CH_NSTR),    C("tls_version", CH_NSTR), C("tls_cipher", CH_NSTR),
-    C("sni", CH_NSTR),          C("alpn", CH_NSTR),       C("early_data", CH_STR),
-    C("early_data_bytes", CH_I64), C("decrypted", CH_I64), C("first_ns", CH_NI64),
-    C("last_ns", CH_NI64),      C("bytes_c2s", CH_I64),   C("bytes_s2c", CH_I64),
-    C("gaps", CH_I64),          C("close", CH_NSTR)};
+static const struct ch_col connections_cols[] = {C("skey", CH_KEY),
+                                                 C("id", CH_I64),
+                                                 C("client_addr", CH_NSTR),
+                                                 C("client_port", CH_NI64),
+                                                 C("server_addr", CH_NSTR),
+                                                 C("server_port", CH_NI64),
+                                                 C("app_proto", CH_NSTR),
+                                                 C("tls_version", CH_NSTR),
+                                                 C("tls_cipher", CH_NSTR),
+                                                 C("sni", CH_NSTR),
+                                                 C("alpn", CH_NSTR),
+                                                 C("early_data", CH_STR),
+                                                 C("early_data_bytes", CH_I64),
+                                                 C("decrypted", CH_I64),
+                                                 C("first_ns", CH_NI64),
+                                                 C("last_ns", CH_NI64),
+                                                 C("bytes_c2s", CH_I64),
+                                                 C("bytes_s2c", CH_I64),
+                                                 C("gaps", CH_I64),
+                                                 C("close", CH_NSTR)};
 
-static const struct ch_col spans_cols[] = {
-    C("skey", CH_KEY),           C("id", CH_I64),            C("connection_id", CH_NI64),
-    C("stream_id", CH_NI64),     C("proto", CH_NSTR),        C("method", CH_NSTR),
-    C("authority", CH_NSTR),     C("path", CH_NSTR),         C("status", CH_NI64),
-    C("grpc_service", CH_NSTR),  C("grpc_method", CH_NSTR),  C("grpc_status", CH_NI64),
-    C("req_start_ns", CH_NI64),  C("req_end_ns", CH_NI64),   C("resp_start_ns", CH_NI64),
-    C("resp_end_ns", CH_NI64),   C("req_bytes", CH_NI64),    C("resp_bytes", CH_NI64),
-    C("early_data", CH_I64),     C("partial", CH_I64),       C("trace_id", CH_NSTR),
-    C("span_id", CH_NSTR),       C("parent_span_id", CH_NSTR), C("sampled", CH_NI64),
-    C("ctx_format", CH_NSTR),    C("ctx_valid", CH_NI64)};
+static const struct ch_col spans_cols[] = {C("skey", CH_KEY),
+                                           C("id", CH_I64),
+                                           C("connection_id", CH_NI64),
+                                           C("stream_id", CH_NI64),
+                                           C("proto", CH_NSTR),
+                                           C("method", CH_NSTR),
+                                           C("authority", CH_NSTR),
+                                           C("path", CH_NSTR),
+                                           C("status", CH_NI64),
+                                           C("grpc_service", CH_NSTR),
+                                           C("grpc_method", CH_NSTR),
+                                           C("grpc_status", CH_NI64),
+                                           C("req_start_ns", CH_NI64),
+                                           C("req_end_ns", CH_NI64),
+                                           C("resp_start_ns", CH_NI64),
+                                           C("resp_end_ns", CH_NI64),
+                                           C("req_bytes", CH_NI64),
+                                           C("resp_bytes", CH_NI64),
+                                           C("early_data", CH_I64),
+                                           C("partial", CH_I64),
+                                           C("trace_id", CH_NSTR),
+                                           C("span_id", CH_NSTR),
+                                           C("parent_span_id", CH_NSTR),
+                                           C("sampled", CH_NI64),
+                                           C("ctx_format", CH_NSTR),
+                                           C("ctx_valid", CH_NI64)};
 
 static const struct ch_col contexts_cols[] = {
-    C("skey", CH_KEY),          C("id", CH_I64),          C("span_row", CH_I64),
-    C("direction", CH_STR),     C("format", CH_STR),      C("raw", CH_NSTR),
-    C("trace_id", CH_NSTR),     C("span_id", CH_NSTR),    C("parent_span_id", CH_NSTR),
-    C("sampled", CH_NI64),      C("debug", CH_NI64),      C("flags", CH_NI64),
-    C("trace_id_64", CH_I64),   C("tracestate", CH_NSTR), C("valid", CH_I64),
+    C("skey", CH_KEY),        C("id", CH_I64),          C("span_row", CH_I64),
+    C("direction", CH_STR),   C("format", CH_STR),      C("raw", CH_NSTR),
+    C("trace_id", CH_NSTR),   C("span_id", CH_NSTR),    C("parent_span_id", CH_NSTR),
+    C("sampled", CH_NI64),    C("debug", CH_NI64),      C("flags", CH_NI64),
+    C("trace_id_64", CH_I64), C("tracestate", CH_NSTR), C("valid", CH_I64),
     C("error", CH_NSTR)};
 
 static const struct ch_col span_events_cols[] = {
-    C("skey", CH_KEY),      C("id", CH_I64),       C("ts_ns", CH_I64),    C("cpu", CH_NI64),
-    C("pid", CH_NI64),      C("tid", CH_NI64),     C("comm", CH_NSTR),    C("kind", CH_STR),
-    C("span_id", CH_NSTR),  C("trace_id", CH_NSTR), C("decision", CH_NI64), C("message", CH_NSTR),
+    C("skey", CH_KEY),     C("id", CH_I64),        C("ts_ns", CH_I64),     C("cpu", CH_NI64),
+    C("pid", CH_NI64),     C("tid", CH_NI64),      C("comm", CH_NSTR),     C("kind", CH_STR),
+    C("span_id", CH_NSTR), C("trace_id", CH_NSTR), C("decision", CH_NI64), C("message", CH_NSTR),
     C("line", CH_NI64)};
 
 static const struct ch_col samples_cols[] = {
-    C("skey", CH_KEY),     C("id", CH_I64),       C("ts_ns", CH_NI64),     C("pid", CH_NI64),
-    C("tid", CH_NI64),     C("cpu", CH_NI64),     C("comm", CH_NSTR),      C("event", CH_NSTR),
-    C("period", CH_NI64),  C("stack_key", CH_HASH), C("span_id", CH_NSTR)};
+    C("skey", CH_KEY),    C("id", CH_I64),         C("ts_ns", CH_NI64),  C("pid", CH_NI64),
+    C("tid", CH_NI64),    C("cpu", CH_NI64),       C("comm", CH_NSTR),   C("event", CH_NSTR),
+    C("period", CH_NI64), C("stack_key", CH_HASH), C("span_id", CH_NSTR)};
 
 static const struct ch_col stacks_cols[] = {C("stack_key", CH_HASH), C("frames", CH_STR)};
 
 static const struct ch_col clock_fits_cols[] = {
-    C("skey", CH_KEY),          C("id", CH_I64),             C("from_clock", CH_STR),
-    C("to_clock", CH_STR),      C("from_sha256", CH_NSTR),   C("to_sha256", CH_NSTR),
-    C("offset_ns", CH_I64),     C("skew_ppm", CH_NF64),      C("ref_ns", CH_I64),
-    C("valid_from_ns", CH_NI64), C("valid_to_ns", CH_NI64),  C("points", CH_I64),
-    C("residual_ns", CH_NI64),  C("residual_max_ns", CH_NI64), C("method", CH_STR)};
+    C("skey", CH_KEY),         C("id", CH_I64),
+    C("from_clock", CH_STR),   C("to_clock", CH_STR),
+    C("from_sha256", CH_NSTR), C("to_sha256", CH_NSTR),
+    C("offset_ns", CH_I64),    C("skew_ppm", CH_NF64),
+    C("ref_ns", CH_I64),       C("valid_from_ns", CH_NI64),
+    C("valid_to_ns", CH_NI64), C("points", CH_I64),
+    C("residual_ns", CH_NI64), C("residual_max_ns", CH_NI64),
+    C("method", CH_STR)};
 
 #define T(name, engine, order, shard, sel, cols)                                                   \
-    {name, engine, order, shard, sel, cols, sizeof(cols) / sizeof(cols[0])}
+    {                                                                                              \
+        name, engine, order, shard, sel, cols, sizeof(cols) / sizeof(cols[0])                      \
+    }
 #define BY_SPAN "cityHash64(ifNull(span_id, toString(skey)))"
 
 /* ?1 is the source's id in the SQLite file, ?2 the push state of its sources row. */
@@ -124,9 +158,9 @@ const struct ch_table ch_tables[] = {
 };
 const size_t ch_ntables = sizeof(ch_tables) / sizeof(ch_tables[0]);
 
-static const char *const type_names[] = {"UInt64", "UInt64",          "String",
-                                         "Nullable(String)",         "Int64",
-                                         "Nullable(Int64)",          "Nullable(Float64)"};
+static const char *const type_names[] = {"UInt64",           "UInt64", "String",
+                                         "Nullable(String)", "Int64",  "Nullable(Int64)",
+                                         "Nullable(Float64)"};
 
 int ch_schema_sql(struct sf_buf *b, const char *db, const char *cluster)
 {
@@ -177,8 +211,10 @@ static int check_line(const char *line, size_t n, const char *cluster, unsigned 
                        (int)(line + n - t2 - 1 > 40 ? 40 : line + n - t2 - 1), t2 + 1, ty);
             return 0;
         }
-        sf_err_set(err, SF_E_DB, UINT64_MAX, "schema mismatch: %.*s has a column %.*s spanfold "
-                   "does not know", (int)tn, line, (int)(t2 - t1 - 1 > 64 ? 64 : t2 - t1 - 1), t1 + 1);
+        sf_err_set(err, SF_E_DB, UINT64_MAX,
+                   "schema mismatch: %.*s has a column %.*s spanfold "
+                   "does not know",
+                   (int)tn, line, (int)(t2 - t1 - 1 > 64 ? 64 : t2 - t1 - 1), t1 + 1);
         return 0;
     }
     return -1;

@@ -101,13 +101,27 @@ static int parse_opts(struct push_opts *o, int argc, char **argv)
     o->database = "spanfold";
     while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
         switch (ch) {
-        case O_DB: o->db = optarg; break;
-        case O_CH: o->url = optarg; break;
-        case O_CLUSTER: o->cluster = optarg; break;
-        case O_DATABASE: o->database = optarg; break;
-        case O_KIND: o->kinds = optarg; break;
-        case O_SCHEMA: o->print_schema = 1; break;
-        case 'h': usage(stdout); return SF_EXIT_OK;
+        case O_DB:
+            o->db = optarg;
+            break;
+        case O_CH:
+            o->url = optarg;
+            break;
+        case O_CLUSTER:
+            o->cluster = optarg;
+            break;
+        case O_DATABASE:
+            o->database = optarg;
+            break;
+        case O_KIND:
+            o->kinds = optarg;
+            break;
+        case O_SCHEMA:
+            o->print_schema = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return SF_EXIT_OK;
         default: {
             char msg[160];
             snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
@@ -251,8 +265,10 @@ static int wait_mutations(struct push *p)
     int rc = 0;
 
     sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql, "SELECT count() FROM system.mutations WHERE database = '%s'"
-                           " AND is_done = 0", p->o.database);
+    sf_buf_printf(&p->sql,
+                  "SELECT count() FROM system.mutations WHERE database = '%s'"
+                  " AND is_done = 0",
+                  p->o.database);
     for (int i = 0; i < 600 && rc == 0 && left; i++) {
         struct timespec ts = {0, 100000000L};
         if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, &left, &p->err)) == 0 && left)
@@ -294,8 +310,10 @@ static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *her
         if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, done, &p->err)) == 0 || !d)
             break;
         /* a shard without the tables yet (its host has not pushed): not an error */
-        fprintf(stderr, "%s: note: cannot read %s.sources_d on every shard (%s): looking for "
-                "pushed sources on this server only\n", TOOL, p->o.database, p->err.msg);
+        fprintf(stderr,
+                "%s: note: cannot read %s.sources_d on every shard (%s): looking for "
+                "pushed sources on this server only\n",
+                TOOL, p->o.database, p->err.msg);
         p->local_only = 1;
         sf_err_clear(&p->err);
     }
@@ -363,11 +381,10 @@ static int push_all(struct push *p)
         const char *kind = (const char *)sqlite3_column_text(st, 1);
         if (!kind_wanted(p->o.kinds, kind ? kind : ""))
             continue;
-        rc = push_source(p, sqlite3_column_int64(st, 0), kind ? kind : "?",
-                         (const char *)sqlite3_column_text(st, 2),
-                         (const char *)sqlite3_column_text(st, 3),
-                         (const char *)sqlite3_column_text(st, 4),
-                         (const char *)sqlite3_column_text(st, 5));
+        rc = push_source(
+            p, sqlite3_column_int64(st, 0), kind ? kind : "?",
+            (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3),
+            (const char *)sqlite3_column_text(st, 4), (const char *)sqlite3_column_text(st, 5));
         skipped += rc == 1;
         n++;
     }
