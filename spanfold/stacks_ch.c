@@ -17,13 +17,14 @@
  * sends the selected span ids to every shard once, so a span and its samples need
  * not share a shard; the selection's percentiles read spans[_d], the whole cluster.
  */
+#include "stacks_ch.h"
+
 #include <stdio.h>
 #include <string.h>
 
 #include "../perf-fold/perf_fold.h"
 #include "ch.h"
 #include "sf_select.h"
-#include "stacks_ch.h"
 
 void stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster)
 {
@@ -87,7 +88,8 @@ int stacks_ch_unit(const struct stacks_ch *s, char *buf, size_t n)
     sf_buf_init(&sql, 4096);
     sf_buf_init(&r, 4096);
     sf_err_clear(&err);
-    sf_buf_printf(&sql, "SELECT any(ifNull(event, '')), uniqExact(event) FROM %s FORMAT TabSeparated",
+    sf_buf_printf(&sql,
+                  "SELECT any(ifNull(event, '')), uniqExact(event) FROM %s FORMAT TabSeparated",
                   s->samples);
     snprintf(buf, n, "samples");
     if (ch_query(s->ch, (const char *)sql.data, NULL, 0, &r, &err) == 0 && r.len > 0) {
