@@ -21,72 +21,12 @@ command -v python3 >/dev/null || tap_skip_all "needs python3 (to find free ports
 [ -f "$top/samples/demo/demo.pcap" ] || tap_skip_all "samples/demo not recorded"
 tap_tmpdir sf_ch
 export LC_ALL=C
-pids=()
-stop() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-    for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-    rm -rf "$tmp"
-}
-trap stop EXIT
-
-# four free loopback ports: http and tcp of each shard
-read -r h1 t1 h2 t2 < <(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(4)]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(*[s.getsockname()[1] for s in ss])')
-
-server() { # server DIR HTTP TCP
-    mkdir -p "$1/data" "$1/tmp" "$1/log"
-    cat >"$1/users.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default><max_memory_usage>1000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
-    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
-  </interval></default></quotas>
-</yandex>
-EOF
-    cat >"$1/config.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>$1/log/server.log</log><errorlog>$1/log/err.log</errorlog>
-    <size>10M</size><count>1</count></logger>
-  <http_port>$2</http_port>
-  <tcp_port>$3</tcp_port>
-  <listen_host>127.0.0.1</listen_host>
-  <path>$1/data/</path>
-  <tmp_path>$1/tmp/</tmp_path>
-  <user_files_path>$1/tmp/</user_files_path>
-  <users_config>$1/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>67108864</mark_cache_size>
-  <uncompressed_cache_size>67108864</uncompressed_cache_size>
-  <max_concurrent_queries>16</max_concurrent_queries>
-  <remote_servers>
-    <sf>
-      <shard><replica><host>127.0.0.1</host><port>$t1</port></replica></shard>
-      <shard><replica><host>127.0.0.1</host><port>$t2</port></replica></shard>
-    </sf>
-  </remote_servers>
-</yandex>
-EOF
-    clickhouse-server --config-file="$1/config.xml" >"$1/log/stdout" 2>&1 &
-    pids+=($!)
-}
-up() { # up HTTP: wait for the server to answer, 60 s at most
-    for _ in $(seq 600); do
-        [ "$(curl -s "http://127.0.0.1:$1/ping" 2>/dev/null)" = "Ok." ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
-server "$tmp/s1" "$h1" "$t1"
-server "$tmp/s2" "$h2" "$t2"
-if ! up "$h1" || ! up "$h2"; then
+. "$top/scripts/clickhouse/server.sh"
+trap 'ch_stop; rm -rf "$tmp"' EXIT
+read -r h1 t1 h2 t2 < <(ch_ports 4) # http and tcp of each shard
+ch_server "$tmp/s1" "$h1" "$t1" "$t1" "$t2"
+ch_server "$tmp/s2" "$h2" "$t2" "$t1" "$t2"
+if ! ch_up "$h1" || ! ch_up "$h2"; then
     tail -n 5 "$tmp/s1/log/stdout" "$tmp/s1/log/err.log" 2>/dev/null | sed 's/^/# /'
     tap_skip_all "clickhouse-server did not start on 127.0.0.1:$h1/$h2 (its log above)"
 fi
