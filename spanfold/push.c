@@ -299,7 +299,7 @@ static int drop_partial(struct push *p, uint64_t skey)
  * (on this server), into *done and *here. */
 static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *here)
 {
-    int rc;
+    int rc = 0;
 
     for (int d = p->o.cluster != NULL && !p->local_only; d >= 0; d--) {
         sf_buf_reset(&p->sql);
