@@ -124,6 +124,17 @@ check "three transient failures in a row are retried: exit 0" [ $? -eq 0 ]
 check "and every sample arrives once" \
     [ "$(q 'SELECT count(*) FROM samples')" = "$(chq "$u1" 'SELECT count() FROM retry.samples')" ]
 
+# -- ingest straight to ClickHouse (a temporary SQLite file in between)
+ntmp() { find /tmp -maxdepth 1 -name 'spanfold-push.*' 2>/dev/null | wc -l; }
+before=$(ntmp)
+"$bin/spanfold" ingest --quiet --clickhouse "$u1" --database direct "$top/samples/demo" \
+    >/dev/null 2>"$tmp/p7"
+check "spanfold ingest --clickhouse exits 0" [ $? -eq 0 ]
+"$bin/spanfold" stacks --db "$db" --slowest 10% >"$tmp/f1" 2>/dev/null
+"$bin/spanfold" stacks --clickhouse "$u1" --database direct --slowest 10% >"$tmp/f2" 2>/dev/null
+check "and its data folds as the file's" cmp -s "$tmp/f1" "$tmp/f2"
+check "leaving no temporary database behind" [ "$(ntmp)" = "$before" ]
+
 # -- errors
 chq "$u1" "CREATE DATABASE mm" >/dev/null
 chq "$u1" "CREATE TABLE mm.spans (skey UInt64, id String) ENGINE = MergeTree() ORDER BY skey" >/dev/null
