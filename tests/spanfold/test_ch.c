@@ -67,7 +67,8 @@ static void test_keys(void)
            "without a sha256: path and start time");
     TAP_OK(ch_source_key("XYZ", "a", "t1") == ch_source_key(NULL, "a", "t1"),
            "a malformed sha256 counts as none");
-    TAP_OK(ch_hash("main;f", 6) == ch_hash("main;f", 6) && ch_hash("main;f", 6) != ch_hash("main;g", 6),
+    TAP_OK(ch_hash("main;f", 6) == ch_hash("main;f", 6) &&
+               ch_hash("main;f", 6) != ch_hash("main;g", 6),
            "a stack's key is its content's");
     TAP_OK(ch_hash(NULL, 0) == 0, "no stack: key 0");
 }
@@ -86,9 +87,10 @@ static void test_schema(void)
     TAP_OK(strstr(t, "ENGINE = Distributed(sf, sfx, samples, cityHash64(ifNull(span_id, "
                      "toString(skey))));") != NULL,
            "samples are sharded by their span");
-    TAP_OK(strstr(t, "sfx.stacks (stack_key UInt64, frames String) ENGINE = ReplacingMergeTree()") !=
-               NULL,
-           "stacks are one row per content");
+    TAP_OK(
+        strstr(t, "sfx.stacks (stack_key UInt64, frames String) ENGINE = ReplacingMergeTree()") !=
+            NULL,
+        "stacks are one row per content");
     for (size_t i = 0; i < ch_ntables; i++) {
         char want[96];
         snprintf(want, sizeof(want), "sfx.%s_d AS sfx.%s ", ch_tables[i].name, ch_tables[i].name);
