@@ -72,6 +72,19 @@ void ch_close(struct ch *c)
     free(c);
 }
 
+void ch_url_shown(const char *url, char *out, size_t n)
+{
+    const char *host = strstr(url, "://"), *at, *slash;
+
+    host = host ? host + 3 : url;
+    at = strchr(host, '@');
+    slash = strchr(host, '/');
+    if (at && (slash == NULL || at < slash))
+        snprintf(out, n, "%.*s%s", (int)(host - url), url, at + 1);
+    else
+        snprintf(out, n, "%s", url);
+}
+
 const char *ch_db(const struct ch *c)
 {
     return c->db;

@@ -35,6 +35,10 @@ struct ch;
 int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err);
 void ch_close(struct ch *c);
 
+/* url as messages may show it: without the user and password of "http://u:p@host/",
+ * into out (always NUL-terminated, cut at n - 1 bytes). */
+void ch_url_shown(const char *url, char *out, size_t n);
+
 /* The database name, checked. */
 const char *ch_db(const struct ch *c);
 

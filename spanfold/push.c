@@ -209,6 +209,9 @@ static int encode_row(struct push *p, const struct ch_table *t, sqlite3_stmt *st
         }
         i++;
     }
+    if (rc == SF_E_LIMIT)
+        return sf_err_set(&p->err, rc, UINT64_MAX,
+                          "a row of %s does not fit in a batch of %u bytes", t->name, CH_BATCH_MAX);
     return rc ? sf_err_set(&p->err, rc, UINT64_MAX, "out of memory") : 0;
 }
 
@@ -400,7 +403,7 @@ int sf_cmd_push(int argc, char **argv)
     struct push p;
     struct sf_db *db = NULL;
     struct timespec t0, t1;
-    char msg[700];
+    char msg[700], shown[256];
     int rc;
 
     memset(&p, 0, sizeof(p));
@@ -430,7 +433,8 @@ int sf_cmd_push(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc < 0) {
-        sf_err_format(&p.err, TOOL, p.ch ? p.o.url : p.o.db, msg, sizeof(msg));
+        ch_url_shown(p.o.url ? p.o.url : "", shown, sizeof(shown));
+        sf_err_format(&p.err, TOOL, p.ch ? shown : p.o.db, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
     } else {
         double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -506,7 +506,13 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
 /* Fold and print; h is the SQLite file, or NULL with chs (ClickHouse). */
 static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *chs)
 {
-    const char *db = chs ? o->url : o->db;
+    char shown[256];
+    const char *db = o->db;
+
+    if (chs) {
+        ch_url_shown(o->url, shown, sizeof(shown));
+        db = shown;
+    }
     struct sf_select sel[2];
     struct pf_table t[2];
     int rc, any0 = 0, any1 = 0;
@@ -566,7 +572,9 @@ static int run_clickhouse(const struct stacks_opts *o)
 
     sf_err_clear(&err);
     if (ch_open(&c, o->url, o->database ? o->database : "spanfold", &err) < 0) {
-        sf_err_format(&err, TOOL, o->url, msg, sizeof(msg));
+        char shown[256];
+        ch_url_shown(o->url, shown, sizeof(shown));
+        sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
         return SF_EXIT_USAGE;
     }

@@ -106,6 +106,12 @@ static void test_open(void)
 {
     struct ch *c;
     struct sf_err err;
+    char shown[64];
+
+    ch_url_shown("http://u:secret@h:8123/x@y", shown, sizeof(shown));
+    TAP_EQ_STR(shown, "http://h:8123/x@y", "a URL is shown without its user and password");
+    ch_url_shown("http://h:8123/", shown, sizeof(shown));
+    TAP_EQ_STR(shown, "http://h:8123/", "and as it is without them");
 
     sf_err_clear(&err);
     TAP_EQ_INT(ch_open(&c, "ftp://h/", "spanfold", &err), SF_E_USAGE, "ftp:// is refused");
