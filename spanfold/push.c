@@ -298,8 +298,8 @@ static int drop_partial(struct push *p, uint64_t skey)
     return rc ? rc : wait_mutations(p);
 }
 
-/* 'complete' pushes of skey seen (on every shard with --cluster), and rows at all
- * (on this server), into *done and *here. */
+/* 'complete' pushes of skey seen (on every shard with --cluster) into *done, and the
+ * sources rows of an unfinished push of skey on this server into *here. */
 static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *here)
 {
     int rc = 0;
@@ -321,8 +321,10 @@ static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *her
         sf_err_clear(&p->err);
     }
     sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql, "SELECT count() FROM %s.sources WHERE skey = %llu", p->o.database,
-                  (unsigned long long)skey);
+    sf_buf_printf(&p->sql,
+                  "SELECT if(countIf(push_state = 'complete') > 0, 0, count()) FROM %s.sources"
+                  " WHERE skey = %llu",
+                  p->o.database, (unsigned long long)skey);
     return rc ? rc : ch_scalar(p->ch, (const char *)p->sql.data, here, &p->err);
 }
 
@@ -355,16 +357,17 @@ static int push_source(struct push *p, int64_t id, const char *kind, const char 
     }
     if ((rc = state_of(p, skey, &done, &here)) != 0)
         return rc;
+    /* what an interrupted push left here goes, also when another shard has it complete */
+    if (here && (rc = drop_partial(p, skey)) != 0)
+        return rc;
+    if (here)
+        fprintf(stderr, "%s: %s: an interrupted push left %llu source row(s) here: %s\n", TOOL,
+                path, (unsigned long long)here, done ? "removed" : "replaced");
     if (done) {
         fprintf(stderr, "%s: %s: already in ClickHouse (sha256 %.16s...), skipped\n", TOOL, path,
                 sha ? sha : "-");
         return 0;
     }
-    if (here && (rc = drop_partial(p, skey)) != 0)
-        return rc;
-    if (here)
-        fprintf(stderr, "%s: %s: an interrupted push left %llu source row(s): replaced\n", TOOL,
-                path, (unsigned long long)here);
     rc = push_table(p, &ch_tables[0], id, skey, "started");
     for (size_t i = 1; i < ch_ntables && rc == 0; i++)
         rc = push_table(p, &ch_tables[i], id, skey, "started");

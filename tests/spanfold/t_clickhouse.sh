@@ -113,11 +113,25 @@ started=$(chq "$u1" "SELECT count() FROM (SELECT skey FROM cut.sources GROUP BY 
 check "and leaves a source 'started', not 'complete' (${started:-none})" [ "${started:-0}" -ge 1 ]
 "$bin/spanfold" push --clickhouse "$u1" --database cut --db "$db" 2>"$tmp/p5"
 check "pushing again exits 0" [ $? -eq 0 ]
-check "and says it replaced the interrupted source" grep -q 'interrupted push .* replaced' "$tmp/p5"
+check "and says it replaced the interrupted source" grep -q "interrupted push .* here: replaced" "$tmp/p5"
 for t in spans samples contexts span_events; do
     check "$t after the replace: $(q "SELECT count(*) FROM $t")" \
         [ "$(q "SELECT count(*) FROM $t")" = "$(chq "$u1" "SELECT count() FROM cut.$t")" ]
 done
+# a half push of the capture to shard 2 (it is complete on shard 1): the next push with
+# --cluster removes the half and skips the source, so nothing is counted twice
+SF_CH_FAIL_AT=15 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u2" --kind pcap \
+    --db "$db" 2>/dev/null
+check "a half push of the capture to the other shard fails (exit 2)" [ $? -eq 2 ]
+check "leaving rows there" [ "$(chq "$u2" "SELECT count() FROM spanfold.sources")" -gt 0 ]
+"$bin/spanfold" push --clickhouse "$u2" --cluster sf --kind pcap --db "$db" 2>"$tmp/p8"
+check "pushing it with --cluster exits 0" [ $? -eq 0 ]
+check_eval "removes the half there and skips the source complete on shard 1" \
+    'grep -q "here: removed" "$tmp/p8" && grep -q "already in ClickHouse" "$tmp/p8"'
+same_count "connections after the removal" "SELECT count(*) FROM connections" \
+    "SELECT count() FROM spanfold.connections_d"
+same_count "sources rows after the removal (started + complete of each)" \
+    "SELECT count(*) * 2 FROM sources" "SELECT count() FROM spanfold.sources_d"
 SF_CH_FAIL_AT=5 SF_CH_FAIL_COUNT=3 "$bin/spanfold" push --clickhouse "$u1" --database retry \
     --db "$db" 2>"$tmp/p6"
 check "three transient failures in a row are retried: exit 0" [ $? -eq 0 ]
