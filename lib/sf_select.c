@@ -20,6 +20,18 @@ void sf_select_init(struct sf_select *s)
 {
     memset(s, 0, sizeof(*s));
     sf_buf_init(&s->sql, SF_SELECT_SQL_MAX);
+    s->spans = "spans";
+}
+
+void sf_select_dialect(struct sf_select *s, enum sf_select_dialect d, const char *spans_table)
+{
+    s->dialect = d;
+    s->spans = spans_table ? spans_table : "spans";
+}
+
+const char *sf_sel_dialect_sql(const struct sf_sel_comp *c, const char *sqlite, const char *ch)
+{
+    return c->s->dialect == SF_SELECT_CLICKHOUSE ? ch : sqlite;
 }
 
 static void drop_params(struct sf_select *s, size_t keep)
@@ -113,9 +125,48 @@ static struct sf_select_param *push(struct sf_sel_comp *c)
     return &s->param[s->nparam++];
 }
 
+/* ClickHouse: a literal written inline (see sf_select.h). */
+static int emit_ch_fmt(struct sf_sel_comp *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int emit_ch_fmt(struct sf_sel_comp *c, const char *fmt, ...)
+{
+    char buf[64];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return sf_sel_emit(c, buf);
+}
+
+int sf_sel_emit_ch_quoted(struct sf_sel_comp *c, const char *t, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+
+    sf_sel_emit(c, "'");
+    for (size_t i = 0; i < n && !c->failed; i++) {
+        unsigned char ch = (unsigned char)t[i];
+        char esc[5] = {'\\', (char)ch, 0, 0, 0};
+        if (ch < 0x20 || ch == 0x7f) {
+            esc[1] = 'x';
+            esc[2] = hex[ch >> 4];
+            esc[3] = hex[ch & 15];
+        } else if (ch != '\\' && ch != '\'') {
+            esc[0] = (char)ch;
+            esc[1] = 0;
+        }
+        sf_sel_emit(c, esc);
+    }
+    return sf_sel_emit(c, "'");
+}
+
 int sf_sel_emit_int(struct sf_sel_comp *c, int64_t v)
 {
-    struct sf_select_param *p = push(c);
+    struct sf_select_param *p;
+
+    if (c->s->dialect == SF_SELECT_CLICKHOUSE)
+        return emit_ch_fmt(c, v < 0 ? "(%lld)" : "%lld", (long long)v);
+    p = push(c);
 
     if (p == NULL)
         return c->failed;
@@ -126,7 +177,11 @@ int sf_sel_emit_int(struct sf_sel_comp *c, int64_t v)
 
 int sf_sel_emit_real(struct sf_sel_comp *c, double v)
 {
-    struct sf_select_param *p = push(c);
+    struct sf_select_param *p;
+
+    if (c->s->dialect == SF_SELECT_CLICKHOUSE)
+        return emit_ch_fmt(c, v < 0 ? "(%.17g)" : "%.17g", v);
+    p = push(c);
 
     if (p == NULL)
         return c->failed;
@@ -137,7 +192,11 @@ int sf_sel_emit_real(struct sf_sel_comp *c, double v)
 
 int sf_sel_emit_text(struct sf_sel_comp *c, const char *t, size_t n)
 {
-    struct sf_select_param *p = push(c);
+    struct sf_select_param *p;
+
+    if (c->s->dialect == SF_SELECT_CLICKHOUSE)
+        return sf_sel_emit_ch_quoted(c, t, n);
+    p = push(c);
 
     if (p == NULL)
         return c->failed;
@@ -173,17 +232,46 @@ int sf_sel_end(struct sf_sel_comp *c)
     return 0;
 }
 
+/* ClickHouse: the k-th value (1-based; kexpr over count()) of col sorted by sort
+ * (arraySort or arrayReverseSort) over every span with a value, NULL when none has
+ * one, as SQLite's OFFSET past the end gives.  18.16 takes no subquery in LIMIT. */
+static int ch_kth(struct sf_sel_comp *c, const char *col, const char *sort, const char *kexpr,
+                  double share, int64_t n)
+{
+    sf_sel_emit(c, "(SELECT if(count() > 0, ");
+    sf_sel_emit(c, sort);
+    sf_sel_emit(c, "(groupArray(v))[toUInt64(");
+    if (kexpr) {
+        sf_sel_emit(c, kexpr);
+        sf_sel_emit_real(c, share);
+        sf_sel_emit(c, " / 100.0))");
+    } else {
+        sf_sel_emit_int(c, n);
+    }
+    sf_sel_emit(c, ")], NULL) FROM (SELECT ");
+    sf_sel_emit(c, col);
+    sf_sel_emit(c, " AS v FROM ");
+    sf_sel_emit(c, c->s->spans);
+    return sf_sel_emit(c, " WHERE v IS NOT NULL))");
+}
+
 /* The nearest-rank percentile p of a column over every span with a value. */
 int sf_sel_percentile(struct sf_sel_comp *c, const char *col, double p)
 {
+    if (c->s->dialect == SF_SELECT_CLICKHOUSE)
+        return ch_kth(c, col, "arraySort", "greatest(1, ceil(count() * ", p, 0);
     sf_sel_emit(c, "(SELECT v FROM (SELECT ");
     sf_sel_emit(c, col);
-    sf_sel_emit(c, " AS v FROM spans WHERE v IS NOT NULL) ORDER BY v LIMIT 1 OFFSET (SELECT max(0, "
+    sf_sel_emit(c, " AS v FROM ");
+    sf_sel_emit(c, c->s->spans);
+    sf_sel_emit(c, " WHERE v IS NOT NULL) ORDER BY v LIMIT 1 OFFSET (SELECT max(0, "
                    "CAST(k AS INTEGER) + (k > CAST(k AS INTEGER)) - 1) FROM (SELECT count(");
     sf_sel_emit(c, col);
     sf_sel_emit(c, ") * ");
     sf_sel_emit_real(c, p);
-    return sf_sel_emit(c, " / 100.0 AS k FROM spans)))");
+    sf_sel_emit(c, " / 100.0 AS k FROM ");
+    sf_sel_emit(c, c->s->spans);
+    return sf_sel_emit(c, ")))");
 }
 
 int sf_sel_is_hex(const char *s, size_t n)
@@ -222,7 +310,10 @@ int sf_select_trace_id(struct sf_select *s, const char *id, struct sf_err *err)
 
     sf_sel_begin(&c);
     if (hex_id(&c, id, 16, 32, "a trace id is 32 hex digits (or 16 for a 64-bit id)") == 0) {
-        sf_sel_emit(&c, strlen(id) == 16 ? "trace_id_lo = " : "trace_id = ");
+        sf_sel_emit(
+            &c, strlen(id) == 32
+                    ? "trace_id = "
+                    : sf_sel_dialect_sql(&c, "trace_id_lo = ", "substring(trace_id, 17, 16) = "));
         emit_lower(&c, id);
     }
     return sf_sel_end(&c);
@@ -308,17 +399,28 @@ int sf_select_slowest(struct sf_select *s, const char *spec, struct sf_err *err)
     if (c.failed)
         return sf_sel_end(&c);
     /* the k-th longest duration, k = ceil(share * count) or N, ties kept */
+    if (s->dialect == SF_SELECT_CLICKHOUSE) {
+        sf_sel_emit(&c, d);
+        sf_sel_emit(&c, " >= ");
+        ch_kth(&c, d, "arrayReverseSort", spec[n - 1] == '%' ? "greatest(1, ceil(count() * " : NULL,
+               (double)v / 1000, v);
+        return sf_sel_end(&c);
+    }
     sf_sel_emit(&c, d);
     sf_sel_emit(&c, " >= (SELECT v FROM (SELECT ");
     sf_sel_emit(&c, d);
-    sf_sel_emit(&c, " AS v FROM spans WHERE v IS NOT NULL) ORDER BY v DESC LIMIT 1 OFFSET ");
+    sf_sel_emit(&c, " AS v FROM ");
+    sf_sel_emit(&c, s->spans);
+    sf_sel_emit(&c, " WHERE v IS NOT NULL) ORDER BY v DESC LIMIT 1 OFFSET ");
     if (spec[n - 1] == '%') {
         sf_sel_emit(&c, "(SELECT max(0, CAST(k AS INTEGER) + (k > CAST(k AS INTEGER)) - 1) FROM "
                         "(SELECT count(");
         sf_sel_emit(&c, d);
         sf_sel_emit(&c, ") * ");
         sf_sel_emit_real(&c, (double)v / 1000);
-        sf_sel_emit(&c, " / 100.0 AS k FROM spans)))");
+        sf_sel_emit(&c, " / 100.0 AS k FROM ");
+        sf_sel_emit(&c, s->spans);
+        sf_sel_emit(&c, ")))");
     } else {
         sf_sel_emit_int(&c, v - 1);
         sf_sel_emit(&c, ")");
@@ -431,7 +533,10 @@ int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const c
     int64_t start = INT64_MAX, ra = 0, rb = 0;
 
     sf_sel_begin(&c);
-    if (sf_walltime_zone(tz, &zone) < 0)
+    if (s->dialect == SF_SELECT_CLICKHOUSE)
+        sf_sel_fail(&c, SF_E_USAGE, 0,
+                    "--during needs the SQLite file's clock fits: not available on ClickHouse yet");
+    else if (sf_walltime_zone(tz, &zone) < 0)
         sf_sel_fail(&c, SF_E_USAGE, 0, "--tz is UTC, local or +HH:MM");
     else if (dots == NULL)
         sf_sel_fail(&c, SF_E_USAGE, strlen(range),

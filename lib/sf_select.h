@@ -22,6 +22,15 @@
  * <fragment>)` there).  Percentiles (duration > p95) are subqueries over every span
  * of the database, so the fragment is complete on its own.
  *
+ * The same selection compiles to ClickHouse's dialect (sf_select_dialect, before any
+ * adder): there the literals are written inline as quoted ClickHouse literals,
+ * because the HTTP interface of ClickHouse 18.16 has no bound parameters; each is
+ * escaped byte by byte, so the fragment is still fixed text around data that cannot
+ * leave its quotes.  GLOB becomes match() on the same pattern as a regular
+ * expression, LIKE stays ASCII-case-insensitive as SQLite's is, percentiles are
+ * array subscripts, and every subquery reads the spans table the caller names (a
+ * Distributed table, so that a percentile is over the whole cluster).
+ *
  * Several calls to the adders below combine with AND.  Errors fill err with code
  * SF_E_USAGE (or SF_E_LIMIT / SF_E_NOMEM / SF_E_DB), err->col = the 1-based byte
  * column in the expression and a message; sf_select_format_error() turns that into
@@ -42,6 +51,8 @@
 #define SF_SELECT_PARAMS_MAX 1024       /* bound parameters in one selection */
 #define SF_SELECT_SQL_MAX    (1u << 20) /* bytes of the compiled fragment */
 
+enum sf_select_dialect { SF_SELECT_SQLITE, SF_SELECT_CLICKHOUSE };
+
 enum sf_select_ptype { SF_SELECT_P_TEXT, SF_SELECT_P_INT, SF_SELECT_P_REAL };
 
 struct sf_select_param {
@@ -57,10 +68,18 @@ struct sf_select {
     struct sf_select_param *param;
     size_t nparam, capparam;
     unsigned nterms; /* calls that added a term */
+    enum sf_select_dialect dialect;
+    const char *spans; /* the spans table of subqueries ("spans") */
 };
 
 void sf_select_init(struct sf_select *s);
 void sf_select_free(struct sf_select *s);
+
+/* Compile what is added from now on for dialect d, with spans_table (not copied;
+ * NULL: "spans") in the subqueries of percentiles and --slowest.  Call it before the
+ * first adder.  In SF_SELECT_CLICKHOUSE the fragment has no parameters, and
+ * sf_select_during fails with SF_E_USAGE (it needs the SQLite file's clock fits). */
+void sf_select_dialect(struct sf_select *s, enum sf_select_dialect d, const char *spans_table);
 
 /* Add a --where expression (AND with what is there).  Returns 0, or SF_E_USAGE with
  * err->col at the offending token, SF_E_LIMIT (too long, too deep, too many

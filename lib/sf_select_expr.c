@@ -26,35 +26,46 @@ struct column {
     const char *name;
     enum kind kind;
     const char *sql;
+    const char *ch_sql; /* ClickHouse's, when it differs */
 };
 
 /* The path without its query string; a gRPC call's "package.Service/Method". */
 #define ENDPOINT_SQL                                                                               \
     "(CASE WHEN grpc_method IS NOT NULL THEN COALESCE(grpc_service || '/', '') || grpc_method"     \
     " WHEN instr(path, '?') > 0 THEN substr(path, 1, instr(path, '?') - 1) ELSE path END)"
+#define ENDPOINT_CH                                                                                \
+    "(CASE WHEN grpc_method IS NOT NULL THEN coalesce(grpc_service || '/', '') || grpc_method"     \
+    " WHEN position(path, '?') > 0 THEN substring(path, 1, position(path, '?') - 1)"               \
+    " ELSE path END)"
 
 static const struct column columns[] = {
-    {"endpoint", K_TEXT, ENDPOINT_SQL},
-    {"method", K_TEXT, "method"},
-    {"path", K_TEXT, "path"},
-    {"authority", K_TEXT, "authority"},
-    {"proto", K_TEXT, "proto"},
-    {"status", K_STATUS, "status"},
-    {"grpc_status", K_INT, "grpc_status"},
-    {"grpc_service", K_TEXT, "grpc_service"},
-    {"grpc_method", K_GRPC, "grpc_method"},
-    {"duration", K_DURATION, "(resp_end_ns - req_start_ns)"},
-    {"trace_id", K_TRACE, "trace_id"},
-    {"span_id", K_SPAN, "span_id"},
-    {"early_data", K_BOOL, "early_data"},
-    {"partial", K_BOOL, "partial"},
-    {"sampled", K_BOOL, "sampled"},
+    {"endpoint", K_TEXT, ENDPOINT_SQL, ENDPOINT_CH},
+    {"method", K_TEXT, "method", NULL},
+    {"path", K_TEXT, "path", NULL},
+    {"authority", K_TEXT, "authority", NULL},
+    {"proto", K_TEXT, "proto", NULL},
+    {"status", K_STATUS, "status", NULL},
+    {"grpc_status", K_INT, "grpc_status", NULL},
+    {"grpc_service", K_TEXT, "grpc_service", NULL},
+    {"grpc_method", K_GRPC, "grpc_method", NULL},
+    {"duration", K_DURATION, "(resp_end_ns - req_start_ns)", NULL},
+    {"trace_id", K_TRACE, "trace_id", NULL},
+    {"span_id", K_SPAN, "span_id", NULL},
+    {"early_data", K_BOOL, "early_data", NULL},
+    {"partial", K_BOOL, "partial", NULL},
+    {"sampled", K_BOOL, "sampled", NULL},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 static const char column_list[] =
     "endpoint, method, path, authority, proto, status, grpc_status, grpc_service, grpc_method, "
     "duration, trace_id, span_id, early_data, partial, sampled";
+
+/* The column's SQL in the selection's dialect. */
+static const char *col_sql(const struct sf_sel_comp *c, const struct column *col)
+{
+    return sf_sel_dialect_sql(c, col->sql, col->ch_sql ? col->ch_sql : col->sql);
+}
 
 const char *sf_select_columns(void)
 {
@@ -235,7 +246,7 @@ static int value_bool(struct parser *p, const struct column *col, enum op op, si
     else
         return sf_sel_fail(p->c, SF_E_USAGE, p->off,
                            "%s is yes/no: compare it with true, false, 1 or 0", col->name);
-    sf_sel_emit(p->c, col->sql);
+    sf_sel_emit(p->c, col_sql(p->c, col));
     sf_sel_emit(p->c, op_sql[op]);
     return sf_sel_emit_int(p->c, v);
 }
@@ -248,7 +259,7 @@ static int value_class(struct parser *p, const struct column *col, enum op op)
     if (op != OP_EQ && op != OP_NE)
         return sf_sel_fail(p->c, SF_E_USAGE, p->off, "a status class (%cxx) takes = or !=", d);
     sf_sel_emit(p->c, op == OP_NE ? "NOT (" : "(");
-    sf_sel_emit(p->c, col->sql);
+    sf_sel_emit(p->c, col_sql(p->c, col));
     sf_sel_emit(p->c, " BETWEEN ");
     sf_sel_emit_int(p->c, (d - '0') * 100);
     sf_sel_emit(p->c, " AND ");
@@ -270,9 +281,9 @@ static int value_number(struct parser *p, const struct column *col, enum op op)
         if (sf_walltime_decimal(v + 1, p->len - 1, 1000, &milli) < 0 || milli > 100000)
             return sf_sel_fail(p->c, SF_E_USAGE, p->off, "a percentile is p0 to p100 (p95, p99.9)");
         pct = (double)milli / 1000;
-        sf_sel_emit(p->c, col->sql);
+        sf_sel_emit(p->c, col_sql(p->c, col));
         sf_sel_emit(p->c, op_sql[op]);
-        return sf_sel_percentile(p->c, col->sql, pct);
+        return sf_sel_percentile(p->c, col_sql(p->c, col), pct);
     }
     if (p->t != T_NUMBER)
         return sf_sel_fail(p->c, SF_E_USAGE, p->off,
@@ -291,9 +302,70 @@ static int value_number(struct parser *p, const struct column *col, enum op op)
     } else if (sf_walltime_decimal(v, p->len, 1, &x) < 0 || memchr(v, '.', p->len) != NULL) {
         return sf_sel_fail(p->c, SF_E_USAGE, p->off, "%s takes a whole number", col->name);
     }
-    sf_sel_emit(p->c, col->sql);
+    sf_sel_emit(p->c, col_sql(p->c, col));
     sf_sel_emit(p->c, op_sql[op]);
     return sf_sel_emit_int(p->c, x);
+}
+
+/* ClickHouse has no GLOB, and its LIKE is case-sensitive with '\\' as an escape:
+ * SQLite's meaning in its terms.  A glob becomes an anchored RE2 expression
+ * (* .*, ? ., [...] a class, [^...] its complement, other bytes
+ * escaped), a LIKE pattern compares lower(col) with the ASCII-lowered pattern,
+ * its backslashes doubled. */
+static int ch_pattern(struct sf_sel_comp *c, const char *sql, enum op op, const char *t, size_t n)
+{
+    struct sf_buf re;
+    int rc;
+
+    sf_buf_init(&re, 4 * SF_SELECT_EXPR_MAX + 8);
+    if (op == OP_LIKE) {
+        for (size_t i = 0; i < n; i++) {
+            char ch = t[i] >= 'A' && t[i] <= 'Z' ? (char)(t[i] + 32) : t[i];
+            if (ch == '\\')
+                sf_buf_append(&re, "\\", 1);
+            sf_buf_append(&re, &ch, 1);
+        }
+        sf_sel_emit(c, "lower(");
+        sf_sel_emit(c, sql);
+        sf_sel_emit(c, ") LIKE ");
+    } else {
+        sf_buf_append(&re, "^", 1);
+        for (size_t i = 0; i < n; i++) {
+            size_t k = i + 1;
+            if (t[i] == '*')
+                sf_buf_append(&re, ".*", 2);
+            else if (t[i] == '?')
+                sf_buf_append(&re, ".", 1);
+            else if (t[i] == '[' && (k += (k < n && t[k] == '^')) < n &&
+                     memchr(t + k + 1, ']', n - k - 1) != NULL) {
+                /* a class: SQLite's "]" first is a member; RE2 wants it escaped */
+                size_t e = (size_t)((const char *)memchr(t + k + 1, ']', n - k - 1) - t);
+                sf_buf_append(&re, k > i + 1 ? "[^" : "[", k > i + 1 ? 2 : 1);
+                for (size_t j = k; j < e; j++) {
+                    if (t[j] == '\\' || t[j] == '[' || (t[j] == ']' && j == k))
+                        sf_buf_append(&re, "\\", 1);
+                    sf_buf_append(&re, &t[j], 1);
+                }
+                sf_buf_append(&re, "]", 1);
+                i = e;
+            } else {
+                if (strchr("\\.+()|{}^$[]", t[i]) != NULL)
+                    sf_buf_append(&re, "\\", 1);
+                sf_buf_append(&re, &t[i], 1);
+            }
+        }
+        sf_buf_append(&re, "$", 1);
+        sf_sel_emit(c, "match(");
+        sf_sel_emit(c, sql);
+        sf_sel_emit(c, ", ");
+    }
+    rc = re.len > 4 * SF_SELECT_EXPR_MAX
+             ? sf_sel_fail(c, SF_E_LIMIT, 0, "pattern too long")
+             : sf_sel_emit_ch_quoted(c, re.data ? (const char *)re.data : "", re.len);
+    if (rc == 0 && op == OP_GLOB)
+        rc = sf_sel_emit(c, ")");
+    sf_buf_free(&re);
+    return rc;
 }
 
 /* A text value: ids lowercased, "Service/Method" against both gRPC columns. */
@@ -301,7 +373,7 @@ static int value_text(struct parser *p, const struct column *col, enum op op)
 {
     char *t = (char *)p->str.data;
     size_t n = p->str.len;
-    const char *sql = col->sql;
+    const char *sql = col_sql(p->c, col);
 
     if (p->t != T_STRING)
         return sf_sel_fail(p->c, SF_E_USAGE, p->off, "%s is text: put the value in double quotes",
@@ -314,10 +386,12 @@ static int value_text(struct parser *p, const struct column *col, enum op op)
                 t[i] += 32;
     if (op == OP_EQ || op == OP_NE) {
         if (col->kind == K_TRACE && n == 16 && sf_sel_is_hex(t, n))
-            sql = "trace_id_lo";
+            sql = sf_sel_dialect_sql(p->c, "trace_id_lo", "substring(trace_id, 17, 16)");
         if (col->kind == K_GRPC && memchr(t, '/', n) != NULL)
             sql = "(grpc_service || '/' || grpc_method)";
     }
+    if (p->c->s->dialect == SF_SELECT_CLICKHOUSE && (op == OP_GLOB || op == OP_LIKE))
+        return ch_pattern(p->c, sql, op, t, n);
     sf_sel_emit(p->c, sql);
     sf_sel_emit(p->c, op_sql[op]);
     return sf_sel_emit_text(p->c, t, n);
@@ -351,7 +425,7 @@ static int comparison(struct parser *p)
             return sf_sel_fail(p->c, SF_E_USAGE, p->off, "expected an operator after %s, found %s",
                                col->name, tok_name(p->t));
         sf_sel_emit(p->c, "(");
-        sf_sel_emit(p->c, col->sql);
+        sf_sel_emit(p->c, col_sql(p->c, col));
         return sf_sel_emit(p->c, " = 1)");
     }
     op = p->op;

@@ -43,6 +43,13 @@ int sf_sel_percentile(struct sf_sel_comp *c, const char *col, double p);
 void sf_sel_begin(struct sf_sel_comp *c);
 int sf_sel_end(struct sf_sel_comp *c);
 
+/* The SQL of the selection's dialect: sqlite's text or ClickHouse's. */
+const char *sf_sel_dialect_sql(const struct sf_sel_comp *c, const char *sqlite, const char *ch);
+
+/* Append, in the ClickHouse dialect, the text as a quoted string literal ('...', with
+ * \\, \' and \xHH for control bytes).  Returns 0 or the call's error. */
+int sf_sel_emit_ch_quoted(struct sf_sel_comp *c, const char *t, size_t n);
+
 /* 1 if s[0..n) is all hex digits. */
 int sf_sel_is_hex(const char *s, size_t n);
 

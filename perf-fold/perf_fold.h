@@ -253,6 +253,11 @@ struct spans_filter {
  * frame naming its group (group_by as --group-by takes it), or as stored when
  * group_by is NULL, which is what `perf-fold --db` printed for them.  Returns 0, or
  * SF_E_DB / SF_E_NOMEM with err filled. */
+/* The attribution of spans_fold_table as a WITH clause: its last table, b, has one
+ * row per sample (row_id = samples.id, stack_id, period, span_id = the attributed
+ * span or NULL, itrace, idec), for a query that goes on with " SELECT ... FROM b". */
+extern const char spans_attrib_cte[];
+
 int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group_by,
                      struct pf_table *t, struct sf_err *err);
 

@@ -21,26 +21,32 @@
 #include "perf_fold.h"
 #include "sf_select.h"
 
-#define ATTRIB_SQL                                                                                 \
+#define ATTRIB_CTE                                                                                 \
     "WITH lim AS (SELECT COALESCE(MAX(end_ns - start_ns), 0) AS d FROM span_intervals),"           \
-    " a AS (SELECT s.stack_id, s.period, s.span_id AS sid,"                                        \
+    " a AS (SELECT s.id AS row_id, s.stack_id, s.period, s.span_id AS sid,"                        \
     "   CASE WHEN s.span_id IS NULL AND s.ts_ns IS NOT NULL THEN"                                  \
     "    (SELECT i.id FROM span_intervals i JOIN sources si ON si.id = i.source_id"                \
     "      WHERE i.tid = s.tid AND i.start_ns <= s.ts_ns AND i.start_ns >= s.ts_ns - lim.d"        \
     "        AND s.ts_ns <= i.end_ns AND si.clock = src.clock"                                     \
     "      ORDER BY i.depth DESC, i.start_ns DESC, i.id DESC LIMIT 1) END AS iid"                  \
     "  FROM samples s JOIN sources src ON src.id = s.source_id, lim),"                             \
-    " b AS (SELECT a.stack_id, a.period, COALESCE(a.sid, iv.span_id) AS span_id,"                  \
+    " b AS (SELECT a.row_id, a.stack_id, a.period, COALESCE(a.sid, iv.span_id) AS span_id,"        \
     "   iv.trace_id AS itrace, iv.decision AS idec FROM a LEFT JOIN span_intervals iv"             \
-    "   ON iv.id = a.iid)"                                                                         \
-    " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"                      \
-    "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, SUM(b.period)"   \
-    " FROM b JOIN stacks st ON st.id = b.stack_id"                                                 \
-    " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = b.span_id)"   \
-    " WHERE (?1 IS NULL OR b.span_id = ?1)"                                                        \
-    "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                                  \
-    "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || sp.grpc_method = ?3)"
+    "   ON iv.id = a.iid)"
+#define ATTRIB_SQL                                                                                 \
+    ATTRIB_CTE " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"           \
+               "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, "     \
+               "SUM(b.period)"                                                                     \
+               " FROM b JOIN stacks st ON st.id = b.stack_id"                                      \
+               " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = "  \
+               "b.span_id)"                                                                        \
+               " WHERE (?1 IS NULL OR b.span_id = ?1)"                                             \
+               "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                       \
+               "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || "           \
+               "sp.grpc_method = ?3)"
 #define ATTRIB_GROUP " GROUP BY b.span_id, 4, 7, st.id"
+
+const char spans_attrib_cte[] = ATTRIB_CTE;
 
 enum {
     COL_SPAN,

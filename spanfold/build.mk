@@ -2,4 +2,5 @@
 # and calls their code in-process, never their binaries.
 TOOLS += spanfold
 SPANFOLD_LINKS := pcap2spans perf-fold tracefs2spans flamegraph inflect spanfold-export
-LDLIBS_spanfold = $(sort $(foreach t,$(SPANFOLD_LINKS),$(LDLIBS_$(t)))) -lm
+# libcurl: ClickHouse's HTTP interface (spanfold push, stacks --clickhouse; spanfold/ch.c)
+LDLIBS_spanfold = $(sort $(foreach t,$(SPANFOLD_LINKS),$(LDLIBS_$(t)))) $(call pc,libcurl) -lm

@@ -1,6 +1,7 @@
 /* ingest.c - spanfold ingest: every artefact of an incident into one database.
  *
  *   spanfold ingest --db FILE [--quiet] PATH...
+ *   spanfold ingest --clickhouse URL [--cluster NAME] [--database DB] [--db FILE] PATH...
  *
  * Each PATH is a file or a folder (walked, in name order).  Every file is recognised by
  * its content (lib/sf_sniff), through gzip, xz or zstd (lib/sf_decomp), never by its
@@ -8,7 +9,9 @@
  * every key log found as --keylog), perf script text to perf-fold, perf.data through
  * `perf script` to perf-fold, tracefs and spantrace text to tracefs2spans, which fits
  * the clocks and attributes the samples to spans.  Then one line per input says what it
- * gave, and what is still missing for the join is said in words.
+ * gave, and what is still missing for the join is said in words.  With --clickhouse the
+ * database is then pushed (spanfold push, linked in); without --db it is a temporary
+ * file, removed afterwards.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -59,6 +62,9 @@ static void usage(FILE *f)
           "\n"
           "  --db FILE          the spanfold database (created when missing)\n"
           "  --quiet            only errors and what is missing on stderr\n"
+          "  --clickhouse URL   then push the database to ClickHouse (spanfold push; without\n"
+          "                     --db through a temporary file); --cluster NAME, --database DB\n"
+          "                     as spanfold push takes them (docs/scale.md)\n"
           "  -h, --help         this text\n"
           "\n"
           "What it reads, and with which tool (linked in, same code as the tool):\n"
@@ -599,13 +605,56 @@ static void rename_sources(struct ingest *g)
     }
 }
 
+/* --clickhouse: push g->db with spanfold push's code.  Returns push's exit status. */
+static int push_to(const struct ingest *g, const char *url, const char *cluster,
+                   const char *database)
+{
+    char *av[12];
+    int k = 0;
+
+    av[k++] = "push";
+    av[k++] = "--clickhouse";
+    av[k++] = (char *)url;
+    if (cluster) {
+        av[k++] = "--cluster";
+        av[k++] = (char *)cluster;
+    }
+    if (database) {
+        av[k++] = "--database";
+        av[k++] = (char *)database;
+    }
+    av[k++] = "--db";
+    av[k++] = (char *)g->db;
+    av[k] = NULL;
+    return sf_run_tool(sf_cmd_push, av);
+}
+
+/* Remove the temporary database of an ingest straight to ClickHouse. */
+static void remove_temp_db(const char *dir, const char *db)
+{
+    static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+    char path[128];
+
+    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+        snprintf(path, sizeof(path), "%s%s", db, sfx[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
 int sf_cmd_ingest(int argc, char **argv)
 {
+    enum { O_CH = 256, O_CLUSTER, O_DATABASE };
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"clickhouse", required_argument, NULL, O_CH},
+                                         {"cluster", required_argument, NULL, O_CLUSTER},
+                                         {"database", required_argument, NULL, O_DATABASE},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct ingest g = {0};
+    const char *url = NULL, *cluster = NULL, *database = NULL;
+    char tmpdb_dir[64] = "", tmpdb[96];
     int c, i;
 
     while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
@@ -616,6 +665,15 @@ int sf_cmd_ingest(int argc, char **argv)
         case 'q':
             g.quiet = 1;
             break;
+        case O_CH:
+            url = optarg;
+            break;
+        case O_CLUSTER:
+            cluster = optarg;
+            break;
+        case O_DATABASE:
+            database = optarg;
+            break;
         case 'h':
             usage(stdout);
             return SF_EXIT_OK;
@@ -623,6 +681,21 @@ int sf_cmd_ingest(int argc, char **argv)
             fprintf(stderr, "Try 'spanfold ingest --help'.\n");
             return SF_EXIT_USAGE;
         }
+    }
+    if ((cluster || database) && url == NULL) {
+        fprintf(stderr, "spanfold ingest: --cluster and --database go with --clickhouse URL\n");
+        return SF_EXIT_USAGE;
+    }
+    if (g.db == NULL && url != NULL && optind < argc) {
+        /* straight to ClickHouse: the tools write SQLite, so a temporary file in between */
+        snprintf(tmpdb_dir, sizeof(tmpdb_dir), "/tmp/spanfold-push.XXXXXX");
+        if (mkdtemp(tmpdb_dir) == NULL) {
+            fprintf(stderr, "spanfold ingest: cannot make a temporary folder: %s\n",
+                    strerror(errno));
+            return SF_EXIT_USAGE;
+        }
+        snprintf(tmpdb, sizeof(tmpdb), "%s/ingest.db", tmpdb_dir);
+        g.db = tmpdb;
     }
     if (g.db == NULL || optind >= argc) {
         fprintf(stderr, "spanfold ingest: %s\nTry 'spanfold ingest --help'.\n",
@@ -645,10 +718,17 @@ int sf_cmd_ingest(int argc, char **argv)
         g.status = SF_EXIT_USAGE;
     }
     rename_sources(&g);
-    if (access(g.db, F_OK) == 0)
+    if (access(g.db, F_OK) == 0) {
         summary(&g);
-    else
+        if (url) {
+            int prc = push_to(&g, url, cluster, database);
+            g.status = prc > g.status ? prc : g.status;
+        }
+    } else {
         fprintf(stderr, "spanfold ingest: nothing was ingested, %s was not created\n", g.db);
+    }
+    if (tmpdb_dir[0])
+        remove_temp_db(tmpdb_dir, tmpdb);
     if (g.tmpdir[0])
         rmdir(g.tmpdir);
     for (size_t k = 0; k < g.n; k++)

@@ -4,6 +4,7 @@
  *   spanfold stacks --db FILE [SELECTION]  folded stacks / flame graph of chosen spans
  *   spanfold report --db FILE --out DIR    one self-contained report.html + findings.json
  *   spanfold gate ...                      CI gates over a database or two profiles
+ *   spanfold push --clickhouse URL --db F  the sources into ClickHouse, once each
  *   spanfold TOOL ...                      any single tool, linked in (pcap2spans, ...)
  */
 #include <stdio.h>
@@ -26,6 +27,7 @@ static const struct cmd cmds[] = {
     {"stacks", sf_cmd_stacks, 0, "folded stacks or a flame graph of exactly the selected spans"},
     {"report", sf_cmd_report, 0, "one self-contained HTML page and findings.json for an incident"},
     {"gate", sf_cmd_gate, 0, "evaluate CI gates over a database or two folded profiles"},
+    {"push", sf_cmd_push, 0, "push a database's sources into ClickHouse (docs/scale.md)"},
     {"pcap2spans", pcap2spans_main, 1, "packet captures to spans"},
     {"perf-fold", perf_fold_main, 1, "perf script to folded stacks; diff"},
     {"tracefs2spans", tracefs2spans_main, 1, "tracefs text to span markers, clock fits"},

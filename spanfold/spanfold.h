@@ -11,6 +11,7 @@ int sf_cmd_ingest(int argc, char **argv); /* ingest.c */
 int sf_cmd_stacks(int argc, char **argv); /* stacks.c */
 int sf_cmd_report(int argc, char **argv); /* report.c */
 int sf_cmd_gate(int argc, char **argv);   /* gate.c */
+int sf_cmd_push(int argc, char **argv);   /* push.c */
 
 /* The tools, linked in: `spanfold pcap2spans ...` is `pcap2spans ...`. */
 int pcap2spans_main(int argc, char **argv);

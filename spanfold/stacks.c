@@ -2,13 +2,16 @@
  * spans' CPU samples.
  *
  *   spanfold stacks --db FILE [SELECTION] [--vs rest|all|EXPR [SELECTION]] [-o OUT.svg | --folded]
+ *   spanfold stacks --clickhouse URL [--cluster NAME] [--database DB] [SELECTION] ...
  *
  * The selection is lib/sf_select's language (docs/spanfold.md, "Selecting spans");
  * the samples of the selected spans are folded by perf-fold's one attribution query
  * (perf-fold/spans.c, spans_fold_table), so the lines are those perf-fold --db
  * printed for the same samples; the SVG is drawn by the flamegraph code linked in
  * (flamegraph/render.c).  With --vs the output is the differential form ("stack
- * BEFORE AFTER", the --vs side before, normalised as difffolded.pl -n).
+ * BEFORE AFTER", the --vs side before, normalised as difffolded.pl -n).  With
+ * --clickhouse the selection compiles to ClickHouse's dialect and the join runs
+ * there (stacks_ch.c); everything after the fold is the same code.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +25,7 @@
 #include "sf_err.h"
 #include "sf_select.h"
 #include "spanfold.h"
+#include "stacks_ch.h"
 
 #define TOOL    "spanfold stacks"
 #define MAX_SEL 64 /* selection options on one command line */
@@ -36,7 +40,7 @@ struct sel_opt {
 };
 
 struct stacks_opts {
-    const char *db, *out, *tz, *title, *countname;
+    const char *db, *out, *tz, *title, *countname, *url, *cluster, *database;
     int folded, vs, vs_rest, complete_only;
     struct sel_opt sel[MAX_SEL];
     int nsel;
@@ -49,6 +53,7 @@ static void usage(FILE *f)
 {
     fputs("usage: spanfold stacks --db FILE [SELECTION] [--vs rest|all|EXPR [SELECTION]]\n"
           "                       [-o OUT.svg | --folded] [--title T] [--countname N]\n"
+          "       spanfold stacks --clickhouse URL [--cluster NAME] [--database DB] ...\n"
           "\n"
           "Folded stacks (FlameGraph's format, as perf-fold --db prints them) or an SVG flame\n"
           "graph of the CPU samples of exactly the selected spans.\n"
@@ -66,6 +71,11 @@ static void usage(FILE *f)
           f);
     fputs(sf_select_columns(), f);
     fputs("\n  (language: docs/spanfold.md, \"Selecting spans\")\n"
+          "\n"
+          "ClickHouse (what spanfold push wrote; docs/scale.md):\n"
+          "  --clickhouse URL    run the join there, not on --db (http://HOST:8123/)\n"
+          "  --cluster NAME      over the Distributed tables of every shard\n"
+          "  --database DB       the ClickHouse database (default spanfold)\n"
           "\n"
           "Output:\n"
           "  --vs rest           differential against every other span's samples\n"
@@ -103,7 +113,10 @@ enum {
     O_FOLDED,
     O_TITLE,
     O_COUNTNAME,
-    O_COMPLETE
+    O_COMPLETE,
+    O_CH,
+    O_CLUSTER,
+    O_DATABASE
 };
 
 static const struct option longopts[] = {
@@ -121,6 +134,9 @@ static const struct option longopts[] = {
     {"title", required_argument, NULL, O_TITLE},
     {"countname", required_argument, NULL, O_COUNTNAME},
     {"complete-only", no_argument, NULL, O_COMPLETE},
+    {"clickhouse", required_argument, NULL, O_CH},
+    {"cluster", required_argument, NULL, O_CLUSTER},
+    {"database", required_argument, NULL, O_DATABASE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -174,6 +190,15 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
         case O_COMPLETE:
             o->complete_only = 1;
             break;
+        case O_CH:
+            o->url = optarg;
+            break;
+        case O_CLUSTER:
+            o->cluster = optarg;
+            break;
+        case O_DATABASE:
+            o->database = optarg;
+            break;
         case 'o':
             o->out = optarg;
             break;
@@ -190,8 +215,12 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("stacks takes no file arguments (the database is --db FILE)");
-    if (o->db == NULL)
-        return usage_error("--db FILE is required");
+    if (o->db == NULL && o->url == NULL)
+        return usage_error("--db FILE (or --clickhouse URL) is required");
+    if (o->db && o->url)
+        return usage_error("--db and --clickhouse: one source of data at a time");
+    if ((o->cluster || o->database) && o->url == NULL)
+        return usage_error("--cluster and --database go with --clickhouse URL");
     return -1;
 }
 
@@ -251,7 +280,8 @@ static void clocks(sqlite3 *h, const char *kind, char *out, size_t n)
 }
 
 /* Nothing to show for one side: say why (the first missing piece).  Returns 2. */
-static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, const char *what)
+static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, const char *what,
+                         const struct stacks_ch *chs)
 {
     struct spans_filter all = {.attributed = 1};
     struct pf_table t;
@@ -261,6 +291,13 @@ static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, 
     int64_t nsel;
     int attributed;
 
+    if (chs) {
+        fprintf(stderr,
+                "%s: %s: %sno CPU sample attributed to the selected spans in %s (or no span "
+                "matches the selection)\n",
+                TOOL, db, what, chs->samples);
+        return SF_EXIT_USAGE;
+    }
     memset(&t, 0, sizeof(t));
     sf_arena_init(&t.keys, 1 << 20, PF_TABLE_MAX);
     attributed = spans_fold_table(h, &all, NULL, &t, &err) == 0 && t.n > 0;
@@ -308,7 +345,7 @@ static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, 
 /* Fold one side: sel's samples (rest: every other span's), or every attributed sample
  * when sel is NULL.  Returns 0 or 2 (printed). */
 static int fold_side(sqlite3 *h, const char *db, const struct sf_select *sel, int rest,
-                     struct pf_table *t)
+                     struct pf_table *t, const struct stacks_ch *chs)
 {
     struct spans_filter f = {.sel = sel, .rest = rest, .attributed = 1};
     struct sf_err err;
@@ -316,7 +353,8 @@ static int fold_side(sqlite3 *h, const char *db, const struct sf_select *sel, in
 
     sf_err_clear(&err);
     sf_arena_init(&t->keys, 1 << 20, PF_TABLE_MAX);
-    if (spans_fold_table(h, &f, NULL, t, &err) == 0)
+    if ((chs ? stacks_ch_fold(chs, sel, rest, t, &err) : spans_fold_table(h, &f, NULL, t, &err)) ==
+        0)
         return 0;
     sf_err_format(&err, TOOL, db, msg, sizeof(msg));
     fprintf(stderr, "%s\n", msg);
@@ -435,7 +473,7 @@ static void describe(const struct stacks_opts *o, int side, struct sf_buf *b)
 }
 
 static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_table *a,
-                       const struct pf_table *b, FILE *out)
+                       const struct pf_table *b, FILE *out, const struct stacks_ch *chs)
 {
     struct fg_ctx ctx;
     struct fg_opts opt;
@@ -459,7 +497,9 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
     }
     /* flamegraph's own option parser fills the defaults that follow from the others */
     fgargv[2] = (char *)(o->title ? o->title : (const char *)title.data);
-    fgargv[4] = (char *)(o->countname ? o->countname : unit(h, ubuf, sizeof(ubuf)));
+    if (chs && o->countname == NULL)
+        stacks_ch_unit(chs, ubuf, sizeof(ubuf));
+    fgargv[4] = (char *)(o->countname ? o->countname : chs ? ubuf : unit(h, ubuf, sizeof(ubuf)));
     fg_opts_defaults(&opt);
     optind = 0;
     if (opts_parse(6, fgargv, &opt) < 0) {
@@ -477,8 +517,16 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
     return rc;
 }
 
-static int run(const struct stacks_opts *o, sqlite3 *h)
+/* Fold and print; h is the SQLite file, or NULL with chs (ClickHouse). */
+static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *chs)
 {
+    char shown[256];
+    const char *db = o->db;
+
+    if (chs) {
+        ch_url_shown(o->url, shown, sizeof(shown));
+        db = shown;
+    }
     struct sf_select sel[2];
     struct pf_table t[2];
     int rc, any0 = 0, any1 = 0;
@@ -487,6 +535,8 @@ static int run(const struct stacks_opts *o, sqlite3 *h)
     memset(t, 0, sizeof(t));
     sf_select_init(&sel[0]);
     sf_select_init(&sel[1]);
+    for (int i = 0; chs && i < 2; i++)
+        sf_select_dialect(&sel[i], SF_SELECT_CLICKHOUSE, chs->spans);
     for (int i = 0; i < o->nsel; i++)
         *(o->sel[i].side ? &any1 : &any0) = 1;
     rc = compile(o, 0, h, &sel[0]);
@@ -494,14 +544,14 @@ static int run(const struct stacks_opts *o, sqlite3 *h)
         rc = compile(o, 1, h, &sel[1]);
     /* no selection: every attributed sample, also of spans the capture did not see */
     if (rc == 0)
-        rc = fold_side(h, o->db, any0 ? &sel[0] : NULL, 0, &t[0]);
+        rc = fold_side(h, db, any0 ? &sel[0] : NULL, 0, &t[0], chs);
     if (rc == 0 && t[0].n == 0)
-        rc = explain_empty(h, o->db, &sel[0], "");
+        rc = explain_empty(h, db, &sel[0], "", chs);
     if (rc == 0 && o->vs) {
-        rc = fold_side(h, o->db, o->vs_rest ? &sel[0] : any1 ? &sel[1] : NULL, o->vs_rest, &t[1]);
+        rc = fold_side(h, db, o->vs_rest ? &sel[0] : any1 ? &sel[1] : NULL, o->vs_rest, &t[1], chs);
         if (rc == 0 && t[1].n == 0)
-            rc = explain_empty(h, o->db, o->vs_rest ? &sel[0] : &sel[1],
-                               o->vs_rest ? "--vs rest: " : "--vs: ");
+            rc = explain_empty(h, db, o->vs_rest ? &sel[0] : &sel[1],
+                               o->vs_rest ? "--vs rest: " : "--vs: ", chs);
     }
     if (rc == 0 && o->out && (out = fopen(o->out, "w")) == NULL) {
         fprintf(stderr, "%s: %s: cannot write: %s\n", TOOL, o->out, strerror(errno));
@@ -513,7 +563,7 @@ static int run(const struct stacks_opts *o, sqlite3 *h)
             rc = SF_EXIT_USAGE;
         }
     } else if (rc == 0) {
-        rc = write_graph(o, h, &t[0], o->vs ? &t[1] : NULL, out);
+        rc = write_graph(o, h, &t[0], o->vs ? &t[1] : NULL, out, chs);
     }
     if (out != stdout && out != NULL && fclose(out) != 0 && rc == 0) {
         fprintf(stderr, "%s: %s: write error\n", TOOL, o->out);
@@ -523,6 +573,32 @@ static int run(const struct stacks_opts *o, sqlite3 *h)
         fold_table_free(&t[i]);
         sf_select_free(&sel[i]);
     }
+    return rc;
+}
+
+static int run_clickhouse(const struct stacks_opts *o)
+{
+    struct stacks_ch chs;
+    struct ch *c = NULL;
+    struct sf_err err;
+    char msg[600];
+    int rc;
+
+    sf_err_clear(&err);
+    if (ch_open(&c, o->url, o->database ? o->database : "spanfold", &err) < 0) {
+        char shown[256];
+        ch_url_shown(o->url, shown, sizeof(shown));
+        sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
+        fprintf(stderr, "%s\n", msg);
+        return SF_EXIT_USAGE;
+    }
+    stacks_ch_tables(&chs, c, o->cluster != NULL);
+    rc = run(o, NULL, &chs);
+    if (fflush(stdout) != 0 && rc == 0) {
+        fprintf(stderr, "%s: writing output failed\n", TOOL);
+        rc = SF_EXIT_USAGE;
+    }
+    ch_close(c);
     return rc;
 }
 
@@ -537,6 +613,8 @@ int sf_cmd_stacks(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_opts(&o, argc, argv)) >= 0)
         return rc;
+    if (o.url)
+        return run_clickhouse(&o);
     /* a reader: a typo must not give an empty database, and nothing is migrated */
     if (access(o.db, R_OK) != 0) {
         fprintf(stderr, "%s: %s: %s\n", TOOL, o.db, strerror(errno));
@@ -561,7 +639,7 @@ int sf_cmd_stacks(int argc, char **argv)
         if (note[0])
             fprintf(stderr, "%s: %s: warning: %s\n", TOOL, o.db, note);
     }
-    rc = run(&o, sf_db_handle(db));
+    rc = run(&o, sf_db_handle(db), NULL);
     if (fflush(stdout) != 0 && rc == 0) {
         fprintf(stderr, "%s: writing output failed\n", TOOL);
         rc = SF_EXIT_USAGE;

@@ -24,7 +24,7 @@ for t in "${tools[@]}"; do
     check_eval "$t --no-such-option: exit 2, message starts with '$t:' ($first)" \
         '[ "$rc" -eq 2 ] && case $first in "$t:"*) true ;; *) false ;; esac'
 done
-for c in ingest stacks report gate; do
+for c in ingest stacks report gate push; do
     "$bin/spanfold" "$c" --help >"$tmp/h" 2>&1; rc=$?
     check_eval "spanfold $c --help: exit 0" '[ "$rc" -eq 0 ] && grep -qi "^usage:" "$tmp/h"'
     "$bin/spanfold" help "$c" >"$tmp/h2" 2>&1

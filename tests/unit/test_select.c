@@ -174,6 +174,63 @@ static void test_sql(void)
     sf_select_free(&s);
 }
 
+/* The ClickHouse dialect: the same compiler, literals inline and escaped byte by
+ * byte, SQLite's GLOB and LIKE in ClickHouse's terms, percentiles as subscripts over
+ * the table named.  (tests/spanfold/t_clickhouse.sh runs these on a server.) */
+static const char *ch_where(const char *expr)
+{
+    static char out[2048];
+    struct sf_select s;
+    struct sf_err err;
+
+    sf_select_init(&s);
+    sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "db.spans_d");
+    sf_err_clear(&err);
+    if (sf_select_where(&s, expr, &err) < 0)
+        snprintf(out, sizeof(out), "error %u: %s", err.col, err.msg);
+    else
+        snprintf(out, sizeof(out), "%s|%zu", sf_select_sql(&s), s.nparam);
+    sf_select_free(&s);
+    return out;
+}
+
+static void test_clickhouse(void)
+{
+    struct sf_select s;
+    struct sf_err err;
+
+    TAP_EQ_STR(ch_where("path = \"x' OR 1=1 --\\\\\" or status = 5xx"),
+               "(((path = 'x\\' OR 1=1 --\\\\') OR ((status BETWEEN 500 AND 599))))|0",
+               "ClickHouse: quote and backslash escaped, numbers inline, no parameters");
+    TAP_EQ_STR(ch_where("path = \"a\tb\""), "(((path = 'a\\x09b')))|0",
+               "ClickHouse: a control byte as \\xHH");
+    TAP_EQ_STR(ch_where("path ~ \"/api/[a-c]*.x?\""),
+               "(((match(path, '^/api/[a-c].*\\\\.x.$'))))|0",
+               "ClickHouse: a glob as an anchored RE2");
+    TAP_EQ_STR(ch_where("path ~ \"[^]x]\""), "(((match(path, '^[^\\\\]x]$'))))|0",
+               "ClickHouse: a glob's complement class, ']' first is a member");
+    TAP_EQ_STR(ch_where("path like \"%API\\\\_\""), "(((lower(path) LIKE '%api\\\\\\\\_')))|0",
+               "ClickHouse: LIKE folds ASCII case as SQLite's, '\\' is no escape");
+    TAP_EQ_STR(ch_where("trace_id = \"ABCDEFABCDEFABCD\""),
+               "(((substring(trace_id, 17, 16) = 'abcdefabcdefabcd')))|0",
+               "ClickHouse: a 64-bit trace id against the low half");
+    TAP_EQ_STR(ch_where("duration > p95"),
+               "((((resp_end_ns - req_start_ns) > (SELECT if(count() > 0, arraySort(groupArray(v))"
+               "[toUInt64(greatest(1, ceil(count() * 95 / 100.0)))], NULL) FROM (SELECT "
+               "(resp_end_ns - req_start_ns) AS v FROM db.spans_d WHERE v IS NOT NULL)))))|0",
+               "ClickHouse: a percentile over the named (Distributed) table");
+    TAP_OK(strstr(ch_where("endpoint = \"/a\""), "position(path, '?')") != NULL,
+           "ClickHouse: endpoint through position(), not instr()");
+    sf_select_init(&s);
+    sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
+    TAP_EQ_INT(sf_select_slowest(&s, "2", &err), 0, "ClickHouse: --slowest 2");
+    TAP_OK(strstr(sf_select_sql(&s), "arrayReverseSort(groupArray(v))[toUInt64(2)]") != NULL,
+           "ClickHouse: the 2nd longest as a subscript");
+    TAP_EQ_INT(sf_select_during(&s, h, "12:00..13:00", NULL, &err), SF_E_USAGE,
+               "ClickHouse: --during is refused, not half done");
+    sf_select_free(&s);
+}
+
 static const char *shorthand(int (*fn)(struct sf_select *, const char *, struct sf_err *),
                              const char *arg)
 {
@@ -320,6 +377,7 @@ int main(void)
     test_selects();
     test_sql();
     test_shorthands();
+    test_clickhouse();
     test_caret();
     test_limits();
     test_during();

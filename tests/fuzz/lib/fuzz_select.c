@@ -8,7 +8,11 @@
  *     a small database, and that holds no '"', ';', '\' or "--": literals are bound,
  *     never pasted;
  *   - a failure has a message, a column inside the argument (or just past it), leaves
- *     the selection as it was, and formats with a caret without overrunning.
+ *     the selection as it was, and formats with a caret without overrunning;
+ *   - the ClickHouse dialect accepts and refuses exactly the same arguments, with no
+ *     parameters, and its fragment keeps every byte of the data inside '...' literals:
+ *     outside them no '"', ';', '\\' or "--", inside them a backslash only as \\\\,
+ *     \\' or \\xHH, no raw control byte, and every literal closed.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -75,6 +79,49 @@ static void check_sql(const struct sf_select *s)
     free(sql);
 }
 
+/* The ClickHouse fragment's quoting (see the header). */
+static void check_ch_quoting(const char *f)
+{
+    int in = 0;
+
+    for (; *f; f++) {
+        unsigned char ch = (unsigned char)*f;
+        if (!in) {
+            CHECK(ch != '"' && ch != ';' && ch != '\\' && !(ch == '-' && f[1] == '-'));
+            in = ch == '\'';
+        } else if (ch == '\\') {
+            f++;
+            CHECK(*f == '\\' || *f == '\'' ||
+                  (*f == 'x' && strchr("0123456789abcdef", f[1]) && f[1] &&
+                   strchr("0123456789abcdef", f[2]) && f[2]));
+            if (*f == 'x')
+                f += 2;
+        } else {
+            CHECK(ch >= 0x20 && ch != 0x7f);
+            in = ch != '\'';
+        }
+    }
+    CHECK(!in);
+}
+
+/* Compile arg in ClickHouse's dialect with entry point mode (0-5); same verdict as rc. */
+static void check_clickhouse(int mode, const char *arg, int rc)
+{
+    static int (*const fn[])(struct sf_select *, const char *, struct sf_err *) = {
+        sf_select_where,    sf_select_status,  sf_select_slowest,
+        sf_select_trace_id, sf_select_span_id, sf_select_grpc_method};
+    struct sf_select s;
+    struct sf_err err;
+
+    sf_select_init(&s);
+    sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "db.spans_d");
+    sf_err_clear(&err);
+    CHECK((fn[mode](&s, arg, &err) == 0) == (rc == 0));
+    CHECK(s.nparam == 0);
+    check_ch_quoting(sf_select_sql(&s));
+    sf_select_free(&s);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const tzs[] = {NULL, "UTC", "+05:30", "-11:00", "bad"};
@@ -135,6 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         CHECK(len >= 0 && strlen(caret) < sizeof(caret) && strchr(caret, '^') != NULL);
     }
     check_sql(&s);
+    if (mode < 6)
+        check_clickhouse(mode, arg, rc);
     sf_select_free(&s);
     free(arg);
     return 0;

@@ -1,0 +1,315 @@
+/* ch.c - a ClickHouse HTTP client over libcurl, and the RowBinary encoding (see ch.h).
+ *
+ * One easy handle per connection, reused for every request (keep-alive).  A request
+ * that fails before the server answered, or that the server refuses for load, is
+ * tried again after 100, 200, 400, 800 ms; every other failure is the query's and
+ * comes back at once with the server's message.
+ */
+#include "ch.h"
+
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sf_sha256.h"
+
+struct ch {
+    CURL *curl;
+    char *url; /* base URL, with '?' or '&' ready for query= */
+    char db[64];
+    long fail_at, fail_count, nreq; /* SF_CH_FAIL_AT / SF_CH_FAIL_COUNT */
+};
+
+static long env_long(const char *name, long dflt)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n;
+
+    if (v == NULL || *v == '\0')
+        return dflt;
+    n = strtol(v, &end, 10);
+    return *end == '\0' ? n : dflt;
+}
+
+int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err)
+{
+    struct ch *c;
+    size_t n = strlen(url), dn = strlen(db);
+
+    *out = NULL;
+    if (dn == 0 || dn >= sizeof(c->db) ||
+        strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
+                   "OPQRSTUVWXYZ0123456789_") != dn)
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "database name '%.64s': letters, digits and '_' only", db);
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "ClickHouse URL '%.200s': http://HOST:PORT/ (the HTTP interface)", url);
+    if ((c = calloc(1, sizeof(*c))) == NULL || (c->url = malloc(n + 2)) == NULL ||
+        curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || (c->curl = curl_easy_init()) == NULL) {
+        ch_close(c);
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "cannot start libcurl");
+    }
+    memcpy(c->url, url, n);
+    c->url[n] = memchr(url, '?', n) ? '&' : '?';
+    c->url[n + 1] = '\0';
+    memcpy(c->db, db, dn + 1);
+    c->fail_at = env_long("SF_CH_FAIL_AT", 0);
+    c->fail_count = env_long("SF_CH_FAIL_COUNT", 1);
+    *out = c;
+    return 0;
+}
+
+void ch_close(struct ch *c)
+{
+    if (c == NULL)
+        return;
+    if (c->curl)
+        curl_easy_cleanup(c->curl);
+    free(c->url);
+    free(c);
+}
+
+void ch_url_shown(const char *url, char *out, size_t n)
+{
+    const char *host = strstr(url, "://"), *at, *slash;
+
+    host = host ? host + 3 : url;
+    at = strchr(host, '@');
+    slash = strchr(host, '/');
+    if (at && (slash == NULL || at < slash))
+        snprintf(out, n, "%.*s%s", (int)(host - url), url, at + 1);
+    else
+        snprintf(out, n, "%s", url);
+}
+
+const char *ch_db(const struct ch *c)
+{
+    return c->db;
+}
+
+static size_t on_data(char *p, size_t size, size_t n, void *arg)
+{
+    return sf_buf_append(arg, p, size * n) == 0 ? size * n : 0;
+}
+
+/* Server codes that mean "try again": overload and network trouble between shards. */
+static int transient_code(const struct sf_buf *r)
+{
+    static const int codes[] = {159 /* TIMEOUT_EXCEEDED */,
+                                202 /* TOO_MANY_QUERIES */,
+                                209 /* SOCKET_TIMEOUT */,
+                                210 /* NETWORK_ERROR */,
+                                252 /* TOO_MANY_PARTS */,
+                                279 /* ALL_CONNECTION_TRIES */,
+                                319 /* UNKNOWN_STATUS_OF_INSERT */};
+    int code;
+
+    if (r->len < 7 || memcmp(r->data, "Code: ", 6) != 0)
+        return 0;
+    code = (int)strtol((const char *)r->data + 6, NULL, 10);
+    for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (code == codes[i])
+            return 1;
+    return 0;
+}
+
+/* One attempt.  Returns 0, 1 (transient: try again) or SF_E_DB. */
+static int attempt(struct ch *c, const char *url, const void *body, size_t n, struct sf_buf *r,
+                   struct sf_err *err)
+{
+    CURLcode cc;
+    long status = 0;
+
+    sf_buf_reset(r);
+    c->nreq++;
+    if (c->fail_at > 0 && c->nreq >= c->fail_at && c->nreq < c->fail_at + c->fail_count) {
+        sf_err_set(err, SF_E_DB, UINT64_MAX, "request %ld failed (SF_CH_FAIL_AT)", c->nreq);
+        return 1;
+    }
+    curl_easy_setopt(c->curl, CURLOPT_URL, url);
+    curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)n);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 600L);
+    curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+    cc = curl_easy_perform(c->curl);
+    if (cc != CURLE_OK) {
+        sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: %s", curl_easy_strerror(cc));
+        return cc == CURLE_WRITE_ERROR ? SF_E_DB : 1;
+    }
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (status == 200)
+        return 0;
+    {
+        const char *t = r->len ? (const char *)r->data : "";
+        size_t k = 0;
+        while (k < r->len && k < 400 && t[k] != '\n')
+            k++;
+        sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: HTTP %ld: %.*s", status, (int)k, t);
+    }
+    return (status >= 502 && status <= 504) || transient_code(r) ? 1 : SF_E_DB;
+}
+
+int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
+             struct sf_err *err)
+{
+    struct sf_buf url, tmp;
+    char *q = NULL;
+    int rc = 0;
+
+    sf_buf_init(&url, 1u << 20);
+    sf_buf_init(&tmp, CH_BODY_MAX);
+    if (body != NULL && (q = curl_easy_escape(c->curl, sql, 0)) == NULL)
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    /* no database= parameter: it must exist, and every name here is qualified */
+    if (sf_buf_printf(&url, "%s%s%s", c->url, q ? "query=" : "", q ? q : ""))
+        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "statement too long for a URL");
+    curl_free(q);
+    if (body == NULL) {
+        body = sql;
+        n = strlen(sql);
+    }
+    for (int i = 0; (i == 0 && rc == 0) || (rc == 1 && i < CH_RETRIES); i++) {
+        if (i > 0) {
+            struct timespec ts = {0, (100L << (i - 1)) * 1000000L};
+            nanosleep(&ts, NULL);
+        }
+        rc = attempt(c, (const char *)url.data, body, n, out ? out : &tmp, err);
+    }
+    if (rc == 1)
+        rc = SF_E_DB;
+    sf_buf_free(&url);
+    sf_buf_free(&tmp);
+    return rc;
+}
+
+int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err)
+{
+    struct sf_buf r;
+    int rc;
+
+    sf_buf_init(&r, 4096);
+    rc = ch_query(c, sql, NULL, 0, &r, err);
+    if (rc == 0 && (r.len == 0 || r.data[0] < '0' || r.data[0] > '9'))
+        rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: not a number: %.40s",
+                        r.len ? (const char *)r.data : "(empty)");
+    if (rc == 0)
+        *v = strtoull((const char *)r.data, NULL, 10);
+    sf_buf_free(&r);
+    return rc;
+}
+
+/* ---- RowBinary ------------------------------------------------------------------------ */
+
+int ch_put_u64(struct sf_buf *b, uint64_t v)
+{
+    unsigned char x[8];
+
+    for (int i = 0; i < 8; i++)
+        x[i] = (unsigned char)(v >> (8 * i));
+    return sf_buf_append(b, x, 8);
+}
+
+int ch_put_f64(struct sf_buf *b, double v)
+{
+    uint64_t u;
+
+    memcpy(&u, &v, sizeof(u));
+    return ch_put_u64(b, u);
+}
+
+int ch_put_str(struct sf_buf *b, const void *s, size_t n)
+{
+    unsigned char x[10];
+    size_t k = 0, v = n;
+
+    do {
+        x[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return sf_buf_append(b, x, k) || sf_buf_append(b, s, n) ? SF_E_LIMIT : 0;
+}
+
+int ch_put_null(struct sf_buf *b, int is_null)
+{
+    unsigned char x = is_null ? 1 : 0;
+
+    return sf_buf_append(b, &x, 1);
+}
+
+int ch_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    if (end - *p < 8)
+        return -1;
+    *v = 0;
+    for (int i = 7; i >= 0; i--)
+        *v = (*v << 8) | (*p)[i];
+    *p += 8;
+    return 0;
+}
+
+int ch_get_str(const unsigned char **p, const unsigned char *end, const unsigned char **s,
+               size_t *n)
+{
+    uint64_t v = 0;
+    int shift = 0;
+
+    for (;;) {
+        if (*p >= end || shift > 56)
+            return -1;
+        v |= (uint64_t)(**p & 0x7f) << shift;
+        shift += 7;
+        if ((*(*p)++ & 0x80) == 0)
+            break;
+    }
+    if ((uint64_t)(end - *p) < v)
+        return -1;
+    *s = *p;
+    *n = (size_t)v;
+    *p += v;
+    return 0;
+}
+
+uint64_t ch_hash(const void *s, size_t n)
+{
+    struct sf_sha256 h;
+    uint8_t d[SF_SHA256_LEN];
+    uint64_t v = 0;
+
+    if (s == NULL || sf_sha256_init(&h) < 0)
+        return 0;
+    sf_sha256_update(&h, s, n);
+    sf_sha256_final(&h, d);
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | d[i];
+    return v;
+}
+
+uint64_t ch_source_key(const char *sha256_hex, const char *path, const char *started)
+{
+    uint64_t v = 0;
+
+    if (sha256_hex && strlen(sha256_hex) >= 16 && strspn(sha256_hex, "0123456789abcdef") >= 16) {
+        for (int i = 0; i < 16; i++) {
+            char ch = sha256_hex[i];
+            v = (v << 4) | (uint64_t)(ch <= '9' ? ch - '0' : ch - 'a' + 10);
+        }
+        return v;
+    }
+    {
+        struct sf_buf b;
+        sf_buf_init(&b, 1u << 16);
+        sf_buf_printf(&b, "%s", path ? path : "");
+        sf_buf_append(&b, "", 1);
+        sf_buf_printf(&b, "%s", started ? started : "");
+        v = ch_hash(b.data, b.len);
+        sf_buf_free(&b);
+    }
+    return v;
+}

@@ -1,0 +1,120 @@
+/* ch.h - ClickHouse for the front end: an HTTP client (libcurl), the RowBinary
+ * encoding, and the tables spanfold keeps there (ch_schema.c).
+ *
+ * ClickHouse's HTTP interface (https://clickhouse.com/docs/en/interfaces/http): the
+ * query is the URL's `query` parameter, the data (INSERT) or the query (SELECT) the
+ * POST body; 200 is success, anything else carries "Code: N, e.displayText() = ..."
+ * in the body.  Everything here works on ClickHouse 18.16 (Debian 12) and on current
+ * releases: RowBinary, Nullable, MergeTree with ORDER BY, Distributed, GLOBAL IN,
+ * ANY INNER JOIN ... USING, ALTER TABLE ... DELETE and system.mutations.
+ *
+ * RowBinary, one row after another, the columns in table order:
+ *
+ *   UInt64 / Int64   8 bytes little-endian       Float64  IEEE 754, little-endian
+ *   String           LEB128 length, the bytes    Nullable(T)  1 byte: 1 NULL, 0 then T
+ */
+#ifndef SPANFOLD_CH_H
+#define SPANFOLD_CH_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sf_buf.h"
+#include "sf_err.h"
+
+#define CH_BODY_MAX  (256u << 20) /* bytes of one response */
+#define CH_BATCH_MAX (8u << 20)   /* bytes of RowBinary in one INSERT */
+#define CH_RETRIES   5            /* attempts of one request on a transient error */
+
+struct ch;
+
+/* Connect to the server at url (http://host:port/, user and password as curl takes
+ * them in the URL), database db (an identifier: letters, digits, '_').  Returns 0
+ * or SF_E_USAGE (bad name) / SF_E_NOMEM with err filled; *out is NULL on failure. */
+int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err);
+void ch_close(struct ch *c);
+
+/* url as messages may show it: without the user and password of "http://u:p@host/",
+ * into out (always NUL-terminated, cut at n - 1 bytes). */
+void ch_url_shown(const char *url, char *out, size_t n);
+
+/* The database name, checked. */
+const char *ch_db(const struct ch *c);
+
+/* Run sql (a statement, or for INSERT its head "INSERT INTO t FORMAT RowBinary")
+ * with body (NULL: the query goes in the body) and, when out is not NULL, the
+ * response into out (reset first).  Transient failures (no connection, timeouts,
+ * HTTP 502-504, server codes for overload) are retried CH_RETRIES times with
+ * doubling pauses from 100 ms.  Returns 0, or SF_E_DB with err->msg holding the
+ * server's first line (or curl's reason).  For tests, SF_CH_FAIL_AT=N makes the
+ * Nth request (1-based, counted per process) and the SF_CH_FAIL_COUNT-1 (default 0)
+ * after it fail as transient errors before they are sent. */
+int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
+             struct sf_err *err);
+
+/* The first unsigned number of the response to sql (a SELECT of one value in
+ * TabSeparated): 0 and *v set, or SF_E_DB. */
+int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err);
+
+/* ---- RowBinary writers (each returns 0 or SF_E_LIMIT / SF_E_NOMEM from sf_buf) ---- */
+int ch_put_u64(struct sf_buf *b, uint64_t v);
+int ch_put_f64(struct sf_buf *b, double v);
+int ch_put_str(struct sf_buf *b, const void *s, size_t n);
+int ch_put_null(struct sf_buf *b, int is_null);
+
+/* RowBinary readers over [*p, end): 0 and *p advanced, or -1 when truncated. */
+int ch_get_u64(const unsigned char **p, const unsigned char *end, uint64_t *v);
+int ch_get_str(const unsigned char **p, const unsigned char *end, const unsigned char **s,
+               size_t *n);
+
+/* ---- the tables (ch_schema.c) --------------------------------------------------------- */
+
+enum ch_type {
+    CH_KEY,  /* UInt64: the source key (first column of every table but stacks) */
+    CH_HASH, /* UInt64: first 8 bytes of sha256 of the SQLite column's text, 0 for NULL */
+    CH_STR,  /* String (NULL written as '') */
+    CH_NSTR, /* Nullable(String) */
+    CH_I64,  /* Int64 (NULL written as 0) */
+    CH_NI64, /* Nullable(Int64) */
+    CH_NF64  /* Nullable(Float64) */
+};
+
+struct ch_col {
+    const char *name;
+    enum ch_type type;
+};
+
+/* One table: its columns, its MergeTree order, the sharding key of its Distributed
+ * table, and the SQLite query that yields its rows for one source (?1 the source's
+ * id), one column per ch_col after the CH_KEY. */
+struct ch_table {
+    const char *name;
+    const char *engine; /* MergeTree or ReplacingMergeTree */
+    const char *order_by;
+    const char *shard_by;
+    const char *select;
+    const struct ch_col *cols;
+    size_t ncols;
+};
+
+extern const struct ch_table ch_tables[];
+extern const size_t ch_ntables;
+
+/* The source key: the first 16 hex digits of sources.sha256 as a number (a file's
+ * identity on every host), or of sha256(path '\0' started_at) without one. */
+uint64_t ch_source_key(const char *sha256_hex, const char *path, const char *started);
+
+/* The first 8 bytes of sha256(s[0..n)), big-endian; 0 for s NULL. */
+uint64_t ch_hash(const void *s, size_t n);
+
+/* The DDL: CREATE DATABASE and every local table, and with cluster (NULL: none) the
+ * Distributed tables NAME_d over it, into b, statements separated by ";\n". */
+int ch_schema_sql(struct sf_buf *b, const char *db, const char *cluster);
+
+/* Check that every table exists in c's database with exactly spanfold's columns
+ * and types (and, with cluster, its Distributed table).  Returns 0, 1 when no
+ * table exists yet, or SF_E_DB with the first difference in err. */
+int ch_schema_check(struct ch *c, const char *cluster, struct sf_err *err);
+
+#endif

@@ -1,0 +1,453 @@
+/* push.c - spanfold push: a host's SQLite file into ClickHouse, source by source.
+ *
+ *   spanfold push --clickhouse URL [--cluster NAME] [--database DB] [--kind K,...] --db FILE
+ *   spanfold push --print-schema [--cluster NAME] [--database DB]
+ *
+ * The tables are ch_schema.c's, created when missing (and with --cluster their
+ * Distributed tables NAME_d over that cluster); a table there with other columns is
+ * a schema mismatch and stops the push.  Rows go to the local tables of the server
+ * at URL: the host's own shard.  Each source is pushed as
+ *
+ *   sources row 'started' -> its rows, table by table, in RowBinary batches -> 'complete'
+ *
+ * so that a source whose 'complete' row is present (on any shard, with --cluster) is
+ * skipped, and one left 'started' by an interrupted push is deleted (ALTER TABLE ...
+ * DELETE, waited for in system.mutations) and pushed again.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../perf-fold/perf_fold.h"
+#include "ch.h"
+#include "sf_db.h"
+#include "sf_err.h"
+#include "spanfold.h"
+
+#define TOOL "spanfold push"
+
+struct push_opts {
+    const char *db, *url, *cluster, *database, *kinds;
+    int print_schema;
+};
+
+struct push {
+    struct push_opts o;
+    sqlite3 *h;
+    struct ch *ch;
+    struct sf_buf batch, sql;
+    uint64_t rows, bytes; /* pushed in this run */
+    int local_only;       /* sources_d could not be read: look on this server only */
+    struct sf_err err;
+};
+
+static void usage(FILE *f)
+{
+    fputs("usage: spanfold push --clickhouse URL [--cluster NAME] [--database DB]\n"
+          "                     [--kind pcap,perf,tracefs] --db FILE\n"
+          "       spanfold push --print-schema [--cluster NAME] [--database DB]\n"
+          "\n"
+          "Pushes the sources of a spanfold database into ClickHouse (its HTTP interface,\n"
+          "RowBinary), each source once: one already there (by sha256) is skipped, one an\n"
+          "interrupted push left half there is replaced.  docs/scale.md has the layout.\n"
+          "\n"
+          "  --clickhouse URL   http://HOST:8123/ of the server that holds this host's shard\n"
+          "  --cluster NAME     also create the Distributed tables NAME_d over the cluster\n"
+          "                     (remote_servers) and look for pushed sources on every shard\n"
+          "  --database DB      the ClickHouse database (default spanfold)\n"
+          "  --kind K,...       only sources of these kinds (pcap, perf, tracefs)\n"
+          "  --print-schema     print the tables' DDL and exit\n"
+          "\n"
+          "Exit: 0 ok; 1 a source was not pushed because its ingest did not complete;\n"
+          "2 usage error, a schema mismatch, or ClickHouse refused (the reason is printed).\n",
+          f);
+}
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "%s: %s\nTry 'spanfold push --help'.\n", TOOL, msg);
+    return SF_EXIT_USAGE;
+}
+
+static int ident_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    return n > 0 && n < 64 &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_opts(struct push_opts *o, int argc, char **argv)
+{
+    enum { O_DB = 256, O_CH, O_CLUSTER, O_DATABASE, O_KIND, O_SCHEMA };
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, O_DB},
+        {"clickhouse", required_argument, NULL, O_CH},
+        {"cluster", required_argument, NULL, O_CLUSTER},
+        {"database", required_argument, NULL, O_DATABASE},
+        {"kind", required_argument, NULL, O_KIND},
+        {"print-schema", no_argument, NULL, O_SCHEMA},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+
+    opterr = 0;
+    o->database = "spanfold";
+    while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_DB:
+            o->db = optarg;
+            break;
+        case O_CH:
+            o->url = optarg;
+            break;
+        case O_CLUSTER:
+            o->cluster = optarg;
+            break;
+        case O_DATABASE:
+            o->database = optarg;
+            break;
+        case O_KIND:
+            o->kinds = optarg;
+            break;
+        case O_SCHEMA:
+            o->print_schema = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return SF_EXIT_OK;
+        default: {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
+                     argv[optind - 1] ? argv[optind - 1] : "?");
+            return usage_error(msg);
+        }
+        }
+    }
+    if (optind < argc)
+        return usage_error("push takes no file arguments (the database is --db FILE)");
+    if (!ident_ok(o->database))
+        return usage_error("--database: letters, digits and '_' only");
+    if (o->cluster && !ident_ok(o->cluster))
+        return usage_error("--cluster: letters, digits and '_' only");
+    if (o->print_schema)
+        return -1;
+    if (o->url == NULL)
+        return usage_error("--clickhouse URL is required");
+    if (o->db == NULL)
+        return usage_error("--db FILE is required");
+    return -1;
+}
+
+/* Run each ";\n"-separated statement of the DDL (the HTTP interface takes one). */
+static int create_schema(struct push *p)
+{
+    struct sf_buf ddl;
+    int rc;
+
+    sf_buf_init(&ddl, 1u << 20);
+    rc = ch_schema_sql(&ddl, p->o.database, p->o.cluster);
+    for (char *s = (char *)ddl.data, *e; rc == 0 && s && *s; s = e + 2) {
+        if ((e = strstr(s, ";\n")) == NULL)
+            break;
+        *e = '\0';
+        rc = ch_query(p->ch, s, NULL, 0, NULL, &p->err);
+    }
+    sf_buf_free(&ddl);
+    return rc ? rc : ch_schema_check(p->ch, p->o.cluster, &p->err);
+}
+
+static int flush(struct push *p, const struct ch_table *t)
+{
+    int rc;
+
+    if (p->batch.len == 0)
+        return 0;
+    sf_buf_reset(&p->sql);
+    sf_buf_printf(&p->sql, "INSERT INTO %s.%s FORMAT RowBinary", p->o.database, t->name);
+    rc = ch_query(p->ch, (const char *)p->sql.data, p->batch.data, p->batch.len, NULL, &p->err);
+    p->bytes += p->batch.len;
+    sf_buf_reset(&p->batch);
+    return rc;
+}
+
+/* One SQLite row as RowBinary, the columns of t in order. */
+static int encode_row(struct push *p, const struct ch_table *t, sqlite3_stmt *st, uint64_t skey)
+{
+    struct sf_buf *b = &p->batch;
+    int rc = 0, i = 0;
+
+    for (size_t k = 0; k < t->ncols && rc == 0; k++) {
+        enum ch_type ty = t->cols[k].type;
+        int null;
+        if (ty == CH_KEY) {
+            rc = ch_put_u64(b, skey);
+            continue;
+        }
+        null = sqlite3_column_type(st, i) == SQLITE_NULL;
+        if (ty == CH_NSTR || ty == CH_NI64 || ty == CH_NF64)
+            rc = ch_put_null(b, null);
+        if (rc || (null && ty != CH_STR && ty != CH_I64 && ty != CH_HASH)) {
+            i++;
+            continue;
+        }
+        if (ty == CH_STR || ty == CH_NSTR || ty == CH_HASH) {
+            const unsigned char *s = sqlite3_column_text(st, i);
+            size_t n = (size_t)sqlite3_column_bytes(st, i);
+            rc = ty == CH_HASH ? ch_put_u64(b, s ? ch_hash(s, n) : 0)
+                               : ch_put_str(b, s ? s : (const unsigned char *)"", s ? n : 0);
+        } else if (ty == CH_NF64) {
+            rc = ch_put_f64(b, sqlite3_column_double(st, i));
+        } else {
+            rc = ch_put_u64(b, (uint64_t)sqlite3_column_int64(st, i));
+        }
+        i++;
+    }
+    if (rc == SF_E_LIMIT)
+        return sf_err_set(&p->err, rc, UINT64_MAX,
+                          "a row of %s does not fit in a batch of %u bytes", t->name, CH_BATCH_MAX);
+    return rc ? sf_err_set(&p->err, rc, UINT64_MAX, "out of memory") : 0;
+}
+
+/* The SQLite query of t's rows (samples: with their attributed span). */
+static const char *select_sql(const struct ch_table *t, struct sf_buf *b)
+{
+    if (t->select)
+        return t->select;
+    sf_buf_reset(b);
+    sf_buf_printf(b,
+                  "%s SELECT smp.id, smp.ts_ns, smp.pid, smp.tid, smp.cpu, smp.comm, smp.event,"
+                  " smp.period, (SELECT frames FROM stacks WHERE id = smp.stack_id), b.span_id"
+                  " FROM b JOIN samples smp ON smp.id = b.row_id WHERE smp.source_id = ?1"
+                  " ORDER BY smp.id",
+                  spans_attrib_cte);
+    return (const char *)b->data;
+}
+
+static int push_table(struct push *p, const struct ch_table *t, int64_t id, uint64_t skey,
+                      const char *state)
+{
+    struct sf_buf q;
+    sqlite3_stmt *st;
+    int rc = 0, s;
+
+    sf_buf_init(&q, 1u << 16);
+    if (sqlite3_prepare_v2(p->h, select_sql(t, &q), -1, &st, NULL) != SQLITE_OK) {
+        rc = sf_err_set(&p->err, SF_E_DB, UINT64_MAX, "%s: %s", t->name, sqlite3_errmsg(p->h));
+        sf_buf_free(&q);
+        return rc;
+    }
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_bind_parameter_count(st) >= 2)
+        sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+    while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        rc = encode_row(p, t, st, skey);
+        p->rows++;
+        if (rc == 0 && p->batch.len >= CH_BATCH_MAX - (1u << 20))
+            rc = flush(p, t);
+    }
+    if (rc == 0 && s != SQLITE_DONE)
+        rc = sf_err_set(&p->err, SF_E_DB, UINT64_MAX, "%s: %s", t->name, sqlite3_errmsg(p->h));
+    if (rc == 0)
+        rc = flush(p, t);
+    sqlite3_finalize(st);
+    sf_buf_free(&q);
+    return rc;
+}
+
+/* Wait until the database's mutations are done (ALTER ... DELETE is asynchronous). */
+static int wait_mutations(struct push *p)
+{
+    uint64_t left = 1;
+    int rc = 0;
+
+    sf_buf_reset(&p->sql);
+    sf_buf_printf(&p->sql,
+                  "SELECT count() FROM system.mutations WHERE database = '%s'"
+                  " AND is_done = 0",
+                  p->o.database);
+    for (int i = 0; i < 600 && rc == 0 && left; i++) {
+        struct timespec ts = {0, 100000000L};
+        if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, &left, &p->err)) == 0 && left)
+            nanosleep(&ts, NULL);
+    }
+    if (rc == 0 && left)
+        rc = sf_err_set(&p->err, SF_E_DB, UINT64_MAX, "mutations not done after 60 s");
+    return rc;
+}
+
+/* Delete what an interrupted push of skey left on this server. */
+static int drop_partial(struct push *p, uint64_t skey)
+{
+    int rc = 0;
+
+    for (size_t i = 0; i < ch_ntables && rc == 0; i++) {
+        if (ch_tables[i].cols[0].type != CH_KEY)
+            continue; /* stacks: by content, shared */
+        sf_buf_reset(&p->sql);
+        sf_buf_printf(&p->sql, "ALTER TABLE %s.%s DELETE WHERE skey = %llu", p->o.database,
+                      ch_tables[i].name, (unsigned long long)skey);
+        rc = ch_query(p->ch, (const char *)p->sql.data, NULL, 0, NULL, &p->err);
+    }
+    return rc ? rc : wait_mutations(p);
+}
+
+/* 'complete' pushes of skey seen (on every shard with --cluster) into *done, and the
+ * sources rows of an unfinished push of skey on this server into *here. */
+static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *here)
+{
+    int rc = 0;
+
+    for (int d = p->o.cluster != NULL && !p->local_only; d >= 0; d--) {
+        sf_buf_reset(&p->sql);
+        sf_buf_printf(&p->sql,
+                      "SELECT count() FROM %s.sources%s WHERE skey = %llu AND push_state"
+                      " = 'complete'",
+                      p->o.database, d ? "_d" : "", (unsigned long long)skey);
+        if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, done, &p->err)) == 0 || !d)
+            break;
+        /* a shard without the tables yet (its host has not pushed): not an error */
+        fprintf(stderr,
+                "%s: note: cannot read %s.sources_d on every shard (%s): looking for "
+                "pushed sources on this server only\n",
+                TOOL, p->o.database, p->err.msg);
+        p->local_only = 1;
+        sf_err_clear(&p->err);
+    }
+    sf_buf_reset(&p->sql);
+    sf_buf_printf(&p->sql,
+                  "SELECT if(countIf(push_state = 'complete') > 0, 0, count()) FROM %s.sources"
+                  " WHERE skey = %llu",
+                  p->o.database, (unsigned long long)skey);
+    return rc ? rc : ch_scalar(p->ch, (const char *)p->sql.data, here, &p->err);
+}
+
+static int kind_wanted(const char *kinds, const char *kind)
+{
+    size_t n = strlen(kind);
+
+    for (const char *s = kinds; s && *s;) {
+        const char *e = strchr(s, ',');
+        size_t k = e ? (size_t)(e - s) : strlen(s);
+        if (k == n && memcmp(s, kind, n) == 0)
+            return 1;
+        s = e ? e + 1 : s + k;
+    }
+    return kinds == NULL;
+}
+
+/* Push one source.  Returns 0 (pushed or skipped, said on stderr), 1 (not complete
+ * in the file: not pushed), or an error. */
+static int push_source(struct push *p, int64_t id, const char *kind, const char *path,
+                       const char *sha, const char *started, const char *status)
+{
+    uint64_t skey = ch_source_key(sha, path, started), done = 0, here = 0;
+    int rc;
+
+    if (strcmp(status, "complete") != 0) {
+        fprintf(stderr, "%s: %s: source %lld (%s) is '%s' in %s: not pushed\n", TOOL, path,
+                (long long)id, kind, status, p->o.db);
+        return 1;
+    }
+    if ((rc = state_of(p, skey, &done, &here)) != 0)
+        return rc;
+    /* what an interrupted push left here goes, also when another shard has it complete */
+    if (here && (rc = drop_partial(p, skey)) != 0)
+        return rc;
+    if (here)
+        fprintf(stderr, "%s: %s: an interrupted push left %llu source row(s) here: %s\n", TOOL,
+                path, (unsigned long long)here, done ? "removed" : "replaced");
+    if (done) {
+        fprintf(stderr, "%s: %s: already in ClickHouse (sha256 %.16s...), skipped\n", TOOL, path,
+                sha ? sha : "-");
+        return 0;
+    }
+    rc = push_table(p, &ch_tables[0], id, skey, "started");
+    for (size_t i = 1; i < ch_ntables && rc == 0; i++)
+        rc = push_table(p, &ch_tables[i], id, skey, "started");
+    return rc ? rc : push_table(p, &ch_tables[0], id, skey, "complete");
+}
+
+static int push_all(struct push *p)
+{
+    static const char sql[] = "SELECT id, kind, path, sha256, started_at, status FROM sources"
+                              " ORDER BY id";
+    sqlite3_stmt *st;
+    int rc = 0, s, skipped = 0, n = 0;
+
+    if (sqlite3_prepare_v2(p->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return sf_err_set(&p->err, SF_E_DB, UINT64_MAX, "sources: %s", sqlite3_errmsg(p->h));
+    while (rc >= 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *kind = (const char *)sqlite3_column_text(st, 1);
+        if (!kind_wanted(p->o.kinds, kind ? kind : ""))
+            continue;
+        rc = push_source(
+            p, sqlite3_column_int64(st, 0), kind ? kind : "?",
+            (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3),
+            (const char *)sqlite3_column_text(st, 4), (const char *)sqlite3_column_text(st, 5));
+        skipped += rc == 1;
+        n++;
+    }
+    sqlite3_finalize(st);
+    if (rc >= 0 && n == 0)
+        return sf_err_set(&p->err, SF_E_USAGE, UINT64_MAX, "no source%s%s to push",
+                          p->o.kinds ? " of kind " : "", p->o.kinds ? p->o.kinds : "");
+    return rc < 0 ? rc : skipped ? 1 : 0;
+}
+
+int sf_cmd_push(int argc, char **argv)
+{
+    struct push p;
+    struct sf_db *db = NULL;
+    struct timespec t0, t1;
+    char msg[700], shown[256];
+    int rc;
+
+    memset(&p, 0, sizeof(p));
+    if ((rc = parse_opts(&p.o, argc, argv)) >= 0)
+        return rc;
+    sf_err_clear(&p.err);
+    sf_buf_init(&p.batch, CH_BATCH_MAX);
+    sf_buf_init(&p.sql, 1u << 16);
+    if (p.o.print_schema) {
+        rc = ch_schema_sql(&p.sql, p.o.database, p.o.cluster);
+        fputs(rc ? "" : (const char *)p.sql.data, stdout);
+        sf_buf_free(&p.sql);
+        return rc ? SF_EXIT_USAGE : SF_EXIT_OK;
+    }
+    /* a reader: a typo must not push an empty database, and nothing is migrated */
+    if (access(p.o.db, R_OK) != 0) {
+        fprintf(stderr, "%s: %s: %s\n", TOOL, p.o.db, strerror(errno));
+        return SF_EXIT_USAGE;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if ((rc = sf_db_open_mode(&db, p.o.db, SF_DB_READ, &p.err)) == 0 &&
+        (rc = ch_open(&p.ch, p.o.url, p.o.database, &p.err)) == 0) {
+        p.h = sf_db_handle(db);
+        rc = create_schema(&p);
+        if (rc == 0)
+            rc = push_all(&p);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc < 0) {
+        ch_url_shown(p.o.url ? p.o.url : "", shown, sizeof(shown));
+        sf_err_format(&p.err, TOOL, p.ch ? shown : p.o.db, msg, sizeof(msg));
+        fprintf(stderr, "%s\n", msg);
+    } else {
+        double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+        fprintf(stderr, "%s: %llu rows, %llu bytes of RowBinary in %.3f s\n", TOOL,
+                (unsigned long long)p.rows, (unsigned long long)p.bytes, s);
+    }
+    ch_close(p.ch);
+    if (db)
+        sf_db_close(db, &p.err);
+    sf_buf_free(&p.batch);
+    sf_buf_free(&p.sql);
+    return rc < 0 ? SF_EXIT_USAGE : rc;
+}

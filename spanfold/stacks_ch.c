@@ -1,0 +1,108 @@
+/* stacks_ch.c - spanfold stacks --clickhouse: the folded stacks of the selected spans,
+ * joined and summed by ClickHouse over the tables push wrote (ch_schema.c).
+ *
+ *   SELECT frames, n FROM
+ *     (SELECT stack_key, ifNull(sum(period), 0) AS n FROM samples[_d]
+ *       WHERE span_id IS NOT NULL
+ *         [AND span_id GLOBAL [NOT] IN (SELECT span_id FROM spans[_d]
+ *                                       WHERE (<selection>) AND span_id IS NOT NULL)]
+ *       GROUP BY stack_key)
+ *   ANY INNER JOIN (SELECT stack_key, any(frames) AS frames FROM stacks[_d]
+ *                   GROUP BY stack_key) USING stack_key
+ *   FORMAT RowBinary
+ *
+ * The samples carry the span push attributed them to, so this is perf-fold/spans.c's
+ * query with its attribution already done: the same samples, summed by the same
+ * stacks, and printed by the same code (stacks.c), give the same bytes.  GLOBAL IN
+ * sends the selected span ids to every shard once, so a span and its samples need
+ * not share a shard; the selection's percentiles read spans[_d], the whole cluster.
+ */
+#include "stacks_ch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../perf-fold/perf_fold.h"
+#include "ch.h"
+#include "sf_select.h"
+
+void stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster)
+{
+    const char *sfx = cluster ? "_d" : "";
+
+    s->ch = c;
+    snprintf(s->spans, sizeof(s->spans), "%s.spans%s", ch_db(c), sfx);
+    snprintf(s->samples, sizeof(s->samples), "%s.samples%s", ch_db(c), sfx);
+    snprintf(s->stacks, sizeof(s->stacks), "%s.stacks%s", ch_db(c), sfx);
+}
+
+int stacks_ch_fold(const struct stacks_ch *s, const struct sf_select *sel, int rest,
+                   struct pf_table *t, struct sf_err *err)
+{
+    struct sf_buf sql, r;
+    const unsigned char *p, *end;
+    int rc = 0;
+
+    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
+    sf_buf_init(&r, CH_BODY_MAX);
+    sf_buf_printf(&sql,
+                  "SELECT frames, n FROM (SELECT stack_key, ifNull(sum(period), 0) AS n FROM %s"
+                  " WHERE span_id IS NOT NULL",
+                  s->samples);
+    if (sel)
+        sf_buf_printf(&sql,
+                      " AND span_id GLOBAL %sIN (SELECT span_id FROM %s WHERE (%s) AND span_id"
+                      " IS NOT NULL)",
+                      rest ? "NOT " : "", s->spans, sf_select_sql(sel));
+    if (sf_buf_printf(&sql,
+                      " GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, any(frames) AS"
+                      " frames FROM %s GROUP BY stack_key) USING stack_key FORMAT RowBinary",
+                      s->stacks))
+        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "selection too long");
+    if (rc == 0)
+        rc = ch_query(s->ch, (const char *)sql.data, NULL, 0, &r, err);
+    p = r.data;
+    end = r.data ? r.data + r.len : NULL;
+    while (rc == 0 && p < end) {
+        const unsigned char *f;
+        size_t n;
+        uint64_t v;
+        struct pf_entry *e;
+        if (ch_get_str(&p, end, &f, &n) < 0 || ch_get_u64(&p, end, &v) < 0)
+            rc = sf_err_set(err, SF_E_MALFORMED, (uint64_t)(p - r.data),
+                            "ClickHouse's RowBinary answer ends inside a row");
+        else if (fold_table_add(t, (const char *)f, n, (int64_t)v > 0 ? v : 0, &e))
+            rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    sf_buf_free(&sql);
+    sf_buf_free(&r);
+    return rc;
+}
+
+int stacks_ch_unit(const struct stacks_ch *s, char *buf, size_t n)
+{
+    struct sf_buf sql, r;
+    struct sf_err err;
+    int one = 0;
+
+    sf_buf_init(&sql, 4096);
+    sf_buf_init(&r, 4096);
+    sf_err_clear(&err);
+    sf_buf_printf(&sql,
+                  "SELECT any(ifNull(event, '')), uniqExact(event) FROM %s FORMAT TabSeparated",
+                  s->samples);
+    snprintf(buf, n, "samples");
+    if (ch_query(s->ch, (const char *)sql.data, NULL, 0, &r, &err) == 0 && r.len > 0) {
+        const char *tab = memchr(r.data, '\t', r.len);
+        size_t k = tab ? (size_t)(tab - (const char *)r.data) : 0;
+        one = tab && r.len > k + 1 && tab[1] == '1' && (r.len == k + 2 || tab[2] == '\n');
+        if (one && (strncmp((const char *)r.data, "cpu-clock", 9) == 0 ||
+                    strncmp((const char *)r.data, "task-clock", 10) == 0))
+            snprintf(buf, n, "ns");
+        else if (one && k > 0)
+            snprintf(buf, n, "%.*s", (int)k, (const char *)r.data);
+    }
+    sf_buf_free(&sql);
+    sf_buf_free(&r);
+    return 0;
+}

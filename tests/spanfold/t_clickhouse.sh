@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# spanfold push and spanfold stacks --clickhouse against two real ClickHouse servers,
+# started here as plain processes on loopback ports, two shards of one cluster
+# (remote_servers written into a temp folder).  The demo database is pushed from two
+# "hosts": the capture from one to shard 1, the profile and the markers from the other
+# to shard 2, so every span is on one shard and every sample on the other.  Checks:
+# the counts on the cluster are the SQLite file's; the folds of many selections are
+# byte-identical on SQLite and on the cluster; a second push skips every source; an
+# interrupted push is replaced; transient errors are retried; a schema mismatch and
+# bad arguments are clear errors.  Skips with the reason where no server can start.
+set -u
+. "$(dirname "$0")/../tap.sh"
+bin=${SF_BIN:-$top/bin}
+tap_name="spanfold on a two-shard ClickHouse cluster"
+[ -x "$bin/spanfold" ] || tap_skip_all "spanfold not built"
+command -v clickhouse-server >/dev/null ||
+    tap_skip_all "needs clickhouse-server (Debian clickhouse-server; scripts/deps.sh heavy)"
+command -v curl >/dev/null || tap_skip_all "needs curl"
+command -v sqlite3 >/dev/null || tap_skip_all "needs the sqlite3 shell (Debian sqlite3)"
+command -v python3 >/dev/null || tap_skip_all "needs python3 (to find free ports)"
+[ -f "$top/samples/demo/demo.pcap" ] || tap_skip_all "samples/demo not recorded"
+tap_tmpdir sf_ch
+export LC_ALL=C
+. "$top/scripts/clickhouse/server.sh"
+trap 'ch_stop; rm -rf "$tmp"' EXIT
+read -r h1 t1 h2 t2 < <(ch_ports 4) # http and tcp of each shard
+ch_server "$tmp/s1" "$h1" "$t1" "$t1" "$t2"
+ch_server "$tmp/s2" "$h2" "$t2" "$t1" "$t2"
+if ! ch_up "$h1" || ! ch_up "$h2"; then
+    tail -n 5 "$tmp/s1/log/stdout" "$tmp/s1/log/err.log" 2>/dev/null | sed 's/^/# /'
+    tap_skip_all "clickhouse-server did not start on 127.0.0.1:$h1/$h2 (its log above)"
+fi
+u1=http://127.0.0.1:$h1/
+u2=http://127.0.0.1:$h2/
+chq() { curl -sS "$1" --data-binary "$2"; } # chq URL SQL
+echo "# ClickHouse $(chq "$u1" 'SELECT version()') on $h1 and $h2"
+
+db=$tmp/demo.db
+"$bin/spanfold" ingest --quiet --db "$db" "$top/samples/demo" >"$tmp/ingest.log" 2>&1
+check "spanfold ingest builds the demo database" [ -s "$db" ]
+q() { sqlite3 "$db" "$1"; }
+
+# -- two hosts push their sources, each to its own shard
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --kind pcap --db "$db" 2>"$tmp/p1"
+check "host A pushes the capture to shard 1" [ $? -eq 0 ]
+"$bin/spanfold" push --clickhouse "$u2" --cluster sf --kind perf,tracefs --db "$db" 2>"$tmp/p2"
+check "host B pushes the profile and the markers to shard 2" [ $? -eq 0 ]
+sed 's/^/# /' "$tmp/p1" "$tmp/p2"
+
+same_count() { # same_count NAME SQLITE-SQL CLICKHOUSE-SQL
+    local a b
+    a=$(q "$2")
+    b=$(chq "$u1" "$3")
+    if [ "$a" = "$b" ] && [ -n "$a" ]; then ok "$1: $a on both"; else notok "$1: SQLite $a, cluster $b"; fi
+}
+same_count "spans" "SELECT count(*) FROM spans" "SELECT count() FROM spanfold.spans_d"
+same_count "samples" "SELECT count(*) FROM samples" "SELECT count() FROM spanfold.samples_d"
+same_count "contexts" "SELECT count(*) FROM contexts" "SELECT count() FROM spanfold.contexts_d"
+same_count "span events" "SELECT count(*) FROM span_events" "SELECT count() FROM spanfold.span_events_d"
+same_count "connections" "SELECT count(*) FROM connections" "SELECT count() FROM spanfold.connections_d"
+same_count "clock fits" "SELECT count(*) FROM clock_fits" "SELECT count() FROM spanfold.clock_fits_d"
+same_count "stacks of samples" "SELECT count(DISTINCT stack_id) FROM samples" \
+    "SELECT uniqExact(stack_key) FROM spanfold.stacks_d"
+same_count "complete sources" "SELECT count(*) FROM sources" \
+    "SELECT count() FROM spanfold.sources_d WHERE push_state = 'complete'"
+same_count "periods of the samples" "SELECT sum(period) FROM samples" \
+    "SELECT sum(period) FROM spanfold.samples_d"
+check "spans are on shard 1 only, samples on shard 2 only" [ \
+    "$(chq "$u1" 'SELECT count() FROM spanfold.samples') $(chq "$u2" 'SELECT count() FROM spanfold.spans')" = "0 0" ]
+check "every pushed row has its source's key (sha256 prefix)" [ \
+    "$(chq "$u1" "SELECT count() FROM spanfold.spans_d WHERE skey != reinterpretAsUInt64(reverse(unhex(substring('$(q "SELECT sha256 FROM sources WHERE kind = 'pcap'")', 1, 16))))")" = 0 ]
+
+# -- the same folds on SQLite and on the cluster, byte for byte
+slow=$(q "SELECT path FROM spans GROUP BY path ORDER BY avg(resp_end_ns - req_start_ns) DESC LIMIT 1")
+trace=$(q "SELECT trace_id FROM spans WHERE span_id IN (SELECT span_id FROM samples) LIMIT 1")
+sels=("" "--where|endpoint = \"$slow\" and duration > p95" "--slowest|5%" "--slowest|3"
+    "--status|2xx" "--where|path ~ \"/api/[a-c]*\"" "--where|path like \"%CHECK%\""
+    "--where|not partial and (duration >= 2ms or sampled)" "--trace-id|$trace"
+    "--grpc-method|Lookup" "--vs|duration < p50" "--where|duration > p90|--vs|rest")
+for s in "${sels[@]}"; do
+    IFS='|' read -r -a a <<<"$s"
+    "$bin/spanfold" stacks --db "$db" "${a[@]}" >"$tmp/f1" 2>"$tmp/e1"
+    r1=$?
+    "$bin/spanfold" stacks --clickhouse "$u2" --cluster sf "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
+    r2=$?
+    if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"; then
+        ok "stacks ${s:-(every span)}: $(wc -l <"$tmp/f1") identical lines"
+    else
+        notok "stacks ${s:-(every span)}: exit $r1/$r2, $(wc -l <"$tmp/f1")/$(wc -l <"$tmp/f2") lines"
+        sed 's/^/# /' "$tmp/e1" "$tmp/e2"
+    fi
+done
+"$bin/spanfold" stacks --db "$db" --slowest 10% -o "$tmp/a.svg" 2>/dev/null
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --slowest 10% -o "$tmp/b.svg" 2>/dev/null
+check "the flame graph of the slowest 10 % is the same SVG" cmp -s "$tmp/a.svg" "$tmp/b.svg"
+"$bin/spanfold" stacks --clickhouse "$u1" --slowest 10% >"$tmp/local" 2>"$tmp/e"
+r=$?
+check_eval "without --cluster: shard 1's own tables (spans, no samples) give nothing, exit 2" \
+    '[ $r -eq 2 ] && grep -q "no CPU sample" "$tmp/e"'
+
+# -- idempotent: a second push skips every source
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --db "$db" 2>"$tmp/p3"
+check "a second push of every source exits 0" [ $? -eq 0 ]
+check "and skips all three (one is on each shard)" [ "$(grep -c 'already in ClickHouse' "$tmp/p3")" = 3 ]
+same_count "spans after the second push" "SELECT count(*) FROM spans" "SELECT count() FROM spanfold.spans_d"
+
+# -- an interrupted push is replaced; transient errors are retried
+SF_CH_FAIL_AT=21 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u1" --database cut \
+    --db "$db" 2>"$tmp/p4"
+check "a push whose requests fail from the 21st on exits 2" [ $? -eq 2 ]
+started=$(chq "$u1" "SELECT count() FROM (SELECT skey FROM cut.sources GROUP BY skey
+                     HAVING countIf(push_state = 'complete') = 0)")
+check "and leaves a source 'started', not 'complete' (${started:-none})" [ "${started:-0}" -ge 1 ]
+"$bin/spanfold" push --clickhouse "$u1" --database cut --db "$db" 2>"$tmp/p5"
+check "pushing again exits 0" [ $? -eq 0 ]
+check "and says it replaced the interrupted source" grep -q "interrupted push .* here: replaced" "$tmp/p5"
+for t in spans samples contexts span_events; do
+    check "$t after the replace: $(q "SELECT count(*) FROM $t")" \
+        [ "$(q "SELECT count(*) FROM $t")" = "$(chq "$u1" "SELECT count() FROM cut.$t")" ]
+done
+# a half push of the capture to shard 2 (it is complete on shard 1): the next push with
+# --cluster removes the half and skips the source, so nothing is counted twice
+SF_CH_FAIL_AT=15 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u2" --kind pcap \
+    --db "$db" 2>/dev/null
+check "a half push of the capture to the other shard fails (exit 2)" [ $? -eq 2 ]
+check "leaving rows there" [ "$(chq "$u2" "SELECT count() FROM spanfold.sources")" -gt 0 ]
+"$bin/spanfold" push --clickhouse "$u2" --cluster sf --kind pcap --db "$db" 2>"$tmp/p8"
+check "pushing it with --cluster exits 0" [ $? -eq 0 ]
+check_eval "removes the half there and skips the source complete on shard 1" \
+    'grep -q "here: removed" "$tmp/p8" && grep -q "already in ClickHouse" "$tmp/p8"'
+same_count "connections after the removal" "SELECT count(*) FROM connections" \
+    "SELECT count() FROM spanfold.connections_d"
+same_count "sources rows after the removal (started + complete of each)" \
+    "SELECT count(*) * 2 FROM sources" "SELECT count() FROM spanfold.sources_d"
+SF_CH_FAIL_AT=5 SF_CH_FAIL_COUNT=3 "$bin/spanfold" push --clickhouse "$u1" --database retry \
+    --db "$db" 2>"$tmp/p6"
+check "three transient failures in a row are retried: exit 0" [ $? -eq 0 ]
+check "and every sample arrives once" \
+    [ "$(q 'SELECT count(*) FROM samples')" = "$(chq "$u1" 'SELECT count() FROM retry.samples')" ]
+
+# -- ingest straight to ClickHouse (a temporary SQLite file in between)
+ntmp() { find /tmp -maxdepth 1 -name 'spanfold-push.*' 2>/dev/null | wc -l; }
+before=$(ntmp)
+"$bin/spanfold" ingest --quiet --clickhouse "$u1" --database direct "$top/samples/demo" \
+    >/dev/null 2>"$tmp/p7"
+check "spanfold ingest --clickhouse exits 0" [ $? -eq 0 ]
+"$bin/spanfold" stacks --db "$db" --slowest 10% >"$tmp/f1" 2>/dev/null
+"$bin/spanfold" stacks --clickhouse "$u1" --database direct --slowest 10% >"$tmp/f2" 2>/dev/null
+check "and its data folds as the file's" cmp -s "$tmp/f1" "$tmp/f2"
+check "leaving no temporary database behind" [ "$(ntmp)" = "$before" ]
+
+# -- errors
+chq "$u1" "CREATE DATABASE mm" >/dev/null
+chq "$u1" "CREATE TABLE mm.spans (skey UInt64, id String) ENGINE = MergeTree() ORDER BY skey" >/dev/null
+"$bin/spanfold" push --clickhouse "$u1" --database mm --db "$db" 2>"$tmp/e"
+check "a table of other columns: exit 2" [ $? -eq 2 ]
+check "says schema mismatch and the column" grep -q 'schema mismatch: spans.id is String' "$tmp/e"
+"$bin/spanfold" push --clickhouse "http://127.0.0.1:$t1/" --db "$db" 2>"$tmp/e"
+check "a port that is not HTTP: exit 2" [ $? -eq 2 ]
+"$bin/spanfold" push --clickhouse "ftp://x/" --db "$db" 2>"$tmp/e"
+r=$?
+check_eval "a URL that is not http: exit 2 with the reason" \
+    '[ $r -eq 2 ] && grep -q "HTTP interface" "$tmp/e"'
+"$bin/spanfold" push --clickhouse "$u1" --database 'x;DROP' --db "$db" 2>"$tmp/e"
+check "a database name that is not an identifier: exit 2" [ $? -eq 2 ]
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --during 12:00..13:00 >/dev/null 2>"$tmp/e"
+r=$?
+check_eval "--during on ClickHouse: exit 2, said" \
+    '[ $r -eq 2 ] && grep -q "not available on ClickHouse" "$tmp/e"'
+hostile='path = "it'\''s\\" or path = "\\'\''--"' # the strings it's\ and \'--
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --where "$hostile" >/dev/null 2>"$tmp/e"
+r=$?
+check_eval "quotes and backslashes in a literal stay in it (no match, exit 2, no SQL error)" \
+    '[ $r -eq 2 ] && grep -q "no CPU sample" "$tmp/e" && ! grep -q "Code:" "$tmp/e"'
+tap_plan
