@@ -928,6 +928,7 @@ static void h2_close(void *st, int64_t ts)
         sf_buf_free(&c->d[i].fb);
         sf_buf_free(&c->d[i].block);
     }
+    free(c->bucket);
     free(c);
 }
 

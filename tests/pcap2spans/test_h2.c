@@ -716,6 +716,57 @@ static void test_stream_cap_and_bomb(void)
     free(h);
 }
 
+/* Many open streams (--max-streams 100000): the connection's stream hash grows with them,
+ * so finding a stream stays a short chain walk (issue #19 item 7: a fixed 64 chains made
+ * 100k streams cost 3 s), and every stream is still found and answered. */
+static void test_many_streams(void)
+{
+    enum { N = 100000 };
+    struct fix *f = malloc(sizeof(*f));
+    struct bb *c = calloc(1, sizeof(*c)), *h = calloc(1, sizeof(*h));
+    const struct h2_conn *hc;
+    size_t longest = 0, i, found = 0;
+    uint32_t sid = 1;
+
+    open_fix(f);
+    f->ctx.lim.max_streams = N;
+    start(f);
+    handshake(f, 1);
+    req_block(h, "/m", NULL, NULL);
+    for (i = 0; i < N; i++, sid += 2) {
+        if (c->n + H2_HDR + h->n > sizeof(c->b)) {
+            feed(f, P2S_C2S, c->b, c->n, 0, 10);
+            c->n = 0;
+        }
+        frame(c, 1, 0x5, sid, h->b, h->n); /* END_STREAM | END_HEADERS: waits for a response */
+    }
+    feed(f, P2S_C2S, c->b, c->n, 0, 10);
+    hc = f->st;
+    for (i = 0; i < hc->nbuckets; i++) {
+        size_t k = 0;
+        for (const struct h2_stream *s = hc->bucket[i]; s; s = s->hnext)
+            k++;
+        longest = k > longest ? k : longest;
+    }
+    TAP_OK(hc->nstreams == N && hc->nbuckets >= N && longest <= 4,
+           "%d open streams: %zu chains, longest %zu", N, hc->nbuckets, longest);
+    for (i = 0, sid = 1; i < N; i++, sid += 2)
+        found += h2_stream_find(f->st, sid) != NULL;
+    TAP_EQ_INT(found, N, "every open stream is found by its id");
+    c->n = 0;
+    frame(c, 1, 0x5, 2 * N - 1, "\x88", 1); /* :status 200 for the last stream */
+    feed(f, P2S_S2C, c->b, c->n, 0, 20);
+    TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 2 * N - 1 && f->g.s[0].status == 200 &&
+               !f->g.s[0].partial && f->errors == 0,
+           "the response of the last stream is matched (span %d, status %d)",
+           f->g.n ? (int)f->g.s[0].stream_id : -1, f->g.n ? f->g.s[0].status : -1);
+    close_fix(f);
+    TAP_EQ_INT(f->ctx.st.spans, N, "the others are emitted at close");
+    free(f);
+    free(c);
+    free(h);
+}
+
 static void test_upgrade(void)
 {
     struct fix *f = malloc(sizeof(*f));
@@ -956,6 +1007,7 @@ int main(void)
     test_mid_connection();
     test_gaps();
     test_stream_cap_and_bomb();
+    test_many_streams();
     test_upgrade();
     test_upgrade_settings();
     test_plausible();
