@@ -623,6 +623,39 @@ static void test_mid_connection(void)
     free(h);
 }
 
+/* A capture that starts inside a long-lived gRPC connection: stream ids in the millions
+ * (18,131,981 and 928,401 were seen in real ones).  The resync takes any 31-bit id, not
+ * only ids near the highest seen (none was, here). */
+static void test_mid_connection_high_ids(uint32_t sid)
+{
+    struct fix *f = malloc(sizeof(*f));
+    struct bb *c = calloc(1, sizeof(*c)), *s = calloc(1, sizeof(*s)), *h = calloc(1, sizeof(*h));
+
+    open_fix(f);
+    start(f);
+    req_block(h, "/pkg.Svc/Call", "traceparent",
+              "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    frame(c, 1, 0x4, sid, h->b, h->n);
+    frame(c, 0, 0x1, sid, "\0\0\0\0\0", 5);
+    frame(c, 1, 0x5, sid + 2, h->b, h->n);
+    feed(f, P2S_C2S, c->b, c->n, 0, 10);
+    frame(s, 1, 0x5, sid, "\x88", 1);
+    frame(s, 1, 0x5, sid + 2, "\x88", 1);
+    feed(f, P2S_S2C, s->b, s->n, 0, 20);
+    TAP_OK(f->g.n == 2 && f->g.s[0].stream_id == sid && f->g.s[1].stream_id == sid + 2 &&
+               f->g.s[0].status == 200 && f->g.s[1].status == 200 &&
+               !strcmp(f->g.path[0], "/pkg.Svc/Call") &&
+               !strcmp(f->g.trace[0], "0af7651916cd43dd8448eb211c80319c") &&
+               !strcmp(f->g.trace[1], "0af7651916cd43dd8448eb211c80319c"),
+           "mid-connection at stream %u: both streams with path, status and context (%d spans)",
+           sid, f->g.n);
+    close_fix(f);
+    free(f);
+    free(c);
+    free(s);
+    free(h);
+}
+
 static void test_gaps(void)
 {
     struct fix *f = malloc(sizeof(*f));
@@ -1005,6 +1038,8 @@ int main(void)
     test_push();
     test_table_size_settings();
     test_mid_connection();
+    test_mid_connection_high_ids(18131981);
+    test_mid_connection_high_ids(928401);
     test_gaps();
     test_stream_cap_and_bomb();
     test_many_streams();
