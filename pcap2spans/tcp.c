@@ -360,8 +360,10 @@ static int h2_frame_ok(const uint8_t *p, uint32_t *len)
 }
 
 /* Held client bytes that look like HTTP/2 frames without a preface (a capture that
- * started mid-connection): every complete frame plausible and the next header too, or
- * the first header plausible and filling the buffer.  1 yes, 0 no, -1 need more. */
+ * started mid-connection), judged by the frames they hold, wherever the window cuts
+ * them: two plausible frame headers in a row; or, once the window is full, a plausible
+ * first frame that runs past it or that is followed by a header the window cuts.
+ * 1 yes, 0 no, -1 need more. */
 static int looks_h2_frames(const uint8_t *p, size_t n, int full)
 {
     size_t off = 0;
@@ -371,14 +373,15 @@ static int looks_h2_frames(const uint8_t *p, size_t n, int full)
     while (off + 9 <= n) {
         if (!h2_frame_ok(p + off, &len))
             return 0;
-        frames++;
-        if (off + 9 + len > n)
-            return frames >= 2 || full ? 1 : -1;
+        if (++frames >= 2)
+            return 1;
+        if (off + 9 + len >= n)
+            break;
         off += 9 + len;
     }
-    if (frames >= 2)
-        return 1;
-    return full ? 0 : -1;
+    if (frames == 0)
+        return full ? 0 : -1;
+    return full ? 1 : -1;
 }
 
 /* Decide from the held bytes: an ops table, or NULL with *proto set ("tls",

@@ -325,6 +325,17 @@ static void test_detection(void)
     TAP_EQ_STR(proto_of(1, pre, sizeof(pre) - 1, 50000, 8080), "h2", "detect: HTTP/2 preface");
     TAP_EQ_STR(proto_of(1, h2mid, sizeof(h2mid) - 1, 50000, 8080), "h2",
                "detect: HTTP/2 frames without preface (mid-connection)");
+    /* HEADERS of 9 + 50 bytes, then a DATA frame whose header the 64-byte window cuts */
+    {
+        char cut[9 + 50 + 9 + 100];
+
+        memset(cut, 0, sizeof(cut));
+        memcpy(cut, "\x00\x00\x32\x01\x04\x00\x00\x00\x05\x82\x84\x86\x00\x05x-pad\x27", 20);
+        memset(cut + 20, 'p', 39);
+        memcpy(cut + 9 + 50, "\x00\x00\x64\x00\x01\x00\x00\x00\x05", 9);
+        TAP_EQ_STR(proto_of(1, cut, sizeof(cut), 50000, 8080), "h2",
+                   "detect: HTTP/2 frames whose second header the detection window cuts");
+    }
     TAP_EQ_STR(proto_of(1, "GET / HTTP/1.1\r\n\r\n", 18, 50000, 9999), "http/1.1",
                "detect: HTTP/1 request line on any port");
     TAP_EQ_STR(proto_of(0, "HTTP/1.1 200 OK\r\n", 17, 80, 50000), "http/1.1",
