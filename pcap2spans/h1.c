@@ -703,6 +703,16 @@ static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t bl
                           : on_response_head(h, blk, blen, ts, err);
 }
 
+/* A header section was parsed or given up: a buffer grown past 64 KiB for a large one
+ * is freed, so that idle connections do not each keep up to --max-header-bytes. */
+static void hdr_release(struct h1_dir *d)
+{
+    if (d->hdr.cap > (64u << 10))
+        sf_buf_free(&d->hdr);
+    else
+        sf_buf_reset(&d->hdr);
+}
+
 /* S_HEAD: find the end of the header section, in place when it is all in this segment
  * (the common case), else accumulated in d->hdr up to max_header_bytes. */
 static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip, int64_t ts,
@@ -738,13 +748,13 @@ static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size
         *ip = i + (e - old);
         rc = parse_head(h, dir, (const char *)d->hdr.data, e, ts, err);
         if (rc != H1_SWITCH)
-            sf_buf_reset(&d->hdr);
+            hdr_release(d);
         return rc;
     }
     *ip = i + take;
     if (d->hdr.len >= cap) {
         char msg[96];
-        sf_buf_reset(&d->hdr);
+        hdr_release(d);
         snprintf(msg, sizeof(msg), "header section over %zu bytes (--max-header-bytes)", cap);
         rc = resync_error(h, d, err, SF_E_LIMIT, msg);
         d->line_len = 1;

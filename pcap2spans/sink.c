@@ -47,9 +47,11 @@ void p2s_limits_default(struct p2s_limits *l)
 {
     l->max_flows = 100000;
     l->max_ooo_bytes = 1u << 20;
-    l->max_header_bytes = 64u << 10;
+    /* nginx with large_client_header_buffers raised takes header sections of hundreds of
+     * KB: the default keeps what servers can be set to accept.  Buffers grow on demand. */
+    l->max_header_bytes = 1u << 20;
     l->max_streams = 1000;
-    l->max_field_bytes = 64u << 10;
+    l->max_field_bytes = 1u << 20;
     l->max_hpack_table = 64u << 10;
     l->idle_timeout_ns = 300 * INT64_C(1000000000);
 }

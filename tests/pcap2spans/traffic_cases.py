@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""traffic_cases.py - captures of the classes of real traffic of issue #18, rebuilt.
+
+  traffic_cases.py DIR      writes DIR/<case>.pcap and DIR/cases.json
+
+Every capture is a faithful reconstruction, not a recording: the segments are those the
+Linux stack and the named client and server put on the wire in that situation (sizes,
+sequence and acknowledgement numbers, keep-alive probes at SND.NXT - 1, delayed ACKs),
+written by tcp_pcap.Flow.  cases.json lists, per capture, what must come out of it
+(checked by t_traffic.sh against pcap2spans, and against tshark's own decode of the same
+capture by check_tshark.check_file) in the form check_traffic.py reads.
+"""
+import json
+import os
+import sys
+
+import tcp_pcap
+
+TP = "00-%032x-%016x-01"
+
+
+def tp(i):
+    return TP % (0x4bf92f3577b34da6a3ce929d00000000 + i, 0x00f067aa0b000000 + i)
+
+
+def get(path, host="api.test", extra=b"", i=0):
+    return (b"GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: curl/7.88.1\r\nAccept: */*\r\n"
+            b"traceparent: %s\r\n" % (path.encode(), host.encode(), tp(i).encode())) + extra + b"\r\n"
+
+
+def ok(body=b"ok\n"):
+    return (b"HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nContent-Type: text/plain\r\n"
+            b"Content-Length: %d\r\nConnection: keep-alive\r\n\r\n" % len(body)) + body
+
+
+def big_headers(d):
+    """nginx with large_client_header_buffers 4 128k and curl sending a 72 KB header
+    section (session cookies), traceparent after them: the section spans 51 segments."""
+    f = tcp_pcap.Flow(cport=41000, sport=8080)
+    f.handshake()
+    cookies = b"".join(b"Cookie: s%02d=%s\r\n" % (k, b"c" * 3590) for k in range(20))
+    req = (b"GET /big HTTP/1.1\r\nHost: api.test\r\nUser-Agent: curl/7.88.1\r\n" + cookies +
+           b"traceparent: " + tp(1).encode() + b"\r\n\r\n")
+    assert 72000 < len(req) < 73000
+    f.send(True, req)
+    f.ack(False)
+    f.send(False, ok())
+    f.ack(True)
+    f.fin(True)
+    f.fin(False)
+    f.ack(True)
+    f.write(os.path.join(d, "big-headers.pcap"))
+    return {"file": "big-headers.pcap", "server_ports": [8080],
+            "spans": [{"path": "/big", "status": 200, "trace_id": tp(1)[3:35], "partial": 0}]}
+
+
+CASES = [big_headers]
+
+
+def main():
+    d = sys.argv[1]
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "cases.json"), "w") as f:
+        json.dump([c(d) for c in CASES], f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
