@@ -60,6 +60,12 @@ struct tcp_half {
     uint32_t isn;
     uint32_t fin_seq; /* sequence number of the FIN (end of data) */
     uint8_t started, syn, fin, done;
+    /* A direction seen from its middle starts at its first data, but a 1-byte segment
+     * first may be a keep-alive probe (a byte at SND.NXT - 1, already acknowledged): it
+     * is held until the next data shows whether it follows it (probe) or repeats it. */
+    uint8_t probe, probe_byte;
+    uint32_t probe_seq;
+    int64_t probe_ts;
     struct ooo_seg *ooo; /* sorted by sequence, non-overlapping */
     size_t ooo_bytes;
     uint8_t det[DET_MAX]; /* bytes held until the protocol is known */
@@ -689,6 +695,43 @@ static void expire_idle(struct p2s_ctx *ctx, int64_t now)
         tcp_close_conn(ctx, t->lru_head, "idle");
 }
 
+/* A direction whose SYN the capture missed starts at its first data or FIN (a bare ACK
+ * may be a zero-length keep-alive or zero-window probe at SND.NXT - 1).  A first segment
+ * of one byte may be a keep-alive probe (RFC 9293 3.8.4: SND.NXT - 1, one garbage
+ * byte): it is held; data at its sequence + 1 proves it a probe and it is dropped, data
+ * at its own sequence makes it stream data.  Returns 1 when the direction has started
+ * and the segment is to be processed, 0 when it was held or carries nothing. */
+static int start_mid(struct p2s_conn *c, enum p2s_dir dir, const struct p2s_seg *s, uint32_t dseq)
+{
+    struct tcp_half *h = &c->h[dir];
+
+    if (!(s->flags & P2S_TH_FIN) &&
+        (s->len == 0 || (s->len == 1 && !h->probe) || (s->len == 1 && dseq == h->probe_seq))) {
+        if (s->len == 1) {
+            h->probe = 1;
+            h->probe_seq = dseq;
+            h->probe_byte = s->payload[0];
+            h->probe_ts = s->ts_ns;
+        }
+        return 0;
+    }
+    h->started = 1;
+    h->next_seq = dseq;
+    if (h->probe) {
+        h->probe = 0;
+        if (dseq == h->probe_seq + 1) {
+            p2s_note(c->ctx, c, "tcp_keepalive",
+                     dir == P2S_C2S ? "1-byte probe from the client dropped"
+                                    : "1-byte probe from the server dropped",
+                     h->probe_ts);
+        } else {
+            h->next_seq = h->probe_seq;
+            tcp_data(c, dir, h->probe_seq, &h->probe_byte, 1, h->probe_ts);
+        }
+    }
+    return 1;
+}
+
 /* A SYN from the client on a known tuple: the same connection (retransmitted SYN) or
  * a new one (port reuse). */
 static int is_new_syn(const struct p2s_conn *c, enum p2s_dir dir, const struct p2s_seg *s)
@@ -749,10 +792,8 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
         tcp_close_conn(ctx, c, "rst");
         return;
     }
-    if (!h->started) {
-        h->next_seq = dseq; /* mid-connection: the first segment seen sets the start */
-        h->started = 1;
-    }
+    if (!h->started && !start_mid(c, dir, s, dseq))
+        return;
     if (s->len)
         tcp_data(c, dir, dseq, s->payload, s->len, s->ts_ns);
     if ((s->flags & P2S_TH_FIN) && !h->fin) {

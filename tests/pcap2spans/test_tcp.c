@@ -345,6 +345,36 @@ static void test_detection(void)
                "detect: other bytes, even on port 80, are unknown");
 }
 
+/* Keep-alive probes where the capture starts mid-connection (issue #18 item 4): a bare
+ * segment at SND.NXT - 1 does not start a direction, and a 1-byte probe at SND.NXT - 1
+ * is dropped once the next data starts right after it; a first byte that the next data
+ * repeats (a zero-window probe of new data) is stream data. */
+static void test_keepalive_probes(void)
+{
+    setup();
+    seg(1, 333, ACK, "GET /a HTTP/1.1\r\n", 0); /* no SYN seen */
+    seg(0, 776, ACK, NULL, 0);                  /* zero-length probe at SND.NXT - 1 */
+    seg(0, 777, ACK, "HTTP/1.1 200 OK\r\n", 0);
+    TAP_OK(stream_is(1, "HTTP/1.1 200 OK\r\n"),
+           "a zero-length probe first does not open a 1-byte hole before the data");
+    teardown();
+    setup();
+    seg(1, 999, ACK, "\x01", 0); /* 1-byte keep-alive probe, sent twice */
+    seg(1, 999, ACK, "\x01", 0);
+    seg(0, 50, ACK, NULL, 0);
+    seg(1, 1000, ACK, "GET /b HTTP/1.1\r\n", 0);
+    TAP_OK(stream_is(0, "GET /b HTTP/1.1\r\n"), "a 1-byte probe before the data is dropped");
+    TAP_EQ_INT(p2s_note_count(&ctx, "tcp_keepalive"), 1, "the probe is noted once");
+    teardown();
+    setup();
+    seg(0, 80, ACK, "H", 0); /* zero-window probe: the next byte, sent again with more */
+    seg(0, 80, ACK, "HTTP/1.1 204 No Content\r\n", 0);
+    TAP_OK(stream_is(1, "HTTP/1.1 204 No Content\r\n"),
+           "a 1-byte segment repeated by the next data is stream data, delivered once");
+    TAP_EQ_INT(p2s_note_count(&ctx, "tcp_keepalive"), 0, "and not a probe");
+    teardown();
+}
+
 int main(void)
 {
     test_detection();
@@ -356,5 +386,6 @@ int main(void)
     test_big_segment_over_cap();
     test_flow_cap_and_idle();
     test_mid_connection();
+    test_keepalive_probes();
     return tap_done();
 }

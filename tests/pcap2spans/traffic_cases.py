@@ -54,14 +54,61 @@ def big_headers(d):
             "spans": [{"path": "/big", "status": 200, "trace_id": tp(1)[3:35], "partial": 0}]}
 
 
-CASES = [big_headers]
+def keepalive(d):
+    """Captures that start on idle keep-alive connections (no handshake): a Windows-style
+    probe (one 0x00 byte at SND.NXT - 1, repeated, each ACKed with SND.NXT) from the
+    client, then its request; a long poll whose server (Linux, nginx so_keepalive) sends
+    zero-length probes at SND.NXT - 1 before its response; a 1-byte probe from the server
+    before the client's request."""
+    f = tcp_pcap.Flow(cisn=7000, sisn=9000, cport=42001, sport=8080)
+    for _ in range(2):
+        f.raw(True, f.nxt[True] - 1, b"\0")  # 1-byte keep-alive probe
+        f.ack(False)
+    f.send(True, get("/ka1", i=11))
+    f.send(False, ok())
+    f.ack(True)
+    f.write(os.path.join(d, "keepalive-1byte.pcap"))
+    g = tcp_pcap.Flow(cisn=17000, sisn=19000, cport=42002, sport=8080)
+    g.send(True, get("/ka2", i=12))  # a long poll: the server probes while it waits
+    g.ack(False)
+    for _ in range(2):
+        g.raw(False, g.nxt[False] - 1)  # zero-length probe
+        g.ack(True)
+    g.send(False, ok())
+    g.ack(True)
+    g.write(os.path.join(d, "keepalive-0byte.pcap"))
+    h = tcp_pcap.Flow(cisn=27000, sisn=29000, cport=42003, sport=8080)
+    h.raw(False, h.nxt[False] - 1, b"\0")  # the server probes first
+    h.ack(True)
+    h.send(True, get("/ka3", i=13))
+    h.send(False, ok())
+    h.ack(True)
+    h.write(os.path.join(d, "keepalive-server.pcap"))
+    return [{"file": "keepalive-1byte.pcap", "server_ports": [8080],
+             "what": "1-byte keep-alive probes, then a request",
+             "spans": [{"path": "/ka1", "status": 200, "trace_id": tp(11)[3:35], "partial": 0}],
+             "events": {"tcp_keepalive": 1}},
+            {"file": "keepalive-0byte.pcap", "server_ports": [8080],
+             "what": "a long poll: the server's zero-length probes at SND.NXT - 1, then its response",
+             "spans": [{"path": "/ka2", "status": 200, "trace_id": tp(12)[3:35], "partial": 0}]},
+            {"file": "keepalive-server.pcap", "server_ports": [8080],
+             "what": "the server's 1-byte probe, then a request",
+             "spans": [{"path": "/ka3", "status": 200, "trace_id": tp(13)[3:35], "partial": 0}],
+             "events": {"tcp_keepalive": 1}}]
+
+
+CASES = [big_headers, keepalive]
 
 
 def main():
     d = sys.argv[1]
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "cases.json"), "w") as f:
-        json.dump([c(d) for c in CASES], f, indent=1)
+        cases = []
+        for c in CASES:
+            r = c(d)
+            cases += r if isinstance(r, list) else [r]
+        json.dump(cases, f, indent=1)
 
 
 if __name__ == "__main__":
