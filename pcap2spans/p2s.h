@@ -35,7 +35,8 @@ enum p2s_dir {
 /* Limits: every growable thing has a cap that is part of the configuration. */
 struct p2s_limits {
     size_t max_flows;        /* open TCP connections */
-    size_t max_ooo_bytes;    /* buffered out-of-order bytes per direction */
+    size_t max_ooo_bytes;    /* out-of-order bytes per direction: sequence space after a hole */
+    size_t max_ooo_segments; /* out-of-order segments (pieces) held per direction */
     size_t max_header_bytes; /* one HTTP/1 header section or one HTTP/2 header block */
     size_t max_streams;      /* open HTTP/2 streams per connection */
     size_t max_field_bytes;  /* one decoded header field (name + value) */
@@ -258,6 +259,9 @@ struct p2s_seg {
     size_t len;
 };
 void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *seg);
+/* 1 when direction dir of the connection holds bytes behind a hole (its parser waits
+ * for them: a gap or the missing bytes come next). */
+int p2s_conn_stalled(const struct p2s_conn *conn, enum p2s_dir dir);
 /* Close one connection: give up remaining holes (gaps), close its parser, update its
  * row, free it.  why: "fin", "rst", "idle", "evicted", "eof", "new-syn". */
 void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *why);

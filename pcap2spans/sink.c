@@ -47,6 +47,7 @@ void p2s_limits_default(struct p2s_limits *l)
 {
     l->max_flows = 100000;
     l->max_ooo_bytes = 1u << 20;
+    l->max_ooo_segments = 1u << 17;
     /* nginx with large_client_header_buffers raised takes header sections of hundreds of
      * KB: the default keeps what servers can be set to accept.  Buffers grow on demand. */
     l->max_header_bytes = 1u << 20;

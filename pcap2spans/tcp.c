@@ -14,15 +14,19 @@
  *
  * One struct p2s_conn per connection, found by its 4-tuple in a hash table that
  * grows with the number of open flows (capped by p2s_limits.max_flows: the flow idle
- * longest is evicted).  Each direction keeps the next expected sequence number and a
- * sorted list of out-of-order pieces (capped by max_ooo_bytes).  Sequence numbers are
- * compared modulo 2^32 ((int32_t)(a - b)), so wrap-around needs nothing special.
+ * longest is evicted).  Each direction keeps the next expected sequence number and the
+ * out-of-order bytes after it (tcp_ooo.c; capped by max_ooo_bytes of sequence space
+ * after the hole and max_ooo_segments pieces).  Sequence numbers are compared modulo
+ * 2^32 ((int32_t)(a - b)), so wrap-around needs nothing special.
  *
  * Rules, as most stacks and Wireshark behave:
  *   - overlaps and retransmissions: the first copy of a byte wins (pieces are cut
  *     against what is already buffered or delivered);
- *   - a hole is given up ("gap": ops->gap, counted on the connection) when the
- *     out-of-order cap is hit or the connection closes with the hole still open;
+ *   - a hole is given up ("gap": ops->gap, counted on the connection) as soon as it is
+ *     proven lost to the capture: the peer acknowledged bytes past its start (they were
+ *     delivered, so no retransmission will fill it), or the connection closes (FIN, RST,
+ *     idle timeout, eviction) with the hole still open; and when an out-of-order cap
+ *     is hit;
  *   - a SYN on a known 4-tuple whose connection saw FIN/RST, or with another ISN,
  *     closes the old connection and starts a new one (port reuse after TIME_WAIT);
  *   - a bare ACK/FIN/RST never creates a connection (late segments of a closed one);
@@ -44,16 +48,11 @@
 #include <string.h>
 
 #include "p2s.h"
+#include "tcp_ooo.h"
 
-#define DET_MAX  64
-#define SEQ_JUMP (1u << 28)
-
-struct ooo_seg {
-    struct ooo_seg *next;
-    uint32_t seq, len;
-    int64_t ts;
-    uint8_t data[];
-};
+#define DET_MAX      64
+#define SEQ_JUMP     (1u << 28)
+#define OOO_SPAN_MAX (64u << 20) /* sequence space after a hole, whatever --max-ooo-bytes */
 
 struct tcp_half {
     uint32_t next_seq; /* next byte expected (valid once started) */
@@ -66,8 +65,7 @@ struct tcp_half {
     uint8_t probe, probe_byte;
     uint32_t probe_seq;
     int64_t probe_ts;
-    struct ooo_seg *ooo; /* sorted by sequence, non-overlapping */
-    size_t ooo_bytes;
+    struct tcp_ooo ooo;   /* bytes after a hole */
     uint8_t det[DET_MAX]; /* bytes held until the protocol is known */
     size_t det_len;
     int64_t det_ts;
@@ -495,87 +493,75 @@ static void check_fin(struct tcp_half *h)
     }
 }
 
-/* Deliver buffered pieces that have become in order. */
+/* Deliver held bytes that have become in order. */
 static void drain(struct p2s_conn *c, enum p2s_dir dir)
 {
     struct tcp_half *h = &c->h[dir];
-    struct ooo_seg *s;
+    const uint8_t *p;
+    size_t n;
+    int64_t ts;
 
-    while ((s = h->ooo) != NULL && (int32_t)(s->seq - h->next_seq) <= 0) {
-        uint32_t skip = h->next_seq - s->seq;
-        h->ooo = s->next;
-        h->ooo_bytes -= s->len;
-        if (skip < s->len) {
-            h->next_seq += s->len - skip;
-            deliver(c, dir, s->data + skip, s->len - skip, s->ts);
-        }
-        free(s);
+    while ((p = tcp_ooo_take(&h->ooo, h->next_seq, &n, &ts)) != NULL) {
+        h->next_seq += (uint32_t)n;
+        deliver(c, dir, p, n, ts);
     }
 }
 
-/* Give up the hole before the first buffered piece. */
+/* Give up the hole before the first held byte. */
 static void skip_hole(struct p2s_conn *c, enum p2s_dir dir)
 {
     struct tcp_half *h = &c->h[dir];
-    struct ooo_seg *s = h->ooo;
+    int64_t ts = c->last_ts;
+    uint32_t first = tcp_ooo_first(&h->ooo, h->next_seq, &ts);
 
-    gap(c, dir, s->seq - h->next_seq, s->ts);
-    h->next_seq = s->seq;
+    if (first != h->next_seq)
+        gap(c, dir, first - h->next_seq, ts);
+    h->next_seq = first;
     drain(c, dir);
 }
 
-static void ooo_put(struct ooo_seg **pp, struct tcp_half *h, uint32_t seq, const uint8_t *p,
-                    uint32_t len, int64_t ts)
+/* The peer acknowledged this direction up to ack: bytes before it reached the peer, so
+ * a hole there is never filled by a retransmission.  It becomes a gap now, up to ack
+ * or the first held byte, instead of when the out-of-order cap fills (a lost first
+ * response otherwise stalls every later one behind it).  A hole the capture may still
+ * fill (after ack) waits; the FIN's sequence number is not data. */
+static void ack_proves(struct p2s_conn *c, enum p2s_dir dir, uint32_t ack, int64_t ts)
 {
-    struct ooo_seg *s = malloc(sizeof(*s) + len);
+    struct tcp_half *h = &c->h[dir];
+    uint32_t to = ack;
+    int32_t rel = (int32_t)(ack - h->next_seq);
 
-    if (s == NULL)
-        return; /* lost like a dropped packet: a gap later */
-    s->seq = seq;
-    s->len = len;
-    s->ts = ts;
-    memcpy(s->data, p, len);
-    s->next = *pp;
-    *pp = s;
-    h->ooo_bytes += len;
-}
-
-/* Buffer [seq, seq+n) minus what is already buffered (first copy wins). */
-static void ooo_insert(struct tcp_half *h, uint32_t seq, const uint8_t *p, uint32_t n, int64_t ts)
-{
-    struct ooo_seg **pp = &h->ooo;
-    uint32_t base = h->next_seq;
-    uint32_t s = seq - base, e = s + n, r0 = s; /* offsets from next_seq, < 2^31 */
-
-    for (; *pp; pp = &(*pp)->next) {
-        uint32_t xs = (*pp)->seq - base, xe = xs + (*pp)->len;
-        if (e <= xs)
-            break;
-        if (s < xs) {
-            ooo_put(pp, h, base + s, p + (s - r0), xs - s, ts);
-            pp = &(*pp)->next;
-            s = xs;
-        }
-        if (s < xe)
-            s = xe;
-        if (s >= e)
-            return;
+    if (!h->started || h->done || rel <= 0 || rel > (int32_t)SEQ_JUMP)
+        return;
+    if (h->fin && (int32_t)(to - h->fin_seq) > 0)
+        to = h->fin_seq;
+    if (h->ooo.bytes) {
+        int64_t fts;
+        uint32_t first = tcp_ooo_first(&h->ooo, h->next_seq, &fts);
+        if ((int32_t)(first - to) < 0)
+            to = first;
     }
-    ooo_put(pp, h, base + s, p + (s - r0), e - s, ts);
+    if ((int32_t)(to - h->next_seq) <= 0)
+        return;
+    gap(c, dir, to - h->next_seq, ts);
+    h->next_seq = to;
+    drain(c, dir);
+    check_fin(h);
 }
 
 static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p, size_t n,
                      int64_t ts)
 {
     struct tcp_half *h = &c->h[dir];
-    size_t cap = c->ctx->lim.max_ooo_bytes;
+    const struct p2s_limits *lim = &c->ctx->lim;
+    size_t span = lim->max_ooo_bytes < OOO_SPAN_MAX ? lim->max_ooo_bytes : OOO_SPAN_MAX;
 
     for (;;) {
         int32_t rel = (int32_t)(seq - h->next_seq);
         if (rel > (int32_t)SEQ_JUMP || rel < -(int32_t)SEQ_JUMP) {
             /* Not this byte stream any more (lost SYN of a reused tuple, or garbage):
              * drop what is buffered and restart here. */
-            while (h->ooo)
+            while (h->ooo.bytes)
                 skip_hole(c, dir);
             gap(c, dir, 0, ts);
             h->next_seq = seq;
@@ -590,17 +576,22 @@ static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const u
             drain(c, dir);
             return;
         }
-        if (h->ooo_bytes + n <= cap) {
-            ooo_insert(h, seq, p, (uint32_t)n, ts);
+        if ((uint64_t)rel + n <= span && h->ooo.pieces < lim->max_ooo_segments) {
+            tcp_ooo_add(&h->ooo, h->next_seq, seq, p, n, ts, span); /* no memory: a gap later */
             return;
         }
-        if (h->ooo) {
+        if (h->ooo.bytes) {
             skip_hole(c, dir);
             continue;
         }
-        gap(c, dir, (uint32_t)rel, ts); /* a single segment larger than the cap */
+        gap(c, dir, (uint32_t)rel, ts); /* a single segment beyond the window */
         h->next_seq = seq;
     }
+}
+
+int p2s_conn_stalled(const struct p2s_conn *conn, enum p2s_dir dir)
+{
+    return conn->h[dir].ooo.bytes > 0;
 }
 
 /* ---- connections -------------------------------------------------------------------- */
@@ -672,8 +663,9 @@ void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
 
     for (d = 0; d < 2; d++) {
         struct tcp_half *h = &c->h[d];
-        while (h->ooo)
+        while (h->ooo.bytes)
             skip_hole(c, (enum p2s_dir)d);
+        tcp_ooo_free(&h->ooo);
         if (h->fin && !h->done && (int32_t)(h->fin_seq - h->next_seq) > 0)
             gap(c, (enum p2s_dir)d, h->fin_seq - h->next_seq, c->last_ts);
     }
@@ -792,6 +784,8 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
         tcp_close_conn(ctx, c, "rst");
         return;
     }
+    if (s->flags & P2S_TH_ACK) /* before this segment's data: a gap it proves comes first */
+        ack_proves(c, (enum p2s_dir) !dir, s->ack, s->ts_ns);
     if (!h->started && !start_mid(c, dir, s, dseq))
         return;
     if (s->len)
