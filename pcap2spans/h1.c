@@ -29,6 +29,7 @@
 #include "sf_hex.h"
 
 #define MAX_PENDING    64
+#define MAX_STALLED    1024 /* requests kept while the responses wait behind a hole */
 #define MAX_CHUNK_LINE 1024
 
 enum h1_state {
@@ -240,9 +241,16 @@ static struct h1_req *req_new(struct h1 *h, const char *m, size_t ml, const char
     return r;
 }
 
+/* A client that never gets answers: past MAX_PENDING waiting requests the oldest is
+ * given up.  Not while the responses wait behind a hole in the capture (tcp.c gives it
+ * up as a gap once the client's ACK proves it lost, or fills it): they are coming, and an
+ * evicted request would leave its response without a request, shifting every later
+ * pairing.  MAX_STALLED still bounds the queue. */
 static void enqueue(struct h1 *h, struct h1_req *r)
 {
-    if (h->nq >= MAX_PENDING) { /* a client that never gets answers: give up the oldest */
+    int stalled = p2s_conn_stalled(h->conn, P2S_S2C);
+
+    if (h->nq >= (stalled ? MAX_STALLED : MAX_PENDING)) {
         struct h1_req *old = h->head;
         if (h->d[0].msg == old)
             h->d[0].msg = NULL;

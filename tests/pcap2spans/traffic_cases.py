@@ -97,7 +97,65 @@ def keepalive(d):
              "events": {"tcp_keepalive": 1}}]
 
 
-CASES = [big_headers, keepalive]
+def lost_first_response(d):
+    """curl fetching 1,000 URLs over one keep-alive connection (nginx): the capture lost
+    the server's first response segment (tcpdump: "packets dropped by kernel"), and the
+    client's next request acknowledges it, which proves it was delivered and will never
+    be retransmitted.  Each request is sent only after its response arrived."""
+    f = tcp_pcap.Flow(cisn=1000, sisn=900000, cport=43000, sport=8080)
+    f.handshake()
+    for i in range(1, 1001):
+        f.send(True, get("/r%d" % i, i=100 + i))
+        f.send(False, ok(b"response %d\n" % i), lost=(i == 1))
+    f.ack(True)
+    f.fin(True)
+    f.fin(False)
+    f.ack(True)
+    f.write(os.path.join(d, "lost-first-response.pcap"))
+    # /r2's response follows the gap: complete, but which request it answers is inferred
+    # (the newest sent before it, on a connection that does not pipeline), so it is partial.
+    spans = [{"path": "/r1", "status": None, "partial": 1, "trace_id": tp(101)[3:35],
+              "partial_reason": "response lost in a capture gap"},
+             {"path": "/r2", "status": 200, "partial": 1, "trace_id": tp(102)[3:35],
+              "partial_reason": "gap before the response"}]
+    spans += [{"path": "/r%d" % i, "status": 200, "partial": 0, "trace_id": tp(100 + i)[3:35]}
+              for i in range(3, 1001)]
+    return {"file": "lost-first-response.pcap", "server_ports": [8080],
+            "what": "the first response lost, 1,000 requests", "spans": spans,
+            "events": {"gap": 1}}
+
+
+def pipeline_retransmit(d):
+    """A pipelining client (one request per segment, without waiting) during loss
+    recovery: the network lost the server's first response, so the client's ACKs stay at
+    its start (duplicate ACKs) while the other 99 responses arrive behind the hole, until
+    the retransmission fills it.  More than 64 requests wait meanwhile."""
+    f = tcp_pcap.Flow(cisn=5000, sisn=600000, cport=43100, sport=8080)
+    f.handshake()
+    hole = f.nxt[False]
+    first = ok(b"response 1\n")
+    for i in range(1, 101):
+        f.raw(True, f.nxt[True], get("/p%d" % i, i=300 + i), 0x18, ack=hole)
+        f.nxt[True] += len(get("/p%d" % i, i=300 + i))
+        if i == 1:
+            f.nxt[False] += len(first)  # lost on the way: never captured
+        else:
+            f.send(False, ok(b"response %d\n" % i))
+    f.raw(False, hole, first, 0x18)  # the retransmission
+    f.ack(True)
+    f.fin(True)
+    f.fin(False)
+    f.ack(True)
+    f.write(os.path.join(d, "pipeline-retransmit.pcap"))
+    spans = [{"path": "/p%d" % i, "status": 200, "partial": 0, "trace_id": tp(300 + i)[3:35]}
+             for i in range(1, 101)]
+    return {"file": "pipeline-retransmit.pcap", "server_ports": [8080],
+            "what": "100 pipelined requests while the first response is retransmitted",
+            "spans": spans, "tshark_unanswered": ["/p1"],
+            "tshark_why": "tshark 4.0 leaves the late retransmission as TCP Out-Of-Order"}
+
+
+CASES = [big_headers, keepalive, lost_first_response, pipeline_retransmit]
 
 
 def main():
