@@ -12,6 +12,7 @@ capture by check_tshark.check_file) in the form check_traffic.py reads.
 """
 import json
 import os
+import struct
 import sys
 
 import tcp_pcap
@@ -155,7 +156,77 @@ def pipeline_retransmit(d):
             "tshark_why": "tshark 4.0 leaves the late retransmission as TCP Out-Of-Order"}
 
 
-CASES = [big_headers, keepalive, lost_first_response, pipeline_retransmit]
+def h2_frame(ftype, flags, sid, payload):
+    return struct.pack("!I", len(payload))[1:] + bytes([ftype, flags]) + \
+        struct.pack("!I", sid) + payload
+
+
+def hp_str(v):
+    assert len(v) < 127
+    return bytes([len(v)]) + v
+
+
+def hp_lit(name, value):
+    """Literal header field without indexing, new name (RFC 7541 6.2.2)."""
+    return b"\x00" + hp_str(name) + hp_str(value)
+
+
+def hp_lit_idx(idx, value):
+    """Literal without indexing, name from the static table (index < 15)."""
+    return bytes([idx]) + hp_str(value)
+
+
+def grpc_call(cf, sf, sid, i, pad=None):
+    """One unary gRPC call on stream sid: request HEADERS + DATA, response HEADERS, DATA,
+    trailers.  Header blocks use static-table references and literals only (what grpc-go
+    sends after a dynamic table size update to 0), so a capture that starts here is
+    decodable by tshark as well.  pad: make the request HEADERS payload that long."""
+    blk = (b"\x83\x86" + hp_lit_idx(4, b"/helloworld.Greeter/SayHello") +
+           hp_lit_idx(1, b"grpc.test:50051") + hp_lit(b"content-type", b"application/grpc") +
+           hp_lit(b"te", b"trailers") + hp_lit(b"traceparent", tp(i).encode()))
+    if pad is not None:
+        blk = blk[:2] + hp_lit_idx(4, b"/a.B/C") + hp_lit(b"content-type", b"application/grpc")
+        blk += hp_lit(b"x", b"p" * (pad - len(blk) - 4))
+        assert len(blk) == pad
+    msg = b"\0\0\0\0\x07\x0a\x05world"
+    cf.send(True, h2_frame(1, 0x4, sid, blk) + h2_frame(0, 0x1, sid, msg))
+    sf_blk = b"\x88" + hp_lit(b"content-type", b"application/grpc")
+    sf.send(False, h2_frame(1, 0x4, sid, sf_blk) + h2_frame(0, 0, sid, msg) +
+            h2_frame(1, 0x5, sid, hp_lit(b"grpc-status", b"0")))
+
+
+def grpc_mid(d):
+    """Captures that start inside long-lived gRPC connections (grpcio client, h2c): the
+    first frames seen are on streams 18,131,981 and 928,401, as in real ones; no
+    preface, no SETTINGS.  And one whose first client segment holds a HEADERS frame of
+    59 bytes and then a DATA frame: the 64-byte detection window cuts the second header."""
+    out = []
+    for first in (18131981, 928401):
+        f = tcp_pcap.Flow(cisn=77000, sisn=88000, cport=56000 + first % 1000, sport=50051)
+        f.send(False, h2_frame(8, 0, 0, b"\0\0\x10\0"))  # WINDOW_UPDATE from the server
+        for k in range(3):
+            grpc_call(f, f, first + 2 * k, 400 + k)
+            f.ack(True)
+        name = "grpc-mid-%d.pcap" % first
+        f.write(os.path.join(d, name))
+        out.append({"file": name, "server_ports": [50051], "h2c_ports": [50051],
+                    "what": "capture starts at stream %d" % first,
+                    "spans": [{"stream_id": first + 2 * k, "proto": "grpc", "status": 200,
+                               "grpc_status": 0, "grpc_service": "helloworld.Greeter",
+                               "trace_id": tp(400 + k)[3:35]} for k in range(3)]})
+    f = tcp_pcap.Flow(cisn=97000, sisn=98000, cport=56999, sport=50051)
+    grpc_call(f, f, 41, 410, pad=50)
+    grpc_call(f, f, 43, 411)
+    f.write(os.path.join(d, "h2-detect-cut.pcap"))
+    out.append({"file": "h2-detect-cut.pcap", "server_ports": [50051], "h2c_ports": [50051],
+                "what": "detection window cuts the second frame header",
+                "spans": [{"stream_id": 41, "proto": "grpc", "status": 200, "grpc_status": 0},
+                          {"stream_id": 43, "proto": "grpc", "status": 200, "grpc_status": 0,
+                           "trace_id": tp(411)[3:35]}]})
+    return out
+
+
+CASES = [big_headers, keepalive, lost_first_response, pipeline_retransmit, grpc_mid]
 
 
 def main():
