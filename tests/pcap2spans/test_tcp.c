@@ -117,7 +117,7 @@ static void seg(int c2s, uint32_t seq, uint8_t flags, const char *data, int64_t 
 static int stream_is(int dir, const char *want)
 {
     struct sf_buf *b = &rec.d[dir];
-    int ok = b->len == strlen(want) && memcmp(b->data, want, b->len) == 0;
+    int ok = b->len == strlen(want) && (b->len == 0 || memcmp(b->data, want, b->len) == 0);
 
     if (!ok)
         printf("#   stream %d: got \"%.*s\", want \"%s\"\n", dir, (int)b->len,
