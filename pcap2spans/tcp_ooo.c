@@ -275,7 +275,7 @@ const uint8_t *tcp_ooo_take(struct tcp_ooo *o, uint32_t seq, size_t *len, int64_
         o->pieces--;
         o->bytes -= x->len;
         if (e <= off)
-            continue; /* delivered in order meanwhile: a duplicate */
+            continue;       /* delivered in order meanwhile: a duplicate */
         if (x->off > off) { /* a hole at seq: the piece stays */
             o->pieces++;
             o->bytes += x->len;
