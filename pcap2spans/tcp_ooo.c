@@ -265,6 +265,8 @@ const uint8_t *tcp_ooo_take(struct tcp_ooo *o, uint32_t seq, size_t *len, int64_
     if (o->bytes == 0)
         return NULL;
     advance(o, seq);
+    if (o->slot == NULL) /* seq jumped past everything held */
+        return NULL;
     sp = slot_of(o, pno(seq));
     if ((pg = *sp) == NULL)
         return NULL;
