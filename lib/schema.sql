@@ -1,4 +1,5 @@
--- spanfold database schema, version 1 (PRAGMA user_version = 1).
+-- spanfold database schema, version 1 (PRAGMA user_version = 1); later versions are the
+-- forward migrations after it in lib/sf_db.c (now version 2: spans.delivered, see below).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -111,6 +112,9 @@ CREATE TABLE spans (
     ctx_valid       INTEGER,
     trace_id_lo     TEXT GENERATED ALWAYS AS (substr(trace_id, 17, 16)) VIRTUAL
 );
+-- Version 2 adds (lib/sf_db.c):
+--  delivered    INTEGER NOT NULL DEFAULT 1 -- 0: the request never reached the server's
+--                                          -- application (TLS 0-RTT data it rejected)
 CREATE INDEX spans_span_id ON spans(span_id);
 CREATE INDEX spans_trace_id ON spans(trace_id);
 CREATE INDEX spans_trace_id_lo ON spans(trace_id_lo);

@@ -22,9 +22,11 @@ struct sf_db {
 };
 
 /* Forward migrations: migrations[v] takes a database from version v to v+1.
- * Version 0 is an empty file. */
+ * Version 0 is an empty file; lib/schema.sql is version 1. */
 static const char *const migrations[] = {
     sf_db_schema_sql,
+    /* 2: spans.delivered, 0 for a TLS 0-RTT request the server rejected (pcap2spans) */
+    "ALTER TABLE spans ADD COLUMN delivered INTEGER NOT NULL DEFAULT 1;",
 };
 
 static int db_fail(struct sf_db *db, struct sf_err *err, const char *what)

@@ -15,7 +15,7 @@
 
 #include "sf_err.h"
 
-#define SF_DB_SCHEMA_VERSION 1
+#define SF_DB_SCHEMA_VERSION 2
 #define SF_DB_BATCH          5000
 
 struct sf_db;

@@ -663,6 +663,7 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     C_INT(o, ",\"req_bytes\":", s->req_bytes, -1);
     C_INT(o, ",\"resp_bytes\":", s->resp_bytes, -1);
     C_INT(o, ",\"early_data\":", s->early_data, -1);
+    C_INT(o, ",\"delivered\":", !s->undelivered, -1);
     C_INT(o, ",\"partial\":", s->partial, -1);
     C_LIT(o, ",\"partial_reason\":");
     o = c_str(w, o, s->partial_reason);
@@ -738,6 +739,7 @@ static void db_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s
     r.req_bytes = s->req_bytes < 0 ? SF_DB_NULL : s->req_bytes;
     r.resp_bytes = s->resp_bytes < 0 ? SF_DB_NULL : s->resp_bytes;
     r.early_data = s->early_data;
+    r.delivered = !s->undelivered;
     r.partial = s->partial;
     r.partial_reason = s->partial_reason;
     r.reset_code = s->reset_code < 0 ? SF_DB_NULL : s->reset_code;
@@ -766,8 +768,16 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
 {
     struct p2s_sink *k = ctx->sink;
     const struct sf_tracectx *pref = NULL;
+    struct p2s_span rejected;
     int best;
 
+    if (conn && p2s_conn_undelivered(conn)) { /* rejected 0-RTT data (tls.c) */
+        rejected = *span;
+        rejected.undelivered = 1;
+        rejected.partial = 1;
+        rejected.partial_reason = P2S_REJECTED_0RTT;
+        span = &rejected;
+    }
     ctx->st.spans++;
     ctx->st.partial_spans += span->partial != 0;
     count_contexts(ctx, span->req_ctx);

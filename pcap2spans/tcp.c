@@ -81,8 +81,9 @@ struct p2s_conn {
     struct tcp_half h[2];
     const struct p2s_app_ops *ops;
     void *st;
-    int decided; /* protocol detection finished (ops may still be NULL) */
-    int early;   /* tls.c is handing accepted 0-RTT plaintext to the inner parser */
+    int decided;     /* protocol detection finished (ops may still be NULL) */
+    int early;       /* tls.c is handing accepted 0-RTT plaintext to the inner parser */
+    int undelivered; /* tls.c is parsing 0-RTT plaintext the server rejected */
     int64_t last_ts;
     struct p2s_conn_info info;
 };
@@ -239,6 +240,16 @@ int p2s_conn_early_data(const struct p2s_conn *conn)
 void p2s_conn_set_early_data(struct p2s_conn *conn, int on)
 {
     conn->early = on;
+}
+
+int p2s_conn_undelivered(const struct p2s_conn *conn)
+{
+    return conn->undelivered;
+}
+
+void p2s_conn_set_undelivered(struct p2s_conn *conn, int on)
+{
+    conn->undelivered = on;
 }
 
 void p2s_conn_set_tls(struct p2s_conn *conn, const struct sf_net_tls *tls)
