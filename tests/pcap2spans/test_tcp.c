@@ -479,6 +479,52 @@ static void test_ack_proves_hole(void)
     teardown();
 }
 
+/* Random overlapping segments (up to 3,000 bytes, so across the 2 KiB pages) in random
+ * order over 60,000 bytes of one stream, then the rest in order: the bytes come out once
+ * each, in order.  (Which copy of a byte wins when copies differ is test_out_of_order_
+ * retrans_overlap's: held ones among themselves the first, like an in-order segment over
+ * held bytes, which wins as in Linux' receive queue.) */
+static void test_random_overlaps(void)
+{
+    enum { LEN = 60000, SEGS = 400 };
+    static char want[LEN + 1], data[3001];
+    uint32_t x = 777, base;
+    int k, round;
+
+    for (k = 0; k < LEN; k++)
+        want[k] = (char)('A' + (k * 7 + k / 26) % 26);
+    for (round = 0; round < 3; round++) {
+        base = 5001u + (uint32_t)round * 0x7fff0000u; /* the last round wraps 2^32 */
+        setup();
+        handshake(base - 1, 9000);
+        for (k = 0; k < SEGS; k++) {
+            uint32_t off, len;
+            x = x * 1103515245u + 12345u;
+            off = 1 + (x >> 4) % (LEN - 1); /* byte 0 stays a hole until the end */
+            x = x * 1103515245u + 12345u;
+            len = 1 + (x >> 4) % 3000;
+            if (off + len > LEN)
+                len = LEN - off;
+            memcpy(data, want + off, len);
+            data[len] = 0;
+            seg(1, base + off, ACK, data, 0);
+        }
+        TAP_EQ_INT(rec.d[0].len, 0, "round %d: all held behind the hole", round);
+        for (k = 0; k < LEN; k += 3000) { /* then the whole stream in order */
+            uint32_t len = LEN - (uint32_t)k < 3000 ? LEN - (uint32_t)k : 3000;
+            memcpy(data, want + k, len);
+            data[len] = 0;
+            seg(1, base + (uint32_t)k, ACK, data, 0);
+        }
+        want[LEN] = 0;
+        TAP_OK(
+            stream_is(0, want) && ctx.st.gaps == 0,
+            "round %d: %d random overlapping segments, then the stream: each byte once, in order",
+            round, SEGS);
+        teardown();
+    }
+}
+
 int main(void)
 {
     test_detection();
@@ -494,5 +540,6 @@ int main(void)
     test_many_pieces();
     test_ooo_caps();
     test_ack_proves_hole();
+    test_random_overlaps();
     return tap_done();
 }
