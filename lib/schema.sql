@@ -1,4 +1,4 @@
--- spanfold database schema, version 2 (PRAGMA user_version = 2).
+-- spanfold database schema, version 3 (PRAGMA user_version = 3).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -6,7 +6,8 @@
 -- migration (a rewrite that accepts exactly the same rows is not a change).  This
 -- file is always the latest version: a new database is created from it, an older
 -- one is taken forward by the migrations in lib/sf_db.c (v1 -> v2: the TCP sequence
--- ranges of spans, span_events.source and span_intervals.source, shared_intervals).
+-- ranges of spans, span_events.source and span_intervals.source, shared_intervals;
+-- v2 -> v3: spans.delivered).
 -- Conventions:
 --   * ids are lowercase hex text of their natural width: trace ids 32 digits
 --     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
@@ -103,6 +104,8 @@ CREATE TABLE spans (
     req_bytes       INTEGER,               -- body bytes
     resp_bytes      INTEGER,
     early_data      INTEGER NOT NULL DEFAULT 0, -- request travelled as TLS 1.3 0-RTT data
+    delivered       INTEGER NOT NULL DEFAULT 1, -- 0: it never reached the server's
+                                                -- application (0-RTT data it rejected)
     partial         INTEGER NOT NULL DEFAULT 0, -- something of the exchange is missing
     partial_reason  TEXT,
     reset_code      INTEGER,               -- RST_STREAM error code

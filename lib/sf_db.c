@@ -54,6 +54,8 @@ static const char *const migrations[] = {
     "start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, spans INTEGER NOT NULL, "
     "span_ids TEXT NOT NULL);"
     "CREATE INDEX shared_intervals_tid ON shared_intervals(tid, start_ns);",
+    /* 2 -> 3: spans.delivered, 0 for a TLS 0-RTT request the server rejected (pcap2spans) */
+    "ALTER TABLE spans ADD COLUMN delivered INTEGER NOT NULL DEFAULT 1;",
 };
 
 static int db_fail(struct sf_db *db, struct sf_err *err, const char *what)

@@ -115,9 +115,10 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
         "status, grpc_service, grpc_method, grpc_status, grpc_message, grpc_timeout_ns, "
         "req_start_ns, req_end_ns, resp_start_ns, resp_end_ns, req_bytes, resp_bytes, early_data, "
         "partial, partial_reason, reset_code, trace_id, span_id, parent_span_id, sampled, "
-        "ctx_format, ctx_valid, req_seq_start, req_seq_end, resp_seq_start, resp_seq_end) "
+        "ctx_format, ctx_valid, req_seq_start, req_seq_end, resp_seq_start, resp_seq_end, "
+        "delivered) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33)";
+        "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)";
     sqlite3_stmt *st = sf_db_stmt(db, sql, err);
     const struct sf_tracectx *c = s->pref;
 
@@ -161,6 +162,7 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
     sf_db_bind_int(st, 31, s->req_seq_end);
     sf_db_bind_int(st, 32, s->resp_seq_start);
     sf_db_bind_int(st, 33, s->resp_seq_end);
+    sf_db_bind_int(st, 34, s->delivered);
     return sf_db_exec_stmt(db, st, rowid, err);
 }
 

@@ -41,7 +41,7 @@ struct sf_net_span {
     int64_t grpc_status, grpc_timeout_ns;
     int64_t req_start_ns, req_end_ns, resp_start_ns, resp_end_ns;
     int64_t req_bytes, resp_bytes;
-    int early_data, partial;
+    int early_data, delivered, partial;
     const char *partial_reason;
     int64_t reset_code;
     /* TCP sequence numbers (mod 2^32) of the first byte and one past the last of the

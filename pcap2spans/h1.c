@@ -29,6 +29,7 @@
 #include "sf_hex.h"
 
 #define MAX_PENDING    64
+#define MAX_STALLED    1024 /* requests kept while the responses wait behind a hole */
 #define MAX_CHUNK_LINE 1024
 
 enum h1_state {
@@ -280,9 +281,16 @@ static struct h1_req *req_new(struct h1 *h, const char *m, size_t ml, const char
     return r;
 }
 
+/* A client that never gets answers: past MAX_PENDING waiting requests the oldest is
+ * given up.  Not while the responses wait behind a hole in the capture (tcp.c gives it
+ * up as a gap once the client's ACK proves it lost, or fills it): they are coming, and an
+ * evicted request would leave its response without a request, shifting every later
+ * pairing.  MAX_STALLED still bounds the queue. */
 static void enqueue(struct h1 *h, struct h1_req *r)
 {
-    if (h->nq >= MAX_PENDING) { /* a client that never gets answers: give up the oldest */
+    int stalled = p2s_conn_stalled(h->conn, P2S_S2C);
+
+    if (h->nq >= (stalled ? MAX_STALLED : MAX_PENDING)) {
         struct h1_req *old = h->head;
         if (h->d[0].msg == old)
             h->d[0].msg = NULL;
@@ -755,6 +763,16 @@ static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t bl
                           : on_response_head(h, blk, blen, ts, err);
 }
 
+/* A header section was parsed or given up: a buffer grown past 64 KiB for a large one
+ * is freed, so that idle connections do not each keep up to --max-header-bytes. */
+static void hdr_release(struct h1_dir *d)
+{
+    if (d->hdr.cap > (64u << 10))
+        sf_buf_free(&d->hdr);
+    else
+        sf_buf_reset(&d->hdr);
+}
+
 /* S_HEAD: find the end of the header section, in place when it is all in this segment
  * (the common case), else accumulated in d->hdr up to max_header_bytes. */
 static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size_t *ip, int64_t ts,
@@ -790,13 +808,13 @@ static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size
         *ip = i + (e - old);
         rc = parse_head(h, dir, (const char *)d->hdr.data, e, ts, err);
         if (rc != H1_SWITCH)
-            sf_buf_reset(&d->hdr);
+            hdr_release(d);
         return rc;
     }
     *ip = i + take;
     if (d->hdr.len >= cap) {
         char msg[96];
-        sf_buf_reset(&d->hdr);
+        hdr_release(d);
         snprintf(msg, sizeof(msg), "header section over %zu bytes (--max-header-bytes)", cap);
         rc = resync_error(h, d, err, SF_E_LIMIT, msg);
         d->line_len = 1;

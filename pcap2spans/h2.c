@@ -416,13 +416,13 @@ static uint32_t dir_max_frame(const struct h2_dir *d)
 }
 
 /* A frame header that fits its type: known type, valid stream id and length. */
-static int header_plausible(const uint8_t *h, uint32_t max_frame, uint32_t max_sid)
+static int header_plausible(const uint8_t *h, uint32_t max_frame)
 {
     uint32_t len = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
     uint8_t type = h[3], flags = h[4];
     uint32_t sid = ((uint32_t)h[5] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 8 | h[8]);
 
-    if (len > max_frame || sid > max_sid || type > T_CONTINUATION)
+    if (len > max_frame || (sid & 0x80000000u) || type > T_CONTINUATION)
         return 0;
     switch (type) {
     case T_DATA:
@@ -449,13 +449,13 @@ static int header_plausible(const uint8_t *h, uint32_t max_frame, uint32_t max_s
     }
 }
 
-static int plausible_pair(const uint8_t *p, size_t n, uint32_t max_frame, uint32_t max_sid)
+static int plausible_pair(const uint8_t *p, size_t n, uint32_t max_frame)
 {
     uint32_t len;
 
     if (n < H2_HDR)
         return -1;
-    if (!header_plausible(p, max_frame, max_sid))
+    if (!header_plausible(p, max_frame))
         return 0;
     len = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
     /* The next header must be plausible too, unless it is beyond any window, or the
@@ -464,12 +464,12 @@ static int plausible_pair(const uint8_t *p, size_t n, uint32_t max_frame, uint32
         return 1;
     if (n < (size_t)len + 2 * H2_HDR)
         return -1;
-    return header_plausible(p + H2_HDR + len, max_frame, max_sid);
+    return header_plausible(p + H2_HDR + len, max_frame);
 }
 
 int h2_plausible_frames(const uint8_t *p, size_t n, uint32_t max_frame)
 {
-    return plausible_pair(p, n, max_frame, 0x7fffffffu);
+    return plausible_pair(p, n, max_frame);
 }
 
 /* DATA payload bytes p[0..n) of the current frame (pad length, data, padding). */
@@ -737,13 +737,12 @@ static size_t feed_sync(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, s
     struct h2_dir *d = &c->d[dir];
     size_t room = H2_SYNC_WINDOW - d->fb.len, k = n < room ? n : room, i, wait = SIZE_MAX;
     uint32_t maxf = d->max_frame_known ? d->max_frame : H2_SYNC_WINDOW;
-    uint32_t top = c->max_req > c->max_push ? c->max_req : c->max_push;
-    /* Stream ids grow slowly: one far above every id seen is payload, not a header. */
-    uint32_t max_sid = top < 0x7fffffffu - 65536 ? top + 65536 : 0x7fffffffu;
+    /* Any 31-bit stream id: a capture that starts inside a long-lived connection (gRPC)
+     * meets ids in the millions, and a long capture gap can skip as many. */
 
     sf_buf_append(&d->fb, p, k);
     for (i = 0; i < d->fb.len; i++) {
-        int r = plausible_pair(d->fb.data + i, d->fb.len - i, maxf, max_sid);
+        int r = plausible_pair(d->fb.data + i, d->fb.len - i, maxf);
 
         if (r < 0 && wait == SIZE_MAX && d->fb.len < H2_SYNC_WINDOW)
             wait = i; /* undecided here; a confirmed pair further on wins */
@@ -950,6 +949,7 @@ static void h2_close(void *st, int64_t ts)
         sf_buf_free(&c->d[i].fb);
         sf_buf_free(&c->d[i].block);
     }
+    free(c->bucket);
     free(c);
 }
 

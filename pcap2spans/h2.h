@@ -50,8 +50,8 @@ enum h2_type {
 #define H2_CTRL_MAX          65536u /* buffered payload of control frames */
 #define H2_SYNC_WINDOW       65536u /* bytes held while looking for frame boundaries */
 #define H2_SYNC_GIVE_UP      (1u << 20)
-#define H2_PENDING           8 /* SETTINGS awaiting ACK, per direction */
-#define H2_BUCKETS           64
+#define H2_PENDING           8  /* SETTINGS awaiting ACK, per direction */
+#define H2_BUCKETS           64 /* initial size of a connection's stream hash */
 #define H2_REASON_MAX        200
 #define H2_TEXT_MAX          160 /* method, authority and path held in the stream */
 #define H2_LINGER            16  /* reset streams kept for the peer's frames in flight */
@@ -131,7 +131,8 @@ struct h2_conn {
     struct p2s_conn *conn;
     const struct p2s_limits *lim;
     struct h2_dir d[2];
-    struct h2_stream *bucket[H2_BUCKETS];
+    struct h2_stream **bucket; /* open streams by id: nbuckets (a power of two) chains */
+    size_t nbuckets;           /* doubled when nstreams exceeds it (--max-streams 100000) */
     struct h2_stream *first, *last;
     size_t nstreams;
     size_t nlinger;              /* streams lingering after a reset */

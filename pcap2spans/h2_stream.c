@@ -62,14 +62,47 @@ void h2_stream_partial(struct h2_stream *s, const char *why)
 
 /* ---- streams ------------------------------------------------------------------------ */
 
+/* Stream ids of a connection are mostly consecutive odd numbers (or even, pushed):
+ * dropping the low bit spreads them over every chain. */
+static size_t stream_slot(const struct h2_conn *c, uint32_t id)
+{
+    return (id >> 1) & (c->nbuckets - 1);
+}
+
 struct h2_stream *h2_stream_find(struct h2_conn *c, uint32_t id)
 {
     struct h2_stream *s;
 
-    for (s = c->bucket[id % H2_BUCKETS]; s; s = s->hnext)
+    if (c->bucket == NULL)
+        return NULL;
+    for (s = c->bucket[stream_slot(c, id)]; s; s = s->hnext)
         if (s->id == id)
             return s;
     return NULL;
+}
+
+/* Keep chains short: the table doubles when there are more streams than chains.  On
+ * no memory the longer chains stay (still correct).  -1 when there is no table at all. */
+static int stream_table_fit(struct h2_conn *c)
+{
+    size_t nb = c->nbuckets ? c->nbuckets * 2 : H2_BUCKETS, i;
+    struct h2_stream **b, *s, *next;
+
+    if (c->bucket != NULL && c->nstreams < c->nbuckets)
+        return 0;
+    if ((b = calloc(nb, sizeof(*b))) == NULL)
+        return c->bucket ? 0 : -1;
+    for (i = 0; i < c->nbuckets; i++) {
+        for (s = c->bucket[i]; s; s = next) {
+            next = s->hnext;
+            s->hnext = b[(s->id >> 1) & (nb - 1)];
+            b[(s->id >> 1) & (nb - 1)] = s;
+        }
+    }
+    free(c->bucket);
+    c->bucket = b;
+    c->nbuckets = nb;
+    return 0;
 }
 
 struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id)
@@ -92,16 +125,15 @@ struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id)
             h2_stream_emit(c, o);
         }
     }
-    s = calloc(1, sizeof(*s));
-    if (s == NULL)
+    if (stream_table_fit(c) < 0 || (s = calloc(1, sizeof(*s))) == NULL)
         return NULL;
     s->id = id;
     s->status = 0;
     s->grpc_status = -1;
     s->grpc_timeout = -1;
     s->reset_code = -1;
-    s->hnext = c->bucket[id % H2_BUCKETS];
-    c->bucket[id % H2_BUCKETS] = s;
+    s->hnext = c->bucket[stream_slot(c, id)];
+    c->bucket[stream_slot(c, id)] = s;
     s->prev = c->last;
     if (c->last)
         c->last->next = s;
@@ -121,7 +153,7 @@ static void set_release(struct h2_conn *c, struct sf_tracectx_set *set)
 
 static void stream_free(struct h2_conn *c, struct h2_stream *s)
 {
-    struct h2_stream **pp = &c->bucket[s->id % H2_BUCKETS];
+    struct h2_stream **pp = &c->bucket[stream_slot(c, s->id)];
 
     while (*pp != s)
         pp = &(*pp)->hnext;

@@ -37,9 +37,10 @@ static void usage(FILE *f)
         "limits (caps on memory; defaults in brackets):\n"
         "  --max-flows N          open TCP connections; the idlest is closed first [100000]\n"
         "  --max-ooo-bytes N      out-of-order bytes buffered per direction [1048576]\n"
-        "  --max-header-bytes N   one HTTP/1 header section / HTTP/2 header block [65536]\n"
+        "  --max-ooo-segments N   out-of-order segments buffered per direction [131072]\n"
+        "  --max-header-bytes N   one HTTP/1 header section / HTTP/2 header block [1048576]\n"
         "  --max-streams N        open HTTP/2 streams per connection [1000]\n"
-        "  --max-field-bytes N    one decoded header field [65536]\n"
+        "  --max-field-bytes N    one decoded header field [1048576]\n"
         "  --max-hpack-table N    largest HPACK dynamic table accepted [65536]\n"
         "  --idle-timeout DUR     close flows idle this long in capture time [300s]\n"
         "\n"
@@ -59,6 +60,7 @@ enum {
     OPT_FLOWS,
     OPT_OOO,
     OPT_HDR,
+    OPT_OOO_SEGS,
     OPT_STREAMS,
     OPT_FIELD,
     OPT_HPACK,
@@ -76,6 +78,7 @@ static const struct option opts[] = {
     {"version", no_argument, NULL, OPT_VERSION},
     {"max-flows", required_argument, NULL, OPT_FLOWS},
     {"max-ooo-bytes", required_argument, NULL, OPT_OOO},
+    {"max-ooo-segments", required_argument, NULL, OPT_OOO_SEGS},
     {"max-header-bytes", required_argument, NULL, OPT_HDR},
     {"max-streams", required_argument, NULL, OPT_STREAMS},
     {"max-field-bytes", required_argument, NULL, OPT_FIELD},
@@ -141,6 +144,9 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
             break;
         case OPT_OOO:
             bad |= size_opt("max-ooo-bytes", optarg, &l->max_ooo_bytes);
+            break;
+        case OPT_OOO_SEGS:
+            bad |= size_opt("max-ooo-segments", optarg, &l->max_ooo_segments);
             break;
         case OPT_HDR:
             bad |= size_opt("max-header-bytes", optarg, &l->max_header_bytes);

@@ -35,7 +35,8 @@ enum p2s_dir {
 /* Limits: every growable thing has a cap that is part of the configuration. */
 struct p2s_limits {
     size_t max_flows;        /* open TCP connections */
-    size_t max_ooo_bytes;    /* buffered out-of-order bytes per direction */
+    size_t max_ooo_bytes;    /* out-of-order bytes per direction: sequence space after a hole */
+    size_t max_ooo_segments; /* out-of-order segments (pieces) held per direction */
     size_t max_header_bytes; /* one HTTP/1 header section or one HTTP/2 header block */
     size_t max_streams;      /* open HTTP/2 streams per connection */
     size_t max_field_bytes;  /* one decoded header field (name + value) */
@@ -101,6 +102,7 @@ struct p2s_span {
     int64_t req_start_ns, req_end_ns, resp_start_ns, resp_end_ns;
     int64_t req_bytes, resp_bytes; /* body bytes, -1 unknown */
     int early_data;                /* the request travelled as TLS 0-RTT data */
+    int undelivered;               /* never reached the server (set by p2s_emit_span) */
     int partial;                   /* something is missing; partial_reason says what */
     const char *partial_reason;
     int64_t reset_code;                     /* RST_STREAM error code, -1 none */
@@ -270,6 +272,9 @@ struct p2s_seg {
     size_t len;
 };
 void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *seg);
+/* 1 when direction dir of the connection holds bytes behind a hole (its parser waits
+ * for them: a gap or the missing bytes come next). */
+int p2s_conn_stalled(const struct p2s_conn *conn, enum p2s_dir dir);
 /* Close one connection: give up remaining holes (gaps), close its parser, update its
  * row, free it.  why: "fin", "rst", "idle", "evicted", "eof", "new-syn". */
 void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *why);
@@ -333,6 +338,12 @@ extern const struct p2s_app_ops p2s_tls_ops;
  * request starts. */
 int p2s_conn_early_data(const struct p2s_conn *conn);
 void p2s_conn_set_early_data(struct p2s_conn *conn, int on);
+/* The connection's not-delivered flag: set by tls.c while a parser of its own reads the
+ * 0-RTT plaintext the server rejected; every span emitted meanwhile gets delivered = 0
+ * (and partial, with P2S_REJECTED_0RTT as the reason). */
+#define P2S_REJECTED_0RTT "TLS 0-RTT data rejected by the server: never processed"
+int p2s_conn_undelivered(const struct p2s_conn *conn);
+void p2s_conn_set_undelivered(struct p2s_conn *conn, int on);
 /* Attach the connection's TLS facts (owned by tls.c, NULL to detach) so that the
  * sink can add them to NDJSON spans; tls.c's close writes them to the database with
  * sink_conn_tls before it frees them. */

@@ -113,6 +113,28 @@ static pcap_t *open_input(struct p2s_ctx *ctx, const char *path, struct cookie *
     return pc;
 }
 
+/* The packet's capture time in ns into ctx->pkt_ts: 0, or -1 when it is not an int64 of
+ * nanoseconds since 1970 (a pcapng timestamp past 2262, or before 1970), reported with the
+ * packet's position; the packet is then skipped, as it cannot be placed in time. */
+static int packet_time(struct p2s_ctx *ctx, const struct pcap_pkthdr *h)
+{
+    int64_t sec = (int64_t)h->ts.tv_sec, ns;
+    struct sf_err err;
+
+    if (sec >= 0 && h->ts.tv_usec >= 0 && !__builtin_mul_overflow(sec, INT64_C(1000000000), &ns) &&
+        !__builtin_add_overflow(ns, (int64_t)h->ts.tv_usec, &ns)) {
+        ctx->pkt_ts = ns;
+        return 0;
+    }
+    sf_err_clear(&err);
+    sf_err_set(&err, SF_E_MALFORMED, 0,
+               "timestamp %lld.%09ld s is outside 1970..2262 (int64 nanoseconds); packet skipped",
+               (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
+    err.proto = "pcap";
+    p2s_report(ctx, &err);
+    return -1;
+}
+
 /* The read loop; returns 0 at the end of the file or the damage code with *why. */
 static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie *ck, char *why,
                         size_t whysz)
@@ -144,10 +166,10 @@ static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie
         rc = pcap_next_ex(pc, &h, &data);
         if (rc != 1)
             break;
-        ctx->pkt_ts = (int64_t)h->ts.tv_sec * 1000000000 + (int64_t)h->ts.tv_usec;
         ctx->st.packets++;
         ctx->st.bytes += h->caplen;
-        link_decode(ctx, dlt, data, h->caplen, h->len);
+        if (packet_time(ctx, h) == 0)
+            link_decode(ctx, dlt, data, h->caplen, h->len);
         sf_arena_reset(&ctx->pkt);
         off += 16 + (uint64_t)h->caplen;
         if ((ctx->pkt_no & 0xfff) == 0)

@@ -47,9 +47,12 @@ void p2s_limits_default(struct p2s_limits *l)
 {
     l->max_flows = 100000;
     l->max_ooo_bytes = 1u << 20;
-    l->max_header_bytes = 64u << 10;
+    l->max_ooo_segments = 1u << 17;
+    /* nginx with large_client_header_buffers raised takes header sections of hundreds of
+     * KB: the default keeps what servers can be set to accept.  Buffers grow on demand. */
+    l->max_header_bytes = 1u << 20;
     l->max_streams = 1000;
-    l->max_field_bytes = 64u << 10;
+    l->max_field_bytes = 1u << 20;
     l->max_hpack_table = 64u << 10;
     l->idle_timeout_ns = 300 * INT64_C(1000000000);
 }
@@ -660,6 +663,7 @@ static void ndjson_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct
     C_INT(o, ",\"req_bytes\":", s->req_bytes, -1);
     C_INT(o, ",\"resp_bytes\":", s->resp_bytes, -1);
     C_INT(o, ",\"early_data\":", s->early_data, -1);
+    C_INT(o, ",\"delivered\":", !s->undelivered, -1);
     C_INT(o, ",\"partial\":", s->partial, -1);
     C_LIT(o, ",\"partial_reason\":");
     o = c_str(w, o, s->partial_reason);
@@ -735,6 +739,7 @@ static void db_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s
     r.req_bytes = s->req_bytes < 0 ? SF_DB_NULL : s->req_bytes;
     r.resp_bytes = s->resp_bytes < 0 ? SF_DB_NULL : s->resp_bytes;
     r.early_data = s->early_data;
+    r.delivered = !s->undelivered;
     r.partial = s->partial;
     r.partial_reason = s->partial_reason;
     r.reset_code = s->reset_code < 0 ? SF_DB_NULL : s->reset_code;
@@ -767,8 +772,16 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
 {
     struct p2s_sink *k = ctx->sink;
     const struct sf_tracectx *pref = NULL;
+    struct p2s_span rejected;
     int best;
 
+    if (conn && p2s_conn_undelivered(conn)) { /* rejected 0-RTT data (tls.c) */
+        rejected = *span;
+        rejected.undelivered = 1;
+        rejected.partial = 1;
+        rejected.partial_reason = P2S_REJECTED_0RTT;
+        span = &rejected;
+    }
     ctx->st.spans++;
     ctx->st.partial_spans += span->partial != 0;
     count_contexts(ctx, span->req_ctx);

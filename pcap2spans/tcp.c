@@ -14,15 +14,19 @@
  *
  * One struct p2s_conn per connection, found by its 4-tuple in a hash table that
  * grows with the number of open flows (capped by p2s_limits.max_flows: the flow idle
- * longest is evicted).  Each direction keeps the next expected sequence number and a
- * sorted list of out-of-order pieces (capped by max_ooo_bytes).  Sequence numbers are
- * compared modulo 2^32 ((int32_t)(a - b)), so wrap-around needs nothing special.
+ * longest is evicted).  Each direction keeps the next expected sequence number and the
+ * out-of-order bytes after it (tcp_ooo.c; capped by max_ooo_bytes of sequence space
+ * after the hole and max_ooo_segments pieces).  Sequence numbers are compared modulo
+ * 2^32 ((int32_t)(a - b)), so wrap-around needs nothing special.
  *
  * Rules, as most stacks and Wireshark behave:
  *   - overlaps and retransmissions: the first copy of a byte wins (pieces are cut
  *     against what is already buffered or delivered);
- *   - a hole is given up ("gap": ops->gap, counted on the connection) when the
- *     out-of-order cap is hit or the connection closes with the hole still open;
+ *   - a hole is given up ("gap": ops->gap, counted on the connection) as soon as it is
+ *     proven lost to the capture: the peer acknowledged bytes past its start (they were
+ *     delivered, so no retransmission will fill it), or the connection closes (FIN, RST,
+ *     idle timeout, eviction) with the hole still open; and when an out-of-order cap
+ *     is hit;
  *   - a SYN on a known 4-tuple whose connection saw FIN/RST, or with another ISN,
  *     closes the old connection and starts a new one (port reuse after TIME_WAIT);
  *   - a bare ACK/FIN/RST never creates a connection (late segments of a closed one);
@@ -44,24 +48,24 @@
 #include <string.h>
 
 #include "p2s.h"
+#include "tcp_ooo.h"
 
-#define DET_MAX  64
-#define SEQ_JUMP (1u << 28)
-
-struct ooo_seg {
-    struct ooo_seg *next;
-    uint32_t seq, len;
-    int64_t ts;
-    uint8_t data[];
-};
+#define DET_MAX      64
+#define SEQ_JUMP     (1u << 28)
+#define OOO_SPAN_MAX (64u << 20) /* sequence space after a hole, whatever --max-ooo-bytes */
 
 struct tcp_half {
     uint32_t next_seq; /* next byte expected (valid once started) */
     uint32_t isn;
     uint32_t fin_seq; /* sequence number of the FIN (end of data) */
     uint8_t started, syn, fin, done;
-    struct ooo_seg *ooo; /* sorted by sequence, non-overlapping */
-    size_t ooo_bytes;
+    /* A direction seen from its middle starts at its first data, but a 1-byte segment
+     * first may be a keep-alive probe (a byte at SND.NXT - 1, already acknowledged): it
+     * is held until the next data shows whether it follows it (probe) or repeats it. */
+    uint8_t probe, probe_byte;
+    uint32_t probe_seq;
+    int64_t probe_ts;
+    struct tcp_ooo ooo;   /* bytes after a hole */
     uint8_t det[DET_MAX]; /* bytes held until the protocol is known */
     size_t det_len;
     int64_t det_ts;
@@ -79,6 +83,7 @@ struct p2s_conn {
     void *st;
     int decided;       /* protocol detection finished (ops may still be NULL) */
     int early;         /* tls.c is handing accepted 0-RTT plaintext to the inner parser */
+    int undelivered;   /* tls.c is parsing 0-RTT plaintext the server rejected */
     uint32_t data_seq; /* TCP sequence number of the first byte of the current data call */
     int64_t last_ts;
     struct p2s_conn_info info;
@@ -247,6 +252,16 @@ void p2s_conn_set_early_data(struct p2s_conn *conn, int on)
     conn->early = on;
 }
 
+int p2s_conn_undelivered(const struct p2s_conn *conn)
+{
+    return conn->undelivered;
+}
+
+void p2s_conn_set_undelivered(struct p2s_conn *conn, int on)
+{
+    conn->undelivered = on;
+}
+
 void p2s_conn_set_tls(struct p2s_conn *conn, const struct sf_net_tls *tls)
 {
     conn->info.tls = tls;
@@ -373,8 +388,10 @@ static int h2_frame_ok(const uint8_t *p, uint32_t *len)
 }
 
 /* Held client bytes that look like HTTP/2 frames without a preface (a capture that
- * started mid-connection): every complete frame plausible and the next header too, or
- * the first header plausible and filling the buffer.  1 yes, 0 no, -1 need more. */
+ * started mid-connection), judged by the frames they hold, wherever the window cuts
+ * them: two plausible frame headers in a row; or, once the window is full, a plausible
+ * first frame that runs past it or that is followed by a header the window cuts.
+ * 1 yes, 0 no, -1 need more. */
 static int looks_h2_frames(const uint8_t *p, size_t n, int full)
 {
     size_t off = 0;
@@ -384,14 +401,15 @@ static int looks_h2_frames(const uint8_t *p, size_t n, int full)
     while (off + 9 <= n) {
         if (!h2_frame_ok(p + off, &len))
             return 0;
-        frames++;
-        if (off + 9 + len > n)
-            return frames >= 2 || full ? 1 : -1;
+        if (++frames >= 2)
+            return 1;
+        if (off + 9 + len >= n)
+            break;
         off += 9 + len;
     }
-    if (frames >= 2)
-        return 1;
-    return full ? 0 : -1;
+    if (frames == 0)
+        return full ? 0 : -1;
+    return full ? 1 : -1;
 }
 
 /* Decide from the held bytes: an ops table, or NULL with *proto set ("tls",
@@ -505,87 +523,75 @@ static void check_fin(struct tcp_half *h)
     }
 }
 
-/* Deliver buffered pieces that have become in order. */
+/* Deliver held bytes that have become in order. */
 static void drain(struct p2s_conn *c, enum p2s_dir dir)
 {
     struct tcp_half *h = &c->h[dir];
-    struct ooo_seg *s;
+    const uint8_t *p;
+    size_t n;
+    int64_t ts;
 
-    while ((s = h->ooo) != NULL && (int32_t)(s->seq - h->next_seq) <= 0) {
-        uint32_t skip = h->next_seq - s->seq;
-        h->ooo = s->next;
-        h->ooo_bytes -= s->len;
-        if (skip < s->len) {
-            h->next_seq += s->len - skip;
-            deliver(c, dir, s->data + skip, s->len - skip, s->ts);
-        }
-        free(s);
+    while ((p = tcp_ooo_take(&h->ooo, h->next_seq, &n, &ts)) != NULL) {
+        h->next_seq += (uint32_t)n;
+        deliver(c, dir, p, n, ts);
     }
 }
 
-/* Give up the hole before the first buffered piece. */
+/* Give up the hole before the first held byte. */
 static void skip_hole(struct p2s_conn *c, enum p2s_dir dir)
 {
     struct tcp_half *h = &c->h[dir];
-    struct ooo_seg *s = h->ooo;
+    int64_t ts = c->last_ts;
+    uint32_t first = tcp_ooo_first(&h->ooo, h->next_seq, &ts);
 
-    gap(c, dir, s->seq - h->next_seq, s->ts);
-    h->next_seq = s->seq;
+    if (first != h->next_seq)
+        gap(c, dir, first - h->next_seq, ts);
+    h->next_seq = first;
     drain(c, dir);
 }
 
-static void ooo_put(struct ooo_seg **pp, struct tcp_half *h, uint32_t seq, const uint8_t *p,
-                    uint32_t len, int64_t ts)
+/* The peer acknowledged this direction up to ack: bytes before it reached the peer, so
+ * a hole there is never filled by a retransmission.  It becomes a gap now, up to ack
+ * or the first held byte, instead of when the out-of-order cap fills (a lost first
+ * response otherwise stalls every later one behind it).  A hole the capture may still
+ * fill (after ack) waits; the FIN's sequence number is not data. */
+static void ack_proves(struct p2s_conn *c, enum p2s_dir dir, uint32_t ack, int64_t ts)
 {
-    struct ooo_seg *s = malloc(sizeof(*s) + len);
+    struct tcp_half *h = &c->h[dir];
+    uint32_t to = ack;
+    int32_t rel = (int32_t)(ack - h->next_seq);
 
-    if (s == NULL)
-        return; /* lost like a dropped packet: a gap later */
-    s->seq = seq;
-    s->len = len;
-    s->ts = ts;
-    memcpy(s->data, p, len);
-    s->next = *pp;
-    *pp = s;
-    h->ooo_bytes += len;
-}
-
-/* Buffer [seq, seq+n) minus what is already buffered (first copy wins). */
-static void ooo_insert(struct tcp_half *h, uint32_t seq, const uint8_t *p, uint32_t n, int64_t ts)
-{
-    struct ooo_seg **pp = &h->ooo;
-    uint32_t base = h->next_seq;
-    uint32_t s = seq - base, e = s + n, r0 = s; /* offsets from next_seq, < 2^31 */
-
-    for (; *pp; pp = &(*pp)->next) {
-        uint32_t xs = (*pp)->seq - base, xe = xs + (*pp)->len;
-        if (e <= xs)
-            break;
-        if (s < xs) {
-            ooo_put(pp, h, base + s, p + (s - r0), xs - s, ts);
-            pp = &(*pp)->next;
-            s = xs;
-        }
-        if (s < xe)
-            s = xe;
-        if (s >= e)
-            return;
+    if (!h->started || h->done || rel <= 0 || rel > (int32_t)SEQ_JUMP)
+        return;
+    if (h->fin && (int32_t)(to - h->fin_seq) > 0)
+        to = h->fin_seq;
+    if (h->ooo.bytes) {
+        int64_t fts;
+        uint32_t first = tcp_ooo_first(&h->ooo, h->next_seq, &fts);
+        if ((int32_t)(first - to) < 0)
+            to = first;
     }
-    ooo_put(pp, h, base + s, p + (s - r0), e - s, ts);
+    if ((int32_t)(to - h->next_seq) <= 0)
+        return;
+    gap(c, dir, to - h->next_seq, ts);
+    h->next_seq = to;
+    drain(c, dir);
+    check_fin(h);
 }
 
 static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p, size_t n,
                      int64_t ts)
 {
     struct tcp_half *h = &c->h[dir];
-    size_t cap = c->ctx->lim.max_ooo_bytes;
+    const struct p2s_limits *lim = &c->ctx->lim;
+    size_t span = lim->max_ooo_bytes < OOO_SPAN_MAX ? lim->max_ooo_bytes : OOO_SPAN_MAX;
 
     for (;;) {
         int32_t rel = (int32_t)(seq - h->next_seq);
         if (rel > (int32_t)SEQ_JUMP || rel < -(int32_t)SEQ_JUMP) {
             /* Not this byte stream any more (lost SYN of a reused tuple, or garbage):
              * drop what is buffered and restart here. */
-            while (h->ooo)
+            while (h->ooo.bytes)
                 skip_hole(c, dir);
             gap(c, dir, 0, ts);
             h->next_seq = seq;
@@ -600,17 +606,22 @@ static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const u
             drain(c, dir);
             return;
         }
-        if (h->ooo_bytes + n <= cap) {
-            ooo_insert(h, seq, p, (uint32_t)n, ts);
+        if ((uint64_t)rel + n <= span && h->ooo.pieces < lim->max_ooo_segments) {
+            tcp_ooo_add(&h->ooo, h->next_seq, seq, p, n, ts, span); /* no memory: a gap later */
             return;
         }
-        if (h->ooo) {
+        if (h->ooo.bytes) {
             skip_hole(c, dir);
             continue;
         }
-        gap(c, dir, (uint32_t)rel, ts); /* a single segment larger than the cap */
+        gap(c, dir, (uint32_t)rel, ts); /* a single segment beyond the window */
         h->next_seq = seq;
     }
+}
+
+int p2s_conn_stalled(const struct p2s_conn *conn, enum p2s_dir dir)
+{
+    return conn->h[dir].ooo.bytes > 0;
 }
 
 /* ---- connections -------------------------------------------------------------------- */
@@ -682,8 +693,9 @@ void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
 
     for (d = 0; d < 2; d++) {
         struct tcp_half *h = &c->h[d];
-        while (h->ooo)
+        while (h->ooo.bytes)
             skip_hole(c, (enum p2s_dir)d);
+        tcp_ooo_free(&h->ooo);
         if (h->fin && !h->done && (int32_t)(h->fin_seq - h->next_seq) > 0)
             gap(c, (enum p2s_dir)d, h->fin_seq - h->next_seq, c->last_ts);
     }
@@ -703,6 +715,43 @@ static void expire_idle(struct p2s_ctx *ctx, int64_t now)
 
     while (t->lru_head && now - t->lru_head->last_ts > ctx->lim.idle_timeout_ns)
         tcp_close_conn(ctx, t->lru_head, "idle");
+}
+
+/* A direction whose SYN the capture missed starts at its first data or FIN (a bare ACK
+ * may be a zero-length keep-alive or zero-window probe at SND.NXT - 1).  A first segment
+ * of one byte may be a keep-alive probe (RFC 9293 3.8.4: SND.NXT - 1, one garbage
+ * byte): it is held; data at its sequence + 1 proves it a probe and it is dropped, data
+ * at its own sequence makes it stream data.  Returns 1 when the direction has started
+ * and the segment is to be processed, 0 when it was held or carries nothing. */
+static int start_mid(struct p2s_conn *c, enum p2s_dir dir, const struct p2s_seg *s, uint32_t dseq)
+{
+    struct tcp_half *h = &c->h[dir];
+
+    if (!(s->flags & P2S_TH_FIN) &&
+        (s->len == 0 || (s->len == 1 && !h->probe) || (s->len == 1 && dseq == h->probe_seq))) {
+        if (s->len == 1) {
+            h->probe = 1;
+            h->probe_seq = dseq;
+            h->probe_byte = s->payload[0];
+            h->probe_ts = s->ts_ns;
+        }
+        return 0;
+    }
+    h->started = 1;
+    h->next_seq = dseq;
+    if (h->probe) {
+        h->probe = 0;
+        if (dseq == h->probe_seq + 1) {
+            p2s_note(c->ctx, c, "tcp_keepalive",
+                     dir == P2S_C2S ? "1-byte probe from the client dropped"
+                                    : "1-byte probe from the server dropped",
+                     h->probe_ts);
+        } else {
+            h->next_seq = h->probe_seq;
+            tcp_data(c, dir, h->probe_seq, &h->probe_byte, 1, h->probe_ts);
+        }
+    }
+    return 1;
 }
 
 /* A SYN from the client on a known tuple: the same connection (retransmitted SYN) or
@@ -765,10 +814,10 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
         tcp_close_conn(ctx, c, "rst");
         return;
     }
-    if (!h->started) {
-        h->next_seq = dseq; /* mid-connection: the first segment seen sets the start */
-        h->started = 1;
-    }
+    if (s->flags & P2S_TH_ACK) /* before this segment's data: a gap it proves comes first */
+        ack_proves(c, (enum p2s_dir) !dir, s->ack, s->ts_ns);
+    if (!h->started && !start_mid(c, dir, s, dseq))
+        return;
     if (s->len)
         tcp_data(c, dir, dseq, s->payload, s->len, s->ts_ns);
     if ((s->flags & P2S_TH_FIN) && !h->fin) {

@@ -354,7 +354,45 @@ static void early_free(struct tls *t)
     t->ebuf = 0;
 }
 
-/* The held 0-RTT plaintext was not processed by the server (or we cannot tell). */
+/* 0-RTT plaintext the server rejected still shows what the client sent, and its retry
+ * in 1-RTT may carry the same trace context or another: it goes through a parser of its
+ * own (not the connection's, which reads the 1-RTT stream), chosen like the inner one,
+ * with the early-data and not-delivered flags set, so its requests become spans with
+ * early_data = 1, delivered = 0.  It is closed at once (no response can come); its
+ * errors are not the capture's, so they are not reported. */
+static void early_parse_rejected(struct tls *t)
+{
+    static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    const struct p2s_app_ops *ops = NULL;
+    const char *proto = p2s_conn_info(t->conn)->app_proto;
+    struct early_chunk *c;
+    int64_t ts = 0;
+    void *st;
+
+    if (strcmp(t->alpn, "h2") == 0 || (t->eh->n >= 14 && memcmp(t->eh->d, preface, 14) == 0))
+        ops = &p2s_h2_ops;
+    else if (strcmp(t->alpn, "http/1.1") == 0 || strcmp(t->alpn, "http/1.0") == 0 ||
+             looks_request(t->eh->d, t->eh->n))
+        ops = &p2s_h1_ops;
+    if (ops == NULL || (st = ops->open(t->ctx, t->conn)) == NULL)
+        return;
+    p2s_conn_set_early_data(t->conn, 1);
+    p2s_conn_set_undelivered(t->conn, 1);
+    for (c = t->eh; c; c = c->next) {
+        struct sf_err e;
+
+        sf_err_clear(&e);
+        ops->data(st, P2S_C2S, c->d, c->n, c->ts, &e);
+        ts = c->ts;
+    }
+    ops->close(st, ts);
+    p2s_conn_set_undelivered(t->conn, 0);
+    p2s_conn_set_early_data(t->conn, 0);
+    p2s_conn_set_proto(t->conn, proto);
+}
+
+/* The held 0-RTT plaintext was not processed by the server (or we cannot tell): an
+ * event with its size and first line; rejected data is parsed into spans as well. */
 static void early_drop(struct tls *t, const char *kind)
 {
     char detail[160];
@@ -362,6 +400,8 @@ static void early_drop(struct tls *t, const char *kind)
 
     if (t->eh == NULL && !t->early_dropped)
         return;
+    if (t->eh && strcmp(kind, "early_data_rejected") == 0)
+        early_parse_rejected(t);
     if (t->eh) {
         const uint8_t *p = t->eh->d;
         while (k < t->eh->n && k < 80 && p[k] >= 0x20 && p[k] < 0x7f)
@@ -391,6 +431,7 @@ static void set_verdict(struct tls *t, enum verdict v, const char *why)
         return;
     t->verdict = v;
     t->why = why;
+    facts_update(t); /* spans emitted below carry the verdict */
     if (v == V_ACCEPTED)
         early_feed(t);
     else

@@ -44,13 +44,16 @@ for f in tls-nginx tls-0rtt-nginx tls-0rtt-s_server; do
         # A request sent whole in accepted 0-RTT data, answered under the server's key,
         # never needs CLIENT_TRAFFIC_SECRET_0: its span is genuine and may be emitted before
         # the client's first record under that key (its close_notify) fails, or the
-        # connection may never use the key at all (then it stays decrypted).  Every other
-        # span is forbidden.
+        # connection may never use the key at all (then it stays decrypted).  So is a
+        # request in 0-RTT data the server rejected (delivered = 0): it opened under the
+        # unchanged CLIENT_EARLY_TRAFFIC_SECRET, and the rejection is in the cleartext
+        # ServerHello.  Every other span is forbidden.
         nok=$(q "$tmp/w.db" "SELECT count(*) FROM connections WHERE decrypted = 1 AND
                  '$label' = 'CLIENT_TRAFFIC_SECRET_0' AND early_data = 'accepted'")
         nspans=$(q "$tmp/w.db" "SELECT count(*) FROM spans s JOIN connections c
                  ON c.id = s.connection_id WHERE NOT ('$label' = 'CLIENT_TRAFFIC_SECRET_0'
-                 AND c.early_data = 'accepted' AND s.early_data = 1)")
+                 AND c.early_data = 'accepted' AND s.early_data = 1)
+                 AND NOT (s.early_data = 1 AND s.delivered = 0)")
         if [ "$rc" = 0 ] && [ "$nconn" -gt 0 ] && [ $((nerr + nok)) = "$nconn" ] &&
             [ "$nspans" = 0 ]; then
             ok "$f: one byte of each $label changed: $nerr connections 'authentication failed'$( \

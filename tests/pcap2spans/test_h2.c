@@ -623,6 +623,39 @@ static void test_mid_connection(void)
     free(h);
 }
 
+/* A capture that starts inside a long-lived gRPC connection: stream ids in the millions
+ * (18,131,981 and 928,401 were seen in real ones).  The resync takes any 31-bit id, not
+ * only ids near the highest seen (none was, here). */
+static void test_mid_connection_high_ids(uint32_t sid)
+{
+    struct fix *f = malloc(sizeof(*f));
+    struct bb *c = calloc(1, sizeof(*c)), *s = calloc(1, sizeof(*s)), *h = calloc(1, sizeof(*h));
+
+    open_fix(f);
+    start(f);
+    req_block(h, "/pkg.Svc/Call", "traceparent",
+              "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+    frame(c, 1, 0x4, sid, h->b, h->n);
+    frame(c, 0, 0x1, sid, "\0\0\0\0\0", 5);
+    frame(c, 1, 0x5, sid + 2, h->b, h->n);
+    feed(f, P2S_C2S, c->b, c->n, 0, 10);
+    frame(s, 1, 0x5, sid, "\x88", 1);
+    frame(s, 1, 0x5, sid + 2, "\x88", 1);
+    feed(f, P2S_S2C, s->b, s->n, 0, 20);
+    TAP_OK(f->g.n == 2 && f->g.s[0].stream_id == sid && f->g.s[1].stream_id == sid + 2 &&
+               f->g.s[0].status == 200 && f->g.s[1].status == 200 &&
+               !strcmp(f->g.path[0], "/pkg.Svc/Call") &&
+               !strcmp(f->g.trace[0], "0af7651916cd43dd8448eb211c80319c") &&
+               !strcmp(f->g.trace[1], "0af7651916cd43dd8448eb211c80319c"),
+           "mid-connection at stream %u: both streams with path, status and context (%d spans)",
+           sid, f->g.n);
+    close_fix(f);
+    free(f);
+    free(c);
+    free(s);
+    free(h);
+}
+
 static void test_gaps(void)
 {
     struct fix *f = malloc(sizeof(*f));
@@ -711,6 +744,57 @@ static void test_stream_cap_and_bomb(void)
     TAP_OK(f->g.n == 4 && f->g.s[3].stream_id == 7 && !strcmp(f->g.path[3], "/bomb") &&
                strstr(f->g.why[3], "header list over the cap"),
            "the bombed request is a partial span: %s", f->g.why[3]);
+    free(f);
+    free(c);
+    free(h);
+}
+
+/* Many open streams (--max-streams 100000): the connection's stream hash grows with them,
+ * so finding a stream stays a short chain walk (issue #19 item 7: a fixed 64 chains made
+ * 100k streams cost 3 s), and every stream is still found and answered. */
+static void test_many_streams(void)
+{
+    enum { N = 100000 };
+    struct fix *f = malloc(sizeof(*f));
+    struct bb *c = calloc(1, sizeof(*c)), *h = calloc(1, sizeof(*h));
+    const struct h2_conn *hc;
+    size_t longest = 0, i, found = 0;
+    uint32_t sid = 1;
+
+    open_fix(f);
+    f->ctx.lim.max_streams = N;
+    start(f);
+    handshake(f, 1);
+    req_block(h, "/m", NULL, NULL);
+    for (i = 0; i < N; i++, sid += 2) {
+        if (c->n + H2_HDR + h->n > sizeof(c->b)) {
+            feed(f, P2S_C2S, c->b, c->n, 0, 10);
+            c->n = 0;
+        }
+        frame(c, 1, 0x5, sid, h->b, h->n); /* END_STREAM | END_HEADERS: waits for a response */
+    }
+    feed(f, P2S_C2S, c->b, c->n, 0, 10);
+    hc = f->st;
+    for (i = 0; i < hc->nbuckets; i++) {
+        size_t k = 0;
+        for (const struct h2_stream *s = hc->bucket[i]; s; s = s->hnext)
+            k++;
+        longest = k > longest ? k : longest;
+    }
+    TAP_OK(hc->nstreams == N && hc->nbuckets >= N && longest <= 4,
+           "%d open streams: %zu chains, longest %zu", N, hc->nbuckets, longest);
+    for (i = 0, sid = 1; i < N; i++, sid += 2)
+        found += h2_stream_find(f->st, sid) != NULL;
+    TAP_EQ_INT(found, N, "every open stream is found by its id");
+    c->n = 0;
+    frame(c, 1, 0x5, 2 * N - 1, "\x88", 1); /* :status 200 for the last stream */
+    feed(f, P2S_S2C, c->b, c->n, 0, 20);
+    TAP_OK(f->g.n == 1 && f->g.s[0].stream_id == 2 * N - 1 && f->g.s[0].status == 200 &&
+               !f->g.s[0].partial && f->errors == 0,
+           "the response of the last stream is matched (span %d, status %d)",
+           f->g.n ? (int)f->g.s[0].stream_id : -1, f->g.n ? f->g.s[0].status : -1);
+    close_fix(f);
+    TAP_EQ_INT(f->ctx.st.spans, N, "the others are emitted at close");
     free(f);
     free(c);
     free(h);
@@ -954,8 +1038,11 @@ int main(void)
     test_push();
     test_table_size_settings();
     test_mid_connection();
+    test_mid_connection_high_ids(18131981);
+    test_mid_connection_high_ids(928401);
     test_gaps();
     test_stream_cap_and_bomb();
+    test_many_streams();
     test_upgrade();
     test_upgrade_settings();
     test_plausible();

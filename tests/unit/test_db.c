@@ -279,6 +279,9 @@ static void test_stdin_race(void)
     TAP_EQ_INT(db_count(a, "SELECT count(*) FROM span_events"), 3, "one copy of the rows");
     sf_db_close(a, &err);
     sf_db_close(b, &err);
+    db_cleanup(path);
+}
+
 /* A version 1 file (the tables the 1 -> 2 migration touches, as v1 had them, with a
  * row each) is brought forward: new columns, old rows marked as markers. */
 static void test_migrate_1_to_2(void)
