@@ -258,3 +258,7 @@ CREATE TABLE clock_fits (
     residual_max_ns INTEGER,
     method        TEXT NOT NULL             -- theil-sen+envelope, manual, ...
 );
+
+-- The version this file is (sf_db sets it too when it creates a database from it), so
+-- that a file made with `sqlite3 DB < lib/schema.sql` is a current spanfold database.
+PRAGMA user_version = 3;

@@ -16,7 +16,6 @@ fi
 db=$tmp/spans.db
 sqlite3 "$db" <"$top/lib/schema.sql"
 sqlite3 "$db" <<'SQL'
-PRAGMA user_version = 2;
 INSERT INTO sources(id, kind, path, tool, tool_version, status)
     VALUES (1, 'pcap', 'synthetic.pcap', 'test', '0', 'complete');
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999)
@@ -129,7 +128,7 @@ check_eval "--gate drift with no configured rate (no --expect-rate, no ot=th): e
     "[ $? -eq 2 ] && grep -q \"gate 'drift' cannot be evaluated: no configured sampling rate\" '$tmp/err'"
 "$inflect" --db "$tmp/norate.db" --json /dev/null --expect-rate 0.5 --gate drift 2>/dev/null
 check_eval "... with --expect-rate 0.5 it is evaluated (the planted drift: exit 1)" "[ $? -eq 1 ]"
-{ cat "$top/lib/schema.sql"; echo "PRAGMA user_version = 1;"; } | sqlite3 "$tmp/empty.db"
+sqlite3 "$tmp/empty.db" <"$top/lib/schema.sql"
 "$inflect" --db "$tmp/empty.db" --json /dev/null --gate 'p99>+20%' 2>"$tmp/err"
 check_eval "a gate on a database without spans: exit 2" \
     "[ $? -eq 2 ] && grep -q 'no spans in .*empty.db: an empty database passes no gate' '$tmp/err'"
@@ -179,7 +178,7 @@ check_eval "missing database: exit 2, named" "[ $? -eq 2 ] && grep -q 'missing.d
 printf 'not a database, just text\n%.0s' $(seq 1 200) >"$tmp/junk.db"
 "$inflect" --db "$tmp/junk.db" 2>"$tmp/err"
 check_eval "a file that is not SQLite: exit 2" "[ $? -eq 2 ] && grep -q 'junk.db' '$tmp/err'"
-{ cat "$top/lib/schema.sql"; echo "PRAGMA user_version = 2;"; } | sqlite3 "$tmp/empty.db"
+sqlite3 "$tmp/empty.db" <"$top/lib/schema.sql"
 "$inflect" --db "$tmp/empty.db" --json "$tmp/e.json" 2>"$tmp/err"
 check_eval "a database without spans: exit 0, says so" "[ $? -eq 0 ] && grep -q 'no spans' '$tmp/err'"
 check_eval "a database without spans: the same JSON keys, empty" \

@@ -18,7 +18,7 @@ command -v sqlite3 >/dev/null || tap_skip_all "sqlite3 shell not installed"
 # newdb FILE: the schema and one complete source 1 (as tests/inflect/t_db.sh does)
 newdb() {
     sqlite3 "$1" <"$top/lib/schema.sql"
-    sqlite3 "$1" "PRAGMA user_version = 1; INSERT INTO sources(id, kind, path, tool,
+    sqlite3 "$1" "INSERT INTO sources(id, kind, path, tool,
         tool_version, status) VALUES (1, 'pcap', 'a.pcap', 'test', '0', 'complete')"
 }
 # spans DB SOURCE N STEP_NS: N spans 10 ms apart from 1700000000 s, 20-26 ms long

@@ -110,7 +110,6 @@ check_eval "--tz Europe/Berlin: time has +01:00, time_utc still Z" \
 hdb=$tmp/hostile.db
 sqlite3 "$hdb" <"$top/lib/schema.sql"
 sqlite3 "$hdb" <<'SQL'
-PRAGMA user_version = 1;
 INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
     VALUES (1, 'pcap', 'x.pcap', 'realtime', 'test', '0', 'complete');
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 399)

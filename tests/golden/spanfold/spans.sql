@@ -3,7 +3,6 @@
 -- POST /api/checkout, the 10th a 500.  CPU samples (1 ms each) carry their span id,
 -- as tracefs2spans leaves them; span 9 (the slowest search) burns 5 in regex; one
 -- sample finds its span through a span interval only; three are outside every span.
-PRAGMA user_version = 1;
 INSERT INTO sources(id, kind, path, clock, tool, tool_version, status) VALUES
     (1, 'pcap', 'golden.pcap', 'realtime', 'test', '0', 'complete'),
     (2, 'perf', 'perf.txt', 'monotonic', 'test', '0', 'complete'),

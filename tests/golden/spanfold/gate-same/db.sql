@@ -1,6 +1,5 @@
 -- 200 spans, 10 per second, 20 windows of 1 s: P99 steps from ~20 ms to ~35 ms at window 12;
 -- half the traces kept, configured 50 %; one clock pair.
-PRAGMA user_version = 1;
 INSERT INTO sources(id, kind, path, tool, tool_version, status)
     VALUES (1, 'pcap', 'golden.pcap', 'test', '0', 'complete');
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 199)
