@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sf_db.h"
 #include "sf_decomp.h"
 #include "sf_err.h"
 #include "sf_opt.h"
@@ -632,7 +633,7 @@ static int push_to(const struct ingest *g, const char *url, const char *cluster,
 /* Remove the temporary database of an ingest straight to ClickHouse. */
 static void remove_temp_db(const char *dir, const char *db)
 {
-    static const char *const sfx[] = {"", "-wal", "-shm", "-journal"};
+    static const char *const sfx[] = {"", "-wal", "-shm", "-journal", SF_DB_OWNER_SUFFIX};
     char path[128];
 
     for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
