@@ -41,6 +41,9 @@ int flamegraph_main(int argc, char **argv)
                 (unsigned long long)ctx.bad_lines);
     if (rc == 0)
         rc = fg_render(&ctx, strcmp(inputs[0], "-") == 0 ? "stdin" : inputs[0]);
+    /* the graph is drawn from the good lines; skipped ones make exit 1 (docs/exit-status.md) */
+    if (rc == 0 && ctx.bad_lines > 0)
+        rc = SF_EXIT_FINDINGS;
     fg_ctx_free(&ctx);
     return rc;
 }

@@ -31,5 +31,7 @@ case_run() {
     rm -rf "$tmp/run" && mkdir -p "$tmp/run"
     case " $args " in *" --cp "*) cp "$DATA/palette.map" "$tmp/run/palette.map" ;; esac
     eval "set -- $args"
+    # exit 1: lines were skipped and said (the edge cases have some); the graph is drawn
     (cd "$tmp/run" && "${TOOL[@]}" "$@" "$in" >"$tmp/out.svg" 2>"$tmp/err.txt")
+    [ $? -le 1 ]
 }
