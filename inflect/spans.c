@@ -221,12 +221,20 @@ static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
 
 static int close_all(struct span_windows *sw)
 {
+    int64_t covered;
     int rc;
+
     if (sw->nwin == 0)
         return 0;
     for (size_t i = 0; i < sw->ng; i++)
         if ((rc = group_close(sw, &sw->g[i], sw->nwin - 1)) < 0)
             return rc;
+    /* The capture ends inside the last window: when the spans cover less than half of
+     * it, its throughput is unknown (a short tail is no drop in traffic). */
+    covered = sw->last_ns - spans_window_start(sw, sw->nwin - 1);
+    if (sw->nwin > 1 && 2 * covered < sw->window_ns)
+        for (size_t i = 0; i < sw->ng; i++)
+            sw->g[i].m[M_THROUGHPUT][sw->nwin - 1] = NAN;
     return 0;
 }
 
@@ -284,6 +292,8 @@ int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, doub
     if ((rc = group_reserve(g, sw->nwin)) < 0)
         return rc;
     sw->nspans++;
+    if (start_ns > sw->last_ns || sw->nspans == 1)
+        sw->last_ns = start_ns;
     g->c_spans++;
     g->c_err += error != 0;
     if (isfinite(latency_ms)) {

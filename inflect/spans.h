@@ -71,6 +71,7 @@ struct span_windows {
     struct win_group *g;
     size_t ng;
     uint64_t nspans;     /* spans in the windows */
+    int64_t last_ns;     /* the latest request start in the windows */
     uint64_t gaps_cut;   /* gaps longer than SPANS_MAX_GAP windows, shortened */
     int64_t longest_gap; /* windows, before cutting */
     struct {
