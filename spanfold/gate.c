@@ -48,13 +48,6 @@ struct gate_args {
     const char *db;
 };
 
-static int gate_usage(const char *msg, const char *arg)
-{
-    fprintf(stderr, "spanfold gate: %s%s%s\nTry 'spanfold gate --help'.\n", msg, arg ? ": " : "",
-            arg ? arg : "");
-    return SF_EXIT_USAGE;
-}
-
 /* Append "--name", value to the tool's command line. */
 static int push(struct gate_args *a, const char *opt, const char *val)
 {
@@ -132,7 +125,8 @@ static int scan(struct gate_args *a, int argc, char **argv, const char *gate_opt
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", gate_opts, NULL)) != -1) {
         if (c == '?')
-            return gate_usage("unknown option or missing argument", argv[optind - 1]);
+            return sf_cmd_usage_error("gate", "unknown option or missing argument",
+                                      argv[optind - 1]);
         if (c == G_HELP || c == 'h') {
             fputs(usage_text, stdout);
             return SF_EXIT_OK;
@@ -140,7 +134,7 @@ static int scan(struct gate_args *a, int argc, char **argv, const char *gate_opt
         if (c == G_DB)
             a->db = optarg;
         if (gate_opt && collect(a, c, optarg, gate_opt) < 0)
-            return gate_usage("too many options", NULL);
+            return sf_cmd_usage_error("gate", "too many options", NULL);
     }
     return -1;
 }
@@ -165,17 +159,19 @@ int sf_cmd_gate(int argc, char **argv)
     if ((rc = scan(&a, argc, argv, a.db ? "--gate" : "--fail-if")) >= 0)
         return rc;
     if (a.ngates == 0)
-        return gate_usage("no --gate given: nothing to check", NULL);
+        return sf_cmd_usage_error("gate", "no --gate given: nothing to check", NULL);
     if (a.db && a.profile_only)
-        return gate_usage("--confidence and --on-inconclusive apply to two profiles (a "
-                          "database's gates have no sample-count interval)",
-                          NULL);
+        return sf_cmd_usage_error("gate",
+                                  "--confidence and --on-inconclusive apply to two profiles (a "
+                                  "database's gates have no sample-count interval)",
+                                  NULL);
     if (a.db && optind != argc)
-        return gate_usage("--db takes no profiles", argv[optind]);
+        return sf_cmd_usage_error("gate", "--db takes no profiles", argv[optind]);
     if (!a.db && a.db_only)
-        return gate_usage("--window, --by, --expect-rate and --tiers go with --db", NULL);
+        return sf_cmd_usage_error("gate", "--window, --by, --expect-rate and --tiers go with --db",
+                                  NULL);
     if (!a.db && argc - optind != 2)
-        return gate_usage("needs BASE.folded and NEW.folded, or --db FILE", NULL);
+        return sf_cmd_usage_error("gate", "needs BASE.folded and NEW.folded, or --db FILE", NULL);
     for (int i = optind; i < argc && a.argc + 1 < GATE_ARGV_MAX; i++)
         a.argv[a.argc++] = argv[i];
     a.argv[a.argc] = NULL;

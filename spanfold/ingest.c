@@ -683,10 +683,9 @@ int sf_cmd_ingest(int argc, char **argv)
             return SF_EXIT_USAGE;
         }
     }
-    if ((cluster || database) && url == NULL) {
-        fprintf(stderr, "spanfold ingest: --cluster and --database go with --clickhouse URL\n");
-        return SF_EXIT_USAGE;
-    }
+    if ((cluster || database) && url == NULL)
+        return sf_cmd_usage_error("ingest", "--cluster and --database go with --clickhouse URL",
+                                  NULL);
     if (g.db == NULL && url != NULL && optind < argc) {
         /* straight to ClickHouse: the tools write SQLite, so a temporary file in between */
         snprintf(tmpdb_dir, sizeof(tmpdb_dir), "/tmp/spanfold-push.XXXXXX");
@@ -698,11 +697,10 @@ int sf_cmd_ingest(int argc, char **argv)
         snprintf(tmpdb, sizeof(tmpdb), "%s/ingest.db", tmpdb_dir);
         g.db = tmpdb;
     }
-    if (g.db == NULL || optind >= argc) {
-        fprintf(stderr, "spanfold ingest: %s\nTry 'spanfold ingest --help'.\n",
-                g.db == NULL ? "--db FILE is required" : "no input (give files or folders)");
-        return SF_EXIT_USAGE;
-    }
+    if (g.db == NULL || optind >= argc)
+        return sf_cmd_usage_error(
+            "ingest", g.db == NULL ? "--db FILE is required" : "no input (give files or folders)",
+            NULL);
     for (i = optind; i < argc; i++) {
         struct stat st;
 

@@ -45,13 +45,6 @@ static const char usage_text[] =
     "\n"
     "Exit status: 0 ok, 2 usage error or unreadable database.\n";
 
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "spanfold report: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
-    fprintf(stderr, "Try 'spanfold report --help'.\n");
-    return SF_EXIT_USAGE;
-}
-
 /* --tz: UTC, local, or a zone name with a zoneinfo file (glibc silently falls back to
  * UTC for a name it does not know; say so instead). */
 static int set_tz(struct rp_opts *o, const char *arg)
@@ -119,16 +112,18 @@ static int parse(int argc, char **argv, struct rp_opts *o)
             break;
         case O_TZ:
             if (set_tz(o, optarg) < 0)
-                return usage_error("unknown --tz (UTC, local or a zoneinfo name)", optarg);
+                return sf_cmd_usage_error("report", "unknown --tz (UTC, local or a zoneinfo name)",
+                                          optarg);
             break;
         case O_WINDOW:
             if (sf_opt_duration_ns(optarg, &o->window_ns) < 0 || o->window_ns < 1000)
-                return usage_error("bad --window (e.g. 2s, 500ms; at least 1us)", optarg);
+                return sf_cmd_usage_error("report", "bad --window (e.g. 2s, 500ms; at least 1us)",
+                                          optarg);
             break;
         case O_RATE:
             if (sf_opt_double(optarg, &o->expect_rate) < 0 || !(o->expect_rate > 0) ||
                 o->expect_rate > 1)
-                return usage_error("--expect-rate takes R in (0, 1]", optarg);
+                return sf_cmd_usage_error("report", "--expect-rate takes R in (0, 1]", optarg);
             break;
         case O_COMPLETE:
             o->complete_only = 1;
@@ -141,13 +136,14 @@ static int parse(int argc, char **argv, struct rp_opts *o)
             fputs(usage_text, stdout);
             return -1;
         default:
-            return usage_error("unknown option or missing argument", argv[optind - 1]);
+            return sf_cmd_usage_error("report", "unknown option or missing argument",
+                                      argv[optind - 1]);
         }
     }
     if (optind < argc)
-        return usage_error("unexpected argument", argv[optind]);
+        return sf_cmd_usage_error("report", "unexpected argument", argv[optind]);
     if (o->db == NULL || o->out == NULL)
-        return usage_error("--db FILE and --out DIR are required", NULL);
+        return sf_cmd_usage_error("report", "--db FILE and --out DIR are required", NULL);
     return 0;
 }
 

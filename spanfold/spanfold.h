@@ -22,6 +22,10 @@ int inflect_main(int argc, char **argv);
 int spanfold_export_main(int argc, char **argv);
 int diff_main(int argc, char **argv); /* perf-fold diff (perf-fold/diff.c), for spanfold gate */
 
+/* A usage error of command cmd ("stacks"): "spanfold CMD: MSG[: ARG]" and the hint to
+ * its --help on stderr.  Returns the exit status 2 (run.c). */
+int sf_cmd_usage_error(const char *cmd, const char *msg, const char *arg);
+
 /* Run a tool's main in-process with argv (NULL-terminated); getopt is reset first. */
 int sf_run_tool(int (*tool_main)(int, char **), char **argv);
 

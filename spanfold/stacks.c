@@ -93,12 +93,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "%s: %s\nTry 'spanfold stacks --help'.\n", TOOL, msg);
-    return SF_EXIT_USAGE;
-}
-
 enum {
     O_DB = 256,
     O_WHERE,
@@ -150,7 +144,7 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
     while ((ch = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
         if (ch >= O_WHERE && ch <= O_SLOWEST) {
             if (o->nsel == MAX_SEL)
-                return usage_error("too many selection options");
+                return sf_cmd_usage_error("stacks", "too many selection options", NULL);
             o->sel[o->nsel++] = (struct sel_opt){ch - O_WHERE, optarg, o->vs && !o->vs_rest,
                                                  sel_names[ch - O_WHERE]};
             continue;
@@ -164,17 +158,20 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
             break;
         case O_VS:
             if (o->vs)
-                return usage_error("--vs is given once");
+                return sf_cmd_usage_error("stacks", "--vs is given once", NULL);
             o->vs = 1;
             if (strcmp(optarg, "rest") == 0)
                 o->vs_rest = 1;
             else if (strncmp(optarg, "--", 2) == 0)
-                return usage_error("--vs takes rest, all or an expression (selection options "
-                                   "for that side follow it: --vs all --during ..12:03:14)");
+                return sf_cmd_usage_error(
+                    "stacks",
+                    "--vs takes rest, all or an expression (selection options "
+                    "for that side follow it: --vs all --during ..12:03:14)",
+                    NULL);
             else if (strcmp(optarg, "all") == 0)
                 ; /* every span, narrowed by the options that follow */
             else if (o->nsel == MAX_SEL)
-                return usage_error("too many selection options");
+                return sf_cmd_usage_error("stacks", "too many selection options", NULL);
             else
                 o->sel[o->nsel++] = (struct sel_opt){SEL_WHERE, optarg, 1, "--vs"};
             break;
@@ -209,18 +206,21 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
             char msg[160];
             snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
                      argv[optind - 1] ? argv[optind - 1] : "?");
-            return usage_error(msg);
+            return sf_cmd_usage_error("stacks", msg, NULL);
         }
         }
     }
     if (optind < argc)
-        return usage_error("stacks takes no file arguments (the database is --db FILE)");
+        return sf_cmd_usage_error(
+            "stacks", "stacks takes no file arguments (the database is --db FILE)", NULL);
     if (o->db == NULL && o->url == NULL)
-        return usage_error("--db FILE (or --clickhouse URL) is required");
+        return sf_cmd_usage_error("stacks", "--db FILE (or --clickhouse URL) is required", NULL);
     if (o->db && o->url)
-        return usage_error("--db and --clickhouse: one source of data at a time");
+        return sf_cmd_usage_error("stacks", "--db and --clickhouse: one source of data at a time",
+                                  NULL);
     if ((o->cluster || o->database) && o->url == NULL)
-        return usage_error("--cluster and --database go with --clickhouse URL");
+        return sf_cmd_usage_error("stacks", "--cluster and --database go with --clickhouse URL",
+                                  NULL);
     return -1;
 }
 
