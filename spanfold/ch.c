@@ -17,7 +17,7 @@
 struct ch {
     CURL *curl;
     char *url; /* base URL, with '?' or '&' ready for query= */
-    char db[64];
+    char db[CH_IDENT_MAX];
     long fail_at, fail_count, nreq; /* SF_CH_FAIL_AT / SF_CH_FAIL_COUNT */
 };
 
@@ -33,15 +33,21 @@ static long env_long(const char *name, long dflt)
     return *end == '\0' ? n : dflt;
 }
 
+int ch_ident_ok(const char *s)
+{
+    size_t n = strlen(s);
+
+    return n > 0 && n < CH_IDENT_MAX &&
+           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
+}
+
 int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err)
 {
     struct ch *c;
     size_t n = strlen(url), dn = strlen(db);
 
     *out = NULL;
-    if (dn == 0 || dn >= sizeof(c->db) ||
-        strspn(db, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
-                   "OPQRSTUVWXYZ0123456789_") != dn)
+    if (!ch_ident_ok(db))
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
                           "database name '%.64s': letters, digits and '_' only", db);
     if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)

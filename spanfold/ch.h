@@ -26,8 +26,13 @@
 #define CH_BODY_MAX  (256u << 20) /* bytes of one response */
 #define CH_BATCH_MAX (8u << 20)   /* bytes of RowBinary in one INSERT */
 #define CH_RETRIES   5            /* attempts of one request on a transient error */
+#define CH_IDENT_MAX 64           /* a database or cluster name is shorter than this */
 
 struct ch;
+
+/* 1 when s may stand as a ClickHouse database or cluster name in SQL as it is: 1 to
+ * CH_IDENT_MAX - 1 letters, digits and '_'. */
+int ch_ident_ok(const char *s);
 
 /* Connect to the server at url (http://host:port/, user and password as curl takes
  * them in the URL), database db (an identifier: letters, digits, '_').  Returns 0

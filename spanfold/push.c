@@ -67,20 +67,6 @@ static void usage(FILE *f)
           f);
 }
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "%s: %s\nTry 'spanfold push --help'.\n", TOOL, msg);
-    return SF_EXIT_USAGE;
-}
-
-static int ident_ok(const char *s)
-{
-    size_t n = strlen(s);
-
-    return n > 0 && n < 64 &&
-           strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n;
-}
-
 /* Returns -1 to go on, or an exit status. */
 static int parse_opts(struct push_opts *o, int argc, char **argv)
 {
@@ -126,22 +112,23 @@ static int parse_opts(struct push_opts *o, int argc, char **argv)
             char msg[160];
             snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
                      argv[optind - 1] ? argv[optind - 1] : "?");
-            return usage_error(msg);
+            return sf_cmd_usage_error("push", msg, NULL);
         }
         }
     }
     if (optind < argc)
-        return usage_error("push takes no file arguments (the database is --db FILE)");
-    if (!ident_ok(o->database))
-        return usage_error("--database: letters, digits and '_' only");
-    if (o->cluster && !ident_ok(o->cluster))
-        return usage_error("--cluster: letters, digits and '_' only");
+        return sf_cmd_usage_error("push",
+                                  "push takes no file arguments (the database is --db FILE)", NULL);
+    if (!ch_ident_ok(o->database))
+        return sf_cmd_usage_error("push", "--database: letters, digits and '_' only", NULL);
+    if (o->cluster && !ch_ident_ok(o->cluster))
+        return sf_cmd_usage_error("push", "--cluster: letters, digits and '_' only", NULL);
     if (o->print_schema)
         return -1;
     if (o->url == NULL)
-        return usage_error("--clickhouse URL is required");
+        return sf_cmd_usage_error("push", "--clickhouse URL is required", NULL);
     if (o->db == NULL)
-        return usage_error("--db FILE is required");
+        return sf_cmd_usage_error("push", "--db FILE is required", NULL);
     return -1;
 }
 
