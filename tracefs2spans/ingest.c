@@ -179,20 +179,27 @@ static void note_time(struct file_state *fs, const struct tf_line *l)
         set_clock(fs, "counter", 7);
 }
 
-static int on_event(struct file_state *fs, const struct tf_line *l, uint64_t lineno)
+/* The span_events row of trace line l (line lineno): its time, cpu, thread and message. */
+static struct sf_trace_event event_of(const struct tf_line *l, const char *kind, uint64_t lineno)
 {
-    struct mk_result m;
     struct sf_trace_event ev = {.ts_ns = l->ts_ns,
                                 .cpu = l->cpu,
                                 .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
                                 .tid = l->pid,
                                 .comm = l->comm,
                                 .comm_len = l->comm_len,
-                                .kind = "raw",
+                                .kind = kind,
                                 .decision = SF_DB_NULL,
                                 .message = l->msg,
                                 .message_len = l->msg_len,
                                 .line = lineno};
+    return ev;
+}
+
+static int on_event(struct file_state *fs, const struct tf_line *l, uint64_t lineno)
+{
+    struct mk_result m;
+    struct sf_trace_event ev = event_of(l, "raw", lineno);
     int marker =
         tracefs_is_marker_event(l) && markers_parse(&fs->c->grammar, l->msg, l->msg_len, &m);
     enum iv_kind k = IV_MARK;
@@ -237,17 +244,7 @@ static int is_sock_event(const struct tf_line *l)
 static int on_sock(struct file_state *fs, const struct tf_line *l, const char *line,
                    uint64_t lineno)
 {
-    struct sf_trace_event ev = {.ts_ns = l->ts_ns,
-                                .cpu = l->cpu,
-                                .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
-                                .tid = l->pid,
-                                .comm = l->comm,
-                                .comm_len = l->comm_len,
-                                .kind = "sock",
-                                .decision = SF_DB_NULL,
-                                .message = l->msg,
-                                .message_len = l->msg_len,
-                                .line = lineno};
+    struct sf_trace_event ev = event_of(l, "sock", lineno);
     struct sj_event sj;
     struct sf_err e;
 
