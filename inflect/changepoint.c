@@ -356,7 +356,9 @@ static long binseg(const struct cost *c, size_t n, double pen, size_t min_seg, s
     return (long)m;
 }
 
-long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
+/* A search (pelt or binseg) with the normal-mean cost on z: the public entry points. */
+static long on_mean(long (*search)(const struct cost *, size_t, double, size_t, size_t *, size_t),
+                    const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
 {
     struct cost c;
     long m;
@@ -365,23 +367,19 @@ long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out,
         return 0;
     if (cost_make(&c, CP_COST_MEAN, z, NULL, n) < 0)
         return -1;
-    m = pelt(&c, n, pen, min_seg, out, cap);
+    m = search(&c, n, pen, min_seg, out, cap);
     cost_free(&c);
     return m;
 }
 
+long cp_pelt(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
+{
+    return on_mean(pelt, z, n, pen, min_seg, out, cap);
+}
+
 long cp_binseg(const double *z, size_t n, double pen, size_t min_seg, size_t *out, size_t cap)
 {
-    struct cost c;
-    long m;
-
-    if (n < 2 * (min_seg ? min_seg : 1))
-        return 0;
-    if (cost_make(&c, CP_COST_MEAN, z, NULL, n) < 0)
-        return -1;
-    m = binseg(&c, n, pen, min_seg, out, cap);
-    cost_free(&c);
-    return m;
+    return on_mean(binseg, z, n, pen, min_seg, out, cap);
 }
 
 /* Residual variance and lag-1 autocorrelation within the segments, about each
