@@ -5,29 +5,13 @@
 // made by tests/flamegraph/t_browser.sh and the values computed from their folded input:
 //   { "svg": "...", "inverted": "...", "diff": "...", "term": "regex",
 //     "expect_pct": 12.3, "term_ci": "REGEX", "expect_pct_ci": 4.5, "artifacts": "dir" }
-import { chromium } from 'playwright-core';
+import { ok, done, launch } from './tap.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-let n = 0, failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  if (cond) console.log(`ok ${n} - ${name}`);
-  else {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    if (diag !== undefined) console.log(`#   ${JSON.stringify(diag)}`);
-  }
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-         '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions'],
-});
+const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1220, height: 900 } });
 const errors = [];
 page.on('pageerror', (e) => errors.push(String(e)));
@@ -157,5 +141,4 @@ ok(errors.length === 0, 'no script errors and no network requests', errors);
   ok(false, 'browser step threw: ' + String(e.message || e).split('\n')[0]);
 }
 await browser.close();
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();

@@ -5,29 +5,13 @@
 //   { "html": "DIR/report.html", "term": "regex", "expect_pct": 12.3, "artifacts": "dir" }
 // expect_pct is the share of the slowest requests' samples whose stack matches term,
 // computed by the script from the folded stacks, not from the page.
-import { chromium } from 'playwright-core';
+import { ok, done, launch } from './tap.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-let n = 0, failed = 0;
-function ok(cond, name, diag) {
-  n++;
-  if (cond) console.log(`ok ${n} - ${name}`);
-  else {
-    failed++;
-    console.log(`not ok ${n} - ${name}`);
-    if (diag !== undefined) console.log(`#   ${JSON.stringify(diag)}`);
-  }
-}
-
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
-         '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions'],
-});
+const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1240, height: 1000 } });
 const errors = [];
 page.on('pageerror', (e) => errors.push(String(e)));
@@ -101,5 +85,4 @@ try {
   ok(false, 'browser step threw: ' + String(e.message || e).split('\n')[0]);
 }
 await browser.close();
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();
