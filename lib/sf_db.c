@@ -321,6 +321,13 @@ static int open_setup(struct sf_db *db, const char *path, struct sf_err *err)
     }
 }
 
+/* SQLite's in-memory and temporary databases (":memory:", "", a "file::memory:" URI)
+ * are private to their connection: no other process can write them. */
+static int private_db(const char *path)
+{
+    return path[0] == 0 || strcmp(path, ":memory:") == 0 || strncmp(path, "file::memory:", 13) == 0;
+}
+
 int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, struct sf_err *err)
 {
     struct sf_db *db;
@@ -350,6 +357,10 @@ int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, 
      * descriptor of a file drops every POSIX lock the process holds on it, SQLite's
      * included, so this one must never be the database file (see sf_db.h). */
     char lock_path[4200];
+    if (private_db(path)) {
+        *out = db; /* nobody else can open it: nothing to own against */
+        return 0;
+    }
     if ((size_t)snprintf(lock_path, sizeof(lock_path), "%s%s", path, SF_DB_OWNER_SUFFIX) >=
         sizeof(lock_path)) {
         lock_path[0] = 0;

@@ -255,6 +255,24 @@ static void test_ownership(void)
     db_cleanup(path);
 }
 
+/* An in-memory database is private: no owner-lock file appears beside it. */
+static void test_private(void)
+{
+    struct sf_source_info in = {"pcap", "m.pcap", "cc", 1, NULL, "test_db"};
+    struct sf_db *db = NULL;
+    struct sf_err err;
+    int64_t id = 0, dup = 0;
+
+    sf_err_clear(&err);
+    unlink(":memory:" SF_DB_OWNER_SUFFIX);
+    TAP_EQ_INT(sf_db_open(&db, ":memory:", &err), 0, "open :memory:");
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id, &dup, &err), 0, "a source in it");
+    TAP_EQ_INT(sf_db_source_end(db, id, NULL, 1, 0, &err), 0, "ends");
+    TAP_OK(access(":memory:" SF_DB_OWNER_SUFFIX, F_OK) != 0, "no :memory:%s file in the cwd",
+           SF_DB_OWNER_SUFFIX);
+    sf_db_close(db, &err);
+}
+
 /* stdin: the hash is known at the end; two runs racing there keep one copy. */
 static void test_stdin_race(void)
 {
@@ -349,6 +367,7 @@ int main(int argc, char **argv)
     test_stdin_hash_and_newer_schema();
     test_modes();
     test_ownership();
+    test_private();
     test_stdin_race();
     test_migrate_1_to_2();
     return tap_done();
