@@ -26,7 +26,7 @@ else
 fi
 
 # docs/database.md: the contexts row, "`format` (a, b, ...)"
-db=$(grep '^| `contexts` |' "$top/docs/database.md" | sed -n 's/.*`format` (\([^)]*\)).*/\1/p')
+db=$(grep '^| `contexts` |' "$top/docs/database.md" | sed -n 's/.*`format` (\([^:)]*\)[:)].*/\1/p')
 check_eval "docs/database.md contexts.format list == the build's ($db)" '[ "$db" = "$names" ]'
 
 # docs/dissector.md: the tracectx.format row lists the names in backticks
