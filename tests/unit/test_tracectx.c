@@ -610,7 +610,7 @@ static void test_tracestate_api(void)
     TAP_OK(strstr(why, "257 characters") != NULL, "why: %s", why);
 }
 
-/* The shapes the fast paths of lib/sf_tracectx.c take, and the inputs just outside them (which
+/* The shapes the fast paths of lib/sf_tc_fast.h take, and the inputs just outside them (which
  * the general code handles): ids at 16-byte block edges, tracestate members around the length
  * limits and with a bad byte in each lane of a block, decimal ids of every width, raw with
  * control, high and NUL bytes. */
