@@ -267,9 +267,7 @@ void proto_register_tracectx(void)
         {&hf_ctx, {"Context", "tracectx.context", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
         {&hf_format,
          {"Format", "tracectx.format", FT_STRING, BASE_NONE, NULL, 0,
-          "b3-multi, b3-single, traceparent, grpc-trace-bin, uber-trace-id, x-amzn-trace-id, "
-          "datadog, "
-          "baggage, sw8",
+          SF_CTX_FORMAT_LIST, /* the formats of lib/sf_tc_formats.h */
           HFILL}},
         {&hf_trace_id,
          {"Trace ID", "tracectx.trace_id", FT_STRING, BASE_NONE, NULL, 0, "32 lowercase hex digits",

@@ -1,4 +1,4 @@
--- spanfold database schema, version 3 (PRAGMA user_version = 3).
+-- spanfold database schema, version 4 (PRAGMA user_version = 4).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -7,7 +7,8 @@
 -- file is always the latest version: a new database is created from it, an older
 -- one is taken forward by the migrations in lib/sf_db.c (v1 -> v2: the TCP sequence
 -- ranges of spans, span_events.source and span_intervals.source, shared_intervals;
--- v2 -> v3: spans.delivered).
+-- v2 -> v3: spans.delivered; v3 -> v4: contexts.format without a CHECK on the list of
+-- trace-context formats).
 -- Conventions:
 --   * ids are lowercase hex text of their natural width: trace ids 32 digits
 --     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
@@ -134,10 +135,9 @@ CREATE TABLE contexts (
     id             INTEGER PRIMARY KEY,
     span_row       INTEGER NOT NULL REFERENCES spans(id) ON DELETE CASCADE,
     direction      TEXT NOT NULL DEFAULT 'request' CHECK (direction IN ('request', 'response')),
-    format         TEXT NOT NULL CHECK (format = 'b3-multi' OR format = 'b3-single' OR
-                       format = 'traceparent' OR format = 'grpc-trace-bin' OR
-                       format = 'uber-trace-id' OR format = 'x-amzn-trace-id' OR
-                       format = 'datadog' OR format = 'baggage' OR format = 'sw8'),
+    -- a name of lib/sf_tc_formats.h (docs/pcap2spans.md#trace-context-formats): the writer
+    -- has no other names (sf_tracectx_format_name), so a new format needs no migration
+    format         TEXT NOT NULL,
     raw            TEXT,                   -- header value(s) as seen (binary as hex)
     trace_id       TEXT,
     span_id        TEXT,
@@ -261,4 +261,4 @@ CREATE TABLE clock_fits (
 
 -- The version this file is (sf_db sets it too when it creates a database from it), so
 -- that a file made with `sqlite3 DB < lib/schema.sql` is a current spanfold database.
-PRAGMA user_version = 3;
+PRAGMA user_version = 4;

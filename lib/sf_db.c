@@ -56,6 +56,29 @@ static const char *const migrations[] = {
     "CREATE INDEX shared_intervals_tid ON shared_intervals(tid, start_ns);",
     /* 2 -> 3: spans.delivered, 0 for a TLS 0-RTT request the server rejected (pcap2spans) */
     "ALTER TABLE spans ADD COLUMN delivered INTEGER NOT NULL DEFAULT 1;",
+    /* 3 -> 4: contexts.format loses its CHECK on the list of names, so that a new trace
+     * format (lib/sf_tc_formats.h) needs no migration.  SQLite cannot drop a CHECK: the
+     * table is rebuilt by the 12 steps of its ALTER TABLE documentation ("making other
+     * kinds of table schema changes"), inside migrate()'s transaction (step 2).  Foreign
+     * keys stay on (step 1 cannot run in a transaction, and need not: no table, trigger
+     * or view refers to contexts, and its rows keep their ids and span_row), so step 10's
+     * check is made on every row copied: one whose span is gone fails the migration,
+     * rolled back whole. */
+    "CREATE TABLE contexts_v4 ("
+    " id INTEGER PRIMARY KEY,"
+    " span_row INTEGER NOT NULL REFERENCES spans(id) ON DELETE CASCADE,"
+    " direction TEXT NOT NULL DEFAULT 'request' CHECK (direction IN ('request', 'response')),"
+    " format TEXT NOT NULL, raw TEXT, trace_id TEXT, span_id TEXT, parent_span_id TEXT,"
+    " sampled INTEGER, debug INTEGER, flags INTEGER, trace_id_64 INTEGER NOT NULL DEFAULT 0,"
+    " tracestate TEXT, valid INTEGER NOT NULL, error TEXT);"
+    "INSERT INTO contexts_v4 (id, span_row, direction, format, raw, trace_id, span_id,"
+    " parent_span_id, sampled, debug, flags, trace_id_64, tracestate, valid, error)"
+    " SELECT id, span_row, direction, format, raw, trace_id, span_id, parent_span_id, sampled,"
+    " debug, flags, trace_id_64, tracestate, valid, error FROM contexts;"
+    "DROP TABLE contexts;"
+    "ALTER TABLE contexts_v4 RENAME TO contexts;"
+    "CREATE INDEX contexts_span_row ON contexts(span_row);"
+    "CREATE INDEX contexts_span_id ON contexts(span_id);",
 };
 
 static int db_fail(struct sf_db *db, struct sf_err *err, const char *what)

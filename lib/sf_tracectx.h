@@ -27,7 +27,7 @@
  *
  * Nothing here allocates, prints or keeps pointers into the caller's buffers.
  *
- * What callers can rely on (lib/sf_tracectx.c has the per-format table):
+ * What callers can rely on (each lib/sf_tc_<family>.c has its row of the format table):
  *   - An invalid context has valid=0, empty ids, sampled=-1, flags=-1 and error
  *     "<format>: <why>" (e.g. "traceparent: trace-id is all zeros").  On a valid
  *     context error is "" or a note: "tracestate discarded: ...", "tracestate
@@ -51,17 +51,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sf_tc_formats.h"
+
+/* One value per format of lib/sf_tc_formats.h, in its order: SF_CTX_B3_MULTI, SF_CTX_B3_SINGLE,
+ * SF_CTX_TRACEPARENT, SF_CTX_GRPC_TRACE_BIN, SF_CTX_UBER, SF_CTX_XRAY, SF_CTX_DATADOG,
+ * SF_CTX_BAGGAGE, SF_CTX_SW8 (the headers each reads are listed there too). */
 enum sf_ctx_format {
-    SF_CTX_B3_MULTI,    /* X-B3-TraceId, X-B3-SpanId, X-B3-ParentSpanId, X-B3-Sampled, X-B3-Flags */
-    SF_CTX_B3_SINGLE,   /* b3 */
-    SF_CTX_TRACEPARENT, /* traceparent (+ tracestate) */
-    SF_CTX_GRPC_TRACE_BIN, /* grpc-trace-bin */
-    SF_CTX_UBER,           /* uber-trace-id */
-    SF_CTX_XRAY,           /* X-Amzn-Trace-Id */
-    SF_CTX_DATADOG,        /* x-datadog-trace-id, -parent-id, -sampling-priority, -tags */
-    SF_CTX_BAGGAGE,        /* W3C baggage (no ids; raw and validity only) */
-    SF_CTX_SW8,            /* SkyWalking sw8 (opaque ids: raw and validity only) */
-    SF_CTX_NFORMATS
+#define SF_CTX_ENUM_(id, name, rank, parse) SF_CTX_##id,
+    SF_CTX_FORMATS(SF_CTX_ENUM_)
+#undef SF_CTX_ENUM_
+        SF_CTX_NFORMATS
 };
 
 #define SF_CTX_MAX       12   /* contexts kept per header set */
@@ -91,9 +90,9 @@ struct sf_tracectx {
     int tracestate_truncated;
 };
 
-/* Stable format name as stored in contexts.format: "b3-multi", "b3-single",
- * "traceparent", "grpc-trace-bin", "uber-trace-id", "x-amzn-trace-id",
- * "datadog", "baggage", "sw8". */
+/* Stable format name as stored in contexts.format (lib/sf_tc_formats.h): "b3-multi",
+ * "b3-single", "traceparent", "grpc-trace-bin", "uber-trace-id", "x-amzn-trace-id",
+ * "datadog", "baggage", "sw8"; "unknown" out of range. */
 const char *sf_tracectx_format_name(enum sf_ctx_format f);
 
 /* Accumulates the headers of one request; opaque pending state inside. */

@@ -6,6 +6,8 @@
 #   A: tshark -T fields -e http2.header.name -e http2.header.value      (plugin not loaded)
 #   B: the same, plugin loaded, plus -e tracectx.span_id -e tracectx.trace_id
 # Both run as the same unprivileged user (tshark ignores plugin folders as root).
+# PEER_SO names another build of the plugin (e.g. the one before a change): it runs as a
+# third configuration in the same rounds, and its CPU is compared with this build's.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 so=$top/build/dissector/spanfold.so
@@ -15,6 +17,8 @@ for c in tshark setpriv; do command -v $c >/dev/null || { echo "bench-dissector:
 work=$(mktemp -d /tmp/bench-dissector.XXXXXX); trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/plugins/4.0/epan" "$work/empty/4.0/epan"
 cp "$so" "$work/plugins/4.0/epan/"
+peer=${PEER_SO:-}
+if [ -n "$peer" ]; then mkdir -p "$work/peer/4.0/epan"; cp "$peer" "$work/peer/4.0/epan/spanfold.so"; fi
 port=${BENCH_H2_PORT:-18543}
 pcap=${BENCH_H2_PCAP:-}
 if [ -z "$pcap" ]; then
@@ -41,10 +45,11 @@ run() { # $1 = plugin dir; rest = extra fields
     awk '{printf "%.3f %d\n", $1 + $2, $3}' "$work/o/t"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-a=(); b=()
+a=(); b=(); c=()
 for _ in $(seq "$runs"); do
     a+=("$(run "$work/empty" | cut -d' ' -f1)")
     b+=("$(run "$work/plugins" -e tracectx.span_id -e tracectx.trace_id | cut -d' ' -f1)")
+    [ -z "$peer" ] || c+=("$(run "$work/peer" -e tracectx.span_id -e tracectx.trace_id | cut -d' ' -f1)")
 done
 grep -q 00f067aa0ba902b7 "$work/out" || { echo "bench-dissector: plugin output has no span ids: not loaded?"; exit 1; }
 ma=$(printf '%s\n' "${a[@]}" | median); mb=$(printf '%s\n' "${b[@]}" | median)
@@ -52,3 +57,8 @@ echo "capture: $((size / 1000)) kB of HTTP/2 ($runs runs each, CPU user+sys medi
 echo "tshark HTTP/2 fields, no plugin:      ${ma}s  (runs: ${a[*]})"
 echo "tshark + spanfold Trace Context:      ${mb}s  (runs: ${b[*]})"
 awk -v a="$ma" -v b="$mb" 'BEGIN {printf "plugin overhead: %+.1f%% CPU (target < 20%%)\n", (b / a - 1) * 100}'
+if [ -n "$peer" ]; then
+    mc=$(printf '%s\n' "${c[@]}" | median)
+    echo "tshark + PEER_SO ($peer):  ${mc}s  (runs: ${c[*]})"
+    awk -v a="$ma" -v b="$mb" -v c="$mc" 'BEGIN {printf "this plugin / PEER_SO: %.3f of the CPU; overhead %+.1f%% against %+.1f%%\n", b / c, (b / a - 1) * 100, (c / a - 1) * 100}'
+fi

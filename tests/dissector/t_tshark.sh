@@ -32,6 +32,10 @@ t() { if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; n
 
 ts -G plugins 2>/dev/null | grep -q 'spanfold.so' ; t $? "tshark loads spanfold.so"
 ts -G fields 2>/dev/null | grep -q $'\ttracectx.span_id\t'; t $? "tracectx.span_id is a registered field"
+# the field's description is the list of lib/sf_tc_formats.h, as the library reports it
+formats=$("${SF_BUILD:-$top/build}/tests/unit/test_tracectx" --list-formats | cut -f1 | paste -sd, - | sed 's/,/, /g')
+blurb=$(ts -G fields 2>/dev/null | awk -F'\t' '$3 == "tracectx.format" { print $NF }')
+[ -n "$formats" ] && [ "$blurb" = "$formats" ]; t $? "tracectx.format describes the formats of lib/sf_tc_formats.h ($blurb)"
 
 manifest=$tmp/MANIFEST.json
 files=$(python3 -c "import json; print(' '.join(f['file'] for f in json.load(open('$manifest'))['files']))")

@@ -300,8 +300,8 @@ static void test_stdin_race(void)
     db_cleanup(path);
 }
 
-/* A version 1 file (the tables the 1 -> 2 migration touches, as v1 had them, with a
- * row each) is brought forward: new columns, old rows marked as markers. */
+/* A version 1 file (the tables the migrations touch, as v1 had them, with a row each) is
+ * brought forward: new columns, old rows marked as markers, contexts rebuilt (3 -> 4). */
 static void test_migrate_1_to_2(void)
 {
     struct sf_db *db;
@@ -317,6 +317,14 @@ static void test_migrate_1_to_2(void)
                  "CREATE TABLE spans (id INTEGER PRIMARY KEY, span_id TEXT);"
                  "CREATE TABLE span_events (id INTEGER PRIMARY KEY, source_id INTEGER, kind TEXT);"
                  "CREATE TABLE span_intervals (id INTEGER PRIMARY KEY, span_id TEXT);"
+                 "CREATE TABLE contexts (id INTEGER PRIMARY KEY, span_row INTEGER NOT NULL "
+                 "REFERENCES spans(id) ON DELETE CASCADE, direction TEXT NOT NULL DEFAULT "
+                 "'request', format TEXT NOT NULL CHECK (format = 'b3-multi' OR format = "
+                 "'traceparent'), raw TEXT, trace_id TEXT, span_id TEXT, parent_span_id TEXT, "
+                 "sampled INTEGER, debug INTEGER, flags INTEGER, trace_id_64 INTEGER NOT NULL "
+                 "DEFAULT 0, tracestate TEXT, valid INTEGER NOT NULL, error TEXT);"
+                 "INSERT INTO contexts (id, span_row, format, span_id, valid) VALUES "
+                 "(7, 1, 'traceparent', '00f067aa0ba902b7', 1);"
                  "INSERT INTO sources VALUES (1, 'tracefs');"
                  "INSERT INTO spans VALUES (1, '00f067aa0ba902b7');"
                  "INSERT INTO span_events VALUES (1, 1, 'begin');"
@@ -338,6 +346,12 @@ static void test_migrate_1_to_2(void)
     TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_intervals WHERE source = 'marker'"), 1,
                "an old interval is a marker's");
     TAP_EQ_INT(db_count(db, "SELECT count(*) FROM shared_intervals"), 0, "shared_intervals exists");
+    TAP_EQ_INT(db_count(db, "SELECT span_row FROM contexts WHERE id = 7 AND "
+                            "span_id = '00f067aa0ba902b7'"),
+               1, "the old context is kept, with its id");
+    TAP_EQ_INT(
+        sf_db_exec(db, "INSERT INTO contexts (span_row, format, valid) VALUES (1, 'sw8', 1)", &err),
+        0, "contexts.format has no CHECK on a list of names");
     TAP_OK(sf_db_exec(db, "INSERT INTO span_intervals (span_id, source) VALUES ('x', 'guess')",
                       &err) == SF_E_DB,
            "source takes only marker or socket");

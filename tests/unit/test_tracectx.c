@@ -7,6 +7,10 @@
  *                            by blank lines; prints one JSON line per context and one
  *                            {"set":N,"end":...} line per set (tests/scripts/tracectx_corpus.py)
  *   test_tracectx --bench N  parse a typical request's headers N times; prints CPU ns per request
+ *   test_tracectx --list-formats
+ *                            the formats of lib/sf_tc_formats.h, one line each: name, the
+ *                            headers it reads (", "-joined), preference rank ("-": never)
+ *                            (tests/scripts/t_tracectx_formats.sh checks docs/ against it)
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sf_tc_int.h"
 #include "sf_tracectx.h"
 #include "tap.h"
 
@@ -605,7 +610,7 @@ static void test_tracestate_api(void)
     TAP_OK(strstr(why, "257 characters") != NULL, "why: %s", why);
 }
 
-/* The shapes the fast paths of lib/sf_tracectx.c take, and the inputs just outside them (which
+/* The shapes the fast paths of lib/sf_tc_fast.h take, and the inputs just outside them (which
  * the general code handles): ids at 16-byte block edges, tracestate members around the length
  * limits and with a bad byte in each lane of a block, decimal ids of every width, raw with
  * control, high and NUL bytes. */
@@ -1000,10 +1005,31 @@ static int run_bench(long iters)
     return 0;
 }
 
+static int list_formats(void)
+{
+    for (int f = 0; f < SF_CTX_NFORMATS; f++) {
+        const char *sep = "";
+        printf("%s\t", sf_tracectx_format_name((enum sf_ctx_format)f));
+        for (int h = 0; h < SF_TC_H_COUNT; h++) {
+            if (sf_tc_headers[h].format != (enum sf_ctx_format)f)
+                continue;
+            printf("%s%s", sep, sf_tc_headers[h].shown);
+            sep = ", ";
+        }
+        if (sf_tc_formats[f].rank)
+            printf("\t%d\n", sf_tc_formats[f].rank);
+        else
+            printf("\t-\n");
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "--stdin") == 0)
         return run_stdin();
+    if (argc > 1 && strcmp(argv[1], "--list-formats") == 0)
+        return list_formats();
     if (argc > 2 && strcmp(argv[1], "--bench") == 0)
         return run_bench(strtol(argv[2], NULL, 10));
     test_single_values();

@@ -6,11 +6,14 @@
  * are "" or 32/16 lowercase hex, valid contexts never carry all-zero ids, invalid ones carry
  * a reason and no ids, every string is NUL-terminated in its array, raw is printable, a
  * kept tracestate passes the checker, and the preferred context is valid with a span id.
+ * The parsers with a fast path (lib/sf_tc_fast.h) must also give exactly what their general
+ * path alone gives (tests/unit/test_tc_fast.c does the same on random inputs).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_tc_int.h"
 #include "sf_tracectx.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -82,6 +85,32 @@ static void run_parsers(const uint8_t *data, size_t size)
         abort();
 }
 
+/* Fast path == general path: whole contexts, and the kept tracestate members. */
+static void run_general(const uint8_t *data, size_t size)
+{
+    static struct sf_tracectx c1, c2;
+    static char o1[SF_CTX_STATE_MAX], o2[SF_CTX_STATE_MAX];
+    char w1[96] = "", w2[96] = "";
+    const char *v = (const char *)data;
+    size_t l1 = 0, l2 = 0;
+    int m1 = 0, m2 = 0, t1 = 0, t2 = 0;
+
+    memset(&c1, 0xa5, sizeof(c1));
+    memset(&c2, 0xa5, sizeof(c2));
+    if (sf_tracectx_parse_traceparent(&c1, v, size) != sf_tc_traceparent_general(&c2, v, size) ||
+        memcmp(&c1, &c2, sizeof(c1)) != 0)
+        abort();
+    memset(&c1, 0xa5, sizeof(c1));
+    memset(&c2, 0xa5, sizeof(c2));
+    if (sf_tracectx_parse_b3_single(&c1, v, size) != sf_tc_b3_single_general(&c2, v, size) ||
+        memcmp(&c1, &c2, sizeof(c1)) != 0)
+        abort();
+    if (sf_tc_ts_scan(v, size, &m1, w1, sizeof(w1), o1, sizeof(o1), &l1, &t1, 1) !=
+            sf_tc_ts_scan(v, size, &m2, w2, sizeof(w2), o2, sizeof(o2), &l2, &t2, 0) ||
+        m1 != m2 || strcmp(w1, w2) != 0 || l1 != l2 || t1 != t2 || memcmp(o1, o2, l1) != 0)
+        abort();
+}
+
 static void run_tracestate(const uint8_t *data, size_t size)
 {
     char why[SF_CTX_ERR_MAX];
@@ -136,6 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (best < -1 || best >= s.n || (best >= 0 && (!s.ctx[best].valid || !s.ctx[best].span_id[0])))
         abort();
     run_parsers(data, size);
+    run_general(data, size);
     run_tracestate(data, size);
     return 0;
 }
