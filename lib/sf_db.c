@@ -30,6 +30,7 @@ struct sf_db {
     int wait;      /* sf_db_set_wait */
     int last_err;  /* SQLite's code of the last failed setup step (a rollback resets it) */
     int64_t owned; /* the source whose owner lock this handle holds, 0 none */
+    int deferred;  /* this handle dropped the bulk indexes (bulk_indexes) to build later */
     struct stmt_slot cache[STMT_CACHE];
     int ncache;
 };
@@ -57,6 +58,8 @@ static const char *const migrations[] = {
     /* 2 -> 3: spans.delivered, 0 for a TLS 0-RTT request the server rejected (pcap2spans) */
     "ALTER TABLE spans ADD COLUMN delivered INTEGER NOT NULL DEFAULT 1;",
 };
+
+static int build_indexes(struct sf_db *db, struct sf_err *err);
 
 static int db_fail(struct sf_db *db, struct sf_err *err, const char *what)
 {
@@ -405,6 +408,8 @@ int sf_db_close(struct sf_db *db, struct sf_err *err)
     if (db == NULL)
         return 0;
     rc = sf_db_commit(db, err);
+    if (rc == 0 && db->deferred) /* a source that did not end: still a usable database */
+        rc = build_indexes(db, err);
     for (int i = 0; i < db->ncache; i++)
         sqlite3_finalize(db->cache[i].st);
     if (sqlite3_close(db->h) != SQLITE_OK && rc == 0)
@@ -512,6 +517,107 @@ static void owner_release(struct sf_db *db, int64_t id)
         owner_lock(db, id, F_UNLCK, 0);
         db->owned = 0;
     }
+}
+
+/* ---- bulk indexes ------------------------------------------------------------- */
+
+/* The indexes of the bulk tables, in schema.sql's order (tests/unit/test_db.c holds
+ * this list to the schema).  An ingest into a database whose bulk tables are all
+ * empty drops them when its source begins and builds them when it ends: one sort
+ * per index instead of a random b-tree insert per row (docs/database.md, "Bulk
+ * load").  Rebuilt in this order, so sqlite_schema lists them as before. */
+static const char *const bulk_indexes[] = {
+    "spans_span_id ON spans(span_id)",
+    "spans_trace_id ON spans(trace_id)",
+    "spans_trace_id_lo ON spans(trace_id_lo)",
+    "spans_source ON spans(source_id)",
+    "contexts_span_row ON contexts(span_row)",
+    "contexts_span_id ON contexts(span_id)",
+    "span_events_span ON span_events(span_id)",
+    "span_events_tid_ts ON span_events(tid, ts_ns)",
+    "span_intervals_tid ON span_intervals(tid, start_ns)",
+    "span_intervals_span ON span_intervals(span_id)",
+    "shared_intervals_tid ON shared_intervals(tid, start_ns)",
+    "samples_tid_ts ON samples(tid, ts_ns)",
+    "samples_span ON samples(span_id)",
+};
+#define NBULK ((int)(sizeof(bulk_indexes) / sizeof(bulk_indexes[0])))
+
+/* "DROP INDEX IF EXISTS name" or "CREATE INDEX IF NOT EXISTS name ON ..." for
+ * bulk_indexes[i]. */
+static void bulk_index_sql(int i, int create, char *sql, size_t n)
+{
+    const char *def = bulk_indexes[i];
+
+    if (create)
+        snprintf(sql, n, "CREATE INDEX IF NOT EXISTS %s", def);
+    else
+        snprintf(sql, n, "DROP INDEX IF EXISTS %.*s", (int)strcspn(def, " "), def);
+}
+
+/* Inside the transaction that registers a source: drop the bulk indexes when every
+ * bulk table is empty (*dropped = 1).  Returns 0 or SF_E_DB. */
+static int defer_indexes(struct sf_db *db, int *dropped, struct sf_err *err)
+{
+    char sql[160];
+    int64_t rows;
+    int rc;
+
+    *dropped = 0;
+    if ((rc = query_int(db,
+                        "SELECT EXISTS (SELECT 1 FROM spans) OR EXISTS (SELECT 1 FROM contexts) "
+                        "OR EXISTS (SELECT 1 FROM span_events) OR EXISTS (SELECT 1 FROM "
+                        "span_intervals) OR EXISTS (SELECT 1 FROM shared_intervals) OR EXISTS "
+                        "(SELECT 1 FROM samples)",
+                        &rows, err)) ||
+        rows)
+        return rc;
+    for (int i = 0; i < NBULK; i++) {
+        bulk_index_sql(i, 0, sql, sizeof(sql));
+        if ((rc = sf_db_exec(db, sql, err)))
+            return rc;
+    }
+    *dropped = 1;
+    return 0;
+}
+
+/* 1 when bulk_indexes[i] is missing (a deferred build, or one that a crash cut
+ * short); -1 on error. */
+static int bulk_index_missing(struct sf_db *db, int i)
+{
+    static const char sql[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
+                              "name = ?1";
+    const char *def = bulk_indexes[i];
+    sqlite3_stmt *st = sf_db_stmt(db, sql, NULL);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    sqlite3_bind_text(st, 1, def, (int)strcspn(def, " "), SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) == 0 : -1;
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* Build the bulk indexes that are missing, each in a transaction of its own (so no
+ * other writer waits for all of them at once).  Returns 0 or SF_E_DB. */
+static int build_indexes(struct sf_db *db, struct sf_err *err)
+{
+    char sql[160];
+    int rc, missing;
+
+    if ((rc = sf_db_commit(db, err)))
+        return rc;
+    for (int i = 0; i < NBULK; i++) {
+        if ((missing = bulk_index_missing(db, i)) < 0)
+            return db_fail(db, err, "looking up indexes");
+        bulk_index_sql(i, 1, sql, sizeof(sql));
+        if (missing && (rc = sf_db_exec(db, sql, err)))
+            return rc;
+    }
+    db->deferred = 0;
+    return 0;
 }
 
 /* Open a write transaction now (not at the first write), so that what is read in
@@ -646,7 +752,7 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
                               "'partial', 'interrupted')";
     sqlite3_stmt *st;
     int64_t busy = 0;
-    int rc;
+    int rc, dropped = 0;
 
     /* First without the write lock, which a running ingest holds for a batch at a
      * time: its committed source row is visible, and so is its owner lock. */
@@ -684,7 +790,7 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     sf_db_bind_text(st, 5, in->clock ? in->clock : "unknown");
     sf_db_bind_text(st, 6, in->tool);
     sf_db_bind_text(st, 7, sf_version());
-    if ((rc = sf_db_exec_stmt(db, st, id, err)))
+    if ((rc = sf_db_exec_stmt(db, st, id, err)) || (rc = defer_indexes(db, &dropped, err)))
         goto fail;
     /* Owned before anyone can see the row: the commit below publishes both. */
     if (owner_lock(db, *id, F_WRLCK, 0) < 0) {
@@ -697,8 +803,10 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     } else {
         db->owned = *id;
     }
-    if ((rc = sf_db_commit(db, err)) == 0)
+    if ((rc = sf_db_commit(db, err)) == 0) {
+        db->deferred |= dropped;
         return 0;
+    }
     owner_release(db, *id);
 fail:
     sf_db_rollback(db);
@@ -790,7 +898,7 @@ int sf_db_source_set_hash(struct sf_db *db, int64_t id, const char *sha256, uint
         if ((rc = delete_source(db, id, err)) || (rc = sf_db_commit(db, err)))
             goto fail;
         owner_release(db, id);
-        return SF_E_DUP;
+        return (rc = build_indexes(db, err)) ? rc : SF_E_DUP;
     }
     if ((st = sf_db_stmt(db, sql, err)) == NULL) {
         rc = SF_E_DB;
@@ -814,8 +922,9 @@ int sf_db_source_end(struct sf_db *db, int64_t id, const char *error, uint64_t u
     sqlite3_stmt *st;
     int rc;
 
-    /* Rows first, status last: "complete" is only ever seen with all rows in place. */
-    if ((rc = sf_db_commit(db, err)))
+    /* Rows and indexes first, status last: "complete" is only ever seen with all rows
+     * in place. */
+    if ((rc = sf_db_commit(db, err)) || (rc = build_indexes(db, err)))
         return rc;
     if ((st = sf_db_stmt(db, sql, err)) == NULL)
         return SF_E_DB;
