@@ -13,6 +13,7 @@
 
 #include "sf_fail.h"
 #include "sf_opt.h"
+#include "sf_sha256.h"
 
 #define STMT_CACHE 64
 
@@ -662,24 +663,42 @@ static int delete_source(struct sf_db *db, int64_t id, struct sf_err *err)
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
-/* The partial sources of this input other than `skip`: those nobody owns are
- * deleted (interrupted runs); the first one a live process owns is *busy. */
-static int sweep_partial(struct sf_db *db, const char *kind, const char *sha, int64_t skip,
+/* The partial sources of this input other than `skip`: those with its hash, and
+ * with no hash yet those of its kind, size and path (a run that hashes while it
+ * reads, interrupted before its end; path NULL: hash only). */
+#define SAME_INPUT                                                                                 \
+    "kind = ?1 AND status = 'partial' AND id != ?3 AND (sha256 = ?2 OR (sha256 IS NULL AND "       \
+    "bytes = ?4 AND path = ?5))"
+
+static sqlite3_stmt *same_input(struct sf_db *db, const char *sql, const struct sf_source_info *in,
+                                int64_t skip, struct sf_err *err)
+{
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return NULL;
+    sf_db_bind_text(st, 1, in->kind);
+    sf_db_bind_text(st, 2, in->sha256);
+    sqlite3_bind_int64(st, 3, skip);
+    sf_db_bind_int(st, 4, in->bytes ? (int64_t)in->bytes : SF_DB_NULL);
+    sf_db_bind_text(st, 5, in->path);
+    return st;
+}
+
+/* Those that nobody owns are deleted (interrupted runs); the first one a live
+ * process owns is *busy. */
+static int sweep_partial(struct sf_db *db, const struct sf_source_info *in, int64_t skip,
                          int64_t *busy, struct sf_err *err)
 {
-    static const char sql[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
-                              "AND status = 'partial' AND id != ?3 ORDER BY id";
+    static const char sql[] = "SELECT id FROM sources WHERE " SAME_INPUT " ORDER BY id";
     int64_t ids[64];
     int n = 0, rc;
     sqlite3_stmt *st;
 
     *busy = 0;
     do {
-        if ((st = sf_db_stmt(db, sql, err)) == NULL)
+        if ((st = same_input(db, sql, in, skip, err)) == NULL)
             return SF_E_DB;
-        sf_db_bind_text(st, 1, kind);
-        sf_db_bind_text(st, 2, sha);
-        sqlite3_bind_int64(st, 3, skip);
         for (n = 0; n < 64 && (rc = sqlite3_step(st)) == SQLITE_ROW; n++)
             ids[n] = sqlite3_column_int64(st, 0);
         sqlite3_reset(st);
@@ -699,24 +718,38 @@ static int sweep_partial(struct sf_db *db, const char *kind, const char *sha, in
 
 /* A partial source of this input that a live process owns, read outside any
  * transaction.  Returns 0 (*busy = its id or 0) or SF_E_DB. */
-static int find_live_owner(struct sf_db *db, const char *kind, const char *sha, int64_t *busy,
+static int find_live_owner(struct sf_db *db, const struct sf_source_info *in, int64_t *busy,
                            struct sf_err *err)
 {
-    static const char sql[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
-                              "AND status = 'partial' ORDER BY id";
+    static const char sql[] = "SELECT id FROM sources WHERE " SAME_INPUT " ORDER BY id";
     sqlite3_stmt *st;
     int rc;
 
     *busy = 0;
-    if ((rc = sf_db_commit(db, err)) || (st = sf_db_stmt(db, sql, err)) == NULL)
+    if ((rc = sf_db_commit(db, err)) || (st = same_input(db, sql, in, 0, err)) == NULL)
         return rc ? rc : SF_E_DB;
-    sf_db_bind_text(st, 1, kind);
-    sf_db_bind_text(st, 2, sha);
     while (*busy == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
         if (sf_db_source_owned(db, sqlite3_column_int64(st, 0)))
             *busy = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
     return *busy || rc == SQLITE_DONE ? 0 : db_fail(db, err, "looking up source");
+}
+
+/* 1 when a source of in's kind and size exists (*in may be a copy of it: worth
+ * hashing before ingesting), 0 when none, -1 on error. */
+static int size_seen(struct sf_db *db, const struct sf_source_info *in)
+{
+    static const char sql[] = "SELECT 1 FROM sources WHERE kind = ?1 AND bytes = ?2 LIMIT 1";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, NULL);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    sf_db_bind_text(st, 1, in->kind);
+    sqlite3_bind_int64(st, 2, (int64_t)in->bytes);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int busy_error(struct sf_db *db, int64_t id, struct sf_err *err)
@@ -756,7 +789,7 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
 
     /* First without the write lock, which a running ingest holds for a batch at a
      * time: its committed source row is visible, and so is its owner lock. */
-    if (in->sha256 && (rc = find_live_owner(db, in->kind, in->sha256, &busy, err)))
+    if ((in->sha256 || in->bytes) && (rc = find_live_owner(db, in, &busy, err)))
         return rc;
     if (busy) {
         *dup_of = busy;
@@ -764,20 +797,23 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     }
     if ((rc = begin_immediate(db, err)))
         return rc;
-    if (in->sha256) {
-        if ((rc = find_complete(db, in->kind, in->sha256, 0, dup_of, err)))
-            goto fail;
-        if (*dup_of) {
-            rc = SF_E_DUP;
-            goto fail;
-        }
-        if ((rc = sweep_partial(db, in->kind, in->sha256, 0, &busy, err)))
-            goto fail;
-        if (busy) {
-            *dup_of = busy;
-            rc = busy_error(db, busy, err);
-            goto fail;
-        }
+    /* No hash yet: a first sight of this size is no copy, else hash it first. */
+    if (!in->sha256 && in->bytes && (rc = size_seen(db, in)) != 0) {
+        rc = rc > 0 ? -ESRCH : db_fail(db, err, "looking up source");
+        goto fail;
+    }
+    if (in->sha256 && (rc = find_complete(db, in->kind, in->sha256, 0, dup_of, err)))
+        goto fail;
+    if (*dup_of) {
+        rc = SF_E_DUP;
+        goto fail;
+    }
+    if ((in->sha256 || in->bytes) && (rc = sweep_partial(db, in, 0, &busy, err)))
+        goto fail;
+    if (busy) {
+        *dup_of = busy;
+        rc = busy_error(db, busy, err);
+        goto fail;
     }
     if ((st = sf_db_stmt(db, ins, err)) == NULL) {
         rc = SF_E_DB;
@@ -816,11 +852,22 @@ fail:
 int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
                        int64_t *dup_of, struct sf_err *err)
 {
+    struct sf_source_info hashed;
+    char hex[SF_SHA256_HEX_LEN + 1];
+    uint64_t bytes;
     int rc;
 
     for (int tries = 0;; tries++) {
         *dup_of = 0;
         rc = begin_once(db, in, id, dup_of, err);
+        if (rc == -ESRCH) { /* its size was seen: hash it now, as the caller will at the end */
+            if (sf_sha256_file(in->path, hex, &bytes) < 0)
+                return sf_err_set(err, SF_E_IO, UINT64_MAX, "%s", strerror(errno));
+            hashed = *in;
+            hashed.sha256 = hex;
+            in = &hashed;
+            continue;
+        }
         if (rc == -EAGAIN && tries < 100) {
             sleep_ms(10);
             continue;
@@ -859,12 +906,13 @@ int sf_db_source_set_clock(struct sf_db *db, int64_t id, const char *clock, stru
 static int find_winner(struct sf_db *db, int64_t id, const char *kind, const char *sha,
                        int64_t *found, struct sf_err *err)
 {
+    const struct sf_source_info in = {.kind = kind, .sha256 = sha}; /* by hash only */
     int64_t busy = 0;
     int rc;
 
     if ((rc = find_complete(db, kind, sha, id, found, err)) || *found)
         return rc;
-    if ((rc = sweep_partial(db, kind, sha, id, &busy, err)))
+    if ((rc = sweep_partial(db, &in, id, &busy, err)))
         return rc;
     *found = busy;
     return 0;

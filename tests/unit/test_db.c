@@ -8,6 +8,7 @@
 #include "db_test.h"
 #include "sf_db.h"
 #include "sf_err.h"
+#include "sf_sha256.h"
 #include "tap.h"
 
 static int add_events(struct sf_db *db, int64_t src, int n, struct sf_err *err)
@@ -392,6 +393,50 @@ static void test_bulk_indexes(void)
     db_cleanup(path);
 }
 
+/* An input with a size and no hash yet (hashed while read): the first of its size
+ * is taken without hashing; a second run of it hashes it first and finds the copy;
+ * another input of the same size is hashed and taken. */
+static void test_hash_at_end(void)
+{
+    char path[200], f[220], g[220], hex[SF_SHA256_HEX_LEN + 1];
+    struct sf_source_info in = {"pcap", f, NULL, 6, "realtime", "test_db"};
+    struct sf_db *db;
+    struct sf_err err;
+    int64_t id = 0, id2 = 0, dup = 0;
+    uint64_t bytes;
+    FILE *fp;
+
+    tmpname(path, sizeof(path));
+    snprintf(f, sizeof(f), "%s.f", path);
+    snprintf(g, sizeof(g), "%s.g", path);
+    if ((fp = fopen(f, "w")))
+        fputs("abcdef", fp), fclose(fp);
+    if ((fp = fopen(g, "w")))
+        fputs("ghijkl", fp), fclose(fp);
+    sf_err_clear(&err);
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "hash at end: create");
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id, &dup, &err), 0, "a first input of its size");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sources WHERE sha256 IS NULL AND bytes = 6"), 1,
+               "is registered with its size and no hash");
+    TAP_EQ_INT(sf_sha256_file(f, hex, &bytes), 0, "hash it");
+    TAP_EQ_INT(sf_db_source_set_hash(db, id, hex, bytes, &dup, &err), 0, "set at the end");
+    TAP_EQ_INT(sf_db_source_end(db, id, NULL, 1, 0, &err), 0, "end it");
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id2, &dup, &err), SF_E_DUP,
+               "the same input again is hashed first and is a copy");
+    TAP_EQ_INT(dup, id, "of the first source");
+    in.path = g;
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id2, &dup, &err), 0,
+               "another input of the same size is taken");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sources WHERE sha256 IS NOT NULL AND "
+                            "status = 'partial'"),
+               1, "with its hash from the start");
+    TAP_EQ_INT(sf_db_source_end(db, id2, NULL, 1, 0, &err), 0, "end it");
+    sf_db_close(db, &err);
+    db_cleanup(path);
+    unlink(f);
+    unlink(g);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -417,5 +462,6 @@ int main(int argc, char **argv)
     test_stdin_race();
     test_migrate_1_to_2();
     test_bulk_indexes();
+    test_hash_at_end();
     return tap_done();
 }
