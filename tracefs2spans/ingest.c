@@ -513,10 +513,16 @@ int ingest_file(struct t2s_ctx *c, const char *path)
          * source by size and path (sf_db.h) */
         if (hashing && rc != SF_E_DB && (stdin_in || fail == NULL)) {
             sf_sha256_final_hex(&h, hex);
-            if (sf_db_source_set_hash(c->db, fs.src, hex, fs.bytes, &dup, &fs.err) == SF_E_DUP) {
+            int hr = sf_db_source_set_hash(c->db, fs.src, hex, fs.bytes, &dup, &fs.err);
+            if (hr == SF_E_DUP) {
                 fprintf(stderr, "tracefs2spans: %s: already ingested as source %lld, skipped\n",
                         path, (long long)dup);
                 return 0;
+            }
+            if (hr) { /* its last batch of rows may be lost too: not complete */
+                sf_err_format(&fs.err, "tracefs2spans", path, msg, sizeof(msg));
+                fprintf(stderr, "%s\n", msg);
+                return SF_EXIT_USAGE;
             }
         } else if (hashing) {
             sf_sha256_abort(&h);
