@@ -13,6 +13,7 @@
 
 #include "sf_fail.h"
 #include "sf_opt.h"
+#include "sf_sha256.h"
 
 #define STMT_CACHE 64
 
@@ -30,6 +31,7 @@ struct sf_db {
     int wait;      /* sf_db_set_wait */
     int last_err;  /* SQLite's code of the last failed setup step (a rollback resets it) */
     int64_t owned; /* the source whose owner lock this handle holds, 0 none */
+    int deferred;  /* this handle dropped the bulk indexes (bulk_indexes) to build later */
     struct stmt_slot cache[STMT_CACHE];
     int ncache;
 };
@@ -80,6 +82,8 @@ static const char *const migrations[] = {
     "CREATE INDEX contexts_span_row ON contexts(span_row);"
     "CREATE INDEX contexts_span_id ON contexts(span_id);",
 };
+
+static int build_indexes(struct sf_db *db, struct sf_err *err);
 
 static int db_fail(struct sf_db *db, struct sf_err *err, const char *what)
 {
@@ -439,6 +443,8 @@ int sf_db_close(struct sf_db *db, struct sf_err *err)
     if (db == NULL)
         return 0;
     rc = sf_db_commit(db, err);
+    if (rc == 0 && db->deferred) /* a source that did not end: still a usable database */
+        rc = build_indexes(db, err);
     for (int i = 0; i < db->ncache; i++)
         sqlite3_finalize(db->cache[i].st);
     if (sqlite3_close(db->h) != SQLITE_OK && rc == 0)
@@ -548,6 +554,107 @@ static void owner_release(struct sf_db *db, int64_t id)
     }
 }
 
+/* ---- bulk indexes ------------------------------------------------------------- */
+
+/* The indexes of the bulk tables, in schema.sql's order (tests/unit/test_db.c holds
+ * this list to the schema).  An ingest into a database whose bulk tables are all
+ * empty drops them when its source begins and builds them when it ends: one sort
+ * per index instead of a random b-tree insert per row (docs/database.md, "Bulk
+ * load").  Rebuilt in this order, so sqlite_schema lists them as before. */
+static const char *const bulk_indexes[] = {
+    "spans_span_id ON spans(span_id)",
+    "spans_trace_id ON spans(trace_id)",
+    "spans_trace_id_lo ON spans(trace_id_lo)",
+    "spans_source ON spans(source_id)",
+    "contexts_span_row ON contexts(span_row)",
+    "contexts_span_id ON contexts(span_id)",
+    "span_events_span ON span_events(span_id)",
+    "span_events_tid_ts ON span_events(tid, ts_ns)",
+    "span_intervals_tid ON span_intervals(tid, start_ns)",
+    "span_intervals_span ON span_intervals(span_id)",
+    "shared_intervals_tid ON shared_intervals(tid, start_ns)",
+    "samples_tid_ts ON samples(tid, ts_ns)",
+    "samples_span ON samples(span_id)",
+};
+#define NBULK ((int)(sizeof(bulk_indexes) / sizeof(bulk_indexes[0])))
+
+/* "DROP INDEX IF EXISTS name" or "CREATE INDEX IF NOT EXISTS name ON ..." for
+ * bulk_indexes[i]. */
+static void bulk_index_sql(int i, int create, char *sql, size_t n)
+{
+    const char *def = bulk_indexes[i];
+
+    if (create)
+        snprintf(sql, n, "CREATE INDEX IF NOT EXISTS %s", def);
+    else
+        snprintf(sql, n, "DROP INDEX IF EXISTS %.*s", (int)strcspn(def, " "), def);
+}
+
+/* Inside the transaction that registers a source: drop the bulk indexes when every
+ * bulk table is empty (*dropped = 1).  Returns 0 or SF_E_DB. */
+static int defer_indexes(struct sf_db *db, int *dropped, struct sf_err *err)
+{
+    char sql[160];
+    int64_t rows;
+    int rc;
+
+    *dropped = 0;
+    if ((rc = query_int(db,
+                        "SELECT EXISTS (SELECT 1 FROM spans) OR EXISTS (SELECT 1 FROM contexts) "
+                        "OR EXISTS (SELECT 1 FROM span_events) OR EXISTS (SELECT 1 FROM "
+                        "span_intervals) OR EXISTS (SELECT 1 FROM shared_intervals) OR EXISTS "
+                        "(SELECT 1 FROM samples)",
+                        &rows, err)) ||
+        rows)
+        return rc;
+    for (int i = 0; i < NBULK; i++) {
+        bulk_index_sql(i, 0, sql, sizeof(sql));
+        if ((rc = sf_db_exec(db, sql, err)))
+            return rc;
+    }
+    *dropped = 1;
+    return 0;
+}
+
+/* 1 when bulk_indexes[i] is missing (a deferred build, or one that a crash cut
+ * short); -1 on error. */
+static int bulk_index_missing(struct sf_db *db, int i)
+{
+    static const char sql[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
+                              "name = ?1";
+    const char *def = bulk_indexes[i];
+    sqlite3_stmt *st = sf_db_stmt(db, sql, NULL);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    sqlite3_bind_text(st, 1, def, (int)strcspn(def, " "), SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) == 0 : -1;
+    sqlite3_reset(st);
+    return rc;
+}
+
+/* Build the bulk indexes that are missing, each in a transaction of its own (so no
+ * other writer waits for all of them at once).  Returns 0 or SF_E_DB. */
+static int build_indexes(struct sf_db *db, struct sf_err *err)
+{
+    char sql[160];
+    int rc, missing;
+
+    if ((rc = sf_db_commit(db, err)))
+        return rc;
+    for (int i = 0; i < NBULK; i++) {
+        if ((missing = bulk_index_missing(db, i)) < 0)
+            return db_fail(db, err, "looking up indexes");
+        bulk_index_sql(i, 1, sql, sizeof(sql));
+        if (missing && (rc = sf_db_exec(db, sql, err)))
+            return rc;
+    }
+    db->deferred = 0;
+    return 0;
+}
+
 /* Open a write transaction now (not at the first write), so that what is read in
  * it cannot change before it commits. */
 static int begin_immediate(struct sf_db *db, struct sf_err *err)
@@ -590,24 +697,42 @@ static int delete_source(struct sf_db *db, int64_t id, struct sf_err *err)
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
-/* The partial sources of this input other than `skip`: those nobody owns are
- * deleted (interrupted runs); the first one a live process owns is *busy. */
-static int sweep_partial(struct sf_db *db, const char *kind, const char *sha, int64_t skip,
+/* The partial sources of this input other than `skip`: those with its hash, and
+ * with no hash yet those of its kind, size and path (a run that hashes while it
+ * reads, interrupted before its end; path NULL: hash only). */
+#define SAME_INPUT                                                                                 \
+    "kind = ?1 AND status = 'partial' AND id != ?3 AND (sha256 = ?2 OR (sha256 IS NULL AND "       \
+    "bytes = ?4 AND path = ?5))"
+
+static sqlite3_stmt *same_input(struct sf_db *db, const char *sql, const struct sf_source_info *in,
+                                int64_t skip, struct sf_err *err)
+{
+    sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+
+    if (st == NULL)
+        return NULL;
+    sf_db_bind_text(st, 1, in->kind);
+    sf_db_bind_text(st, 2, in->sha256);
+    sqlite3_bind_int64(st, 3, skip);
+    sf_db_bind_int(st, 4, in->bytes ? (int64_t)in->bytes : SF_DB_NULL);
+    sf_db_bind_text(st, 5, in->path);
+    return st;
+}
+
+/* Those that nobody owns are deleted (interrupted runs); the first one a live
+ * process owns is *busy. */
+static int sweep_partial(struct sf_db *db, const struct sf_source_info *in, int64_t skip,
                          int64_t *busy, struct sf_err *err)
 {
-    static const char sql[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
-                              "AND status = 'partial' AND id != ?3 ORDER BY id";
+    static const char sql[] = "SELECT id FROM sources WHERE " SAME_INPUT " ORDER BY id";
     int64_t ids[64];
     int n = 0, rc;
     sqlite3_stmt *st;
 
     *busy = 0;
     do {
-        if ((st = sf_db_stmt(db, sql, err)) == NULL)
+        if ((st = same_input(db, sql, in, skip, err)) == NULL)
             return SF_E_DB;
-        sf_db_bind_text(st, 1, kind);
-        sf_db_bind_text(st, 2, sha);
-        sqlite3_bind_int64(st, 3, skip);
         for (n = 0; n < 64 && (rc = sqlite3_step(st)) == SQLITE_ROW; n++)
             ids[n] = sqlite3_column_int64(st, 0);
         sqlite3_reset(st);
@@ -627,24 +752,38 @@ static int sweep_partial(struct sf_db *db, const char *kind, const char *sha, in
 
 /* A partial source of this input that a live process owns, read outside any
  * transaction.  Returns 0 (*busy = its id or 0) or SF_E_DB. */
-static int find_live_owner(struct sf_db *db, const char *kind, const char *sha, int64_t *busy,
+static int find_live_owner(struct sf_db *db, const struct sf_source_info *in, int64_t *busy,
                            struct sf_err *err)
 {
-    static const char sql[] = "SELECT id FROM sources WHERE kind = ?1 AND sha256 = ?2 "
-                              "AND status = 'partial' ORDER BY id";
+    static const char sql[] = "SELECT id FROM sources WHERE " SAME_INPUT " ORDER BY id";
     sqlite3_stmt *st;
     int rc;
 
     *busy = 0;
-    if ((rc = sf_db_commit(db, err)) || (st = sf_db_stmt(db, sql, err)) == NULL)
+    if ((rc = sf_db_commit(db, err)) || (st = same_input(db, sql, in, 0, err)) == NULL)
         return rc ? rc : SF_E_DB;
-    sf_db_bind_text(st, 1, kind);
-    sf_db_bind_text(st, 2, sha);
     while (*busy == 0 && (rc = sqlite3_step(st)) == SQLITE_ROW)
         if (sf_db_source_owned(db, sqlite3_column_int64(st, 0)))
             *busy = sqlite3_column_int64(st, 0);
     sqlite3_reset(st);
     return *busy || rc == SQLITE_DONE ? 0 : db_fail(db, err, "looking up source");
+}
+
+/* 1 when a source of in's kind and size exists (*in may be a copy of it: worth
+ * hashing before ingesting), 0 when none, -1 on error. */
+static int size_seen(struct sf_db *db, const struct sf_source_info *in)
+{
+    static const char sql[] = "SELECT 1 FROM sources WHERE kind = ?1 AND bytes = ?2 LIMIT 1";
+    sqlite3_stmt *st = sf_db_stmt(db, sql, NULL);
+    int rc;
+
+    if (st == NULL)
+        return -1;
+    sf_db_bind_text(st, 1, in->kind);
+    sqlite3_bind_int64(st, 2, (int64_t)in->bytes);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int busy_error(struct sf_db *db, int64_t id, struct sf_err *err)
@@ -680,11 +819,11 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
                               "'partial', 'interrupted')";
     sqlite3_stmt *st;
     int64_t busy = 0;
-    int rc;
+    int rc, dropped = 0;
 
     /* First without the write lock, which a running ingest holds for a batch at a
      * time: its committed source row is visible, and so is its owner lock. */
-    if (in->sha256 && (rc = find_live_owner(db, in->kind, in->sha256, &busy, err)))
+    if ((in->sha256 || in->bytes) && (rc = find_live_owner(db, in, &busy, err)))
         return rc;
     if (busy) {
         *dup_of = busy;
@@ -692,20 +831,23 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     }
     if ((rc = begin_immediate(db, err)))
         return rc;
-    if (in->sha256) {
-        if ((rc = find_complete(db, in->kind, in->sha256, 0, dup_of, err)))
-            goto fail;
-        if (*dup_of) {
-            rc = SF_E_DUP;
-            goto fail;
-        }
-        if ((rc = sweep_partial(db, in->kind, in->sha256, 0, &busy, err)))
-            goto fail;
-        if (busy) {
-            *dup_of = busy;
-            rc = busy_error(db, busy, err);
-            goto fail;
-        }
+    /* No hash yet: a first sight of this size is no copy, else hash it first. */
+    if (!in->sha256 && in->bytes && (rc = size_seen(db, in)) != 0) {
+        rc = rc > 0 ? -ESRCH : db_fail(db, err, "looking up source");
+        goto fail;
+    }
+    if (in->sha256 && (rc = find_complete(db, in->kind, in->sha256, 0, dup_of, err)))
+        goto fail;
+    if (*dup_of) {
+        rc = SF_E_DUP;
+        goto fail;
+    }
+    if ((in->sha256 || in->bytes) && (rc = sweep_partial(db, in, 0, &busy, err)))
+        goto fail;
+    if (busy) {
+        *dup_of = busy;
+        rc = busy_error(db, busy, err);
+        goto fail;
     }
     if ((st = sf_db_stmt(db, ins, err)) == NULL) {
         rc = SF_E_DB;
@@ -718,7 +860,7 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     sf_db_bind_text(st, 5, in->clock ? in->clock : "unknown");
     sf_db_bind_text(st, 6, in->tool);
     sf_db_bind_text(st, 7, sf_version());
-    if ((rc = sf_db_exec_stmt(db, st, id, err)))
+    if ((rc = sf_db_exec_stmt(db, st, id, err)) || (rc = defer_indexes(db, &dropped, err)))
         goto fail;
     /* Owned before anyone can see the row: the commit below publishes both. */
     if (owner_lock(db, *id, F_WRLCK, 0) < 0) {
@@ -731,8 +873,10 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     } else {
         db->owned = *id;
     }
-    if ((rc = sf_db_commit(db, err)) == 0)
+    if ((rc = sf_db_commit(db, err)) == 0) {
+        db->deferred |= dropped;
         return 0;
+    }
     owner_release(db, *id);
 fail:
     sf_db_rollback(db);
@@ -742,11 +886,22 @@ fail:
 int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
                        int64_t *dup_of, struct sf_err *err)
 {
+    struct sf_source_info hashed;
+    char hex[SF_SHA256_HEX_LEN + 1];
+    uint64_t bytes;
     int rc;
 
     for (int tries = 0;; tries++) {
         *dup_of = 0;
         rc = begin_once(db, in, id, dup_of, err);
+        if (rc == -ESRCH) { /* its size was seen: hash it now, as the caller will at the end */
+            if (sf_sha256_file(in->path, hex, &bytes) < 0)
+                return sf_err_set(err, SF_E_IO, UINT64_MAX, "%s", strerror(errno));
+            hashed = *in;
+            hashed.sha256 = hex;
+            in = &hashed;
+            continue;
+        }
         if (rc == -EAGAIN && tries < 100) {
             sleep_ms(10);
             continue;
@@ -785,12 +940,13 @@ int sf_db_source_set_clock(struct sf_db *db, int64_t id, const char *clock, stru
 static int find_winner(struct sf_db *db, int64_t id, const char *kind, const char *sha,
                        int64_t *found, struct sf_err *err)
 {
+    const struct sf_source_info in = {.kind = kind, .sha256 = sha}; /* by hash only */
     int64_t busy = 0;
     int rc;
 
     if ((rc = find_complete(db, kind, sha, id, found, err)) || *found)
         return rc;
-    if ((rc = sweep_partial(db, kind, sha, id, &busy, err)))
+    if ((rc = sweep_partial(db, &in, id, &busy, err)))
         return rc;
     *found = busy;
     return 0;
@@ -824,7 +980,7 @@ int sf_db_source_set_hash(struct sf_db *db, int64_t id, const char *sha256, uint
         if ((rc = delete_source(db, id, err)) || (rc = sf_db_commit(db, err)))
             goto fail;
         owner_release(db, id);
-        return SF_E_DUP;
+        return (rc = build_indexes(db, err)) ? rc : SF_E_DUP;
     }
     if ((st = sf_db_stmt(db, sql, err)) == NULL) {
         rc = SF_E_DB;
@@ -848,8 +1004,9 @@ int sf_db_source_end(struct sf_db *db, int64_t id, const char *error, uint64_t u
     sqlite3_stmt *st;
     int rc;
 
-    /* Rows first, status last: "complete" is only ever seen with all rows in place. */
-    if ((rc = sf_db_commit(db, err)))
+    /* Rows and indexes first, status last: "complete" is only ever seen with all rows
+     * in place. */
+    if ((rc = sf_db_commit(db, err)) || (rc = build_indexes(db, err)))
         return rc;
     if ((st = sf_db_stmt(db, sql, err)) == NULL)
         return SF_E_DB;

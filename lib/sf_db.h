@@ -91,8 +91,9 @@ void sf_db_bind_int(sqlite3_stmt *st, int idx, int64_t v);
 struct sf_source_info {
     const char *kind;   /* "pcap", "perf", "tracefs" */
     const char *path;   /* as given on the command line ("-" for stdin) */
-    const char *sha256; /* 64 hex, or NULL when not known yet (stdin) */
-    uint64_t bytes;     /* size, 0 if unknown */
+    const char *sha256; /* 64 hex, or NULL when not known yet: hashed while it is read,
+                         * set with sf_db_source_set_hash at the end */
+    uint64_t bytes;     /* size, 0 if unknown (stdin) */
     const char *clock;  /* clock domain, or NULL for "unknown" */
     const char *tool;   /* writer's name */
 };
@@ -102,8 +103,12 @@ struct sf_source_info {
 void sf_db_set_wait(struct sf_db *db, int wait);
 
 /* Register an input, take its ownership (see the top) and commit that row, all in
- * one write transaction.  If a *complete* source with the same sha256 and kind
- * exists, nothing is written, *dup_of gets its id and SF_E_DUP is returned.  A
+ * one write transaction.  Without sha256 but with bytes (a file hashed while it is
+ * read), a first input of its kind and size is taken as it is; when a source of that
+ * size exists, the file at path is hashed first and checked as below.  When every
+ * bulk table is empty, their indexes are dropped and built at the source's end
+ * (sf_db_source_end, or sf_db_close), one sort per index.  If a *complete* source with the same
+ * sha256 and kind exists, nothing is written, *dup_of gets its id and SF_E_DUP is returned.  A
  * *partial* one that no live process owns (an earlier run that failed or was
  * killed) is deleted with all its rows first, so re-running after a crash never
  * duplicates.  A partial one that a live process owns gives SF_E_BUSY with *dup_of

@@ -1,8 +1,9 @@
 /* pcap.c - capture files through libpcap (pcap and pcapng, µs and ns timestamps).
  *
  * Every input ("-" is stdin) is read through a stdio cookie stream that counts the
- * bytes libpcap consumes (and hashes them for stdin, whose sha256 is only known at the
- * end), so that every packet has a byte offset for error messages:
+ * bytes libpcap consumes, so that every packet has a byte offset for error messages,
+ * and with a database hashes them: a file is read once, its sha256 is known at the end
+ * (sf_db_source_begin hashes it first only when a source of its size exists):
  *
  *   pcap:    24-byte file header, then per record a 16-byte header + caplen bytes;
  *            the offset of packet N is 24 + sum over earlier records of (16 + caplen).
@@ -33,7 +34,7 @@
 struct cookie {
     int fd;
     uint64_t pos;         /* bytes handed to libpcap */
-    struct sf_sha256 sha; /* stdin with a database only */
+    struct sf_sha256 sha; /* with a database only */
     int hashing;
     uint8_t magic[4]; /* first bytes, to tell pcap from pcapng */
     int io_errno;
@@ -207,6 +208,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
     char sha[SF_SHA256_HEX_LEN + 1], why[PCAP_ERRBUF_SIZE + 64] = "";
     const char *sha_arg = NULL;
     uint64_t size = 0;
+    struct stat sb;
     struct sf_err err;
     FILE *fp = NULL;
     pcap_t *pc;
@@ -216,12 +218,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
     ctx->pkt_no = 0;
     ctx->pkt_off = 0;
     sf_err_clear(&err);
-    if (db && !stdin_in) {
-        if (sf_sha256_file(path, sha, &size) < 0)
-            return report_open(ctx, SF_E_IO, strerror(errno));
-        sha_arg = sha;
-    }
-    if (db && stdin_in) {
+    if (db) {
         if (sf_sha256_init(&ck.sha) < 0)
             return report_open(ctx, SF_E_NOMEM, "out of memory");
         ck.hashing = 1;
@@ -230,6 +227,8 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
         rc = ck.io_errno || ck.fd < 0 ? SF_E_IO : SF_E_MALFORMED;
         goto out;
     }
+    if (db && !stdin_in && fstat(ck.fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        size = (uint64_t)sb.st_size;
     rc = sink_source_begin(ctx, path, sha_arg, size, &err);
     if (rc == SF_E_DUP) {
         if (!ctx->quiet)

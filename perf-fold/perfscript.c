@@ -581,6 +581,8 @@ frame:
 struct hash_tap {
     struct sf_sha256 sha;
     int on;
+    int sized; /* a file of known size: a source that stopped early keeps no hash (a
+                * prefix's), so that a re-run finds it by size and path (sf_db.h) */
 };
 
 static void tap_read(void *ctx, const void *p, size_t n)
@@ -591,23 +593,19 @@ static void tap_read(void *ctx, const void *p, size_t n)
 static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct hash_tap *tap)
 {
     struct sf_source_info in = {.kind = "perf", .path = path, .tool = PF_TOOL, .clock = c->o.clock};
-    char hex[SF_SHA256_HEX_LEN + 1];
     struct sf_err err;
+    struct stat sb;
     int64_t dup = 0;
-    uint64_t bytes = 0;
     int rc;
 
     sf_err_clear(&err);
-    if (fd != 0) {
-        if (sf_sha256_file(path, hex, &bytes)) {
-            fprintf(stderr, "%s: %s: cannot read: %s\n", PF_TOOL, path, strerror(errno));
-            return -1;
-        }
-        in.sha256 = hex;
-        in.bytes = bytes;
-    } else if (sf_sha256_init(&tap->sha) == 0) {
+    /* hashed while read (the hash is set at the end); a file's size lets
+     * sf_db_source_begin tell a re-ingest before it is read */
+    if (fd != 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        in.bytes = (uint64_t)sb.st_size;
+    tap->sized = in.bytes != 0;
+    if (sf_sha256_init(&tap->sha) == 0)
         tap->on = 1;
-    }
     rc = sf_db_source_begin(c->db, &in, &c->source_id, &dup, &err);
     if (rc == SF_E_DUP) {
         fprintf(stderr,
@@ -633,7 +631,7 @@ static int db_end(struct perf_fold_ctx *c, const char *path, struct hash_tap *ta
     int rc = 0;
 
     sf_err_clear(&err);
-    if (tap->on) {
+    if (tap->on && !(error && tap->sized)) {
         tap->on = 0;
         sf_sha256_final_hex(&tap->sha, hex);
         rc = sf_db_source_set_hash(c->db, c->source_id, hex, bytes, &dup, &err);

@@ -6,8 +6,15 @@
 #   2. speed against `tshark -r F -T fields` extracting what pcap2spans reads: the HTTP/1
 #      request line and header lines, the HTTP/1 status code, the HTTP/2 header names and
 #      values (decode-as for the benchmark's ports)                 goal >= 50x
-#   3. the --db figure beside it
+#   3. pcap2spans --db against --ndjson on the same capture (CPU ratio, per round)
+#                                                                    goal <= 1.5x
+#      and --db against tshark -T fields                             goal >= 30x
 #   4. peak RSS on the file and on the same traffic ten times over  goal <= +10 %
+#   5. --db cost per byte on the capture 4 and 16 times over (copies shifted in time
+#      with editcap -t, appended with mergecap -a, as gen-bench-pcap.sh makes
+#      bench10.pcap; cached beside it as bench4.pcap and bench16.pcap) against 1x,
+#      each into a new database, BENCH_LIN_RUNS interleaved rounds (default 3, 0
+#      skips it)                                                     goal within 1.15x
 # Times are CPU seconds (user + sys, from wait4 of each run: scripts/bench/measure.sh),
 # medians of BENCH_RUNS interleaved rounds (default 5; --db in the first BENCH_DB_RUNS,
 # default 3; tshark in the first BENCH_TSHARK_RUNS, default 3, 0 skips it).
@@ -39,7 +46,7 @@ export -f db_run; export p2s tmp
 has_tshark=0
 if [ "$truns" != 0 ] && command -v tshark >/dev/null; then has_tshark=1; fi
 
-touch "$tmp/db" "$tmp/r_db" "$tmp/ts" "$tmp/r_ts"
+touch "$tmp/db" "$tmp/r_db" "$tmp/r_dbnd" "$tmp/ts" "$tmp/r_ts" "$tmp/r_dbts"
 
 mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {printf "%.1f", b / 1e6}')
 echo "capture: $f ($mb MB, $(capinfos -c -M "$f" 2>/dev/null | awk '/packets/ {print $NF}') packets, mix $mix${mtu:+, MTU $mtu})"
@@ -55,12 +62,14 @@ for r in $(seq "$runs"); do
         db=$(bench_measure bash -c 'db_run "$0"' "$f")
         echo "$db" >>"$tmp/db"
         bench_ratio "${l% *}" "${db% *}" 100 >>"$tmp/r_db"
+        bench_ratio "${db% *}" "${nd% *}" >>"$tmp/r_dbnd"
     fi
     if [ "$has_tshark" = 1 ] && [ "$r" -le "$truns" ]; then
         ts=$(bench_measure tshark -r "$f" -d tcp.port==18580,http -d tcp.port==18581,http2 -T fields \
             -e http.request.line -e http.response.code -e http2.header.name -e http2.header.value)
         echo "$ts" >>"$tmp/ts"
         bench_ratio "${ts% *}" "${nd% *}" >>"$tmp/r_ts"
+        [ "$r" -le "${BENCH_DB_RUNS:-3}" ] && bench_ratio "${ts% *}" "${db% *}" >>"$tmp/r_dbts"
     fi
 done
 med() { cut -d' ' -f1 <"$tmp/$1" | bench_median; }
@@ -81,6 +90,8 @@ printf 'ratio: pcap2spans --ndjson throughput = %.1f %% of the bare loop (goal >
 if [ -s "$tmp/r_db" ]; then
     printf 'ratio: pcap2spans --db throughput     = %.1f %% of the bare loop\n' \
         "$(bench_median <"$tmp/r_db")"
+    printf 'ratio: pcap2spans --db CPU = %.2fx --ndjson on the same capture (goal <= 1.5x; rounds: %s)\n' \
+        "$(bench_median <"$tmp/r_dbnd")" "$(rounds r_dbnd %.2f)"
 fi
 
 if [ "$truns" = 0 ]; then
@@ -90,6 +101,9 @@ elif [ "$has_tshark" = 1 ]; then
     echo "tshark -T fields:         ${ts_cpu} s CPU  $(rate "$ts_cpu") MB/s  peak RSS $((ts_rss / 1024)) MB ($(wc -l <"$tmp/ts") run(s))"
     printf 'ratio: pcap2spans is %.0fx faster than tshark (goal >= 50x; rounds: %s)\n' \
         "$(bench_median <"$tmp/r_ts")" "$(rounds r_ts %.0f)"
+    [ -s "$tmp/r_dbts" ] &&
+        printf 'ratio: pcap2spans --db is %.1fx faster than tshark -T fields (goal >= 30x; rounds: %s)\n' \
+            "$(bench_median <"$tmp/r_dbts")" "$(rounds r_dbts %.1f)"
 else
     echo "tshark: not installed (apt-get install tshark); speed ratio against it not measured"
 fi
@@ -100,4 +114,39 @@ if [ -s "$f10" ]; then
         printf "peak RSS: %d KB on the file, %d KB on 10x the traffic: %+.1f %% (goal <= +10 %%)\n", a, b, 100 * (b - a) / a }'
 else
     echo "peak RSS: $f10 missing (scripts/gen-bench-pcap.sh makes it)"
+fi
+
+# 5. linearity of --db: CPU per byte on 4x and 16x the capture against 1x.
+lin=${BENCH_LIN_RUNS:-3}
+scaled() { # scaled N: $dir/benchN.pcap, N copies of bench.pcap each an hour after the last
+    local n=$1 out=$dir/bench$1.pcap i parts=()
+    [ -s "$out" ] && return 0
+    command -v editcap >/dev/null && command -v mergecap >/dev/null || return 1
+    for i in $(seq 0 $((n - 1))); do
+        editcap -t $((i * 3600)) "$f" "$tmp/part$i.pcap" || return 1
+        parts+=("$tmp/part$i.pcap")
+    done
+    mergecap -a -F pcap -w "$out.tmp" "${parts[@]}" && mv "$out.tmp" "$out"
+    rm -f "${parts[@]}"
+}
+if [ "$lin" = 0 ]; then
+    echo "--db linearity: skipped (BENCH_LIN_RUNS=0)"
+elif scaled 4 && scaled 16; then
+    : >"$tmp/l1"; : >"$tmp/l4"; : >"$tmp/l16"
+    for r in $(seq "$lin"); do
+        for n in 1 4 16; do
+            [ "$n" = 1 ] && g=$f || g=$dir/bench$n.pcap
+            bench_measure bash -c 'db_run "$0"' "$g" | cut -d' ' -f1 >>"$tmp/l$n"
+        done
+        # per-round per-byte ratios against the same round's 1x run
+        awk -v a="$(tail -1 "$tmp/l1")" -v b="$(tail -1 "$tmp/l4")" -v c="$(tail -1 "$tmp/l16")" \
+            'BEGIN { if (a > 0) { print b / (4 * a) >"/dev/stderr"; print c / (16 * a) } }' \
+            2>>"$tmp/r_l4" >>"$tmp/r_l16"
+    done
+    s1=$(stat -c %s "$f") s4=$(stat -c %s "$dir/bench4.pcap") s16=$(stat -c %s "$dir/bench16.pcap")
+    echo "pcap2spans --db on 1x, 4x, 16x: $(bench_median <"$tmp/l1") s, $(bench_median <"$tmp/l4") s, $(bench_median <"$tmp/l16") s CPU (medians of $lin; $((s1 / 1000000)), $((s4 / 1000000)), $((s16 / 1000000)) MB)"
+    printf 'ratio: pcap2spans --db CPU per byte on 4x = %.2fx 1x, on 16x = %.2fx 1x (goal <= 1.15x; rounds: %s / %s)\n' \
+        "$(bench_median <"$tmp/r_l4")" "$(bench_median <"$tmp/r_l16")" "$(rounds r_l4 %.2f)" "$(rounds r_l16 %.2f)"
+else
+    echo "--db linearity: cannot build the 4x/16x captures (editcap, mergecap from tshark's package)"
 fi

@@ -7,6 +7,9 @@
 #   - throughput relative to `wc -l` (target >= 15 %)
 #   - peak RSS of perf-fold on the file and on the file twice (stdin), which
 #     must stay flat: memory grows with distinct stacks, not input size
+#   - perf-fold --db (a new database per run) against its folded text output on the
+#     same input, per-round CPU ratios of RUNS interleaved rounds (goal <= 1.5x); without
+#     the large input, on a smaller one: 200 copies of samples/tracefs/perf.txt
 # Input: BENCH_PERF_FILE (default build/bench/bench.perf.txt), made by
 # scripts/gen-bench-perf.sh.  FlameGraph: FLAMEGRAPH_DIR (a checkout outside
 # this repository, FLAMEGRAPH_DIR).
@@ -22,12 +25,32 @@ trap 'rm -rf "$tmp"' EXIT
 [ -x "$pf" ] || { echo "bench-perf-fold: $pf not built (make bin/perf-fold)"; exit 2; }
 # a private copy: a rebuild in the shared tree must not swap the binary mid-run
 cp "$pf" "$tmp/perf-fold" && pf=$tmp/perf-fold
+[ -x /usr/bin/time ] || { echo "bench-perf-fold: GNU time (/usr/bin/time) is needed"; exit 2; }
+. "$top/scripts/bench/measure.sh"
+
+# perf-fold --db against perf-fold's text output on input $1 (what it is: $2)
+db_ratio() {
+    local f=$1 what=$2 t d
+    : >"$tmp/r_db"; : >"$tmp/c_txt"; : >"$tmp/c_db"
+    for _ in $(seq "$runs"); do
+        t=$(bench_measure "$pf" -q "$f")
+        rm -f "$tmp/b.db"*
+        d=$(bench_measure "$pf" -q --db "$tmp/b.db" "$f")
+        echo "${t% *}" >>"$tmp/c_txt"; echo "${d% *}" >>"$tmp/c_db"
+        bench_ratio "${d% *}" "${t% *}" >>"$tmp/r_db"
+    done
+    echo "perf-fold text: $(bench_median <"$tmp/c_txt") s CPU, perf-fold --db: $(bench_median <"$tmp/c_db") s CPU ($what; $(sqlite3 "$tmp/b.db" 'SELECT count(*) FROM samples' 2>/dev/null) samples)"
+    printf 'ratio: perf-fold --db CPU = %.2fx its text output (goal <= 1.5x; rounds: %s)\n' \
+        "$(bench_median <"$tmp/r_db")" "$(bench_rounds "$tmp/r_db" %.2f)"
+}
+
 if [ ! -s "$in" ]; then
     echo "bench-perf-fold: no input $in"
     echo "bench-perf-fold: generate it with scripts/gen-bench-perf.sh (records real programs, ~5 min)"
+    for _ in $(seq 200); do cat "$top/samples/tracefs/perf.txt"; done >"$tmp/small.perf.txt"
+    db_ratio "$tmp/small.perf.txt" "the large input missing: 200 copies of samples/tracefs/perf.txt, $(($(stat -c %s "$tmp/small.perf.txt") / 1000000)) MB"
     exit 0
 fi
-[ -x /usr/bin/time ] || { echo "bench-perf-fold: GNU time (/usr/bin/time) is needed"; exit 2; }
 mb=$(awk -v b="$(stat -c %s "$in")" 'BEGIN { printf "%.1f", b / 1048576 }')
 echo "input: $in ($mb MB, $(wc -l <"$in") lines)"
 
@@ -75,3 +98,4 @@ rss1=$(cat "$tmp/rss.perf-fold")
 cat "$in" "$in" | /usr/bin/time -f '%M' -o "$tmp/time2" "$pf" -q - >/dev/null 2>&1
 rss2=$(tail -n 1 "$tmp/time2")
 awk -v a="$rss1" -v b="$rss2" 'BEGIN { printf "peak RSS: %.1f MB on 1x, %.1f MB on 2x input (ratio %.2f)\n", a / 1024, b / 1024, b / a }'
+db_ratio "$in" "$mb MB"

@@ -6,7 +6,8 @@
 # tracefs line, plus the same marker and begin/end bookkeeping, printing the same NDJSON
 # records.  Input: 300,000 generated lines (begin marker, a sched_switch event, end marker
 # per span on 16 threads) under /tmp, removed afterwards.
-# Also measured: the attribution (sf_db_attribute_samples) of 1,000,000 samples against
+# Also measured: tracefs2spans --db (a new database per run) against its NDJSON output on
+# the same lines, per-round CPU ratios of 5 interleaved rounds (goal <= 1.5x); and the attribution (sf_db_attribute_samples) of 1,000,000 samples against
 # 100,000 intervals in a fresh database (tracefs2spans --refit), CPU time per sample.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,6 +75,19 @@ ours = statistics.median(cpu([binary, "--quiet", trace]) for _ in range(5))
 theirs = statistics.median(cpu([sys.executable, os.path.join(work, "peer.py"), trace]) for _ in range(5))
 print(f"parse 300000 lines -> NDJSON: tracefs2spans {ours:.3f} s CPU, Python reference parser {theirs:.3f} s CPU; "
       f"ratio peer/ours {theirs / ours:.1f}x")
+
+def db_run():
+    for ext in ("", "-wal", "-shm", "-owners"):
+        if os.path.exists(os.path.join(work, "t.db" + ext)):
+            os.unlink(os.path.join(work, "t.db" + ext))
+    return cpu([binary, "--quiet", "--db", os.path.join(work, "t.db"), trace])
+
+rounds = [(cpu([binary, "--quiet", trace]), db_run()) for _ in range(5)]
+ratios = sorted(d / t for t, d in rounds if t > 0)
+print(f"tracefs2spans NDJSON {statistics.median(t for t, _ in rounds):.3f} s CPU, --db "
+      f"{statistics.median(d for _, d in rounds):.3f} s CPU (300000 lines)")
+print(f"ratio: tracefs2spans --db CPU = {statistics.median(ratios):.2f}x its NDJSON output (goal <= 1.5x; "
+      f"rounds: {' '.join('%.2f' % r for r in ratios)})")
 
 db = os.path.join(work, "attr.db")
 subprocess.run([binary, "--quiet", "--db", db, "/dev/null"], check=True)

@@ -368,32 +368,26 @@ static void hash_block(void *ctx, const void *p, size_t n)
     sf_sha256_update(ctx, p, n);
 }
 
-/* Register the source (files are hashed first so that a re-run is detected). */
+/* Register the source; its lines are hashed as they are read (read_lines) and the
+ * hash set at the end, a file's size lets sf_db_source_begin tell a re-run first. */
 static int begin_source(struct file_state *fs, int fd, struct sf_sha256 *h)
 {
     struct t2s_ctx *c = fs->c;
-    char hex[SF_SHA256_HEX_LEN + 1];
-    uint64_t bytes = 0;
-    int64_t dup = 0;
-    int stdin_in = strcmp(fs->path, "-") == 0;
     struct sf_source_info in = {"tracefs", fs->path, NULL, 0, fs->clock, "tracefs2spans"};
+    int64_t dup = 0;
+    struct stat sb;
     int rc;
 
     if (c->db == NULL)
         return 0;
-    if (!stdin_in) {
-        if (sf_sha256_file(fs->path, hex, &bytes))
-            return sf_err_set(&fs->err, SF_E_IO, UINT64_MAX, "cannot read: %s", strerror(errno));
-        in.sha256 = hex;
-        in.bytes = bytes;
-    } else if (sf_sha256_init(h)) {
-        return sf_err_set(&fs->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-    }
-    (void)fd;
+    if (strcmp(fs->path, "-") != 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+        in.bytes = (uint64_t)sb.st_size;
     rc = sf_db_source_begin(c->db, &in, &fs->src, &dup, &fs->err);
     if (rc == SF_E_DUP && !c->quiet)
         fprintf(stderr, "tracefs2spans: %s: already ingested as source %lld, skipped\n", fs->path,
                 (long long)dup);
+    if (rc == 0 && sf_sha256_init(h))
+        rc = sf_err_set(&fs->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     return rc;
 }
 
@@ -469,7 +463,7 @@ int ingest_file(struct t2s_ctx *c, const char *path)
     struct file_state fs = {.c = c, .path = path};
     struct sf_sha256 h = {0};
     struct iv_stats st = {0};
-    int stdin_in = strcmp(path, "-") == 0, fd, rc;
+    int stdin_in = strcmp(path, "-") == 0, fd, rc, hashing;
     const char *fail = NULL;
     char msg[600];
 
@@ -488,11 +482,12 @@ int ingest_file(struct t2s_ctx *c, const char *path)
             close(fd);
         return rc == SF_E_BUSY ? SF_EXIT_USAGE : 0;
     }
+    hashing = c->db != NULL && rc == 0; /* begin_source started h */
     fs.iv = intervals_new(64, emit_interval, &fs);
     if (rc == 0 && fs.iv == NULL)
         rc = sf_err_set(&fs.err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (rc == 0)
-        rc = read_lines(&fs, fd, &h, stdin_in && c->db);
+        rc = read_lines(&fs, fd, &h, hashing);
     if (rc == 0 && fs.err.code == 0)
         rc = intervals_finish(fs.iv, fs.max_ts);
     if (rc == 0 && fs.err.code)
@@ -514,14 +509,22 @@ int ingest_file(struct t2s_ctx *c, const char *path)
     if (c->db) {
         char hex[SF_SHA256_HEX_LEN + 1];
         int64_t dup;
-        if (stdin_in && rc != SF_E_DB) {
+        /* a file that stopped early keeps no hash (a prefix's): a re-run finds its
+         * source by size and path (sf_db.h) */
+        if (hashing && rc != SF_E_DB && (stdin_in || fail == NULL)) {
             sf_sha256_final_hex(&h, hex);
-            if (sf_db_source_set_hash(c->db, fs.src, hex, fs.bytes, &dup, &fs.err) == SF_E_DUP) {
-                fprintf(stderr, "tracefs2spans: -: already ingested as source %lld, skipped\n",
-                        (long long)dup);
+            int hr = sf_db_source_set_hash(c->db, fs.src, hex, fs.bytes, &dup, &fs.err);
+            if (hr == SF_E_DUP) {
+                fprintf(stderr, "tracefs2spans: %s: already ingested as source %lld, skipped\n",
+                        path, (long long)dup);
                 return 0;
             }
-        } else if (stdin_in) {
+            if (hr) { /* its last batch of rows may be lost too: not complete */
+                sf_err_format(&fs.err, "tracefs2spans", path, msg, sizeof(msg));
+                fprintf(stderr, "%s\n", msg);
+                return SF_EXIT_USAGE;
+            }
+        } else if (hashing) {
             sf_sha256_abort(&h);
         }
         /* bad lines are in bad_units; the source is complete when all of it was read */

@@ -8,6 +8,7 @@
 #include "db_test.h"
 #include "sf_db.h"
 #include "sf_err.h"
+#include "sf_sha256.h"
 #include "tap.h"
 
 static int add_events(struct sf_db *db, int64_t src, int n, struct sf_err *err)
@@ -359,6 +360,115 @@ static void test_migrate_1_to_2(void)
     db_cleanup(path);
 }
 
+/* The indexes' sql in sqlite_schema order, one per line, into buf (size n). */
+static void index_sql(struct sf_db *db, char *buf, size_t n)
+{
+    sqlite3_stmt *st;
+    size_t o = 0;
+
+    buf[0] = 0;
+    if (sqlite3_prepare_v2(sf_db_handle(db),
+                           "SELECT sql FROM sqlite_schema WHERE type = 'index' AND sql NOT NULL "
+                           "ORDER BY rowid",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    while (sqlite3_step(st) == SQLITE_ROW && o < n)
+        o += (size_t)snprintf(buf + o, n - o, "%s\n", (const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+}
+
+/* An ingest into empty bulk tables drops their indexes and builds them back at its
+ * end exactly as schema.sql has them; one into a database with rows keeps them. */
+static void test_bulk_indexes(void)
+{
+    struct sf_source_info a = {"tracefs", "a.txt", "a1", 10, "monotonic", "test_db"};
+    struct sf_source_info b = {"tracefs", "b.txt", "b1", 10, "monotonic", "test_db"};
+    static char before[8192], after[8192];
+    struct sf_db *db;
+    struct sf_err err;
+    char path[200];
+    int64_t id = 0, dup = 0, all;
+
+    tmpname(path, sizeof(path));
+    sf_err_clear(&err);
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "bulk indexes: create");
+    index_sql(db, before, sizeof(before));
+    all = db_count(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'");
+    TAP_EQ_INT(sf_db_source_begin(db, &a, &id, &dup, &err), 0, "a first source");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'span_events_span' "
+                            "OR name = 'spans_trace_id' OR name = 'samples_span'"),
+               0, "its ingest runs without the bulk tables' indexes");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sqlite_schema WHERE name = 'sources_sha256'"), 1,
+               "and keeps the others");
+    TAP_EQ_INT(add_events(db, id, 7000, &err), 0, "rows across a batch");
+    TAP_EQ_INT(sf_db_source_end(db, id, NULL, 7000, 0, &err), 0, "end it");
+    index_sql(db, after, sizeof(after));
+    TAP_EQ_STR(after, before, "the indexes are back, as schema.sql makes them, in its order");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events INDEXED BY span_events_span "
+                            "WHERE span_id = '00f067aa0ba902b7'"),
+               7000, "and hold every row");
+    TAP_EQ_INT(sf_db_source_begin(db, &b, &id, &dup, &err), 0, "a second source");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"), all,
+               "into tables with rows: the indexes stay");
+    TAP_EQ_INT(sf_db_source_end(db, id, NULL, 0, 0, &err), 0, "end it");
+    sf_db_close(db, &err);
+    db_cleanup(path);
+
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "bulk indexes: a source that never ends");
+    TAP_EQ_INT(sf_db_source_begin(db, &a, &id, &dup, &err), 0, "begins");
+    TAP_EQ_INT(add_events(db, id, 10, &err), 0, "writes rows");
+    TAP_EQ_INT(sf_db_close(db, &err), 0, "and closes");
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "reopen");
+    index_sql(db, after, sizeof(after));
+    TAP_EQ_STR(after, before, "the close built the indexes");
+    sf_db_close(db, &err);
+    db_cleanup(path);
+}
+
+/* An input with a size and no hash yet (hashed while read): the first of its size
+ * is taken without hashing; a second run of it hashes it first and finds the copy;
+ * another input of the same size is hashed and taken. */
+static void test_hash_at_end(void)
+{
+    char path[200], f[220], g[220], hex[SF_SHA256_HEX_LEN + 1];
+    struct sf_source_info in = {"pcap", f, NULL, 6, "realtime", "test_db"};
+    struct sf_db *db;
+    struct sf_err err;
+    int64_t id = 0, id2 = 0, dup = 0;
+    uint64_t bytes;
+    FILE *fp;
+
+    tmpname(path, sizeof(path));
+    snprintf(f, sizeof(f), "%s.f", path);
+    snprintf(g, sizeof(g), "%s.g", path);
+    if ((fp = fopen(f, "w")))
+        fputs("abcdef", fp), fclose(fp);
+    if ((fp = fopen(g, "w")))
+        fputs("ghijkl", fp), fclose(fp);
+    sf_err_clear(&err);
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "hash at end: create");
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id, &dup, &err), 0, "a first input of its size");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sources WHERE sha256 IS NULL AND bytes = 6"), 1,
+               "is registered with its size and no hash");
+    TAP_EQ_INT(sf_sha256_file(f, hex, &bytes), 0, "hash it");
+    TAP_EQ_INT(sf_db_source_set_hash(db, id, hex, bytes, &dup, &err), 0, "set at the end");
+    TAP_EQ_INT(sf_db_source_end(db, id, NULL, 1, 0, &err), 0, "end it");
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id2, &dup, &err), SF_E_DUP,
+               "the same input again is hashed first and is a copy");
+    TAP_EQ_INT(dup, id, "of the first source");
+    in.path = g;
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id2, &dup, &err), 0,
+               "another input of the same size is taken");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sources WHERE sha256 IS NOT NULL AND "
+                            "status = 'partial'"),
+               1, "with its hash from the start");
+    TAP_EQ_INT(sf_db_source_end(db, id2, NULL, 1, 0, &err), 0, "end it");
+    sf_db_close(db, &err);
+    db_cleanup(path);
+    unlink(f);
+    unlink(g);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -384,5 +494,7 @@ int main(int argc, char **argv)
     test_private();
     test_stdin_race();
     test_migrate_1_to_2();
+    test_bulk_indexes();
+    test_hash_at_end();
     return tap_done();
 }
