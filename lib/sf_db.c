@@ -590,29 +590,37 @@ static void bulk_index_sql(int i, int create, char *sql, size_t n)
         snprintf(sql, n, "DROP INDEX IF EXISTS %.*s", (int)strcspn(def, " "), def);
 }
 
-/* Inside the transaction that registers a source: drop the bulk indexes when every
- * bulk table is empty (*dropped = 1).  Returns 0 or SF_E_DB. */
+/* 1 when the table that bulk_indexes[i] is on has no row; -1 on error. */
+static int bulk_table_empty(struct sf_db *db, int i, struct sf_err *err)
+{
+    const char *on = strstr(bulk_indexes[i], " ON ") + 4;
+    char sql[96];
+    int64_t rows;
+
+    snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM %.*s)", (int)strcspn(on, "("), on);
+    return query_int(db, sql, &rows, err) ? -1 : rows == 0;
+}
+
+/* Inside the transaction that registers a source: drop the indexes of every bulk
+ * table that is still empty (*dropped = 1 when any), so that the first capture and
+ * then the first profile ingested into a new file each load without them.  Returns
+ * 0 or SF_E_DB. */
 static int defer_indexes(struct sf_db *db, int *dropped, struct sf_err *err)
 {
     char sql[160];
-    int64_t rows;
-    int rc;
+    int rc, empty;
 
     *dropped = 0;
-    if ((rc = query_int(db,
-                        "SELECT EXISTS (SELECT 1 FROM spans) OR EXISTS (SELECT 1 FROM contexts) "
-                        "OR EXISTS (SELECT 1 FROM span_events) OR EXISTS (SELECT 1 FROM "
-                        "span_intervals) OR EXISTS (SELECT 1 FROM shared_intervals) OR EXISTS "
-                        "(SELECT 1 FROM samples)",
-                        &rows, err)) ||
-        rows)
-        return rc;
     for (int i = 0; i < NBULK; i++) {
+        if ((empty = bulk_table_empty(db, i, err)) < 0)
+            return SF_E_DB;
+        if (!empty)
+            continue;
         bulk_index_sql(i, 0, sql, sizeof(sql));
         if ((rc = sf_db_exec(db, sql, err)))
             return rc;
+        *dropped = 1;
     }
-    *dropped = 1;
     return 0;
 }
 
