@@ -4,13 +4,14 @@
  * "need more" when they all fit but do not settle it; det_look() turns a yes on fewer
  * than min bytes into "need more", and "need more" into no when no more will come.
  */
+#include "detect.h"
+
 #include <string.h>
 
-#include "detect.h"
 #include "p2s.h"
 #include "sf_rd.h"
 
-#define METHOD_MAX 32         /* the longest method h1.c's request line accepts */
+#define METHOD_MAX   32         /* the longest method h1.c's request line accepts */
 #define H2_FRAME_MAX (1u << 20) /* a longer first frame is not believed */
 
 static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -23,19 +24,19 @@ static int prefix(const uint8_t *p, size_t n, const char *lit, size_t litlen)
 
 static int look_preface(const uint8_t *p, size_t n, int final)
 {
-    (void)final;
+    (void) final;
     return prefix(p, n, h2_preface, sizeof(h2_preface) - 1);
 }
 
 static int look_status(const uint8_t *p, size_t n, int final)
 {
-    (void)final;
+    (void) final;
     return prefix(p, n, "HTTP/1.", 7);
 }
 
 static int look_tls_record(const uint8_t *p, size_t n, int final)
 {
-    (void)final;
+    (void) final;
     if ((n >= 1 && p[0] != 0x16) || (n >= 2 && p[1] != 0x03) || (n >= 3 && p[2] > 0x04))
         return DET_NO;
     return DET_YES;
@@ -58,7 +59,7 @@ static int look_request(const uint8_t *p, size_t n, int final)
 {
     size_t i;
 
-    (void)final;
+    (void) final;
     for (i = 0; i < n && i <= METHOD_MAX; i++) {
         if (p[i] == ' ')
             return i > 0 ? DET_YES : DET_NO;

@@ -67,9 +67,9 @@ static void test_probes(void)
 
 static void test_h2_frames(void)
 {
-    static const uint8_t bad_type[] = {0, 0, 0, 5, 0, 0, 0, 0, 1, 0, 0};    /* PUSH_PROMISE */
+    static const uint8_t bad_type[] = {0, 0, 0, 5, 0, 0, 0, 0, 1, 0, 0};  /* PUSH_PROMISE */
     static const uint8_t even_hdrs[] = {0, 0, 1, 1, 4, 0, 0, 0, 2, 0x82}; /* stream 2 */
-    static const uint8_t big[] = {0x10, 0, 1, 0, 0, 0, 0, 0, 1};         /* 1 MiB + 1 */
+    static const uint8_t big[] = {0x10, 0, 1, 0, 0, 0, 0, 0, 1};          /* 1 MiB + 1 */
     size_t k;
     int more = 1;
 
