@@ -591,9 +591,7 @@ static int to_set(struct pf_table *t, struct rp_set *set)
     if (rc == 0 && len)
         rc = sf_buf_append(&set->folded, text, len);
     free(text);
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].e)
-            set->samples += t->slots[i].e->count;
+    set->samples += fold_table_total(t);
     return rc ? -1 : 0;
 }
 
@@ -611,12 +609,11 @@ static const char *leaf_of(const char *frames, size_t len, size_t *n)
 static int tally_table(const struct pf_table *t, int which, struct tally *leaves,
                        struct tally *stacks)
 {
-    for (size_t i = 0; i < t->cap; i++) {
-        const struct pf_entry *e = t->slots[i].e;
+    const struct pf_entry *e;
+
+    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
         const char *l;
         size_t ln;
-        if (e == NULL)
-            continue;
         l = leaf_of(e->key, e->len, &ln);
         if (tally_add(leaves, l, ln, which, (double)e->count) < 0 ||
             tally_add(stacks, e->key, e->len, which, (double)e->count) < 0)
@@ -629,6 +626,7 @@ static int tally_table(const struct pf_table *t, int which, struct tally *leaves
  * folded per span ("[span ID ...];frames"), each span found in the span list. */
 static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally *pergroup)
 {
+    const struct pf_entry *e;
     struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
 
     if (idx == NULL)
@@ -636,13 +634,12 @@ static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally
     for (size_t k = 0; k < c->nspans; k++)
         idx[k] = &c->spans[k];
     qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
-    for (size_t i = 0; i < t->cap; i++) {
-        const struct pf_entry *e = t->slots[i].e;
+    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
         const char *semi, *l;
         const struct rp_span *sp;
         char id[17];
         size_t k = 0, ln;
-        if (e == NULL || e->len < 7 || strncmp(e->key, "[span ", 6) != 0 ||
+        if (e->len < 7 || strncmp(e->key, "[span ", 6) != 0 ||
             (semi = memchr(e->key, ';', e->len)) == NULL)
             continue;
         for (const char *p = e->key + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
@@ -700,9 +697,7 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
         tally_table(&t[2], 1, &leaves, &stacks) < 0 || tally_groups(c, &t[3], pergroup) < 0 ||
         diff_folded(&stacks, &c->diff) < 0)
         goto out;
-    for (size_t i = 0; i < t[3].cap; i++)
-        if (t[3].slots[i].e)
-            in_spans += t[3].slots[i].e->count;
+    in_spans = fold_table_total(&t[3]);
     c->unattributed = c->all.samples > in_spans ? c->all.samples - in_spans : 0;
     c->nregress = tally_top(&leaves, 1, c->regress, RP_TOP_FUNCS);
     if ((c->slows = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->slows))) == NULL)
