@@ -48,9 +48,10 @@ uint64_t sf_hash(const void *p, size_t n)
     return mix(a ^ (b + 0x9e3779b97f4a7c15ull) ^ mix(c) ^ (d * 0x9e3779b97f4a7c15ull));
 }
 
-int sf_map_reserve(struct sf_map *m, size_t more)
+/* sf_map_reserve when the array is too small. */
+int sf_map_grow(struct sf_map *m, size_t more)
 {
-    size_t ncap = m->cap ? m->cap : SF_MAP_MIN_CAP, i = 0;
+    size_t ncap = m->cap ? m->cap : SF_MAP_MIN_CAP;
     struct sf_map_slot *ns, *s;
 
     while (2 * (m->n + more) > ncap) {
@@ -62,8 +63,10 @@ int sf_map_reserve(struct sf_map *m, size_t more)
         return 0;
     if ((ns = calloc(ncap, sizeof(*ns))) == NULL)
         return -1;
-    while ((s = sf_map_next(m, &i)) != NULL) {
+    for (s = m->slots; s < m->slots + m->cap; s++) {
         size_t j = s->hash & (ncap - 1);
+        if (s->val == NULL)
+            continue;
         while (ns[j].val)
             j = (j + 1) & (ncap - 1);
         ns[j] = *s;

@@ -50,9 +50,22 @@ static inline uint64_t sf_hash_u64(uint64_t x)
     return x;
 }
 
+int sf_map_grow(struct sf_map *m, size_t more);
+
 /* Room for `more` entries beyond n without passing half full: 0, or -1 when the
  * larger array cannot be allocated (the map is unchanged and still usable). */
-int sf_map_reserve(struct sf_map *m, size_t more);
+static inline int sf_map_reserve(struct sf_map *m, size_t more)
+{
+    return 2 * (m->n + more) <= m->cap ? 0 : sf_map_grow(m, more);
+}
+
+/* The probe run of hash h, for a caller that tests its entries in line: each
+ * occupied slot from h's home on, ending at the empty slot where h would go.
+ *   SF_MAP_RUN(&m, h, s) if (s->hash == h && same(s->val, key)) break;
+ * The map must have room (sf_map_reserve) or hold entries. */
+#define SF_MAP_RUN(m, h, s)                                                                        \
+    for ((s) = &(m)->slots[(h) & ((m)->cap - 1)]; (s)->val;                                        \
+         (s) = (s) + 1 == (m)->slots + (m)->cap ? (m)->slots : (s) + 1)
 
 /* The slot of the entry with hash h that eq(val, key) accepts, else the empty slot
  * where it would go.  The map must have room (sf_map_reserve) or hold entries. */
@@ -90,9 +103,14 @@ void sf_map_remove(struct sf_map *m, struct sf_map_slot *s);
  *   for (size_t i = 0; (s = sf_map_next(&m, &i)) != NULL;) ... */
 static inline struct sf_map_slot *sf_map_next(const struct sf_map *m, size_t *i)
 {
-    for (; *i < m->cap; (*i)++)
-        if (m->slots[*i].val)
-            return &m->slots[(*i)++];
+    const struct sf_map_slot *s = m->slots, *end = m->slots + m->cap;
+
+    for (s += *i; s < end; s++)
+        if (s->val) {
+            *i = (size_t)(s - m->slots) + 1;
+            return (struct sf_map_slot *)s;
+        }
+    *i = m->cap;
     return NULL;
 }
 
