@@ -514,7 +514,7 @@ static int body_state(struct h1_dir *d, const struct head_facts *f, int bodyless
 
 /* Bytes that start a request (C2S) or status line (S2C): 1 yes, 0 no, -1 too short to
  * say (detect.c). */
-static int looks_start(enum p2s_dir dir, const uint8_t *p, size_t n)
+__attribute__((cold)) static int looks_start(enum p2s_dir dir, const uint8_t *p, size_t n)
 {
     return det_look(dir == P2S_C2S ? DET_H1_REQUEST : DET_H1_STATUS, p, n, 0);
 }

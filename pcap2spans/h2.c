@@ -429,13 +429,16 @@ struct frame_hdr {
 static int frame_hdr(const uint8_t *p, size_t n, struct frame_hdr *f)
 {
     struct sf_rd rd;
+    const uint8_t *h;
 
     sf_rd_init(&rd, p, n, 0);
-    f->len = sf_rd_u24be(&rd);
-    f->type = sf_rd_u8(&rd);
-    f->flags = sf_rd_u8(&rd);
-    f->sid = sf_rd_u32be(&rd);
-    return rd.err ? -1 : 0;
+    if ((h = sf_rd_bytes(&rd, H2_HDR)) == NULL)
+        return -1;
+    f->len = sf_rd_get_u24be(h, 0);
+    f->type = h[3];
+    f->flags = h[4];
+    f->sid = sf_rd_get_u32be(h, 5);
+    return 0;
 }
 
 /* A frame header at p[0..n) that fits its type: known type, valid stream id and length. */
@@ -705,7 +708,8 @@ static size_t feed_frames(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p,
             if (d->fb.len < H2_HDR)
                 break;
         }
-        frame_hdr(direct ? p + i : d->fb.data, direct ? n - i : d->fb.len, &fh);
+        if (frame_hdr(direct ? p + i : d->fb.data, direct ? n - i : d->fb.len, &fh) < 0)
+            break; /* not reached: a whole header is there */
         len = fh.len;
         type = fh.type;
         flags = fh.flags;

@@ -31,31 +31,30 @@ static void bad(struct p2s_ctx *ctx, const char *proto, const char *msg)
     p2s_report(ctx, &err);
 }
 
-/* rd holds the TCP segment (header and payload) and nothing after it. */
-static void tcp_header(struct p2s_ctx *ctx, struct p2s_seg *s, struct sf_rd *rd)
+/* p[0..n): the TCP segment (header and payload) and nothing after it. */
+static void tcp_header(struct p2s_ctx *ctx, struct p2s_seg *s, const uint8_t *p, size_t n)
 {
-    size_t n = sf_rd_left(rd), off;
-    uint8_t off_byte;
+    struct sf_rd rd;
+    const uint8_t *h;
+    size_t off;
 
-    s->sport = sf_rd_u16be(rd);
-    s->dport = sf_rd_u16be(rd);
-    s->seq = sf_rd_u32be(rd);
-    s->ack = sf_rd_u32be(rd);
-    off_byte = sf_rd_u8(rd);
-    s->flags = sf_rd_u8(rd);
-    sf_rd_skip(rd, 6); /* window, checksum, urgent pointer */
-    if (rd->err) {
+    sf_rd_init(&rd, p, n, 0);
+    if ((h = sf_rd_bytes(&rd, 20)) == NULL) {
         bad(ctx, "tcp", "header shorter than 20 bytes");
         return;
     }
-    off = (size_t)(off_byte >> 4) * 4;
-    if (off < 20 || off > n) {
+    off = (size_t)(h[12] >> 4) * 4;
+    if (off < 20 || !sf_rd_skip(&rd, off - 20)) { /* options */
         bad(ctx, "tcp", "bad data offset");
         return;
     }
-    sf_rd_skip(rd, off - 20); /* options */
-    s->len = sf_rd_left(rd);
-    s->payload = sf_rd_bytes(rd, s->len);
+    s->sport = sf_rd_get_u16be(h, 0);
+    s->dport = sf_rd_get_u16be(h, 2);
+    s->seq = sf_rd_get_u32be(h, 4);
+    s->ack = sf_rd_get_u32be(h, 8);
+    s->flags = h[13];
+    s->len = sf_rd_left(&rd);
+    s->payload = rd.p;
     s->ts_ns = ctx->pkt_ts;
     tcp_segment(ctx, s);
 }
@@ -64,25 +63,16 @@ static void ipv4(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
 {
     struct p2s_seg s;
     struct sf_rd rd;
-    const uint8_t *src, *dst;
+    const uint8_t *h;
     size_t ihl, tot;
-    unsigned frag, proto;
 
     sf_rd_init(&rd, p, caplen, 0);
-    ihl = (size_t)(sf_rd_u8(&rd) & 0x0f) * 4;
-    sf_rd_skip(&rd, 1); /* TOS */
-    tot = sf_rd_u16be(&rd);
-    sf_rd_skip(&rd, 2); /* id */
-    frag = sf_rd_u16be(&rd);
-    sf_rd_skip(&rd, 1); /* TTL */
-    proto = sf_rd_u8(&rd);
-    sf_rd_skip(&rd, 2); /* checksum */
-    src = sf_rd_bytes(&rd, 4);
-    dst = sf_rd_bytes(&rd, 4);
-    if (rd.err) {
+    if ((h = sf_rd_bytes(&rd, 20)) == NULL) {
         ctx->st.truncated++;
         return;
     }
+    ihl = (size_t)(h[0] & 0x0f) * 4;
+    tot = sf_rd_get_u16be(h, 2);
     if (tot == 0) /* TSO on the capturing host: length not filled in */
         tot = caplen;
     if (ihl < 20 || tot < ihl) {
@@ -93,21 +83,21 @@ static void ipv4(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
         ctx->st.truncated++;
         return;
     }
-    if (frag & 0x3fff) { /* MF set or a non-zero offset */
+    if (sf_rd_get_u16be(h, 6) & 0x3fff) { /* MF set or a non-zero fragment offset */
         ctx->st.ip_fragments++;
         return;
     }
-    if (proto != PROTO_TCP) {
+    if (h[9] != PROTO_TCP) {
         ctx->st.unsupported_net++;
         return;
     }
     memset(&s, 0, sizeof(s));
     s.family = 4;
-    memcpy(s.src, src, 4);
-    memcpy(s.dst, dst, 4);
+    memcpy(s.src, h + 12, 4);
+    memcpy(s.dst, h + 16, 4);
     sf_rd_init(&rd, p, tot, 0); /* Ethernet padding after tot is not TCP's */
     sf_rd_skip(&rd, ihl);
-    tcp_header(ctx, &s, &rd);
+    tcp_header(ctx, &s, rd.p, sf_rd_left(&rd));
 }
 
 /* Skip IPv6 extension headers from rd (the bytes after the fixed header) up to TCP:
@@ -152,21 +142,15 @@ static void ipv6(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
 {
     struct p2s_seg s;
     struct sf_rd rd;
-    const uint8_t *src, *dst;
+    const uint8_t *h;
     size_t plen;
-    unsigned nh;
 
     sf_rd_init(&rd, p, caplen, 0);
-    sf_rd_skip(&rd, 4); /* version, traffic class, flow label */
-    plen = sf_rd_u16be(&rd);
-    nh = sf_rd_u8(&rd);
-    sf_rd_skip(&rd, 1); /* hop limit */
-    src = sf_rd_bytes(&rd, 16);
-    dst = sf_rd_bytes(&rd, 16);
-    if (rd.err) {
+    if ((h = sf_rd_bytes(&rd, 40)) == NULL) {
         ctx->st.truncated++;
         return;
     }
+    plen = sf_rd_get_u16be(h, 4);
     if (plen == 0) /* jumbogram or TSO: take what was captured */
         plen = caplen - 40;
     if (40 + plen > caplen) {
@@ -175,27 +159,26 @@ static void ipv6(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
     }
     sf_rd_init(&rd, p, 40 + plen, 0);
     sf_rd_skip(&rd, 40);
-    if (ipv6_ext(ctx, &rd, nh) < 0)
+    if (ipv6_ext(ctx, &rd, h[6]) < 0)
         return;
     memset(&s, 0, sizeof(s));
     s.family = 6;
-    memcpy(s.src, src, 16);
-    memcpy(s.dst, dst, 16);
-    tcp_header(ctx, &s, &rd);
+    memcpy(s.src, h + 8, 16);
+    memcpy(s.dst, h + 24, 16);
+    tcp_header(ctx, &s, rd.p, sf_rd_left(&rd));
 }
 
 void ip_decode(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
 {
     struct sf_rd rd;
-    unsigned version;
+    const uint8_t *v;
 
     sf_rd_init(&rd, p, caplen, 0);
-    version = sf_rd_u8(&rd) >> 4;
-    if (rd.err) {
+    if ((v = sf_rd_bytes(&rd, 1)) == NULL) {
         ctx->st.truncated++;
         return;
     }
-    switch (version) {
+    switch (v[0] >> 4) {
     case 4:
         ipv4(ctx, p, caplen);
         return;

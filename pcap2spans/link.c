@@ -104,9 +104,10 @@ static void null_family(struct p2s_ctx *ctx, uint32_t fam, const uint8_t *p, siz
         ctx->st.unsupported_net++;
 }
 
-/* Linux cooked capture: a header of hdr bytes with the EtherType at type_at.  0, or
- * -1 when the frame is shorter than the header. */
-static int cooked(struct p2s_ctx *ctx, const uint8_t *p, size_t n, size_t type_at, size_t hdr)
+/* Linux cooked capture (what names it): a header of hdr bytes with the EtherType at
+ * type_at. */
+static void cooked(struct p2s_ctx *ctx, const char *what, const uint8_t *p, size_t n,
+                   size_t type_at, size_t hdr)
 {
     struct sf_rd rd;
     unsigned type;
@@ -116,26 +117,27 @@ static int cooked(struct p2s_ctx *ctx, const uint8_t *p, size_t n, size_t type_a
     type = sf_rd_u16be(&rd);
     sf_rd_skip(&rd, hdr - type_at - 2);
     if (rd.err)
-        return -1;
-    by_ethertype(ctx, type, rd.p, sf_rd_left(&rd));
-    return 0;
+        short_frame(ctx, what, n);
+    else
+        by_ethertype(ctx, type, rd.p, sf_rd_left(&rd));
 }
 
 /* BSD loopback: a 4-byte address family, in the writer's byte order (DLT_NULL) or
- * big-endian (DLT_LOOP).  0, or -1 when the frame is shorter. */
-static int loopback(struct p2s_ctx *ctx, const uint8_t *p, size_t n, int host_order)
+ * big-endian (DLT_LOOP). */
+static void loopback(struct p2s_ctx *ctx, const uint8_t *p, size_t n, int host_order)
 {
     struct sf_rd rd;
     uint32_t fam;
 
     sf_rd_init(&rd, p, n, 0);
     fam = host_order ? sf_rd_u32le(&rd) : sf_rd_u32be(&rd);
-    if (rd.err)
-        return -1;
+    if (rd.err) {
+        short_frame(ctx, "loopback", n);
+        return;
+    }
     if (host_order && fam > 0xffff) /* written by a big-endian host */
         fam = __builtin_bswap32(fam);
     null_family(ctx, fam, rd.p, sf_rd_left(&rd));
-    return 0;
 }
 
 void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, size_t len)
@@ -146,18 +148,15 @@ void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, 
         ethernet(ctx, p, caplen);
         return;
     case DLT_LINUX_SLL_:
-        if (cooked(ctx, p, caplen, 14, 16) == 0)
-            return;
-        break;
+        cooked(ctx, "SLL", p, caplen, 14, 16);
+        return;
     case DLT_LINUX_SLL2_:
-        if (cooked(ctx, p, caplen, 0, 20) == 0)
-            return;
-        break;
+        cooked(ctx, "SLL2", p, caplen, 0, 20);
+        return;
     case DLT_NULL_:
     case DLT_LOOP_:
-        if (loopback(ctx, p, caplen, dlt == DLT_NULL_) == 0)
-            return;
-        break;
+        loopback(ctx, p, caplen, dlt == DLT_NULL_);
+        return;
     case DLT_RAW_:
     case DLT_RAW_OPENBSD_:
     case LINKTYPE_RAW_:
@@ -169,9 +168,4 @@ void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, 
         ctx->st.unsupported_link++;
         return;
     }
-    short_frame(ctx,
-                dlt == DLT_LINUX_SLL_    ? "SLL"
-                : dlt == DLT_LINUX_SLL2_ ? "SLL2"
-                                         : "loopback",
-                caplen);
 }
