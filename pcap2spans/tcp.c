@@ -49,6 +49,7 @@
 
 #include "detect.h"
 #include "p2s.h"
+#include "sf_map.h"
 #include "tcp_ooo.h"
 
 #define DET_MAX      64
@@ -74,7 +75,6 @@ struct tcp_half {
 
 struct p2s_conn {
     struct p2s_ctx *ctx;
-    struct p2s_conn *hnext;               /* hash chain */
     struct p2s_conn *lru_prev, *lru_next; /* oldest activity first */
     uint64_t hash;
     uint8_t caddr[16], saddr[16];
@@ -91,8 +91,7 @@ struct p2s_conn {
 };
 
 struct p2s_tcp {
-    struct p2s_conn **b;
-    size_t nb, n;
+    struct sf_map map; /* seg_hash -> struct p2s_conn */
     struct p2s_conn *lru_head, *lru_tail;
 };
 
@@ -121,54 +120,41 @@ struct p2s_tcp *tcp_new(void)
 {
     struct p2s_tcp *t = calloc(1, sizeof(*t));
 
-    if (t == NULL)
-        return NULL;
-    t->nb = 1024;
-    t->b = calloc(t->nb, sizeof(*t->b));
-    if (t->b == NULL) {
+    if (t == NULL || sf_map_reserve(&t->map, 1) < 0) {
         free(t);
         return NULL;
     }
     return t;
 }
 
-static void table_grow(struct p2s_tcp *t)
+/* The direction segment s goes in connection c, or -1 when it is not c's. */
+static inline int conn_dir(const struct p2s_conn *c, const struct p2s_seg *s)
 {
-    size_t nb = t->nb * 2, i;
-    struct p2s_conn **b = calloc(nb, sizeof(*b));
+    if (c->cport == s->sport && c->sport == s->dport && !memcmp(c->caddr, s->src, 16) &&
+        !memcmp(c->saddr, s->dst, 16))
+        return P2S_C2S;
+    if (c->cport == s->dport && c->sport == s->sport && !memcmp(c->caddr, s->dst, 16) &&
+        !memcmp(c->saddr, s->src, 16))
+        return P2S_S2C;
+    return -1;
+}
 
-    if (b == NULL)
-        return; /* keep the longer chains; still correct */
-    for (i = 0; i < t->nb; i++) {
-        struct p2s_conn *c = t->b[i], *next;
-        for (; c; c = next) {
-            next = c->hnext;
-            c->hnext = b[c->hash & (nb - 1)];
-            b[c->hash & (nb - 1)] = c;
-        }
-    }
-    free(t->b);
-    t->b = b;
-    t->nb = nb;
+static int same_conn(const void *val, const void *key)
+{
+    return val == key;
 }
 
 static struct p2s_conn *lookup(struct p2s_tcp *t, const struct p2s_seg *s, uint64_t h,
                                enum p2s_dir *dir)
 {
-    struct p2s_conn *c;
+    struct sf_map_slot *slot;
+    int d;
 
-    for (c = t->b[h & (t->nb - 1)]; c; c = c->hnext) {
-        if (c->hash != h)
-            continue;
-        if (c->cport == s->sport && c->sport == s->dport && !memcmp(c->caddr, s->src, 16) &&
-            !memcmp(c->saddr, s->dst, 16)) {
-            *dir = P2S_C2S;
-            return c;
-        }
-        if (c->cport == s->dport && c->sport == s->sport && !memcmp(c->caddr, s->dst, 16) &&
-            !memcmp(c->saddr, s->src, 16)) {
-            *dir = P2S_S2C;
-            return c;
+    SF_MAP_RUN(&t->map, h, slot)
+    {
+        if (slot->hash == h && (d = conn_dir(slot->val, s)) >= 0) {
+            *dir = (enum p2s_dir)d;
+            return slot->val;
         }
     }
     return NULL;
@@ -200,14 +186,11 @@ static void lru_append(struct p2s_tcp *t, struct p2s_conn *c)
 
 static void table_unlink(struct p2s_tcp *t, struct p2s_conn *c)
 {
-    struct p2s_conn **pp = &t->b[c->hash & (t->nb - 1)];
+    struct sf_map_slot *slot = sf_map_probe(&t->map, c->hash, same_conn, c);
 
-    while (*pp && *pp != c)
-        pp = &(*pp)->hnext;
-    if (*pp)
-        *pp = c->hnext;
+    if (slot->val == c)
+        sf_map_remove(&t->map, slot);
     lru_unlink(t, c);
-    t->n--;
 }
 
 /* ---- accessors (p2s.h) ------------------------------------------------------------- */
@@ -533,11 +516,11 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     struct p2s_conn *c;
     int cl = src_is_client(s);
 
-    while (t->n >= ctx->lim.max_flows && t->lru_head) {
+    while (t->map.n >= ctx->lim.max_flows && t->lru_head) {
         ctx->st.flows_evicted++;
         tcp_close_conn(ctx, t->lru_head, "evicted");
     }
-    if ((c = calloc(1, sizeof(*c))) == NULL)
+    if (sf_map_reserve(&t->map, 1) < 0 || (c = calloc(1, sizeof(*c))) == NULL)
         return NULL;
     c->ctx = ctx;
     c->hash = hash;
@@ -553,11 +536,8 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     c->info.app_proto = "unknown";
     c->info.first_ns = c->info.last_ns = s->ts_ns;
     c->last_ts = s->ts_ns;
-    c->hnext = t->b[hash & (t->nb - 1)];
-    t->b[hash & (t->nb - 1)] = c;
+    sf_map_fill(&t->map, sf_map_probe(&t->map, hash, same_conn, c), hash, c);
     lru_append(t, c);
-    if (++t->n > t->nb)
-        table_grow(t);
     ctx->st.connections++;
     sink_conn_open(ctx, c);
     if (ctx->force_ops)
@@ -668,7 +648,7 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
             return;
         if ((c = conn_new(ctx, s, hash)) == NULL)
             return;
-        lookup(ctx->tcp, s, hash, &dir);
+        dir = (enum p2s_dir)conn_dir(c, s);
     }
     if (s->ts_ns > c->last_ts) {
         c->last_ts = s->ts_ns;
@@ -729,7 +709,7 @@ void tcp_free(struct p2s_ctx *ctx, struct p2s_tcp *t)
         return;
     if (ctx->tcp == t)
         tcp_flush_all(ctx, "eof");
-    free(t->b);
+    sf_map_free(&t->map);
     free(t);
 }
 
