@@ -134,7 +134,8 @@ static void test_empty(void)
 
     TAP_OK(sf_map_find(&m, 1, ent_eq, &k) == NULL, "empty: find on a never-filled map");
     TAP_OK(sf_map_next(&m, &i) == NULL, "empty: nothing to iterate");
-    TAP_OK(sf_map_reserve(&m, 0) == 0 && m.cap == SF_MAP_MIN_CAP, "empty: first reserve");
+    TAP_OK(sf_map_reserve(&m, 0) == 0 && m.cap == 0, "empty: no room asked, none made");
+    TAP_OK(sf_map_reserve(&m, 1) == 0 && m.cap == SF_MAP_MIN_CAP, "empty: first reserve");
     TAP_OK(sf_map_reserve(&m, SIZE_MAX / 4) < 0 && m.cap == SF_MAP_MIN_CAP,
            "reserve: an impossible size fails and leaves the map");
     sf_map_free(&m);
