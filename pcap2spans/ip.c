@@ -95,9 +95,7 @@ static void ipv4(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
     s.family = 4;
     memcpy(s.src, h + 12, 4);
     memcpy(s.dst, h + 16, 4);
-    sf_rd_init(&rd, p, tot, 0); /* Ethernet padding after tot is not TCP's */
-    sf_rd_skip(&rd, ihl);
-    tcp_header(ctx, &s, rd.p, sf_rd_left(&rd));
+    tcp_header(ctx, &s, p + ihl, tot - ihl); /* Ethernet padding after tot is not TCP's */
 }
 
 /* Skip IPv6 extension headers from rd (the bytes after the fixed header) up to TCP:

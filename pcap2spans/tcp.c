@@ -654,8 +654,10 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
         c->last_ts = s->ts_ns;
         c->info.last_ns = s->ts_ns;
     }
-    lru_unlink(ctx->tcp, c);
-    lru_append(ctx->tcp, c);
+    if (ctx->tcp->lru_tail != c) { /* most segments follow one of the same connection */
+        lru_unlink(ctx->tcp, c);
+        lru_append(ctx->tcp, c);
+    }
     h = &c->h[dir];
     dseq = s->seq;
     if (s->flags & P2S_TH_SYN) {
