@@ -9,6 +9,10 @@
  *   sf_rd_init(&rd, buf, len, file_off);
  *   uint32_t len = sf_rd_u24be(&rd); uint8_t type = sf_rd_u8(&rd);
  *   if (rd.err) return sf_err_set(err, SF_E_TRUNC, sf_rd_off(&rd), "h2: frame header");
+ *
+ * A fixed-size header on a hot path is bounded once and read at fixed offsets:
+ *   const uint8_t *h = sf_rd_bytes(&rd, 20);
+ *   if (h == NULL) ...; tot = sf_rd_get_u16be(h, 2);
  */
 #ifndef SF_RD_H
 #define SF_RD_H
@@ -54,6 +58,25 @@ static inline int sf_rd_need(struct sf_rd *rd, size_t n)
     return 1;
 }
 
+/* Fields of a block sf_rd_bytes() has already bounded (a fixed-size header: one
+ * check for the whole block, then reads at fixed offsets, as tcpdump's EXTRACT_*
+ * after ND_TCHECK).  p is what sf_rd_bytes returned, off + width <= its n. */
+static inline uint16_t sf_rd_get_u16be(const uint8_t *p, size_t off)
+{
+    return (uint16_t)(p[off] << 8 | p[off + 1]);
+}
+
+static inline uint32_t sf_rd_get_u24be(const uint8_t *p, size_t off)
+{
+    return (uint32_t)p[off] << 16 | (uint32_t)p[off + 1] << 8 | p[off + 2];
+}
+
+static inline uint32_t sf_rd_get_u32be(const uint8_t *p, size_t off)
+{
+    return (uint32_t)p[off] << 24 | (uint32_t)p[off + 1] << 16 | (uint32_t)p[off + 2] << 8 |
+           p[off + 3];
+}
+
 static inline uint8_t sf_rd_u8(struct sf_rd *rd)
 {
     if (!sf_rd_need(rd, 1))
@@ -67,7 +90,7 @@ static inline uint16_t sf_rd_u16be(struct sf_rd *rd)
 
     if (!sf_rd_need(rd, 2))
         return 0;
-    v = (uint16_t)(rd->p[0] << 8 | rd->p[1]);
+    v = sf_rd_get_u16be(rd->p, 0);
     rd->p += 2;
     return v;
 }
@@ -78,7 +101,7 @@ static inline uint32_t sf_rd_u24be(struct sf_rd *rd)
 
     if (!sf_rd_need(rd, 3))
         return 0;
-    v = (uint32_t)rd->p[0] << 16 | (uint32_t)rd->p[1] << 8 | rd->p[2];
+    v = sf_rd_get_u24be(rd->p, 0);
     rd->p += 3;
     return v;
 }
@@ -89,7 +112,7 @@ static inline uint32_t sf_rd_u32be(struct sf_rd *rd)
 
     if (!sf_rd_need(rd, 4))
         return 0;
-    v = (uint32_t)rd->p[0] << 24 | (uint32_t)rd->p[1] << 16 | (uint32_t)rd->p[2] << 8 | rd->p[3];
+    v = sf_rd_get_u32be(rd->p, 0);
     rd->p += 4;
     return v;
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "detect.h"
 #include "p2s.h"
 #include "sf_buf.h"
 #include "sf_hex.h"
@@ -511,32 +512,11 @@ static int body_state(struct h1_dir *d, const struct head_facts *f, int bodyless
     return 1;
 }
 
-/* "METHOD " with an upper-case method: 1 yes, 0 no, -1 too short to say. */
-static int looks_request_start(const uint8_t *p, size_t n)
+/* Bytes that start a request (C2S) or status line (S2C): 1 yes, 0 no, -1 too short to
+ * say (detect.c). */
+__attribute__((cold)) static int looks_start(enum p2s_dir dir, const uint8_t *p, size_t n)
 {
-    size_t i;
-
-    for (i = 0; i < n && i < 33; i++) {
-        if (p[i] == ' ')
-            return i > 0;
-        if (!((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-' || p[i] == '_'))
-            return 0;
-    }
-    return i < 33 ? -1 : 0;
-}
-
-static int looks_status_start(const uint8_t *p, size_t n)
-{
-    size_t k = n < 7 ? n : 7;
-
-    if (memcmp(p, "HTTP/1.", k) != 0)
-        return 0;
-    return n >= 7 ? 1 : -1;
-}
-
-static int looks_start(enum p2s_dir dir, const uint8_t *p, size_t n)
-{
-    return dir == P2S_C2S ? looks_request_start(p, n) : looks_status_start(p, n);
+    return det_look(dir == P2S_C2S ? DET_H1_REQUEST : DET_H1_STATUS, p, n, 0);
 }
 
 static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts)

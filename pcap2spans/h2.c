@@ -146,6 +146,7 @@ static void frame_rst(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const u
                       size_t len, int64_t ts)
 {
     struct h2_stream *s;
+    struct sf_rd rd;
     uint32_t code;
     char why[96];
 
@@ -153,7 +154,8 @@ static void frame_rst(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const u
         h2_fail(c, dir, SF_E_MALFORMED, "RST_STREAM of %zu bytes (want 4)", len);
         return;
     }
-    code = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    sf_rd_init(&rd, p, len, 0);
+    code = sf_rd_u32be(&rd);
     snprintf(why, sizeof(why), "stream %u %s (0x%x) from the %s", sid, h2_error_name(code), code,
              dir == P2S_C2S ? "client" : "server");
     p2s_note(c->ctx, c->conn, "h2_rst", why, ts);
@@ -235,12 +237,13 @@ static void settings_ack(struct h2_conn *c, enum p2s_dir dir)
 static int settings_parse(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, size_t len,
                           struct h2_settings *st, uint32_t *bad)
 {
+    struct sf_rd rd;
     int rc = 0;
 
-    for (size_t i = 0; i + 6 <= len; i += 6) {
-        uint16_t id = (uint16_t)(p[i] << 8 | p[i + 1]);
-        uint32_t v = (uint32_t)p[i + 2] << 24 | (uint32_t)p[i + 3] << 16 | (uint32_t)p[i + 4] << 8 |
-                     p[i + 5];
+    sf_rd_init(&rd, p, len, 0);
+    while (sf_rd_left(&rd) >= 6) {
+        uint16_t id = sf_rd_u16be(&rd);
+        uint32_t v = sf_rd_u32be(&rd);
 
         if (id == 1) {
             st->table = v;
@@ -339,13 +342,15 @@ static void frame_goaway(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, cons
     uint32_t last, code;
     char d[96];
     struct h2_stream *s, *nx;
+    struct sf_rd rd;
 
     if (sid != 0 || len < 8) {
         h2_fail(c, dir, SF_E_MALFORMED, "GOAWAY on stream %u with %zu bytes", sid, len);
         return;
     }
-    last = ((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]) & 0x7fffffffu;
-    code = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
+    sf_rd_init(&rd, p, len, 0);
+    last = sf_rd_u32be(&rd) & 0x7fffffffu;
+    code = sf_rd_u32be(&rd);
     snprintf(d, sizeof(d), "%s: last stream %u, %s (0x%x)", dir == P2S_C2S ? "client" : "server",
              last, h2_error_name(code), code);
     p2s_note(c->ctx, c->conn, "h2_goaway", d, ts);
@@ -415,13 +420,40 @@ static uint32_t dir_max_frame(const struct h2_dir *d)
     return d->max_frame_known ? d->max_frame : H2_ABS_MAX_FRAME;
 }
 
-/* A frame header that fits its type: known type, valid stream id and length. */
-static int header_plausible(const uint8_t *h, uint32_t max_frame)
-{
-    uint32_t len = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
-    uint8_t type = h[3], flags = h[4];
-    uint32_t sid = ((uint32_t)h[5] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 8 | h[8]);
+struct frame_hdr {
+    uint32_t len, sid; /* sid with the reserved bit */
+    uint8_t type, flags;
+};
 
+/* The frame header (section 4.1) at p[0..n): 0, or -1 when n is shorter. */
+static int frame_hdr(const uint8_t *p, size_t n, struct frame_hdr *f)
+{
+    struct sf_rd rd;
+    const uint8_t *h;
+
+    sf_rd_init(&rd, p, n, 0);
+    if ((h = sf_rd_bytes(&rd, H2_HDR)) == NULL)
+        return -1;
+    f->len = sf_rd_get_u24be(h, 0);
+    f->type = h[3];
+    f->flags = h[4];
+    f->sid = sf_rd_get_u32be(h, 5);
+    return 0;
+}
+
+/* A frame header at p[0..n) that fits its type: known type, valid stream id and length. */
+static int header_plausible(const uint8_t *p, size_t n, uint32_t max_frame)
+{
+    struct frame_hdr f;
+    uint32_t len, sid;
+    uint8_t type, flags;
+
+    if (frame_hdr(p, n, &f) < 0)
+        return 0;
+    len = f.len;
+    sid = f.sid;
+    type = f.type;
+    flags = f.flags;
     if (len > max_frame || (sid & 0x80000000u) || type > T_CONTINUATION)
         return 0;
     switch (type) {
@@ -451,20 +483,21 @@ static int header_plausible(const uint8_t *h, uint32_t max_frame)
 
 static int plausible_pair(const uint8_t *p, size_t n, uint32_t max_frame)
 {
+    struct frame_hdr f;
     uint32_t len;
 
-    if (n < H2_HDR)
+    if (frame_hdr(p, n, &f) < 0)
         return -1;
-    if (!header_plausible(p, max_frame))
+    if (!header_plausible(p, n, max_frame))
         return 0;
-    len = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+    len = f.len;
     /* The next header must be plausible too, unless it is beyond any window, or the
      * frame ends exactly where the bytes do (segments usually end with a frame). */
     if ((uint64_t)len + 2 * H2_HDR > H2_SYNC_WINDOW || n == (size_t)len + H2_HDR)
         return 1;
     if (n < (size_t)len + 2 * H2_HDR)
         return -1;
-    return header_plausible(p + H2_HDR + len, max_frame);
+    return header_plausible(p + H2_HDR + len, n - H2_HDR - len, max_frame);
 }
 
 int h2_plausible_frames(const uint8_t *p, size_t n, uint32_t max_frame)
@@ -481,17 +514,21 @@ static void data_bytes(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, si
 
     if (d->pad_pending && n > 0) {
         uint32_t rest = d->skip_left - 1; /* payload after the pad length byte */
+        struct sf_rd rd;
+        uint8_t pad;
 
+        sf_rd_init(&rd, p, n, 0);
+        pad = sf_rd_u8(&rd);
         d->pad_pending = 0;
-        if (p[0] > rest) {
+        if (pad > rest) {
             h2_fail(c, dir, SF_E_MALFORMED, "DATA on stream %u: padding %u > payload %u",
-                    d->skip_sid, p[0], rest);
+                    d->skip_sid, pad, rest);
             d->body_left = 0;
         } else {
-            d->body_left = rest - p[0];
+            d->body_left = rest - pad;
         }
-        p++;
-        n--;
+        p = rd.p;
+        n = sf_rd_left(&rd);
     }
     body = n < d->body_left ? n : d->body_left;
     d->body_left -= (uint32_t)body;
@@ -643,7 +680,7 @@ static size_t feed_frames(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p,
     size_t i = 0;
 
     while (i < n && d->state == D_FRAMES) {
-        const uint8_t *h;
+        struct frame_hdr fh;
         uint32_t len, sid;
         uint8_t type, flags;
         int cls, direct = d->fb.len == 0 && n - i >= H2_HDR;
@@ -671,12 +708,12 @@ static size_t feed_frames(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p,
             if (d->fb.len < H2_HDR)
                 break;
         }
-        h = direct ? p + i : d->fb.data;
-        len = (uint32_t)h[0] << 16 | (uint32_t)h[1] << 8 | h[2];
-        type = h[3];
-        flags = h[4];
-        sid = ((uint32_t)h[5] << 24 | (uint32_t)h[6] << 16 | (uint32_t)h[7] << 8 | h[8]) &
-              0x7fffffffu;
+        if (frame_hdr(direct ? p + i : d->fb.data, direct ? n - i : d->fb.len, &fh) < 0)
+            break; /* not reached: a whole header is there */
+        len = fh.len;
+        type = fh.type;
+        flags = fh.flags;
+        sid = fh.sid & 0x7fffffffu;
         cls = d->fb.len <= H2_HDR ? frame_class(c, dir, len, type, sid) : 0;
         if (cls < 0) {
             /* Never follow an absurd length: look for the next boundary from the

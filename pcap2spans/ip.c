@@ -31,26 +31,30 @@ static void bad(struct p2s_ctx *ctx, const char *proto, const char *msg)
     p2s_report(ctx, &err);
 }
 
+/* p[0..n): the TCP segment (header and payload) and nothing after it. */
 static void tcp_header(struct p2s_ctx *ctx, struct p2s_seg *s, const uint8_t *p, size_t n)
 {
+    struct sf_rd rd;
+    const uint8_t *h;
     size_t off;
 
-    if (n < 20) {
+    sf_rd_init(&rd, p, n, 0);
+    if ((h = sf_rd_bytes(&rd, 20)) == NULL) {
         bad(ctx, "tcp", "header shorter than 20 bytes");
         return;
     }
-    off = (size_t)(p[12] >> 4) * 4;
-    if (off < 20 || off > n) {
+    off = (size_t)(h[12] >> 4) * 4;
+    if (off < 20 || !sf_rd_skip(&rd, off - 20)) { /* options */
         bad(ctx, "tcp", "bad data offset");
         return;
     }
-    s->sport = (uint16_t)(p[0] << 8 | p[1]);
-    s->dport = (uint16_t)(p[2] << 8 | p[3]);
-    s->seq = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7];
-    s->ack = (uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11];
-    s->flags = p[13];
-    s->payload = p + off;
-    s->len = n - off;
+    s->sport = sf_rd_get_u16be(h, 0);
+    s->dport = sf_rd_get_u16be(h, 2);
+    s->seq = sf_rd_get_u32be(h, 4);
+    s->ack = sf_rd_get_u32be(h, 8);
+    s->flags = h[13];
+    s->len = sf_rd_left(&rd);
+    s->payload = rd.p;
     s->ts_ns = ctx->pkt_ts;
     tcp_segment(ctx, s);
 }
@@ -58,15 +62,17 @@ static void tcp_header(struct p2s_ctx *ctx, struct p2s_seg *s, const uint8_t *p,
 static void ipv4(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
 {
     struct p2s_seg s;
+    struct sf_rd rd;
+    const uint8_t *h;
     size_t ihl, tot;
-    unsigned frag;
 
-    if (caplen < 20) {
+    sf_rd_init(&rd, p, caplen, 0);
+    if ((h = sf_rd_bytes(&rd, 20)) == NULL) {
         ctx->st.truncated++;
         return;
     }
-    ihl = (size_t)(p[0] & 0x0f) * 4;
-    tot = (size_t)(p[2] << 8 | p[3]);
+    ihl = (size_t)(h[0] & 0x0f) * 4;
+    tot = sf_rd_get_u16be(h, 2);
     if (tot == 0) /* TSO on the capturing host: length not filled in */
         tot = caplen;
     if (ihl < 20 || tot < ihl) {
@@ -77,84 +83,100 @@ static void ipv4(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
         ctx->st.truncated++;
         return;
     }
-    frag = (unsigned)(p[6] << 8 | p[7]);
-    if (frag & 0x3fff) { /* MF set or a non-zero offset */
+    if (sf_rd_get_u16be(h, 6) & 0x3fff) { /* MF set or a non-zero fragment offset */
         ctx->st.ip_fragments++;
         return;
     }
-    if (p[9] != PROTO_TCP) {
+    if (h[9] != PROTO_TCP) {
         ctx->st.unsupported_net++;
         return;
     }
     memset(&s, 0, sizeof(s));
     s.family = 4;
-    memcpy(s.src, p + 12, 4);
-    memcpy(s.dst, p + 16, 4);
-    tcp_header(ctx, &s, p + ihl, tot - ihl);
+    memcpy(s.src, h + 12, 4);
+    memcpy(s.dst, h + 16, 4);
+    tcp_header(ctx, &s, p + ihl, tot - ihl); /* Ethernet padding after tot is not TCP's */
+}
+
+/* Skip IPv6 extension headers from rd (the bytes after the fixed header) up to TCP:
+ * 0 with rd at the TCP header, or -1 when the packet is not TCP (counted or reported). */
+static int ipv6_ext(struct p2s_ctx *ctx, struct sf_rd *rd, unsigned nh)
+{
+    int hops = 0;
+    unsigned len;
+
+    while (nh != PROTO_TCP) {
+        if (++hops > 16 || rd->err || sf_rd_left(rd) < 8)
+            break;
+        switch (nh) {
+        case 0:
+        case 43:
+        case 60:
+            nh = sf_rd_u8(rd);
+            len = sf_rd_u8(rd);
+            sf_rd_skip(rd, ((size_t)len + 1) * 8 - 2);
+            break;
+        case 51:
+            nh = sf_rd_u8(rd);
+            len = sf_rd_u8(rd);
+            sf_rd_skip(rd, ((size_t)len + 2) * 4 - 2);
+            break;
+        case 44:
+            ctx->st.ip_fragments++;
+            return -1;
+        default:
+            ctx->st.unsupported_net++;
+            return -1;
+        }
+    }
+    if (nh != PROTO_TCP || rd->err) {
+        bad(ctx, "ipv6", "extension headers run past the packet");
+        return -1;
+    }
+    return 0;
 }
 
 static void ipv6(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
 {
     struct p2s_seg s;
-    size_t plen, off = 40, end;
-    unsigned nh;
-    int hops = 0;
+    struct sf_rd rd;
+    const uint8_t *h;
+    size_t plen;
 
-    if (caplen < 40) {
+    sf_rd_init(&rd, p, caplen, 0);
+    if ((h = sf_rd_bytes(&rd, 40)) == NULL) {
         ctx->st.truncated++;
         return;
     }
-    plen = (size_t)(p[4] << 8 | p[5]);
+    plen = sf_rd_get_u16be(h, 4);
     if (plen == 0) /* jumbogram or TSO: take what was captured */
         plen = caplen - 40;
-    end = 40 + plen;
-    if (end > caplen) {
+    if (40 + plen > caplen) {
         ctx->st.truncated++;
         return;
     }
-    nh = p[6];
-    while (nh != PROTO_TCP) {
-        if (++hops > 16 || off + 8 > end) {
-            bad(ctx, "ipv6", "extension headers run past the packet");
-            return;
-        }
-        switch (nh) {
-        case 0:
-        case 43:
-        case 60:
-            nh = p[off];
-            off += ((size_t)p[off + 1] + 1) * 8;
-            break;
-        case 51:
-            nh = p[off];
-            off += ((size_t)p[off + 1] + 2) * 4;
-            break;
-        case 44:
-            ctx->st.ip_fragments++;
-            return;
-        default:
-            ctx->st.unsupported_net++;
-            return;
-        }
-    }
-    if (off > end) {
-        bad(ctx, "ipv6", "extension headers run past the packet");
+    sf_rd_init(&rd, p, 40 + plen, 0);
+    sf_rd_skip(&rd, 40);
+    if (ipv6_ext(ctx, &rd, h[6]) < 0)
         return;
-    }
     memset(&s, 0, sizeof(s));
     s.family = 6;
-    memcpy(s.src, p + 8, 16);
-    memcpy(s.dst, p + 24, 16);
-    tcp_header(ctx, &s, p + off, end - off);
+    memcpy(s.src, h + 8, 16);
+    memcpy(s.dst, h + 24, 16);
+    tcp_header(ctx, &s, rd.p, sf_rd_left(&rd));
 }
 
 void ip_decode(struct p2s_ctx *ctx, const uint8_t *p, size_t caplen)
 {
-    if (caplen < 1) {
+    struct sf_rd rd;
+    const uint8_t *v;
+
+    sf_rd_init(&rd, p, caplen, 0);
+    if ((v = sf_rd_bytes(&rd, 1)) == NULL) {
         ctx->st.truncated++;
         return;
     }
-    switch (p[0] >> 4) {
+    switch (v[0] >> 4) {
     case 4:
         ipv4(ctx, p, caplen);
         return;

@@ -12,8 +12,6 @@
  * Everything that is not IPv4/IPv6 is counted (st.unsupported_net); link types we
  * do not decode are counted (st.unsupported_link) and reported once by pcap.c.
  */
-#include <string.h>
-
 #include "p2s.h"
 #include "sf_rd.h"
 
@@ -106,38 +104,58 @@ static void null_family(struct p2s_ctx *ctx, uint32_t fam, const uint8_t *p, siz
         ctx->st.unsupported_net++;
 }
 
-void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, size_t len)
+/* Linux cooked capture (what names it): a header of hdr bytes with the EtherType at
+ * type_at. */
+static void cooked(struct p2s_ctx *ctx, const char *what, const uint8_t *p, size_t n,
+                   size_t type_at, size_t hdr)
 {
+    struct sf_rd rd;
+    unsigned type;
+
+    sf_rd_init(&rd, p, n, 0);
+    sf_rd_skip(&rd, type_at);
+    type = sf_rd_u16be(&rd);
+    sf_rd_skip(&rd, hdr - type_at - 2);
+    if (rd.err)
+        short_frame(ctx, what, n);
+    else
+        by_ethertype(ctx, type, rd.p, sf_rd_left(&rd));
+}
+
+/* BSD loopback: a 4-byte address family, in the writer's byte order (DLT_NULL) or
+ * big-endian (DLT_LOOP). */
+static void loopback(struct p2s_ctx *ctx, const uint8_t *p, size_t n, int host_order)
+{
+    struct sf_rd rd;
     uint32_t fam;
 
+    sf_rd_init(&rd, p, n, 0);
+    fam = host_order ? sf_rd_u32le(&rd) : sf_rd_u32be(&rd);
+    if (rd.err) {
+        short_frame(ctx, "loopback", n);
+        return;
+    }
+    if (host_order && fam > 0xffff) /* written by a big-endian host */
+        fam = __builtin_bswap32(fam);
+    null_family(ctx, fam, rd.p, sf_rd_left(&rd));
+}
+
+void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, size_t len)
+{
     (void)len;
     switch (dlt) {
     case DLT_EN10MB_:
         ethernet(ctx, p, caplen);
         return;
     case DLT_LINUX_SLL_:
-        if (caplen < 16)
-            break;
-        by_ethertype(ctx, (unsigned)(p[14] << 8 | p[15]), p + 16, caplen - 16);
+        cooked(ctx, "SLL", p, caplen, 14, 16);
         return;
     case DLT_LINUX_SLL2_:
-        if (caplen < 20)
-            break;
-        by_ethertype(ctx, (unsigned)(p[0] << 8 | p[1]), p + 20, caplen - 20);
+        cooked(ctx, "SLL2", p, caplen, 0, 20);
         return;
     case DLT_NULL_:
-        if (caplen < 4)
-            break;
-        memcpy(&fam, p, 4);
-        if (fam > 0xffff) /* written by a host of the other byte order */
-            fam = __builtin_bswap32(fam);
-        null_family(ctx, fam, p + 4, caplen - 4);
-        return;
     case DLT_LOOP_:
-        if (caplen < 4)
-            break;
-        null_family(ctx, (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | p[2] << 8 | p[3], p + 4,
-                    caplen - 4);
+        loopback(ctx, p, caplen, dlt == DLT_NULL_);
         return;
     case DLT_RAW_:
     case DLT_RAW_OPENBSD_:
@@ -150,9 +168,4 @@ void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, 
         ctx->st.unsupported_link++;
         return;
     }
-    short_frame(ctx,
-                dlt == DLT_LINUX_SLL_    ? "SLL"
-                : dlt == DLT_LINUX_SLL2_ ? "SLL2"
-                                         : "loopback",
-                caplen);
 }

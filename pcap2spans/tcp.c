@@ -37,17 +37,19 @@
  *   - a sequence jump of more than 256 MiB (a capture that lost the SYN of a reused
  *     tuple) restarts the direction there, counted as a gap of unknown size (0).
  *
- * Protocol detection is by content on the first bytes, never by port: up to 64 bytes
- * per direction are held until the C2S side decides (or the S2C side shows an
- * HTTP/1 status line), then replayed into the parser.  Without a preface, C2S bytes
- * that parse as a chain of plausible client HTTP/2 frames (per-type length, flags
- * and stream-id rules) also select HTTP/2: a capture that started mid-connection.
+ * Protocol detection is by content on the first bytes, never by port (the probes are
+ * detect.c's table): up to 64 bytes per direction are held until the C2S side decides
+ * (or the S2C side shows an HTTP/1 status line), then replayed into the parser.
+ * Without a preface, C2S bytes that parse as a chain of plausible client HTTP/2
+ * frames also select HTTP/2: a capture that started mid-connection.
  */
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect.h"
 #include "p2s.h"
+#include "sf_map.h"
 #include "tcp_ooo.h"
 
 #define DET_MAX      64
@@ -73,7 +75,6 @@ struct tcp_half {
 
 struct p2s_conn {
     struct p2s_ctx *ctx;
-    struct p2s_conn *hnext;               /* hash chain */
     struct p2s_conn *lru_prev, *lru_next; /* oldest activity first */
     uint64_t hash;
     uint8_t caddr[16], saddr[16];
@@ -90,12 +91,9 @@ struct p2s_conn {
 };
 
 struct p2s_tcp {
-    struct p2s_conn **b;
-    size_t nb, n;
+    struct sf_map map; /* seg_hash -> struct p2s_conn */
     struct p2s_conn *lru_head, *lru_tail;
 };
-
-static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
 /* ---- flow table -------------------------------------------------------------------- */
 
@@ -122,54 +120,41 @@ struct p2s_tcp *tcp_new(void)
 {
     struct p2s_tcp *t = calloc(1, sizeof(*t));
 
-    if (t == NULL)
-        return NULL;
-    t->nb = 1024;
-    t->b = calloc(t->nb, sizeof(*t->b));
-    if (t->b == NULL) {
+    if (t == NULL || sf_map_reserve(&t->map, 1) < 0) {
         free(t);
         return NULL;
     }
     return t;
 }
 
-static void table_grow(struct p2s_tcp *t)
+/* The direction segment s goes in connection c, or -1 when it is not c's. */
+static inline int conn_dir(const struct p2s_conn *c, const struct p2s_seg *s)
 {
-    size_t nb = t->nb * 2, i;
-    struct p2s_conn **b = calloc(nb, sizeof(*b));
+    if (c->cport == s->sport && c->sport == s->dport && !memcmp(c->caddr, s->src, 16) &&
+        !memcmp(c->saddr, s->dst, 16))
+        return P2S_C2S;
+    if (c->cport == s->dport && c->sport == s->sport && !memcmp(c->caddr, s->dst, 16) &&
+        !memcmp(c->saddr, s->src, 16))
+        return P2S_S2C;
+    return -1;
+}
 
-    if (b == NULL)
-        return; /* keep the longer chains; still correct */
-    for (i = 0; i < t->nb; i++) {
-        struct p2s_conn *c = t->b[i], *next;
-        for (; c; c = next) {
-            next = c->hnext;
-            c->hnext = b[c->hash & (nb - 1)];
-            b[c->hash & (nb - 1)] = c;
-        }
-    }
-    free(t->b);
-    t->b = b;
-    t->nb = nb;
+static int same_conn(const void *val, const void *key)
+{
+    return val == key;
 }
 
 static struct p2s_conn *lookup(struct p2s_tcp *t, const struct p2s_seg *s, uint64_t h,
                                enum p2s_dir *dir)
 {
-    struct p2s_conn *c;
+    struct sf_map_slot *slot;
+    int d;
 
-    for (c = t->b[h & (t->nb - 1)]; c; c = c->hnext) {
-        if (c->hash != h)
-            continue;
-        if (c->cport == s->sport && c->sport == s->dport && !memcmp(c->caddr, s->src, 16) &&
-            !memcmp(c->saddr, s->dst, 16)) {
-            *dir = P2S_C2S;
-            return c;
-        }
-        if (c->cport == s->dport && c->sport == s->sport && !memcmp(c->caddr, s->dst, 16) &&
-            !memcmp(c->saddr, s->src, 16)) {
-            *dir = P2S_S2C;
-            return c;
+    SF_MAP_RUN(&t->map, h, slot)
+    {
+        if (slot->hash == h && (d = conn_dir(slot->val, s)) >= 0) {
+            *dir = (enum p2s_dir)d;
+            return slot->val;
         }
     }
     return NULL;
@@ -201,14 +186,11 @@ static void lru_append(struct p2s_tcp *t, struct p2s_conn *c)
 
 static void table_unlink(struct p2s_tcp *t, struct p2s_conn *c)
 {
-    struct p2s_conn **pp = &t->b[c->hash & (t->nb - 1)];
+    struct sf_map_slot *slot = sf_map_probe(&t->map, c->hash, same_conn, c);
 
-    while (*pp && *pp != c)
-        pp = &(*pp)->hnext;
-    if (*pp)
-        *pp = c->hnext;
+    if (slot->val == c)
+        sf_map_remove(&t->map, slot);
     lru_unlink(t, c);
-    t->n--;
 }
 
 /* ---- accessors (p2s.h) ------------------------------------------------------------- */
@@ -302,148 +284,25 @@ static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, si
     }
 }
 
-static int is_token_char(uint8_t ch)
-{
-    return (ch >= 'A' && ch <= 'Z') || ch == '-' || ch == '_';
-}
-
-/* Looks like "METHOD " (upper-case token then space): 1 yes, 0 no, -1 need more. */
-static int looks_request(const uint8_t *p, size_t n)
-{
-    size_t i;
-
-    for (i = 0; i < n && i < 20; i++) {
-        if (p[i] == ' ')
-            return i > 0;
-        if (!is_token_char(p[i]))
-            return 0;
-    }
-    return i < 20 ? -1 : 0;
-}
-
-/* "HTTP/1." prefix: 1 yes, 0 no, -1 need more. */
-static int looks_status(const uint8_t *p, size_t n)
-{
-    static const char s[] = "HTTP/1.";
-    size_t k = n < 7 ? n : 7;
-
-    if (memcmp(p, s, k) != 0)
-        return 0;
-    return n >= 7 ? 1 : -1;
-}
-
-static int looks_tls(const uint8_t *p, size_t n)
-{
-    if (n >= 1 && p[0] != 0x16)
-        return 0;
-    if (n >= 2 && p[1] != 0x03)
-        return 0;
-    if (n >= 3)
-        return p[2] <= 0x04;
-    return -1;
-}
-
-static int looks_preface(const uint8_t *p, size_t n)
-{
-    size_t k = n < 24 ? n : 24;
-
-    if (memcmp(p, h2_preface, k) != 0)
-        return 0;
-    return n >= 24 ? 1 : -1;
-}
-
-/* One plausible HTTP/2 frame header sent by a client (RFC 9113 section 6: per-type
- * lengths, flags and stream ids; client-initiated streams are odd). */
-static int h2_frame_ok(const uint8_t *p, uint32_t *len)
-{
-    uint32_t l = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-    uint32_t sid = ((uint32_t)p[5] << 24 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 8 | p[8]);
-    uint8_t type = p[3], fl = p[4];
-
-    *len = l;
-    if (l > (1u << 20) || (sid & 0x80000000u))
-        return 0;
-    switch (type) {
-    case 0: /* DATA */
-        return sid && !(fl & ~0x09);
-    case 1: /* HEADERS */
-        return (sid & 1) && !(fl & ~0x2d);
-    case 2: /* PRIORITY */
-        return sid && l == 5 && !fl;
-    case 3: /* RST_STREAM */
-        return sid && l == 4 && !fl;
-    case 4: /* SETTINGS */
-        return !sid && !(fl & ~1) && l % 6 == 0 && (!fl || !l);
-    case 6: /* PING */
-        return !sid && l == 8 && !(fl & ~1);
-    case 7: /* GOAWAY */
-        return !sid && l >= 8 && !fl;
-    case 8: /* WINDOW_UPDATE */
-        return l == 4 && !fl;
-    case 9: /* CONTINUATION */
-        return sid && !(fl & ~0x04);
-    default: /* PUSH_PROMISE is never sent by a client */
-        return 0;
-    }
-}
-
-/* Held client bytes that look like HTTP/2 frames without a preface (a capture that
- * started mid-connection), judged by the frames they hold, wherever the window cuts
- * them: two plausible frame headers in a row; or, once the window is full, a plausible
- * first frame that runs past it or that is followed by a header the window cuts.
- * 1 yes, 0 no, -1 need more. */
-static int looks_h2_frames(const uint8_t *p, size_t n, int full)
-{
-    size_t off = 0;
-    uint32_t len;
-    int frames = 0;
-
-    while (off + 9 <= n) {
-        if (!h2_frame_ok(p + off, &len))
-            return 0;
-        if (++frames >= 2)
-            return 1;
-        if (off + 9 + len >= n)
-            break;
-        off += 9 + len;
-    }
-    if (frames == 0)
-        return full ? 0 : -1;
-    return full ? 1 : -1;
-}
-
 /* Decide from the held bytes: an ops table, or NULL with *proto set ("tls",
  * "unknown"), or NULL with *proto NULL while more bytes are needed.  A pending
  * preface blocks the request-line test ("PRI " looks like a method). */
 static const struct p2s_app_ops *detect(struct p2s_conn *c, const char **proto)
 {
     const struct tcp_half *q = &c->h[P2S_C2S], *r = &c->h[P2S_S2C];
+    const struct det_probe *hit;
     int v;
 
     *proto = NULL;
     if (q->det_len) {
-        if ((v = looks_preface(q->det, q->det_len)) == 1)
-            return &p2s_h2_ops;
-        if (v < 0)
-            return NULL;
-        if ((v = looks_tls(q->det, q->det_len)) == 1)
-            return &p2s_tls_ops;
-        if (v < 0)
-            return NULL;
-        if ((v = looks_request(q->det, q->det_len)) == 1)
-            return &p2s_h1_ops;
-        if (v < 0)
-            return NULL;
-        if ((v = looks_h2_frames(q->det, q->det_len, q->det_len == DET_MAX)) == 1)
-            return &p2s_h2_ops;
-        if (v < 0)
-            return NULL;
+        v = det_first(DET_CLIENT, q->det, q->det_len, q->det_len == DET_MAX, &hit);
+        if (v != DET_NO)
+            return v == DET_YES ? hit->ops : NULL;
     }
     if (r->det_len) {
-        if ((v = looks_status(r->det, r->det_len)) == 1)
-            return &p2s_h1_ops;
-        if (v < 0)
-            return NULL;
+        v = det_first(DET_BIT(DET_H1_STATUS), r->det, r->det_len, r->det_len == DET_MAX, &hit);
+        if (v != DET_NO)
+            return v == DET_YES ? hit->ops : NULL;
     }
     if (q->det_len == DET_MAX || r->det_len == DET_MAX || (q->det_len && r->det_len))
         *proto = "unknown";
@@ -635,13 +494,15 @@ static void addr_text(char *out, size_t outsz, int family, const uint8_t *a)
 /* Which side of a first segment carrying data is the client (see the file comment). */
 static int src_is_client(const struct p2s_seg *s)
 {
+    const struct det_probe *hit;
+
     if (s->flags & P2S_TH_SYN)
         return !(s->flags & P2S_TH_ACK);
     if (s->len) {
-        if (looks_preface(s->payload, s->len) || looks_request(s->payload, s->len) == 1 ||
-            (looks_tls(s->payload, s->len) == 1 && s->len > 5 && s->payload[5] == 1))
+        if (det_first(DET_BIT(DET_H2_PREFACE) | DET_BIT(DET_H1_REQUEST) | DET_BIT(DET_TLS_HELLO),
+                      s->payload, s->len, 1, &hit) == DET_YES)
             return 1;
-        if (looks_status(s->payload, s->len) == 1)
+        if (det_look(DET_H1_STATUS, s->payload, s->len, 1) == DET_YES)
             return 0;
     }
     if (s->sport != s->dport)
@@ -655,11 +516,11 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     struct p2s_conn *c;
     int cl = src_is_client(s);
 
-    while (t->n >= ctx->lim.max_flows && t->lru_head) {
+    while (t->map.n >= ctx->lim.max_flows && t->lru_head) {
         ctx->st.flows_evicted++;
         tcp_close_conn(ctx, t->lru_head, "evicted");
     }
-    if ((c = calloc(1, sizeof(*c))) == NULL)
+    if (sf_map_reserve(&t->map, 1) < 0 || (c = calloc(1, sizeof(*c))) == NULL)
         return NULL;
     c->ctx = ctx;
     c->hash = hash;
@@ -675,11 +536,8 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     c->info.app_proto = "unknown";
     c->info.first_ns = c->info.last_ns = s->ts_ns;
     c->last_ts = s->ts_ns;
-    c->hnext = t->b[hash & (t->nb - 1)];
-    t->b[hash & (t->nb - 1)] = c;
+    sf_map_fill(&t->map, sf_map_probe(&t->map, hash, same_conn, c), hash, c);
     lru_append(t, c);
-    if (++t->n > t->nb)
-        table_grow(t);
     ctx->st.connections++;
     sink_conn_open(ctx, c);
     if (ctx->force_ops)
@@ -790,14 +648,16 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
             return;
         if ((c = conn_new(ctx, s, hash)) == NULL)
             return;
-        lookup(ctx->tcp, s, hash, &dir);
+        dir = (enum p2s_dir)conn_dir(c, s);
     }
     if (s->ts_ns > c->last_ts) {
         c->last_ts = s->ts_ns;
         c->info.last_ns = s->ts_ns;
     }
-    lru_unlink(ctx->tcp, c);
-    lru_append(ctx->tcp, c);
+    if (ctx->tcp->lru_tail != c) { /* most segments follow one of the same connection */
+        lru_unlink(ctx->tcp, c);
+        lru_append(ctx->tcp, c);
+    }
     h = &c->h[dir];
     dseq = s->seq;
     if (s->flags & P2S_TH_SYN) {
@@ -851,7 +711,7 @@ void tcp_free(struct p2s_ctx *ctx, struct p2s_tcp *t)
         return;
     if (ctx->tcp == t)
         tcp_flush_all(ctx, "eof");
-    free(t->b);
+    sf_map_free(&t->map);
     free(t);
 }
 

@@ -51,6 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detect.h"
 #include "p2s.h"
 #include "sf_buf.h"
 #include "sf_db_net.h"
@@ -280,35 +281,27 @@ static void set_derr(struct tls *t, int dead, const char *fmt, ...)
 
 /* ---- inner application parser ------------------------------------------------------- */
 
-static int looks_request(const uint8_t *p, size_t n)
+/* The parser for plaintext: the one ALPN names, else the one the client's first bytes
+ * select (an HTTP/2 preface or an HTTP/1 request line); NULL for neither. */
+static const struct p2s_app_ops *inner_ops(const struct tls *t, enum p2s_dir dir, const uint8_t *p,
+                                           size_t n)
 {
-    size_t i;
+    const struct det_probe *hit;
 
-    for (i = 0; i < n && i < 20; i++) {
-        if (p[i] == ' ')
-            return i > 0;
-        if (!((p[i] >= 'A' && p[i] <= 'Z') || p[i] == '-' || p[i] == '_'))
-            return 0;
-    }
-    return 0;
+    if (strcmp(t->alpn, "h2") == 0)
+        return &p2s_h2_ops;
+    if (strcmp(t->alpn, "http/1.1") == 0 || strcmp(t->alpn, "http/1.0") == 0)
+        return &p2s_h1_ops;
+    if (dir == P2S_C2S &&
+        det_first(DET_BIT(DET_H2_PREFACE) | DET_BIT(DET_H1_REQUEST), p, n, 1, &hit) == DET_YES)
+        return hit->ops;
+    return NULL;
 }
 
 static void inner_choose(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n)
 {
-    static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-
-    if (strcmp(t->alpn, "h2") == 0)
-        t->inner = &p2s_h2_ops;
-    else if (strcmp(t->alpn, "http/1.1") == 0 || strcmp(t->alpn, "http/1.0") == 0)
-        t->inner = &p2s_h1_ops;
-    else if (dir == P2S_C2S) {
-        if (n >= 14 && memcmp(p, preface, 14) == 0)
-            t->inner = &p2s_h2_ops;
-        else if (looks_request(p, n))
-            t->inner = &p2s_h1_ops;
-        else
-            t->inner_none = 1;
-    }
+    t->inner = inner_ops(t, dir, p, n);
+    t->inner_none = t->inner == NULL && dir == P2S_C2S;
     if (t->inner == NULL)
         return;
     t->inner_st = t->inner->open(t->ctx, t->conn);
@@ -362,18 +355,12 @@ static void early_free(struct tls *t)
  * errors are not the capture's, so they are not reported. */
 static void early_parse_rejected(struct tls *t)
 {
-    static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-    const struct p2s_app_ops *ops = NULL;
+    const struct p2s_app_ops *ops = inner_ops(t, P2S_C2S, t->eh->d, t->eh->n);
     const char *proto = p2s_conn_info(t->conn)->app_proto;
     struct early_chunk *c;
     int64_t ts = 0;
     void *st;
 
-    if (strcmp(t->alpn, "h2") == 0 || (t->eh->n >= 14 && memcmp(t->eh->d, preface, 14) == 0))
-        ops = &p2s_h2_ops;
-    else if (strcmp(t->alpn, "http/1.1") == 0 || strcmp(t->alpn, "http/1.0") == 0 ||
-             looks_request(t->eh->d, t->eh->n))
-        ops = &p2s_h1_ops;
     if (ops == NULL || (st = ops->open(t->ctx, t->conn)) == NULL)
         return;
     p2s_conn_set_early_data(t->conn, 1);

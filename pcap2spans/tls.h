@@ -36,7 +36,6 @@ struct tls_secret {
 
 /* Every secret logged for one ClientHello.random. */
 struct tls_keyent {
-    struct tls_keyent *next;
     uint8_t random[TLS_RANDOM_LEN];
     struct tls_secret s[TLS_SK_N];
 };

@@ -25,14 +25,15 @@
 
 #include "sf_hex.h"
 #include "sf_line.h"
+#include "sf_map.h"
 #include "sf_rd.h"
 #include "tls.h"
 
 #define DSB_MAX (16u << 20) /* largest DSB we read (its secrets are text lines) */
 
 struct p2s_tls_keys {
-    struct tls_keyent **b;
-    size_t nb, n, secrets;
+    struct sf_map map; /* sf_hash(random) -> struct tls_keyent */
+    size_t secrets;
 };
 
 int p2s_tls_keys_new(struct p2s_tls_keys **out)
@@ -42,27 +43,19 @@ int p2s_tls_keys_new(struct p2s_tls_keys **out)
     *out = NULL;
     if (k == NULL)
         return SF_E_NOMEM;
-    k->nb = 64;
-    if ((k->b = calloc(k->nb, sizeof(*k->b))) == NULL) {
-        free(k);
-        return SF_E_NOMEM;
-    }
     *out = k;
     return 0;
 }
 
 void p2s_tls_keys_free(struct p2s_tls_keys *k)
 {
+    struct sf_map_slot *s;
+
     if (k == NULL)
         return;
-    for (size_t i = 0; i < k->nb; i++) {
-        struct tls_keyent *e = k->b[i], *next;
-        for (; e; e = next) {
-            next = e->next;
-            free(e);
-        }
-    }
-    free(k->b);
+    for (size_t i = 0; (s = sf_map_next(&k->map, &i)) != NULL;)
+        free(s->val);
+    sf_map_free(&k->map);
     free(k);
 }
 
@@ -71,60 +64,34 @@ size_t p2s_tls_keys_count(const struct p2s_tls_keys *k)
     return k ? k->secrets : 0;
 }
 
-static size_t bucket(const uint8_t *r, size_t nb)
+static int random_eq(const void *val, const void *key)
 {
-    uint64_t x;
-
-    memcpy(&x, r, 8); /* client randoms are random: their first bytes hash well */
-    return (size_t)(x & (nb - 1));
+    return memcmp(((const struct tls_keyent *)val)->random, key, TLS_RANDOM_LEN) == 0;
 }
 
 const struct tls_keyent *p2s_tls_keys_find(const struct p2s_tls_keys *k,
                                            const uint8_t random[TLS_RANDOM_LEN])
 {
-    const struct tls_keyent *e;
-
     if (k == NULL)
         return NULL;
-    for (e = k->b[bucket(random, k->nb)]; e; e = e->next)
-        if (memcmp(e->random, random, TLS_RANDOM_LEN) == 0)
-            return e;
-    return NULL;
-}
-
-static void grow(struct p2s_tls_keys *k)
-{
-    size_t nb = k->nb * 2;
-    struct tls_keyent **b = calloc(nb, sizeof(*b));
-
-    if (b == NULL)
-        return;
-    for (size_t i = 0; i < k->nb; i++) {
-        struct tls_keyent *e = k->b[i], *next;
-        for (; e; e = next) {
-            next = e->next;
-            e->next = b[bucket(e->random, nb)];
-            b[bucket(e->random, nb)] = e;
-        }
-    }
-    free(k->b);
-    k->b = b;
-    k->nb = nb;
+    return sf_map_find(&k->map, sf_hash(random, TLS_RANDOM_LEN), random_eq, random);
 }
 
 static int add(struct p2s_tls_keys *k, const uint8_t *random, enum tls_sk sk, const uint8_t *sec,
                size_t slen)
 {
-    struct tls_keyent *e = (struct tls_keyent *)p2s_tls_keys_find(k, random);
+    uint64_t h = sf_hash(random, TLS_RANDOM_LEN);
+    struct sf_map_slot *slot;
+    struct tls_keyent *e;
 
-    if (e == NULL) {
+    if (sf_map_reserve(&k->map, 1) < 0)
+        return SF_E_NOMEM;
+    slot = sf_map_probe(&k->map, h, random_eq, random);
+    if ((e = slot->val) == NULL) {
         if ((e = calloc(1, sizeof(*e))) == NULL)
             return SF_E_NOMEM;
         memcpy(e->random, random, TLS_RANDOM_LEN);
-        e->next = k->b[bucket(random, k->nb)];
-        k->b[bucket(random, k->nb)] = e;
-        if (++k->n > k->nb * 2)
-            grow(k);
+        sf_map_fill(&k->map, slot, h, e);
     }
     if (e->s[sk].len == 0)
         k->secrets++;

@@ -325,11 +325,11 @@ static void eval_any_frame(struct diff_ctx *d, const struct sf_gate *g, struct s
 
     for (int side = 1; side >= 0; side--) {
         const struct pf_table *t = &d->names[side];
-        for (size_t i = 0; i < t->cap; i++) {
-            const struct pf_entry *e = t->slots[i].e;
+        const struct pf_entry *e;
+        for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
             struct sf_gate_obs o;
             struct sf_gate_res r;
-            if (e == NULL || (side == 0 && fold_table_find(&d->names[1], e->key, e->len)))
+            if (side == 0 && fold_table_find(&d->names[1], e->key, e->len))
                 continue;
             o = frame_obs(d, e->key, e->len);
             sf_gate_eval(g, &o, d->run.confidence, &r);
@@ -419,15 +419,13 @@ static void write_md(const struct diff_ctx *d, FILE *md, const struct reg *regs,
 static int report(struct diff_ctx *d, FILE *md, const char *base, const char *new_)
 {
     const struct pf_table *nt = &d->names[1];
-    struct reg *regs = calloc(nt->n ? nt->n : 1, sizeof(*regs));
+    struct reg *regs = calloc(nt->map.n ? nt->map.n : 1, sizeof(*regs));
+    const struct pf_entry *e;
     size_t nr = 0;
 
     if (regs == NULL)
         return -1;
-    for (size_t i = 0; i < nt->cap; i++) {
-        const struct pf_entry *e = nt->slots[i].e;
-        if (e == NULL)
-            continue;
+    for (size_t i = 0; (e = fold_table_next(nt, &i)) != NULL;) {
         regs[nr++] = (struct reg){e, share(d, 0, e->key, e->len), share(d, 1, e->key, e->len)};
     }
     qsort(regs, nr, sizeof(*regs), cmp_reg);
@@ -450,7 +448,7 @@ static int write_diff(struct diff_ctx *d)
 
     if (fold_table_sorted(&d->stacks, &v))
         return -1;
-    for (size_t i = 0; i < d->stacks.n; i++) {
+    for (size_t i = 0; i < d->stacks.map.n; i++) {
         struct counts *c = &d->cnt[v[i]->db_id - 1];
         long double c0 = c->c[0];
         if (d->normalize && d->total[0] != d->total[1] && d->total[0] > 0)
@@ -465,7 +463,7 @@ static int write_diff(struct diff_ctx *d)
         putchar('\n');
     }
     for (int side = 0; side < 2; side++)
-        if (inclusive(d, side, v, d->stacks.n)) {
+        if (inclusive(d, side, v, d->stacks.map.n)) {
             free(v);
             return -1;
         }

@@ -583,87 +583,29 @@ int fold_commit(struct perf_fold_ctx *c)
 
 /* ---- the table ---------------------------------------------------------------- */
 
-static inline uint64_t mix(uint64_t h)
+static int entry_eq(const void *val, const void *key)
 {
-    h ^= h >> 32;
-    h *= 0xd6e8feb86659fd93ull;
-    h ^= h >> 32;
-    return h;
-}
+    const struct pf_entry *e = val;
+    const struct pf_str *k = key;
 
-uint64_t fold_hash(const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full, c = 0x165667b19e3779f9ull,
-             d = 0x27d4eb2f165667c5ull, v, w, x, y;
-
-    /* four independent lanes, 32 bytes a round: the multiplies overlap */
-    while (n >= 32) {
-        memcpy(&v, s, 8);
-        memcpy(&w, s + 8, 8);
-        memcpy(&x, s + 16, 8);
-        memcpy(&y, s + 24, 8);
-        a = (a ^ v) * 0xff51afd7ed558ccdull;
-        b = (b ^ w) * 0xc4ceb9fe1a85ec53ull;
-        c = (c ^ x) * 0x9fb21c651e98df25ull;
-        d = (d ^ y) * 0xd6e8feb86659fd93ull;
-        a ^= a >> 29;
-        b ^= b >> 31;
-        c ^= c >> 27;
-        d ^= d >> 33;
-        s += 32;
-        n -= 32;
-    }
-    while (n >= 8) {
-        memcpy(&v, s, 8);
-        a = (a ^ v) * 0xff51afd7ed558ccdull;
-        a ^= a >> 29;
-        s += 8;
-        n -= 8;
-    }
-    v = 0;
-    memcpy(&v, s, n);
-    b = (b ^ v) * 0xc4ceb9fe1a85ec53ull;
-    return mix(a ^ (b + 0x9e3779b97f4a7c15ull) ^ mix(c) ^ (d * 0x9e3779b97f4a7c15ull));
-}
-
-static int grow(struct pf_table *t)
-{
-    size_t ncap = t->cap ? 2 * t->cap : 1024;
-    struct pf_slot *ns = calloc(ncap, sizeof(*ns));
-
-    if (ns == NULL)
-        return SF_E_NOMEM;
-    for (size_t i = 0; i < t->cap; i++) {
-        if (t->slots[i].e == NULL)
-            continue;
-        size_t j = t->slots[i].hash & (ncap - 1);
-        while (ns[j].e)
-            j = (j + 1) & (ncap - 1);
-        ns[j] = t->slots[i];
-    }
-    free(t->slots);
-    t->slots = ns;
-    t->cap = ncap;
-    return 0;
+    return e->len == k->n && memcmp(e->key, k->p, k->n) == 0;
 }
 
 int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t count,
                    struct pf_entry **out)
 {
-    uint64_t h = fold_hash(key, len);
+    uint64_t h = sf_hash(key, len);
+    struct pf_str k = {key, len};
+    struct sf_map_slot *s;
     struct pf_entry *e;
-    size_t j;
 
-    if (2 * (t->n + 1) > t->cap && grow(t))
+    if (sf_map_reserve(&t->map, 1) < 0)
         return SF_E_NOMEM;
-    for (j = h & (t->cap - 1); t->slots[j].e; j = (j + 1) & (t->cap - 1)) {
-        e = t->slots[j].e;
-        if (t->slots[j].hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
-            e->count = count > UINT64_MAX - e->count ? UINT64_MAX : e->count + count;
-            *out = e;
-            return 0;
-        }
+    s = sf_map_probe(&t->map, h, entry_eq, &k);
+    if ((e = s->val) != NULL) {
+        e->count = count > UINT64_MAX - e->count ? UINT64_MAX : e->count + count;
+        *out = e;
+        return 0;
     }
     e = sf_arena_alloc(&t->keys, sizeof(*e) + (len ? len : 1));
     if (e == NULL)
@@ -673,17 +615,14 @@ int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t cou
     e->len = len;
     e->count = count;
     e->db_id = 0;
-    t->slots[j] = (struct pf_slot){h, e};
-    t->n++;
+    sf_map_fill(&t->map, s, h, e);
     *out = e;
     return 0;
 }
 
 void fold_table_free(struct pf_table *t)
 {
-    free(t->slots);
-    t->slots = NULL;
-    t->cap = t->n = 0;
+    sf_map_free(&t->map);
     sf_arena_free(&t->keys);
 }
 
@@ -701,16 +640,12 @@ static int cmp_entry(const void *a, const void *b)
 
 int fold_table_print(struct pf_table *t, FILE *out)
 {
-    struct pf_entry **v = malloc((t->n ? t->n : 1) * sizeof(*v));
-    size_t k = 0;
+    struct pf_entry **v;
+    size_t k = t->map.n;
     char num[24];
 
-    if (v == NULL)
+    if (fold_table_sorted(t, &v))
         return SF_E_NOMEM;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].e)
-            v[k++] = t->slots[i].e;
-    qsort(v, k, sizeof(*v), cmp_entry);
     for (size_t i = 0; i < k; i++) {
         char *p = num + sizeof(num);
         uint64_t x = v[i]->count;
@@ -728,29 +663,30 @@ int fold_table_print(struct pf_table *t, FILE *out)
 
 struct pf_entry *fold_table_find(const struct pf_table *t, const char *key, size_t len)
 {
-    uint64_t h;
+    struct pf_str k = {key, len};
 
-    if (t->cap == 0)
-        return NULL;
-    h = fold_hash(key, len);
-    for (size_t j = h & (t->cap - 1); t->slots[j].e; j = (j + 1) & (t->cap - 1)) {
-        struct pf_entry *e = t->slots[j].e;
-        if (t->slots[j].hash == h && e->len == len && memcmp(e->key, key, len) == 0)
-            return e;
-    }
-    return NULL;
+    return sf_map_find(&t->map, sf_hash(key, len), entry_eq, &k);
+}
+
+uint64_t fold_table_total(const struct pf_table *t)
+{
+    const struct pf_entry *e;
+    uint64_t n = 0;
+
+    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;)
+        n += e->count;
+    return n;
 }
 
 int fold_table_sorted(const struct pf_table *t, struct pf_entry ***out)
 {
-    struct pf_entry **v = malloc((t->n ? t->n : 1) * sizeof(*v));
-    size_t k = 0;
+    struct pf_entry **v = malloc((t->map.n ? t->map.n : 1) * sizeof(*v)), *e;
+    size_t k = 0, i = 0;
 
     if (v == NULL)
         return SF_E_NOMEM;
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].e)
-            v[k++] = t->slots[i].e;
+    while ((e = fold_table_next(t, &i)) != NULL)
+        v[k++] = e;
     qsort(v, k, sizeof(*v), cmp_entry);
     *out = v;
     return 0;

@@ -35,9 +35,8 @@ struct kv {
 };
 
 struct pf_inline {
-    struct kv *a2l; /* open addressing */
-    size_t cap, n;
-    struct kv *nm; /* one nm output per module, linear (few modules) */
+    struct sf_map a2l; /* sf_hash(key) -> struct kv */
+    struct kv *nm;     /* one nm output per module, linear (few modules) */
     size_t nnm, nmcap;
 };
 
@@ -237,75 +236,70 @@ static char *a2l(struct perf_fold_ctx *c, const char *pc, const char *rawfunc, c
     return res;
 }
 
+static int kv_eq(const void *val, const void *key)
+{
+    const struct kv *e = val, *k = key;
+
+    return e->klen == k->klen && memcmp(e->key, k->key, k->klen) == 0;
+}
+
 const char *inline_lookup(struct perf_fold_ctx *c, const struct pf_str *pc,
                           const struct pf_str *rawfunc, const struct pf_str *mod)
 {
     struct pf_inline *in = c->inl;
-    size_t klen = pc->n + 1 + mod->n, j;
+    struct kv k, *e;
+    struct sf_map_slot *s;
     uint64_t h;
-    char *key, *pcs, *rf;
+    char *rf;
 
     if (in == NULL && (in = c->inl = calloc(1, sizeof(*in))) == NULL)
         return NULL;
-    if (2 * (in->n + 1) > in->cap) {
-        size_t ncap = in->cap ? 2 * in->cap : 256;
-        struct kv *ns = calloc(ncap, sizeof(*ns));
-        if (ns == NULL)
-            return NULL;
-        for (size_t i = 0; i < in->cap; i++) {
-            if (in->a2l[i].key == NULL)
-                continue;
-            j = fold_hash(in->a2l[i].key, in->a2l[i].klen) & (ncap - 1);
-            while (ns[j].key)
-                j = (j + 1) & (ncap - 1);
-            ns[j] = in->a2l[i];
-        }
-        free(in->a2l);
-        in->a2l = ns;
-        in->cap = ncap;
-    }
-    if ((key = malloc(klen + 1)) == NULL)
+    if (sf_map_reserve(&in->a2l, 1) < 0)
         return NULL;
-    memcpy(key, pc->p, pc->n);
-    key[pc->n] = 0;
-    memcpy(key + pc->n + 1, mod->p, mod->n);
-    key[klen] = 0;
-    h = fold_hash(key, klen);
-    for (j = h & (in->cap - 1); in->a2l[j].key; j = (j + 1) & (in->cap - 1)) {
-        if (in->a2l[j].klen == klen && memcmp(in->a2l[j].key, key, klen) == 0) {
-            free(key);
-            return in->a2l[j].val;
-        }
+    k.klen = pc->n + 1 + mod->n;
+    if ((k.key = malloc(k.klen + 1)) == NULL)
+        return NULL;
+    memcpy(k.key, pc->p, pc->n);
+    k.key[pc->n] = 0;
+    memcpy(k.key + pc->n + 1, mod->p, mod->n);
+    k.key[k.klen] = 0;
+    h = sf_hash(k.key, k.klen);
+    s = sf_map_probe(&in->a2l, h, kv_eq, &k);
+    if (s->val != NULL) {
+        free(k.key);
+        return ((struct kv *)s->val)->val;
     }
-    pcs = key;
     rf = dup_n(rawfunc->p, rawfunc->n);
-    in->a2l[j].val = rf ? a2l(c, pcs, rf, key + pc->n + 1) : NULL;
+    k.val = rf ? a2l(c, k.key, rf, k.key + pc->n + 1) : NULL;
     free(rf);
-    if (in->a2l[j].val == NULL) {
-        free(key);
+    if (k.val == NULL || (e = malloc(sizeof(*e))) == NULL) {
+        free(k.val);
+        free(k.key);
         return NULL;
     }
-    in->a2l[j].key = key;
-    in->a2l[j].klen = klen;
-    in->n++;
-    return in->a2l[j].val;
+    *e = k;
+    sf_map_fill(&in->a2l, s, h, e);
+    return e->val;
 }
 
 void inline_free(struct perf_fold_ctx *c)
 {
     struct pf_inline *in = c->inl;
+    struct sf_map_slot *s;
 
     if (in == NULL)
         return;
-    for (size_t i = 0; i < in->cap; i++) {
-        free(in->a2l[i].key);
-        free(in->a2l[i].val);
+    for (size_t i = 0; (s = sf_map_next(&in->a2l, &i)) != NULL;) {
+        struct kv *e = s->val;
+        free(e->key);
+        free(e->val);
+        free(e);
     }
+    sf_map_free(&in->a2l);
     for (size_t i = 0; i < in->nnm; i++) {
         free(in->nm[i].key);
         free(in->nm[i].val);
     }
-    free(in->a2l);
     free(in->nm);
     free(in);
     c->inl = NULL;

@@ -19,6 +19,7 @@
 #include "sf_buf.h"
 #include "sf_db.h"
 #include "sf_err.h"
+#include "sf_map.h"
 
 #define PF_TOOL        "perf-fold"
 #define PF_SHOW_ERRORS 5             /* bad lines printed before only counting */
@@ -75,14 +76,8 @@ struct pf_entry {
     int64_t db_id; /* stacks.id, 0 until looked up (diff.c: its own index) */
 };
 
-struct pf_slot {
-    uint64_t hash;
-    struct pf_entry *e; /* NULL = empty */
-};
-
 struct pf_table {
-    struct pf_slot *slots; /* open addressing, linear probing, 16 bytes a slot */
-    size_t cap, n;
+    struct sf_map map; /* sf_hash(key) -> struct pf_entry */
     struct sf_arena keys;
 };
 
@@ -207,15 +202,23 @@ void fold_table_free(struct pf_table *t);
 /* The entry for key, or NULL. */
 struct pf_entry *fold_table_find(const struct pf_table *t, const char *key, size_t len);
 
+/* The sum of the counts. */
+uint64_t fold_table_total(const struct pf_table *t);
+
+/* The next entry in slot order at or after *i (advancing *i), or NULL at the end. */
+static inline struct pf_entry *fold_table_next(const struct pf_table *t, size_t *i)
+{
+    struct sf_map_slot *s = sf_map_next(&t->map, i);
+
+    return s ? s->val : NULL;
+}
+
 /* A malloc'd array of the t->n entries in byte order of their keys.  Returns 0 or
  * SF_E_NOMEM. */
 int fold_table_sorted(const struct pf_table *t, struct pf_entry ***out);
 
 /* Print the table as "stack count" lines in byte order.  Returns 0 or SF_E_IO. */
 int fold_table_print(struct pf_table *t, FILE *out);
-
-/* 64-bit hash of n bytes. */
-uint64_t fold_hash(const void *p, size_t n);
 
 /* ---- inline.c -------------------------------------------------------------- */
 

@@ -214,7 +214,7 @@ int spans_fold(struct perf_fold_ctx *c)
     }
     if (ret == SF_EXIT_OK && fold_table_print(&t, c->out))
         ret = SF_EXIT_USAGE;
-    if (ret == SF_EXIT_OK && t.n == 0 && !c->o.quiet)
+    if (ret == SF_EXIT_OK && t.map.n == 0 && !c->o.quiet)
         fprintf(stderr, "%s: %s: no samples%s\n", PF_TOOL, c->o.db_path,
                 c->o.span || c->o.trace || c->o.grpc_method ? " match the filter" : "");
     fold_table_free(&t);

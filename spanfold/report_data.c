@@ -35,52 +35,41 @@ struct tally_ent {
 };
 
 struct tally {
-    struct tally_ent *e;
+    struct tally_ent *e; /* in insertion order */
     size_t n, cap;
-    size_t *slot; /* index + 1, 0 = empty */
-    size_t nslot;
+    struct sf_map map; /* sf_hash(key) -> index + 1 */
     double tot[2];
 };
 
-static uint64_t fnv(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
+struct tally_key {
+    const struct tally *t;
+    const char *key;
+    size_t len;
+};
 
-static int tally_grow(struct tally *t)
+static int tally_eq(const void *val, const void *key)
 {
-    size_t ns = t->nslot ? t->nslot * 2 : 256, *sl = calloc(ns, sizeof(*sl));
-    if (sl == NULL)
-        return -1;
-    for (size_t i = 0; i < t->n; i++) {
-        size_t k = fnv(t->e[i].key, strlen(t->e[i].key)) & (ns - 1);
-        while (sl[k])
-            k = (k + 1) & (ns - 1);
-        sl[k] = i + 1;
-    }
-    free(t->slot);
-    t->slot = sl;
-    t->nslot = ns;
-    return 0;
+    const struct tally_key *k = key;
+    const char *e = k->t->e[(uintptr_t)val - 1].key;
+
+    return strlen(e) == k->len && memcmp(e, k->key, k->len) == 0;
 }
 
 /* Add v to column which (0/1) of key[0..len).  Returns 0 or -1 (out of memory). */
 static int tally_add(struct tally *t, const char *key, size_t len, int which, double v)
 {
-    size_t k;
+    struct tally_key k = {t, key, len};
+    uint64_t h = sf_hash(key, len);
+    struct sf_map_slot *slot;
+    struct tally_ent *e;
 
-    if ((t->n + 1) * 2 > t->nslot && tally_grow(t) < 0)
+    if (sf_map_reserve(&t->map, 1) < 0)
         return -1;
-    for (k = fnv(key, len) & (t->nslot - 1); t->slot[k]; k = (k + 1) & (t->nslot - 1)) {
-        struct tally_ent *e = &t->e[t->slot[k] - 1];
-        if (strlen(e->key) == len && memcmp(e->key, key, len) == 0) {
-            e->n[which] += v;
-            t->tot[which] += v;
-            return 0;
-        }
+    slot = sf_map_probe(&t->map, h, tally_eq, &k);
+    t->tot[which] += v;
+    if (slot->val != NULL) {
+        t->e[(uintptr_t)slot->val - 1].n[which] += v;
+        return 0;
     }
     if (t->n == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 64;
@@ -90,14 +79,14 @@ static int tally_add(struct tally *t, const char *key, size_t len, int which, do
         t->e = ne;
         t->cap = nc;
     }
-    if ((t->e[t->n].key = malloc(len + 1)) == NULL)
+    e = &t->e[t->n];
+    if ((e->key = malloc(len + 1)) == NULL)
         return -1;
-    memcpy(t->e[t->n].key, key, len);
-    t->e[t->n].key[len] = 0;
-    t->e[t->n].n[0] = t->e[t->n].n[1] = 0;
-    t->e[t->n].n[which] = v;
-    t->tot[which] += v;
-    t->slot[k] = ++t->n;
+    memcpy(e->key, key, len);
+    e->key[len] = 0;
+    e->n[0] = e->n[1] = 0;
+    e->n[which] = v;
+    sf_map_fill(&t->map, slot, h, (void *)(uintptr_t)++t->n);
     return 0;
 }
 
@@ -106,7 +95,7 @@ static void tally_free(struct tally *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->e[i].key);
     free(t->e);
-    free(t->slot);
+    sf_map_free(&t->map);
     memset(t, 0, sizeof(*t));
 }
 
@@ -591,9 +580,7 @@ static int to_set(struct pf_table *t, struct rp_set *set)
     if (rc == 0 && len)
         rc = sf_buf_append(&set->folded, text, len);
     free(text);
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].e)
-            set->samples += t->slots[i].e->count;
+    set->samples += fold_table_total(t);
     return rc ? -1 : 0;
 }
 
@@ -611,12 +598,11 @@ static const char *leaf_of(const char *frames, size_t len, size_t *n)
 static int tally_table(const struct pf_table *t, int which, struct tally *leaves,
                        struct tally *stacks)
 {
-    for (size_t i = 0; i < t->cap; i++) {
-        const struct pf_entry *e = t->slots[i].e;
+    const struct pf_entry *e;
+
+    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
         const char *l;
         size_t ln;
-        if (e == NULL)
-            continue;
         l = leaf_of(e->key, e->len, &ln);
         if (tally_add(leaves, l, ln, which, (double)e->count) < 0 ||
             tally_add(stacks, e->key, e->len, which, (double)e->count) < 0)
@@ -629,6 +615,7 @@ static int tally_table(const struct pf_table *t, int which, struct tally *leaves
  * folded per span ("[span ID ...];frames"), each span found in the span list. */
 static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally *pergroup)
 {
+    const struct pf_entry *e;
     struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
 
     if (idx == NULL)
@@ -636,13 +623,12 @@ static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally
     for (size_t k = 0; k < c->nspans; k++)
         idx[k] = &c->spans[k];
     qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
-    for (size_t i = 0; i < t->cap; i++) {
-        const struct pf_entry *e = t->slots[i].e;
+    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
         const char *semi, *l;
         const struct rp_span *sp;
         char id[17];
         size_t k = 0, ln;
-        if (e == NULL || e->len < 7 || strncmp(e->key, "[span ", 6) != 0 ||
+        if (e->len < 7 || strncmp(e->key, "[span ", 6) != 0 ||
             (semi = memchr(e->key, ';', e->len)) == NULL)
             continue;
         for (const char *p = e->key + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
@@ -700,9 +686,7 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
         tally_table(&t[2], 1, &leaves, &stacks) < 0 || tally_groups(c, &t[3], pergroup) < 0 ||
         diff_folded(&stacks, &c->diff) < 0)
         goto out;
-    for (size_t i = 0; i < t[3].cap; i++)
-        if (t[3].slots[i].e)
-            in_spans += t[3].slots[i].e->count;
+    in_spans = fold_table_total(&t[3]);
     c->unattributed = c->all.samples > in_spans ? c->all.samples - in_spans : 0;
     c->nregress = tally_top(&leaves, 1, c->regress, RP_TOP_FUNCS);
     if ((c->slows = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->slows))) == NULL)

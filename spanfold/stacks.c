@@ -300,7 +300,7 @@ static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, 
     }
     memset(&t, 0, sizeof(t));
     sf_arena_init(&t.keys, 1 << 20, PF_TABLE_MAX);
-    attributed = spans_fold_table(h, &all, NULL, &t, &err) == 0 && t.n > 0;
+    attributed = spans_fold_table(h, &all, NULL, &t, &err) == 0 && t.map.n > 0;
     fold_table_free(&t);
     if (count(h, "SELECT count(*) FROM samples", NULL) <= 0) {
         fprintf(stderr,
@@ -361,16 +361,6 @@ static int fold_side(sqlite3 *h, const char *db, const struct sf_select *sel, in
     return SF_EXIT_USAGE;
 }
 
-static uint64_t total(const struct pf_table *t)
-{
-    uint64_t n = 0;
-
-    for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].e)
-            n += t->slots[i].e->count;
-    return n;
-}
-
 /* One output line, "stack count" or "stack before after", into b. */
 static int line(struct sf_buf *b, const struct pf_entry *e, int diff, uint64_t c0, uint64_t c1)
 {
@@ -388,8 +378,9 @@ static int emit_lines(const struct pf_table *a, const struct pf_table *b,
                       int (*put)(void *, struct sf_buf *), void *arg)
 {
     struct pf_entry **va = NULL, **vb = NULL;
-    size_t i = 0, j = 0, nb = b ? b->n : 0;
-    long double ta = (long double)total(a), tb = b ? (long double)total(b) : 0;
+    size_t i = 0, j = 0, nb = b ? b->map.n : 0;
+    long double ta = (long double)fold_table_total(a),
+                tb = b ? (long double)fold_table_total(b) : 0;
     struct sf_buf buf;
     int rc = 0;
 
@@ -398,8 +389,8 @@ static int emit_lines(const struct pf_table *a, const struct pf_table *b,
         free(va);
         return -1;
     }
-    while (rc == 0 && (i < a->n || j < nb)) {
-        const struct pf_entry *x = i < a->n ? va[i] : NULL, *y = j < nb ? vb[j] : NULL;
+    while (rc == 0 && (i < a->map.n || j < nb)) {
+        const struct pf_entry *x = i < a->map.n ? va[i] : NULL, *y = j < nb ? vb[j] : NULL;
         int c = 0;
         uint64_t c0 = 0, c1 = 0;
         if (x && y) {
@@ -545,11 +536,11 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
     /* no selection: every attributed sample, also of spans the capture did not see */
     if (rc == 0)
         rc = fold_side(h, db, any0 ? &sel[0] : NULL, 0, &t[0], chs);
-    if (rc == 0 && t[0].n == 0)
+    if (rc == 0 && t[0].map.n == 0)
         rc = explain_empty(h, db, &sel[0], "", chs);
     if (rc == 0 && o->vs) {
         rc = fold_side(h, db, o->vs_rest ? &sel[0] : any1 ? &sel[1] : NULL, o->vs_rest, &t[1], chs);
-        if (rc == 0 && t[1].n == 0)
+        if (rc == 0 && t[1].map.n == 0)
             rc = explain_empty(h, db, o->vs_rest ? &sel[0] : &sel[1],
                                o->vs_rest ? "--vs rest: " : "--vs: ", chs);
     }
