@@ -96,7 +96,9 @@ struct rp_gstat {
 
 struct rp_opts {
     const char *db, *out, *tz;
-    int64_t window_ns; /* 0: adapted (inflect/window.h) */
+    const char *url, *cluster, *database; /* --clickhouse: pulled into db first */
+    const char *name;                     /* what the page and messages call the data */
+    int64_t window_ns;                    /* 0: adapted (inflect/window.h) */
     double expect_rate;
     int complete_only; /* --complete-only */
     int quiet;
