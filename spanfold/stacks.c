@@ -21,6 +21,7 @@
 
 #include "../flamegraph/fg.h"
 #include "../perf-fold/perf_fold.h"
+#include "ch_pull.h"
 #include "sf_db.h"
 #include "sf_err.h"
 #include "sf_select.h"
@@ -576,24 +577,50 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
     return rc;
 }
 
+/* --during on ClickHouse: the sources, clock fits and first times read back into a
+ * temporary file (ch_pull.c), where sf_select_during places the window as on a file. */
+static int during_db(const struct stacks_opts *o, struct ch *c, char *dir, char *tmp, size_t n,
+                     struct sf_db **db, struct sf_err *err)
+{
+    int during = 0;
+
+    for (int i = 0; i < o->nsel; i++)
+        during |= o->sel[i].kind == SEL_DURING;
+    if (!during)
+        return 0;
+    if (ch_tmpdb_make("during", dir, tmp, n) < 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot make a temporary folder: %s",
+                          strerror(errno));
+    if (ch_pull(c, o->cluster, CH_PULL_CLOCKS, tmp, err) != 0)
+        return err->code;
+    return sf_db_open_mode(db, tmp, SF_DB_READ, err);
+}
+
 static int run_clickhouse(const struct stacks_opts *o)
 {
     struct stacks_ch chs;
     struct ch *c = NULL;
+    struct sf_db *db = NULL;
     struct sf_err err;
-    char msg[600];
+    char msg[600], shown[256], dir[4096] = "", tmp[4096];
     int rc;
 
     sf_err_clear(&err);
-    if (ch_open(&c, o->url, o->database ? o->database : "spanfold", &err) < 0) {
-        char shown[256];
-        ch_url_shown(o->url, shown, sizeof(shown));
+    ch_url_shown(o->url, shown, sizeof(shown));
+    if (ch_open(&c, o->url, o->database ? o->database : "spanfold", &err) < 0 ||
+        during_db(o, c, dir, tmp, sizeof(tmp), &db, &err) != 0) {
         sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
+        ch_close(c);
+        if (dir[0])
+            ch_tmpdb_remove(dir, tmp);
         return SF_EXIT_USAGE;
     }
     stacks_ch_tables(&chs, c, o->cluster != NULL);
-    rc = run(o, NULL, &chs);
+    rc = run(o, db ? sf_db_handle(db) : NULL, &chs);
+    sf_db_close(db, NULL);
+    if (dir[0])
+        ch_tmpdb_remove(dir, tmp);
     if (fflush(stdout) != 0 && rc == 0) {
         fprintf(stderr, "%s: writing output failed\n", TOOL);
         rc = SF_EXIT_USAGE;
