@@ -223,7 +223,7 @@ int ch_schema_check(struct ch *c, const char *cluster, struct sf_err *err)
 {
     struct sf_buf sql, r;
     unsigned seen[16] = {0};
-    int rc;
+    int rc, none = 1;
 
     sf_buf_init(&sql, 4096);
     sf_buf_init(&r, CH_BODY_MAX);
@@ -239,6 +239,10 @@ int ch_schema_check(struct ch *c, const char *cluster, struct sf_err *err)
             rc = SF_E_DB;
         i += n + 1;
     }
+    for (size_t i = 0; rc == 0 && i < ch_ntables; i++)
+        none &= seen[i] == 0;
+    if (rc == 0 && none)
+        rc = 1; /* as documented: nothing of spanfold's there yet */
     for (size_t i = 0; rc == 0 && i < ch_ntables; i++)
         if (seen[i] != ch_tables[i].ncols * (cluster ? 2u : 1u))
             rc = sf_err_set(err, SF_E_DB, UINT64_MAX,
