@@ -33,6 +33,18 @@ static long env_long(const char *name, long dflt)
     return *end == '\0' ? n : dflt;
 }
 
+int ch_opt(struct ch_opts *o, int opt, const char *arg)
+{
+    const char **to = opt == CH_O_URL        ? &o->url
+                      : opt == CH_O_CLUSTER  ? &o->cluster
+                      : opt == CH_O_DATABASE ? &o->database
+                                             : NULL;
+
+    if (to)
+        *to = arg;
+    return to != NULL;
+}
+
 int ch_ident_ok(const char *s)
 {
     size_t n = strlen(s);

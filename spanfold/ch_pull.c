@@ -31,6 +31,7 @@
 #include "sf_db.h"
 
 #define PULL_SOURCES_MAX 4096 /* complete sources read back */
+#define COMPLETE         "push_state = 'complete'"
 
 enum act {
     A_PLAIN,  /* the value as it is */
@@ -132,9 +133,22 @@ static int truncated(struct pull *p)
                       "ClickHouse's RowBinary answer ends inside a row");
 }
 
-/* Run p->sql (RowBinary) into p->r. */
-static int query(struct pull *p)
+/* SELECT what FROM db.table[_d] WHERE cond [AND skey IN (the complete sources)] tail,
+ * its RowBinary answer into p->r; what NULL: table t's columns. */
+static int ask(struct pull *p, const struct ch_table *t, const char *what, const char *table,
+               const char *cond, int in_keys, const char *tail)
 {
+    int rc;
+
+    sf_buf_reset(&p->sql);
+    rc = sf_buf_printf(&p->sql, "SELECT %s", what ? what : "");
+    for (size_t k = 0; what == NULL && k < t->ncols; k++)
+        rc |= sf_buf_printf(&p->sql, "%s%s", k ? ", " : "", t->cols[k].name);
+    rc |= sf_buf_printf(&p->sql, " FROM %s.%s%s WHERE %s", ch_db(p->ch), table, p->sfx, cond);
+    if (in_keys)
+        rc |= sf_buf_printf(&p->sql, " AND skey IN (%s)", (const char *)p->keys.data);
+    if (rc || sf_buf_printf(&p->sql, " %s FORMAT RowBinary", tail))
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long (%zu sources)", p->nsrc);
     return ch_query(p->ch, (const char *)p->sql.data, NULL, 0, &p->r, p->err);
 }
 
@@ -245,16 +259,6 @@ static int insert_rows(struct pull *p, const struct ch_table *t)
     return rc;
 }
 
-/* t's columns, comma-separated, into p->sql. */
-static int columns(struct pull *p, const struct ch_table *t)
-{
-    int rc = 0;
-
-    for (size_t k = 0; k < t->ncols; k++)
-        rc |= sf_buf_printf(&p->sql, "%s%s", k ? ", " : "", t->cols[k].name);
-    return rc;
-}
-
 /* The complete sources, their ids in the new file, and p->keys. */
 static int pull_sources(struct pull *p)
 {
@@ -263,12 +267,7 @@ static int pull_sources(struct pull *p)
     int64_t next = 1;
     int rc;
 
-    sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql,
-                  "SELECT skey, id, sha256 FROM %s.sources%s WHERE push_state ="
-                  " 'complete' ORDER BY id, skey FORMAT RowBinary",
-                  ch_db(p->ch), p->sfx);
-    if ((rc = query(p)) != 0)
+    if ((rc = ask(p, t, "skey, id, sha256", "sources", COMPLETE, 0, "ORDER BY id, skey")) != 0)
         return rc;
     if ((p->src = calloc(PULL_SOURCES_MAX, sizeof(*p->src))) == NULL)
         return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -299,14 +298,8 @@ static int pull_sources(struct pull *p)
         return sf_err_set(p->err, SF_E_USAGE, UINT64_MAX,
                           "no complete source in ClickHouse database %s (spanfold push)",
                           ch_db(p->ch));
-    sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql, "SELECT ");
-    columns(p, t);
-    sf_buf_printf(&p->sql,
-                  " FROM %s.sources%s WHERE push_state = 'complete' LIMIT 1 BY skey"
-                  " FORMAT RowBinary",
-                  ch_db(p->ch), p->sfx);
-    return query(p) ? SF_E_DB : insert_rows(p, t);
+    rc = ask(p, t, NULL, "sources", COMPLETE, 0, "LIMIT 1 BY skey");
+    return rc ? rc : insert_rows(p, t);
 }
 
 /* The offsets of t's ids per source: a range that meets one placed before moves up. */
@@ -316,12 +309,8 @@ static int pull_offsets(struct pull *p, size_t ti)
     int64_t top = 0;
     int rc;
 
-    sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql,
-                  "SELECT skey, min(id) AS lo, max(id) AS hi FROM %s.%s%s WHERE skey IN"
-                  " (%s) GROUP BY skey ORDER BY lo, skey FORMAT RowBinary",
-                  ch_db(p->ch), ch_tables[ti].name, p->sfx, (const char *)p->keys.data);
-    if ((rc = query(p)) != 0)
+    if ((rc = ask(p, NULL, "skey, min(id) AS lo, max(id) AS hi", ch_tables[ti].name, "1", 1,
+                  "GROUP BY skey ORDER BY lo, skey")) != 0)
         return rc;
     if ((p->off[ti] = calloc(p->nsrc, sizeof(*p->off[ti]))) == NULL)
         return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -346,14 +335,12 @@ static int pull_first(struct pull *p, const char *t, const char *col)
     const unsigned char *q, *end;
     struct sf_buf ins;
     sqlite3_stmt *st = NULL;
+    char what[96], cond[64];
     int rc;
 
-    sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql,
-                  "SELECT skey, assumeNotNull(min(%s)) FROM %s.%s%s WHERE %s IS NOT NULL AND skey"
-                  " IN (%s) GROUP BY skey FORMAT RowBinary",
-                  col, ch_db(p->ch), t, p->sfx, col, (const char *)p->keys.data);
-    if ((rc = query(p)) != 0)
+    snprintf(what, sizeof(what), "skey, assumeNotNull(min(%s))", col);
+    snprintf(cond, sizeof(cond), "%s IS NOT NULL", col);
+    if ((rc = ask(p, NULL, what, t, cond, 1, "GROUP BY skey")) != 0)
         return rc;
     sf_buf_init(&ins, 4096);
     sf_buf_printf(&ins, "INSERT INTO %s (source_id, %s) VALUES (?, ?)", t, col);
@@ -382,27 +369,17 @@ static int pull_first(struct pull *p, const char *t, const char *col)
 static int pull_table(struct pull *p, size_t ti)
 {
     const struct ch_table *t = &ch_tables[ti];
-    const char *db = ch_db(p->ch);
-    int rc = 0;
+    int rc;
 
     if (p->what == CH_PULL_CLOCKS && strcmp(t->name, "clock_fits") != 0)
         return strcmp(t->name, "spans") == 0         ? pull_first(p, "spans", "req_start_ns")
                : strcmp(t->name, "connections") == 0 ? pull_first(p, "connections", "first_ns")
                                                      : 0;
-    sf_buf_reset(&p->sql);
-    if (t->cols[0].type != CH_KEY)
-        sf_buf_printf(&p->sql,
-                      "SELECT stack_key, any(frames) FROM %s.%s%s GROUP BY stack_key"
-                      " FORMAT RowBinary",
-                      db, t->name, p->sfx);
-    else if ((rc = pull_offsets(p, ti)) == 0) {
-        sf_buf_reset(&p->sql);
-        sf_buf_printf(&p->sql, "SELECT ");
-        columns(p, t);
-        sf_buf_printf(&p->sql, " FROM %s.%s%s WHERE skey IN (%s) FORMAT RowBinary", db, t->name,
-                      p->sfx, (const char *)p->keys.data);
-    }
-    return rc ? rc : query(p) ? SF_E_DB : insert_rows(p, t);
+    if (t->cols[0].type != CH_KEY) /* stacks: by content, one row per key */
+        rc = ask(p, t, "stack_key, any(frames)", t->name, "1", 0, "GROUP BY stack_key");
+    else if ((rc = pull_offsets(p, ti)) == 0)
+        rc = ask(p, t, NULL, t->name, "1", 1, "");
+    return rc ? rc : insert_rows(p, t);
 }
 
 int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,

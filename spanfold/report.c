@@ -93,20 +93,7 @@ static int make_dir(const char *dir)
     return -1;
 }
 
-enum {
-    O_DB = 256,
-    O_OUT,
-    O_TZ,
-    O_WINDOW,
-    O_RATE,
-    O_COMPLETE,
-    O_QUIET,
-    O_HELP,
-    O_CH,
-    O_CLUSTER,
-    O_DATABASE,
-    O_NAME
-};
+enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP, O_NAME };
 
 static const struct option longopts[] = {
     {"db", required_argument, NULL, O_DB},
@@ -117,9 +104,7 @@ static const struct option longopts[] = {
     {"complete-only", no_argument, NULL, O_COMPLETE},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
-    {"clickhouse", required_argument, NULL, O_CH},
-    {"cluster", required_argument, NULL, O_CLUSTER},
-    {"database", required_argument, NULL, O_DATABASE},
+    CH_LONGOPTS,
     {"name", required_argument, NULL, O_NAME},
     {NULL, 0, NULL, 0},
 };
@@ -131,6 +116,8 @@ static int parse(int argc, char **argv, struct rp_opts *o)
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (ch_opt(&o->cho, c, optarg))
+            continue;
         switch (c) {
         case O_DB:
             o->db = optarg;
@@ -159,15 +146,6 @@ static int parse(int argc, char **argv, struct rp_opts *o)
         case O_QUIET:
             o->quiet = 1;
             break;
-        case O_CH:
-            o->url = optarg;
-            break;
-        case O_CLUSTER:
-            o->cluster = optarg;
-            break;
-        case O_DATABASE:
-            o->database = optarg;
-            break;
         case O_NAME:
             o->name = optarg;
             break;
@@ -182,10 +160,10 @@ static int parse(int argc, char **argv, struct rp_opts *o)
     }
     if (optind < argc)
         return sf_cmd_usage_error("report", "unexpected argument", argv[optind]);
-    if ((o->db == NULL) == (o->url == NULL) || o->out == NULL)
+    if ((o->db == NULL) == (o->cho.url == NULL) || o->out == NULL)
         return sf_cmd_usage_error(
             "report", "--out DIR and one of --db FILE and --clickhouse URL are required", NULL);
-    if ((o->cluster || o->database) && o->url == NULL)
+    if ((o->cho.cluster || o->cho.database) && o->cho.url == NULL)
         return sf_cmd_usage_error("report", "--cluster and --database go with --clickhouse URL",
                                   NULL);
     return 0;
@@ -201,16 +179,16 @@ static int pull(struct rp_opts *o, char *dir, char *tmp, size_t n, char *name, s
     int rc;
 
     sf_err_clear(&err);
-    ch_url_shown(o->url, shown, sizeof(shown));
-    snprintf(name, nn, "%s %s%s%s", shown, o->database ? o->database : "spanfold",
-             o->cluster ? " on cluster " : "", o->cluster ? o->cluster : "");
+    ch_url_shown(o->cho.url, shown, sizeof(shown));
+    snprintf(name, nn, "%s %s%s%s", shown, o->cho.database ? o->cho.database : "spanfold",
+             o->cho.cluster ? " on cluster " : "", o->cho.cluster ? o->cho.cluster : "");
     if (ch_tmpdb_make("report", dir, tmp, n) < 0) {
         fprintf(stderr, "spanfold report: cannot make a temporary folder: %s\n", strerror(errno));
         return SF_EXIT_USAGE;
     }
-    rc = ch_open(&ch, o->url, o->database ? o->database : "spanfold", &err);
+    rc = ch_open(&ch, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err);
     if (rc == 0)
-        rc = ch_pull(ch, o->cluster, CH_PULL_ALL, tmp, &err);
+        rc = ch_pull(ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
     ch_close(ch);
     if (rc != 0) {
         sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
@@ -235,14 +213,14 @@ int sf_cmd_report(int argc, char **argv)
         free(c);
         return rc < 0 ? SF_EXIT_OK : rc;
     }
-    if (c->o.url && (rc = pull(&c->o, dir, tmp, sizeof(tmp), name, sizeof(name))) != 0) {
+    if (c->o.cho.url && (rc = pull(&c->o, dir, tmp, sizeof(tmp), name, sizeof(name))) != 0) {
         if (dir[0])
             ch_tmpdb_remove(dir, tmp);
         free(c);
         return rc;
     }
     if (c->o.name == NULL)
-        c->o.name = c->o.url ? name : c->o.db;
+        c->o.name = c->o.cho.url ? name : c->o.db;
     if ((rc = rp_analyse(c)) == 0 && make_dir(c->o.out) < 0)
         rc = SF_EXIT_USAGE;
     if (rc == 0) {

@@ -41,7 +41,8 @@ struct sel_opt {
 };
 
 struct stacks_opts {
-    const char *db, *out, *tz, *title, *countname, *url, *cluster, *database;
+    const char *db, *out, *tz, *title, *countname;
+    struct ch_opts cho;
     int folded, vs, vs_rest, complete_only;
     struct sel_opt sel[MAX_SEL];
     int nsel;
@@ -108,10 +109,7 @@ enum {
     O_FOLDED,
     O_TITLE,
     O_COUNTNAME,
-    O_COMPLETE,
-    O_CH,
-    O_CLUSTER,
-    O_DATABASE
+    O_COMPLETE
 };
 
 static const struct option longopts[] = {
@@ -129,9 +127,7 @@ static const struct option longopts[] = {
     {"title", required_argument, NULL, O_TITLE},
     {"countname", required_argument, NULL, O_COUNTNAME},
     {"complete-only", no_argument, NULL, O_COMPLETE},
-    {"clickhouse", required_argument, NULL, O_CH},
-    {"cluster", required_argument, NULL, O_CLUSTER},
-    {"database", required_argument, NULL, O_DATABASE},
+    CH_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -143,6 +139,8 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
 
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+        if (ch_opt(&o->cho, ch, optarg))
+            continue;
         if (ch >= O_WHERE && ch <= O_SLOWEST) {
             if (o->nsel == MAX_SEL)
                 return sf_cmd_usage_error("stacks", "too many selection options", NULL);
@@ -188,15 +186,6 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
         case O_COMPLETE:
             o->complete_only = 1;
             break;
-        case O_CH:
-            o->url = optarg;
-            break;
-        case O_CLUSTER:
-            o->cluster = optarg;
-            break;
-        case O_DATABASE:
-            o->database = optarg;
-            break;
         case 'o':
             o->out = optarg;
             break;
@@ -214,12 +203,12 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
     if (optind < argc)
         return sf_cmd_usage_error(
             "stacks", "stacks takes no file arguments (the database is --db FILE)", NULL);
-    if (o->db == NULL && o->url == NULL)
+    if (o->db == NULL && o->cho.url == NULL)
         return sf_cmd_usage_error("stacks", "--db FILE (or --clickhouse URL) is required", NULL);
-    if (o->db && o->url)
+    if (o->db && o->cho.url)
         return sf_cmd_usage_error("stacks", "--db and --clickhouse: one source of data at a time",
                                   NULL);
-    if ((o->cluster || o->database) && o->url == NULL)
+    if ((o->cho.cluster || o->cho.database) && o->cho.url == NULL)
         return sf_cmd_usage_error("stacks", "--cluster and --database go with --clickhouse URL",
                                   NULL);
     return -1;
@@ -525,7 +514,7 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
     const char *db = o->db;
 
     if (chs) {
-        ch_url_shown(o->url, shown, sizeof(shown));
+        ch_url_shown(o->cho.url, shown, sizeof(shown));
         db = shown;
     }
     struct sf_select sel[2];
@@ -591,7 +580,7 @@ static int during_db(const struct stacks_opts *o, struct ch *c, char *dir, char 
     if (ch_tmpdb_make("during", dir, tmp, n) < 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot make a temporary folder: %s",
                           strerror(errno));
-    if (ch_pull(c, o->cluster, CH_PULL_CLOCKS, tmp, err) != 0)
+    if (ch_pull(c, o->cho.cluster, CH_PULL_CLOCKS, tmp, err) != 0)
         return err->code;
     return sf_db_open_mode(db, tmp, SF_DB_READ, err);
 }
@@ -606,8 +595,8 @@ static int run_clickhouse(const struct stacks_opts *o)
     int rc;
 
     sf_err_clear(&err);
-    ch_url_shown(o->url, shown, sizeof(shown));
-    if (ch_open(&c, o->url, o->database ? o->database : "spanfold", &err) < 0 ||
+    ch_url_shown(o->cho.url, shown, sizeof(shown));
+    if (ch_open(&c, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err) < 0 ||
         during_db(o, c, dir, tmp, sizeof(tmp), &db, &err) != 0) {
         sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
@@ -616,7 +605,7 @@ static int run_clickhouse(const struct stacks_opts *o)
             ch_tmpdb_remove(dir, tmp);
         return SF_EXIT_USAGE;
     }
-    stacks_ch_tables(&chs, c, o->cluster != NULL);
+    stacks_ch_tables(&chs, c, o->cho.cluster != NULL);
     rc = run(o, db ? sf_db_handle(db) : NULL, &chs);
     sf_db_close(db, NULL);
     if (dir[0])
@@ -640,7 +629,7 @@ int sf_cmd_stacks(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_opts(&o, argc, argv)) >= 0)
         return rc;
-    if (o.url)
+    if (o.cho.url)
         return run_clickhouse(&o);
     /* a reader: a typo must not give an empty database, and nothing is migrated */
     if (access(o.db, R_OK) != 0) {

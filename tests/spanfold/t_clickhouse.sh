@@ -78,19 +78,21 @@ sels=("" "--where|endpoint = \"$slow\" and duration > p95" "--slowest|5%" "--slo
     "--status|2xx" "--where|path ~ \"/api/[a-c]*\"" "--where|path like \"%CHECK%\""
     "--where|not partial and (duration >= 2ms or sampled)" "--trace-id|$trace"
     "--grpc-method|Lookup" "--vs|duration < p50" "--where|duration > p90|--vs|rest")
-for s in "${sels[@]}"; do
-    IFS='|' read -r -a a <<<"$s"
+same_fold() { # same_fold URL 'OPT|ARG|...': stacks on the file and on the cluster
+    local a r1 r2
+    IFS='|' read -r -a a <<<"$2"
     "$bin/spanfold" stacks --db "$db" "${a[@]}" >"$tmp/f1" 2>"$tmp/e1"
     r1=$?
-    "$bin/spanfold" stacks --clickhouse "$u2" --cluster sf "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
+    "$bin/spanfold" stacks --clickhouse "$1" --cluster sf "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
     r2=$?
     if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"; then
-        ok "stacks ${s:-(every span)}: $(wc -l <"$tmp/f1") identical lines"
+        ok "stacks ${2:-(every span)}: $(wc -l <"$tmp/f1") identical lines"
     else
-        notok "stacks ${s:-(every span)}: exit $r1/$r2, $(wc -l <"$tmp/f1")/$(wc -l <"$tmp/f2") lines"
+        notok "stacks ${2:-(every span)}: exit $r1/$r2, $(wc -l <"$tmp/f1")/$(wc -l <"$tmp/f2") lines"
         sed 's/^/# /' "$tmp/e1" "$tmp/e2"
     fi
-done
+}
+for s in "${sels[@]}"; do same_fold "$u2" "$s"; done
 "$bin/spanfold" stacks --db "$db" --slowest 10% -o "$tmp/a.svg" 2>/dev/null
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --slowest 10% -o "$tmp/b.svg" 2>/dev/null
 check "the flame graph of the slowest 10 % is the same SVG" cmp -s "$tmp/a.svg" "$tmp/b.svg"
@@ -100,18 +102,9 @@ check_eval "without --cluster: shard 1's own tables (spans, no samples) give not
     '[ $r -eq 2 ] && grep -q "no CPU sample" "$tmp/e"'
 
 # -- --during on the cluster: the window placed through the same code as on the file
-for w in "10:21:15..10:21:30" "+5s..+20s" "..10:21:25" "+20s.." "+5s..+20s|--vs|all|--during|..+5s"; do
-    IFS='|' read -r -a a <<<"$w"
-    "$bin/spanfold" stacks --db "$db" --during "${a[@]}" >"$tmp/f1" 2>"$tmp/e1"
-    r1=$?
-    "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --during "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
-    r2=$?
-    if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"; then
-        ok "stacks --during $w: $(wc -l <"$tmp/f1") identical lines"
-    else
-        notok "stacks --during $w: exit $r1/$r2, $(wc -l <"$tmp/f1")/$(wc -l <"$tmp/f2") lines"
-        sed 's/^/# /' "$tmp/e1" "$tmp/e2"
-    fi
+for w in "10:21:15..10:21:30" "+5s..+20s" "..10:21:25" "+20s.." "+5s..+20s|--vs|all|--during|..+5s" \
+    "+10s..+30s|--where|duration > p90"; do
+    same_fold "$u1" "--during|$w"
 done
 "$bin/spanfold" stacks --db "$db" --during "+1h.." >/dev/null 2>"$tmp/e1"
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --during "+1h.." >/dev/null 2>"$tmp/e2"
