@@ -157,9 +157,12 @@ static int attempt(struct ch *c, const char *url, const void *body, size_t n, st
     curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 600L);
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     cc = curl_easy_perform(c->curl);
+    if (cc == CURLE_WRITE_ERROR) /* on_data: the answer outgrew its buffer */
+        return sf_err_set(err, SF_E_LIMIT, UINT64_MAX,
+                          "ClickHouse: an answer larger than %zu MiB (CH_BODY_MAX)", r->max >> 20);
     if (cc != CURLE_OK) {
         sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: %s", curl_easy_strerror(cc));
-        return cc == CURLE_WRITE_ERROR ? SF_E_DB : 1;
+        return 1;
     }
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status == 200)
