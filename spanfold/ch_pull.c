@@ -53,6 +53,7 @@ struct src {
 
 struct off {
     uint64_t skey;
+    size_t order; /* its source's place in the sources' order */
     int64_t lo, hi, off;
 };
 
@@ -259,6 +260,21 @@ static int insert_rows(struct pull *p, const struct ch_table *t)
     return rc;
 }
 
+/* 1 when a source already read back has id. */
+static int id_taken(const struct pull *p, int64_t id)
+{
+    for (size_t i = 0; i < p->nsrc - 1; i++)
+        if (p->src[i].id == id)
+            return 1;
+    return 0;
+}
+
+static int cmp_off(const void *a, const void *b)
+{
+    const struct off *x = a, *y = b;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
 /* The complete sources, their ids in the new file, and p->keys. */
 static int pull_sources(struct pull *p)
 {
@@ -267,7 +283,9 @@ static int pull_sources(struct pull *p)
     int64_t next = 1;
     int rc;
 
-    if ((rc = ask(p, t, "skey, id, sha256", "sources", COMPLETE, 0, "ORDER BY id, skey")) != 0)
+    /* in the order they were ingested, as a file holding them all would have them */
+    if ((rc = ask(p, t, "skey, id, sha256", "sources", COMPLETE, 0,
+                  "ORDER BY started_at, id, skey")) != 0)
         return rc;
     if ((p->src = calloc(PULL_SOURCES_MAX, sizeof(*p->src))) == NULL)
         return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -287,9 +305,9 @@ static int pull_sources(struct pull *p)
         so = &p->src[p->nsrc++];
         so->skey = skey;
         /* the file's id unless an earlier source took it */
-        so->id = p->what == CH_PULL_CLOCKS ? (int64_t)skey
-                 : (int64_t)id >= next     ? (int64_t)id
-                                           : next;
+        so->id = p->what == CH_PULL_CLOCKS  ? (int64_t)skey
+                 : id_taken(p, (int64_t)id) ? next
+                                            : (int64_t)id;
         next = so->id + 1 > next ? so->id + 1 : next;
         snprintf(so->sha, sizeof(so->sha), "%.*s", (int)(n < 64 ? n : 64), (const char *)s);
         sf_buf_printf(&p->keys, "%s%llu", p->nsrc > 1 ? ", " : "", (unsigned long long)skey);
@@ -302,10 +320,12 @@ static int pull_sources(struct pull *p)
     return rc ? rc : insert_rows(p, t);
 }
 
-/* The offsets of t's ids per source: a range that meets one placed before moves up. */
+/* The offsets of t's ids per source, in the sources' order: a range that meets one
+ * placed before moves up past every range placed. */
 static int pull_offsets(struct pull *p, size_t ti)
 {
     const unsigned char *q, *end;
+    struct off *o;
     int64_t top = 0;
     int rc;
 
@@ -315,15 +335,24 @@ static int pull_offsets(struct pull *p, size_t ti)
     if ((p->off[ti] = calloc(p->nsrc, sizeof(*p->off[ti]))) == NULL)
         return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     for (q = p->r.data, end = q + p->r.len; q < end && p->noff[ti] < p->nsrc;) {
-        struct off *o = &p->off[ti][p->noff[ti]++];
         uint64_t lo, hi;
+        o = &p->off[ti][p->noff[ti]++];
         if (ch_get_u64(&q, end, &o->skey) < 0 || ch_get_u64(&q, end, &lo) < 0 ||
             ch_get_u64(&q, end, &hi) < 0)
             return truncated(p);
+        o->order = src_of(p, o->skey) ? (size_t)(src_of(p, o->skey) - p->src) : p->nsrc;
         o->lo = (int64_t)lo;
         o->hi = (int64_t)hi;
-        o->off = o->lo > top ? 0 : top + 1 - o->lo;
-        top = o->hi + o->off;
+    }
+    qsort(p->off[ti], p->noff[ti], sizeof(*o), cmp_off);
+    for (size_t i = 0; i < p->noff[ti]; i++) {
+        int meets = 0;
+        o = &p->off[ti][i];
+        for (size_t k = 0; k < i; k++)
+            meets |= o->lo <= p->off[ti][k].hi + p->off[ti][k].off &&
+                     p->off[ti][k].lo + p->off[ti][k].off <= o->hi;
+        o->off = meets ? top + 1 - o->lo : 0;
+        top = o->hi + o->off > top ? o->hi + o->off : top;
     }
     return 0;
 }

@@ -139,6 +139,28 @@ check_eval "without --cluster: shard 1's spans alone, no CPU: a report without f
     'grep -q "no CPU samples" "$tmp/r5/report.html" && ! cmp -s "$tmp/r1/findings.json" "$tmp/r5/findings.json"'
 check "no temporary file of the report left behind" [ -z "$(find "${TMPDIR:-/tmp}" -maxdepth 1 -newer "$tmp/r1" -name 'spanfold-report.*' 2>/dev/null)" ]
 
+# -- two hosts' files (their row ids collide) against one file that holds both
+for d in demo2 demo3; do
+    "$bin/spanfold" ingest --quiet --db "$tmp/$d.db" "$top/tests/data/$d" >/dev/null 2>&1
+done
+"$bin/spanfold" ingest --quiet --db "$tmp/both.db" "$top/tests/data/demo2" "$top/tests/data/demo3" \
+    >/dev/null 2>&1
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database two --db "$tmp/demo2.db" 2>/dev/null &&
+    "$bin/spanfold" push --clickhouse "$u2" --cluster sf --database two --db "$tmp/demo3.db" 2>/dev/null
+check "two recordings pushed from two files to two shards" [ $? -eq 0 ]
+"$bin/spanfold" report --quiet --db "$tmp/both.db" --name two --out "$tmp/t1" 2>/dev/null
+"$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --database two --name two \
+    --out "$tmp/t2" 2>/dev/null
+check_eval "their report from the cluster is that of one file with both (findings.json, report.html)" \
+    'cmp -s "$tmp/t1/findings.json" "$tmp/t2/findings.json" && cmp -s "$tmp/t1/report.html" "$tmp/t2/report.html"'
+for s in "--slowest|10%" "--during|+20s..+11m|--vs|rest"; do
+    IFS='|' read -r -a a <<<"$s"
+    "$bin/spanfold" stacks --db "$tmp/both.db" "${a[@]}" >"$tmp/f1" 2>/dev/null
+    "$bin/spanfold" stacks --clickhouse "$u2" --cluster sf --database two "${a[@]}" >"$tmp/f2" 2>/dev/null
+    check_eval "two hosts: stacks $s as on the file with both ($(wc -l <"$tmp/f1") lines)" \
+        '[ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"'
+done
+
 # -- idempotent: a second push skips every source
 "$bin/spanfold" push --clickhouse "$u1" --cluster sf --db "$db" 2>"$tmp/p3"
 check "a second push of every source exits 0" [ $? -eq 0 ]
