@@ -7,9 +7,11 @@
  * each row inserted into the spanfold table of the same name.  SQLite ids are per
  * file, so the ClickHouse rows carry skey, their source; on the way back
  *
- *   skey                the source's id in the new file (sources.id)
+ *   skey                the source's id in the new file (sources.id: the file's id
+ *                       unless a source ingested earlier took it, then the next free)
  *   id                  the file's id, moved up by an offset per (table, skey) when
- *                       its range [min, max] meets a range placed before it
+ *                       its range [min, max] meets a range placed before it (in the
+ *                       sources' order)
  *   connection_id,      the offset of the row it refers to (connections, spans)
  *   span_row
  *   stack_key           stacks.id and samples.stack_id (the 64-bit key as an integer)
