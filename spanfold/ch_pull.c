@@ -136,10 +136,10 @@ static int truncated(struct pull *p)
                       "ClickHouse's RowBinary answer ends inside a row");
 }
 
-/* SELECT what FROM db.table[_d] WHERE cond [AND skey IN (the complete sources)] tail,
- * its RowBinary answer into p->r; what NULL: table t's columns. */
-static int ask(struct pull *p, const struct ch_table *t, const char *what, const char *table,
-               const char *cond, int in_keys, const char *tail)
+/* SELECT what FROM db.T[_d] WHERE cond [AND skey IN (the complete sources)] tail for
+ * table t, its RowBinary answer into p->r; what NULL: t's columns. */
+static int ask(struct pull *p, const struct ch_table *t, const char *what, const char *cond,
+               int in_keys, const char *tail)
 {
     int rc;
 
@@ -147,7 +147,7 @@ static int ask(struct pull *p, const struct ch_table *t, const char *what, const
     rc = sf_buf_printf(&p->sql, "SELECT %s", what ? what : "");
     for (size_t k = 0; what == NULL && k < t->ncols; k++)
         rc |= sf_buf_printf(&p->sql, "%s%s", k ? ", " : "", t->cols[k].name);
-    rc |= sf_buf_printf(&p->sql, " FROM %s.%s%s WHERE %s", ch_db(p->ch), table, p->sfx, cond);
+    rc |= sf_buf_printf(&p->sql, " FROM %s.%s%s WHERE %s", ch_db(p->ch), t->name, p->sfx, cond);
     if (in_keys)
         rc |= sf_buf_printf(&p->sql, " AND skey IN (%s)", (const char *)p->keys.data);
     if (rc || sf_buf_printf(&p->sql, " %s FORMAT RowBinary", tail))
@@ -286,8 +286,7 @@ static int pull_sources(struct pull *p)
     int rc;
 
     /* in the order they were ingested, as a file holding them all would have them */
-    if ((rc = ask(p, t, "skey, id, sha256", "sources", COMPLETE, 0,
-                  "ORDER BY started_at, id, skey")) != 0)
+    if ((rc = ask(p, t, "skey, id, sha256", COMPLETE, 0, "ORDER BY started_at, id, skey")) != 0)
         return rc;
     if ((p->src = calloc(PULL_SOURCES_MAX, sizeof(*p->src))) == NULL)
         return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -318,7 +317,7 @@ static int pull_sources(struct pull *p)
         return sf_err_set(p->err, SF_E_USAGE, UINT64_MAX,
                           "no complete source in ClickHouse database %s (spanfold push)",
                           ch_db(p->ch));
-    rc = ask(p, t, NULL, "sources", COMPLETE, 0, "LIMIT 1 BY skey");
+    rc = ask(p, t, NULL, COMPLETE, 0, "LIMIT 1 BY skey");
     return rc ? rc : insert_rows(p, t);
 }
 
@@ -331,7 +330,7 @@ static int pull_offsets(struct pull *p, size_t ti)
     int64_t top = 0;
     int rc;
 
-    if ((rc = ask(p, NULL, "skey, min(id) AS lo, max(id) AS hi", ch_tables[ti].name, "1", 1,
+    if ((rc = ask(p, &ch_tables[ti], "skey, min(id) AS lo, max(id) AS hi", "1", 1,
                   "GROUP BY skey ORDER BY lo, skey")) != 0)
         return rc;
     if ((p->off[ti] = calloc(p->nsrc, sizeof(*p->off[ti]))) == NULL)
@@ -361,7 +360,7 @@ static int pull_offsets(struct pull *p, size_t ti)
 
 /* CH_PULL_CLOCKS: one row per source in t (spans, connections) with col, its first
  * time there, as --during reads it. */
-static int pull_first(struct pull *p, const char *t, const char *col)
+static int pull_first(struct pull *p, const struct ch_table *t, const char *col)
 {
     const unsigned char *q, *end;
     struct sf_buf ins;
@@ -371,12 +370,12 @@ static int pull_first(struct pull *p, const char *t, const char *col)
 
     snprintf(what, sizeof(what), "skey, assumeNotNull(min(%s))", col);
     snprintf(cond, sizeof(cond), "%s IS NOT NULL", col);
-    if ((rc = ask(p, NULL, what, t, cond, 1, "GROUP BY skey")) != 0)
+    if ((rc = ask(p, t, what, cond, 1, "GROUP BY skey")) != 0)
         return rc;
     sf_buf_init(&ins, 4096);
-    sf_buf_printf(&ins, "INSERT INTO %s (source_id, %s) VALUES (?, ?)", t, col);
+    sf_buf_printf(&ins, "INSERT INTO %s (source_id, %s) VALUES (?, ?)", t->name, col);
     if (sqlite3_prepare_v2(sf_db_handle(p->db), (const char *)ins.data, -1, &st, NULL) != SQLITE_OK)
-        rc = sf_err_set(p->err, SF_E_DB, UINT64_MAX, "%s: %s", t,
+        rc = sf_err_set(p->err, SF_E_DB, UINT64_MAX, "%s: %s", t->name,
                         sqlite3_errmsg(sf_db_handle(p->db)));
     for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
         uint64_t skey, v;
@@ -403,13 +402,13 @@ static int pull_table(struct pull *p, size_t ti)
     int rc;
 
     if (p->what == CH_PULL_CLOCKS && strcmp(t->name, "clock_fits") != 0)
-        return strcmp(t->name, "spans") == 0         ? pull_first(p, "spans", "req_start_ns")
-               : strcmp(t->name, "connections") == 0 ? pull_first(p, "connections", "first_ns")
+        return strcmp(t->name, "spans") == 0         ? pull_first(p, t, "req_start_ns")
+               : strcmp(t->name, "connections") == 0 ? pull_first(p, t, "first_ns")
                                                      : 0;
     if (t->cols[0].type != CH_KEY) /* stacks: by content, one row per key */
-        rc = ask(p, t, "stack_key, any(frames)", t->name, "1", 0, "GROUP BY stack_key");
+        rc = ask(p, t, "stack_key, any(frames)", "1", 0, "GROUP BY stack_key");
     else if ((rc = pull_offsets(p, ti)) == 0)
-        rc = ask(p, t, NULL, t->name, "1", 1, "");
+        rc = ask(p, t, NULL, "1", 1, "");
     return rc ? rc : insert_rows(p, t);
 }
 
