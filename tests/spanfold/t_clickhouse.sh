@@ -228,22 +228,23 @@ check_eval "a URL that is not http: exit 2 with the reason" \
     '[ $r -eq 2 ] && grep -q "HTTP interface" "$tmp/e"'
 "$bin/spanfold" push --clickhouse "$u1" --database 'x;DROP' --db "$db" 2>"$tmp/e"
 check "a database name that is not an identifier: exit 2" [ $? -eq 2 ]
-"$bin/spanfold" report --clickhouse "http://127.0.0.1:$(ch_ports 1)/" --out "$tmp/r6" 2>"$tmp/e"
-r=$?
-check_eval "report from a server that is not there: exit 2, said (curl's reason)" \
-    '[ $r -eq 2 ] && grep -q "^spanfold report: http://127.0.0.1:[0-9]*/: ClickHouse: " "$tmp/e"'
-"$bin/spanfold" report --clickhouse "$u1" --database mm --out "$tmp/r7" 2>"$tmp/e"
-r=$?
-check_eval "report from a database of other columns: exit 2, the schema mismatch said" \
-    '[ $r -eq 2 ] && grep -q "schema mismatch: spans.id is String" "$tmp/e"'
-"$bin/spanfold" stacks --clickhouse "$u1" --database mm --during +1s.. >/dev/null 2>"$tmp/e"
-r=$?
-check_eval "stacks --during on that database: exit 2, the same message" \
-    '[ $r -eq 2 ] && grep -q "schema mismatch: spans.id is String" "$tmp/e"'
-"$bin/spanfold" report --clickhouse "$u1" --database nothing_here --out "$tmp/r8" 2>"$tmp/e"
-r=$?
-check_eval "report from a database push never wrote: exit 2, said" \
-    '[ $r -eq 2 ] && grep -q "no spanfold tables in ClickHouse database nothing_here" "$tmp/e"'
+fails_with() { # fails_with NAME PATTERN ARGS...: spanfold ARGS exits 2, stderr matches
+    local name=$1 pat=$2 r
+    shift 2
+    "$bin/spanfold" "$@" >/dev/null 2>"$tmp/e"
+    r=$?
+    check_eval "$name: exit 2, said" '[ $r -eq 2 ] && grep -q "$pat" "$tmp/e"'
+}
+fails_with "report from a server that is not there (curl's reason)" \
+    "^spanfold report: http://127.0.0.1:[0-9]*/: ClickHouse: " \
+    report --clickhouse "http://127.0.0.1:$(ch_ports 1)/" --out "$tmp/r6"
+fails_with "report from a database of other columns (the schema mismatch)" \
+    "schema mismatch: spans.id is String" report --clickhouse "$u1" --database mm --out "$tmp/r7"
+fails_with "stacks --during on that database (the same message)" \
+    "schema mismatch: spans.id is String" stacks --clickhouse "$u1" --database mm --during +1s..
+fails_with "report from a database push never wrote" \
+    "no spanfold tables in ClickHouse database nothing_here" \
+    report --clickhouse "$u1" --database nothing_here --out "$tmp/r8"
 hostile='path = "it'\''s\\" or path = "\\'\''--"' # the strings it's\ and \'--
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --where "$hostile" >/dev/null 2>"$tmp/e"
 r=$?
