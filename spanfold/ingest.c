@@ -631,7 +631,6 @@ static int push_to(const struct ingest *g, const char *url, const char *cluster,
     return sf_run_tool(sf_cmd_push, av);
 }
 
-/* Remove the temporary database of an ingest straight to ClickHouse. */
 int sf_cmd_ingest(int argc, char **argv)
 {
     enum { O_CH = 256, O_CLUSTER, O_DATABASE };
