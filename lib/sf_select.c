@@ -520,6 +520,21 @@ static int span_sources(struct sf_sel_comp *c, sqlite3 *h, struct src_clock *out
     return c->failed;
 }
 
+/* The span's source is id: source_id on SQLite; on ClickHouse id is the source's skey
+ * (as int64, the way spanfold/ch_pull.c writes sources.id for this). */
+static void source_is(struct sf_sel_comp *c, int64_t id)
+{
+    char key[32];
+
+    if (c->s->dialect != SF_SELECT_CLICKHOUSE) {
+        sf_sel_emit(c, "source_id = ");
+        sf_sel_emit_int(c, id);
+        return;
+    }
+    snprintf(key, sizeof(key), "skey = %llu", (unsigned long long)(uint64_t)id);
+    sf_sel_emit(c, key);
+}
+
 int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const char *tz,
                      struct sf_err *err)
 {
@@ -533,10 +548,7 @@ int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const c
     int64_t start = INT64_MAX, ra = 0, rb = 0;
 
     sf_sel_begin(&c);
-    if (s->dialect == SF_SELECT_CLICKHOUSE)
-        sf_sel_fail(&c, SF_E_USAGE, 0,
-                    "--during needs the SQLite file's clock fits: not available on ClickHouse yet");
-    else if (sf_walltime_zone(tz, &zone) < 0)
+    if (sf_walltime_zone(tz, &zone) < 0)
         sf_sel_fail(&c, SF_E_USAGE, 0, "--tz is UTC, local or +HH:MM");
     else if (dots == NULL)
         sf_sel_fail(&c, SF_E_USAGE, strlen(range),
@@ -566,8 +578,8 @@ int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const c
             sf_sel_fail(&c, SF_E_USAGE, la + 2, "the window ends before it starts");
     }
     for (size_t i = 0; i < n && !c.failed; i++) {
-        sf_sel_emit(&c, i ? " OR (source_id = " : "(source_id = ");
-        sf_sel_emit_int(&c, src[i].id);
+        sf_sel_emit(&c, i ? " OR (" : "(");
+        source_is(&c, src[i].id);
         if (a.kind != SF_WALLTIME_OPEN) {
             sf_sel_emit(&c, " AND req_start_ns >= ");
             sf_sel_emit_int(&c, from_real(&src[i], ra));

@@ -78,7 +78,9 @@ void sf_select_free(struct sf_select *s);
 /* Compile what is added from now on for dialect d, with spans_table (not copied;
  * NULL: "spans") in the subqueries of percentiles and --slowest.  Call it before the
  * first adder.  In SF_SELECT_CLICKHOUSE the fragment has no parameters, and
- * sf_select_during fails with SF_E_USAGE (it needs the SQLite file's clock fits). */
+ * sf_select_during's h is a file whose sources.id are the ClickHouse sources' skeys
+ * (as int64; spanfold/ch_pull.c's CH_PULL_CLOCKS writes it): the window is placed by
+ * the same code, and each source's term names its skey. */
 void sf_select_dialect(struct sf_select *s, enum sf_select_dialect d, const char *spans_table);
 
 /* Add a --where expression (AND with what is there).  Returns 0, or SF_E_USAGE with

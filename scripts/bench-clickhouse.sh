@@ -9,7 +9,13 @@
 #     parts (compressed, active parts, after OPTIMIZE)
 #   - RowBinary against JSONEachRow for the same rows: size, and the server's time to
 #     insert each (curl, the body in the page cache)
-#   - spanfold stacks --clickhouse on the pushed data against --db on the file
+#   - spanfold stacks --clickhouse on the pushed data against --db on the file (CPU, as
+#     the report below)
+#   - spanfold report --clickhouse against --db on the file, CPU time (user + sys, the
+#     median of RUNS_REPORT interleaved runs, scripts/bench/measure.sh): the demo data on
+#     a two-shard cluster (the capture on one shard, the profile and markers on the other)
+#     and the synthetic database on one server; the servers' CPU (their /proc stat
+#     ticks over each run) is given beside the client's
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 sfb=$top/bin/spanfold
@@ -23,10 +29,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-clickhouse.XXXXXX")
 cp "$sfb" "$tmp/spanfold" && sfb=$tmp/spanfold # a rebuild must not swap it mid-run
 . "$top/scripts/clickhouse/server.sh"
 trap 'ch_stop; rm -rf "$tmp"' EXIT
-read -r http tcp < <(ch_ports 2)
-ch_server "$tmp/ch" "$http" "$tcp" "$tcp"
-ch_up "$http" || { echo "bench-clickhouse: clickhouse-server did not start"; exit 2; }
+. "$top/scripts/bench/measure.sh"
+read -r http tcp http2 tcp2 < <(ch_ports 4)
+ch_server "$tmp/ch" "$http" "$tcp" "$tcp" "$tcp2"
+ch_server "$tmp/ch2" "$http2" "$tcp2" "$tcp" "$tcp2"
+ch_up "$http" && ch_up "$http2" || { echo "bench-clickhouse: clickhouse-server did not start"; exit 2; }
 u=http://127.0.0.1:$http/
+u2=http://127.0.0.1:$http2/
+runs_report=${RUNS_REPORT:-7}
 chq() { curl -sS "$u" --data-binary "$1"; }
 now() { date +%s.%N; }
 
@@ -94,12 +104,67 @@ for t in spans samples; do
         "$(echo "$(stat -c %s "$tmp/$t.json") / $n" | bc -l)" "$ins_json" "$(echo "$disk / $n" | bc -l)"
 done
 
-t0=$(now)
-"$sfb" stacks --db "$db" --where 'endpoint = "/api/checkout" and duration > p90' >"$tmp/a"
-t1=$(now)
-"$sfb" stacks --clickhouse "$u" --database b1 --where 'endpoint = "/api/checkout" and duration > p90' >"$tmp/b"
-t2=$(now)
-printf 'stacks (checkout, duration > p90): SQLite %.2f s, ClickHouse %.2f s, %s\n' \
-    "$(echo "$t1 - $t0" | bc)" "$(echo "$t2 - $t1" | bc)" \
-    "$(cmp -s "$tmp/a" "$tmp/b" && echo "identical ($(wc -l <"$tmp/a") lines)" || echo DIFFERENT)"
-cmp -s "$tmp/a" "$tmp/b"
+# the servers' CPU seconds so far (utime + stime of every server ch_server started)
+servers_cpu() {
+    local p t=0
+    for p in "${ch_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done
+    echo "$t $(getconf CLK_TCK)" | awk '{printf "%.4f\n", $1 / $2}'
+}
+
+# pair_bench NAME RUNS FILE-CMD... -- CLICKHOUSE-CMD...: interleaved runs of the command on
+# the file and on ClickHouse; the medians of the client's CPU, the servers' beside it
+pair_bench() {
+    local name=$1 n=$2 i s0 c1 c2 sv a=()
+    shift 2
+    while [ "$1" != -- ]; do a+=("$1") && shift; done
+    shift
+    : >"$tmp/rf" && : >"$tmp/rc" && : >"$tmp/rs"
+    for i in $(seq "$n"); do
+        bench_measure "${a[@]}" | cut -d' ' -f1 >>"$tmp/rf"
+        s0=$(servers_cpu)
+        bench_measure "$@" | cut -d' ' -f1 >>"$tmp/rc"
+        echo "$(servers_cpu) - $s0" | bc >>"$tmp/rs"
+    done
+    c1=$(bench_median <"$tmp/rf")
+    c2=$(bench_median <"$tmp/rc")
+    sv=$(bench_median <"$tmp/rs")
+    printf '%s: file %.3f s CPU, ClickHouse %.3f s CPU client + %.3f s servers, ratio %.2f (client) %.2f (with the servers)\n' \
+        "$name" "$c1" "$c2" "$sv" "$(bench_ratio "$c2" "$c1")" "$(bench_ratio "$(echo "$c2 + $sv" | bc)" "$c1")"
+    echo "  rounds: file $(bench_rounds "$tmp/rf" %.3f); ClickHouse $(bench_rounds "$tmp/rc" %.3f); servers $(bench_rounds "$tmp/rs" %.3f)"
+}
+
+# same A B FILE...: each FILE of the file's run (in A) and of ClickHouse's (in B) is the same
+same() {
+    local f
+    for f in "${@:3}"; do cmp -s "$1/$f" "$2/$f" || { echo "  DIFFERENT: $f" && return 1; }; done
+    echo "  identical: ${*:3}"
+}
+
+sel='endpoint = "/api/checkout" and duration > p90'
+mkdir -p "$tmp/sf" "$tmp/sc"
+pair_bench "stacks (checkout, duration > p90)" "$runs_report" \
+    "$sfb" stacks --db "$db" --where "$sel" --folded -o "$tmp/sf/out" -- \
+    "$sfb" stacks --clickhouse "$u" --database b1 --where "$sel" --folded -o "$tmp/sc/out"
+same "$tmp/sf" "$tmp/sc" out && echo "  ($(wc -l <"$tmp/sf/out") lines)"
+same_stacks=$?
+
+# report_bench NAME RUNS FILE CLICKHOUSE-ARGS...: report from the file and from ClickHouse
+report_bench() {
+    local name=$1 n=$2 file=$3
+    shift 3
+    pair_bench "report ($name)" "$n" "$sfb" report --quiet --db "$file" --name x --out "$tmp/rep_f" \
+        -- "$sfb" report --quiet "$@" --name x --out "$tmp/rep_c"
+    same "$tmp/rep_f" "$tmp/rep_c" findings.json report.html
+}
+
+demo=$tmp/demo.db
+"$sfb" ingest --quiet --db "$demo" "$top/samples/demo" >/dev/null 2>&1
+"$sfb" push --clickhouse "$u" --cluster sf --kind pcap --db "$demo" 2>/dev/null &&
+    "$sfb" push --clickhouse "$u2" --cluster sf --kind perf,tracefs --db "$demo" 2>/dev/null ||
+    { echo "bench-clickhouse: pushing the demo failed"; exit 2; }
+report_bench "demo, 2 shards" "$runs_report" "$demo" --clickhouse "$u2" --cluster sf
+same_demo=$?
+report_bench "$nspans spans, $nsamples samples, 1 server" "$(((runs_report + 1) / 2))" "$db" \
+    --clickhouse "$u" --database b1
+same_big=$?
+[ "$same_stacks$same_demo$same_big" = 000 ]

@@ -33,6 +33,18 @@ static long env_long(const char *name, long dflt)
     return *end == '\0' ? n : dflt;
 }
 
+int ch_opt(struct ch_opts *o, int opt, const char *arg)
+{
+    const char **to = opt == CH_O_URL        ? &o->url
+                      : opt == CH_O_CLUSTER  ? &o->cluster
+                      : opt == CH_O_DATABASE ? &o->database
+                                             : NULL;
+
+    if (to)
+        *to = arg;
+    return to != NULL;
+}
+
 int ch_ident_ok(const char *s)
 {
     size_t n = strlen(s);
@@ -145,9 +157,12 @@ static int attempt(struct ch *c, const char *url, const void *body, size_t n, st
     curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 600L);
     curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
     cc = curl_easy_perform(c->curl);
+    if (cc == CURLE_WRITE_ERROR) /* on_data: the answer outgrew its buffer */
+        return sf_err_set(err, SF_E_LIMIT, UINT64_MAX,
+                          "ClickHouse: an answer larger than %zu MiB (CH_BODY_MAX)", r->max >> 20);
     if (cc != CURLE_OK) {
         sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: %s", curl_easy_strerror(cc));
-        return cc == CURLE_WRITE_ERROR ? SF_E_DB : 1;
+        return 1;
     }
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status == 200)

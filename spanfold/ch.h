@@ -30,6 +30,24 @@
 
 struct ch;
 
+/* The options of every command that reads or writes ClickHouse: their long options
+ * include CH_LONGOPTS, and what getopt_long returns goes to ch_opt first. */
+struct ch_opts {
+    const char *url, *cluster, *database; /* --clickhouse, --cluster, --database */
+};
+
+enum { CH_O_URL = 0x4000, CH_O_CLUSTER, CH_O_DATABASE };
+
+#define CH_LONGOPTS                                                                                \
+    {"clickhouse", required_argument, NULL, CH_O_URL},                                             \
+        {"cluster", required_argument, NULL, CH_O_CLUSTER},                                        \
+    {                                                                                              \
+        "database", required_argument, NULL, CH_O_DATABASE                                         \
+    }
+
+/* 1 when opt is one of CH_LONGOPTS (arg stored in o), else 0. */
+int ch_opt(struct ch_opts *o, int opt, const char *arg);
+
 /* 1 when s may stand as a ClickHouse database or cluster name in SQL as it is: 1 to
  * CH_IDENT_MAX - 1 letters, digits and '_'. */
 int ch_ident_ok(const char *s);

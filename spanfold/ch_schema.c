@@ -26,10 +26,10 @@
     }
 
 static const struct ch_col sources_cols[] = {
-    C("skey", CH_KEY),       C("sha256", CH_STR),    C("kind", CH_STR),   C("path", CH_STR),
-    C("bytes", CH_NI64),     C("clock", CH_STR),     C("tool", CH_STR),   C("tool_version", CH_STR),
-    C("started_at", CH_STR), C("status", CH_STR),    C("error", CH_NSTR), C("units", CH_NI64),
-    C("bad_units", CH_NI64), C("push_state", CH_STR)};
+    C("skey", CH_KEY),         C("id", CH_I64),         C("sha256", CH_STR),    C("kind", CH_STR),
+    C("path", CH_STR),         C("bytes", CH_NI64),     C("clock", CH_STR),     C("tool", CH_STR),
+    C("tool_version", CH_STR), C("started_at", CH_STR), C("status", CH_STR),    C("error", CH_NSTR),
+    C("units", CH_NI64),       C("bad_units", CH_NI64), C("push_state", CH_STR)};
 
 static const struct ch_col connections_cols[] = {C("skey", CH_KEY),
                                                  C("id", CH_I64),
@@ -52,32 +52,21 @@ static const struct ch_col connections_cols[] = {C("skey", CH_KEY),
                                                  C("gaps", CH_I64),
                                                  C("close", CH_NSTR)};
 
-static const struct ch_col spans_cols[] = {C("skey", CH_KEY),
-                                           C("id", CH_I64),
-                                           C("connection_id", CH_NI64),
-                                           C("stream_id", CH_NI64),
-                                           C("proto", CH_NSTR),
-                                           C("method", CH_NSTR),
-                                           C("authority", CH_NSTR),
-                                           C("path", CH_NSTR),
-                                           C("status", CH_NI64),
-                                           C("grpc_service", CH_NSTR),
-                                           C("grpc_method", CH_NSTR),
-                                           C("grpc_status", CH_NI64),
-                                           C("req_start_ns", CH_NI64),
-                                           C("req_end_ns", CH_NI64),
-                                           C("resp_start_ns", CH_NI64),
-                                           C("resp_end_ns", CH_NI64),
-                                           C("req_bytes", CH_NI64),
-                                           C("resp_bytes", CH_NI64),
-                                           C("early_data", CH_I64),
-                                           C("partial", CH_I64),
-                                           C("trace_id", CH_NSTR),
-                                           C("span_id", CH_NSTR),
-                                           C("parent_span_id", CH_NSTR),
-                                           C("sampled", CH_NI64),
-                                           C("ctx_format", CH_NSTR),
-                                           C("ctx_valid", CH_NI64)};
+static const struct ch_col spans_cols[] = {
+    C("skey", CH_KEY),           C("id", CH_I64),
+    C("connection_id", CH_NI64), C("stream_id", CH_NI64),
+    C("proto", CH_NSTR),         C("method", CH_NSTR),
+    C("authority", CH_NSTR),     C("path", CH_NSTR),
+    C("status", CH_NI64),        C("grpc_service", CH_NSTR),
+    C("grpc_method", CH_NSTR),   C("grpc_status", CH_NI64),
+    C("reset_code", CH_NI64),    C("req_start_ns", CH_NI64),
+    C("req_end_ns", CH_NI64),    C("resp_start_ns", CH_NI64),
+    C("resp_end_ns", CH_NI64),   C("req_bytes", CH_NI64),
+    C("resp_bytes", CH_NI64),    C("early_data", CH_I64),
+    C("partial", CH_I64),        C("trace_id", CH_NSTR),
+    C("span_id", CH_NSTR),       C("parent_span_id", CH_NSTR),
+    C("sampled", CH_NI64),       C("ctx_format", CH_NSTR),
+    C("ctx_valid", CH_NI64)};
 
 static const struct ch_col contexts_cols[] = {
     C("skey", CH_KEY),        C("id", CH_I64),          C("span_row", CH_I64),
@@ -92,6 +81,11 @@ static const struct ch_col span_events_cols[] = {
     C("pid", CH_NI64),     C("tid", CH_NI64),      C("comm", CH_NSTR),     C("kind", CH_STR),
     C("span_id", CH_NSTR), C("trace_id", CH_NSTR), C("decision", CH_NI64), C("message", CH_NSTR),
     C("line", CH_NI64)};
+
+static const struct ch_col span_intervals_cols[] = {
+    C("skey", CH_KEY),  C("id", CH_I64),        C("span_id", CH_STR),   C("trace_id", CH_NSTR),
+    C("pid", CH_NI64),  C("tid", CH_I64),       C("start_ns", CH_I64),  C("end_ns", CH_I64),
+    C("depth", CH_I64), C("decision", CH_NI64), C("end_rule", CH_NSTR), C("source", CH_STR)};
 
 static const struct ch_col samples_cols[] = {
     C("skey", CH_KEY),    C("id", CH_I64),         C("ts_ns", CH_NI64),  C("pid", CH_NI64),
@@ -119,7 +113,7 @@ static const struct ch_col clock_fits_cols[] = {
 /* ?1 is the source's id in the SQLite file, ?2 the push state of its sources row. */
 const struct ch_table ch_tables[] = {
     T("sources", "MergeTree", "(skey, push_state)", "skey",
-      "SELECT sha256, kind, path, bytes, clock, tool, tool_version, started_at, status, error,"
+      "SELECT id, sha256, kind, path, bytes, clock, tool, tool_version, started_at, status, error,"
       " units, bad_units, ?2 FROM sources WHERE id = ?1",
       sources_cols),
     T("connections", "MergeTree", "(skey, id)", "skey",
@@ -129,7 +123,8 @@ const struct ch_table ch_tables[] = {
       connections_cols),
     T("spans", "MergeTree", "(ifNull(trace_id, ''), ifNull(span_id, ''), skey, id)", BY_SPAN,
       "SELECT id, connection_id, stream_id, proto, method, authority, path, status,"
-      " grpc_service, grpc_method, grpc_status, req_start_ns, req_end_ns, resp_start_ns,"
+      " grpc_service, grpc_method, grpc_status, reset_code, req_start_ns, req_end_ns, "
+      "resp_start_ns,"
       " resp_end_ns, req_bytes, resp_bytes, early_data, partial, trace_id, span_id,"
       " parent_span_id, sampled, ctx_format, ctx_valid FROM spans WHERE source_id = ?1"
       " ORDER BY id",
@@ -144,6 +139,10 @@ const struct ch_table ch_tables[] = {
       "SELECT id, ts_ns, cpu, pid, tid, comm, kind, span_id, trace_id, decision, message, line"
       " FROM span_events WHERE source_id = ?1 ORDER BY id",
       span_events_cols),
+    T("span_intervals", "MergeTree", "(skey, tid, start_ns)", BY_SPAN,
+      "SELECT id, span_id, trace_id, pid, tid, start_ns, end_ns, depth, decision, end_rule,"
+      " source FROM span_intervals WHERE source_id = ?1 ORDER BY id",
+      span_intervals_cols),
     T("samples", "MergeTree", "(skey, ifNull(ts_ns, 0))", BY_SPAN, NULL, samples_cols),
     T("stacks", "ReplacingMergeTree", "stack_key", "stack_key",
       "SELECT st.frames, st.frames FROM stacks st WHERE st.id IN"
@@ -224,7 +223,7 @@ int ch_schema_check(struct ch *c, const char *cluster, struct sf_err *err)
 {
     struct sf_buf sql, r;
     unsigned seen[16] = {0};
-    int rc;
+    int rc, none = 1;
 
     sf_buf_init(&sql, 4096);
     sf_buf_init(&r, CH_BODY_MAX);
@@ -240,6 +239,10 @@ int ch_schema_check(struct ch *c, const char *cluster, struct sf_err *err)
             rc = SF_E_DB;
         i += n + 1;
     }
+    for (size_t i = 0; rc == 0 && i < ch_ntables; i++)
+        none &= seen[i] == 0;
+    if (rc == 0 && none)
+        rc = 1; /* as documented: nothing of spanfold's there yet */
     for (size_t i = 0; rc == 0 && i < ch_ntables; i++)
         if (seen[i] != ch_tables[i].ncols * (cluster ? 2u : 1u))
             rc = sf_err_set(err, SF_E_DB, UINT64_MAX,

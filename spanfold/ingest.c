@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ch_pull.h"
 #include "sf_db.h"
 #include "sf_decomp.h"
 #include "sf_err.h"
@@ -630,19 +631,6 @@ static int push_to(const struct ingest *g, const char *url, const char *cluster,
     return sf_run_tool(sf_cmd_push, av);
 }
 
-/* Remove the temporary database of an ingest straight to ClickHouse. */
-static void remove_temp_db(const char *dir, const char *db)
-{
-    static const char *const sfx[] = {"", "-wal", "-shm", "-journal", SF_DB_OWNER_SUFFIX};
-    char path[128];
-
-    for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-        snprintf(path, sizeof(path), "%s%s", db, sfx[i]);
-        unlink(path);
-    }
-    rmdir(dir);
-}
-
 int sf_cmd_ingest(int argc, char **argv)
 {
     enum { O_CH = 256, O_CLUSTER, O_DATABASE };
@@ -727,7 +715,7 @@ int sf_cmd_ingest(int argc, char **argv)
         fprintf(stderr, "spanfold ingest: nothing was ingested, %s was not created\n", g.db);
     }
     if (tmpdb_dir[0])
-        remove_temp_db(tmpdb_dir, tmpdb);
+        ch_tmpdb_remove(tmpdb_dir, tmpdb);
     if (g.tmpdir[0])
         rmdir(g.tmpdir);
     for (size_t k = 0; k < g.n; k++)

@@ -31,7 +31,8 @@
 #define TOOL "spanfold push"
 
 struct push_opts {
-    const char *db, *url, *cluster, *database, *kinds;
+    const char *db, *kinds;
+    struct ch_opts cho;
     int print_schema;
 };
 
@@ -70,34 +71,22 @@ static void usage(FILE *f)
 /* Returns -1 to go on, or an exit status. */
 static int parse_opts(struct push_opts *o, int argc, char **argv)
 {
-    enum { O_DB = 256, O_CH, O_CLUSTER, O_DATABASE, O_KIND, O_SCHEMA };
+    enum { O_DB = 256, O_KIND, O_SCHEMA };
     static const struct option longopts[] = {
-        {"db", required_argument, NULL, O_DB},
-        {"clickhouse", required_argument, NULL, O_CH},
-        {"cluster", required_argument, NULL, O_CLUSTER},
-        {"database", required_argument, NULL, O_DATABASE},
-        {"kind", required_argument, NULL, O_KIND},
-        {"print-schema", no_argument, NULL, O_SCHEMA},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"db", required_argument, NULL, O_DB},     CH_LONGOPTS,
+        {"kind", required_argument, NULL, O_KIND}, {"print-schema", no_argument, NULL, O_SCHEMA},
+        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
     int ch;
 
     opterr = 0;
-    o->database = "spanfold";
+    o->cho.database = "spanfold";
     while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        if (ch_opt(&o->cho, ch, optarg))
+            continue;
         switch (ch) {
         case O_DB:
             o->db = optarg;
-            break;
-        case O_CH:
-            o->url = optarg;
-            break;
-        case O_CLUSTER:
-            o->cluster = optarg;
-            break;
-        case O_DATABASE:
-            o->database = optarg;
             break;
         case O_KIND:
             o->kinds = optarg;
@@ -119,13 +108,13 @@ static int parse_opts(struct push_opts *o, int argc, char **argv)
     if (optind < argc)
         return sf_cmd_usage_error("push",
                                   "push takes no file arguments (the database is --db FILE)", NULL);
-    if (!ch_ident_ok(o->database))
+    if (!ch_ident_ok(o->cho.database))
         return sf_cmd_usage_error("push", "--database: letters, digits and '_' only", NULL);
-    if (o->cluster && !ch_ident_ok(o->cluster))
+    if (o->cho.cluster && !ch_ident_ok(o->cho.cluster))
         return sf_cmd_usage_error("push", "--cluster: letters, digits and '_' only", NULL);
     if (o->print_schema)
         return -1;
-    if (o->url == NULL)
+    if (o->cho.url == NULL)
         return sf_cmd_usage_error("push", "--clickhouse URL is required", NULL);
     if (o->db == NULL)
         return sf_cmd_usage_error("push", "--db FILE is required", NULL);
@@ -139,7 +128,7 @@ static int create_schema(struct push *p)
     int rc;
 
     sf_buf_init(&ddl, 1u << 20);
-    rc = ch_schema_sql(&ddl, p->o.database, p->o.cluster);
+    rc = ch_schema_sql(&ddl, p->o.cho.database, p->o.cho.cluster);
     for (char *s = (char *)ddl.data, *e; rc == 0 && s && *s; s = e + 2) {
         if ((e = strstr(s, ";\n")) == NULL)
             break;
@@ -147,7 +136,7 @@ static int create_schema(struct push *p)
         rc = ch_query(p->ch, s, NULL, 0, NULL, &p->err);
     }
     sf_buf_free(&ddl);
-    return rc ? rc : ch_schema_check(p->ch, p->o.cluster, &p->err);
+    return rc ? rc : ch_schema_check(p->ch, p->o.cho.cluster, &p->err);
 }
 
 static int flush(struct push *p, const struct ch_table *t)
@@ -157,7 +146,7 @@ static int flush(struct push *p, const struct ch_table *t)
     if (p->batch.len == 0)
         return 0;
     sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql, "INSERT INTO %s.%s FORMAT RowBinary", p->o.database, t->name);
+    sf_buf_printf(&p->sql, "INSERT INTO %s.%s FORMAT RowBinary", p->o.cho.database, t->name);
     rc = ch_query(p->ch, (const char *)p->sql.data, p->batch.data, p->batch.len, NULL, &p->err);
     p->bytes += p->batch.len;
     sf_buf_reset(&p->batch);
@@ -258,7 +247,7 @@ static int wait_mutations(struct push *p)
     sf_buf_printf(&p->sql,
                   "SELECT count() FROM system.mutations WHERE database = '%s'"
                   " AND is_done = 0",
-                  p->o.database);
+                  p->o.cho.database);
     for (int i = 0; i < 600 && rc == 0 && left; i++) {
         struct timespec ts = {0, 100000000L};
         if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, &left, &p->err)) == 0 && left)
@@ -278,7 +267,7 @@ static int drop_partial(struct push *p, uint64_t skey)
         if (ch_tables[i].cols[0].type != CH_KEY)
             continue; /* stacks: by content, shared */
         sf_buf_reset(&p->sql);
-        sf_buf_printf(&p->sql, "ALTER TABLE %s.%s DELETE WHERE skey = %llu", p->o.database,
+        sf_buf_printf(&p->sql, "ALTER TABLE %s.%s DELETE WHERE skey = %llu", p->o.cho.database,
                       ch_tables[i].name, (unsigned long long)skey);
         rc = ch_query(p->ch, (const char *)p->sql.data, NULL, 0, NULL, &p->err);
     }
@@ -291,19 +280,19 @@ static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *her
 {
     int rc = 0;
 
-    for (int d = p->o.cluster != NULL && !p->local_only; d >= 0; d--) {
+    for (int d = p->o.cho.cluster != NULL && !p->local_only; d >= 0; d--) {
         sf_buf_reset(&p->sql);
         sf_buf_printf(&p->sql,
                       "SELECT count() FROM %s.sources%s WHERE skey = %llu AND push_state"
                       " = 'complete'",
-                      p->o.database, d ? "_d" : "", (unsigned long long)skey);
+                      p->o.cho.database, d ? "_d" : "", (unsigned long long)skey);
         if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, done, &p->err)) == 0 || !d)
             break;
         /* a shard without the tables yet (its host has not pushed): not an error */
         fprintf(stderr,
                 "%s: note: cannot read %s.sources_d on every shard (%s): looking for "
                 "pushed sources on this server only\n",
-                TOOL, p->o.database, p->err.msg);
+                TOOL, p->o.cho.database, p->err.msg);
         p->local_only = 1;
         sf_err_clear(&p->err);
     }
@@ -311,7 +300,7 @@ static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *her
     sf_buf_printf(&p->sql,
                   "SELECT if(countIf(push_state = 'complete') > 0, 0, count()) FROM %s.sources"
                   " WHERE skey = %llu",
-                  p->o.database, (unsigned long long)skey);
+                  p->o.cho.database, (unsigned long long)skey);
     return rc ? rc : ch_scalar(p->ch, (const char *)p->sql.data, here, &p->err);
 }
 
@@ -403,7 +392,7 @@ int sf_cmd_push(int argc, char **argv)
     sf_buf_init(&p.batch, CH_BATCH_MAX);
     sf_buf_init(&p.sql, 1u << 16);
     if (p.o.print_schema) {
-        rc = ch_schema_sql(&p.sql, p.o.database, p.o.cluster);
+        rc = ch_schema_sql(&p.sql, p.o.cho.database, p.o.cho.cluster);
         fputs(rc ? "" : (const char *)p.sql.data, stdout);
         sf_buf_free(&p.sql);
         return rc ? SF_EXIT_USAGE : SF_EXIT_OK;
@@ -415,7 +404,7 @@ int sf_cmd_push(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if ((rc = sf_db_open_mode(&db, p.o.db, SF_DB_READ, &p.err)) == 0 &&
-        (rc = ch_open(&p.ch, p.o.url, p.o.database, &p.err)) == 0) {
+        (rc = ch_open(&p.ch, p.o.cho.url, p.o.cho.database, &p.err)) == 0) {
         p.h = sf_db_handle(db);
         rc = create_schema(&p);
         if (rc == 0)
@@ -423,7 +412,7 @@ int sf_cmd_push(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc < 0) {
-        ch_url_shown(p.o.url ? p.o.url : "", shown, sizeof(shown));
+        ch_url_shown(p.o.cho.url ? p.o.cho.url : "", shown, sizeof(shown));
         sf_err_format(&p.err, TOOL, p.ch ? shown : p.o.db, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
     } else {

@@ -1,9 +1,12 @@
 /* report.c - spanfold report --db FILE --out DIR [--tz ZONE] [--window DUR]
+ *            spanfold report --clickhouse URL [--cluster NAME] [--database DB] --out DIR ...
  *
  * One self-contained page, DIR/report.html (verdict, timelines, regressions, inline
  * interactive flame graphs, tables, TLS facts; no external fetch), and the same
  * findings for machines, DIR/findings.json.  The analysis is report_data.c, the
- * outputs report_json.c, report_html.c and report_svg.c (see report.h).
+ * outputs report_json.c, report_html.c and report_svg.c (see report.h).  With
+ * --clickhouse the tables spanfold push wrote are first read back into a temporary
+ * SQLite file (ch_pull.c), so the report's every query is the one it runs on a file.
  */
 #include "report.h"
 
@@ -16,12 +19,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ch_pull.h"
 #include "sf_err.h"
 #include "sf_opt.h"
 #include "spanfold.h"
 
 static const char usage_text[] =
     "usage: spanfold report --db FILE --out DIR [--tz ZONE] [--window DUR] [--expect-rate R]\n"
+    "       spanfold report --clickhouse URL [--cluster NAME] [--database DB] --out DIR ...\n"
     "\n"
     "Writes DIR/report.html, one self-contained page (open it from disk or mail it):\n"
     "the verdict in plain words, a timeline per endpoint (latency p50/p95/p99, error rate,\n"
@@ -31,6 +36,12 @@ static const char usage_text[] =
     "DIR/findings.json, the same findings for machines.\n"
     "\n"
     "  --db FILE         spanfold database (spanfold ingest writes it)\n"
+    "  --clickhouse URL  instead of --db: what spanfold push wrote there (http://HOST:8123/),\n"
+    "                    read back into a temporary file; the same report as from the file\n"
+    "  --cluster NAME    with --clickhouse: every shard's data (the Distributed tables)\n"
+    "  --database DB     with --clickhouse: the ClickHouse database (default spanfold)\n"
+    "  --name TEXT       what the page and findings.json call the data (default: the\n"
+    "                    --db path, or the URL and database)\n"
     "  --out DIR         output directory (created)\n"
     "  --tz ZONE         times shown in ZONE: UTC (default), local, or a zoneinfo name\n"
     "                    such as Europe/Berlin; findings.json keeps time_utc as well\n"
@@ -82,7 +93,7 @@ static int make_dir(const char *dir)
     return -1;
 }
 
-enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP };
+enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP, O_NAME };
 
 static const struct option longopts[] = {
     {"db", required_argument, NULL, O_DB},
@@ -93,6 +104,8 @@ static const struct option longopts[] = {
     {"complete-only", no_argument, NULL, O_COMPLETE},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
+    CH_LONGOPTS,
+    {"name", required_argument, NULL, O_NAME},
     {NULL, 0, NULL, 0},
 };
 
@@ -103,6 +116,8 @@ static int parse(int argc, char **argv, struct rp_opts *o)
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        if (ch_opt(&o->cho, c, optarg))
+            continue;
         switch (c) {
         case O_DB:
             o->db = optarg;
@@ -131,6 +146,9 @@ static int parse(int argc, char **argv, struct rp_opts *o)
         case O_QUIET:
             o->quiet = 1;
             break;
+        case O_NAME:
+            o->name = optarg;
+            break;
         case 'h':
         case O_HELP:
             fputs(usage_text, stdout);
@@ -142,15 +160,49 @@ static int parse(int argc, char **argv, struct rp_opts *o)
     }
     if (optind < argc)
         return sf_cmd_usage_error("report", "unexpected argument", argv[optind]);
-    if (o->db == NULL || o->out == NULL)
-        return sf_cmd_usage_error("report", "--db FILE and --out DIR are required", NULL);
+    if ((o->db == NULL) == (o->cho.url == NULL) || o->out == NULL)
+        return sf_cmd_usage_error(
+            "report", "--out DIR and one of --db FILE and --clickhouse URL are required", NULL);
+    if ((o->cho.cluster || o->cho.database) && o->cho.url == NULL)
+        return sf_cmd_usage_error("report", "--cluster and --database go with --clickhouse URL",
+                                  NULL);
+    return 0;
+}
+
+/* --clickhouse: the database read back into tmp (in dir), named in name.  Returns 0
+ * or 2 (printed). */
+static int pull(struct rp_opts *o, char *dir, char *tmp, size_t n, char *name, size_t nn)
+{
+    struct ch *ch = NULL;
+    struct sf_err err;
+    char shown[256], msg[700];
+    int rc;
+
+    sf_err_clear(&err);
+    ch_url_shown(o->cho.url, shown, sizeof(shown));
+    snprintf(name, nn, "%s %s%s%s", shown, o->cho.database ? o->cho.database : "spanfold",
+             o->cho.cluster ? " on cluster " : "", o->cho.cluster ? o->cho.cluster : "");
+    if (ch_tmpdb_make("report", dir, tmp, n) < 0) {
+        fprintf(stderr, "spanfold report: cannot make a temporary folder: %s\n", strerror(errno));
+        return SF_EXIT_USAGE;
+    }
+    rc = ch_open(&ch, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err);
+    if (rc == 0)
+        rc = ch_pull(ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
+    ch_close(ch);
+    if (rc != 0) {
+        sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
+        fprintf(stderr, "%s\n", msg);
+        return SF_EXIT_USAGE;
+    }
+    o->db = tmp;
     return 0;
 }
 
 int sf_cmd_report(int argc, char **argv)
 {
     struct rp_ctx *c = calloc(1, sizeof(*c));
-    char path[4096];
+    char path[4096], dir[4096] = "", tmp[4096], name[600];
     int rc;
 
     if (c == NULL) {
@@ -161,6 +213,14 @@ int sf_cmd_report(int argc, char **argv)
         free(c);
         return rc < 0 ? SF_EXIT_OK : rc;
     }
+    if (c->o.cho.url && (rc = pull(&c->o, dir, tmp, sizeof(tmp), name, sizeof(name))) != 0) {
+        if (dir[0])
+            ch_tmpdb_remove(dir, tmp);
+        free(c);
+        return rc;
+    }
+    if (c->o.name == NULL)
+        c->o.name = c->o.cho.url ? name : c->o.db;
     if ((rc = rp_analyse(c)) == 0 && make_dir(c->o.out) < 0)
         rc = SF_EXIT_USAGE;
     if (rc == 0) {
@@ -183,6 +243,8 @@ int sf_cmd_report(int argc, char **argv)
                 c->o.out);
     }
     rp_free(c);
+    if (dir[0])
+        ch_tmpdb_remove(dir, tmp);
     free(c);
     return rc;
 }

@@ -22,6 +22,7 @@
 #include "../inflect/drift.h"
 #include "../inflect/inflect.h"
 #include "../inflect/spans.h"
+#include "ch.h"
 #include "sf_buf.h"
 
 #define RP_TOP_FUNCS  10   /* functions listed per slow set */
@@ -96,7 +97,9 @@ struct rp_gstat {
 
 struct rp_opts {
     const char *db, *out, *tz;
-    int64_t window_ns; /* 0: adapted (inflect/window.h) */
+    struct ch_opts cho; /* --clickhouse: pulled into db first */
+    const char *name;   /* what the page and messages call the data */
+    int64_t window_ns;  /* 0: adapted (inflect/window.h) */
     double expect_rate;
     int complete_only; /* --complete-only */
     int quiet;

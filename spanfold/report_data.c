@@ -834,10 +834,10 @@ static int fail(const struct rp_ctx *c, const char *what, const struct sf_err *e
 {
     char msg[512];
     if (err && err->code) {
-        sf_err_format(err, "spanfold report", c->o.db, msg, sizeof(msg));
+        sf_err_format(err, "spanfold report", c->o.name, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
     } else {
-        fprintf(stderr, "spanfold report: %s: %s\n", c->o.db, what);
+        fprintf(stderr, "spanfold report: %s: %s\n", c->o.name, what);
     }
     return SF_EXIT_USAGE;
 }
@@ -913,7 +913,7 @@ int rp_analyse(struct rp_ctx *c)
             note(c, partial);
     }
     if (read_clock(c, sf_db_handle(db)) < 0 || read_spans(c, sf_db_handle(db)) < 0) {
-        fprintf(stderr, "spanfold report: %s: query failed: %s\n", c->o.db,
+        fprintf(stderr, "spanfold report: %s: query failed: %s\n", c->o.name,
                 sqlite3_errmsg(sf_db_handle(db)));
         sf_db_close(db, NULL);
         return SF_EXIT_USAGE;

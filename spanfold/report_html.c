@@ -417,11 +417,11 @@ int rp_write_html(const struct rp_ctx *c, const char *path)
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<title>spanfold report: ",
           f);
-    rp_html_esc(f, c->o.db);
+    rp_html_esc(f, c->o.name);
     fprintf(f, "</title>\n<style>\n%s</style></head>\n<body><main>\n<h1>spanfold report</h1>\n",
             style);
     fputs("<p class=\"meta\">", f);
-    rp_html_esc(f, c->o.db);
+    rp_html_esc(f, c->o.name);
     fprintf(f,
             " \xc2\xb7 %llu requests \xc2\xb7 %s \xe2\x80\x93 %s \xc2\xb7 windows of %g s "
             "\xc2\xb7 findings.json beside this page \xc2\xb7 spanfold %s</p>\n",

@@ -271,7 +271,7 @@ int rp_write_json(const struct rp_ctx *c, const char *path)
     rp_verdict(c, verdict, sizeof(verdict));
     sf_jw_init_pretty(&w, f, 2, 10);
     sf_jw_obj(&w, NULL);
-    sf_jw_str(&w, "input", c->o.db);
+    sf_jw_str(&w, "input", c->o.name);
     sf_jw_num(&w, "window_s", (double)c->sw.window_ns / 1e9);
     sf_jw_str(&w, "tz", c->o.tz ? c->o.tz : "UTC");
     sf_jw_int(&w, "start_ns", rp_win_time(c, 0));

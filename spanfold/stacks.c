@@ -21,6 +21,7 @@
 
 #include "../flamegraph/fg.h"
 #include "../perf-fold/perf_fold.h"
+#include "ch_pull.h"
 #include "sf_db.h"
 #include "sf_err.h"
 #include "sf_select.h"
@@ -40,7 +41,8 @@ struct sel_opt {
 };
 
 struct stacks_opts {
-    const char *db, *out, *tz, *title, *countname, *url, *cluster, *database;
+    const char *db, *out, *tz, *title, *countname;
+    struct ch_opts cho;
     int folded, vs, vs_rest, complete_only;
     struct sel_opt sel[MAX_SEL];
     int nsel;
@@ -107,10 +109,7 @@ enum {
     O_FOLDED,
     O_TITLE,
     O_COUNTNAME,
-    O_COMPLETE,
-    O_CH,
-    O_CLUSTER,
-    O_DATABASE
+    O_COMPLETE
 };
 
 static const struct option longopts[] = {
@@ -128,9 +127,7 @@ static const struct option longopts[] = {
     {"title", required_argument, NULL, O_TITLE},
     {"countname", required_argument, NULL, O_COUNTNAME},
     {"complete-only", no_argument, NULL, O_COMPLETE},
-    {"clickhouse", required_argument, NULL, O_CH},
-    {"cluster", required_argument, NULL, O_CLUSTER},
-    {"database", required_argument, NULL, O_DATABASE},
+    CH_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -142,6 +139,8 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
 
     opterr = 0;
     while ((ch = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+        if (ch_opt(&o->cho, ch, optarg))
+            continue;
         if (ch >= O_WHERE && ch <= O_SLOWEST) {
             if (o->nsel == MAX_SEL)
                 return sf_cmd_usage_error("stacks", "too many selection options", NULL);
@@ -187,15 +186,6 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
         case O_COMPLETE:
             o->complete_only = 1;
             break;
-        case O_CH:
-            o->url = optarg;
-            break;
-        case O_CLUSTER:
-            o->cluster = optarg;
-            break;
-        case O_DATABASE:
-            o->database = optarg;
-            break;
         case 'o':
             o->out = optarg;
             break;
@@ -213,12 +203,12 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
     if (optind < argc)
         return sf_cmd_usage_error(
             "stacks", "stacks takes no file arguments (the database is --db FILE)", NULL);
-    if (o->db == NULL && o->url == NULL)
+    if (o->db == NULL && o->cho.url == NULL)
         return sf_cmd_usage_error("stacks", "--db FILE (or --clickhouse URL) is required", NULL);
-    if (o->db && o->url)
+    if (o->db && o->cho.url)
         return sf_cmd_usage_error("stacks", "--db and --clickhouse: one source of data at a time",
                                   NULL);
-    if ((o->cluster || o->database) && o->url == NULL)
+    if ((o->cho.cluster || o->cho.database) && o->cho.url == NULL)
         return sf_cmd_usage_error("stacks", "--cluster and --database go with --clickhouse URL",
                                   NULL);
     return -1;
@@ -515,7 +505,7 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
     const char *db = o->db;
 
     if (chs) {
-        ch_url_shown(o->url, shown, sizeof(shown));
+        ch_url_shown(o->cho.url, shown, sizeof(shown));
         db = shown;
     }
     struct sf_select sel[2];
@@ -567,24 +557,50 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
     return rc;
 }
 
+/* --during on ClickHouse: the sources, clock fits and first times read back into a
+ * temporary file (ch_pull.c), where sf_select_during places the window as on a file. */
+static int during_db(const struct stacks_opts *o, struct ch *c, char *dir, char *tmp, size_t n,
+                     struct sf_db **db, struct sf_err *err)
+{
+    int during = 0;
+
+    for (int i = 0; i < o->nsel; i++)
+        during |= o->sel[i].kind == SEL_DURING;
+    if (!during)
+        return 0;
+    if (ch_tmpdb_make("during", dir, tmp, n) < 0)
+        return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot make a temporary folder: %s",
+                          strerror(errno));
+    if (ch_pull(c, o->cho.cluster, CH_PULL_CLOCKS, tmp, err) != 0)
+        return err->code;
+    return sf_db_open_mode(db, tmp, SF_DB_READ, err);
+}
+
 static int run_clickhouse(const struct stacks_opts *o)
 {
     struct stacks_ch chs;
     struct ch *c = NULL;
+    struct sf_db *db = NULL;
     struct sf_err err;
-    char msg[600];
+    char msg[600], shown[256], dir[4096] = "", tmp[4096];
     int rc;
 
     sf_err_clear(&err);
-    if (ch_open(&c, o->url, o->database ? o->database : "spanfold", &err) < 0) {
-        char shown[256];
-        ch_url_shown(o->url, shown, sizeof(shown));
+    ch_url_shown(o->cho.url, shown, sizeof(shown));
+    if (ch_open(&c, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err) < 0 ||
+        during_db(o, c, dir, tmp, sizeof(tmp), &db, &err) != 0) {
         sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
+        ch_close(c);
+        if (dir[0])
+            ch_tmpdb_remove(dir, tmp);
         return SF_EXIT_USAGE;
     }
-    stacks_ch_tables(&chs, c, o->cluster != NULL);
-    rc = run(o, NULL, &chs);
+    stacks_ch_tables(&chs, c, o->cho.cluster != NULL);
+    rc = run(o, db ? sf_db_handle(db) : NULL, &chs);
+    sf_db_close(db, NULL);
+    if (dir[0])
+        ch_tmpdb_remove(dir, tmp);
     if (fflush(stdout) != 0 && rc == 0) {
         fprintf(stderr, "%s: writing output failed\n", TOOL);
         rc = SF_EXIT_USAGE;
@@ -604,7 +620,7 @@ int sf_cmd_stacks(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     if ((rc = parse_opts(&o, argc, argv)) >= 0)
         return rc;
-    if (o.url)
+    if (o.cho.url)
         return run_clickhouse(&o);
     /* a reader: a typo must not give an empty database, and nothing is migrated */
     if (access(o.db, R_OK) != 0) {

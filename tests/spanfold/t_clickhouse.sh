@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# spanfold push and spanfold stacks --clickhouse against two real ClickHouse servers,
+# spanfold push, stacks --clickhouse and report --clickhouse against two real ClickHouse servers,
 # started here as plain processes on loopback ports, two shards of one cluster
 # (remote_servers written into a temp folder).  The demo database is pushed from two
 # "hosts": the capture from one to shard 1, the profile and the markers from the other
 # to shard 2, so every span is on one shard and every sample on the other.  Checks:
 # the counts on the cluster are the SQLite file's; the folds of many selections are
-# byte-identical on SQLite and on the cluster; a second push skips every source; an
+# byte-identical on SQLite and on the cluster, with --during too; the report (findings.json
+# and report.html) from the cluster is the file's; a second push skips every source; an
 # interrupted push is replaced; transient errors are retried; a schema mismatch and
 # bad arguments are clear errors.  Skips with the reason where no server can start.
 set -u
@@ -77,19 +78,21 @@ sels=("" "--where|endpoint = \"$slow\" and duration > p95" "--slowest|5%" "--slo
     "--status|2xx" "--where|path ~ \"/api/[a-c]*\"" "--where|path like \"%CHECK%\""
     "--where|not partial and (duration >= 2ms or sampled)" "--trace-id|$trace"
     "--grpc-method|Lookup" "--vs|duration < p50" "--where|duration > p90|--vs|rest")
-for s in "${sels[@]}"; do
-    IFS='|' read -r -a a <<<"$s"
+same_fold() { # same_fold URL 'OPT|ARG|...': stacks on the file and on the cluster
+    local a r1 r2
+    IFS='|' read -r -a a <<<"$2"
     "$bin/spanfold" stacks --db "$db" "${a[@]}" >"$tmp/f1" 2>"$tmp/e1"
     r1=$?
-    "$bin/spanfold" stacks --clickhouse "$u2" --cluster sf "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
+    "$bin/spanfold" stacks --clickhouse "$1" --cluster sf "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
     r2=$?
     if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"; then
-        ok "stacks ${s:-(every span)}: $(wc -l <"$tmp/f1") identical lines"
+        ok "stacks ${2:-(every span)}: $(wc -l <"$tmp/f1") identical lines"
     else
-        notok "stacks ${s:-(every span)}: exit $r1/$r2, $(wc -l <"$tmp/f1")/$(wc -l <"$tmp/f2") lines"
+        notok "stacks ${2:-(every span)}: exit $r1/$r2, $(wc -l <"$tmp/f1")/$(wc -l <"$tmp/f2") lines"
         sed 's/^/# /' "$tmp/e1" "$tmp/e2"
     fi
-done
+}
+for s in "${sels[@]}"; do same_fold "$u2" "$s"; done
 "$bin/spanfold" stacks --db "$db" --slowest 10% -o "$tmp/a.svg" 2>/dev/null
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --slowest 10% -o "$tmp/b.svg" 2>/dev/null
 check "the flame graph of the slowest 10 % is the same SVG" cmp -s "$tmp/a.svg" "$tmp/b.svg"
@@ -98,6 +101,68 @@ r=$?
 check_eval "without --cluster: shard 1's own tables (spans, no samples) give nothing, exit 2" \
     '[ $r -eq 2 ] && grep -q "no CPU sample" "$tmp/e"'
 
+# -- --during on the cluster: the window placed through the same code as on the file
+for w in "10:21:15..10:21:30" "+5s..+20s" "..10:21:25" "+20s.." "+5s..+20s|--vs|all|--during|..+5s" \
+    "+10s..+30s|--where|duration > p90"; do
+    same_fold "$u1" "--during|$w"
+done
+"$bin/spanfold" stacks --db "$db" --during "+1h.." >/dev/null 2>"$tmp/e1"
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --during "+1h.." >/dev/null 2>"$tmp/e2"
+check "a window after the capture selects nothing on either (exit 2)" [ $? -eq 2 ]
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --during "10:21..x" >/dev/null 2>"$tmp/e"
+r=$?
+check_eval "a bad --during on ClickHouse: exit 2, the column shown" \
+    '[ $r -eq 2 ] && grep -q "^spanfold stacks: --during: column" "$tmp/e"'
+
+# -- the report from the cluster is the report from the file
+"$bin/spanfold" report --quiet --db "$db" --out "$tmp/r1" 2>"$tmp/e1"
+r1=$?
+mkdir -p "$tmp/tmpdir"
+TMPDIR=$tmp/tmpdir "$bin/spanfold" report --quiet --clickhouse "$u2" --cluster sf --out "$tmp/r2" \
+    2>"$tmp/e2"
+r2=$?
+sed 's/^/# /' "$tmp/e1" "$tmp/e2"
+check "spanfold report from the file and from the cluster: exit 0" [ "$r1 $r2" = "0 0" ]
+check "findings.json has findings (an inflection)" grep -q '"metric": "p50"' "$tmp/r1/findings.json"
+shown="http://127.0.0.1:$h2/ spanfold on cluster sf"
+check "the cluster's page names the cluster" grep -qF "$shown" "$tmp/r2/report.html"
+for f in findings.json report.html; do
+    sed "s|$db|DATA|g" "$tmp/r1/$f" >"$tmp/a"
+    sed "s|$shown|DATA|g" "$tmp/r2/$f" >"$tmp/b"
+    check "$f: the same bytes but for the name of the data ($(wc -c <"$tmp/a") bytes)" \
+        cmp -s "$tmp/a" "$tmp/b"
+done
+"$bin/spanfold" report --quiet --db "$db" --name incident --out "$tmp/r3" 2>/dev/null
+"$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --name incident --out "$tmp/r4" 2>/dev/null
+check_eval "with --name both: findings.json and report.html byte-identical" \
+    'cmp -s "$tmp/r3/findings.json" "$tmp/r4/findings.json" && cmp -s "$tmp/r3/report.html" "$tmp/r4/report.html"'
+"$bin/spanfold" report --quiet --clickhouse "$u1" --out "$tmp/r5" 2>/dev/null
+check_eval "without --cluster: shard 1's spans alone, no CPU: a report without flame graphs" \
+    'grep -q "no CPU samples" "$tmp/r5/report.html" && ! cmp -s "$tmp/r1/findings.json" "$tmp/r5/findings.json"'
+check "no temporary file of the report left behind (in its TMPDIR)" [ -z "$(ls -A "$tmp/tmpdir")" ]
+
+# -- two hosts' files (their row ids collide) against one file that holds both
+for d in demo2 demo3; do
+    "$bin/spanfold" ingest --quiet --db "$tmp/$d.db" "$top/tests/data/$d" >/dev/null 2>&1
+done
+"$bin/spanfold" ingest --quiet --db "$tmp/both.db" "$top/tests/data/demo2" "$top/tests/data/demo3" \
+    >/dev/null 2>&1
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database two --db "$tmp/demo2.db" 2>/dev/null &&
+    "$bin/spanfold" push --clickhouse "$u2" --cluster sf --database two --db "$tmp/demo3.db" 2>/dev/null
+check "two recordings pushed from two files to two shards" [ $? -eq 0 ]
+"$bin/spanfold" report --quiet --db "$tmp/both.db" --name two --out "$tmp/t1" 2>/dev/null
+"$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --database two --name two \
+    --out "$tmp/t2" 2>/dev/null
+check_eval "their report from the cluster is that of one file with both (findings.json, report.html)" \
+    'cmp -s "$tmp/t1/findings.json" "$tmp/t2/findings.json" && cmp -s "$tmp/t1/report.html" "$tmp/t2/report.html"'
+for s in "--slowest|10%" "--during|+20s..+11m|--vs|rest"; do
+    IFS='|' read -r -a a <<<"$s"
+    "$bin/spanfold" stacks --db "$tmp/both.db" "${a[@]}" >"$tmp/f1" 2>/dev/null
+    "$bin/spanfold" stacks --clickhouse "$u2" --cluster sf --database two "${a[@]}" >"$tmp/f2" 2>/dev/null
+    check_eval "two hosts: stacks $s as on the file with both ($(wc -l <"$tmp/f1") lines)" \
+        '[ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"'
+done
+
 # -- idempotent: a second push skips every source
 "$bin/spanfold" push --clickhouse "$u1" --cluster sf --db "$db" 2>"$tmp/p3"
 check "a second push of every source exits 0" [ $? -eq 0 ]
@@ -105,9 +170,9 @@ check "and skips all three (one is on each shard)" [ "$(grep -c 'already in Clic
 same_count "spans after the second push" "SELECT count(*) FROM spans" "SELECT count() FROM spanfold.spans_d"
 
 # -- an interrupted push is replaced; transient errors are retried
-SF_CH_FAIL_AT=21 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u1" --database cut \
+SF_CH_FAIL_AT=22 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u1" --database cut \
     --db "$db" 2>"$tmp/p4"
-check "a push whose requests fail from the 21st on exits 2" [ $? -eq 2 ]
+check "a push whose requests fail from the 22nd on (the profile's samples) exits 2" [ $? -eq 2 ]
 started=$(chq "$u1" "SELECT count() FROM (SELECT skey FROM cut.sources GROUP BY skey
                      HAVING countIf(push_state = 'complete') = 0)")
 check "and leaves a source 'started', not 'complete' (${started:-none})" [ "${started:-0}" -ge 1 ]
@@ -163,10 +228,23 @@ check_eval "a URL that is not http: exit 2 with the reason" \
     '[ $r -eq 2 ] && grep -q "HTTP interface" "$tmp/e"'
 "$bin/spanfold" push --clickhouse "$u1" --database 'x;DROP' --db "$db" 2>"$tmp/e"
 check "a database name that is not an identifier: exit 2" [ $? -eq 2 ]
-"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --during 12:00..13:00 >/dev/null 2>"$tmp/e"
-r=$?
-check_eval "--during on ClickHouse: exit 2, said" \
-    '[ $r -eq 2 ] && grep -q "not available on ClickHouse" "$tmp/e"'
+fails_with() { # fails_with NAME PATTERN ARGS...: spanfold ARGS exits 2, stderr matches
+    local name=$1 pat=$2 r
+    shift 2
+    "$bin/spanfold" "$@" >/dev/null 2>"$tmp/e"
+    r=$?
+    check_eval "$name: exit 2, said" '[ $r -eq 2 ] && grep -q "$pat" "$tmp/e"'
+}
+fails_with "report from a server that is not there (curl's reason)" \
+    "^spanfold report: http://127.0.0.1:[0-9]*/: ClickHouse: " \
+    report --clickhouse "http://127.0.0.1:$(ch_ports 1)/" --out "$tmp/r6"
+fails_with "report from a database of other columns (the schema mismatch)" \
+    "schema mismatch: spans.id is String" report --clickhouse "$u1" --database mm --out "$tmp/r7"
+fails_with "stacks --during on that database (the same message)" \
+    "schema mismatch: spans.id is String" stacks --clickhouse "$u1" --database mm --during +1s..
+fails_with "report from a database push never wrote" \
+    "no spanfold tables in ClickHouse database nothing_here" \
+    report --clickhouse "$u1" --database nothing_here --out "$tmp/r8"
 hostile='path = "it'\''s\\" or path = "\\'\''--"' # the strings it's\ and \'--
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --where "$hostile" >/dev/null 2>"$tmp/e"
 r=$?

@@ -1,0 +1,37 @@
+/* ch_pull.h - what spanfold push wrote to ClickHouse, back into a SQLite file
+ * (ch_pull.c), so that the commands that read a database run their one set of
+ * queries on it: spanfold report --clickhouse, and the clock placement of
+ * spanfold stacks --during --clickhouse. */
+#ifndef SPANFOLD_CH_PULL_H
+#define SPANFOLD_CH_PULL_H
+
+#include <stddef.h>
+
+#include "ch.h"
+#include "sf_err.h"
+
+enum ch_pull_what {
+    /* every table push writes, the sources ClickHouse has complete; row ids are the
+       files' own unless two sources' ranges collide (then the later one moves up) */
+    CH_PULL_ALL,
+    /* what --during reads: sources (sources.id is the source's skey as int64), the
+       clock fits, and one row per source in spans and connections with its first
+       req_start_ns / first_ns */
+    CH_PULL_CLOCKS
+};
+
+/* Write the tables of c's database (the Distributed NAME_d tables with cluster) into
+ * a new spanfold database at path.  Returns 0, or SF_E_DB (ClickHouse or SQLite
+ * refused; a schema mismatch), SF_E_MALFORMED (an answer ends inside a row),
+ * SF_E_USAGE (no complete source), SF_E_NOMEM / SF_E_LIMIT with err filled. */
+int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
+            struct sf_err *err);
+
+/* A temporary folder ${TMPDIR:-/tmp}/spanfold-TAG.XXXXXX (dir, n bytes) and the
+ * database path in it (db, n bytes).  Returns 0 or -1 (errno set). */
+int ch_tmpdb_make(const char *tag, char *dir, char *db, size_t n);
+
+/* Remove the database db (and its journal, WAL and lock files) and the folder dir. */
+void ch_tmpdb_remove(const char *dir, const char *db);
+
+#endif
