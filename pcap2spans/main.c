@@ -1,7 +1,7 @@
 /* main.c - pcap2spans: packet captures to spans (CLI and driver only).
  *
  * pcap.c reads each capture through link.c, ip.c and tcp.c into the application
- * parsers (h1.c, h2.c); sink.c writes spans to the database and/or NDJSON.
+ * parsers (tls.c, h1.c, h2.c); out.c writes spans to the database and/or NDJSON.
  */
 #include <getopt.h>
 #include <malloc.h>
@@ -101,13 +101,12 @@ static int size_opt(const char *name, const char *arg, size_t *out)
 }
 
 /* Parse the command line into ctx and sink options; returns 0, 1 (exit 0 now) or -1. */
-static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char **keylogs, int argc,
-                      char **argv)
+static int parse_args(struct p2s_ctx *ctx, struct p2s_out_opts *so, const char **keylogs,
+                      int *nkeylogs, int argc, char **argv)
 {
     struct p2s_limits *l = &ctx->lim;
     int c, bad = 0;
 
-    ctx->keylogs = keylogs;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case OPT_DB:
@@ -120,11 +119,11 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
             so->wait = 1;
             break;
         case OPT_KEYLOG:
-            if (ctx->nkeylogs == 64) {
+            if (*nkeylogs == 64) {
                 fprintf(stderr, "pcap2spans: at most 64 --keylog files\n");
                 return -1;
             }
-            keylogs[ctx->nkeylogs++] = optarg;
+            keylogs[(*nkeylogs)++] = optarg;
             break;
         case OPT_STRICT:
             ctx->strict = 1;
@@ -182,70 +181,85 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
     return 0;
 }
 
+/* --keylog files into the context's secrets; returns 0 or -1 (reported). */
+static int load_keylogs(struct p2s_ctx *ctx, const char *const *keylogs, int n)
+{
+    struct sf_err err;
+
+    if (p2s_tls_keys_new(&ctx->tls_keys) < 0) {
+        fprintf(stderr, "pcap2spans: out of memory\n");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        sf_err_clear(&err);
+        if (p2s_tls_keys_load_file(ctx->tls_keys, keylogs[i], &err) < 0) {
+            char line[SF_ERR_MSG_MAX + 256];
+            sf_err_format(&err, "pcap2spans", keylogs[i], line, sizeof(line));
+            fprintf(stderr, "%s\n", line);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Every input in order; returns the exit status so far. */
+static int read_inputs(struct p2s_ctx *ctx, char **paths, int n)
+{
+    struct sf_err err;
+    int status = SF_EXIT_OK, rc;
+
+    for (int i = 0; i < n; i++) {
+        /* pcapng Decryption Secrets Blocks: a pre-pass (libpcap does not expose them) */
+        sf_err_clear(&err);
+        if (p2s_tls_keys_load_dsb(ctx->tls_keys, paths[i], &err) < 0) {
+            char line[SF_ERR_MSG_MAX + 256];
+            sf_err_format(&err, "pcap2spans", paths[i], line, sizeof(line));
+            fprintf(stderr, "%s\n", line);
+            ctx->st.errors++;
+        }
+        rc = p2s_pcap_read(ctx, paths[i]);
+        if (rc < 0 && rc != SF_E_DUP)
+            status = SF_EXIT_USAGE;
+        if (rc == SF_E_DB || (ctx->strict && ctx->st.errors))
+            break;
+        ctx->stop = 0;
+    }
+    return status;
+}
+
 int pcap2spans_main(int argc, char **argv)
 {
     static char outbuf[1 << 16]; /* stdout buffer: must outlive main for exit() */
     const char *keylogs[64];
-    struct p2s_sink_opts so = {NULL, 0, 0};
+    struct p2s_out_opts so = {NULL, 0, 0};
     struct p2s_ctx ctx;
     struct sf_err err;
-    int rc, status = SF_EXIT_OK, i;
+    int rc, nkeylogs = 0, status = SF_EXIT_USAGE;
 
     if (p2s_ctx_init(&ctx) < 0) {
         fprintf(stderr, "pcap2spans: out of memory\n");
-        return SF_EXIT_USAGE;
+        goto out;
     }
-    rc = parse_args(&ctx, &so, keylogs, argc, argv);
+    rc = parse_args(&ctx, &so, keylogs, &nkeylogs, argc, argv);
     if (rc != 0) {
         if (rc < 0)
             fprintf(stderr, "Try 'pcap2spans --help'.\n");
-        p2s_ctx_free(&ctx);
-        return rc < 0 ? SF_EXIT_USAGE : SF_EXIT_OK;
+        status = rc < 0 ? SF_EXIT_USAGE : SF_EXIT_OK;
+        goto out;
     }
-    if (p2s_tls_keys_new(&ctx.tls_keys) < 0) {
-        fprintf(stderr, "pcap2spans: out of memory\n");
-        p2s_ctx_free(&ctx);
-        return SF_EXIT_USAGE;
-    }
-    for (i = 0; i < ctx.nkeylogs; i++) {
-        sf_err_clear(&err);
-        if (p2s_tls_keys_load_file(ctx.tls_keys, keylogs[i], &err) < 0) {
-            char line[SF_ERR_MSG_MAX + 256];
-            sf_err_format(&err, "pcap2spans", keylogs[i], line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
-            p2s_tls_keys_free(ctx.tls_keys);
-            p2s_ctx_free(&ctx);
-            return SF_EXIT_USAGE;
-        }
-    }
+    if (load_keylogs(&ctx, keylogs, nkeylogs) < 0)
+        goto out;
     setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
     /* Exchanges allocate and free trace-context sets (~24 KiB) at a high rate: keep
      * freed memory instead of returning it to the kernel and faulting it back in. */
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
     mallopt(M_MMAP_THRESHOLD, 4 << 20);
     sf_err_clear(&err);
-    if (sink_open(&ctx, &so, &err) < 0) {
+    if (p2s_out_open(&ctx.out, &so, &err) < 0) {
         fprintf(stderr, "pcap2spans: %s: %s\n", so.db_path, err.msg);
-        p2s_tls_keys_free(ctx.tls_keys);
-        p2s_ctx_free(&ctx);
-        return SF_EXIT_USAGE;
+        goto out;
     }
-    for (i = optind; i < argc; i++) {
-        /* pcapng Decryption Secrets Blocks: a pre-pass (libpcap does not expose them) */
-        sf_err_clear(&err);
-        if (p2s_tls_keys_load_dsb(ctx.tls_keys, argv[i], &err) < 0) {
-            char line[SF_ERR_MSG_MAX + 256];
-            sf_err_format(&err, "pcap2spans", argv[i], line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
-            ctx.st.errors++;
-        }
-        rc = p2s_pcap_read(&ctx, argv[i]);
-        if (rc < 0 && rc != SF_E_DUP)
-            status = SF_EXIT_USAGE;
-        if (rc == SF_E_DB || (ctx.strict && ctx.st.errors))
-            break;
-        ctx.stop = 0;
-    }
+    status = read_inputs(&ctx, argv + optind, argc - optind);
     if (status == SF_EXIT_OK && ctx.st.errors)
         status = SF_EXIT_FINDINGS;
     if (fflush(stdout) != 0) {
@@ -253,10 +267,11 @@ int pcap2spans_main(int argc, char **argv)
         status = SF_EXIT_USAGE;
     }
     if (!ctx.quiet)
-        sink_summary(&ctx, stderr);
+        p2s_summary(&ctx, stderr);
+out:
     p2s_ctx_free(&ctx);
     p2s_tls_keys_free(ctx.tls_keys);
-    if (sink_close(&ctx, &err) < 0) {
+    if (p2s_out_close(ctx.out, &err) < 0) {
         fprintf(stderr, "pcap2spans: database: %s\n", err.msg);
         status = SF_EXIT_USAGE;
     }

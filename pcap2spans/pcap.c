@@ -16,6 +16,8 @@
  * (pcap_fopen_offline_with_tstamp_precision), so µs and ns files both give ns.
  */
 #define _GNU_SOURCE
+#include "pcap.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
@@ -25,10 +27,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "p2s.h"
+#include "link.h"
+#include "out.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
 #include "sf_sha256.h"
+#include "tcp.h"
 
 struct cookie {
     int fd;
@@ -127,7 +131,7 @@ static int packet_time(struct p2s_ctx *ctx, const struct pcap_pkthdr *h)
         return 0;
     }
     sf_err_clear(&err);
-    sf_err_set(&err, SF_E_MALFORMED, 0,
+    sf_err_set(&err, SF_E_MALFORMED, UINT64_MAX,
                "timestamp %lld.%09ld s is outside 1970..2262 (int64 nanoseconds); packet skipped",
                (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
     err.proto = "pcap";
@@ -196,7 +200,7 @@ static void report_damage(struct p2s_ctx *ctx, int code, const char *why)
 
     sf_err_clear(&err);
     err.proto = "pcap";
-    sf_err_set(&err, code, 0, "%s (everything before it is kept)", why);
+    sf_err_set(&err, code, UINT64_MAX, "%s (everything before it is kept)", why);
     ctx->stop = 0;
     p2s_report(ctx, &err);
 }
@@ -210,7 +214,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
     struct sf_err err;
     FILE *fp = NULL;
     pcap_t *pc;
-    int rc, db = sink_has_db(ctx), stdin_in = strcmp(path, "-") == 0;
+    int rc, db = p2s_out_has_db(ctx->out), stdin_in = strcmp(path, "-") == 0;
 
     ctx->file = stdin_in ? "<stdin>" : path;
     ctx->pkt_no = 0;
@@ -230,7 +234,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
         rc = ck.io_errno || ck.fd < 0 ? SF_E_IO : SF_E_MALFORMED;
         goto out;
     }
-    rc = sink_source_begin(ctx, path, sha_arg, size, &err);
+    rc = p2s_out_source_begin(ctx->out, path, sha_arg, size, &err);
     if (rc == SF_E_DUP) {
         if (!ctx->quiet)
             fprintf(stderr, "%s: %s: %s\n", ctx->tool, ctx->file, err.msg);
@@ -250,7 +254,8 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
         sha_arg = sha;
         size = ck.pos;
     }
-    if (sink_source_end(ctx, sha_arg, size, rc < 0 ? why : NULL, &err) < 0) {
+    if (p2s_out_source_end(ctx->out, ctx->tool, ctx->file, sha_arg, size, rc < 0 ? why : NULL,
+                           ctx->pkt_no, &err) < 0) {
         report_open(ctx, SF_E_DB, err.msg);
         rc = rc < 0 ? rc : SF_E_DB;
     }

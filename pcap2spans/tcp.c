@@ -43,12 +43,18 @@
  * that parse as a chain of plausible client HTTP/2 frames (per-type length, flags
  * and stream-id rules) also select HTTP/2: a capture that started mid-connection.
  */
+#include "tcp.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "p2s.h"
+#include "conn.h"
+#include "ctx.h"
+#include "h1.h"
+#include "h2.h"
 #include "tcp_ooo.h"
+#include "tls.h"
 
 #define DET_MAX      64
 #define SEQ_JUMP     (1u << 28)
@@ -681,7 +687,7 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     if (++t->n > t->nb)
         table_grow(t);
     ctx->st.connections++;
-    sink_conn_open(ctx, c);
+    p2s_conn_opened(ctx, c);
     if (ctx->force_ops)
         p2s_conn_switch(c, ctx->force_ops);
     return c;
@@ -704,7 +710,7 @@ void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
     c->ops = NULL;
     c->st = NULL;
     c->info.close = why;
-    sink_conn_close(ctx, c);
+    p2s_conn_closed(ctx, c);
     table_unlink(ctx->tcp, c);
     free(c);
 }

@@ -51,7 +51,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "p2s.h"
+#include "conn.h"
+#include "ctx.h"
+#include "h1.h"
+#include "h2.h"
 #include "sf_buf.h"
 #include "sf_db_net.h"
 #include "sf_json.h"
@@ -1321,7 +1324,7 @@ static void tls_close(void *st, int64_t ts)
     info = info_json(t);
     t->facts.info = info;
     if (t->ch_seen || t->sh_seen)
-        sink_conn_tls(t->ctx, t->conn, &t->facts);
+        p2s_conn_tls_done(t->ctx, t->conn, &t->facts);
     p2s_conn_set_tls(t->conn, NULL);
     free(info);
     for (int i = 0; i < 2; i++) {
