@@ -64,10 +64,20 @@ void p2s_set_put(struct p2s_ctx *ctx, struct sf_tracectx_set *set)
 
 /* ---- errors ----------------------------------------------------------------------- */
 
+void p2s_say(struct p2s_ctx *ctx, const char *line)
+{
+    if (!p2s_out_say(ctx->out, 0, line))
+        fprintf(stderr, "%s\n", line);
+}
+
 void p2s_print_error(struct p2s_ctx *ctx, const char *line)
 {
     if (ctx->errors_printed >= P2S_MAX_PRINTED_ERRORS)
         return;
+    if (p2s_out_say(ctx->out, 1, line)) { /* a -j worker: the run's cap applies at replay */
+        ctx->errors_printed++;
+        return;
+    }
     fprintf(stderr, "%s\n", line);
     if (++ctx->errors_printed == P2S_MAX_PRINTED_ERRORS)
         fprintf(stderr, "%s: further errors are only counted\n", ctx->tool);
@@ -199,6 +209,28 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
     sf_err_clear(&err);
     out_failed(ctx, p2s_out_span(ctx->out, p2s_conn_info(conn), span, pref, &err), &err);
     return p2s_out_failed(ctx->out) ? SF_E_DB : 0;
+}
+
+void p2s_ctx_merge(struct p2s_ctx *into, const struct p2s_stats *st,
+                   const struct p2s_note_count *notes)
+{
+    /* struct p2s_stats is counters only */
+    _Static_assert(sizeof(struct p2s_stats) % sizeof(uint64_t) == 0, "p2s_stats: counters");
+    uint64_t *a = (uint64_t *)(void *)&into->st;
+    const uint64_t *b = (const uint64_t *)(const void *)st;
+
+    for (size_t k = 0; k < sizeof(*st) / sizeof(uint64_t); k++)
+        a[k] += b[k];
+    for (int k = 0; k < P2S_NOTE_KINDS && notes[k].kind; k++) {
+        int i;
+        for (i = 0; i < P2S_NOTE_KINDS && into->notes[i].kind; i++)
+            if (strcmp(into->notes[i].kind, notes[k].kind) == 0)
+                break;
+        if (i < P2S_NOTE_KINDS) {
+            into->notes[i].kind = notes[k].kind;
+            into->notes[i].n += notes[k].n;
+        }
+    }
 }
 
 /* ---- summary ------------------------------------------------------------------------ */

@@ -116,8 +116,10 @@ void p2s_set_put(struct p2s_ctx *ctx, struct sf_tracectx_set *set);
  * sf_err_format (unless ctx->quiet, and at most P2S_MAX_PRINTED_ERRORS per run),
  * counted, and sets ctx->stop under --strict. */
 void p2s_report(struct p2s_ctx *ctx, struct sf_err *err);
-/* Print one formatted error line (the cap above applies). */
+/* Print one formatted error line (the cap above applies), or any other line of the
+ * input being read (p2s_say); a -j worker puts them on its tape instead (out.h). */
 void p2s_print_error(struct p2s_ctx *ctx, const char *line);
+void p2s_say(struct p2s_ctx *ctx, const char *line);
 
 /* Count an event for the end-of-run summary and for connection_events where it
  * names a connection (conn may be NULL): e.g. "hpack_error", "h2_rst", "gap". */
@@ -134,6 +136,10 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
 void p2s_conn_opened(struct p2s_ctx *ctx, struct p2s_conn *conn);
 void p2s_conn_closed(struct p2s_ctx *ctx, struct p2s_conn *conn);
 void p2s_conn_tls_done(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct sf_net_tls *tls);
+
+/* Add a -j worker's counters and notes (in their order) to the run's. */
+void p2s_ctx_merge(struct p2s_ctx *into, const struct p2s_stats *st,
+                   const struct p2s_note_count *notes);
 
 /* The end-of-run summary (counters and notes). */
 void p2s_summary(const struct p2s_ctx *ctx, FILE *f);

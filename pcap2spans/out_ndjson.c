@@ -9,6 +9,7 @@
  * fwrite when it fills, so that a span costs a few memcpy calls and no printf.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "out.h"
 #include "sf_db_net.h"
@@ -144,8 +145,10 @@ static char *c_grpc(struct sf_jb *w, char *o, const struct p2s_span *s)
     return o;
 }
 
-/* The connection's columns known now, its TLS facts (TLS connections only). */
-static char *c_conn(struct sf_jb *w, char *o, const struct p2s_conn_info *i, int64_t source_id)
+/* The connection's columns known now, its TLS facts (TLS connections only); *src_at
+ * gets the buffer offset of source_id's value. */
+static char *c_conn(struct sf_jb *w, char *o, const struct p2s_conn_info *i, int64_t source_id,
+                    size_t *src_at)
 {
     SF_JB_LIT(o, ",\"client_addr\":");
     o = sf_jb_plain(w, o, i->client_addr);
@@ -155,7 +158,9 @@ static char *c_conn(struct sf_jb *w, char *o, const struct p2s_conn_info *i, int
     SF_JB_INT(o, ",\"server_port\":", i->server_port, -1);
     SF_JB_LIT(o, ",\"app_proto\":");
     o = sf_jb_plain(w, o, i->app_proto);
-    SF_JB_INT(o, ",\"source_id\":", source_id, INT64_MIN);
+    SF_JB_LIT(o, ",\"source_id\":");
+    *src_at = (size_t)(o - w->buf);
+    SF_JB_INT(o, "", source_id, INT64_MIN);
     if (i->tls == NULL)
         return o;
     SF_JB_LIT(o, ",\"tls\":{\"version\":");
@@ -173,11 +178,12 @@ static char *c_conn(struct sf_jb *w, char *o, const struct p2s_conn_info *i, int
     return o;
 }
 
-void p2s_ndjson_span(struct p2s_ndjson *nj, const struct p2s_conn_info *i, const struct p2s_span *s,
-                     const struct sf_tracectx *pref, int64_t source_id)
+size_t p2s_ndjson_span(struct p2s_ndjson *nj, const struct p2s_conn_info *i,
+                       const struct p2s_span *s, const struct sf_tracectx *pref, int64_t source_id)
 {
     struct sf_jb *w = &nj->b;
     char *o = sf_jb_room(w, w->buf + w->len, 0);
+    size_t start = w->len, src_at = 0;
     int first = 1;
 
     SF_JB_INT(o, "{\"connection_id\":", i->id, INT64_MIN);
@@ -214,10 +220,58 @@ void p2s_ndjson_span(struct p2s_ndjson *nj, const struct p2s_conn_info *i, const
         SF_JB_LIT(o, ",\"trace_id\":null,\"span_id\":null,\"parent_span_id\":null,"
                      "\"sampled\":null,\"ctx_format\":null,\"ctx_valid\":null");
     }
-    o = c_conn(w, o, i, source_id);
+    o = c_conn(w, o, i, source_id, &src_at);
     SF_JB_LIT(o, ",\"contexts\":[");
     o = c_contexts(nj, o, s->req_ctx, 0, &first);
     o = c_contexts(nj, o, s->resp_ctx, 1, &first);
     SF_JB_LIT(o, "]}\n");
+    sf_jb_done(w, o);
+    return src_at - start;
+}
+
+/* Bytes a string takes at most in a line (every byte escaped as \u00XX), and a context. */
+#define STR_MAX(s) (6 * ((s) ? strlen(s) : 0) + 8)
+#define CTX_MAX    (6 * (SF_CTX_RAW_MAX + SF_CTX_STATE_MAX + SF_CTX_ERR_MAX) + 512)
+#define FIXED_MAX  4096 /* keys, numbers, ids, names */
+
+int p2s_ndjson_fits(const struct p2s_ndjson *nj, const struct p2s_conn_info *i,
+                    const struct p2s_span *s)
+{
+    size_t n =
+        FIXED_MAX + STR_MAX(s->proto) + STR_MAX(s->method) + STR_MAX(s->authority) +
+        STR_MAX(s->path) + STR_MAX(s->grpc_service) + STR_MAX(s->grpc_method) +
+        STR_MAX(s->grpc_message) + STR_MAX(s->partial_reason) +
+        CTX_MAX * (size_t)((s->req_ctx ? s->req_ctx->n : 0) + (s->resp_ctx ? s->resp_ctx->n : 0));
+
+    if (i->tls)
+        n += STR_MAX(i->tls->version) + STR_MAX(i->tls->cipher) + STR_MAX(i->tls->sni) +
+             STR_MAX(i->tls->alpn) + STR_MAX(i->tls->early_data);
+    return n < nj->b.cap - 2 * SF_JB_SLACK;
+}
+
+#define LINE_HEAD "{\"connection_id\":"
+
+void p2s_ndjson_take(struct p2s_ndjson *nj, const char **line, size_t *n)
+{
+    *line = nj->b.buf;
+    *n = nj->b.len;
+    nj->b.len = 0;
+}
+
+void p2s_ndjson_line(struct p2s_ndjson *nj, int64_t conn_id, int64_t source_id, const char *line,
+                     size_t n, size_t src_at)
+{
+    struct sf_jb *w = &nj->b;
+    size_t head = sizeof(LINE_HEAD) - 1;
+    char *o = sf_jb_room(w, w->buf + w->len, n + 64);
+
+    while (head < src_at && line[head] >= '0' && line[head] <= '9') /* the worker's id */
+        head++;
+    SF_JB_INT(o, LINE_HEAD, conn_id, INT64_MIN);
+    memcpy(o, line + head, src_at - head);
+    o += src_at - head;
+    SF_JB_INT(o, "", source_id, INT64_MIN);
+    memcpy(o, line + src_at + 1, n - src_at - 1);
+    o += n - src_at - 1;
     sf_jb_done(w, o);
 }

@@ -84,7 +84,7 @@ static int report_open(struct p2s_ctx *ctx, int code, const char *msg)
     sf_err_clear(&err);
     sf_err_set(&err, code, UINT64_MAX, "%s", msg);
     sf_err_format(&err, ctx->tool, ctx->file, line, sizeof(line));
-    fprintf(stderr, "%s\n", line);
+    p2s_say(ctx, line);
     ctx->st.errors++;
     return code;
 }
@@ -152,11 +152,12 @@ static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie
     int rc;
 
     if (!link_supported(dlt)) {
-        fprintf(stderr,
-                "%s: %s: link type %d (%s) not supported: its packets are counted, not "
-                "decoded\n",
-                ctx->tool, ctx->file, dlt,
-                pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+        char line[512];
+        snprintf(line, sizeof(line),
+                 "%s: %s: link type %d (%s) not supported: its packets are counted, not decoded",
+                 ctx->tool, ctx->file, dlt,
+                 pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+        p2s_say(ctx, line);
     }
     if (ck->fd != STDIN_FILENO && fstat(ck->fd, &sb) == 0)
         total = (uint64_t)sb.st_size;
