@@ -69,7 +69,8 @@ void sf_json_str(FILE *f, const char *str, size_t n)
             continue;
         }
         fwrite(run, 1, (size_t)(s - run), f);
-        fwrite(e, 1, esc_byte(e, *s, 1), f);
+        l = esc_byte(e, *s, 1);
+        fwrite(e, 1, l, f);
         run = ++s;
     }
     fwrite(run, 1, (size_t)(s - run), f);

@@ -233,8 +233,8 @@ int sf_jb_clean(const char *s, size_t n);
 /* A quoted string that needs escaping, or is too long for the fast path. */
 char *sf_jb_str_slow(struct sf_jb *b, char *o, const char *s, size_t n);
 
-/* A JSON string, or null.  Inline: most strings need no escaping. */
-static inline char *sf_jb_str(struct sf_jb *b, char *o, const char *s)
+/* s, or null; `check`: escape what needs it, else the caller knows nothing does. */
+static inline char *sf_jb_quote(struct sf_jb *b, char *o, const char *s, int check)
 {
     size_t n;
 
@@ -243,7 +243,7 @@ static inline char *sf_jb_str(struct sf_jb *b, char *o, const char *s)
         return o;
     }
     n = strlen(s);
-    if (n > b->cap / 8 || !sf_jb_clean(s, n))
+    if (n > b->cap / 8 || (check && !sf_jb_clean(s, n)))
         return sf_jb_str_slow(b, o, s, n);
     o = sf_jb_room(b, o, n + 2);
     *o++ = '"';
@@ -253,24 +253,16 @@ static inline char *sf_jb_str(struct sf_jb *b, char *o, const char *s)
     return o;
 }
 
+/* A JSON string, or null.  Inline: most strings need no escaping. */
+static inline char *sf_jb_str(struct sf_jb *b, char *o, const char *s)
+{
+    return sf_jb_quote(b, o, s, 1);
+}
+
 /* A string the caller knows needs no escaping (static names, addresses), or null. */
 static inline char *sf_jb_plain(struct sf_jb *b, char *o, const char *s)
 {
-    size_t n;
-
-    if (s == NULL) {
-        SF_JB_LIT(o, "null");
-        return o;
-    }
-    n = strlen(s);
-    if (n > b->cap / 8) /* not for these strings; the checked writer */
-        return sf_jb_str_slow(b, o, s, n);
-    o = sf_jb_room(b, o, n + 2);
-    *o++ = '"';
-    memcpy(o, s, n);
-    o += n;
-    *o++ = '"';
-    return o;
+    return sf_jb_quote(b, o, s, 0);
 }
 
 #endif

@@ -200,7 +200,7 @@ static void stream_free(struct h2_conn *c, struct h2_stream *s)
     free(s);
 }
 
-/* Hand the stream to the sink and free it. */
+/* Hand the stream to the run context as a span (p2s_emit_span) and free it. */
 void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
 {
     struct p2s_span sp;

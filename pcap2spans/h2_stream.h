@@ -160,7 +160,7 @@ struct h2_stream *h2_stream_find(struct h2_conn *c, uint32_t id);
  * "h2_stream_cap" event).  NULL on no memory. */
 struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id);
 
-/* Hand the stream to the sink as a span, then free it. */
+/* Hand the stream to the run context as a span (p2s_emit_span), then free it. */
 void h2_stream_emit(struct h2_conn *c, struct h2_stream *s);
 
 /* Emit the stream if both directions have ended. */

@@ -202,6 +202,15 @@ static int parse_args(struct p2s_ctx *ctx, struct args *a, int argc, char **argv
     return 0;
 }
 
+/* An error about a key log or a capture's secrets, on stderr. */
+static void print_file_error(const struct sf_err *err, const char *file)
+{
+    char line[SF_ERR_MSG_MAX + 256];
+
+    sf_err_format(err, "pcap2spans", file, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+}
+
 /* --keylog files into the context's secrets; returns 0 or -1 (reported). */
 static int load_keylogs(struct p2s_ctx *ctx, const char *const *keylogs, int n)
 {
@@ -214,9 +223,7 @@ static int load_keylogs(struct p2s_ctx *ctx, const char *const *keylogs, int n)
     for (int i = 0; i < n; i++) {
         sf_err_clear(&err);
         if (p2s_tls_keys_load_file(ctx->tls_keys, keylogs[i], &err) < 0) {
-            char line[SF_ERR_MSG_MAX + 256];
-            sf_err_format(&err, "pcap2spans", keylogs[i], line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
+            print_file_error(&err, keylogs[i]);
             return -1;
         }
     }
@@ -232,9 +239,7 @@ static void load_dsbs(struct p2s_ctx *ctx, char **paths, int n)
     for (int i = 0; i < n; i++) {
         sf_err_clear(&err);
         if (p2s_tls_keys_load_dsb(ctx->tls_keys, paths[i], &err) < 0) {
-            char line[SF_ERR_MSG_MAX + 256];
-            sf_err_format(&err, "pcap2spans", paths[i], line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
+            print_file_error(&err, paths[i]);
             ctx->st.errors++;
         }
     }

@@ -1,4 +1,4 @@
-/* p2s.h - the whole of pcap2spans, for its driver (main.c) and the tests: a run context
+/* p2s.h - the whole of pcap2spans, for its driver (main.c, par.c) and the tests: a run context
  * with its flow table.
  *
  * Layers (docs/architecture.md), each including only what is below it:

@@ -217,7 +217,7 @@ static void table_unlink(struct p2s_tcp *t, struct p2s_conn *c)
     t->n--;
 }
 
-/* ---- accessors (p2s.h) ------------------------------------------------------------- */
+/* ---- accessors (conn.h) ------------------------------------------------------------ */
 
 int64_t p2s_conn_id(const struct p2s_conn *conn)
 {
