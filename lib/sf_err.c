@@ -12,7 +12,7 @@ void sf_err_clear(struct sf_err *err)
     err->code = 0;
     err->proto = err->unit = NULL;
     err->unit_no = 0;
-    err->off = UINT64_MAX;
+    err->off = err->unit_off = UINT64_MAX;
     err->col = 0;
     err->msg[0] = 0;
 }
@@ -98,7 +98,14 @@ int sf_err_format(const struct sf_err *err, const char *tool, const char *file, 
     }
     if (err->unit && err->unit_no)
         snprintf(where, sizeof(where), " %s %llu", err->unit, (unsigned long long)err->unit_no);
-    if (err->off != UINT64_MAX) {
+    if (err->unit_off != UINT64_MAX) { /* " packet 5 @0x1a2b byte 42": both places */
+        size_t l = strlen(where);
+        snprintf(where + l, sizeof(where) - l, " @0x%llx", (unsigned long long)err->unit_off);
+        if (err->off != UINT64_MAX) {
+            l = strlen(where);
+            snprintf(where + l, sizeof(where) - l, " byte %llu", (unsigned long long)err->off);
+        }
+    } else if (err->off != UINT64_MAX) {
         size_t l = strlen(where);
         snprintf(where + l, sizeof(where) - l, " @0x%llx", (unsigned long long)err->off);
     }

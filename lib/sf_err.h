@@ -39,7 +39,9 @@ struct sf_err {
     const char *proto; /* static string naming the layer, e.g. "h2", or NULL */
     const char *unit;  /* static unit name: "packet", "line", "record", or NULL */
     uint64_t unit_no;  /* 1-based number of that unit, 0 if unknown */
-    uint64_t off;      /* byte offset in the input, UINT64_MAX if unknown */
+    uint64_t off;      /* byte offset in the input, UINT64_MAX if unknown; with unit_off:
+                          the byte within the unit where the parser failed */
+    uint64_t unit_off; /* byte offset of the unit in the file, UINT64_MAX if unknown */
     uint32_t col;      /* 1-based column for text inputs, 0 if unknown */
     char msg[SF_ERR_MSG_MAX];
 };

@@ -3,6 +3,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t sf_json_utf8_len(const unsigned char *s, size_t n)
@@ -34,10 +35,27 @@ size_t sf_json_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void sf_json_str(FILE *f, const char *str, size_t n)
+/* The escape of byte c (not valid UTF-8 text by itself) into e[0..6): short forms for
+ * \n \r \t when `short_forms`, \u00XX for every other control byte.  Returns its length. */
+static size_t esc_byte(char *e, unsigned char c, int short_forms)
 {
     static const char hex[] = "0123456789abcdef";
+
+    if (c == '"' || c == '\\' || (short_forms && (c == '\n' || c == '\r' || c == '\t'))) {
+        e[0] = '\\';
+        e[1] = c == '\n' ? 'n' : c == '\r' ? 'r' : c == '\t' ? 't' : (char)c;
+        return 2;
+    }
+    memcpy(e, "\\u00", 4);
+    e[4] = hex[c >> 4];
+    e[5] = hex[c & 15];
+    return 6;
+}
+
+void sf_json_str(FILE *f, const char *str, size_t n)
+{
     const unsigned char *s = (const unsigned char *)str, *end = s + n, *run = s;
+    char e[6];
 
     putc('"', f);
     while (s < end) {
@@ -51,31 +69,121 @@ void sf_json_str(FILE *f, const char *str, size_t n)
             continue;
         }
         fwrite(run, 1, (size_t)(s - run), f);
-        switch (*s) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        default:
-            fputs("\\u00", f);
-            putc(hex[*s >> 4], f);
-            putc(hex[*s & 15], f);
-        }
+        l = esc_byte(e, *s, 1);
+        fwrite(e, 1, l, f);
         run = ++s;
     }
     fwrite(run, 1, (size_t)(s - run), f);
     putc('"', f);
+}
+
+/* ---- the fast path (sf_jb) ---------------------------------------------------------- */
+
+const char sf_json_d2[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+int sf_jb_init(struct sf_jb *b, FILE *f, size_t cap)
+{
+    b->cap = cap < 4 * SF_JB_SLACK ? 4 * SF_JB_SLACK : cap;
+    b->len = 0;
+    b->f = f;
+    b->buf = malloc(b->cap);
+    return b->buf ? 0 : -1;
+}
+
+void sf_jb_flush(struct sf_jb *b)
+{
+    if (b->len)
+        fwrite(b->buf, 1, b->len, b->f);
+    b->len = 0;
+}
+
+void sf_jb_free(struct sf_jb *b)
+{
+    if (b->buf)
+        sf_jb_flush(b);
+    free(b->buf);
+    b->buf = NULL;
+}
+
+/* 1 for bytes the fast path escapes (control bytes, DEL, '"', '\\', and >= 0x80,
+ * which the slow path keeps when it is valid UTF-8). */
+static inline int jb_escape(unsigned char c)
+{
+    return (unsigned char)(c - 0x20) >= 0x5f || c == '"' || c == '\\';
+}
+
+/* Nonzero when one of the 8 bytes of x needs escaping (see jb_escape). */
+static inline uint64_t needs_escape8(uint64_t x)
+{
+    return ((x - SF_ONES * 0x20) & ~x & SF_HIGHS) | (x & SF_HIGHS) |
+           sf_word_has_zero(x ^ (SF_ONES * 0x7f)) | sf_word_has_zero(x ^ (SF_ONES * '"')) |
+           sf_word_has_zero(x ^ (SF_ONES * '\\'));
+}
+
+/* The bytes of v that need escaping: as signed bytes, control bytes and non-ASCII are
+ * both below 0x20, so one signed compare covers them. */
+#define JB_BAD16(v) (((v16s)(v) < 0x20) | ((v) == 0x7f) | ((v) == '"') | ((v) == '\\'))
+
+/* 16 bytes per step, the last step overlapping the one before it (no byte loop for the
+ * tail); short strings in one or two 8-byte words, padded with a letter below 8 bytes. */
+int sf_jb_clean(const char *s, size_t n)
+{
+    uint64_t x, y;
+
+    if (n >= 16) {
+        v16s bad = {0};
+        v16u v;
+
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            memcpy(&v, s + i, 16);
+            bad |= JB_BAD16(v);
+        }
+        memcpy(&v, s + n - 16, 16);
+        bad |= JB_BAD16(v);
+        return !sf_vec_any(bad);
+    }
+    if (n >= 8) {
+        memcpy(&x, s, 8);
+        memcpy(&y, s + n - 8, 8);
+        return !(needs_escape8(x) | needs_escape8(y));
+    }
+    x = SF_ONES * 'a';
+    memcpy(&x, s, n);
+    return !needs_escape8(x);
+}
+
+/* Input bytes escaped per sf_jb_room: at most 6 output bytes each, plus a UTF-8
+ * sequence that starts in the step and ends after it. */
+#define JB_STEP 1024
+
+char *sf_jb_str_slow(struct sf_jb *b, char *o, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+
+    o = sf_jb_room(b, o, 1);
+    *o++ = '"';
+    while (i < n) {
+        size_t stop = n - i > JB_STEP ? i + JB_STEP : n;
+        o = sf_jb_room(b, o, 6 * (stop - i) + 8);
+        for (; i < stop; i++) {
+            size_t l;
+            if (!jb_escape(u[i])) {
+                *o++ = (char)u[i];
+            } else if (u[i] >= 0x80 && (l = sf_json_utf8_len(u + i, n - i)) > 0) {
+                memcpy(o, u + i, l);
+                o += l;
+                i += l - 1;
+            } else {
+                o += esc_byte(o, u[i], 0);
+            }
+        }
+    }
+    *o++ = '"';
+    return o;
 }
 
 void sf_jw_init(struct sf_jw *w, FILE *f)

@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-#include "p2s.h"
 #include "sf_rd.h"
 
 #define METHOD_MAX   32         /* the longest method h1.c's request line accepts */
@@ -130,12 +129,12 @@ static int look_h2_frames(const uint8_t *p, size_t n, int final)
 }
 
 const struct det_probe det_probes[DET_NPROBE] = {
-    [DET_H2_PREFACE] = {"h2-preface", sizeof(h2_preface) - 1, &p2s_h2_ops, look_preface},
-    [DET_TLS_RECORD] = {"tls-record", 3, &p2s_tls_ops, look_tls_record},
-    [DET_TLS_HELLO] = {"tls-client-hello", 6, &p2s_tls_ops, look_tls_hello},
-    [DET_H1_REQUEST] = {"h1-request", 2, &p2s_h1_ops, look_request},
-    [DET_H2_FRAMES] = {"h2-frames", 9, &p2s_h2_ops, look_h2_frames},
-    [DET_H1_STATUS] = {"h1-status", 7, &p2s_h1_ops, look_status},
+    [DET_H2_PREFACE] = {"h2-preface", sizeof(h2_preface) - 1, DET_APP_H2, look_preface},
+    [DET_TLS_RECORD] = {"tls-record", 3, DET_APP_TLS, look_tls_record},
+    [DET_TLS_HELLO] = {"tls-client-hello", 6, DET_APP_TLS, look_tls_hello},
+    [DET_H1_REQUEST] = {"h1-request", 2, DET_APP_H1, look_request},
+    [DET_H2_FRAMES] = {"h2-frames", 9, DET_APP_H2, look_h2_frames},
+    [DET_H1_STATUS] = {"h1-status", 7, DET_APP_H1, look_status},
 };
 
 int det_look(enum det_id id, const uint8_t *p, size_t n, int final)

@@ -17,8 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct p2s_app_ops;
-
 enum det_verdict { DET_MORE = -1, DET_NO = 0, DET_YES = 1 };
 
 /* In table order: the order det_first tries them. */
@@ -38,10 +36,14 @@ enum det_id {
     (DET_BIT(DET_H2_PREFACE) | DET_BIT(DET_TLS_RECORD) | DET_BIT(DET_H1_REQUEST) |                 \
      DET_BIT(DET_H2_FRAMES))
 
+/* The parser a yes selects.  The detector sits below the parsers (they ask it), so it
+ * names them; the caller that switches parsers (tcp.c, tls.c) maps the name to its ops. */
+enum det_app { DET_APP_H1, DET_APP_H2, DET_APP_TLS };
+
 struct det_probe {
     const char *name;
-    size_t min;                    /* bytes needed before a yes */
-    const struct p2s_app_ops *ops; /* the parser a yes selects */
+    size_t min;       /* bytes needed before a yes */
+    enum det_app app; /* the parser a yes selects */
     int (*look)(const uint8_t *p, size_t n, int final);
 };
 

@@ -20,12 +20,16 @@
  * episode.  A header section over max_header_bytes is reported and skipped the same way.
  * Every header is offered to an sf_tracectx_set (allocated on the first context header).
  */
+#include "h1.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "conn.h"
+#include "ctx.h"
 #include "detect.h"
-#include "p2s.h"
+#include "h2.h"
 #include "sf_buf.h"
 #include "sf_hex.h"
 

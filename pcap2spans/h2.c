@@ -73,26 +73,6 @@ const char *h2_error_name(uint32_t code)
     return code < sizeof(names) / sizeof(names[0]) ? names[code] : "UNKNOWN";
 }
 
-/* Report an error of this connection: the first of a data call is returned through
- * err (the caller prints it with packet and offset), later ones are counted. */
-void h2_fail(struct h2_conn *c, enum p2s_dir dir, int code, const char *fmt, ...)
-{
-    char msg[SF_ERR_MSG_MAX];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (c->rc == 0 && c->err) {
-        c->rc = sf_err_set(c->err, code, UINT64_MAX, "h2 %s @%llu: %s",
-                           dir == P2S_C2S ? "c2s" : "s2c", (unsigned long long)c->d[dir].off, msg);
-        if (c->err)
-            c->err->proto = "h2";
-    } else {
-        p2s_note(c->ctx, c->conn, "h2_error", msg, c->ts);
-    }
-}
-
 /* ---- frames -------------------------------------------------------------------------- */
 
 static void frame_headers(struct h2_conn *c, enum p2s_dir dir, uint8_t flags, uint32_t sid,
@@ -312,7 +292,7 @@ static const char *upgrade_settings_decode(const struct p2s_h2c_settings *hs, ui
     return NULL;
 }
 
-void h2_upgrade_settings(struct h2_conn *c, const struct p2s_h2c_settings *hs)
+static void h2_upgrade_settings(struct h2_conn *c, const struct p2s_h2c_settings *hs)
 {
     uint8_t buf[SF_BASE64_DECODED_MAX(P2S_H2C_SETTINGS_MAX)];
     struct h2_settings st = {-1, -1};
@@ -334,6 +314,20 @@ void h2_upgrade_settings(struct h2_conn *c, const struct p2s_h2c_settings *hs)
      * value was unusable; an out-of-range MAX_FRAME_SIZE alone is left out, as in a
      * SETTINGS frame. */
     settings_apply(c, P2S_S2C, &st);
+}
+
+void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
+                          const struct p2s_h2c_settings *hs)
+{
+    struct h2_conn *c = h2_state;
+
+    if (c == NULL)
+        return;
+    /* The client's HTTP2-Settings, not a guess, bound the server's table and frames. */
+    if (hs && hs->ack_ns)
+        c->ts = hs->ack_ns;
+    h2_upgrade_settings(c, hs);
+    h2_stream_adopt(c, req);
 }
 
 static void frame_goaway(struct h2_conn *c, enum p2s_dir dir, uint32_t sid, const uint8_t *p,

@@ -1,14 +1,40 @@
-/* h2.h - HTTP/2 (RFC 9113): what h2.c (framing) and h2_stream.c (streams, header
- * blocks, spans) share, and helpers for tests and detection. */
-#ifndef H2_H
-#define H2_H
+/* h2.h - HTTP/2 (RFC 9113): the parser (h2.c framing over h2_stream.c streams), the
+ * h2c upgrade that h1.c hands over, and helpers for tests and detection. */
+#ifndef P2S_H2_H
+#define P2S_H2_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "grpc.h"
-#include "p2s.h"
-#include "sf_buf.h"
+#include "conn.h"
+#include "h2_stream.h"
+
+extern const struct p2s_app_ops p2s_h2_ops;
+
+/* The HTTP2-Settings header fields of an h2c upgrade request (RFC 7540 3.2.1), as
+ * h1.c saw them: the client's SETTINGS payload, base64url without padding. */
+#define P2S_H2C_SETTINGS_MAX 1024 /* longer values are malformed (and not kept) */
+struct p2s_h2c_settings {
+    const char *value; /* the first field's value (not NUL-terminated); NULL when
+                          absent or longer than P2S_H2C_SETTINGS_MAX */
+    size_t len;        /* its length, also when it was too long to keep */
+    unsigned count;    /* HTTP2-Settings fields in the request (0: absent) */
+    int64_t ack_ns;    /* capture time of the 101 that acknowledges them */
+};
+
+/* After p2s_conn_switch(conn, &p2s_h2_ops) for an accepted "Upgrade: h2c" (101),
+ * h1.c hands the upgraded request to the HTTP/2 parser: it becomes stream 1
+ * (half-closed from the client), keeping req's method, authority, path, request
+ * times, req_bytes and req_ctx (copied; req only needs to live during the call).
+ * The response arrives as HTTP/2 frames after the server's SETTINGS, and the
+ * client's connection preface follows on its side.  hs (NULL: none) carries the
+ * request's HTTP2-Settings: the 101 acknowledges them, so they bound what the
+ * server sends from then on, as an ACKed SETTINGS frame would; a malformed value
+ * (more than one field, too long, not base64url, not a whole number of settings)
+ * is an "h2c_settings" event and the defaults stay.  Then h1.c hands the bytes after
+ * the 101 to p2s_h2_ops.data. */
+void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
+                          const struct p2s_h2c_settings *hs);
 
 /* Does p[0..n) start with a plausible HTTP/2 frame header (known type, flags and
  * stream id that fit the type, sane length), followed by another one when the
@@ -19,189 +45,5 @@ int h2_plausible_frames(const uint8_t *p, size_t n, uint32_t max_frame);
 
 /* Name of an HTTP/2 error code (RFC 9113 section 7), "UNKNOWN" otherwise. */
 const char *h2_error_name(uint32_t code);
-
-/* ---- internal to h2.c and h2_stream.c ------------------------------------------------ */
-
-#define H2_PREFACE     "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-#define H2_PREFACE_LEN 24
-#define H2_HDR         9
-
-enum h2_type {
-    T_DATA = 0,
-    T_HEADERS = 1,
-    T_PRIORITY = 2,
-    T_RST_STREAM = 3,
-    T_SETTINGS = 4,
-    T_PUSH_PROMISE = 5,
-    T_PING = 6,
-    T_GOAWAY = 7,
-    T_WINDOW_UPDATE = 8,
-    T_CONTINUATION = 9,
-};
-
-#define F_END_STREAM  0x01
-#define F_ACK         0x01
-#define F_END_HEADERS 0x04
-#define F_PADDED      0x08
-#define F_PRIORITY    0x20
-
-#define H2_DEFAULT_MAX_FRAME 16384u
-#define H2_ABS_MAX_FRAME     16777215u
-#define H2_CTRL_MAX          65536u /* buffered payload of control frames */
-#define H2_SYNC_WINDOW       65536u /* bytes held while looking for frame boundaries */
-#define H2_SYNC_GIVE_UP      (1u << 20)
-#define H2_PENDING           8  /* SETTINGS awaiting ACK, per direction */
-#define H2_BUCKETS           64 /* initial size of a connection's stream hash */
-#define H2_REASON_MAX        200
-#define H2_TEXT_MAX          160 /* method, authority and path held in the stream */
-#define H2_LINGER            16  /* reset streams kept for the peer's frames in flight */
-
-enum h2_dstate {
-    D_PREFACE, /* C2S: matching the connection preface */
-    D_FRAMES,  /* aligned on frames */
-    D_SYNC,    /* looking for the next frame boundary */
-    D_DEAD,    /* abandoned: bytes are ignored */
-};
-
-struct h2_stream {
-    struct h2_stream *hnext;       /* hash chain */
-    struct h2_stream *prev, *next; /* creation order */
-    uint32_t id, promised_on;
-    char *method, *authority, *path, *grpc_message;
-    char text[H2_TEXT_MAX]; /* method, authority, path when they fit (stream_str) */
-    size_t text_used;
-    int status, grpc, grpc_status;
-    int64_t grpc_timeout;
-    int64_t req_start, req_end, resp_start, resp_end;
-    struct p2s_seq_range req_seq, resp_seq; /* TCP bytes: first frame to END_STREAM frame */
-    int seq_ended[2];                       /* the range's end was seen (per direction) */
-    int64_t req_bytes, resp_bytes;
-    int req_seen, req_done, resp_done, final_seen, upgraded;
-    int lingering; /* reset by one side, waiting for the other side's last frames */
-    int64_t reset_ts;
-    int64_t reset_code;
-    int partial;
-    char reason[H2_REASON_MAX];
-    struct sf_tracectx_set *req_ctx, *resp_ctx;
-    int req_ctx_done;
-    int early; /* the request started in TLS 0-RTT data (p2s_conn_early_data) */
-    struct grpc_msgs msgs[2];
-};
-
-struct h2_settings {
-    int64_t table; /* SETTINGS_HEADER_TABLE_SIZE, -1 absent */
-    int64_t frame; /* SETTINGS_MAX_FRAME_SIZE, -1 absent */
-};
-
-struct h2_dir {
-    enum h2_dstate state;
-    size_t preface_got;
-    uint64_t off;        /* bytes of this direction consumed */
-    struct sf_buf fb;    /* an incomplete frame (header, or header + payload) */
-    int64_t fts;         /* capture time of the current frame's first byte */
-    uint32_t fseq, fend; /* TCP sequence number of its first byte, of the byte after it */
-    int fseq_ok;         /* 0: unknown (TLS, frames replayed after a resync) */
-    uint32_t block_seq;  /* fseq of the header block's first frame */
-    int block_seq_ok;
-    /* frame whose payload streams through (DATA, oversized or unknown frames) */
-    uint32_t skip_left; /* payload bytes still to come */
-    uint32_t skip_sid;
-    uint8_t skip_type, skip_flags;
-    int pad_pending;    /* PADDED DATA: the pad length byte is next */
-    uint32_t body_left; /* DATA bytes before the padding */
-    /* header block being assembled (HEADERS/PUSH_PROMISE + CONTINUATION) */
-    int in_block, block_over;
-    struct sf_buf block;
-    uint32_t block_sid, promised;
-    uint8_t block_type, block_end_stream;
-    int64_t block_ts;
-    /* HPACK decoder for blocks sent in this direction */
-    struct hpack_dec *hd;
-    int64_t bound;      /* table bound ACKed before the decoder existed, -1 none */
-    int lost;           /* bytes were lost before the decoder existed */
-    uint32_t max_frame; /* limit on frames sent in this direction */
-    int max_frame_known;
-    struct h2_settings pend[H2_PENDING]; /* SETTINGS this direction sent, not ACKed */
-    int npend;
-    uint64_t sync_scanned;
-};
-
-struct h2_conn {
-    struct p2s_ctx *ctx;
-    struct p2s_conn *conn;
-    const struct p2s_limits *lim;
-    struct h2_dir d[2];
-    struct h2_stream **bucket; /* open streams by id: nbuckets (a power of two) chains */
-    size_t nbuckets;           /* doubled when nstreams exceeds it (--max-streams 100000) */
-    struct h2_stream *first, *last;
-    size_t nstreams;
-    size_t nlinger;              /* streams lingering after a reset */
-    int from_start;              /* preface (or h2c upgrade) seen: tables known */
-    uint32_t first_req, max_req; /* client stream ids whose request HEADERS we saw */
-    uint32_t max_push;
-    /* the data call in progress: first error goes to err, later ones are notes */
-    struct sf_err *err;
-    int rc, emit_rc;
-    int64_t ts;
-    /* its bytes, and the TCP sequence number of the first (call_seq_ok 0: unknown) */
-    const uint8_t *call_p;
-    size_t call_n;
-    enum p2s_dir call_dir;
-    uint32_t call_seq;
-    int call_seq_ok;
-};
-
-/* h2.c: report an error of connection c in direction dir.  The first error of a data
- * call is returned to tcp.c through the call's sf_err (printed with packet and
- * offset); later ones are counted as "h2_error" events. */
-void h2_fail(struct h2_conn *c, enum p2s_dir dir, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* h2.c: the client's HTTP2-Settings of an h2c upgrade (hs NULL: none), acknowledged
- * by the 101: applied to what the server sends as an ACKed SETTINGS frame is.  A
- * malformed value is an "h2c_settings" event (detail says why) and changes nothing,
- * except that the valid parameters beside an out-of-range SETTINGS_MAX_FRAME_SIZE
- * are kept, as in a frame. */
-void h2_upgrade_settings(struct h2_conn *c, const struct p2s_h2c_settings *hs);
-
-/* h2_stream.c: a NUL-terminated copy of at most cap bytes of p[0..n); NULL on no memory. */
-char *h2_dup(const void *p, size_t n, size_t cap);
-
-/* Mark a stream partial, appending why to its reason (once). */
-void h2_stream_partial(struct h2_stream *s, const char *why);
-
-/* The open stream with this id, or NULL. */
-struct h2_stream *h2_stream_find(struct h2_conn *c, uint32_t id);
-
-/* Open a stream; when max_streams are open, the oldest is emitted first, partial (an
- * "h2_stream_cap" event).  NULL on no memory. */
-struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id);
-
-/* Hand the stream to the sink as a span, then free it. */
-void h2_stream_emit(struct h2_conn *c, struct h2_stream *s);
-
-/* Emit the stream if both directions have ended. */
-void h2_stream_check_done(struct h2_conn *c, struct h2_stream *s);
-/* The message of dir on s ends with the current frame of dir: its TCP range ends there. */
-void h2_stream_seq_end(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s);
-
-/* A reset stream's wait is over: the sides that had not ended end at the reset, and
- * the stream is emitted. */
-void h2_stream_reset_end(struct h2_conn *c, struct h2_stream *s);
-
-/* Mark every open stream partial (capture gap, lost frames). */
-void h2_stream_mark_all(struct h2_conn *c, const char *why);
-
-/* Header blocks of one direction: start (HEADERS or PUSH_PROMISE seen), add a
- * fragment (decoded at END_HEADERS), give up (the dynamic table is lost with it), or
- * decode a complete block blk[0..n) (NULL when it was over the cap) whose last byte
- * arrived at ts. */
-void h2_stream_block_start(struct h2_conn *c, enum p2s_dir dir, uint8_t type, uint32_t sid,
-                           uint32_t promised, int end_stream);
-void h2_stream_block_add(struct h2_conn *c, enum p2s_dir dir, const uint8_t *frag, size_t n,
-                         int end_headers, int64_t ts);
-void h2_stream_block_abandon(struct h2_conn *c, enum p2s_dir dir, const char *why);
-void h2_stream_block_done(struct h2_conn *c, enum p2s_dir dir, const uint8_t *blk, size_t n,
-                          int64_t ts);
 
 #endif

@@ -6,12 +6,34 @@
  *                S2C HEADERS: response (1xx interim, then final), trailers (after final)
  *                PUSH_PROMISE: request of the promised stream
  */
+#include "h2_stream.h"
+
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "h2.h"
 #include "hpack.h"
+
+/* Report an error of this connection: the first of a data call is returned through
+ * err (the caller prints it with packet and offset), later ones are counted. */
+void h2_fail(struct h2_conn *c, enum p2s_dir dir, int code, const char *fmt, ...)
+{
+    char msg[SF_ERR_MSG_MAX];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (c->rc == 0 && c->err) {
+        c->rc = sf_err_set(c->err, code, UINT64_MAX, "h2 %s @%llu: %s",
+                           dir == P2S_C2S ? "c2s" : "s2c", (unsigned long long)c->d[dir].off, msg);
+        if (c->err)
+            c->err->proto = "h2";
+    } else {
+        p2s_note(c->ctx, c->conn, "h2_error", msg, c->ts);
+    }
+}
 
 char *h2_dup(const void *p, size_t n, size_t cap)
 {
@@ -178,7 +200,7 @@ static void stream_free(struct h2_conn *c, struct h2_stream *s)
     free(s);
 }
 
-/* Hand the stream to the sink and free it. */
+/* Hand the stream to the run context as a span (p2s_emit_span) and free it. */
 void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
 {
     struct p2s_span sp;
@@ -600,19 +622,11 @@ void h2_stream_block_start(struct h2_conn *c, enum p2s_dir dir, uint8_t type, ui
     sf_buf_reset(&d->block);
 }
 
-void p2s_h2_adopt_upgrade(void *h2_state, const struct p2s_span *req,
-                          const struct p2s_h2c_settings *hs)
+void h2_stream_adopt(struct h2_conn *c, const struct p2s_span *req)
 {
-    struct h2_conn *c = h2_state;
     struct h2_stream *s;
     size_t cap;
 
-    if (c == NULL)
-        return;
-    /* The client's HTTP2-Settings, not a guess, bound the server's table and frames. */
-    if (hs && hs->ack_ns)
-        c->ts = hs->ack_ns;
-    h2_upgrade_settings(c, hs);
     if (req == NULL || (s = h2_stream_new(c, 1)) == NULL)
         return;
     cap = c->lim->max_field_bytes;

@@ -13,10 +13,12 @@
  * is ignored; a packet cut by the snap length is counted as truncated and dropped,
  * which leaves a hole that TCP reports as a gap.
  */
+#include "ip.h"
+
 #include <string.h>
 
-#include "p2s.h"
 #include "sf_rd.h"
+#include "tcp.h"
 
 #define PROTO_TCP 6
 
@@ -26,7 +28,7 @@ static void bad(struct p2s_ctx *ctx, const char *proto, const char *msg)
 
     sf_err_clear(&err);
     err.proto = proto;
-    sf_err_set(&err, SF_E_MALFORMED, 0, "%s", msg);
+    sf_err_set(&err, SF_E_MALFORMED, UINT64_MAX, "%s", msg);
     ctx->st.malformed++;
     p2s_report(ctx, &err);
 }

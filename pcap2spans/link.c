@@ -12,7 +12,11 @@
  * Everything that is not IPv4/IPv6 is counted (st.unsupported_net); link types we
  * do not decode are counted (st.unsupported_link) and reported once by pcap.c.
  */
-#include "p2s.h"
+#include "link.h"
+
+#include <string.h>
+
+#include "ip.h"
 #include "sf_rd.h"
 
 enum {
@@ -64,7 +68,8 @@ static void short_frame(struct p2s_ctx *ctx, const char *what, size_t n)
 
     sf_err_clear(&err);
     err.proto = "link";
-    sf_err_set(&err, SF_E_TRUNC, 0, "%s header needs more than the %zu captured bytes", what, n);
+    sf_err_set(&err, SF_E_TRUNC, UINT64_MAX, "%s header needs more than the %zu captured bytes",
+               what, n);
     ctx->st.malformed++;
     p2s_report(ctx, &err);
 }

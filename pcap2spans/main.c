@@ -1,7 +1,7 @@
 /* main.c - pcap2spans: packet captures to spans (CLI and driver only).
  *
  * pcap.c reads each capture through link.c, ip.c and tcp.c into the application
- * parsers (h1.c, h2.c); sink.c writes spans to the database and/or NDJSON.
+ * parsers (tls.c, h1.c, h2.c); out.c writes spans to the database and/or NDJSON.
  */
 #include <getopt.h>
 #include <malloc.h>
@@ -10,14 +10,15 @@
 #include <string.h>
 
 #include "p2s.h"
+#include "par.h"
 #include "sf_opt.h"
 #include "tls.h"
 
 static void usage(FILE *f)
 {
     fputs(
-        "usage: pcap2spans [--db FILE] [--ndjson] [--keylog FILE]... [--strict] [--quiet]\n"
-        "                  [limits] FILE... | -\n"
+        "usage: pcap2spans [--db FILE] [--ndjson] [--keylog FILE]... [-j N] [--strict]\n"
+        "                  [--quiet] [limits] FILE... | -\n"
         "\n"
         "Reads pcap/pcapng captures (\"-\" is stdin), reassembles TCP, parses HTTP/1.1,\n"
         "HTTP/2 and gRPC, in the clear or inside TLS, and writes one span per exchange with\n"
@@ -31,6 +32,8 @@ static void usage(FILE *f)
         "  --ndjson           one JSON object per span on stdout (the default without --db)\n"
         "  --keylog FILE      TLS key log (NSS SSLKEYLOGFILE format), several allowed; secrets in\n"
         "                     a pcapng Decryption Secrets Block are used as well\n"
+        "  -j, --jobs N       read N inputs at a time, one thread each (1..64) [1]; one\n"
+        "                     writer keeps input order: output as with -j 1\n"
         "  --strict           stop at the first error\n"
         "  --quiet            no progress and no summary on stderr\n"
         "  --help, --version\n"
@@ -66,6 +69,7 @@ enum {
     OPT_HPACK,
     OPT_IDLE,
     OPT_WAIT,
+    OPT_JOBS = 'j',
 };
 
 static const struct option opts[] = {
@@ -85,6 +89,7 @@ static const struct option opts[] = {
     {"max-hpack-table", required_argument, NULL, OPT_HPACK},
     {"idle-timeout", required_argument, NULL, OPT_IDLE},
     {"wait", no_argument, NULL, OPT_WAIT},
+    {"jobs", required_argument, NULL, OPT_JOBS},
     {NULL, 0, NULL, 0},
 };
 
@@ -100,15 +105,23 @@ static int size_opt(const char *name, const char *arg, size_t *out)
     return 0;
 }
 
-/* Parse the command line into ctx and sink options; returns 0, 1 (exit 0 now) or -1. */
-static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char **keylogs, int argc,
-                      char **argv)
+/* What the command line sets beside the context. */
+struct args {
+    struct p2s_out_opts so;
+    const char *keylogs[64];
+    int nkeylogs;
+    int jobs;
+};
+
+/* Parse the command line into ctx and a; returns 0, 1 (exit 0 now) or -1. */
+static int parse_args(struct p2s_ctx *ctx, struct args *a, int argc, char **argv)
 {
     struct p2s_limits *l = &ctx->lim;
+    struct p2s_out_opts *so = &a->so;
+    int64_t v;
     int c, bad = 0;
 
-    ctx->keylogs = keylogs;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hj:", opts, NULL)) != -1) {
         switch (c) {
         case OPT_DB:
             so->db_path = optarg;
@@ -120,11 +133,18 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
             so->wait = 1;
             break;
         case OPT_KEYLOG:
-            if (ctx->nkeylogs == 64) {
+            if (a->nkeylogs == 64) {
                 fprintf(stderr, "pcap2spans: at most 64 --keylog files\n");
                 return -1;
             }
-            keylogs[ctx->nkeylogs++] = optarg;
+            a->keylogs[a->nkeylogs++] = optarg;
+            break;
+        case OPT_JOBS:
+            if (sf_opt_i64(optarg, 1, P2S_MAX_JOBS, &v) < 0) {
+                fprintf(stderr, "pcap2spans: -j: expected 1..%d, got '%s'\n", P2S_MAX_JOBS, optarg);
+                bad = -1;
+            }
+            a->jobs = (int)v;
             break;
         case OPT_STRICT:
             ctx->strict = 1;
@@ -182,70 +202,101 @@ static int parse_args(struct p2s_ctx *ctx, struct p2s_sink_opts *so, const char 
     return 0;
 }
 
+/* An error about a key log or a capture's secrets, on stderr. */
+static void print_file_error(const struct sf_err *err, const char *file)
+{
+    char line[SF_ERR_MSG_MAX + 256];
+
+    sf_err_format(err, "pcap2spans", file, line, sizeof(line));
+    fprintf(stderr, "%s\n", line);
+}
+
+/* --keylog files into the context's secrets; returns 0 or -1 (reported). */
+static int load_keylogs(struct p2s_ctx *ctx, const char *const *keylogs, int n)
+{
+    struct sf_err err;
+
+    if (p2s_tls_keys_new(&ctx->tls_keys) < 0) {
+        fprintf(stderr, "pcap2spans: out of memory\n");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        sf_err_clear(&err);
+        if (p2s_tls_keys_load_file(ctx->tls_keys, keylogs[i], &err) < 0) {
+            print_file_error(&err, keylogs[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* pcapng Decryption Secrets Blocks of every input, before any is read (libpcap does not
+ * expose them): the secrets are the same for every input, whatever -j. */
+static void load_dsbs(struct p2s_ctx *ctx, char **paths, int n)
+{
+    struct sf_err err;
+
+    for (int i = 0; i < n; i++) {
+        sf_err_clear(&err);
+        if (p2s_tls_keys_load_dsb(ctx->tls_keys, paths[i], &err) < 0) {
+            print_file_error(&err, paths[i]);
+            ctx->st.errors++;
+        }
+    }
+}
+
+/* Every input in order; returns the exit status so far. */
+static int read_inputs(struct p2s_ctx *ctx, char **paths, int n)
+{
+    int status = SF_EXIT_OK, rc;
+
+    for (int i = 0; i < n; i++) {
+        rc = p2s_pcap_read(ctx, paths[i]);
+        if (rc < 0 && rc != SF_E_DUP)
+            status = SF_EXIT_USAGE;
+        if (rc == SF_E_DB || (ctx->strict && ctx->st.errors))
+            break;
+        ctx->stop = 0;
+    }
+    return status;
+}
+
 int pcap2spans_main(int argc, char **argv)
 {
     static char outbuf[1 << 16]; /* stdout buffer: must outlive main for exit() */
-    const char *keylogs[64];
-    struct p2s_sink_opts so = {NULL, 0, 0};
+    struct args a = {.jobs = 1};
     struct p2s_ctx ctx;
     struct sf_err err;
-    int rc, status = SF_EXIT_OK, i;
+    int rc, status = SF_EXIT_USAGE;
 
     if (p2s_ctx_init(&ctx) < 0) {
         fprintf(stderr, "pcap2spans: out of memory\n");
-        return SF_EXIT_USAGE;
+        goto out;
     }
-    rc = parse_args(&ctx, &so, keylogs, argc, argv);
+    rc = parse_args(&ctx, &a, argc, argv);
     if (rc != 0) {
         if (rc < 0)
             fprintf(stderr, "Try 'pcap2spans --help'.\n");
-        p2s_ctx_free(&ctx);
-        return rc < 0 ? SF_EXIT_USAGE : SF_EXIT_OK;
+        status = rc < 0 ? SF_EXIT_USAGE : SF_EXIT_OK;
+        goto out;
     }
-    if (p2s_tls_keys_new(&ctx.tls_keys) < 0) {
-        fprintf(stderr, "pcap2spans: out of memory\n");
-        p2s_ctx_free(&ctx);
-        return SF_EXIT_USAGE;
-    }
-    for (i = 0; i < ctx.nkeylogs; i++) {
-        sf_err_clear(&err);
-        if (p2s_tls_keys_load_file(ctx.tls_keys, keylogs[i], &err) < 0) {
-            char line[SF_ERR_MSG_MAX + 256];
-            sf_err_format(&err, "pcap2spans", keylogs[i], line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
-            p2s_tls_keys_free(ctx.tls_keys);
-            p2s_ctx_free(&ctx);
-            return SF_EXIT_USAGE;
-        }
-    }
+    if (load_keylogs(&ctx, a.keylogs, a.nkeylogs) < 0)
+        goto out;
     setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
     /* Exchanges allocate and free trace-context sets (~24 KiB) at a high rate: keep
      * freed memory instead of returning it to the kernel and faulting it back in. */
     mallopt(M_TRIM_THRESHOLD, 64 << 20);
     mallopt(M_MMAP_THRESHOLD, 4 << 20);
     sf_err_clear(&err);
-    if (sink_open(&ctx, &so, &err) < 0) {
-        fprintf(stderr, "pcap2spans: %s: %s\n", so.db_path, err.msg);
-        p2s_tls_keys_free(ctx.tls_keys);
-        p2s_ctx_free(&ctx);
-        return SF_EXIT_USAGE;
+    if (p2s_out_open(&ctx.out, &a.so, &err) < 0) {
+        fprintf(stderr, "pcap2spans: %s: %s\n", a.so.db_path, err.msg);
+        goto out;
     }
-    for (i = optind; i < argc; i++) {
-        /* pcapng Decryption Secrets Blocks: a pre-pass (libpcap does not expose them) */
-        sf_err_clear(&err);
-        if (p2s_tls_keys_load_dsb(ctx.tls_keys, argv[i], &err) < 0) {
-            char line[SF_ERR_MSG_MAX + 256];
-            sf_err_format(&err, "pcap2spans", argv[i], line, sizeof(line));
-            fprintf(stderr, "%s\n", line);
-            ctx.st.errors++;
-        }
-        rc = p2s_pcap_read(&ctx, argv[i]);
-        if (rc < 0 && rc != SF_E_DUP)
-            status = SF_EXIT_USAGE;
-        if (rc == SF_E_DB || (ctx.strict && ctx.st.errors))
-            break;
-        ctx.stop = 0;
-    }
+    load_dsbs(&ctx, argv + optind, argc - optind);
+    if (a.jobs > 1 && argc - optind > 1)
+        status = p2s_par_read(&ctx, argv + optind, argc - optind, a.jobs);
+    else
+        status = read_inputs(&ctx, argv + optind, argc - optind);
     if (status == SF_EXIT_OK && ctx.st.errors)
         status = SF_EXIT_FINDINGS;
     if (fflush(stdout) != 0) {
@@ -253,10 +304,11 @@ int pcap2spans_main(int argc, char **argv)
         status = SF_EXIT_USAGE;
     }
     if (!ctx.quiet)
-        sink_summary(&ctx, stderr);
+        p2s_summary(&ctx, stderr);
+out:
     p2s_ctx_free(&ctx);
     p2s_tls_keys_free(ctx.tls_keys);
-    if (sink_close(&ctx, &err) < 0) {
+    if (p2s_out_close(ctx.out, &err) < 0) {
         fprintf(stderr, "pcap2spans: database: %s\n", err.msg);
         status = SF_EXIT_USAGE;
     }

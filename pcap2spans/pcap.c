@@ -17,6 +17,8 @@
  * (pcap_fopen_offline_with_tstamp_precision), so µs and ns files both give ns.
  */
 #define _GNU_SOURCE
+#include "pcap.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
@@ -26,10 +28,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "p2s.h"
+#include "link.h"
+#include "out.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
 #include "sf_sha256.h"
+#include "tcp.h"
 
 struct cookie {
     int fd;
@@ -81,7 +85,7 @@ static int report_open(struct p2s_ctx *ctx, int code, const char *msg)
     sf_err_clear(&err);
     sf_err_set(&err, code, UINT64_MAX, "%s", msg);
     sf_err_format(&err, ctx->tool, ctx->file, line, sizeof(line));
-    fprintf(stderr, "%s\n", line);
+    p2s_say(ctx, line);
     ctx->st.errors++;
     return code;
 }
@@ -128,7 +132,7 @@ static int packet_time(struct p2s_ctx *ctx, const struct pcap_pkthdr *h)
         return 0;
     }
     sf_err_clear(&err);
-    sf_err_set(&err, SF_E_MALFORMED, 0,
+    sf_err_set(&err, SF_E_MALFORMED, UINT64_MAX,
                "timestamp %lld.%09ld s is outside 1970..2262 (int64 nanoseconds); packet skipped",
                (long long)h->ts.tv_sec, (long)h->ts.tv_usec);
     err.proto = "pcap";
@@ -149,11 +153,12 @@ static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie
     int rc;
 
     if (!link_supported(dlt)) {
-        fprintf(stderr,
-                "%s: %s: link type %d (%s) not supported: its packets are counted, not "
-                "decoded\n",
-                ctx->tool, ctx->file, dlt,
-                pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+        char line[512];
+        snprintf(line, sizeof(line),
+                 "%s: %s: link type %d (%s) not supported: its packets are counted, not decoded",
+                 ctx->tool, ctx->file, dlt,
+                 pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?");
+        p2s_say(ctx, line);
     }
     if (ck->fd != STDIN_FILENO && fstat(ck->fd, &sb) == 0)
         total = (uint64_t)sb.st_size;
@@ -197,7 +202,7 @@ static void report_damage(struct p2s_ctx *ctx, int code, const char *why)
 
     sf_err_clear(&err);
     err.proto = "pcap";
-    sf_err_set(&err, code, 0, "%s (everything before it is kept)", why);
+    sf_err_set(&err, code, UINT64_MAX, "%s (everything before it is kept)", why);
     ctx->stop = 0;
     p2s_report(ctx, &err);
 }
@@ -212,7 +217,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
     struct sf_err err;
     FILE *fp = NULL;
     pcap_t *pc;
-    int rc, db = sink_has_db(ctx), stdin_in = strcmp(path, "-") == 0;
+    int rc, db = p2s_out_has_db(ctx->out), stdin_in = strcmp(path, "-") == 0;
 
     ctx->file = stdin_in ? "<stdin>" : path;
     ctx->pkt_no = 0;
@@ -229,7 +234,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
     }
     if (db && !stdin_in && fstat(ck.fd, &sb) == 0 && S_ISREG(sb.st_mode))
         size = (uint64_t)sb.st_size;
-    rc = sink_source_begin(ctx, path, sha_arg, size, &err);
+    rc = p2s_out_source_begin(ctx->out, path, sha_arg, size, &err);
     if (rc == SF_E_DUP) {
         if (!ctx->quiet)
             fprintf(stderr, "%s: %s: %s\n", ctx->tool, ctx->file, err.msg);
@@ -249,7 +254,8 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
         sha_arg = sha;
         size = ck.pos;
     }
-    if (sink_source_end(ctx, sha_arg, size, rc < 0 ? why : NULL, &err) < 0) {
+    if (p2s_out_source_end(ctx->out, ctx->tool, ctx->file, sha_arg, size, rc < 0 ? why : NULL,
+                           ctx->pkt_no, &err) < 0) {
         report_open(ctx, SF_E_DB, err.msg);
         rc = rc < 0 ? rc : SF_E_DB;
     }

@@ -43,14 +43,20 @@
  * Without a preface, C2S bytes that parse as a chain of plausible client HTTP/2
  * frames also select HTTP/2: a capture that started mid-connection.
  */
+#include "tcp.h"
+
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
+#include "ctx.h"
 #include "detect.h"
-#include "p2s.h"
+#include "h1.h"
+#include "h2.h"
 #include "sf_map.h"
 #include "tcp_ooo.h"
+#include "tls.h"
 
 #define DET_MAX      64
 #define SEQ_JUMP     (1u << 28)
@@ -193,7 +199,7 @@ static void table_unlink(struct p2s_tcp *t, struct p2s_conn *c)
     lru_unlink(t, c);
 }
 
-/* ---- accessors (p2s.h) ------------------------------------------------------------- */
+/* ---- accessors (conn.h) ------------------------------------------------------------ */
 
 int64_t p2s_conn_id(const struct p2s_conn *conn)
 {
@@ -287,6 +293,9 @@ static void call_data(struct p2s_conn *c, enum p2s_dir dir, const uint8_t *p, si
 /* Decide from the held bytes: an ops table, or NULL with *proto set ("tls",
  * "unknown"), or NULL with *proto NULL while more bytes are needed.  A pending
  * preface blocks the request-line test ("PRI " looks like a method). */
+static const struct p2s_app_ops *const app_ops[] = {
+    [DET_APP_H1] = &p2s_h1_ops, [DET_APP_H2] = &p2s_h2_ops, [DET_APP_TLS] = &p2s_tls_ops};
+
 static const struct p2s_app_ops *detect(struct p2s_conn *c, const char **proto)
 {
     const struct tcp_half *q = &c->h[P2S_C2S], *r = &c->h[P2S_S2C];
@@ -297,12 +306,12 @@ static const struct p2s_app_ops *detect(struct p2s_conn *c, const char **proto)
     if (q->det_len) {
         v = det_first(DET_CLIENT, q->det, q->det_len, q->det_len == DET_MAX, &hit);
         if (v != DET_NO)
-            return v == DET_YES ? hit->ops : NULL;
+            return v == DET_YES ? app_ops[hit->app] : NULL;
     }
     if (r->det_len) {
         v = det_first(DET_BIT(DET_H1_STATUS), r->det, r->det_len, r->det_len == DET_MAX, &hit);
         if (v != DET_NO)
-            return v == DET_YES ? hit->ops : NULL;
+            return v == DET_YES ? app_ops[hit->app] : NULL;
     }
     if (q->det_len == DET_MAX || r->det_len == DET_MAX || (q->det_len && r->det_len))
         *proto = "unknown";
@@ -539,7 +548,7 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     sf_map_fill(&t->map, sf_map_probe(&t->map, hash, same_conn, c), hash, c);
     lru_append(t, c);
     ctx->st.connections++;
-    sink_conn_open(ctx, c);
+    p2s_conn_opened(ctx, c);
     if (ctx->force_ops)
         p2s_conn_switch(c, ctx->force_ops);
     return c;
@@ -562,7 +571,7 @@ void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
     c->ops = NULL;
     c->st = NULL;
     c->info.close = why;
-    sink_conn_close(ctx, c);
+    p2s_conn_closed(ctx, c);
     table_unlink(ctx->tcp, c);
     free(c);
 }

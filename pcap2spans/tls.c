@@ -51,8 +51,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn.h"
+#include "ctx.h"
 #include "detect.h"
-#include "p2s.h"
+#include "h1.h"
+#include "h2.h"
 #include "sf_buf.h"
 #include "sf_db_net.h"
 #include "sf_json.h"
@@ -294,7 +297,7 @@ static const struct p2s_app_ops *inner_ops(const struct tls *t, enum p2s_dir dir
         return &p2s_h1_ops;
     if (dir == P2S_C2S &&
         det_first(DET_BIT(DET_H2_PREFACE) | DET_BIT(DET_H1_REQUEST), p, n, 1, &hit) == DET_YES)
-        return hit->ops;
+        return hit->app == DET_APP_H2 ? &p2s_h2_ops : &p2s_h1_ops;
     return NULL;
 }
 
@@ -1308,7 +1311,7 @@ static void tls_close(void *st, int64_t ts)
     info = info_json(t);
     t->facts.info = info;
     if (t->ch_seen || t->sh_seen)
-        sink_conn_tls(t->ctx, t->conn, &t->facts);
+        p2s_conn_tls_done(t->ctx, t->conn, &t->facts);
     p2s_conn_set_tls(t->conn, NULL);
     free(info);
     for (int i = 0; i < 2; i++) {

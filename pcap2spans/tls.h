@@ -1,6 +1,6 @@
 /* tls.h - the TLS layer of pcap2spans: secrets (tls_keys.c), the key
  * schedule and AEAD through OpenSSL libcrypto 3 (tls_crypto.c), and the record and
- * handshake parser with 0-RTT accounting (tls.c, exported as p2s_tls_ops in p2s.h).
+ * handshake parser with 0-RTT accounting (tls.c, exported as p2s_tls_ops below).
  *
  * References: RFC 8446 (TLS 1.3), RFC 5246 + RFC 5288 + RFC 7905 (TLS 1.2 AEAD suites),
  * the NSS key log format, pcapng Decryption Secrets Block (draft-ietf-opsawg-pcapng
@@ -13,6 +13,11 @@
 #include <stdint.h>
 
 #include "sf_err.h"
+
+struct p2s_app_ops; /* conn.h */
+
+/* The TLS parser (tls.c): records, handshake facts, decryption with a key log. */
+extern const struct p2s_app_ops p2s_tls_ops;
 
 #define TLS_RANDOM_LEN 32
 #define TLS_SECRET_MAX 48 /* SHA-384 traffic secrets and the TLS 1.2 master secret */

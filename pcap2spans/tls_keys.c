@@ -236,6 +236,20 @@ static uint32_t get32(const uint8_t *p, int be)
     return be ? sf_rd_u32be(&rd) : sf_rd_u32le(&rd);
 }
 
+/* Skip n bytes of f by reading them (stdio's buffer makes small blocks cheap). */
+static int skip(FILE *f, uint64_t n)
+{
+    char buf[4096];
+
+    while (n > 0) {
+        size_t want = n < sizeof(buf) ? (size_t)n : sizeof(buf);
+        if (fread(buf, 1, want, f) != want)
+            return -1;
+        n -= want;
+    }
+    return 0;
+}
+
 int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_err *err)
 {
     FILE *f;
@@ -247,6 +261,10 @@ int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_er
         return 0;
     if ((f = fopen(path, "rb")) == NULL)
         return 0; /* the capture reader reports it */
+    /* the scan reads every block header: in big reads, skipping bodies by reading (an
+     * fseeko per block was an lseek and a 4 KiB read per block, 463 000 of them for a
+     * 113 MB capture of small packets) */
+    setvbuf(f, NULL, _IOFBF, 1 << 18);
     while (fread(h, 1, 8, f) == 8) {
         uint32_t type, blen;
         if (off == 0 && memcmp(h, "\x0a\x0d\x0d\x0a", 4) != 0)
@@ -261,7 +279,7 @@ int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_er
             else
                 break;
             blen = get32(h + 4, be);
-            if (blen < 28 || blen % 4 || fseeko(f, (off_t)(off + blen), SEEK_SET) != 0)
+            if (blen < 28 || blen % 4 || skip(f, blen - 12) < 0)
                 break;
             off += blen;
             continue;
@@ -290,10 +308,12 @@ int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_er
                     total += rc;
             }
             free(b);
+            if (skip(f, 4) < 0) /* the block's trailing length */
+                break;
+        } else if (skip(f, blen - 8) < 0) {
+            break;
         }
         off += blen;
-        if (fseeko(f, (off_t)off, SEEK_SET) != 0)
-            break;
     }
     fclose(f);
     return total;

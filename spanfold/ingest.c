@@ -1,6 +1,6 @@
 /* ingest.c - spanfold ingest: every artefact of an incident into one database.
  *
- *   spanfold ingest --db FILE [--quiet] PATH...
+ *   spanfold ingest --db FILE [--quiet] [-j N] PATH...
  *   spanfold ingest --clickhouse URL [--cluster NAME] [--database DB] [--db FILE] PATH...
  *
  * Each PATH is a file or a folder (walked, in name order).  Every file is recognised by
@@ -48,6 +48,7 @@ struct input {
 struct ingest {
     const char *db;
     int quiet;
+    const char *jobs; /* -j N, handed to pcap2spans (checked there); NULL: 1 */
     struct input *in;
     size_t n, cap;
     char tmpdir[64]; /* short: TMPDIR is used only when under 32 bytes */
@@ -56,7 +57,7 @@ struct ingest {
 
 static void usage(FILE *f)
 {
-    fputs("usage: spanfold ingest --db FILE [--quiet] PATH...\n"
+    fputs("usage: spanfold ingest --db FILE [--quiet] [-j N] PATH...\n"
           "\n"
           "Reads every artefact of an incident into one database: each PATH is a file or\n"
           "a folder (walked), and every file is recognised by its content, never its name,\n"
@@ -64,6 +65,8 @@ static void usage(FILE *f)
           "\n"
           "  --db FILE          the spanfold database (created when missing)\n"
           "  --quiet            only errors and what is missing on stderr\n"
+          "  -j, --jobs N       read N captures at a time (pcap2spans -j N); the database is\n"
+          "                     the same as with -j 1\n"
           "  --clickhouse URL   then push the database to ClickHouse (spanfold push; without\n"
           "                     --db through a temporary file); --cluster NAME, --database DB\n"
           "                     as spanfold push takes them (docs/scale.md)\n"
@@ -480,7 +483,7 @@ static int run(struct ingest *g)
         npcap += in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG;
         nkeys += in->kind == SF_KIND_KEYLOG;
     }
-    if ((av = argv_new(4 + 2 * nkeys + npcap + g->n)) == NULL)
+    if ((av = argv_new(6 + 2 * nkeys + npcap + g->n)) == NULL)
         return -1;
     /* captures, with every key log */
     if (npcap > 0) {
@@ -489,6 +492,10 @@ static int run(struct ingest *g)
         av[k++] = "--quiet";
         av[k++] = "--db";
         av[k++] = (char *)g->db;
+        if (g->jobs) {
+            av[k++] = "-j";
+            av[k++] = (char *)g->jobs;
+        }
         for (i = 0; i < g->n; i++)
             if (g->in[i].kind == SF_KIND_KEYLOG) {
                 av[k++] = "--keylog";
@@ -636,6 +643,7 @@ int sf_cmd_ingest(int argc, char **argv)
     enum { O_CH = 256, O_CLUSTER, O_DATABASE };
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
                                          {"quiet", no_argument, NULL, 'q'},
+                                         {"jobs", required_argument, NULL, 'j'},
                                          {"clickhouse", required_argument, NULL, O_CH},
                                          {"cluster", required_argument, NULL, O_CLUSTER},
                                          {"database", required_argument, NULL, O_DATABASE},
@@ -644,15 +652,21 @@ int sf_cmd_ingest(int argc, char **argv)
     struct ingest g = {0};
     const char *url = NULL, *cluster = NULL, *database = NULL;
     char tmpdb_dir[64] = "", tmpdb[96];
+    int64_t jobs;
     int c, i;
 
-    while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hqj:", opts, NULL)) != -1) {
         switch (c) {
         case 'd':
             g.db = optarg;
             break;
         case 'q':
             g.quiet = 1;
+            break;
+        case 'j':
+            if (sf_opt_i64(optarg, 1, 64, &jobs) < 0)
+                return sf_cmd_usage_error("ingest", "-j: expected 1..64", optarg);
+            g.jobs = optarg;
             break;
         case O_CH:
             url = optarg;

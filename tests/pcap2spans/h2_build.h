@@ -14,7 +14,8 @@ struct bb {
 
 static inline void put(struct bb *b, const void *p, size_t n)
 {
-    memcpy(b->b + b->n, p, n);
+    if (n) /* p may be NULL for an empty payload */
+        memcpy(b->b + b->n, p, n);
     b->n += n;
 }
 

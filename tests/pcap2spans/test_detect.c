@@ -98,15 +98,15 @@ static void test_first(void)
 
     TAP_EQ_INT(det_first(DET_CLIENT, S("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 0, &hit), DET_YES,
                "first: the preface");
-    TAP_OK(hit == &det_probes[DET_H2_PREFACE] && hit->ops == &p2s_h2_ops, "first: selects h2");
+    TAP_OK(hit == &det_probes[DET_H2_PREFACE] && hit->app == DET_APP_H2, "first: selects h2");
     TAP_EQ_INT(det_first(DET_CLIENT, S("PRI * HT"), 0, &hit), DET_MORE,
                "first: a pending preface holds back the request line (PRI looks like one)");
     TAP_EQ_INT(det_first(DET_CLIENT, S("PRI * HTTP/2.0\r\n\r\nXX"), 0, &hit), DET_YES,
                "first: a wrong preface is a request line");
-    TAP_OK(hit->ops == &p2s_h1_ops, "first: ... selecting h1");
+    TAP_OK(hit->app == DET_APP_H1, "first: ... selecting h1");
     TAP_EQ_INT(det_first(DET_CLIENT, tls_hello, sizeof(tls_hello), 0, &hit), DET_YES,
                "first: a TLS record");
-    TAP_OK(hit->ops == &p2s_tls_ops, "first: selects tls");
+    TAP_OK(hit->app == DET_APP_TLS, "first: selects tls");
     TAP_EQ_INT(det_first(DET_CLIENT, h2_two, sizeof(h2_two), 0, &hit), DET_YES,
                "first: frames without a preface");
     TAP_OK(hit == &det_probes[DET_H2_FRAMES], "first: ... by the frame probe");

@@ -75,6 +75,17 @@ static void test_err_format(void)
     TAP_EQ_STR(out,
                "pcap2spans: x.pcap: packet 1742 @0x1a2b0: h2: stream 5: HPACK: invalid index 97",
                "binary error format names packet and offset");
+    e.unit_off = 0x2311;
+    sf_err_format(&e, "pcap2spans", "x.pcap", out, sizeof(out));
+    TAP_EQ_STR(out,
+               "pcap2spans: x.pcap: packet 1742 @0x2311 byte 107184: h2: stream 5: HPACK: "
+               "invalid index 97",
+               "with the packet's file offset, the parser's byte is kept beside it");
+    e.off = UINT64_MAX;
+    sf_err_format(&e, "pcap2spans", "x.pcap", out, sizeof(out));
+    TAP_EQ_STR(out,
+               "pcap2spans: x.pcap: packet 1742 @0x2311: h2: stream 5: HPACK: invalid index 97",
+               "a parser that knows no byte: the packet's offset only");
     sf_err_clear(&e);
     e.unit = "line";
     e.unit_no = 12;

@@ -1,0 +1,15 @@
+/* link.h - link layers (link.c): Ethernet, 802.1Q, SLL, SLL2, NULL/LOOP, raw IP. */
+#ifndef P2S_LINK_H
+#define P2S_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctx.h"
+
+/* One captured frame of link type `dlt` (DLT_* / LINKTYPE_* value). */
+void link_decode(struct p2s_ctx *ctx, int dlt, const uint8_t *p, size_t caplen, size_t len);
+/* 1 if link_decode understands this link type. */
+int link_supported(int dlt);
+
+#endif
