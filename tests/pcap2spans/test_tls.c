@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../pcap2spans/p2s.h"
 #include "../../pcap2spans/tls.h"
@@ -497,6 +498,40 @@ static void test_keylog(void)
     p2s_tls_keys_free(k);
 }
 
+/* The pre-pass on the first bytes of a capture with a DSB: every cut short of the
+ * DSB's end finds none and reads nothing past the file (its block length claims more). */
+static void dsb_cut(void)
+{
+    static uint8_t buf[1 << 16];
+    char path[64];
+    FILE *f = fopen("samples/pcap/tls-nginx-dsb.pcapng", "rb");
+    size_t n = f ? fread(buf, 1, sizeof(buf), f) : 0, bad = 0, full = 0;
+    struct p2s_tls_keys *k;
+    struct sf_err err;
+
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof(path), "/tmp/test_tls_dsb_%d.pcapng", (int)getpid());
+    for (size_t cut = 0; cut <= n && n > 0; cut += 4) {
+        FILE *o = fopen(path, "wb");
+        int got;
+        if (o == NULL)
+            break;
+        fwrite(buf, 1, cut, o);
+        fclose(o);
+        p2s_tls_keys_new(&k);
+        sf_err_clear(&err);
+        got = p2s_tls_keys_load_dsb(k, path, &err);
+        bad += got != 0 && got != 16;
+        full += got == 16;
+        p2s_tls_keys_free(k);
+    }
+    unlink(path);
+    TAP_OK(n > 0 && bad == 0 && full > 0,
+           "DSB pre-pass on %zu cuts of the file: all or none of its 16 secrets (%zu whole)",
+           n / 4 + 1, full);
+}
+
 static void test_dsb(void)
 {
     struct p2s_tls_keys *k;
@@ -511,6 +546,7 @@ static void test_dsb(void)
                "classic pcap: no DSB");
     TAP_EQ_INT(p2s_tls_keys_load_dsb(k, "-", &err), 0, "stdin: no pre-pass");
     p2s_tls_keys_free(k);
+    dsb_cut();
 }
 
 /* Garbage after a good handshake: a bad record header stops that direction only. */
