@@ -61,7 +61,13 @@ static inline int sf_rd_need(struct sf_rd *rd, size_t n)
 
 /* Fields of a block sf_rd_bytes() has already bounded (a fixed-size header: one
  * check for the whole block, then reads at fixed offsets, as tcpdump's EXTRACT_*
- * after ND_TCHECK).  p is what sf_rd_bytes returned, off + width <= its n. */
+ * after ND_TCHECK).  p is what sf_rd_bytes returned, off + width <= its n (or a
+ * fixed-size header array that sf_rd_fill completed). */
+static inline uint8_t sf_rd_get_u8(const uint8_t *p, size_t off)
+{
+    return p[off];
+}
+
 static inline uint16_t sf_rd_get_u16be(const uint8_t *p, size_t off)
 {
     return (uint16_t)(p[off] << 8 | p[off + 1]);

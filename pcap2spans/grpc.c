@@ -128,6 +128,8 @@ void grpc_msgs_feed(struct grpc_msgs *m, const uint8_t *p, size_t n)
 
     sf_rd_init(&rd, p, n, 0);
     while (sf_rd_left(&rd) > 0) {
+        const uint8_t *h = m->hdr;
+
         if (m->need > 0) {
             size_t k = sf_rd_left(&rd) < m->need ? sf_rd_left(&rd) : m->need;
 
@@ -135,11 +137,13 @@ void grpc_msgs_feed(struct grpc_msgs *m, const uint8_t *p, size_t n)
             m->need -= (uint32_t)k;
             continue;
         }
-        m->have = (uint8_t)sf_rd_fill(&rd, m->hdr, m->have, sizeof(m->hdr));
-        if (m->have == sizeof(m->hdr)) {
-            m->count++;
-            m->need = sf_rd_get_u32be(m->hdr, 1); /* after the compressed flag */
-            m->have = 0;
-        }
+        if (m->have == 0 && sf_rd_left(&rd) >= sizeof(m->hdr)) /* the whole prefix is here */
+            h = sf_rd_bytes(&rd, sizeof(m->hdr));
+        else if ((m->have = (uint8_t)sf_rd_fill(&rd, m->hdr, m->have, sizeof(m->hdr))) <
+                 sizeof(m->hdr))
+            break;
+        m->count++;
+        m->need = sf_rd_get_u32be(h, 1); /* after the compressed flag */
+        m->have = 0;
     }
 }

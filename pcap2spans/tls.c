@@ -939,6 +939,8 @@ static int hs_header(const struct sf_buf *b, uint8_t *type, uint32_t *len)
 {
     struct sf_rd rd;
 
+    if (b->data == NULL) /* nothing appended yet: no storage */
+        return 0;
     sf_rd_init(&rd, b->data, b->len, 0);
     *type = sf_rd_u8(&rd);
     *len = sf_rd_u24be(&rd);
@@ -946,32 +948,54 @@ static int hs_header(const struct sf_buf *b, uint8_t *type, uint32_t *len)
 }
 
 /* Handshake bytes of one record (cleartext, or decrypted under key st). */
+/* A whole handshake message at in (the usual case: one record holds it), of at most
+ * HS_MAX bytes: its body, read in place, and in advanced past it; NULL (in unmoved) when
+ * it is cut or oversized and takes the copying path of hs_feed. */
+static const uint8_t *hs_whole(struct sf_rd *in, uint8_t *type, uint32_t *len)
+{
+    struct sf_rd m = *in;
+    const uint8_t *body;
+
+    *type = sf_rd_u8(&m);
+    *len = sf_rd_u24be(&m);
+    if (m.err || *len > HS_MAX - 4 || (body = sf_rd_bytes(&m, *len)) == NULL)
+        return NULL;
+    *in = m;
+    return body;
+}
+
+/* Handshake bytes of one record (cleartext, or decrypted under key st). */
 static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int st, int64_t ts,
                    struct sf_err *err)
 {
     struct tdir *d = &t->d[dir];
-    int rc = 0;
+    struct sf_rd in;
+    int rc = 0, r;
 
-    while (n) {
+    sf_rd_init(&in, p, n, 0);
+    while (sf_rd_left(&in)) {
         size_t take, need;
         uint32_t len;
         uint8_t type;
+        const uint8_t *body;
         if (d->hs_skip) {
-            take = n < d->hs_skip ? n : d->hs_skip;
+            take = sf_rd_left(&in) < d->hs_skip ? sf_rd_left(&in) : d->hs_skip;
             d->hs_skip -= (uint32_t)take;
-            p += take;
-            n -= take;
+            sf_rd_skip(&in, take);
+            continue;
+        }
+        if (d->hs.len == 0 && (body = hs_whole(&in, &type, &len)) != NULL) {
+            if ((r = hs_msg(t, dir, type, body, len, st, ts, err)) < 0)
+                rc = r;
             continue;
         }
         if (hs_header(&d->hs, &type, &len))
             need = 4 + len - d->hs.len;
         else
             need = 4 - d->hs.len;
-        take = n < need ? n : need;
-        if (sf_buf_append(&d->hs, p, take) < 0)
+        take = sf_rd_left(&in) < need ? sf_rd_left(&in) : need;
+        if (sf_buf_append(&d->hs, sf_rd_bytes(&in, take), take) < 0)
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-        p += take;
-        n -= take;
         if (!hs_header(&d->hs, &type, &len))
             break;
         if (len > HS_MAX - 4) {
@@ -985,8 +1009,7 @@ static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, 
             continue;
         }
         if (d->hs.len == 4 + (size_t)len) {
-            int r = hs_msg(t, dir, type, d->hs.data + 4, len, st, ts, err);
-            if (r < 0)
+            if ((r = hs_msg(t, dir, type, d->hs.data + 4, len, st, ts, err)) < 0)
                 rc = r;
             sf_buf_reset(&d->hs);
         }
@@ -1125,18 +1148,15 @@ static int record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr, const uin
 }
 
 /* The record header in d->hdr (RFC 8446 section 5.1: type, legacy version 3.x, uint16
- * length): d->rtype and d->frag_len, or an error (and the direction lost) when it is no
- * TLS record or longer than the version allows. */
+ * length; complete, so read at fixed offsets): d->rtype and d->frag_len, or an error (and the
+ * direction lost) when it is no TLS record or longer than the version allows. */
 static int rec_header(struct tls *t, struct tdir *d, enum p2s_dir dir, struct sf_err *err)
 {
     size_t max = t->tls12 ? REC_MAX12 : REC_MAX13;
-    struct sf_rd rd;
-    uint16_t version;
+    uint16_t version = sf_rd_get_u16be(d->hdr, 1);
 
-    sf_rd_init(&rd, d->hdr, sizeof(d->hdr), d->off - sizeof(d->hdr));
-    d->rtype = sf_rd_u8(&rd);
-    version = sf_rd_u16be(&rd);
-    d->frag_len = sf_rd_u16be(&rd);
+    d->rtype = sf_rd_get_u8(d->hdr, 0);
+    d->frag_len = sf_rd_get_u16be(d->hdr, 3);
     d->frag_have = 0;
     if (d->rtype >= 20 && d->rtype <= 24 && version >> 8 == 3 && d->frag_len <= max)
         return 0;
@@ -1145,7 +1165,7 @@ static int rec_header(struct tls *t, struct tdir *d, enum p2s_dir dir, struct sf
                       "bad record header %02x %02x %02x %02x %02x at byte %llu of the %s stream "
                       "(length cap %zu); this direction is no longer parsed",
                       d->hdr[0], d->hdr[1], d->hdr[2], d->hdr[3], d->hdr[4],
-                      (unsigned long long)rd.base, dir_name(dir), max);
+                      (unsigned long long)(d->off - sizeof(d->hdr)), dir_name(dir), max);
 }
 
 static int tls_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts,

@@ -79,6 +79,7 @@ static void test_fill(void)
     have = sf_rd_fill(&rd, hdr, have, sizeof(hdr));
     TAP_EQ_INT(have, 5, "fill completes the header");
     TAP_EQ_INT(sf_rd_left(&rd), 2, "and leaves the bytes after it");
+    TAP_EQ_INT(sf_rd_get_u8(hdr, 0), 0x16, "its first byte from the first piece");
     TAP_EQ_INT(sf_rd_get_u16be(hdr, 3), 0x0102, "the header reads across the pieces");
     TAP_EQ_INT(sf_rd_fill(&rd, hdr, have, sizeof(hdr)), 5, "a full header takes nothing");
     TAP_EQ_INT(sf_rd_u8(&rd), 0x99, "so the next read is the byte after the header");
