@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct sf_rd {
     const uint8_t *p;     /* next byte */
@@ -60,7 +61,13 @@ static inline int sf_rd_need(struct sf_rd *rd, size_t n)
 
 /* Fields of a block sf_rd_bytes() has already bounded (a fixed-size header: one
  * check for the whole block, then reads at fixed offsets, as tcpdump's EXTRACT_*
- * after ND_TCHECK).  p is what sf_rd_bytes returned, off + width <= its n. */
+ * after ND_TCHECK).  p is what sf_rd_bytes returned, off + width <= its n (or a
+ * fixed-size header array that sf_rd_fill completed). */
+static inline uint8_t sf_rd_get_u8(const uint8_t *p, size_t off)
+{
+    return p[off];
+}
+
 static inline uint16_t sf_rd_get_u16be(const uint8_t *p, size_t off)
 {
     return (uint16_t)(p[off] << 8 | p[off + 1]);
@@ -175,6 +182,39 @@ static inline struct sf_rd sf_rd_sub(struct sf_rd *rd, size_t n)
     sf_rd_init(&sub, q ? q : rd->p, q ? n : 0, off);
     sub.err = q == NULL;
     return sub;
+}
+
+/* Sub-readers over a length-prefixed vector (TLS's opaque<0..2^8-1>, <0..2^16-1> and
+ * <0..2^24-1>, RFC 8446 section 3.4): the length, then that many bytes.  Nested vectors
+ * read from their parent's sub-reader never pass the parent's end; a short length or
+ * body leaves the child empty with err set. */
+static inline struct sf_rd sf_rd_vec8(struct sf_rd *rd)
+{
+    return sf_rd_sub(rd, sf_rd_u8(rd));
+}
+
+static inline struct sf_rd sf_rd_vec16(struct sf_rd *rd)
+{
+    return sf_rd_sub(rd, sf_rd_u16be(rd));
+}
+
+static inline struct sf_rd sf_rd_vec24(struct sf_rd *rd)
+{
+    return sf_rd_sub(rd, sf_rd_u24be(rd));
+}
+
+/* A fixed-size header split across reads (a record header at a segment boundary): copy
+ * up to want - have of the next bytes into buf + have.  Returns the bytes buf now
+ * holds; want means complete, and buf is then read with the sf_rd_get_* getters. */
+static inline size_t sf_rd_fill(struct sf_rd *rd, uint8_t *buf, size_t have, size_t want)
+{
+    size_t k = want - have < sf_rd_left(rd) ? want - have : sf_rd_left(rd);
+    const uint8_t *q;
+
+    if (k == 0 || (q = sf_rd_bytes(rd, k)) == NULL)
+        return have;
+    memcpy(buf + have, q, k);
+    return have + k;
 }
 
 #endif

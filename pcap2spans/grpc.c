@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "sf_hex.h"
+#include "sf_rd.h"
 
 int grpc_is_content_type(const uint8_t *v, size_t n)
 {
@@ -123,22 +124,26 @@ size_t grpc_percent_decode(char *out, size_t outsz, const uint8_t *v, size_t n)
 
 void grpc_msgs_feed(struct grpc_msgs *m, const uint8_t *p, size_t n)
 {
-    while (n > 0) {
-        if (m->need > 0) {
-            size_t k = n < m->need ? n : m->need;
+    struct sf_rd rd;
 
+    sf_rd_init(&rd, p, n, 0);
+    while (sf_rd_left(&rd) > 0) {
+        const uint8_t *h = m->hdr;
+
+        if (m->need > 0) {
+            size_t k = sf_rd_left(&rd) < m->need ? sf_rd_left(&rd) : m->need;
+
+            sf_rd_skip(&rd, k);
             m->need -= (uint32_t)k;
-            p += k;
-            n -= k;
             continue;
         }
-        m->hdr[m->have++] = *p++;
-        n--;
-        if (m->have == 5) {
-            m->count++;
-            m->need = (uint32_t)m->hdr[1] << 24 | (uint32_t)m->hdr[2] << 16 |
-                      (uint32_t)m->hdr[3] << 8 | m->hdr[4];
-            m->have = 0;
-        }
+        if (m->have == 0 && sf_rd_left(&rd) >= sizeof(m->hdr)) /* the whole prefix is here */
+            h = sf_rd_bytes(&rd, sizeof(m->hdr));
+        else if ((m->have = (uint8_t)sf_rd_fill(&rd, m->hdr, m->have, sizeof(m->hdr))) <
+                 sizeof(m->hdr))
+            break;
+        m->count++;
+        m->need = sf_rd_get_u32be(h, 1); /* after the compressed flag */
+        m->have = 0;
     }
 }

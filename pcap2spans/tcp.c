@@ -55,6 +55,7 @@
 #include "h1.h"
 #include "h2.h"
 #include "sf_map.h"
+#include "sf_rd.h"
 #include "tcp_ooo.h"
 #include "tls.h"
 
@@ -597,9 +598,12 @@ static int start_mid(struct p2s_conn *c, enum p2s_dir dir, const struct p2s_seg 
     if (!(s->flags & P2S_TH_FIN) &&
         (s->len == 0 || (s->len == 1 && !h->probe) || (s->len == 1 && dseq == h->probe_seq))) {
         if (s->len == 1) {
+            struct sf_rd rd;
+
+            sf_rd_init(&rd, s->payload, s->len, 0);
             h->probe = 1;
             h->probe_seq = dseq;
-            h->probe_byte = s->payload[0];
+            h->probe_byte = sf_rd_u8(&rd);
             h->probe_ts = s->ts_ns;
         }
         return 0;

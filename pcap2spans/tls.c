@@ -82,8 +82,9 @@ struct early_chunk {
 };
 
 struct tdir {
-    uint8_t hdr[5];
+    uint8_t hdr[5]; /* the record header (also the AEAD's additional data) */
     size_t hdr_have;
+    uint8_t rtype; /* its content type, decoded by rec_header() */
     uint8_t *frag; /* a record split across segments (REC_MAX12 bytes, on demand) */
     size_t frag_len, frag_have;
     uint64_t off;     /* bytes of this direction consumed */
@@ -608,14 +609,12 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
 {
     int first = !t->ch_seen;
     const uint8_t *random;
-    uint16_t n;
     struct sf_rd ext;
 
     t->legacy_version = sf_rd_u16be(rd);
     random = sf_rd_bytes(rd, 32);
     sf_rd_skip(rd, sf_rd_u8(rd));
-    n = sf_rd_u16be(rd);
-    for (struct sf_rd s = sf_rd_sub(rd, n); sf_rd_left(&s) >= 2;) {
+    for (struct sf_rd s = sf_rd_vec16(rd); sf_rd_left(&s) >= 2;) {
         uint16_t v = sf_rd_u16be(&s);
         if (first && t->ncsuites < NLIST * 2)
             t->csuites[t->ncsuites++] = v;
@@ -630,15 +629,15 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
     t->ch_seen = 1;
     if (sf_rd_left(rd) == 0)
         return 0;
-    ext = sf_rd_sub(rd, sf_rd_u16be(rd));
+    ext = sf_rd_vec16(rd);
     while (!ext.err && sf_rd_left(&ext) >= 4) {
         uint16_t type = sf_rd_u16be(&ext);
-        struct sf_rd e = sf_rd_sub(&ext, sf_rd_u16be(&ext));
+        struct sf_rd e = sf_rd_vec16(&ext);
         if (!first && type != 41 && type != 42)
             continue; /* a second ClientHello (after HRR) repeats the first */
         switch (type) {
         case 0: { /* server_name */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+            struct sf_rd l = sf_rd_vec16(&e);
             while (!l.err && sf_rd_left(&l) >= 3) {
                 uint8_t nt = sf_rd_u8(&l);
                 uint16_t nl = sf_rd_u16be(&l);
@@ -650,7 +649,7 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
             break;
         }
         case 10: { /* supported_groups */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+            struct sf_rd l = sf_rd_vec16(&e);
             while (sf_rd_left(&l) >= 2) {
                 uint16_t g = sf_rd_u16be(&l);
                 if (t->ngroups < NLIST)
@@ -660,7 +659,7 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
             break;
         }
         case 16: { /* application_layer_protocol_negotiation */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+            struct sf_rd l = sf_rd_vec16(&e);
             while (!l.err && sf_rd_left(&l) >= 1) {
                 uint8_t pl = sf_rd_u8(&l);
                 const uint8_t *pn = sf_rd_bytes(&l, pl);
@@ -673,7 +672,7 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
             break;
         }
         case 51: { /* key_share */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+            struct sf_rd l = sf_rd_vec16(&e);
             while (!l.err && sf_rd_left(&l) >= 4) {
                 uint16_t g = sf_rd_u16be(&l);
                 sf_rd_skip(&l, sf_rd_u16be(&l));
@@ -688,7 +687,7 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
                 t->early_offered = 1;
             break;
         case 43: { /* supported_versions */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u8(&e));
+            struct sf_rd l = sf_rd_vec8(&e);
             while (sf_rd_left(&l) >= 2) {
                 uint16_t v = sf_rd_u16be(&l);
                 if (t->ncvers < NLIST)
@@ -698,7 +697,7 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
             break;
         }
         case 45: { /* psk_key_exchange_modes */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u8(&e));
+            struct sf_rd l = sf_rd_vec8(&e);
             while (sf_rd_left(&l) >= 1) {
                 uint8_t m = sf_rd_u8(&l);
                 if (t->nmodes < 8)
@@ -707,7 +706,7 @@ static int parse_ch(struct tls *t, struct sf_rd *rd)
             break;
         }
         case 41: { /* pre_shared_key: identities, then binders */
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+            struct sf_rd l = sf_rd_vec16(&e);
             if (!first)
                 break;
             t->psk_offered = 1;
@@ -746,10 +745,10 @@ static int parse_sh(struct tls *t, struct sf_rd *rd, int64_t ts)
         return -1;
     is_hrr = memcmp(random, hrr_random, 32) == 0;
     if (sf_rd_left(rd)) {
-        ext = sf_rd_sub(rd, sf_rd_u16be(rd));
+        ext = sf_rd_vec16(rd);
         while (!ext.err && sf_rd_left(&ext) >= 4) {
             uint16_t type = sf_rd_u16be(&ext);
-            struct sf_rd e = sf_rd_sub(&ext, sf_rd_u16be(&ext));
+            struct sf_rd e = sf_rd_vec16(&ext);
             if (type == 43)
                 version = sf_rd_u16be(&e);
             else if (type == 41)
@@ -761,7 +760,7 @@ static int parse_sh(struct tls *t, struct sf_rd *rd, int64_t ts)
                 else
                     t->selected_group = g;
             } else if (type == 16) {
-                struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+                struct sf_rd l = sf_rd_vec16(&e);
                 uint8_t pl = sf_rd_u8(&l);
                 const uint8_t *pn = sf_rd_bytes(&l, pl);
                 if (pn)
@@ -822,16 +821,16 @@ static int parse_sh(struct tls *t, struct sf_rd *rd, int64_t ts)
 
 static int parse_ee(struct tls *t, struct sf_rd *rd)
 {
-    struct sf_rd ext = sf_rd_sub(rd, sf_rd_u16be(rd));
+    struct sf_rd ext = sf_rd_vec16(rd);
     int early = 0;
 
     while (!ext.err && sf_rd_left(&ext) >= 4) {
         uint16_t type = sf_rd_u16be(&ext);
-        struct sf_rd e = sf_rd_sub(&ext, sf_rd_u16be(&ext));
+        struct sf_rd e = sf_rd_vec16(&ext);
         if (type == 42)
             early = 1;
         else if (type == 16) {
-            struct sf_rd l = sf_rd_sub(&e, sf_rd_u16be(&e));
+            struct sf_rd l = sf_rd_vec16(&e);
             uint8_t pl = sf_rd_u8(&l);
             const uint8_t *pn = sf_rd_bytes(&l, pl);
             if (pn) {
@@ -859,10 +858,10 @@ static int parse_nst(struct tls *t, struct sf_rd *rd)
     sf_rd_u32be(rd);                 /* ticket_age_add */
     sf_rd_skip(rd, sf_rd_u8(rd));    /* ticket_nonce */
     sf_rd_skip(rd, sf_rd_u16be(rd)); /* ticket */
-    ext = sf_rd_sub(rd, sf_rd_u16be(rd));
+    ext = sf_rd_vec16(rd);
     while (!ext.err && sf_rd_left(&ext) >= 4) {
         uint16_t type = sf_rd_u16be(&ext);
-        struct sf_rd e = sf_rd_sub(&ext, sf_rd_u16be(&ext));
+        struct sf_rd e = sf_rd_vec16(&ext);
         if (type == 42)
             t->max_early = sf_rd_u32be(&e);
     }
@@ -934,39 +933,72 @@ static int hs_msg(struct tls *t, enum p2s_dir dir, uint8_t type, const uint8_t *
     return 0;
 }
 
+/* The handshake message header (RFC 8446 section 4: type, uint24 length) at the start of
+ * b; 0 while fewer than its 4 bytes are there. */
+static int hs_header(const struct sf_buf *b, uint8_t *type, uint32_t *len)
+{
+    struct sf_rd rd;
+
+    if (b->data == NULL) /* nothing appended yet: no storage */
+        return 0;
+    sf_rd_init(&rd, b->data, b->len, 0);
+    *type = sf_rd_u8(&rd);
+    *len = sf_rd_u24be(&rd);
+    return !rd.err;
+}
+
+/* Handshake bytes of one record (cleartext, or decrypted under key st). */
+/* A whole handshake message at in (the usual case: one record holds it), of at most
+ * HS_MAX bytes: its body, read in place, and in advanced past it; NULL (in unmoved) when
+ * it is cut or oversized and takes the copying path of hs_feed. */
+static const uint8_t *hs_whole(struct sf_rd *in, uint8_t *type, uint32_t *len)
+{
+    struct sf_rd m = *in;
+    const uint8_t *body;
+
+    *type = sf_rd_u8(&m);
+    *len = sf_rd_u24be(&m);
+    if (m.err || *len > HS_MAX - 4 || (body = sf_rd_bytes(&m, *len)) == NULL)
+        return NULL;
+    *in = m;
+    return body;
+}
+
 /* Handshake bytes of one record (cleartext, or decrypted under key st). */
 static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int st, int64_t ts,
                    struct sf_err *err)
 {
     struct tdir *d = &t->d[dir];
-    int rc = 0;
+    struct sf_rd in;
+    int rc = 0, r;
 
-    while (n) {
+    sf_rd_init(&in, p, n, 0);
+    while (sf_rd_left(&in)) {
         size_t take, need;
         uint32_t len;
+        uint8_t type;
+        const uint8_t *body;
         if (d->hs_skip) {
-            take = n < d->hs_skip ? n : d->hs_skip;
+            take = sf_rd_left(&in) < d->hs_skip ? sf_rd_left(&in) : d->hs_skip;
             d->hs_skip -= (uint32_t)take;
-            p += take;
-            n -= take;
+            sf_rd_skip(&in, take);
             continue;
         }
-        if (d->hs.len < 4) {
-            need = 4 - d->hs.len;
-        } else {
-            len = (uint32_t)d->hs.data[1] << 16 | (uint32_t)d->hs.data[2] << 8 | d->hs.data[3];
-            need = 4 + len - d->hs.len;
+        if (d->hs.len == 0 && (body = hs_whole(&in, &type, &len)) != NULL) {
+            if ((r = hs_msg(t, dir, type, body, len, st, ts, err)) < 0)
+                rc = r;
+            continue;
         }
-        take = n < need ? n : need;
-        if (sf_buf_append(&d->hs, p, take) < 0)
+        if (hs_header(&d->hs, &type, &len))
+            need = 4 + len - d->hs.len;
+        else
+            need = 4 - d->hs.len;
+        take = sf_rd_left(&in) < need ? sf_rd_left(&in) : need;
+        if (sf_buf_append(&d->hs, sf_rd_bytes(&in, take), take) < 0)
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-        p += take;
-        n -= take;
-        if (d->hs.len < 4)
+        if (!hs_header(&d->hs, &type, &len))
             break;
-        len = (uint32_t)d->hs.data[1] << 16 | (uint32_t)d->hs.data[2] << 8 | d->hs.data[3];
         if (len > HS_MAX - 4) {
-            uint8_t type = d->hs.data[0];
             d->hs_skip = len - (uint32_t)(d->hs.len - 4);
             sf_buf_reset(&d->hs);
             if (type == 1 || type == 2 || type == 8)
@@ -977,8 +1009,7 @@ static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, 
             continue;
         }
         if (d->hs.len == 4 + (size_t)len) {
-            int r = hs_msg(t, dir, d->hs.data[0], d->hs.data + 4, len, st, ts, err);
-            if (r < 0)
+            if ((r = hs_msg(t, dir, type, d->hs.data + 4, len, st, ts, err)) < 0)
                 rc = r;
             sf_buf_reset(&d->hs);
         }
@@ -989,20 +1020,25 @@ static int hs_feed(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, 
 static void alert(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, int enc, int64_t ts)
 {
     char detail[128];
+    struct sf_rd rd;
+    uint8_t level, desc;
 
-    if (n < 2)
+    sf_rd_init(&rd, p, n, 0);
+    level = sf_rd_u8(&rd);
+    desc = sf_rd_u8(&rd);
+    if (rd.err)
         return;
     snprintf(detail, sizeof(detail), "%s %s (%u) from the %s%s",
-             p[0] == 2   ? "fatal"
-             : p[0] == 1 ? "warning"
-                         : "level?",
-             alert_name(p[1]), p[1], dir_name(dir), enc ? ", encrypted" : "");
+             level == 2   ? "fatal"
+             : level == 1 ? "warning"
+                          : "level?",
+             alert_name(desc), desc, dir_name(dir), enc ? ", encrypted" : "");
     p2s_note(t->ctx, t->conn, "tls_alert", detail, ts);
     if (t->nalerts < 4) {
         struct alert *a = &t->alerts[t->nalerts++];
         a->from = (uint8_t)dir;
-        a->level = p[0];
-        a->desc = p[1];
+        a->level = level;
+        a->desc = desc;
         a->enc = (uint8_t)enc;
     }
 }
@@ -1057,7 +1093,7 @@ static int protected_record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr,
         d->keyed_ok = 1;
     set_stage(t, dir, used);
     if (t->tls12) {
-        type = hdr[0];
+        type = d->rtype;
     } else {
         while (r > 0 && t->pt[r - 1] == 0)
             r--;
@@ -1094,7 +1130,7 @@ static int record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr, const uin
                   size_t n, int64_t ts, struct sf_err *err)
 {
     struct tdir *d = &t->d[dir];
-    uint8_t type = hdr[0];
+    uint8_t type = d->rtype;
 
     d->records++;
     if (type == 20) { /* change_cipher_spec: no sequence number */
@@ -1111,58 +1147,59 @@ static int record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr, const uin
     return 0;
 }
 
+/* The record header in d->hdr (RFC 8446 section 5.1: type, legacy version 3.x, uint16
+ * length; complete, so read at fixed offsets): d->rtype and d->frag_len, or an error (and the
+ * direction lost) when it is no TLS record or longer than the version allows. */
+static int rec_header(struct tls *t, struct tdir *d, enum p2s_dir dir, struct sf_err *err)
+{
+    size_t max = t->tls12 ? REC_MAX12 : REC_MAX13;
+    uint16_t version = sf_rd_get_u16be(d->hdr, 1);
+
+    d->rtype = sf_rd_get_u8(d->hdr, 0);
+    d->frag_len = sf_rd_get_u16be(d->hdr, 3);
+    d->frag_have = 0;
+    if (d->rtype >= 20 && d->rtype <= 24 && version >> 8 == 3 && d->frag_len <= max)
+        return 0;
+    d->lost = 1;
+    return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
+                      "bad record header %02x %02x %02x %02x %02x at byte %llu of the %s stream "
+                      "(length cap %zu); this direction is no longer parsed",
+                      d->hdr[0], d->hdr[1], d->hdr[2], d->hdr[3], d->hdr[4],
+                      (unsigned long long)(d->off - sizeof(d->hdr)), dir_name(dir), max);
+}
+
 static int tls_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64_t ts,
                     struct sf_err *err)
 {
     struct tls *t = st;
     struct tdir *d = &t->d[dir];
-    int rc = 0;
+    struct sf_rd in;
+    int rc = 0, r;
 
-    while (n && !d->lost) {
-        size_t take;
-        if (d->hdr_have < 5) {
-            size_t max = t->tls12 ? REC_MAX12 : REC_MAX13;
-            take = 5 - d->hdr_have < n ? 5 - d->hdr_have : n;
-            memcpy(d->hdr + d->hdr_have, p, take);
-            d->hdr_have += take;
-            p += take;
-            n -= take;
-            d->off += take;
-            if (d->hdr_have < 5)
+    sf_rd_init(&in, p, n, d->off);
+    while (sf_rd_left(&in) && !d->lost) {
+        if (d->hdr_have < sizeof(d->hdr)) {
+            d->hdr_have = sf_rd_fill(&in, d->hdr, d->hdr_have, sizeof(d->hdr));
+            d->off = sf_rd_off(&in);
+            if (d->hdr_have < sizeof(d->hdr))
                 break;
-            d->frag_len = (size_t)d->hdr[3] << 8 | d->hdr[4];
-            d->frag_have = 0;
-            if (d->hdr[0] < 20 || d->hdr[0] > 24 || d->hdr[1] != 3 || d->frag_len > max) {
-                d->lost = 1;
-                return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
-                                  "bad record header %02x %02x %02x %02x %02x at byte %llu "
-                                  "of the %s stream (length cap %zu); this direction is no "
-                                  "longer parsed",
-                                  d->hdr[0], d->hdr[1], d->hdr[2], d->hdr[3], d->hdr[4],
-                                  (unsigned long long)(d->off - 5), dir_name(dir), max);
-            }
-            if (n >= d->frag_len) { /* the whole record is in this segment */
-                int r = record(t, dir, d->hdr, p, d->frag_len, ts, err);
-                if (r < 0)
+            if ((r = rec_header(t, d, dir, err)) < 0)
+                return r;
+            if (sf_rd_left(&in) >= d->frag_len) { /* the whole record is in this segment */
+                const uint8_t *frag = sf_rd_bytes(&in, d->frag_len);
+                if ((r = record(t, dir, d->hdr, frag, d->frag_len, ts, err)) < 0)
                     rc = r;
-                p += d->frag_len;
-                n -= d->frag_len;
-                d->off += d->frag_len;
+                d->off = sf_rd_off(&in);
                 d->hdr_have = 0;
                 continue;
             }
         }
         if (d->frag == NULL && (d->frag = malloc(REC_MAX12)) == NULL)
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-        take = d->frag_len - d->frag_have < n ? d->frag_len - d->frag_have : n;
-        memcpy(d->frag + d->frag_have, p, take);
-        d->frag_have += take;
-        p += take;
-        n -= take;
-        d->off += take;
+        d->frag_have = sf_rd_fill(&in, d->frag, d->frag_have, d->frag_len);
+        d->off = sf_rd_off(&in);
         if (d->frag_have == d->frag_len) {
-            int r = record(t, dir, d->hdr, d->frag, d->frag_len, ts, err);
-            if (r < 0)
+            if ((r = record(t, dir, d->hdr, d->frag, d->frag_len, ts, err)) < 0)
                 rc = r;
             d->hdr_have = 0;
         }

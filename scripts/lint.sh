@@ -14,6 +14,33 @@ if grep -nE "$banned" $files; then
     echo "lint: banned functions used (see above); use snprintf, memcpy, strtol, sf_opt_*"
     rc=1
 fi
+# Packet bytes are decoded through lib/sf_rd.h only (issue #26): a byte taken by index or
+# by *p++ and shifted into a wider field, an integer memcpy'd out of bytes, or ntohs and
+# friends is a hand-decoded read that can pass the end.  Allowed, file and text, each
+# with its reason:
+rd_allow=(
+    # a lookup table built from the static code lengths, no packet bytes
+    'pcap2spans/hpack.c	hp_huff_bits[s] << 8'
+    # HPACK Huffman bit accumulator (RFC 7541 Appendix B): a bit stream, not a field;
+    # bounded by its loop's i < n
+    'pcap2spans/hpack.c	(uint64_t)in[i++] << (56 - nb)'
+    # hashes the 16 address bytes ip.c already read; their byte order does not matter
+    'pcap2spans/tcp.c	memcpy(&x, a, 8)'
+    'pcap2spans/tcp.c	memcpy(&y, a + 8, 8)'
+)
+rd_hand='\][[:space:]]*<<|\*\([^)]*\)[[:space:]]*<<|=[[:space:]]*\*[A-Za-z_][A-Za-z0-9_>.-]*\+\+'
+rd_hand+='|memcpy\(&|\b(ntoh[sl]|be(16|32|64)toh|le(16|32|64)toh)\('
+rd_hits=$(grep -nE "$rd_hand" $(git ls-files 'pcap2spans/*.c') |
+    awk -v allow="$(printf '%s\n' "${rd_allow[@]}")" '
+        BEGIN { n = split(allow, a, "\n"); for (i = 1; i <= n; i++) if (a[i] != "") {
+                    split(a[i], f, "\t"); file[i] = f[1]; text[i] = f[2] } }
+        { split($0, h, ":"); for (i in file) if (h[1] == file[i] && index($0, text[i])) next
+          print }')
+if [ -n "$rd_hits" ]; then
+    echo "$rd_hits"
+    echo "lint: packet bytes decoded by hand (see above); read them with lib/sf_rd.h"
+    rc=1
+fi
 command -v cppcheck >/dev/null || { echo "lint: cppcheck not installed, only the banned list ran"; exit $rc; }
 
 # one cppcheck run: $1 = label, then include flags, "--", files

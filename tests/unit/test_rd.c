@@ -37,6 +37,54 @@ static void test_le_and_bytes(void)
     TAP_OK(sf_rd_bytes(&rd, 7) == NULL && rd.err, "bytes() past the end is NULL");
 }
 
+/* Nested vectors: an inner length that passes its parent's end fails, and the parent
+ * still steps over the whole outer vector. */
+static void test_vectors(void)
+{
+    static const uint8_t b[] = {0x00, 0x05, 0x02, 0xaa, 0xbb, 0x04, 0xcc, 0x00, 0x00, 0x01, 0x7e};
+    struct sf_rd rd, outer, in1, in2;
+
+    sf_rd_init(&rd, b, sizeof(b), 0);
+    outer = sf_rd_vec16(&rd);
+    TAP_EQ_INT(sf_rd_left(&outer), 5, "vec16: a sub-reader of its length");
+    in1 = sf_rd_vec8(&outer);
+    TAP_EQ_INT(sf_rd_u16be(&in1), 0xaabb, "vec8 inside vec16");
+    TAP_OK(!in1.err && sf_rd_left(&in1) == 0, "the inner vector is exactly consumed");
+    in2 = sf_rd_vec8(&outer);
+    TAP_OK(in2.err && sf_rd_left(&in2) == 0, "an inner length past the parent's end fails");
+    TAP_OK(outer.err, "and fails the parent, whose bytes after it are not read");
+    TAP_EQ_INT(sf_rd_off(&rd), 7, "the grandparent is past the outer vector");
+    in1 = sf_rd_vec24(&rd);
+    TAP_EQ_INT(sf_rd_u8(&in1), 0x7e, "vec24");
+    TAP_OK(!rd.err && sf_rd_left(&rd) == 0, "the reader ends exactly at the end");
+    in1 = sf_rd_vec16(&rd);
+    TAP_OK(in1.err && rd.err, "a vector whose length is cut fails");
+}
+
+/* A 5-byte header arriving 2 + 2 + 3 bytes: complete after the third piece, which is
+ * read only as far as the header. */
+static void test_fill(void)
+{
+    static const uint8_t b[] = {0x16, 0x03, 0x03, 0x01, 0x02, 0x99, 0x98};
+    uint8_t hdr[5];
+    size_t have = 0;
+    struct sf_rd rd;
+
+    sf_rd_init(&rd, b, 2, 0);
+    have = sf_rd_fill(&rd, hdr, have, sizeof(hdr));
+    TAP_OK(have == 2 && sf_rd_left(&rd) == 0 && !rd.err, "fill takes what there is");
+    sf_rd_init(&rd, b + 2, 2, 2);
+    have = sf_rd_fill(&rd, hdr, have, sizeof(hdr));
+    sf_rd_init(&rd, b + 4, 3, 4);
+    have = sf_rd_fill(&rd, hdr, have, sizeof(hdr));
+    TAP_EQ_INT(have, 5, "fill completes the header");
+    TAP_EQ_INT(sf_rd_left(&rd), 2, "and leaves the bytes after it");
+    TAP_EQ_INT(sf_rd_get_u8(hdr, 0), 0x16, "its first byte from the first piece");
+    TAP_EQ_INT(sf_rd_get_u16be(hdr, 3), 0x0102, "the header reads across the pieces");
+    TAP_EQ_INT(sf_rd_fill(&rd, hdr, have, sizeof(hdr)), 5, "a full header takes nothing");
+    TAP_EQ_INT(sf_rd_u8(&rd), 0x99, "so the next read is the byte after the header");
+}
+
 /* Every prefix of a record must fail with a truncation at exactly its length. */
 static void test_truncation_sweep(void)
 {
@@ -102,6 +150,8 @@ int main(void)
 {
     test_reads();
     test_le_and_bytes();
+    test_vectors();
+    test_fill();
     test_truncation_sweep();
     test_err_format();
     return tap_done();
