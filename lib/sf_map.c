@@ -51,7 +51,7 @@ uint64_t sf_hash(const void *p, size_t n)
 /* sf_map_reserve when the array is too small. */
 int sf_map_grow(struct sf_map *m, size_t more)
 {
-    size_t ncap = m->cap ? m->cap : SF_MAP_MIN_CAP;
+    size_t ncap = m->cap ? m->cap : m->first ? m->first : SF_MAP_MIN_CAP;
     struct sf_map_slot *ns, *s;
 
     while (2 * (m->n + more) > ncap) {
@@ -100,6 +100,13 @@ void sf_map_remove(struct sf_map *m, struct sf_map_slot *s)
     m->slots[hole].val = NULL;
     m->slots[hole].hash = 0;
     m->n--;
+}
+
+void sf_map_clear(struct sf_map *m)
+{
+    if (m->n)
+        memset(m->slots, 0, m->cap * sizeof(*m->slots));
+    m->n = 0;
 }
 
 void sf_map_free(struct sf_map *m)

@@ -142,6 +142,46 @@ static void test_empty(void)
     TAP_OK(m.slots == NULL && m.cap == 0 && m.n == 0, "free: empty again");
 }
 
+/* A small first array: used as asked, doubled as before once half full; a zeroed map
+ * keeps the default, and entries sit at their home slot of it (the order perf-fold's
+ * table is walked in). */
+static void test_first_cap(void)
+{
+    struct sf_map m, d = {0};
+    size_t i;
+    int ok = 1;
+
+    setup(h_good);
+    sf_map_init_cap(&m, 64);
+    TAP_OK(m.cap == 0 && m.slots == NULL, "first cap: nothing allocated before the first fill");
+    for (i = 0; i < 32; i++)
+        ok &= add(&m, &ents[i]) == 0 && m.cap == 64;
+    TAP_OK(ok, "first cap: 32 entries fit the 64 slots asked for");
+    TAP_OK(add(&m, &ents[32]) == 0 && m.cap == 128 && consistent(&m, 33),
+           "first cap: the 33rd doubles it, every entry still found");
+    sf_map_clear(&m);
+    TAP_OK(m.n == 0 && m.cap == 128 && consistent(&m, 0) &&
+               sf_map_find(&m, ents[0].hash, ent_eq, &ents[0].key) == NULL,
+           "clear: empty, the array kept");
+    ents[0].in = 0;
+    TAP_OK(add(&m, &ents[0]) == 0 && m.n == 1 && m.cap == 128, "clear: filled again in place");
+    sf_map_free(&m);
+    TAP_OK(m.first == 64 && sf_map_reserve(&m, 1) == 0 && m.cap == 64,
+           "free: the first capacity is kept for reuse");
+    sf_map_free(&m);
+    setup(h_good);
+    for (i = 0, ok = 1; i < 8; i++) {
+        struct sf_map_slot *s;
+        ok &= add(&d, &ents[i]) == 0;
+        s = sf_map_probe(&d, ents[i].hash, ent_eq, &ents[i].key);
+        ok &= s->val == &ents[i] && d.cap == SF_MAP_MIN_CAP &&
+              ((size_t)(s - d.slots) - (ents[i].hash & (SF_MAP_MIN_CAP - 1))) % SF_MAP_MIN_CAP <
+                  i + 1;
+    }
+    TAP_OK(ok, "default: a zeroed map's first array is SF_MAP_MIN_CAP slots, entries near home");
+    sf_map_free(&d);
+}
+
 static void test_hash(void)
 {
     static const char a[] = "main;work;compute_checksum;memcpy_avx_unaligned_erms;x";
@@ -166,6 +206,7 @@ int main(void)
 {
     test_empty();
     test_hash();
+    test_first_cap();
     run("good hash", h_good, N);
     run("one hash", h_same, 300);
     run("low bits zero", h_lowbits, 1000);
