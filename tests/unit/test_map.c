@@ -2,6 +2,7 @@
  * test chooses, so collisions, adversarial hashes (one low-bit pattern) and the
  * wrap-around at the array's end are forced; every change is checked against a plain
  * array of what should be in the map. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,10 +203,39 @@ static void test_hash(void)
            "hash_u64: high bits reach the low ones");
 }
 
+/* The values are fixed: perf-fold's stack table is walked in slot order by spanfold
+ * report, so a faster sf_hash must give the same hashes (here from the first version,
+ * every tail length, a start off the word alignment). */
+static void test_hash_values(void)
+{
+    static const char t[] = "main;work;compute_checksum;memcpy_avx_unaligned_erms;x;parse_request;"
+                            "handle_connection;epoll_wait;start_thread;clone3";
+    static const struct {
+        size_t len;
+        uint64_t h;
+    } want[] = {
+        {0, 0x1ad89464651ca4e8ull},   {1, 0x5dadbd9376b884f8ull},  {3, 0x4a3c5d0f891a2ec5ull},
+        {5, 0xbefc5a9b15547413ull},   {7, 0x4f930f213f30918full},  {8, 0x012b3fcfcfa8cca4ull},
+        {13, 0x7f946fb4c75db813ull},  {31, 0x19714a23ea9d08bfull}, {32, 0xb6df0f3ab680d9beull},
+        {33, 0x976b43e457dbc282ull},  {45, 0x4bb70c371ffd33beull}, {64, 0x992e0e9587d866a4ull},
+        {100, 0x4aad82e643266820ull},
+    };
+    int same = 1;
+
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (sf_hash(t + 1, want[i].len) != want[i].h) {
+            printf("# sf_hash of %zu bytes: %016llx\n", want[i].len,
+                   (unsigned long long)sf_hash(t + 1, want[i].len));
+            same = 0;
+        }
+    TAP_OK(same, "hash: the values of the first version, lengths 0 to 100");
+}
+
 int main(void)
 {
     test_empty();
     test_hash();
+    test_hash_values();
     test_first_cap();
     run("good hash", h_good, N);
     run("one hash", h_same, 300);
