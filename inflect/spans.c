@@ -82,7 +82,7 @@ int64_t spans_window_start(const struct span_windows *sw, size_t w)
     return after_windows(sw->t0_ns, w < sw->nwin ? sw->win[w] : 0, sw->window_ns);
 }
 
-#define SEEN_FIRST_CAP 256 /* slots of a group's first trace set: 4 KiB */
+#define SEEN_FIRST_CAP 128 /* slots of a group's first trace set: 2 KiB */
 
 #define GROW(p, n)                                                                                 \
     do {                                                                                           \
