@@ -20,6 +20,7 @@
 
 #include "sf_buf.h"
 #include "sf_err.h"
+#include "sf_map.h"
 
 enum fg_format { FG_FMT_SVG, FG_FMT_JSON, FG_FMT_SPEEDSCOPE };
 
@@ -47,14 +48,7 @@ struct fg_names {
     uint32_t *off; /* off[id] = start of name id in text */
     uint32_t *len; /* len[id] = its length in bytes */
     uint32_t count, cap;
-    uint64_t *slots; /* open addressing: hash << 32 | (id + 1); low half 0 = empty */
-    uint32_t nslots; /* power of two */
-};
-
-/* A slot of the (parent, name) -> child table. */
-struct fg_child_slot {
-    uint64_t key;  /* parent << 32 | name */
-    uint32_t node; /* node id + 1, 0 = empty */
+    struct sf_map map; /* sf_hash(name) -> id + 1 */
 };
 
 /* One node of the merged tree (sorted mode): the frames of every stack that share a
@@ -89,9 +83,8 @@ struct fg_layout {
     /* sorted mode */
     struct fg_node *nodes;
     uint32_t nnodes, cap_nodes;
-    struct fg_child_slot *child_slots; /* hash of (parent, name) -> node + 1 */
-    uint32_t nchild_slots;
-    uint32_t *path; /* node ids of the previous stack (prefix reuse) */
+    struct sf_map children; /* sf_hash_u64(parent << 32 | name) -> node + 1 */
+    uint32_t *path;         /* node ids of the previous stack (prefix reuse) */
     uint32_t path_len, path_cap;
     /* flamechart mode: frames still open, and closed frames kept so far */
     struct fg_frame *open;
@@ -185,6 +178,7 @@ void layout_free(struct fg_layout *l);
 
 /* Intern a name; returns its id or UINT32_MAX when out of memory. */
 uint32_t names_intern(struct fg_names *n, const char *s, size_t len);
+void names_free(struct fg_names *n);
 static inline const char *names_get(const struct fg_names *n, uint32_t id, size_t *len)
 {
     if (len)

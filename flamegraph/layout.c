@@ -27,69 +27,35 @@
 
 #define NONE UINT32_MAX
 
-/* splitmix64's finalizer: every input bit reaches the low bits the tables index with. */
-static uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    return h ^ (h >> 33);
-}
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, v;
-
-    while (n >= 8) {
-        memcpy(&v, s, 8);
-        h = (h ^ v) * 0xbf58476d1ce4e5b9ULL;
-        h ^= h >> 29;
-        s += 8;
-        n -= 8;
-    }
-    v = 0;
-    memcpy(&v, s, n);
-    return mix64(h ^ v);
-}
-
-static uint64_t hash_pair(uint32_t a, uint32_t b)
-{
-    return mix64((uint64_t)a << 32 | b);
-}
+#define CHILDREN_FIRST 4096 /* first slots of the (parent, name) table */
 
 /* ---- interned names ---- */
 
-static int names_rehash(struct fg_names *n, uint32_t nslots)
+/* An sf_map value is a non-NULL word: an id + 1. */
+static void *id_val(uint32_t id)
 {
-    uint64_t *slots = calloc(nslots, sizeof(*slots));
+    return (void *)((uintptr_t)id + 1);
+}
 
-    if (!slots)
-        return SF_E_NOMEM;
-    for (uint32_t k = 0; k < n->nslots; k++) {
-        if (!(uint32_t)n->slots[k])
-            continue;
-        uint32_t i = (uint32_t)(n->slots[k] >> 32) & (nslots - 1);
-        while (slots[i])
-            i = (i + 1) & (nslots - 1);
-        slots[i] = n->slots[k];
-    }
-    free(n->slots);
-    n->slots = slots;
-    n->nslots = nslots;
-    return 0;
+static uint32_t val_id(const void *val)
+{
+    return (uint32_t)((uintptr_t)val - 1);
 }
 
 uint32_t names_intern(struct fg_names *n, const char *s, size_t len)
 {
-    uint32_t h = (uint32_t)hash_bytes(s, len);
-    uint32_t i = h & (n->nslots - 1), id;
+    uint64_t h = sf_hash(s, len);
+    struct sf_map_slot *sl;
+    uint32_t id;
 
-    /* a slot is (hash << 32 | id + 1): most mismatches are rejected without the text */
-    for (; (uint32_t)n->slots[i]; i = (i + 1) & (n->nslots - 1)) {
-        if ((uint32_t)(n->slots[i] >> 32) != h)
+    if (sf_map_reserve(&n->map, 1) < 0)
+        return NONE;
+    /* most mismatches are rejected by the stored hash without the text */
+    SF_MAP_RUN(&n->map, h, sl)
+    {
+        if (sl->hash != h)
             continue;
-        id = (uint32_t)n->slots[i] - 1;
+        id = val_id(sl->val);
         if (n->len[id] == len && memcmp(n->text + n->off[id], s, len) == 0)
             return id;
     }
@@ -122,10 +88,16 @@ uint32_t names_intern(struct fg_names *n, const char *s, size_t len)
     memcpy(n->text + n->text_len, s, len);
     n->text[n->text_len + len] = '\0';
     n->text_len += len + 1;
-    n->slots[i] = (uint64_t)h << 32 | (id + 1);
-    if ((uint64_t)n->count * 2 > n->nslots && names_rehash(n, n->nslots * 2) < 0)
-        return NONE;
+    sf_map_fill(&n->map, sl, h, id_val(id));
     return id;
+}
+
+void names_free(struct fg_names *n)
+{
+    free(n->text);
+    free(n->off);
+    free(n->len);
+    sf_map_free(&n->map);
 }
 
 /* ---- setup ---- */
@@ -162,25 +134,19 @@ int layout_init(struct fg_layout *l, int flamechart)
     memset(l, 0, sizeof(*l));
     l->flamechart = flamechart;
     l->maxdelta = 1;
-    if (names_rehash(&l->names, 1024) < 0 || names_intern(&l->names, "", 0) != 0)
+    if (names_intern(&l->names, "", 0) != 0)
         return SF_E_NOMEM;
-    if (!flamechart) {
-        l->nchild_slots = 4096;
-        l->child_slots = calloc(l->nchild_slots, sizeof(*l->child_slots));
-        if (!l->child_slots || node_new(l, NONE, 0) != 0)
-            return SF_E_NOMEM;
-    }
+    sf_map_init_cap(&l->children, CHILDREN_FIRST);
+    if (!flamechart && node_new(l, NONE, 0) != 0)
+        return SF_E_NOMEM;
     return 0;
 }
 
 void layout_free(struct fg_layout *l)
 {
-    free(l->names.text);
-    free(l->names.off);
-    free(l->names.len);
-    free(l->names.slots);
+    names_free(&l->names);
     free(l->nodes);
-    free(l->child_slots);
+    sf_map_free(&l->children);
     free(l->path);
     free(l->open);
     free(l->closed);
@@ -196,45 +162,26 @@ void layout_set_prune(struct fg_layout *l, double minwidth, int pct, double draw
 
 /* ---- sorted mode: the prefix tree ---- */
 
-static int child_rehash(struct fg_layout *l)
-{
-    uint32_t ns = l->nchild_slots * 2;
-    struct fg_child_slot *s = calloc(ns, sizeof(*s));
-
-    if (!s)
-        return SF_E_NOMEM;
-    for (uint32_t k = 0; k < l->nchild_slots; k++) {
-        if (!l->child_slots[k].node)
-            continue;
-        uint64_t key = l->child_slots[k].key;
-        uint32_t i = (uint32_t)hash_pair((uint32_t)(key >> 32), (uint32_t)key) & (ns - 1);
-        while (s[i].node)
-            i = (i + 1) & (ns - 1);
-        s[i] = l->child_slots[k];
-    }
-    free(l->child_slots);
-    l->child_slots = s;
-    l->nchild_slots = ns;
-    return 0;
-}
-
-/* The child of parent named name, created if missing; NONE when out of memory.  The slots
- * hold (parent, name) themselves: probing stays in one cache line instead of visiting
- * nodes all over the array. */
+/* The child of parent named name, created if missing; NONE when out of memory.  The
+ * slots hold the key's hash, which sf_hash_u64 makes one-to-one: equal hashes are the
+ * same (parent, name), and probing stays in the slots instead of visiting nodes all
+ * over the array. */
 static uint32_t child_get(struct fg_layout *l, uint32_t parent, uint32_t name)
 {
-    uint32_t mask = l->nchild_slots - 1, i = (uint32_t)hash_pair(parent, name) & mask, id;
-    uint64_t key = (uint64_t)parent << 32 | name;
+    uint64_t h = sf_hash_u64((uint64_t)parent << 32 | name);
+    struct sf_map_slot *s;
+    uint32_t id;
 
-    for (; l->child_slots[i].node; i = (i + 1) & mask)
-        if (l->child_slots[i].key == key)
-            return l->child_slots[i].node - 1;
+    if (sf_map_reserve(&l->children, 1) < 0)
+        return NONE;
+    SF_MAP_RUN(&l->children, h, s)
+    {
+        if (s->hash == h)
+            return val_id(s->val);
+    }
     if ((id = node_new(l, parent, name)) == NONE)
         return NONE;
-    l->child_slots[i].key = key;
-    l->child_slots[i].node = id + 1;
-    if ((uint64_t)l->nnodes * 2 > l->nchild_slots && child_rehash(l) < 0)
-        return NONE;
+    sf_map_fill(&l->children, s, h, id_val(id));
     return id;
 }
 

@@ -397,10 +397,7 @@ void palette_map_free(struct fg_ctx *ctx)
     for (uint32_t i = 0; i < m->cap; i++)
         free(m->colour[i]);
     free(m->colour);
-    free(m->names.text);
-    free(m->names.off);
-    free(m->names.len);
-    free(m->names.slots);
+    names_free(&m->names);
     free(m);
     ctx->palmap = NULL;
 }

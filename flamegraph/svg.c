@@ -355,10 +355,7 @@ void svg_nameattr_free(struct fg_ctx *ctx)
     for (uint32_t i = 0; i < a->cap; i++)
         free(a->attrs[i]);
     free(a->attrs);
-    free(a->names.text);
-    free(a->names.off);
-    free(a->names.len);
-    free(a->names.slots);
+    names_free(&a->names);
     free(a);
     ctx->attrs = NULL;
 }

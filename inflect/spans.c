@@ -58,7 +58,7 @@ static void group_free(struct win_group *g)
     free(g->kept);
     free(g->cfg);
     free(g->lat);
-    free(g->hs);
+    sf_map_free(&g->seen);
 }
 
 void spans_free(struct span_windows *sw)
@@ -81,6 +81,8 @@ int64_t spans_window_start(const struct span_windows *sw, size_t w)
 {
     return after_windows(sw->t0_ns, w < sw->nwin ? sw->win[w] : 0, sw->window_ns);
 }
+
+#define SEEN_FIRST_CAP 128 /* slots of a group's first trace set: 2 KiB */
 
 #define GROW(p, n)                                                                                 \
     do {                                                                                           \
@@ -137,50 +139,28 @@ static struct win_group *group_get(struct span_windows *sw, const char *name)
         return NULL;
     sw->g = ng;
     memset(&ng[sw->ng], 0, sizeof(*ng));
+    sf_map_init_cap(&ng[sw->ng].seen, SEEN_FIRST_CAP);
     memcpy(ng[sw->ng].name, name, n);
     ng[sw->ng].name[n] = 0;
     return &sw->g[sw->ng++];
 }
 
-/* FNV-1a of the trace id; 0 is the empty slot marker. */
-static uint64_t trace_hash(const char *s)
+/* Add the trace id to g's open window: 1 if new, 0 if seen, negative on error.  The
+ * set holds hashes only (64 bits: a collision of two trace ids is not expected). */
+static int seen_insert(struct win_group *g, const char *trace)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h ? h : 1;
-}
+    uint64_t h = sf_hash(trace, strlen(trace));
+    struct sf_map_slot *s;
 
-/* Insert h; returns 1 if new, 0 if present, negative on error. */
-static int set_insert(struct win_group *g, uint64_t h)
-{
-    size_t i;
-
-    if ((g->hn + 1) * 2 > g->hcap) {
-        size_t ncap = g->hcap ? g->hcap * 2 : 256;
-        uint64_t *old = g->hs, *nh = calloc(ncap, sizeof(*nh));
-        if (nh == NULL)
-            return SF_E_NOMEM;
-        for (size_t k = 0; k < g->hcap; k++)
-            if (old[k])
-                for (i = old[k] & (ncap - 1);; i = (i + 1) & (ncap - 1))
-                    if (nh[i] == 0) {
-                        nh[i] = old[k];
-                        break;
-                    }
-        free(old);
-        g->hs = nh;
-        g->hcap = ncap;
-    }
-    for (i = h & (g->hcap - 1);; i = (i + 1) & (g->hcap - 1)) {
-        if (g->hs[i] == h)
+    if (sf_map_reserve(&g->seen, 1) < 0)
+        return SF_E_NOMEM;
+    SF_MAP_RUN(&g->seen, h, s)
+    {
+        if (s->hash == h)
             return 0;
-        if (g->hs[i] == 0) {
-            g->hs[i] = h;
-            g->hn++;
-            return 1;
-        }
     }
+    sf_map_fill(&g->seen, s, h, g);
+    return 1;
 }
 
 /* Close group g's open window as window w. */
@@ -212,10 +192,7 @@ static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
     g->nlat = 0;
     g->c_spans = g->c_err = g->c_traces = g->c_trials = g->c_kept = g->c_cfg_n = 0;
     g->c_cfg = 0;
-    if (g->hn) {
-        memset(g->hs, 0, g->hcap * sizeof(*g->hs));
-        g->hn = 0;
-    }
+    sf_map_clear(&g->seen);
     return 0;
 }
 
@@ -307,7 +284,7 @@ int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, doub
         g->lat[g->nlat++] = latency_ms;
     }
     if (trace && *trace) {
-        int isnew = set_insert(g, trace_hash(trace));
+        int isnew = seen_insert(g, trace);
         if (isnew < 0)
             return isnew;
         if (isnew) { /* one trial per trace: its root decision */

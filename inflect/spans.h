@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "sf_err.h"
+#include "sf_map.h"
 
 enum span_metric {
     M_COUNT,
@@ -59,8 +60,7 @@ struct win_group {
     size_t nlat, latcap;
     uint64_t c_spans, c_err, c_traces, c_trials, c_kept, c_cfg_n;
     double c_cfg;
-    uint64_t *hs; /* open-addressing set of trace-id hashes (0 = empty) */
-    size_t hcap, hn;
+    struct sf_map seen; /* the open window's traces: sf_hash of the trace id */
 };
 
 struct span_windows {

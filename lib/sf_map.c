@@ -12,20 +12,73 @@ static inline uint64_t mix(uint64_t h)
     return h;
 }
 
+#define K_A 0xff51afd7ed558ccdull
+#define K_B 0xc4ceb9fe1a85ec53ull
+#define K_G 0x9e3779b97f4a7c15ull
+#define C0  0x165667b19e3779f9ull
+#define D0  0x27d4eb2f165667c5ull
+
+/* The last n < 8 bytes as one little-endian word (what memcpy into a zeroed word gives
+ * on a little-endian machine), without a call: n + before >= 8 bytes precede s + n. */
+static inline uint64_t tail(const unsigned char *s, size_t n, size_t before)
+{
+    uint64_t v = 0;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t lo, hi;
+
+    if (n == 0)
+        return 0;
+    if (before >= 8 - n) { /* one load ending at the last byte */
+        memcpy(&v, s + n - 8, 8);
+        return v >> (8 * (8 - n));
+    }
+    if (n >= 4) { /* two overlapping halves */
+        memcpy(&lo, s, 4);
+        memcpy(&hi, s + n - 4, 4);
+        return lo | (uint64_t)hi << (8 * (n - 4));
+    }
+    return s[0] | (uint64_t)s[n / 2] << (8 * (n / 2)) | (uint64_t)s[n - 1] << (8 * (n - 1));
+#else
+    (void)before;
+    memcpy(&v, s, n);
+    return v;
+#endif
+}
+
+/* The 8-byte rounds and the last bytes of lane a (and b); cd is what lanes c and d add. */
+static inline uint64_t finish(const unsigned char *s, size_t n, size_t before, uint64_t a,
+                              uint64_t b, uint64_t cd)
+{
+    uint64_t v;
+
+    while (n >= 8) {
+        memcpy(&v, s, 8);
+        a = (a ^ v) * K_A;
+        a ^= a >> 29;
+        s += 8;
+        n -= 8;
+        before += 8;
+    }
+    b = (b ^ tail(s, n, before)) * K_B;
+    return mix(a ^ (b + K_G) ^ cd);
+}
+
 uint64_t sf_hash(const void *p, size_t n)
 {
-    const unsigned char *s = p;
-    uint64_t a = 0x9e3779b97f4a7c15ull ^ n, b = 0xc2b2ae3d27d4eb4full, c = 0x165667b19e3779f9ull,
-             d = 0x27d4eb2f165667c5ull, v, w, x, y;
+    const unsigned char *s = p, *s0 = p;
+    uint64_t a = K_G ^ n, b = 0xc2b2ae3d27d4eb4full, c = C0, d = D0, v, w, x, y;
 
+    if (n < 32) /* lanes c and d untouched: their share is a constant */
+        return finish(s, n, 0, a, b, mix(C0) ^ (D0 * K_G));
     /* four independent lanes, 32 bytes a round: the multiplies overlap */
     while (n >= 32) {
         memcpy(&v, s, 8);
         memcpy(&w, s + 8, 8);
         memcpy(&x, s + 16, 8);
         memcpy(&y, s + 24, 8);
-        a = (a ^ v) * 0xff51afd7ed558ccdull;
-        b = (b ^ w) * 0xc4ceb9fe1a85ec53ull;
+        a = (a ^ v) * K_A;
+        b = (b ^ w) * K_B;
         c = (c ^ x) * 0x9fb21c651e98df25ull;
         d = (d ^ y) * 0xd6e8feb86659fd93ull;
         a ^= a >> 29;
@@ -35,23 +88,13 @@ uint64_t sf_hash(const void *p, size_t n)
         s += 32;
         n -= 32;
     }
-    while (n >= 8) {
-        memcpy(&v, s, 8);
-        a = (a ^ v) * 0xff51afd7ed558ccdull;
-        a ^= a >> 29;
-        s += 8;
-        n -= 8;
-    }
-    v = 0;
-    memcpy(&v, s, n);
-    b = (b ^ v) * 0xc4ceb9fe1a85ec53ull;
-    return mix(a ^ (b + 0x9e3779b97f4a7c15ull) ^ mix(c) ^ (d * 0x9e3779b97f4a7c15ull));
+    return finish(s, n, (size_t)(s - s0), a, b, mix(c) ^ (d * K_G));
 }
 
 /* sf_map_reserve when the array is too small. */
 int sf_map_grow(struct sf_map *m, size_t more)
 {
-    size_t ncap = m->cap ? m->cap : SF_MAP_MIN_CAP;
+    size_t ncap = m->cap ? m->cap : m->first ? m->first : SF_MAP_MIN_CAP;
     struct sf_map_slot *ns, *s;
 
     while (2 * (m->n + more) > ncap) {
@@ -100,6 +143,13 @@ void sf_map_remove(struct sf_map *m, struct sf_map_slot *s)
     m->slots[hole].val = NULL;
     m->slots[hole].hash = 0;
     m->n--;
+}
+
+void sf_map_clear(struct sf_map *m)
+{
+    if (m->n)
+        memset(m->slots, 0, m->cap * sizeof(*m->slots));
+    m->n = 0;
 }
 
 void sf_map_free(struct sf_map *m)

@@ -32,9 +32,20 @@ struct sf_map_slot {
 struct sf_map {
     struct sf_map_slot *slots;
     size_t cap, n; /* cap: 0 or a power of two */
+    size_t first;  /* slots of the first array, a power of two >= 2; 0 = SF_MAP_MIN_CAP */
 };
 
-#define SF_MAP_MIN_CAP 1024 /* the first array: 16 KiB */
+#define SF_MAP_MIN_CAP 1024 /* the first array by default: 16 KiB */
+
+/* An empty map whose first array has `first` slots (a power of two >= 2), for tables
+ * kept by the thousand (one per connection, per group): sf_map_init_cap(&m, 64).  A
+ * zeroed struct sf_map is an empty map with the default first array. */
+static inline void sf_map_init_cap(struct sf_map *m, size_t first)
+{
+    m->slots = NULL;
+    m->cap = m->n = 0;
+    m->first = first;
+}
 
 /* 64-bit hash of n bytes (four multiply lanes, 32 bytes a round). */
 uint64_t sf_hash(const void *p, size_t n);
@@ -114,7 +125,11 @@ static inline struct sf_map_slot *sf_map_next(const struct sf_map *m, size_t *i)
     return NULL;
 }
 
-/* Free the slots (not the entries); the map is empty and reusable. */
+/* Empty the map, keeping its array (no free, no allocation on the next fills). */
+void sf_map_clear(struct sf_map *m);
+
+/* Free the slots (not the entries); the map is empty and reusable (with the same
+ * first capacity). */
 void sf_map_free(struct sf_map *m);
 
 #endif

@@ -889,6 +889,7 @@ static void *h2_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
         return NULL;
     c->ctx = ctx;
     c->conn = conn;
+    sf_map_init_cap(&c->streams, H2_STREAMS_FIRST);
     c->lim = p2s_limits(ctx);
     fbmax = c->lim->max_header_bytes > H2_SYNC_WINDOW ? c->lim->max_header_bytes : H2_SYNC_WINDOW;
     for (int i = 0; i < 2; i++) {
@@ -980,7 +981,7 @@ static void h2_close(void *st, int64_t ts)
         sf_buf_free(&c->d[i].fb);
         sf_buf_free(&c->d[i].block);
     }
-    free(c->bucket);
+    sf_map_free(&c->streams);
     free(c);
 }
 

@@ -84,47 +84,23 @@ void h2_stream_partial(struct h2_stream *s, const char *why)
 
 /* ---- streams ------------------------------------------------------------------------ */
 
-/* Stream ids of a connection are mostly consecutive odd numbers (or even, pushed):
- * dropping the low bit spreads them over every chain. */
-static size_t stream_slot(const struct h2_conn *c, uint32_t id)
+/* The slot of stream id, or the empty slot where it would go (the map has room). */
+static struct sf_map_slot *stream_slot(const struct h2_conn *c, uint32_t id)
 {
-    return (id >> 1) & (c->nbuckets - 1);
+    uint64_t h = sf_hash_u64(id);
+    struct sf_map_slot *s;
+
+    SF_MAP_RUN(&c->streams, h, s)
+    {
+        if (s->hash == h) /* sf_hash_u64 is one-to-one: the same hash is the same id */
+            break;
+    }
+    return s;
 }
 
 struct h2_stream *h2_stream_find(struct h2_conn *c, uint32_t id)
 {
-    struct h2_stream *s;
-
-    if (c->bucket == NULL)
-        return NULL;
-    for (s = c->bucket[stream_slot(c, id)]; s; s = s->hnext)
-        if (s->id == id)
-            return s;
-    return NULL;
-}
-
-/* Keep chains short: the table doubles when there are more streams than chains.  On
- * no memory the longer chains stay (still correct).  -1 when there is no table at all. */
-static int stream_table_fit(struct h2_conn *c)
-{
-    size_t nb = c->nbuckets ? c->nbuckets * 2 : H2_BUCKETS, i;
-    struct h2_stream **b, *s, *next;
-
-    if (c->bucket != NULL && c->nstreams < c->nbuckets)
-        return 0;
-    if ((b = calloc(nb, sizeof(*b))) == NULL)
-        return c->bucket ? 0 : -1;
-    for (i = 0; i < c->nbuckets; i++) {
-        for (s = c->bucket[i]; s; s = next) {
-            next = s->hnext;
-            s->hnext = b[(s->id >> 1) & (nb - 1)];
-            b[(s->id >> 1) & (nb - 1)] = s;
-        }
-    }
-    free(c->bucket);
-    c->bucket = b;
-    c->nbuckets = nb;
-    return 0;
+    return c->streams.n ? stream_slot(c, id)->val : NULL;
 }
 
 struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id)
@@ -147,15 +123,14 @@ struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id)
             h2_stream_emit(c, o);
         }
     }
-    if (stream_table_fit(c) < 0 || (s = calloc(1, sizeof(*s))) == NULL)
+    if (sf_map_reserve(&c->streams, 1) < 0 || (s = calloc(1, sizeof(*s))) == NULL)
         return NULL;
     s->id = id;
     s->status = 0;
     s->grpc_status = -1;
     s->grpc_timeout = -1;
     s->reset_code = -1;
-    s->hnext = c->bucket[stream_slot(c, id)];
-    c->bucket[stream_slot(c, id)] = s;
+    sf_map_fill(&c->streams, stream_slot(c, id), sf_hash_u64(id), s);
     s->prev = c->last;
     if (c->last)
         c->last->next = s;
@@ -175,11 +150,7 @@ static void set_release(struct h2_conn *c, struct sf_tracectx_set *set)
 
 static void stream_free(struct h2_conn *c, struct h2_stream *s)
 {
-    struct h2_stream **pp = &c->bucket[stream_slot(c, s->id)];
-
-    while (*pp != s)
-        pp = &(*pp)->hnext;
-    *pp = s->hnext;
+    sf_map_remove(&c->streams, stream_slot(c, s->id));
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -627,8 +598,8 @@ void h2_stream_adopt(struct h2_conn *c, const struct p2s_span *req)
     struct h2_stream *s;
     size_t cap;
 
-    if (req == NULL || (s = h2_stream_new(c, 1)) == NULL)
-        return;
+    if (req == NULL || h2_stream_find(c, 1) != NULL || (s = h2_stream_new(c, 1)) == NULL)
+        return; /* stream 1 already open: its frames came first and made it */
     cap = c->lim->max_field_bytes;
     if (req->method)
         s->method = stream_str(s, req->method, strlen(req->method), cap);

@@ -11,6 +11,7 @@
 #include "ctx.h"
 #include "grpc.h"
 #include "sf_buf.h"
+#include "sf_map.h"
 
 #define H2_PREFACE     "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 #define H2_PREFACE_LEN 24
@@ -41,7 +42,7 @@ enum h2_type {
 #define H2_SYNC_WINDOW       65536u /* bytes held while looking for frame boundaries */
 #define H2_SYNC_GIVE_UP      (1u << 20)
 #define H2_PENDING           8  /* SETTINGS awaiting ACK, per direction */
-#define H2_BUCKETS           64 /* initial size of a connection's stream hash */
+#define H2_STREAMS_FIRST     64 /* first slots of a connection's stream map: 1 KiB */
 #define H2_REASON_MAX        200
 #define H2_TEXT_MAX          160 /* method, authority and path held in the stream */
 #define H2_LINGER            16  /* reset streams kept for the peer's frames in flight */
@@ -54,7 +55,6 @@ enum h2_dstate {
 };
 
 struct h2_stream {
-    struct h2_stream *hnext;       /* hash chain */
     struct h2_stream *prev, *next; /* creation order */
     uint32_t id, promised_on;
     char *method, *authority, *path, *grpc_message;
@@ -121,8 +121,7 @@ struct h2_conn {
     struct p2s_conn *conn;
     const struct p2s_limits *lim;
     struct h2_dir d[2];
-    struct h2_stream **bucket; /* open streams by id: nbuckets (a power of two) chains */
-    size_t nbuckets;           /* doubled when nstreams exceeds it (--max-streams 100000) */
+    struct sf_map streams; /* open streams by sf_hash_u64(id), grown with them (--max-streams) */
     struct h2_stream *first, *last;
     size_t nstreams;
     size_t nlinger;              /* streams lingering after a reset */
@@ -156,8 +155,9 @@ void h2_stream_partial(struct h2_stream *s, const char *why);
 /* The open stream with this id, or NULL. */
 struct h2_stream *h2_stream_find(struct h2_conn *c, uint32_t id);
 
-/* Open a stream; when max_streams are open, the oldest is emitted first, partial (an
- * "h2_stream_cap" event).  NULL on no memory. */
+/* Open stream id, which must not be open (h2_stream_find first); when max_streams are
+ * open, the oldest is emitted first, partial (an "h2_stream_cap" event).  NULL on no
+ * memory. */
 struct h2_stream *h2_stream_new(struct h2_conn *c, uint32_t id);
 
 /* Hand the stream to the run context as a span (p2s_emit_span), then free it. */

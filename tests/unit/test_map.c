@@ -2,6 +2,7 @@
  * test chooses, so collisions, adversarial hashes (one low-bit pattern) and the
  * wrap-around at the array's end are forced; every change is checked against a plain
  * array of what should be in the map. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +143,46 @@ static void test_empty(void)
     TAP_OK(m.slots == NULL && m.cap == 0 && m.n == 0, "free: empty again");
 }
 
+/* A small first array: used as asked, doubled as before once half full; a zeroed map
+ * keeps the default, and entries sit at their home slot of it (the order perf-fold's
+ * table is walked in). */
+static void test_first_cap(void)
+{
+    struct sf_map m, d = {0};
+    size_t i;
+    int ok = 1;
+
+    setup(h_good);
+    sf_map_init_cap(&m, 64);
+    TAP_OK(m.cap == 0 && m.slots == NULL, "first cap: nothing allocated before the first fill");
+    for (i = 0; i < 32; i++)
+        ok &= add(&m, &ents[i]) == 0 && m.cap == 64;
+    TAP_OK(ok, "first cap: 32 entries fit the 64 slots asked for");
+    TAP_OK(add(&m, &ents[32]) == 0 && m.cap == 128 && consistent(&m, 33),
+           "first cap: the 33rd doubles it, every entry still found");
+    sf_map_clear(&m);
+    TAP_OK(m.n == 0 && m.cap == 128 && consistent(&m, 0) &&
+               sf_map_find(&m, ents[0].hash, ent_eq, &ents[0].key) == NULL,
+           "clear: empty, the array kept");
+    ents[0].in = 0;
+    TAP_OK(add(&m, &ents[0]) == 0 && m.n == 1 && m.cap == 128, "clear: filled again in place");
+    sf_map_free(&m);
+    TAP_OK(m.first == 64 && sf_map_reserve(&m, 1) == 0 && m.cap == 64,
+           "free: the first capacity is kept for reuse");
+    sf_map_free(&m);
+    setup(h_good);
+    for (i = 0, ok = 1; i < 8; i++) {
+        struct sf_map_slot *s;
+        ok &= add(&d, &ents[i]) == 0;
+        s = sf_map_probe(&d, ents[i].hash, ent_eq, &ents[i].key);
+        ok &= s->val == &ents[i] && d.cap == SF_MAP_MIN_CAP &&
+              ((size_t)(s - d.slots) - (ents[i].hash & (SF_MAP_MIN_CAP - 1))) % SF_MAP_MIN_CAP <
+                  i + 1;
+    }
+    TAP_OK(ok, "default: a zeroed map's first array is SF_MAP_MIN_CAP slots, entries near home");
+    sf_map_free(&d);
+}
+
 static void test_hash(void)
 {
     static const char a[] = "main;work;compute_checksum;memcpy_avx_unaligned_erms;x";
@@ -162,10 +203,40 @@ static void test_hash(void)
            "hash_u64: high bits reach the low ones");
 }
 
+/* The values are fixed: perf-fold's stack table is walked in slot order by spanfold
+ * report, so a faster sf_hash must give the same hashes (here from the first version,
+ * every tail length, a start off the word alignment). */
+static void test_hash_values(void)
+{
+    static const char t[] = "main;work;compute_checksum;memcpy_avx_unaligned_erms;x;parse_request;"
+                            "handle_connection;epoll_wait;start_thread;clone3";
+    static const struct {
+        size_t len;
+        uint64_t h;
+    } want[] = {
+        {0, 0x1ad89464651ca4e8ull},   {1, 0x5dadbd9376b884f8ull},  {3, 0x4a3c5d0f891a2ec5ull},
+        {5, 0xbefc5a9b15547413ull},   {7, 0x4f930f213f30918full},  {8, 0x012b3fcfcfa8cca4ull},
+        {13, 0x7f946fb4c75db813ull},  {31, 0x19714a23ea9d08bfull}, {32, 0xb6df0f3ab680d9beull},
+        {33, 0x976b43e457dbc282ull},  {45, 0x4bb70c371ffd33beull}, {64, 0x992e0e9587d866a4ull},
+        {100, 0x4aad82e643266820ull},
+    };
+    int same = 1;
+
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (sf_hash(t + 1, want[i].len) != want[i].h) {
+            printf("# sf_hash of %zu bytes: %016llx\n", want[i].len,
+                   (unsigned long long)sf_hash(t + 1, want[i].len));
+            same = 0;
+        }
+    TAP_OK(same, "hash: the values of the first version, lengths 0 to 100");
+}
+
 int main(void)
 {
     test_empty();
     test_hash();
+    test_hash_values();
+    test_first_cap();
     run("good hash", h_good, N);
     run("one hash", h_same, 300);
     run("low bits zero", h_lowbits, 1000);

@@ -1,10 +1,10 @@
 /* Fuzz target: lib/sf_map against a plain array of what it should hold.
  *
- * Input: byte 0 picks how many low hash bits are kept (0..63: few bits force long
- * probe runs, collisions and wrap-around); then each byte is one operation on key
- * (byte & 0x7f) of 128: bit 7 set removes it, clear inserts it.  After every
- * operation each key is found exactly when the array says it is in, and the count
- * and the half-full bound hold.
+ * Input: byte 0 picks how many low hash bits are kept (byte % 64: few bits force
+ * long probe runs, collisions and wrap-around) and the first capacity (byte / 64: the
+ * default, or 2, 8 or 64 slots, so small maps grow many times); then each byte is one operation on
+ * key (byte & 0x7f) of 128: bit 7 set removes it, clear inserts it.  After every operation each key
+ * is found exactly when the array says it is in, and the count and the half-full bound hold.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,12 +42,14 @@ static void check(const struct sf_map *m, const uint8_t *in, uint64_t mask)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct sf_map m = {0};
+    static const size_t first[4] = {0, 2, 8, 64};
+    struct sf_map m;
     uint8_t in[NKEYS] = {0};
     uint64_t mask;
 
     if (size < 1)
         return 0;
+    sf_map_init_cap(&m, first[data[0] / 64]);
     mask = data[0] % 64 ? (1ull << (data[0] % 64)) - 1 : 0;
     for (size_t i = 1; i < size; i++) {
         size_t k = data[i] & 0x7f;
