@@ -29,14 +29,6 @@ editcap -c $(((packets + cuts - 1) / cuts)) "$src" "$tmp/cut.pcap" || exit 2
 inputs=("$tmp"/cut_*.pcap)
 echo "inputs: ${#inputs[@]} cuts of $src ($packets packets); -j 1 against -j $jobs; $(uptime)"
 
-# one measured run: prints "wall_seconds cpu_seconds"
-timed() {
-    local t0 t1 m
-    t0=$(date +%s.%N)
-    m=$(bench_measure "$@")
-    t1=$(date +%s.%N)
-    echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') ${m% *}"
-}
 db_run() { rm -f "$tmp/b$1.db"*; "$p2s" --quiet -j "$1" --db "$tmp/b$1.db" "${@:2}"; }
 nd_run() { "$p2s" --quiet -j "$1" --ndjson "${@:2}" >"$tmp/nd$1.out"; }
 export -f db_run nd_run; export p2s tmp
@@ -44,8 +36,8 @@ export -f db_run nd_run; export p2s tmp
 for r in $(seq "$runs"); do
     for mode in nd db; do
         [ "$mode" = db ] && [ "$r" -gt "${BENCH_DB_RUNS:-3}" ] && continue
-        a=$(timed bash -c "${mode}_run 1 \"\$@\"" x "${inputs[@]}")
-        b=$(timed bash -c "${mode}_run $jobs \"\$@\"" x "${inputs[@]}")
+        a=$(bench_timed bash -c "${mode}_run 1 \"\$@\"" x "${inputs[@]}")
+        b=$(bench_timed bash -c "${mode}_run $jobs \"\$@\"" x "${inputs[@]}")
         echo "$a" >>"$tmp/$mode.1"
         echo "$b" >>"$tmp/$mode.j"
         bench_ratio "${a% *}" "${b% *}" >>"$tmp/$mode.speed"

@@ -7,19 +7,38 @@
 # pyenv shim), and inflated every short run.  A command run through `bash -c` is
 # measured with its own children, since wait4 reports a reaped child's descendants.
 
-# bench_measure CMD... : prints "cpu_seconds peak_rss_kb"; the command's stdout and
-# stderr go to /dev/null; a failing command is reported on stderr.
-bench_measure() {
+# bench_spawn CMD... : prints "cpu_seconds peak_rss_kb wall_seconds" of one run of CMD,
+# all three from around that child alone; its stdout and stderr go to /dev/null; a failing
+# command is reported on stderr.
+bench_spawn() {
     python3 - "$@" <<'PY'
-import os, sys
+import os, sys, time
 null = [(os.POSIX_SPAWN_OPEN, fd, "/dev/null", os.O_WRONLY, 0) for fd in (1, 2)]
+t0 = time.monotonic()
 pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ, file_actions=null)
 _, status, ru = os.wait4(pid, 0)
+wall = time.monotonic() - t0
 rc = os.waitstatus_to_exitcode(status)
 if rc:
     print("bench: exit %d: %s" % (rc, " ".join(sys.argv[1:])), file=sys.stderr)
-print("%.4f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))
+print("%.4f %d %.4f" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss, wall))
 PY
+}
+
+# bench_measure CMD... : prints "cpu_seconds peak_rss_kb"
+bench_measure() {
+    local r
+    r=$(bench_spawn "$@")
+    echo "${r% *}"
+}
+
+# bench_timed CMD... : prints "wall_seconds cpu_seconds" (timing around bench_measure
+# instead would add the interpreter's start to every wall time)
+bench_timed() {
+    local r
+    r=$(bench_spawn "$@")
+    set -- $r
+    echo "$3 $1"
 }
 
 # bench_median: the median of the numbers on stdin, one per line

@@ -37,16 +37,17 @@ attempt() {
         "$r/MANIFEST.json" "$1" >"$tmp/check.out"
 }
 # The goals are measured on a live recording, on a machine other work may share: its
-# load moves the scheduling of the service's threads against the socket events.  When a
-# goal misses, the recording is made once more and the second one counts; the first's
-# results are printed as comments.
-attempt 1
-rc=$?
-if [ $rc = 0 ] && grep -q '^not ok' "$tmp/check.out"; then
-    sed 's/^/# first recording: /' "$tmp/check.out" | grep -v '# next'
+# load moves the scheduling of the service's threads against the socket events (a fresh
+# clone's CI run once missed the samples goal twice in a row, at 87.6 % and 90.9 %, where
+# every other run gave 96.6-98.6 %).  When a goal misses, the recording is made again, up
+# to three recordings in all, and the last one counts; the earlier ones' results are
+# printed as comments.
+for try in 1 2 3; do
     attempt 1
     rc=$?
-fi
+    [ $rc = 0 ] && [ $try -lt 3 ] && grep -q '^not ok' "$tmp/check.out" || break
+    sed "s/^/# recording $try: /" "$tmp/check.out" | grep -v '# next'
+done
 if [ $rc = 2 ]; then
     tap_skip_all "recorder cannot run here: $(tail -n 1 "$tmp/rec.err")"
 fi
