@@ -189,6 +189,9 @@ int sf_walltime_parse(const char *s, size_t n, int32_t zone, struct sf_walltime 
             digits(s, n, 8, 2, &w->d) || w->mo < 1 || w->mo > 12 || w->d < 1 || w->d > 31 ||
             n < 11 || (s[10] != 'T' && s[10] != ' '))
             return bad(err, 0, "bad date (YYYY-MM-DDTHH:MM:SS)");
+        /* nanoseconds since 1970 in 64 bits reach from 1677-09-21 to 2262-04-11 */
+        if (w->y < 1678 || w->y > 2261)
+            return bad(err, 0, "date out of range (years 1678 to 2261)");
         w->kind = SF_WALLTIME_DATE;
         k = 11;
     }

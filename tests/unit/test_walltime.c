@@ -69,6 +69,13 @@ int main(void)
     TAP_EQ_INT(sf_walltime_zone("Europe/Paris", &z), SF_E_USAGE, "zone names are not read");
     TAP_EQ_INT(sf_walltime_zone("+24:00", &z), SF_E_USAGE, "+24:00");
 
+    /* dates whose nanoseconds since 1970 do not fit in 64 bits are refused, not wrapped */
+    TAP_EQ_INT(at("2596-12-06T00:00:00Z", 0, T0 * S), -1, "a date past 2262: refused at column 1");
+    TAP_EQ_INT(at("1677-01-01T00:00:00Z", 0, T0 * S), -1, "a date before 1678: refused");
+    TAP_OK(at("2261-12-31T23:59:59Z", 0, T0 * S) > 0, "2261-12-31 fits");
+    TAP_OK(at("1678-01-01T00:00:00Z", 0, T0 * S) < 0 && at("1678-01-01T00:00:00Z", 0, T0 * S) != -1,
+           "1678-01-01 fits (before 1970: negative)");
+
     /* the start: 2026-12-01T12:00:00.5Z */
     TAP_EQ_INT(at("12:03:10", 0, T0 * S + S / 2), (T0 + 190) * S, "a time of day, UTC");
     TAP_EQ_INT(at("12:03:10.25", 0, T0 * S), (T0 + 190) * S + S / 4, "with a fraction");
