@@ -106,10 +106,12 @@ int sf_map_grow(struct sf_map *m, size_t more)
         return 0;
     if ((ns = calloc(ncap, sizeof(*ns))) == NULL)
         return -1;
-    for (s = m->slots; s < m->slots + m->cap; s++) {
-        size_t j = s->hash & (ncap - 1);
+    for (size_t i = 0; i < m->cap; i++) { /* by index: an empty map's slots are NULL */
+        size_t j;
+        s = &m->slots[i];
         if (s->val == NULL)
             continue;
+        j = s->hash & (ncap - 1);
         while (ns[j].val)
             j = (j + 1) & (ncap - 1);
         ns[j] = *s;

@@ -114,12 +114,11 @@ void sf_map_remove(struct sf_map *m, struct sf_map_slot *s);
  *   for (size_t i = 0; (s = sf_map_next(&m, &i)) != NULL;) ... */
 static inline struct sf_map_slot *sf_map_next(const struct sf_map *m, size_t *i)
 {
-    const struct sf_map_slot *s = m->slots, *end = m->slots + m->cap;
-
-    for (s += *i; s < end; s++)
-        if (s->val) {
-            *i = (size_t)(s - m->slots) + 1;
-            return (struct sf_map_slot *)s;
+    /* by index: an empty map's slots are NULL, and NULL + 0 is undefined in C */
+    for (size_t k = *i; k < m->cap; k++)
+        if (m->slots[k].val) {
+            *i = k + 1;
+            return &m->slots[k];
         }
     *i = m->cap;
     return NULL;
