@@ -12,16 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../fuzz.h"
 #include "sf_err.h"
 #include "sf_line.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            abort();                                                                               \
-    } while (0)
 
 /* The stream the reader sees: body repeated reps times. */
 static uint8_t *make_stream(const uint8_t *body, size_t n, size_t reps, size_t *total)

@@ -9,15 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../fuzz.h"
 #include "sf_map.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            abort();                                                                               \
-    } while (0)
 
 #define NKEYS 128
 

@@ -19,16 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../fuzz.h"
 #include "sf_db.h"
 #include "sf_select.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            abort();                                                                               \
-    } while (0)
 
 static const char fixture[] =
     "INSERT INTO sources(id, kind, path, clock, tool, tool_version, status) VALUES"

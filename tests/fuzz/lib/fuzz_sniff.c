@@ -12,16 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../fuzz.h"
 #include "sf_decomp.h"
 #include "sf_sniff.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c))                                                                                  \
-            abort();                                                                               \
-    } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
