@@ -31,7 +31,7 @@ struct sf_db {
     int wait;      /* sf_db_set_wait */
     int last_err;  /* SQLite's code of the last failed setup step (a rollback resets it) */
     int64_t owned; /* the source whose owner lock this handle holds, 0 none */
-    int deferred;  /* this handle dropped the bulk indexes (bulk_indexes) to build later */
+    int deferred;  /* this handle dropped bulk tables' indexes to build later */
     struct stmt_slot cache[STMT_CACHE];
     int ncache;
 };
@@ -556,44 +556,51 @@ static void owner_release(struct sf_db *db, int64_t id)
 
 /* ---- bulk indexes ------------------------------------------------------------- */
 
-/* The indexes of the bulk tables, in schema.sql's order (tests/unit/test_db.c holds
- * this list to the schema).  An ingest into a database whose bulk tables are all
- * empty drops them when its source begins and builds them when it ends: one sort
- * per index instead of a random b-tree insert per row (docs/database.md, "Bulk
- * load").  Rebuilt in this order, so sqlite_schema lists them as before. */
-static const char *const bulk_indexes[] = {
-    "spans_span_id ON spans(span_id)",
-    "spans_trace_id ON spans(trace_id)",
-    "spans_trace_id_lo ON spans(trace_id_lo)",
-    "spans_source ON spans(source_id)",
-    "contexts_span_row ON contexts(span_row)",
-    "contexts_span_id ON contexts(span_id)",
-    "span_events_span ON span_events(span_id)",
-    "span_events_tid_ts ON span_events(tid, ts_ns)",
-    "span_intervals_tid ON span_intervals(tid, start_ns)",
-    "span_intervals_span ON span_intervals(span_id)",
-    "shared_intervals_tid ON shared_intervals(tid, start_ns)",
-    "samples_tid_ts ON samples(tid, ts_ns)",
-    "samples_span ON samples(span_id)",
-};
-#define NBULK ((int)(sizeof(bulk_indexes) / sizeof(bulk_indexes[0])))
+/* The bulk tables: an ingest fills them by the million.  An ingest that finds one of
+ * them empty when its source begins drops its indexes (defer_indexes: those of the
+ * schema's empty tail) and builds them when it ends:
+ * one sort per index instead of a random b-tree insert per row (docs/database.md,
+ * "Bulk load"). */
+static const char *const bulk_tables[] = {"spans",          "contexts",         "span_events",
+                                          "span_intervals", "shared_intervals", "samples"};
 
-/* "DROP INDEX IF EXISTS name" or "CREATE INDEX IF NOT EXISTS name ON ..." for
- * bulk_indexes[i]. */
-static void bulk_index_sql(int i, int create, char *sql, size_t n)
+/* The next index of a bulk table in schema.sql (their one definition) from *pos on:
+ * its "name ON table(columns)" into def (n bytes), 1; 0 after the last.  Walked in the
+ * schema's order, so a rebuild leaves sqlite_schema listing them as a new file does. */
+static int next_bulk_index(const char **pos, char *def, size_t n)
 {
-    const char *def = bulk_indexes[i];
+    static const char kw[] = "\nCREATE INDEX ";
+    const char *p;
 
+    while ((p = strstr(*pos, kw)) != NULL) {
+        const char *d = p + sizeof(kw) - 1, *end = strchr(d, ';'), *on = strstr(d, " ON ");
+        size_t len;
+        *pos = end ? end : d;
+        if (end == NULL || on == NULL || on > end)
+            continue;
+        len = strcspn(on + 4, "(");
+        for (size_t t = 0; t < sizeof(bulk_tables) / sizeof(bulk_tables[0]); t++)
+            if (strlen(bulk_tables[t]) == len && strncmp(on + 4, bulk_tables[t], len) == 0) {
+                snprintf(def, n, "%.*s", (int)(end - d), d);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* "DROP INDEX IF EXISTS name" or "CREATE INDEX IF NOT EXISTS name ON ..." for def. */
+static void bulk_index_sql(const char *def, int create, char *sql, size_t n)
+{
     if (create)
         snprintf(sql, n, "CREATE INDEX IF NOT EXISTS %s", def);
     else
         snprintf(sql, n, "DROP INDEX IF EXISTS %.*s", (int)strcspn(def, " "), def);
 }
 
-/* 1 when the table that bulk_indexes[i] is on has no row; -1 on error. */
-static int bulk_table_empty(struct sf_db *db, int i, struct sf_err *err)
+/* 1 when the table of index def has no row; -1 on error. */
+static int bulk_table_empty(struct sf_db *db, const char *def, struct sf_err *err)
 {
-    const char *on = strstr(bulk_indexes[i], " ON ") + 4;
+    const char *on = strstr(def, " ON ") + 4;
     char sql[96];
     int64_t rows;
 
@@ -601,22 +608,28 @@ static int bulk_table_empty(struct sf_db *db, int i, struct sf_err *err)
     return query_int(db, sql, &rows, err) ? -1 : rows == 0;
 }
 
-/* Inside the transaction that registers a source: drop the indexes of every bulk
- * table that is still empty (*dropped = 1 when any), so that the first capture and
- * then the first profile ingested into a new file each load without them.  Returns
- * 0 or SF_E_DB. */
+/* Inside the transaction that registers a source: drop the indexes of the bulk tables
+ * that are empty, from the last index of a table with rows on (the schema's tail), so
+ * that the first capture and then the first profile ingested into a new file each load
+ * without them, and the rebuild, appending them to sqlite_schema, keeps its order
+ * (*dropped = 1 when any).  Returns 0 or SF_E_DB. */
 static int defer_indexes(struct sf_db *db, int *dropped, struct sf_err *err)
 {
-    char sql[160];
-    int rc, empty;
+    const char *pos = sf_db_schema_sql;
+    char def[160], sql[200];
+    int rc, empty, i = 0, keep = 0;
 
     *dropped = 0;
-    for (int i = 0; i < NBULK; i++) {
-        if ((empty = bulk_table_empty(db, i, err)) < 0)
+    while (next_bulk_index(&pos, def, sizeof(def))) {
+        if ((empty = bulk_table_empty(db, def, err)) < 0)
             return SF_E_DB;
-        if (!empty)
+        i++;
+        keep = empty ? keep : i; /* indexes 1..keep stay */
+    }
+    for (pos = sf_db_schema_sql, i = 0; next_bulk_index(&pos, def, sizeof(def));) {
+        if (++i <= keep)
             continue;
-        bulk_index_sql(i, 0, sql, sizeof(sql));
+        bulk_index_sql(def, 0, sql, sizeof(sql));
         if ((rc = sf_db_exec(db, sql, err)))
             return rc;
         *dropped = 1;
@@ -624,19 +637,18 @@ static int defer_indexes(struct sf_db *db, int *dropped, struct sf_err *err)
     return 0;
 }
 
-/* 1 when bulk_indexes[i] is missing (a deferred build, or one that a crash cut
- * short); -1 on error. */
-static int bulk_index_missing(struct sf_db *db, int i)
+/* 1 when index def is missing (a deferred build, or one that a crash cut short); -1
+ * on error. */
+static int bulk_index_missing(struct sf_db *db, const char *def)
 {
     static const char sql[] = "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
                               "name = ?1";
-    const char *def = bulk_indexes[i];
     sqlite3_stmt *st = sf_db_stmt(db, sql, NULL);
     int rc;
 
     if (st == NULL)
         return -1;
-    sqlite3_bind_text(st, 1, def, (int)strcspn(def, " "), SQLITE_STATIC);
+    sqlite3_bind_text(st, 1, def, (int)strcspn(def, " "), SQLITE_TRANSIENT);
     rc = sqlite3_step(st);
     rc = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) == 0 : -1;
     sqlite3_reset(st);
@@ -647,15 +659,16 @@ static int bulk_index_missing(struct sf_db *db, int i)
  * other writer waits for all of them at once).  Returns 0 or SF_E_DB. */
 static int build_indexes(struct sf_db *db, struct sf_err *err)
 {
-    char sql[160];
+    const char *pos = sf_db_schema_sql;
+    char def[160], sql[200];
     int rc, missing;
 
     if ((rc = sf_db_commit(db, err)))
         return rc;
-    for (int i = 0; i < NBULK; i++) {
-        if ((missing = bulk_index_missing(db, i)) < 0)
+    while (next_bulk_index(&pos, def, sizeof(def))) {
+        if ((missing = bulk_index_missing(db, def)) < 0)
             return db_fail(db, err, "looking up indexes");
-        bulk_index_sql(i, 1, sql, sizeof(sql));
+        bulk_index_sql(def, 1, sql, sizeof(sql));
         if (missing && (rc = sf_db_exec(db, sql, err)))
             return rc;
     }

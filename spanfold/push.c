@@ -97,12 +97,9 @@ static int parse_opts(struct push_opts *o, int argc, char **argv)
         case 'h':
             usage(stdout);
             return SF_EXIT_OK;
-        default: {
-            char msg[160];
-            snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
-                     argv[optind - 1] ? argv[optind - 1] : "?");
-            return sf_cmd_usage_error("push", msg, NULL);
-        }
+        default:
+            return sf_cmd_usage_error("push", "unknown option or missing argument",
+                                      argv[optind - 1]);
         }
     }
     if (optind < argc)

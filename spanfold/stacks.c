@@ -192,12 +192,9 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
         case 'h':
             usage(stdout);
             return SF_EXIT_OK;
-        default: {
-            char msg[160];
-            snprintf(msg, sizeof(msg), "unknown option or missing argument: %s",
-                     argv[optind - 1] ? argv[optind - 1] : "?");
-            return sf_cmd_usage_error("stacks", msg, NULL);
-        }
+        default:
+            return sf_cmd_usage_error("stacks", "unknown option or missing argument",
+                                      argv[optind - 1]);
         }
     }
     if (optind < argc)

@@ -416,6 +416,8 @@ static void test_bulk_indexes(void)
     TAP_EQ_INT(sf_db_source_end(db, id, NULL, 0, 0, &err), 0, "end it");
     TAP_EQ_INT(db_count(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"), all,
                "and every index is back");
+    index_sql(db, after, sizeof(after));
+    TAP_EQ_STR(after, before, "in the schema's order");
     sf_db_close(db, &err);
     db_cleanup(path);
 
