@@ -7,8 +7,10 @@ MARKERS.db holds the capture, the perf samples and the USDT span markers (the
 reference); SOCKETS.db the same capture and samples with the spantrace --sockets events
 instead.  Prints TAP lines: of the spans the socket events place without ambiguity,
 >= 95 % on the thread the markers name; of the samples attributed through socket events,
->= 95 % on the span the markers give them; the slow endpoint's top function is the same;
-the clock fit from the (event, packet) pairs is near the true offset.  Figures as
+>= 95 % on the span the markers give them or, where the markers give none, at the edge
+of that span's marker interval on the same thread; of the samples the markers attribute,
+>= 95 % on the same span through socket events; the slow endpoint's top function is the
+same; the clock fit from the (event, packet) pairs is near the true offset.  Figures as
 diagnostics."""
 import json
 import sqlite3
@@ -48,18 +50,61 @@ ok(clear and len(same) >= 0.95 * len(clear),
    f"{len(same)} of {len(clear)} ({100.0 * len(same) / max(1, len(clear)):.1f} %) "
    "on the thread the markers name (goal >= 95 %)")
 
-# samples: the span through socket events against the span through markers
+# samples: the span through socket events against the span through markers.  The
+# markers bracket the handler, so they leave out the edges of a request's own work that
+# the socket events rightly keep: parsing the request before the span id is known, the
+# end marker's probe (its uprobe trap runs after the end timestamp is taken), and the
+# write of the response with its loopback delivery, run in softirq on the same thread.
+# A sample the markers leave out counts as its span's edge when the marker interval
+# nearest to it on its thread, either side, is that span's; any other span's is a miss.
 ms = dict(((ts, tid), sid) for ts, tid, sid in
           m.execute("SELECT ts_ns, tid, span_id FROM samples"))
-att = [(ts, tid, sid) for ts, tid, sid in
-       s.execute("SELECT ts_ns, tid, span_id FROM samples WHERE span_id IS NOT NULL")]
-agree = sum(1 for ts, tid, sid in att if ms.get((ts, tid)) == sid)
+marks = {}
+for sid, tid, a, b in m.execute("SELECT span_id, tid, start_ns, end_ns FROM span_intervals "
+                                "WHERE source = 'marker'"):
+    marks.setdefault(tid, []).append((a, b, sid))
+
+
+def nearest_marker(ts, tid):
+    """(span, distance in ns) of the marker interval on thread tid nearest to ts"""
+    best = (None, None)
+    for a, b, sid in marks.get(tid, ()):
+        d = a - ts if ts < a else ts - b if ts > b else 0
+        if best[1] is None or d < best[1]:
+            best = (sid, d)
+    return best
+
+
+att = s.execute("SELECT ts_ns, tid, span_id FROM samples WHERE span_id IS NOT NULL").fetchall()
+agree = edge = miss = 0
+far = 0
+for ts, tid, sid in att:
+    ref_sid = ms.get((ts, tid))
+    if ref_sid == sid:
+        agree += 1
+        continue
+    near, dist = nearest_marker(ts, tid) if ref_sid is None else (None, None)
+    if near == sid:
+        edge += 1
+        far = max(far, dist)
+    else:
+        miss += 1
 total = s.execute("SELECT count(*) FROM samples").fetchone()[0]
-ok(att and agree >= 0.95 * len(att),
-   f"{agree} of {len(att)} samples attributed through socket events "
-   f"({100.0 * agree / max(1, len(att)):.1f} %) land on the markers' span (goal >= 95 %)",
-   f"{len(att)} of {total} samples attributed through socket events, "
-   f"{sum(1 for v in ms.values() if v)} through markers")
+marked = sum(1 for v in ms.values() if v)
+good = agree + edge
+ok(att and good >= 0.95 * len(att),
+   f"{good} of {len(att)} samples attributed through socket events "
+   f"({100.0 * good / max(1, len(att)):.1f} %) land on the markers' span or at its edge "
+   "(goal >= 95 %)",
+   f"{agree} inside the markers ({100.0 * agree / max(1, len(att)):.1f} %), {edge} at the "
+   f"edge of the span's marker interval (at most {far / 1e3:.0f} us out), {miss} on another "
+   f"span or none near; {len(att)} of {total} samples attributed through socket events, "
+   f"{marked} through markers")
+found = sum(1 for ts, tid, sid in att if ms.get((ts, tid)) == sid)
+ok(marked and found >= 0.95 * marked,
+   f"{found} of {marked} samples the markers attribute "
+   f"({100.0 * found / max(1, marked):.1f} %) have the same span through socket events "
+   "(goal >= 95 %)")
 
 
 def top_function(db, path):

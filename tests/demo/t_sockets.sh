@@ -36,12 +36,13 @@ attempt() {
     python3 "$top/tests/demo/check_sockets.py" "$tmp/markers.db" "$tmp/sockets.db" \
         "$r/MANIFEST.json" "$1" >"$tmp/check.out"
 }
-# The goals are measured on a live recording, on a machine other work may share: its
-# load moves the scheduling of the service's threads against the socket events (a fresh
-# clone's CI run once missed the samples goal twice in a row, at 87.6 % and 90.9 %, where
-# every other run gave 96.6-98.6 %).  When a goal misses, the recording is made again, up
-# to three recordings in all, and the last one counts; the earlier ones' results are
-# printed as comments.
+# The goals are measured on a live recording, on a machine other work may share.  Fresh
+# clones' CI runs gave 86-91 % of the socket-attributed samples inside the markers' span
+# where a quiet machine gives 96-98 %: on a slower machine the USDT probe's trap and the
+# response write weigh more, and those are samples at the handler's edge that the markers
+# leave out, which check_sockets.py now tells apart from samples on another span.  When a
+# goal still misses, the recording is made again, up to three recordings in all, and the
+# last one counts; the earlier ones' results are printed as comments.
 for try in 1 2 3; do
     attempt 1
     rc=$?
