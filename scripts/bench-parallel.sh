@@ -6,7 +6,10 @@
 #   - wall-clock time and CPU time (user + sys) of -j 1 and -j BENCH_JOBS (default 2),
 #     with --ndjson >/dev/null and with --db into a new database;
 #   - the speedup (wall -j 1 / wall -j N) and the CPU cost (CPU -j N / CPU -j 1);
-#   - that -j N wrote the same NDJSON bytes and the same database rows as -j 1.
+#   - that -j N wrote the same NDJSON bytes and the same database rows as -j 1;
+#   - the bound on the --db speedup that one writer sets: SQLite's own cost of storing
+#     the rows (scripts/bench/sqlite_floor.sh) is serial, so -j N cannot beat
+#     CPU(-j 1) / max(SQLite alone, CPU(-j 1) / N).
 # Medians of BENCH_RUNS interleaved rounds (default 5; --db in the first BENCH_DB_RUNS,
 # default 3).  Wall-clock figures need idle cores: on a shared machine other processes'
 # load lowers the speedup (uptime is printed before and after).  P2S_BIN measures another
@@ -23,6 +26,7 @@ p2s=${P2S_BIN:-$top/bin/pcap2spans}
 command -v editcap >/dev/null || { echo "bench-parallel: needs editcap (wireshark-common)"; exit 2; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 . "$top/scripts/bench/measure.sh"
+. "$top/scripts/bench/sqlite_floor.sh"
 
 packets=$(capinfos -c -M "$src" | awk '/packets/ {print $NF}')
 editcap -c $(((packets + cuts - 1) / cuts)) "$src" "$tmp/cut.pcap" || exit 2
@@ -60,5 +64,14 @@ for mode in nd db; do
     printf '%-9s CPU  -j 1 %6.2f s, -j %d %6.2f s: CPU ratio %.2f\n' "$name" \
         "$(med "$tmp/$mode.1" 2)" "$jobs" "$(med "$tmp/$mode.j" 2)" "$(bench_median <"$tmp/$mode.cpu")"
 done
+if [ -s "$tmp/db.1" ] && sqlite_floor_prepare "$tmp/b1.db" "$tmp/floor.db" "$tmp/floor.sql"; then
+    for r in 1 2 3; do
+        rm -f "$tmp/fl.db"*; cp "$tmp/floor.db" "$tmp/fl.db"
+        bench_measure bash -c 'sqlite3 "$0" <"$1"' "$tmp/fl.db" "$tmp/floor.sql" | cut -d' ' -f1
+    done >"$tmp/fl"
+    awk -v f="$(bench_median <"$tmp/fl")" -v c="$(med "$tmp/db.1" 2)" -v n="$jobs" 'BEGIN {
+        m = (f > c / n) ? f : c / n
+        printf "--db       SQLite alone %.2f s of the %.2f s CPU of -j 1, serial in the one writer: speedup bound %.2fx on %d cores\n", f, c, c / m, n }'
+fi
 echo "same output as -j 1: $same; $(uptime)"
 [ "$same" = yes ]

@@ -9,6 +9,8 @@
 #   3. pcap2spans --db against --ndjson on the same capture (CPU ratio, per round)
 #                                                                    goal <= 1.5x
 #      and --db against tshark -T fields                             goal >= 30x
+#      beside SQLite's own cost of storing the same rows (scripts/bench/sqlite_floor.sh):
+#      the floor under any writer that goes through SQL, as a multiple of --ndjson
 #   4. peak RSS on the file and on the same traffic ten times over  goal <= +10 %
 #   5. --db cost per byte on the capture 4 and 16 times over (copies shifted in time
 #      with editcap -t, appended with mergecap -a, as gen-bench-pcap.sh makes
@@ -41,12 +43,13 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cc -O2 -o "$tmp/pcap_loop" "$top/scripts/bench/pcap_loop.c" $(pkg-config --cflags --libs libpcap) || exit 2
 
 . "$top/scripts/bench/measure.sh"
+. "$top/scripts/bench/sqlite_floor.sh"
 db_run() { rm -f "$tmp/b.db"*; "$p2s" --quiet --db "$tmp/b.db" "$1"; }
 export -f db_run; export p2s tmp
 has_tshark=0
 if [ "$truns" != 0 ] && command -v tshark >/dev/null; then has_tshark=1; fi
 
-touch "$tmp/db" "$tmp/r_db" "$tmp/r_dbnd" "$tmp/ts" "$tmp/r_ts" "$tmp/r_dbts"
+touch "$tmp/db" "$tmp/r_db" "$tmp/r_dbnd" "$tmp/ts" "$tmp/r_ts" "$tmp/r_dbts" "$tmp/fl" "$tmp/r_flnd"
 
 mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {printf "%.1f", b / 1e6}')
 echo "capture: $f ($mb MB, $(capinfos -c -M "$f" 2>/dev/null | awk '/packets/ {print $NF}') packets, mix $mix${mtu:+, MTU $mtu})"
@@ -63,6 +66,15 @@ for r in $(seq "$runs"); do
         echo "$db" >>"$tmp/db"
         bench_ratio "${l% *}" "${db% *}" 100 >>"$tmp/r_db"
         bench_ratio "${db% *}" "${nd% *}" >>"$tmp/r_dbnd"
+        if [ "$r" = 1 ] && command -v sqlite3 >/dev/null; then
+            sqlite_floor_prepare "$tmp/b.db" "$tmp/floor.db" "$tmp/floor.sql" || rm -f "$tmp/floor.sql"
+        fi
+        if [ -s "$tmp/floor.sql" ]; then
+            rm -f "$tmp/fl.db"*; cp "$tmp/floor.db" "$tmp/fl.db"
+            fl=$(bench_measure bash -c 'sqlite3 "$0" <"$1"' "$tmp/fl.db" "$tmp/floor.sql")
+            echo "$fl" >>"$tmp/fl"
+            bench_ratio "${fl% *}" "${nd% *}" >>"$tmp/r_flnd"
+        fi
     fi
     if [ "$has_tshark" = 1 ] && [ "$r" -le "$truns" ]; then
         ts=$(bench_measure tshark -r "$f" -d tcp.port==18580,http -d tcp.port==18581,http2 -T fields \
@@ -92,6 +104,16 @@ if [ -s "$tmp/r_db" ]; then
         "$(bench_median <"$tmp/r_db")"
     printf 'ratio: pcap2spans --db CPU = %.2fx --ndjson on the same capture (goal <= 1.5x; rounds: %s)\n' \
         "$(bench_median <"$tmp/r_dbnd")" "$(rounds r_dbnd %.2f)"
+fi
+if [ -s "$tmp/r_flnd" ]; then
+    fl_cpu=$(med fl)
+    echo "SQLite alone, storing the same rows: ${fl_cpu} s CPU (INSERT ... SELECT into the same schema, then its indexes)"
+    f=$(bench_median <"$tmp/r_flnd")
+    printf 'ratio: SQLite alone = %.2fx --ndjson%s (rounds: %s)\n' "$f" \
+        "$(awk -v f="$f" 'BEGIN { if (f >= 1.5) print ": more than the goal for all of --db, out of reach of any writer through SQL" }')" \
+        "$(rounds r_flnd %.2f)"
+    awk -v d="$db_cpu" -v f="$fl_cpu" -v n="$nd_cpu" 'BEGIN { if (n > 0)
+        printf "pcap2spans --db less SQLite alone: %.2f s CPU = %.2fx --ndjson (parsing, binding, the rest)\n", d - f, (d - f) / n }'
 fi
 
 if [ "$truns" = 0 ]; then
