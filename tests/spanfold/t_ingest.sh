@@ -28,6 +28,11 @@ check_eval "same spans, samples, attributed samples, intervals, clock fits as th
 check_eval "the attribution is the same sample by sample" \
     '[ "$(q "$tmp/a.db" "SELECT group_concat(ts_ns || span_id) FROM (SELECT ts_ns, span_id FROM samples ORDER BY ts_ns, tid)")" = \
        "$(q "$ref" "SELECT group_concat(ts_ns || span_id) FROM (SELECT ts_ns, span_id FROM samples ORDER BY ts_ns, tid)")" ]'
+# the writers append their rows without foreign-key checks (lib/sf_db.c): what every
+# tool left must still satisfy every foreign key of the contract
+check_eval "no foreign key broken by pcap2spans, perf-fold, tracefs2spans or ingest" \
+    '[ -z "$(q "$ref" "PRAGMA foreign_key_check")$(q "$tmp/a.db" "PRAGMA foreign_key_check")" ] &&
+     [ "$(q "$ref" "PRAGMA integrity_check")" = ok ]'
 check "one line per input: the capture with its spans and clock" grep -qE "^  pcap +$demo/demo.pcap: [0-9]+ spans on [0-9]+ connections .* clock realtime, complete" "$tmp/a.err"
 check "one line per input: the profile" grep -qE "^  perf-script +$demo/perf.txt: [0-9]+ samples" "$tmp/a.err"
 check "one line per input: the markers" grep -qE "^  tracefs +$demo/markers.txt: [0-9]+ span events" "$tmp/a.err"

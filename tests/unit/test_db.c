@@ -476,6 +476,41 @@ static void test_hash_at_end(void)
     unlink(g);
 }
 
+/* A batch of INSERTs runs without foreign-key checks; a DELETE through the same
+ * writer ends it first and cascades, and the checks are on again after it. */
+static void test_fk_batches(void)
+{
+    struct sf_source_info in = {"tracefs", "f.txt", "f1", 10, "monotonic", "test_db"};
+    struct sf_db *db;
+    struct sf_err err;
+    sqlite3_stmt *st;
+    char path[200];
+    int64_t id = 0, dup = 0;
+
+    tmpname(path, sizeof(path));
+    sf_err_clear(&err);
+    TAP_EQ_INT(sf_db_open(&db, path, &err), 0, "fk batches: create");
+    TAP_EQ_INT(db_count(db, "PRAGMA foreign_keys"), 1, "a writer opens with foreign keys on");
+    TAP_EQ_INT(sf_db_source_begin(db, &in, &id, &dup, &err), 0, "a source");
+    TAP_EQ_INT(add_events(db, id, 10, &err), 0, "rows in a batch");
+    TAP_EQ_INT(db_count(db, "PRAGMA foreign_keys"), 0, "the batch of INSERTs runs without checks");
+    st = sf_db_stmt(db, "DELETE FROM sources WHERE id = ?1", &err);
+    sqlite3_bind_int64(st, 1, id);
+    TAP_EQ_INT(sf_db_exec_stmt(db, st, NULL, &err), 0, "a DELETE through the batch writer");
+    TAP_EQ_INT(db_count(db, "PRAGMA foreign_keys"), 1, "runs with the checks on");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM span_events"), 0,
+               "and cascades to the batch's rows, committed before it");
+    TAP_EQ_INT(sf_db_commit(db, &err), 0, "commit");
+    TAP_EQ_INT(db_count(db, "PRAGMA foreign_keys"), 1, "the checks stay on outside a batch");
+    TAP_EQ_INT(add_events(db, id, 3, &err), 0, "a batch of rows naming no source");
+    TAP_EQ_INT(sf_db_commit(db, &err), 0, "commits (nothing checks them in a batch)");
+    TAP_EQ_INT(db_count(db, "SELECT count(*) FROM pragma_foreign_key_check('span_events')"), 3,
+               "and PRAGMA foreign_key_check, as the tests run it, finds them");
+    TAP_EQ_INT(db_count(db, "PRAGMA foreign_keys"), 1, "the checks are on after the commit");
+    sf_db_close(db, &err);
+    db_cleanup(path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) {
@@ -503,5 +538,6 @@ int main(int argc, char **argv)
     test_migrate_1_to_2();
     test_bulk_indexes();
     test_hash_at_end();
+    test_fk_batches();
     return tap_done();
 }
