@@ -408,6 +408,12 @@ int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, 
     return 0;
 }
 
+void sf_db_one_thread(void)
+{
+    sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int sf_db_open(struct sf_db **out, const char *path, struct sf_err *err)
 {
     return sf_db_open_mode(out, path, SF_DB_CREATE, err);

@@ -51,6 +51,12 @@ enum sf_db_mode {
  * SF_E_UNSUPPORTED (schema newer than this build, or older for READ), SF_E_NOMEM. */
 int sf_db_open_mode(struct sf_db **out, const char *path, enum sf_db_mode mode, struct sf_err *err);
 
+/* Before the first open: this process uses SQLite from one thread at a time (a tool
+ * whose writer is its only SQLite thread), so SQLite runs without mutexes and without
+ * allocation statistics (a mutex per malloc).  Once SQLite has started it changes
+ * nothing. */
+void sf_db_one_thread(void);
+
 /* sf_db_open_mode(out, path, SF_DB_CREATE, err): the ingest tools' open. */
 int sf_db_open(struct sf_db **out, const char *path, struct sf_err *err);
 

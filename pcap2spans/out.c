@@ -29,11 +29,8 @@ int p2s_out_open(struct p2s_out **outp, const struct p2s_out_opts *o, struct sf_
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     if (o->db_path) {
-        /* One thread uses SQLite here (the writer's; -j workers never do): no mutexes, no
-         * allocation statistics (a mutex per malloc).  Only takes effect before SQLite
-         * initialises (the first open). */
-        sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
-        sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+        /* one thread uses SQLite here: the writer's (-j workers never do) */
+        sf_db_one_thread();
         rc = sf_db_open(&out->db, o->db_path, err);
         if (rc < 0) {
             p2s_ndjson_free(out->nj);

@@ -224,6 +224,7 @@ static int open_db(struct perf_fold_ctx *c, int nfiles)
     struct sf_err err;
 
     sf_err_clear(&err);
+    sf_db_one_thread(); /* perf-fold has no other thread */
     if (sf_db_open_mode(&c->db, c->o.db_path, reading ? SF_DB_READ : SF_DB_CREATE, &err)) {
         sf_err_format(&err, PF_TOOL, c->o.db_path, c->errbuf, sizeof(c->errbuf));
         fprintf(stderr, "%s\n", c->errbuf);

@@ -232,6 +232,8 @@ int tracefs2spans_main(int argc, char **argv)
     if (c.db_path == NULL || c.ndjson || c.fields)
         c.out = stdout;
     /* --refit works on what is there: it never creates a database */
+    if (c.db_path)
+        sf_db_one_thread(); /* tracefs2spans has no other thread */
     if (c.db_path && sf_db_open_mode(&c.db, c.db_path, refit ? SF_DB_WRITE : SF_DB_CREATE, &err)) {
         char msg[600];
         sf_err_format(&err, "tracefs2spans", c.db_path, msg, sizeof(msg));
