@@ -108,9 +108,9 @@ fi
 if [ -s "$tmp/r_flnd" ]; then
     fl_cpu=$(med fl)
     echo "SQLite alone, storing the same rows: ${fl_cpu} s CPU (INSERT ... SELECT into the same schema, then its indexes)"
-    f=$(bench_median <"$tmp/r_flnd")
-    printf 'ratio: SQLite alone = %.2fx --ndjson%s (rounds: %s)\n' "$f" \
-        "$(awk -v f="$f" 'BEGIN { if (f >= 1.5) print ": more than the goal for all of --db, out of reach of any writer through SQL" }')" \
+    flr=$(bench_median <"$tmp/r_flnd")
+    printf 'ratio: SQLite alone = %.2fx --ndjson%s (rounds: %s)\n' "$flr" \
+        "$(awk -v f="$flr" 'BEGIN { if (f >= 1.5) print ": more than the goal for all of --db, out of reach of any writer through SQL" }')" \
         "$(rounds r_flnd %.2f)"
     awk -v d="$db_cpu" -v f="$fl_cpu" -v n="$nd_cpu" 'BEGIN { if (n > 0)
         printf "pcap2spans --db less SQLite alone: %.2f s CPU = %.2fx --ndjson (parsing, binding, the rest)\n", d - f, (d - f) / n }'
