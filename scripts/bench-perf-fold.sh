@@ -27,6 +27,7 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$pf" "$tmp/perf-fold" && pf=$tmp/perf-fold
 [ -x /usr/bin/time ] || { echo "bench-perf-fold: GNU time (/usr/bin/time) is needed"; exit 2; }
 . "$top/scripts/bench/measure.sh"
+. "$top/scripts/bench/sqlite_floor.sh"
 
 # perf-fold --db against perf-fold's text output on input $1 (what it is: $2)
 db_ratio() {
@@ -42,6 +43,16 @@ db_ratio() {
     echo "perf-fold text: $(bench_median <"$tmp/c_txt") s CPU, perf-fold --db: $(bench_median <"$tmp/c_db") s CPU ($what; $(sqlite3 "$tmp/b.db" 'SELECT count(*) FROM samples' 2>/dev/null) samples)"
     printf 'ratio: perf-fold --db CPU = %.2fx its text output (goal <= 1.5x; rounds: %s)\n' \
         "$(bench_median <"$tmp/r_db")" "$(bench_rounds "$tmp/r_db" %.2f)"
+    # SQLite's own cost of storing the same rows (scripts/bench/sqlite_floor.sh)
+    sqlite_floor_prepare "$tmp/b.db" "$tmp/floor.db" "$tmp/floor.sql" || return 0
+    : >"$tmp/r_fl"
+    for _ in $(seq "$runs"); do
+        rm -f "$tmp/fl.db"*; cp "$tmp/floor.db" "$tmp/fl.db"
+        d=$(bench_measure bash -c 'sqlite3 "$0" <"$1"' "$tmp/fl.db" "$tmp/floor.sql")
+        bench_ratio "${d% *}" "$(bench_median <"$tmp/c_txt")" >>"$tmp/r_fl"
+    done
+    printf 'ratio: SQLite alone, storing the same rows = %.2fx perf-fold text output (rounds: %s)\n' \
+        "$(bench_median <"$tmp/r_fl")" "$(bench_rounds "$tmp/r_fl" %.2f)"
 }
 
 if [ ! -s "$in" ]; then
