@@ -504,9 +504,10 @@ int sf_db_exec_stmt(struct sf_db *db, sqlite3_stmt *st, int64_t *rowid, struct s
 
     /* A batch that only appends rows runs without foreign-key checks: each writer
      * inserts a row after the rows it refers to, in one connection, so a check would
-     * only look up what was just written (a sixth of pcap2spans --db's CPU); the
-     * tests run PRAGMA foreign_key_check on what the writers leave.  Anything else
-     * (DELETE, UPDATE) ends such a batch first and runs with the checks and cascades. */
+     * only look up what was just written (6.5 % of pcap2spans --db's instructions on
+     * the rpc bench cut, docs/database.md); the tests run PRAGMA foreign_key_check on
+     * what the writers leave.  Anything else (DELETE, UPDATE) ends such a batch first
+     * and runs with the checks and cascades. */
     int insert = strncmp(sqlite3_sql(st), "INSERT", 6) == 0;
 
     if (db->in_tx && db->fk_off && !insert && (rc = sf_db_commit(db, err)))

@@ -2,7 +2,8 @@
 # to store the rows an ingest tool wrote, the floor under any writer that goes through
 # SQL.  `sqlite_floor_prepare SRC DST SQL` makes DST a fresh database of SRC's own schema
 # (tables, constraints, triggers) without the indexes, holding SRC's sources rows, and
-# writes to SQL the statements to run in DST: the writer's pragmas, one transaction that
+# writes to SQL the statements to run in DST: the writer's pragmas (its batches of
+# INSERTs run without foreign-key checks, lib/sf_db.c), one transaction that
 # copies every other table's rows with INSERT ... SELECT (a WHERE clause keeps SQLite
 # from copying records whole, so each row is decoded, checked and encoded as a bound row
 # would be), then the indexes built, as sf_db builds the deferred ones.  Measure
@@ -18,7 +19,7 @@ sqlite_floor_prepare() {
     sqlite3 "$dst" "PRAGMA journal_mode = WAL; ATTACH '$src' AS o;
                     INSERT INTO main.sources SELECT * FROM o.sources;" >/dev/null || return 1
     {
-        echo "PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL; ATTACH '$src' AS o; BEGIN;"
+        echo "PRAGMA foreign_keys = OFF; PRAGMA synchronous = NORMAL; ATTACH '$src' AS o; BEGIN;"
         for t in $(sqlite3 "$src" "SELECT name FROM sqlite_master WHERE type = 'table'
                                    AND name NOT LIKE 'sqlite_%' AND name != 'sources' ORDER BY rowid"); do
             [ "$(sqlite3 "$src" "SELECT count(*) FROM \"$t\"")" = 0 ] && continue
