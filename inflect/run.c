@@ -186,6 +186,7 @@ enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflec
                               const struct run_facts *f, char *detail, size_t dsz)
 {
     size_t seen = 0, most = 0;
+    const struct inflect_result *empty = NULL;
 
     detail[0] = 0;
     if (ig->g.op == SF_GATE_NONE)
@@ -200,6 +201,8 @@ enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflec
             continue;
         seen++;
         most = r->s->n > most ? r->s->n : most;
+        if (r->s->n == 0 && !empty)
+            empty = r;
         if (ig->g.mode == SF_GATE_LEVEL ? level_crossed(ig, r, detail, dsz)
                                         : change_crossed(ig, r, detail, dsz))
             return SF_GATE_FAIL;
@@ -214,6 +217,14 @@ enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflec
                  ctx->allow_missing ? " (passes: --allow-missing)"
                                     : " (--allow-missing lets it pass)");
         return ctx->allow_missing ? SF_GATE_PASS : SF_GATE_ERROR;
+    }
+    /* a series with no value to judge (every span partial, or none at all) must not
+     * pass a level gate by having nothing above the threshold */
+    if (empty && ig->g.mode == SF_GATE_LEVEL) {
+        snprintf(detail, dsz, "no %s in %s (series %s)",
+                 f->is_db ? "spans with a response" : "rows with a value", f->input,
+                 empty->s->name);
+        return SF_GATE_ERROR;
     }
     if (ig->g.mode != SF_GATE_LEVEL && most < INFLECT_GATE_MIN_OBS) {
         snprintf(detail, dsz, "a change needs at least %d %s with data; the longest series has %zu",

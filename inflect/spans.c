@@ -39,7 +39,7 @@ const char *spans_metric_name(enum span_metric m)
 const uint64_t *spans_trials(const struct win_group *g, enum span_metric m)
 {
     /* the divisors of group_close() */
-    return m == M_ERROR_RATE ? g->spans : m == M_SAMPLED_SHARE ? g->trials : NULL;
+    return m == M_ERROR_RATE ? g->known : m == M_SAMPLED_SHARE ? g->trials : NULL;
 }
 
 void spans_init(struct span_windows *sw, int64_t window_ns)
@@ -53,6 +53,7 @@ static void group_free(struct win_group *g)
     for (int m = 0; m < M_NMETRICS; m++)
         free(g->m[m]);
     free(g->spans);
+    free(g->known);
     free(g->traces);
     free(g->trials);
     free(g->kept);
@@ -106,6 +107,7 @@ static int group_reserve(struct win_group *g, size_t need)
     for (int m = 0; m < M_NMETRICS; m++)
         GROW(g->m[m], cap);
     GROW(g->spans, cap);
+    GROW(g->known, cap);
     GROW(g->traces, cap);
     GROW(g->trials, cap);
     GROW(g->kept, cap);
@@ -113,7 +115,7 @@ static int group_reserve(struct win_group *g, size_t need)
     for (size_t w = g->cap; w < cap; w++) {
         for (int m = 0; m < M_NMETRICS; m++)
             g->m[m][w] = m == M_COUNT || m == M_THROUGHPUT ? 0 : NAN;
-        g->spans[w] = g->traces[w] = g->trials[w] = g->kept[w] = 0;
+        g->spans[w] = g->known[w] = g->traces[w] = g->trials[w] = g->kept[w] = 0;
         g->cfg[w] = NAN;
     }
     g->cap = cap;
@@ -180,17 +182,20 @@ static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
         g->m[M_P95][w] = q[1];
         g->m[M_P99][w] = q[2];
         g->m[M_MAX][w] = q[3];
-        g->m[M_ERROR_RATE][w] = (double)g->c_err / (double)g->c_spans;
+        /* over the spans whose outcome is known (a response, or an error such as a
+         * reset): a request still open when the capture ended is neither */
+        g->m[M_ERROR_RATE][w] = g->c_known ? (double)g->c_err / (double)g->c_known : NAN;
         g->m[M_SAMPLED_SHARE][w] = g->c_trials ? (double)g->c_kept / (double)g->c_trials : NAN;
         g->m[M_AMPLIFICATION][w] = g->c_traces ? (double)g->c_spans / (double)g->c_traces : NAN;
         g->spans[w] = g->c_spans;
+        g->known[w] = g->c_known;
         g->traces[w] = g->c_traces;
         g->trials[w] = g->c_trials;
         g->kept[w] = g->c_kept;
         g->cfg[w] = g->c_cfg_n ? g->c_cfg / (double)g->c_cfg_n : NAN;
     }
     g->nlat = 0;
-    g->c_spans = g->c_err = g->c_traces = g->c_trials = g->c_kept = g->c_cfg_n = 0;
+    g->c_spans = g->c_err = g->c_known = g->c_traces = g->c_trials = g->c_kept = g->c_cfg_n = 0;
     g->c_cfg = 0;
     sf_map_clear(&g->seen);
     return 0;
@@ -273,6 +278,7 @@ int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, doub
         sw->last_ns = start_ns;
     g->c_spans++;
     g->c_err += error != 0;
+    g->c_known += error != 0 || isfinite(latency_ms);
     if (isfinite(latency_ms)) {
         if (g->nlat == g->latcap) {
             size_t nc = g->latcap ? g->latcap * 2 : 256;
@@ -332,6 +338,7 @@ static void keep_windows(struct span_windows *sw, size_t a, size_t b)
         for (int m = 0; m < M_NMETRICS; m++)
             memmove(g->m[m], g->m[m] + a, n * sizeof(double));
         memmove(g->spans, g->spans + a, n * sizeof(uint64_t));
+        memmove(g->known, g->known + a, n * sizeof(uint64_t));
         memmove(g->traces, g->traces + a, n * sizeof(uint64_t));
         memmove(g->trials, g->trials + a, n * sizeof(uint64_t));
         memmove(g->kept, g->kept + a, n * sizeof(uint64_t));

@@ -54,11 +54,12 @@ struct win_group {
     size_t cap;            /* windows allocated */
     double *m[M_NMETRICS]; /* per window; NaN = no data (count/throughput: 0) */
     uint64_t *spans, *traces, *trials, *kept;
+    uint64_t *known; /* spans whose outcome is known: error_rate's trials */
     double *cfg; /* mean configured rate (ot=th) per window, NaN = none */
     /* the open window */
     double *lat;
     size_t nlat, latcap;
-    uint64_t c_spans, c_err, c_traces, c_trials, c_kept, c_cfg_n;
+    uint64_t c_spans, c_err, c_known, c_traces, c_trials, c_kept, c_cfg_n;
     double c_cfg;
     struct sf_map seen; /* the open window's traces: sf_hash of the trace id */
 };
