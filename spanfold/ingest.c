@@ -726,7 +726,12 @@ int sf_cmd_ingest(int argc, char **argv)
             g.status = prc > g.status ? prc : g.status;
         }
     } else {
-        fprintf(stderr, "spanfold ingest: nothing was ingested, %s was not created\n", g.db);
+        /* `ingest && report` must stop here: no input is no evidence */
+        fprintf(stderr,
+                "spanfold ingest: nothing to ingest: %zu file%s, none recognised; %s was not "
+                "created\n",
+                g.n, g.n == 1 ? "" : "s", g.db);
+        g.status = SF_EXIT_USAGE;
     }
     if (tmpdb_dir[0])
         ch_tmpdb_remove(tmpdb_dir, tmpdb);

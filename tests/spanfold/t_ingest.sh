@@ -101,6 +101,16 @@ check_eval "perf.data without perf: exit 2 and the exact perf script command (rc
 check_eval "no input: usage error" '[ $rc -eq 2 ] && grep -q "no input" "$tmp/x.err"'
 "$bin/spanfold" ingest "$demo" 2>"$tmp/x.err"; rc=$?
 check_eval "no --db: usage error" '[ $rc -eq 2 ] && grep -q -- "--db FILE is required" "$tmp/x.err"'
+# ingesting nothing is an error, so that `ingest && report` stops there
+mkdir -p "$tmp/empty" "$tmp/junk"
+"$bin/spanfold" ingest --db "$tmp/e.db" "$tmp/empty" 2>"$tmp/e.err"; rc=$?
+check_eval "an empty folder: exit 2, nothing to ingest, no database (rc $rc)" \
+    '[ $rc -eq 2 ] && grep -q "nothing to ingest: 0 files" "$tmp/e.err" && [ ! -e "$tmp/e.db" ]'
+echo "hello" >"$tmp/junk/notes.txt"; head -c 3000 /dev/urandom >"$tmp/junk/blob.bin"
+"$bin/spanfold" ingest --db "$tmp/j.db" "$tmp/junk" 2>"$tmp/j.err"; rc=$?
+check_eval "a folder of unrelated files: exit 2, each file's reason said (rc $rc)" \
+    '[ $rc -eq 2 ] && grep -q "nothing to ingest: 2 files, none recognised" "$tmp/j.err" &&
+     grep -q "notes.txt: ignored" "$tmp/j.err" && grep -q "blob.bin: ignored" "$tmp/j.err"'
 # ingesting the same folder again changes nothing
 "$bin/spanfold" ingest --db "$tmp/a.db" "$demo" 2>"$tmp/a2.err"
 check_eval "a second ingest of the same folder adds nothing" '[ "$(counts "$tmp/a.db")" = "$want" ] &&
