@@ -55,7 +55,7 @@ struct win_group {
     double *m[M_NMETRICS]; /* per window; NaN = no data (count/throughput: 0) */
     uint64_t *spans, *traces, *trials, *kept;
     uint64_t *known; /* spans whose outcome is known: error_rate's trials */
-    double *cfg; /* mean configured rate (ot=th) per window, NaN = none */
+    double *cfg;     /* mean configured rate (ot=th) per window, NaN = none */
     /* the open window */
     double *lat;
     size_t nlat, latcap;

@@ -3,6 +3,7 @@
  * pcap.c reads each capture through link.c, ip.c and tcp.c into the application
  * parsers (tls.c, h1.c, h2.c); out.c writes spans to the database and/or NDJSON.
  */
+#include <assert.h>
 #include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -108,7 +109,7 @@ static int size_opt(const char *name, const char *arg, size_t *out)
 /* What the command line sets beside the context. */
 struct args {
     struct p2s_out_opts so;
-    const char *keylogs[64];
+    const char **keylogs; /* as many as given: per-session key log dumps are common */
     int nkeylogs;
     int jobs;
 };
@@ -133,10 +134,12 @@ static int parse_args(struct p2s_ctx *ctx, struct args *a, int argc, char **argv
             so->wait = 1;
             break;
         case OPT_KEYLOG:
-            if (a->nkeylogs == 64) {
-                fprintf(stderr, "pcap2spans: at most 64 --keylog files\n");
+            if (a->keylogs == NULL &&
+                (a->keylogs = calloc((size_t)argc, sizeof(*a->keylogs))) == NULL) {
+                fprintf(stderr, "pcap2spans: out of memory\n");
                 return -1;
             }
+            assert(a->nkeylogs < argc); /* each --keylog takes an argument of argv */
             a->keylogs[a->nkeylogs++] = optarg;
             break;
         case OPT_JOBS:
@@ -227,6 +230,11 @@ static int load_keylogs(struct p2s_ctx *ctx, const char *const *keylogs, int n)
             return -1;
         }
     }
+    if (p2s_tls_keys_conflicts(ctx->tls_keys) > TLS_KEYS_CONFLICTS_SAID)
+        fprintf(stderr,
+                "pcap2spans: %zu secrets in the key logs differ from an earlier one "
+                "for the same client random and label (the first %d said above)\n",
+                p2s_tls_keys_conflicts(ctx->tls_keys), TLS_KEYS_CONFLICTS_SAID);
     return 0;
 }
 
@@ -308,6 +316,7 @@ int pcap2spans_main(int argc, char **argv)
 out:
     p2s_ctx_free(&ctx);
     p2s_tls_keys_free(ctx.tls_keys);
+    free(a.keylogs);
     if (p2s_out_close(ctx.out, &err) < 0) {
         fprintf(stderr, "pcap2spans: database: %s\n", err.msg);
         status = SF_EXIT_USAGE;

@@ -43,6 +43,9 @@ struct tls_secret {
 struct tls_keyent {
     uint8_t random[TLS_RANDOM_LEN];
     struct tls_secret s[TLS_SK_N];
+    /* where each secret was read: file (not copied: it outlives the keys) and line */
+    const char *from[TLS_SK_N];
+    uint64_t line[TLS_SK_N];
 };
 
 struct p2s_tls_keys;
@@ -67,6 +70,11 @@ int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_er
 const struct tls_keyent *p2s_tls_keys_find(const struct p2s_tls_keys *k,
                                            const uint8_t random[TLS_RANDOM_LEN]);
 size_t p2s_tls_keys_count(const struct p2s_tls_keys *k);
+/* Secrets logged twice for one random and label with different values (the later
+ * one is kept; the first TLS_KEYS_CONFLICTS_SAID are said on stderr with both files
+ * and lines). */
+#define TLS_KEYS_CONFLICTS_SAID 10
+size_t p2s_tls_keys_conflicts(const struct p2s_tls_keys *k);
 
 /* ---- crypto (tls_crypto.c) -------------------------------------------------------- */
 

@@ -5,7 +5,9 @@
  * Labels used: CLIENT_RANDOM (TLS 1.2 master secret, 48 bytes), CLIENT_EARLY_TRAFFIC_SECRET,
  * CLIENT_HANDSHAKE_TRAFFIC_SECRET, SERVER_HANDSHAKE_TRAFFIC_SECRET, CLIENT_TRAFFIC_SECRET_0,
  * SERVER_TRAFFIC_SECRET_0 (32 or 48 bytes).  Others (EXPORTER_SECRET, RSA, ...) are skipped.
- * A later line for the same random and label replaces the earlier one.
+ * A later line for the same random and label replaces the earlier one; when the two
+ * secrets differ, that is said with both files and lines (key logs of one client
+ * dumped per session overlap, and agree: only a disagreement is news).
  *
  * pcapng (draft-ietf-opsawg-pcapng): blocks are  type(4) total_length(4) body
  * total_length(4), lengths multiples of 4, byte order set by each Section Header Block
@@ -36,6 +38,9 @@
 struct p2s_tls_keys {
     struct sf_map map; /* sf_hash(random) -> struct tls_keyent */
     size_t secrets;
+    size_t conflicts;
+    const char *path; /* the file being read, for where each secret came from */
+    uint64_t line;
 };
 
 int p2s_tls_keys_new(struct p2s_tls_keys **out)
@@ -61,6 +66,11 @@ void p2s_tls_keys_free(struct p2s_tls_keys *k)
     free(k);
 }
 
+size_t p2s_tls_keys_conflicts(const struct p2s_tls_keys *k)
+{
+    return k->conflicts;
+}
+
 size_t p2s_tls_keys_count(const struct p2s_tls_keys *k)
 {
     return k ? k->secrets : 0;
@@ -79,6 +89,26 @@ const struct tls_keyent *p2s_tls_keys_find(const struct p2s_tls_keys *k,
     return sf_map_find(&k->map, sf_hash(random, TLS_RANDOM_LEN), random_eq, random);
 }
 
+static const struct {
+    const char *label;
+    enum tls_sk sk;
+} labels[] = {
+    {"CLIENT_RANDOM", TLS_SK_MASTER},
+    {"CLIENT_EARLY_TRAFFIC_SECRET", TLS_SK_CET},
+    {"CLIENT_HANDSHAKE_TRAFFIC_SECRET", TLS_SK_CHT},
+    {"SERVER_HANDSHAKE_TRAFFIC_SECRET", TLS_SK_SHT},
+    {"CLIENT_TRAFFIC_SECRET_0", TLS_SK_CT0},
+    {"SERVER_TRAFFIC_SECRET_0", TLS_SK_ST0},
+};
+
+static const char *label_name(enum tls_sk sk)
+{
+    for (size_t j = 0; j < sizeof(labels) / sizeof(labels[0]); j++)
+        if (labels[j].sk == sk)
+            return labels[j].label;
+    return "?";
+}
+
 static int add(struct p2s_tls_keys *k, const uint8_t *random, enum tls_sk sk, const uint8_t *sec,
                size_t slen)
 {
@@ -95,24 +125,25 @@ static int add(struct p2s_tls_keys *k, const uint8_t *random, enum tls_sk sk, co
         memcpy(e->random, random, TLS_RANDOM_LEN);
         sf_map_fill(&k->map, slot, h, e);
     }
-    if (e->s[sk].len == 0)
+    if (e->s[sk].len == 0) {
         k->secrets++;
+    } else if (e->s[sk].len != slen || memcmp(e->s[sk].b, sec, slen) != 0) {
+        if (k->conflicts++ < TLS_KEYS_CONFLICTS_SAID) {
+            char hex[17];
+            sf_hex_encode(hex, random, 8);
+            fprintf(stderr,
+                    "pcap2spans: %s:%llu: %s for client random %s... differs from the one "
+                    "in %s:%llu; the later is used\n",
+                    k->path ? k->path : "?", (unsigned long long)k->line, label_name(sk), hex,
+                    e->from[sk] ? e->from[sk] : "?", (unsigned long long)e->line[sk]);
+        }
+    }
+    e->from[sk] = k->path;
+    e->line[sk] = k->line;
     e->s[sk].len = (uint8_t)slen;
     memcpy(e->s[sk].b, sec, slen);
     return 0;
 }
-
-static const struct {
-    const char *label;
-    enum tls_sk sk;
-} labels[] = {
-    {"CLIENT_RANDOM", TLS_SK_MASTER},
-    {"CLIENT_EARLY_TRAFFIC_SECRET", TLS_SK_CET},
-    {"CLIENT_HANDSHAKE_TRAFFIC_SECRET", TLS_SK_CHT},
-    {"SERVER_HANDSHAKE_TRAFFIC_SECRET", TLS_SK_SHT},
-    {"CLIENT_TRAFFIC_SECRET_0", TLS_SK_CT0},
-    {"SERVER_TRAFFIC_SECRET_0", TLS_SK_ST0},
-};
 
 /* One line (no newline).  1 added, 0 skipped (comment, blank, unused label), -1 bad. */
 static int parse_line(struct p2s_tls_keys *k, const char *s, size_t n, const char **why)
@@ -176,6 +207,7 @@ int p2s_tls_keys_load_text(struct p2s_tls_keys *k, const char *text, size_t n, u
         const char *why = NULL;
         int rc;
         lineno++;
+        k->line = lineno;
         rc = parse_line(k, text + i, e - i, &why);
         if (rc > 0)
             added++;
@@ -198,6 +230,7 @@ int p2s_tls_keys_load_file(struct p2s_tls_keys *k, const char *path, struct sf_e
 
     if (fd < 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot open key log: %s", strerror(errno));
+    k->path = path;
     if (sf_line_open(&r, fd, 64u << 10) < 0) {
         close(fd);
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -214,6 +247,7 @@ int p2s_tls_keys_load_file(struct p2s_tls_keys *k, const char *path, struct sf_e
             bad++;
             continue;
         }
+        k->line = r.lineno;
         rc = parse_line(k, line, len, &why);
         if (rc > 0)
             added++;
@@ -292,6 +326,7 @@ int p2s_tls_keys_load_dsb(struct p2s_tls_keys *k, const char *path, struct sf_er
         return 0;
     }
     close(fd);
+    k->path = path;
     total = scan_blocks(k, map, (size_t)sb.st_size, err);
     munmap(map, (size_t)sb.st_size);
     return total;
