@@ -125,9 +125,10 @@ struct fg_ctx {
     size_t frames_cap;
     struct fg_prev prev; /* the last stack added */
     uint64_t bad_lines;
-    uint64_t rand_state;       /* --random */
-    struct fg_palmap *palmap;  /* --cp */
-    struct fg_nameattr *attrs; /* --nameattr */
+    double count_sum, count_sum2; /* of the last and the first count column: < 2^63 */
+    uint64_t rand_state;          /* --random */
+    struct fg_palmap *palmap;     /* --cp */
+    struct fg_nameattr *attrs;    /* --nameattr */
     FILE *out;
 };
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fg.h"
+#include "sf_count.h"
 #include "sf_line.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
@@ -321,6 +322,18 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
         delta = c1 - c2;
         stack_len = stack2_len;
     }
+    /* (a double cannot tell 2^63-1 from 2^63: the bound is 2^63 itself) */
+    if (c1 >= 0x1p63 || c2 >= 0x1p63) {
+        err->col = (uint32_t)((c2 >= 0x1p63 ? stack_len : last_at) + 2);
+        sf_err_set(err, SF_E_MALFORMED, UINT64_MAX, "count is more than " SF_COUNT_MAX_TEXT);
+        return 0;
+    }
+    if (ctx->count_sum + c1 >= 0x1p63 || ctx->count_sum2 + c2 >= 0x1p63) {
+        err->col = (uint32_t)(last_at + 2);
+        return sf_err_set(err, SF_E_RANGE, UINT64_MAX, "the counts sum past " SF_COUNT_MAX_TEXT);
+    }
+    ctx->count_sum += c1;
+    ctx->count_sum2 += c2;
     orig_len = stack_len;
     if (ctx->opt.reverse) {
         if ((n = split_frames(ctx, stack, stack_len)) < 0)

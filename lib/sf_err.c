@@ -75,6 +75,8 @@ const char *sf_err_name(int code)
         return "duplicate";
     case SF_E_BUSY:
         return "busy";
+    case SF_E_RANGE:
+        return "out of range";
     }
     return "unknown error";
 }

@@ -23,6 +23,7 @@ enum sf_err_code {
     SF_E_UNSUPPORTED = -8, /* valid input we do not handle */
     SF_E_DUP = -9,         /* already done (e.g. source ingested before) */
     SF_E_BUSY = -10,       /* another live process holds it (e.g. is ingesting that input) */
+    SF_E_RANGE = -11,      /* a count or a sum of counts past SF_COUNT_MAX (sf_count.h) */
 };
 
 /* Exit statuses shared by every tool (docs/exit-status.md). */

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "perf_fold.h"
+#include "sf_count.h"
 #include "sf_gate.h"
 #include "sf_hex.h"
 #include "sf_line.h"
@@ -175,6 +176,20 @@ static int read_folded(struct diff_ctx *d, int side, const char *path)
             continue;
         }
         long double v = strtold(s + k, NULL);
+        if (v > (long double)SF_COUNT_MAX) {
+            if (++d->bad <= PF_SHOW_ERRORS)
+                fprintf(stderr,
+                        "%s diff: %s:%llu: count %.*s is more than " SF_COUNT_MAX_TEXT
+                        ", skipped\n",
+                        PF_TOOL, path, (unsigned long long)r.lineno, (int)(n - k), s + k);
+            continue;
+        }
+        if (d->total[side] + v > (long double)SF_COUNT_MAX) {
+            fprintf(stderr, "%s diff: %s:%llu: the counts sum past " SF_COUNT_MAX_TEXT "\n",
+                    PF_TOOL, path, (unsigned long long)r.lineno);
+            rc = SF_E_RANGE;
+            break;
+        }
         n = k - 1;
         if (d->striphex) {
             /* s/0x[0-9a-fA-F]+/0x.../g */

@@ -12,10 +12,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, memrchr */
 #endif
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf_fold.h"
+#include "sf_count.h"
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -527,6 +529,7 @@ static int db_sample(struct perf_fold_ctx *c, struct pf_entry *e)
     sf_err_clear(&err);
     if (e->db_id == 0 && sf_db_perf_stack(c->db, e->key, e->len, &e->db_id, &err))
         goto fail;
+    assert(c->period <= (uint64_t)SF_COUNT_MAX); /* fold_commit checked it */
     s = (struct sf_perf_sample){
         .ts_ns = c->ts_ns < 0 ? SF_DB_NULL : c->ts_ns,
         .pid = c->pid,
@@ -536,7 +539,7 @@ static int db_sample(struct perf_fold_ctx *c, struct pf_entry *e)
         .comm_len = c->comm.len,
         .event = c->event.len ? (const char *)c->event.data : NULL,
         .event_len = c->event.len,
-        .period = c->period > INT64_MAX ? INT64_MAX : (int64_t)c->period,
+        .period = (int64_t)c->period,
         .stack_id = e->db_id,
     };
     if (sf_db_perf_sample(c->db, c->source_id, &s, &err))
@@ -566,11 +569,16 @@ int fold_commit(struct perf_fold_ctx *c)
     len = c->stk_cap - c->stk_pos;
     /* --samples: a sample counts 1, so that a gate's statistics see samples */
     uint64_t w = c->o.samples ? 1 : c->period;
+    if (c->period > (uint64_t)SF_COUNT_MAX)
+        return fatal(c, "the sample's period is more than " SF_COUNT_MAX_TEXT);
     if (e && e->len == len && memcmp(e->key, c->stk + c->stk_pos, len) == 0) {
-        e->count = w > UINT64_MAX - e->count ? UINT64_MAX : e->count + w;
+        if (sf_count_add(&e->count, w) < 0)
+            return fatal(c, "the periods of one stack sum past " SF_COUNT_MAX_TEXT);
     } else {
-        if (fold_table_add(&c->stacks, c->stk + c->stk_pos, len, w, &e))
-            return fatal(c, "too many distinct stacks (out of memory)");
+        if ((rc = fold_table_add(&c->stacks, c->stk + c->stk_pos, len, w, &e)) != 0)
+            return fatal(c, rc == SF_E_RANGE
+                                ? "the periods of one stack sum past " SF_COUNT_MAX_TEXT
+                                : "too many distinct stacks (out of memory)");
         c->last_entry = e;
     }
     c->samples++;
@@ -603,9 +611,8 @@ int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t cou
         return SF_E_NOMEM;
     s = sf_map_probe(&t->map, h, entry_eq, &k);
     if ((e = s->val) != NULL) {
-        e->count = count > UINT64_MAX - e->count ? UINT64_MAX : e->count + count;
         *out = e;
-        return 0;
+        return sf_count_add(&e->count, count) < 0 ? SF_E_RANGE : 0;
     }
     e = sf_arena_alloc(&t->keys, sizeof(*e) + (len ? len : 1));
     if (e == NULL)

@@ -193,8 +193,9 @@ int fold_srcline_flush(struct perf_fold_ctx *c);
 /* End of a sample (blank line): count pname;stack.  Returns 0 or -1 (fatal). */
 int fold_commit(struct perf_fold_ctx *c);
 
-/* Add count to key in the table; *e gets the entry.  Returns 0 or SF_E_NOMEM /
- * SF_E_LIMIT. */
+/* Add count to key in the table; *e gets the entry.  Returns 0, SF_E_NOMEM /
+ * SF_E_LIMIT, or SF_E_RANGE when the entry's count would pass SF_COUNT_MAX (the
+ * entry is made, its count unchanged). */
 int fold_table_add(struct pf_table *t, const char *key, size_t len, uint64_t count,
                    struct pf_entry **e);
 void fold_table_free(struct pf_table *t);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "perf_fold.h"
+#include "sf_count.h"
 #include "sf_select.h"
 
 #define ATTRIB_CTE                                                                                 \
@@ -177,9 +178,12 @@ int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group
         if (ret ||
             sf_buf_append(&key, frames ? frames : "",
                           (size_t)sqlite3_column_bytes(st, COL_FRAMES)) ||
-            fold_table_add(t, key.data ? (const char *)key.data : "", key.len,
-                           sum > 0 ? (uint64_t)sum : 0, &e)) {
-            ret = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+            (ret = fold_table_add(t, key.data ? (const char *)key.data : "", key.len,
+                                  sum > 0 ? (uint64_t)sum : 0, &e)) != 0) {
+            ret = sf_err_set(err, ret == SF_E_RANGE ? SF_E_RANGE : SF_E_NOMEM, UINT64_MAX,
+                             ret == SF_E_RANGE
+                                 ? "the periods of one stack sum past " SF_COUNT_MAX_TEXT
+                                 : "out of memory");
             break;
         }
     }
