@@ -404,6 +404,8 @@ int folded_read_file(struct fg_ctx *ctx, const char *path)
             sf_err_set(&err, SF_E_LIMIT, r.off, "line longer than 8 MiB skipped");
         else if (len == 0)
             continue; /* blank lines separate nothing in folded input */
+        else if (r.lineno == 1 && len > 10 && memcmp(line, "# weight: ", 10) == 0)
+            continue; /* spanfold stacks' unit line (flamegraph.pl ignores it as invalid) */
         else if ((rc = folded_add_line(ctx, line, len, &err)) == 1)
             goto next;
         else if (rc < 0) {

@@ -56,6 +56,7 @@ struct diff_ctx {
     struct pf_table names[2]; /* frame name -> inclusive count (db_id = stamp) */
     uint64_t bad;
     struct sf_buf tmp;
+    char weight[2][32]; /* "# weight: W" on a profile's first line (spanfold stacks), or "" */
 };
 
 static int usage(const char *msg)
@@ -165,6 +166,12 @@ static int read_folded(struct diff_ctx *d, int side, const char *path)
         return -1;
     }
     while ((rc = sf_line_next(&r, &s, &n)) != 0) {
+        if (rc > 0 && r.lineno == 1 && n > 10 && n < 10 + sizeof(d->weight[side]) &&
+            memcmp(s, "# weight: ", 10) == 0) {
+            memcpy(d->weight[side], s + 10, n - 10);
+            d->weight[side][n - 10] = 0;
+            continue;
+        }
         if (rc < 0 || split_line(s, n, &k)) {
             if (++d->bad <= PF_SHOW_ERRORS)
                 fprintf(stderr, "%s diff: %s:%llu: %s\n", PF_TOOL, path,
@@ -580,6 +587,27 @@ static int diff_opt(struct diff_ctx *d, int ch, const char *arg)
     return -1;
 }
 
+/* Confidence intervals count samples: a profile whose first line says its counts are
+ * another weight (spanfold stacks' "# weight: ns") cannot give one.  (Without that line,
+ * a profile whose every stack counts 1000 or more only gets WEIGHTED_NOTE: large sample
+ * counts look the same.)  Returns 0 or -1 (said). */
+static int check_counts(const struct diff_ctx *d, char **paths)
+{
+    if (!(d->run.confidence > 0))
+        return 0;
+    for (int side = 0; side < 2; side++) {
+        if (d->weight[side][0] && strcmp(d->weight[side], "samples") != 0) {
+            fprintf(stderr,
+                    "%s diff: %s: --confidence needs sample counts, and this profile's counts "
+                    "are weighted by %s: fold it with spanfold stacks --weight samples (or drop "
+                    "--confidence)\n",
+                    PF_TOOL, paths[side], d->weight[side]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* An empty profile (a failed `perf record`, a wrong path) must not pass a gate. */
 static int check_nonempty(const struct diff_ctx *d, char **paths)
 {
@@ -632,7 +660,7 @@ int diff_main(int argc, char **argv)
     snprintf(subject, sizeof(subject), "%.290s → %.290s", argv[optind], argv[optind + 1]);
     d.run.subject = subject;
     if (read_folded(&d, 0, argv[optind]) || read_folded(&d, 1, argv[optind + 1]) ||
-        check_nonempty(&d, argv + optind) || write_diff(&d) ||
+        check_nonempty(&d, argv + optind) || check_counts(&d, argv + optind) || write_diff(&d) ||
         write_reports(&d, argv[optind], argv[optind + 1])) {
         diff_free(&d);
         return SF_EXIT_USAGE;

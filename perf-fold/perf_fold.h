@@ -251,12 +251,13 @@ struct spans_filter {
     const struct sf_select *sel;            /* NULL, or only samples of the spans it selects */
     int rest;       /* with sel: the attributed samples of every other span */
     int attributed; /* only samples attributed to some span */
+    int samples;    /* count samples (1 each), not the sum of their periods */
 };
 
-/* Fold the samples that pass f into t (counted by period): each stack under a root
- * frame naming its group (group_by as --group-by takes it), or as stored when
- * group_by is NULL, which is what `perf-fold --db` printed for them.  Returns 0, or
- * SF_E_DB / SF_E_NOMEM with err filled. */
+/* Fold the samples that pass f into t (counted by period, or 1 each with f->samples): each stack
+ * under a root frame naming its group (group_by as --group-by takes it), or as stored when group_by
+ * is NULL, which is what `perf-fold --db` printed for them.  Returns 0, or SF_E_DB / SF_E_NOMEM
+ * with err filled. */
 /* The attribution of spans_fold_table as a WITH clause: its last table, b, has one
  * row per sample (row_id = samples.id, stack_id, period, span_id = the attributed
  * span or NULL, itrace, idec), for a query that goes on with " SELECT ... FROM b". */

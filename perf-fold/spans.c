@@ -37,7 +37,7 @@
 #define ATTRIB_SQL                                                                                 \
     ATTRIB_CTE " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"           \
                "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, "     \
-               "SUM(b.period)"                                                                     \
+               "SUM(b.period), COUNT(*)"                                                           \
                " FROM b JOIN stacks st ON st.id = b.stack_id"                                      \
                " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = "  \
                "b.span_id)"                                                                        \
@@ -58,7 +58,8 @@ enum {
     COL_GMETH,
     COL_SAMPLED,
     COL_FRAMES,
-    COL_SUM
+    COL_SUM,
+    COL_N
 };
 
 static const char *col(sqlite3_stmt *st, int i)
@@ -168,7 +169,7 @@ int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group
     sf_buf_init(&key, PF_RECORD_MAX + 4096);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *frames = col(st, COL_FRAMES);
-        int64_t sum = sqlite3_column_int64(st, COL_SUM);
+        int64_t sum = sqlite3_column_int64(st, f->samples ? COL_N : COL_SUM);
         struct pf_entry *e;
         sf_buf_reset(&key);
         if (group_by) {
@@ -196,8 +197,10 @@ int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group
 
 int spans_fold(struct perf_fold_ctx *c)
 {
-    struct spans_filter f = {
-        .span = c->o.span, .trace = c->o.trace, .grpc_method = c->o.grpc_method};
+    struct spans_filter f = {.span = c->o.span,
+                             .trace = c->o.trace,
+                             .grpc_method = c->o.grpc_method,
+                             .samples = c->o.samples};
     struct pf_table t;
     struct sf_err err;
     char note[700];

@@ -62,7 +62,8 @@ gate=$top/samples/perf
 if [ -f "$gate/base.perf.txt" ] && [ -f "$gate/slow.perf.txt" ]; then
     mkdir -p "$out/gate"
     for v in base rerun slow; do
-        "$bin/perf-fold" --quiet "$gate/$v.perf.txt" >"$out/gate/$v.folded"
+        # counted in samples: the gate's statistics are about samples, not ns
+        "$bin/perf-fold" --quiet --samples "$gate/$v.perf.txt" >"$out/gate/$v.folded"
     done
     for v in rerun slow; do
         rc=0

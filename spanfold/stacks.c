@@ -44,6 +44,7 @@ struct stacks_opts {
     const char *db, *out, *tz, *title, *countname;
     struct ch_opts cho;
     int folded, vs, vs_rest, complete_only;
+    int weight_samples; /* --weight samples: 1 a sample, not the sum of periods */
     struct sel_opt sel[MAX_SEL];
     int nsel;
 };
@@ -54,7 +55,8 @@ static const char *const sel_names[] = {"--where",  "--trace-id",    "--span-id"
 static void usage(FILE *f)
 {
     fputs("usage: spanfold stacks --db FILE [SELECTION] [--vs rest|all|EXPR [SELECTION]]\n"
-          "                       [-o OUT.svg | --folded] [--title T] [--countname N]\n"
+          "                       [-o OUT.svg | --folded] [--weight ns|samples] [--title T]\n"
+          "                       [--countname N]\n"
           "       spanfold stacks --clickhouse URL [--cluster NAME] [--database DB] ...\n"
           "\n"
           "Folded stacks (FlameGraph's format, as perf-fold --db prints them) or an SVG flame\n"
@@ -72,27 +74,32 @@ static void usage(FILE *f)
           "Columns of EXPR: ",
           f);
     fputs(sf_select_columns(), f);
-    fputs("\n  (language: docs/spanfold.md, \"Selecting spans\")\n"
-          "\n"
-          "ClickHouse (what spanfold push wrote; docs/scale.md):\n"
-          "  --clickhouse URL    run the join there, not on --db (http://HOST:8123/)\n"
-          "  --cluster NAME      over the Distributed tables of every shard\n"
-          "  --database DB       the ClickHouse database (default spanfold)\n"
-          "\n"
-          "Output:\n"
-          "  --vs rest           differential against every other span's samples\n"
-          "  --vs EXPR|all       differential against the spans EXPR selects (all: every span);\n"
-          "                      selection options after --vs narrow that side\n"
-          "  -o FILE             write an SVG flame graph to FILE (with --folded: the lines)\n"
-          "  --folded            folded lines (the default without -o); with --vs the three-\n"
-          "                      column form of difffolded.pl -n (the --vs side first)\n"
-          "  --title T, --countname N   the graph's title and unit (default ns for cpu-clock)\n"
-          "  --complete-only     leave out sources that are not complete (interrupted, failed,\n"
-          "                      being ingested); without it they are used and named on stderr\n"
-          "\n"
-          "Exit: 0 ok; 2 usage error, bad selection, or nothing to show (the reason is printed:\n"
-          "no samples, no span markers, no span selected, no sample in the selected spans).\n",
-          f);
+    fputs(
+        "\n  (language: docs/spanfold.md, \"Selecting spans\")\n"
+        "\n"
+        "ClickHouse (what spanfold push wrote; docs/scale.md):\n"
+        "  --clickhouse URL    run the join there, not on --db (http://HOST:8123/)\n"
+        "  --cluster NAME      over the Distributed tables of every shard\n"
+        "  --database DB       the ClickHouse database (default spanfold)\n"
+        "\n"
+        "Output:\n"
+        "  --vs rest           differential against every other span's samples\n"
+        "  --vs EXPR|all       differential against the spans EXPR selects (all: every span);\n"
+        "                      selection options after --vs narrow that side\n"
+        "  -o FILE             write an SVG flame graph to FILE (with --folded: the lines)\n"
+        "  --folded            folded lines (the default without -o); with --vs the three-\n"
+        "                      column form of difffolded.pl -n (the --vs side first); the\n"
+        "                      first line says the weight: '# weight: ns' or '# weight: samples'\n"
+        "  --weight W          ns (default): each sample weighs its period (cpu-clock: ns\n"
+        "                      of CPU); samples: each counts 1 — what a gate's confidence\n"
+        "                      interval needs (spanfold gate refuses ns with --confidence)\n"
+        "  --title T, --countname N   the graph's title and unit (default ns for cpu-clock)\n"
+        "  --complete-only     leave out sources that are not complete (interrupted, failed,\n"
+        "                      being ingested); without it they are used and named on stderr\n"
+        "\n"
+        "Exit: 0 ok; 2 usage error, bad selection, or nothing to show (the reason is printed:\n"
+        "no samples, no span markers, no span selected, no sample in the selected spans).\n",
+        f);
 }
 
 enum {
@@ -109,7 +116,8 @@ enum {
     O_FOLDED,
     O_TITLE,
     O_COUNTNAME,
-    O_COMPLETE
+    O_COMPLETE,
+    O_WEIGHT
 };
 
 static const struct option longopts[] = {
@@ -127,6 +135,7 @@ static const struct option longopts[] = {
     {"title", required_argument, NULL, O_TITLE},
     {"countname", required_argument, NULL, O_COUNTNAME},
     {"complete-only", no_argument, NULL, O_COMPLETE},
+    {"weight", required_argument, NULL, O_WEIGHT},
     CH_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -182,6 +191,11 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
             break;
         case O_COUNTNAME:
             o->countname = optarg;
+            break;
+        case O_WEIGHT:
+            if (strcmp(optarg, "samples") != 0 && strcmp(optarg, "ns") != 0)
+                return sf_cmd_usage_error("stacks", "--weight takes ns or samples", optarg);
+            o->weight_samples = strcmp(optarg, "samples") == 0;
             break;
         case O_COMPLETE:
             o->complete_only = 1;
@@ -331,10 +345,12 @@ static int explain_empty(sqlite3 *h, const char *db, const struct sf_select *s, 
 
 /* Fold one side: sel's samples (rest: every other span's), or every attributed sample
  * when sel is NULL.  Returns 0 or 2 (printed). */
-static int fold_side(sqlite3 *h, const char *db, const struct sf_select *sel, int rest,
-                     struct pf_table *t, const struct stacks_ch *chs)
+static int fold_side(const struct stacks_opts *o, sqlite3 *h, const char *db,
+                     const struct sf_select *sel, int rest, struct pf_table *t,
+                     const struct stacks_ch *chs)
 {
-    struct spans_filter f = {.sel = sel, .rest = rest, .attributed = 1};
+    struct spans_filter f = {
+        .sel = sel, .rest = rest, .attributed = 1, .samples = o->weight_samples};
     struct sf_err err;
     char msg[600];
 
@@ -477,7 +493,10 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
     fgargv[2] = (char *)(o->title ? o->title : (const char *)title.data);
     if (chs && o->countname == NULL)
         stacks_ch_unit(chs, ubuf, sizeof(ubuf));
-    fgargv[4] = (char *)(o->countname ? o->countname : chs ? ubuf : unit(h, ubuf, sizeof(ubuf)));
+    fgargv[4] = (char *)(o->countname        ? o->countname
+                         : o->weight_samples ? "samples"
+                         : chs               ? ubuf
+                                             : unit(h, ubuf, sizeof(ubuf)));
     fg_opts_defaults(&opt);
     optind = 0;
     if (opts_parse(6, fgargv, &opt) < 0) {
@@ -522,11 +541,15 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
         rc = compile(o, 1, h, &sel[1]);
     /* no selection: every attributed sample, also of spans the capture did not see */
     if (rc == 0)
-        rc = fold_side(h, db, any0 ? &sel[0] : NULL, 0, &t[0], chs);
+        rc = fold_side(o, h, db, any0 ? &sel[0] : NULL, 0, &t[0], chs);
     if (rc == 0 && t[0].map.n == 0)
         rc = explain_empty(h, db, &sel[0], "", chs);
     if (rc == 0 && o->vs) {
-        rc = fold_side(h, db, o->vs_rest ? &sel[0] : any1 ? &sel[1] : NULL, o->vs_rest, &t[1], chs);
+        rc = fold_side(o, h, db,
+                       o->vs_rest ? &sel[0]
+                       : any1     ? &sel[1]
+                                  : NULL,
+                       o->vs_rest, &t[1], chs);
         if (rc == 0 && t[1].map.n == 0)
             rc = explain_empty(h, db, o->vs_rest ? &sel[0] : &sel[1],
                                o->vs_rest ? "--vs rest: " : "--vs: ", chs);
@@ -536,7 +559,15 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
         rc = SF_EXIT_USAGE;
     }
     if (rc == 0 && (o->folded || o->out == NULL)) {
-        if (emit_lines(&t[0], o->vs ? &t[1] : NULL, put_file, out) < 0) {
+        char ubuf[64] = "";
+        const char *w = o->weight_samples ? "samples"
+                        : chs             ? (stacks_ch_unit(chs, ubuf, sizeof(ubuf)), ubuf)
+                                          : unit(h, ubuf, sizeof(ubuf));
+        /* what the counts are, for a gate to tell samples from ns (flamegraph.pl ignores
+         * the line; spanfold's readers take it); "samples" from unit() would be a lie */
+        if (fprintf(out, "# weight: %s\n",
+                    o->weight_samples || strcmp(w, "samples") != 0 ? w : "period") < 0 ||
+            emit_lines(&t[0], o->vs ? &t[1] : NULL, put_file, out) < 0) {
             fprintf(stderr, "%s: %s: write error\n", TOOL, o->out ? o->out : "stdout");
             rc = SF_EXIT_USAGE;
         }
@@ -594,6 +625,7 @@ static int run_clickhouse(const struct stacks_opts *o)
         return SF_EXIT_USAGE;
     }
     stacks_ch_tables(&chs, c, o->cho.cluster != NULL);
+    chs.count_samples = o->weight_samples;
     rc = run(o, db ? sf_db_handle(db) : NULL, &chs);
     sf_db_close(db, NULL);
     if (dir[0])

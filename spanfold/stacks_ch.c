@@ -46,9 +46,9 @@ int stacks_ch_fold(const struct stacks_ch *s, const struct sf_select *sel, int r
     sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
     sf_buf_init(&r, CH_BODY_MAX);
     sf_buf_printf(&sql,
-                  "SELECT frames, n FROM (SELECT stack_key, ifNull(sum(period), 0) AS n FROM %s"
+                  "SELECT frames, n FROM (SELECT stack_key, %s AS n FROM %s"
                   " WHERE span_id IS NOT NULL",
-                  s->samples);
+                  s->count_samples ? "count()" : "ifNull(sum(period), 0)", s->samples);
     if (sel)
         sf_buf_printf(&sql,
                       " AND span_id GLOBAL %sIN (SELECT span_id FROM %s WHERE (%s) AND span_id"

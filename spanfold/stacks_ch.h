@@ -12,6 +12,7 @@
 struct stacks_ch {
     struct ch *ch;
     char spans[96], samples[96], stacks[96];
+    int count_samples; /* count samples (1 each), not the sum of their periods */
 };
 
 /* Name c's tables in s: the Distributed ones (NAME_d) when cluster, else the local. */

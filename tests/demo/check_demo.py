@@ -70,6 +70,8 @@ def leaves(path, root=None):
     """self weight per leaf function of a folded file (only under root, if given)"""
     w = {}
     for line in open(path):
+        if line.startswith("# weight: "):  # spanfold stacks' unit line
+            continue
         stack, _, c = line.rstrip("\n").rpartition(" ")
         frames = stack.split(";")
         if root and frames[0] != root:

@@ -54,7 +54,14 @@ sf >"$tmp/all"
     sed 's/^\[span [^]]*\];//' |
     awk '{ c = $NF; $NF = ""; sub(/ $/, ""); a[$0] += c } END { for (k in a) print k, a[k] }' |
     sort >"$tmp/pf"
-check "no selection: perf-fold --group-by span's lines, merged over spans" cmp -s "$tmp/all" "$tmp/pf"
+check "no selection: perf-fold --group-by span's lines, merged over spans" cmp -s <(tail -n +2 "$tmp/all") "$tmp/pf"
+check "the first line says the weight: ns of cpu-clock" [ "$(head -n 1 "$tmp/all")" = "# weight: ns" ]
+sf --weight samples >"$tmp/alls"
+check_eval "--weight samples: the same stacks, counted in samples ($(tail -n +2 "$tmp/alls" | awk '{ s += $NF } END { print s }'))" \
+    '[ "$(head -n 1 "$tmp/alls")" = "# weight: samples" ] &&
+     [ "$(tail -n +2 "$tmp/alls" | awk "{ s += \$NF } END { print s }")" = "$(q "SELECT count(*) FROM samples WHERE span_id IS NOT NULL")" ] &&
+     cmp -s <(tail -n +2 "$tmp/alls" | sed "s/ [0-9]*$//") <(tail -n +2 "$tmp/all" | sed "s/ [0-9]*$//")'
+
 want=$(q "SELECT sum(period) FROM samples WHERE span_id IS NOT NULL")
 check "no selection: every attributed sample ($want)" [ "$(total "$tmp/all")" = "$want" ]
 
@@ -107,9 +114,9 @@ check "--during +${rel}ms..: relative to the capture start ($want)" [ "$(total "
 sf --where "endpoint = \"$slow_ep\"" --during "$iso.." --vs "endpoint = \"$slow_ep\"" \
     --during "..$iso" >"$tmp/diff"
 check "--vs EXPR --during: perf-fold diff -n of the two sides, byte for byte" \
-    cmp -s "$tmp/diff" <("$bin/perf-fold" diff -n "$tmp/before" "$tmp/after" 2>/dev/null)
+    cmp -s <(tail -n +2 "$tmp/diff") <("$bin/perf-fold" diff -n "$tmp/before" "$tmp/after" 2>/dev/null)
 sf --where "endpoint = \"$slow_ep\" and duration > p95" --vs rest >"$tmp/rest"
-check "--vs rest: three columns" awk 'NF < 3 || $(NF - 1) !~ /^[0-9]+$/ { exit 1 }' "$tmp/rest"
+check "--vs rest: three columns" awk 'NR > 1 && (NF < 3 || $(NF - 1) !~ /^[0-9]+$/) { exit 1 }' "$tmp/rest"
 after=$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$tmp/rest")
 before=$(awk '{ s += $(NF - 1) } END { printf "%.0f\n", s }' "$tmp/rest")
 lines=$(wc -l <"$tmp/rest")
