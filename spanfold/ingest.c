@@ -17,12 +17,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ch_pull.h"
@@ -42,6 +44,8 @@ struct input {
     enum sf_comp comp;
     int named;      /* given on the command line, not found in a folder */
     int broken;     /* could not be read or decompressed at all */
+    int stream;     /* a FIFO, pipe or device: spooled to a file once, then read from it */
+    int skip;       /* found in a folder but not a file to read: note says why */
     char note[320]; /* why it was skipped, or what went wrong on the way */
 };
 
@@ -53,7 +57,12 @@ struct ingest {
     size_t n, cap;
     char tmpdir[64]; /* short: TMPDIR is used only when under 32 bytes */
     int status;
+    int64_t stream_wait_s; /* --stream-wait: a stream silent this long is an error */
+    int64_t stream_max;    /* --stream-max: the most bytes spooled from one stream */
 };
+
+#define STREAM_WAIT_S 60
+#define STREAM_MAX    (INT64_C(4) << 30)
 
 static void usage(FILE *f)
 {
@@ -70,6 +79,9 @@ static void usage(FILE *f)
           "  --clickhouse URL   then push the database to ClickHouse (spanfold push; without\n"
           "                     --db through a temporary file); --cluster NAME, --database DB\n"
           "                     as spanfold push takes them (docs/scale.md)\n"
+          "  --stream-wait S    a FIFO, pipe or device named as PATH is read once into a\n"
+          "                     temporary file; no data for S seconds is an error (60)\n"
+          "  --stream-max BYTES the most read from one such stream (4G; K, M, G suffixes)\n"
           "  -h, --help         this text\n"
           "\n"
           "What it reads, and with which tool (linked in, same code as the tool):\n"
@@ -82,7 +94,8 @@ static void usage(FILE *f)
           "missing for the join (docs/recording.md says how to record each piece).\n"
           "\n"
           "Exit status: 0 ok; 1 some records of an input were skipped (said above);\n"
-          "2 usage error, an unreadable or damaged input, or a named file of no known kind.\n",
+          "2 usage error, an unreadable or damaged input, a named file of no known kind,\n"
+          "or nothing to ingest at all.\n",
           f);
 }
 
@@ -156,12 +169,29 @@ static int walk(struct ingest *g, const char *dir, int depth)
         qsort(names, n, sizeof(*names), name_cmp);
     for (size_t i = 0; i < n; i++) {
         struct stat st, lst;
+        const char *why = NULL;
 
-        if (rc == 0 && stat(names[i], &st) == 0 && lstat(names[i], &lst) == 0) {
-            if (S_ISDIR(st.st_mode) && !S_ISLNK(lst.st_mode))
-                rc = walk(g, names[i], depth + 1);
-            else if (S_ISREG(st.st_mode))
-                rc = add_input(g, names[i], 0);
+        if (rc != 0 || lstat(names[i], &lst) != 0) {
+            free(names[i]);
+            continue;
+        }
+        if (stat(names[i], &st) != 0)
+            why = errno == ELOOP ? "a symbolic link loop" : "a symbolic link to nothing";
+        else if (S_ISDIR(st.st_mode) && S_ISLNK(lst.st_mode))
+            why = "a symbolic link to a folder, not followed (name the folder to walk it)";
+        else if (S_ISDIR(st.st_mode))
+            rc = walk(g, names[i], depth + 1);
+        else if (S_ISREG(st.st_mode))
+            rc = add_input(g, names[i], 0);
+        else
+            /* reading one could wait forever (a FIFO with no writer) or never end */
+            why = S_ISFIFO(st.st_mode) ? "a FIFO, not read in a walked folder (name it to read it)"
+                  : S_ISSOCK(st.st_mode) ? "a socket, not a file"
+                                         : "a device, not read in a walked folder (name it to "
+                                           "read it)";
+        if (rc == 0 && why && (rc = add_input(g, names[i], 0)) == 0) {
+            g->in[g->n - 1].skip = 1;
+            snprintf(g->in[g->n - 1].note, sizeof(g->in[g->n - 1].note), "%s", why);
         }
         free(names[i]);
     }
@@ -207,8 +237,11 @@ static int decompress(struct ingest *g, struct input *in)
         return -1;
     }
     sf_err_clear(&err);
-    rc = sf_dz_copy(in->path, fd, &err);
+    rc = sf_dz_copy(in->feed ? in->feed : in->path, fd, &err);
     close(fd);
+    if (in->feed)
+        unlink(in->feed); /* a spooled stream: the decompressed copy replaces it */
+    free(in->feed);
     if ((in->feed = strdup(tmpl)) == NULL)
         return -1;
     if (rc < 0) {
@@ -218,6 +251,93 @@ static int decompress(struct ingest *g, struct input *in)
         g->status = SF_EXIT_USAGE;
     }
     return 0;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A FIFO, pipe or device, read once into a temporary file: sniffing its head and the
+ * tool reading it must see the same bytes, and a stream can be read only once.  Never
+ * waits forever: no data for --stream-wait seconds (a FIFO nobody opened for writing,
+ * a silent pipe) is an error, and so is more than --stream-max bytes (/dev/zero).
+ * Returns 0 (in->feed is the file) or -1 (in->note says why). */
+static int spool(struct ingest *g, struct input *in)
+{
+    char tmpl[160], buf[1 << 16];
+    const char *base = strrchr(in->path, '/');
+    int64_t total = 0, deadline;
+    int fd, out, rc = -1;
+
+    if (make_tmpdir(g, in) < 0)
+        return -1;
+    if ((fd = open(in->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+        snprintf(in->note, sizeof(in->note), "cannot open: %s", strerror(errno));
+        return -1;
+    }
+    snprintf(tmpl, sizeof(tmpl), "%s/%.48s.XXXXXX", g->tmpdir, base ? base + 1 : in->path);
+    if ((out = mkstemp(tmpl)) < 0) {
+        snprintf(in->note, sizeof(in->note), "temporary file: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    deadline = now_ms() + g->stream_wait_s * 1000;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int64_t left = deadline - now_ms();
+        ssize_t n;
+
+        if (left <= 0) {
+            snprintf(in->note, sizeof(in->note),
+                     "no data for %lld s%s (--stream-wait): %lld bytes read",
+                     (long long)g->stream_wait_s, total ? "" : " (no writer?)", (long long)total);
+            break;
+        }
+        if (poll(&p, 1, left > 1000000 ? 1000000 : (int)left) < 0 && errno != EINTR) {
+            snprintf(in->note, sizeof(in->note), "poll: %s", strerror(errno));
+            break;
+        }
+        if (p.revents == 0)
+            continue;
+        n = read(fd, buf, sizeof(buf));
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            continue;
+        if (n < 0) {
+            snprintf(in->note, sizeof(in->note), "read error after %lld bytes: %s",
+                     (long long)total, strerror(errno));
+            break;
+        }
+        if (n == 0) { /* the writer closed it: the whole stream is here */
+            rc = 0;
+            break;
+        }
+        if (total + n > g->stream_max) {
+            snprintf(in->note, sizeof(in->note),
+                     "more than %lld bytes (--stream-max): not read to its end",
+                     (long long)g->stream_max);
+            break;
+        }
+        if (write(out, buf, (size_t)n) != n) {
+            snprintf(in->note, sizeof(in->note), "temporary file: %s", strerror(errno));
+            break;
+        }
+        total += n;
+        deadline = now_ms() + g->stream_wait_s * 1000; /* a slow writer is no silent one */
+    }
+    close(fd);
+    if (close(out) != 0 && rc == 0) {
+        snprintf(in->note, sizeof(in->note), "temporary file: %s", strerror(errno));
+        rc = -1;
+    }
+    if (rc < 0) {
+        unlink(tmpl);
+        return -1;
+    }
+    return (in->feed = strdup(tmpl)) ? 0 : -1;
 }
 
 /* perf.data: perf script with the fields perf-fold reads, into a temporary file. */
@@ -271,7 +391,7 @@ static void classify(struct input *in)
     char why[200];
 
     sf_err_clear(&err);
-    n = sf_dz_head(in->path, head, sizeof(head), &in->comp, &complete, &err);
+    n = sf_dz_head(in->feed ? in->feed : in->path, head, sizeof(head), &in->comp, &complete, &err);
     if (n < 0) {
         in->kind = SF_KIND_UNKNOWN;
         in->broken = 1;
@@ -448,7 +568,18 @@ static int run(struct ingest *g)
     for (i = 0; i < g->n; i++) {
         struct input *in = &g->in[i];
 
-        classify(in);
+        if (in->skip) {
+            in->kind = SF_KIND_UNKNOWN;
+            if (!g->quiet)
+                fprintf(stderr, "  %-11s %s: ignored (%s)\n", "unknown", in->path, in->note);
+            continue;
+        }
+        if (in->stream && spool(g, in) < 0) {
+            in->broken = 1;
+            in->kind = SF_KIND_UNKNOWN;
+        } else {
+            classify(in);
+        }
         if (in->kind == SF_KIND_PERF_DATA) {
             if (perf_script(g, in) < 0) {
                 fprintf(stderr, "spanfold ingest: %s: %s\n", in->path, in->note);
@@ -638,18 +769,52 @@ static int push_to(const struct ingest *g, const char *url, const char *cluster,
     return sf_run_tool(sf_cmd_push, av);
 }
 
+/* "4G", "512M", "100K" or a plain number of bytes, at least 1. */
+static int byte_count(const char *s, int64_t *v)
+{
+    char num[32];
+    size_t n = strlen(s);
+    int shift = 0;
+
+    if (n == 0 || n >= sizeof(num))
+        return -1;
+    memcpy(num, s, n + 1);
+    switch (num[n - 1]) {
+    case 'K':
+    case 'k':
+        shift = 10;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        break;
+    }
+    if (shift)
+        num[n - 1] = 0;
+    if (sf_opt_i64(num, 1, INT64_MAX >> shift, v) < 0)
+        return -1;
+    *v <<= shift;
+    return 0;
+}
+
 int sf_cmd_ingest(int argc, char **argv)
 {
-    enum { O_CH = 256, O_CLUSTER, O_DATABASE };
+    enum { O_CH = 256, O_CLUSTER, O_DATABASE, O_WAIT, O_MAX };
     static const struct option opts[] = {{"db", required_argument, NULL, 'd'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"jobs", required_argument, NULL, 'j'},
                                          {"clickhouse", required_argument, NULL, O_CH},
                                          {"cluster", required_argument, NULL, O_CLUSTER},
                                          {"database", required_argument, NULL, O_DATABASE},
+                                         {"stream-wait", required_argument, NULL, O_WAIT},
+                                         {"stream-max", required_argument, NULL, O_MAX},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    struct ingest g = {0};
+    struct ingest g = {.stream_wait_s = STREAM_WAIT_S, .stream_max = STREAM_MAX};
     const char *url = NULL, *cluster = NULL, *database = NULL;
     char tmpdb_dir[64] = "", tmpdb[96];
     int64_t jobs;
@@ -676,6 +841,16 @@ int sf_cmd_ingest(int argc, char **argv)
             break;
         case O_DATABASE:
             database = optarg;
+            break;
+        case O_WAIT:
+            if (sf_opt_i64(optarg, 1, 86400, &g.stream_wait_s) < 0)
+                return sf_cmd_usage_error("ingest", "--stream-wait: expected 1..86400 seconds",
+                                          optarg);
+            break;
+        case O_MAX:
+            if (byte_count(optarg, &g.stream_max) < 0)
+                return sf_cmd_usage_error("ingest", "--stream-max: expected bytes, e.g. 512M",
+                                          optarg);
             break;
         case 'h':
             usage(stdout);
@@ -712,6 +887,8 @@ int sf_cmd_ingest(int argc, char **argv)
         } else if (S_ISDIR(st.st_mode) ? walk(&g, argv[i], 0) < 0 : add_input(&g, argv[i], 1) < 0) {
             fprintf(stderr, "spanfold ingest: out of memory\n");
             return SF_EXIT_USAGE;
+        } else if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+            g.in[g.n - 1].stream = 1; /* named: a FIFO, a pipe (/dev/stdin), a device */
         }
     }
     if (run(&g) < 0) {
@@ -728,7 +905,7 @@ int sf_cmd_ingest(int argc, char **argv)
     } else {
         /* `ingest && report` must stop here: no input is no evidence */
         fprintf(stderr,
-                "spanfold ingest: nothing to ingest: %zu file%s, none recognised; %s was not "
+                "spanfold ingest: nothing to ingest: %zu file%s, none usable; %s was not "
                 "created\n",
                 g.n, g.n == 1 ? "" : "s", g.db);
         g.status = SF_EXIT_USAGE;

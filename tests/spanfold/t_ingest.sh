@@ -109,7 +109,7 @@ check_eval "an empty folder: exit 2, nothing to ingest, no database (rc $rc)" \
 echo "hello" >"$tmp/junk/notes.txt"; head -c 3000 /dev/urandom >"$tmp/junk/blob.bin"
 "$bin/spanfold" ingest --db "$tmp/j.db" "$tmp/junk" 2>"$tmp/j.err"; rc=$?
 check_eval "a folder of unrelated files: exit 2, each file's reason said (rc $rc)" \
-    '[ $rc -eq 2 ] && grep -q "nothing to ingest: 2 files, none recognised" "$tmp/j.err" &&
+    '[ $rc -eq 2 ] && grep -q "nothing to ingest: 2 files, none usable" "$tmp/j.err" &&
      grep -q "notes.txt: ignored" "$tmp/j.err" && grep -q "blob.bin: ignored" "$tmp/j.err"'
 # ingesting the same folder again changes nothing
 "$bin/spanfold" ingest --db "$tmp/a.db" "$demo" 2>"$tmp/a2.err"
