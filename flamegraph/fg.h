@@ -39,7 +39,12 @@ struct fg_opts {
     enum fg_format format;
     uint64_t seed; /* --seed for --random (0 = from the clock) */
     int quiet, strict;
+    uint32_t max_depth; /* --max-depth: frames past it drawn as one "[… K frames]" (0: none) */
+    uint64_t max_size;  /* --max-size: the most bytes of output, estimated before writing */
 };
+
+#define FG_MAX_DEPTH 1024
+#define FG_MAX_SIZE  (UINT64_C(256) << 20)
 
 /* Interned frame names: ids are dense from 0; id 0 is the empty name (the root). */
 struct fg_names {
@@ -125,6 +130,8 @@ struct fg_ctx {
     size_t frames_cap;
     struct fg_prev prev; /* the last stack added */
     uint64_t bad_lines;
+    uint64_t cut_stacks;          /* stacks deeper than --max-depth */
+    char cut_name[48];            /* the frame that stands for the cut ones, this line's */
     double count_sum, count_sum2; /* of the last and the first count column: < 2^63 */
     uint64_t rand_state;          /* --random */
     struct fg_palmap *palmap;     /* --cp */

@@ -362,8 +362,25 @@ int folded_add_line(struct fg_ctx *ctx, char *line, size_t len, struct sf_err *e
         n = split_incremental(ctx, stack, stack_len, &same);
     if (n < 0)
         return sf_err_set(err, (int)n, UINT64_MAX, "out of memory");
-    rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, (size_t)n, same, sep_at, c1, diff,
-                    delta);
+    if (ctx->opt.max_depth && (size_t)n > ctx->opt.max_depth) {
+        /* frames max_depth.. become one; the array stays as split (the next line's
+         * split reuses it), only the entry that stands for the cut is swapped in */
+        size_t keep = ctx->opt.max_depth - 1;
+        const char *saved = ctx->frames[keep];
+        size_t saved_len = ctx->frame_lens[keep];
+        int k =
+            snprintf(ctx->cut_name, sizeof(ctx->cut_name), "[\u2026 %zu frames]", (size_t)n - keep);
+        ctx->frames[keep] = ctx->cut_name;
+        ctx->frame_lens[keep] = (size_t)k;
+        rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, keep + 1,
+                        same < keep ? same : keep, sep_at, c1, diff, delta);
+        ctx->frames[keep] = saved;
+        ctx->frame_lens[keep] = saved_len;
+        ctx->cut_stacks++;
+    } else {
+        rc = layout_add(&ctx->lay, ctx->frames, ctx->frame_lens, (size_t)n, same, sep_at, c1, diff,
+                        delta);
+    }
     if (rc < 0)
         return sf_err_set(err, rc, UINT64_MAX, "out of memory");
     return 1;

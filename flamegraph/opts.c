@@ -34,6 +34,8 @@ static void usage(FILE *f)
           "  --nameattr FILE    per-function SVG attributes (NAME<TAB>attr=value...)\n"
           "  --format F         svg (default), json (d3-flame-graph) or speedscope\n"
           "  --strict           stop at the first malformed line\n"
+          "  --max-depth N      frames past N-1 drawn as one '[… K frames]' frame (1024; 0: none)\n"
+          "  --max-size BYTES   refuse output estimated larger (268435456; 0: none)\n"
           "  --quiet, --help, --version\n",
           f);
 }
@@ -68,6 +70,8 @@ enum {
     O_SEED,
     O_QUIET,
     O_STRICT,
+    O_MAXDEPTH,
+    O_MAXSIZE,
     O_HELP,
     O_VERSION
 };
@@ -102,6 +106,8 @@ static const struct option longopts[] = {
     {"seed", 1, 0, O_SEED},
     {"quiet", 0, 0, O_QUIET},
     {"strict", 0, 0, O_STRICT},
+    {"max-depth", 1, 0, O_MAXDEPTH},
+    {"max-size", 1, 0, O_MAXSIZE},
     {"help", 0, 0, O_HELP},
     {"h", 0, 0, O_HELP}, /* exact: -h is not -height or -hash */
     {"version", 0, 0, O_VERSION},
@@ -131,6 +137,18 @@ static int num_opt(int c, const char *arg, struct fg_opts *o)
     int64_t i;
     double d;
 
+    if (c == O_MAXDEPTH || c == O_MAXSIZE) {
+        if (sf_opt_i64(arg, 0, c == O_MAXDEPTH ? UINT32_MAX : INT64_MAX, &i) < 0 ||
+            (c == O_MAXDEPTH && i == 1))
+            return bad_usage(c == O_MAXDEPTH ? "--max-depth takes 0 (no limit) or 2 or more"
+                                             : "--max-size takes a number of bytes (0: no limit)",
+                             arg);
+        if (c == O_MAXDEPTH)
+            o->max_depth = (uint32_t)i;
+        else
+            o->max_size = (uint64_t)i;
+        return 0;
+    }
     if (c == O_WIDTH || c == O_HEIGHT || c == O_SEED) {
         if (sf_opt_i64(arg, c == O_SEED ? 0 : 1, c == O_SEED ? INT64_MAX : 1000000, &i) < 0)
             return bad_usage("expected a whole number", arg);

@@ -19,7 +19,9 @@ void fg_opts_defaults(struct fg_opts *o)
                           .fontsize = 12,
                           .fontwidth = 0.59,
                           .minwidth = 0.1,
-                          .factor = 1};
+                          .factor = 1,
+                          .max_depth = FG_MAX_DEPTH,
+                          .max_size = FG_MAX_SIZE};
 }
 
 int fg_ctx_init(struct fg_ctx *ctx, const struct fg_opts *opt, FILE *out)
@@ -52,6 +54,18 @@ void fg_ctx_free(struct fg_ctx *ctx)
     free(ctx->frame_lens);
     free(ctx->prev.text);
     free(ctx->prev.ends);
+}
+
+/* The output's size, estimated from above before anything is written: per frame the
+ * SVG's group, title, rect and text (about 250 bytes besides the name, which appears
+ * twice, escaped), or the JSON's object; plus the header and the script. */
+static uint64_t estimate(const struct fg_ctx *ctx, const struct fg_frame *frames, size_t n)
+{
+    uint64_t per = ctx->opt.format == FG_FMT_SVG ? 260 : 80, names = 0;
+
+    for (size_t i = 0; i < n; i++)
+        names += ctx->lay.names.len[frames[i].name];
+    return (uint64_t)n * per + (ctx->opt.format == FG_FMT_SVG ? 3 : 1) * names + 64 * 1024;
 }
 
 int fg_render(struct fg_ctx *ctx, const char *first_input)
@@ -89,6 +103,16 @@ int fg_render(struct fg_ctx *ctx, const char *first_input)
                                    : o->minwidth * timemax / (o->width - 20.0);
     if (layout_frames(&ctx->lay, timemax, min_time, &frames, &n, &depthmax) < 0) {
         fprintf(stderr, "flamegraph: out of memory\n");
+        return 2;
+    }
+    if (o->max_size && estimate(ctx, frames, n) > o->max_size) {
+        fprintf(stderr,
+                "flamegraph: the %s would be about %llu MB (%zu frames), over --max-size %llu "
+                "MB: raise it, or draw less with --minwidth or --max-depth\n",
+                o->format == FG_FMT_SVG ? "SVG" : "JSON",
+                (unsigned long long)(estimate(ctx, frames, n) >> 20), n,
+                (unsigned long long)(o->max_size >> 20));
+        free(frames);
         return 2;
     }
     if (o->cp && palette_map_load(ctx, o->palfile, &err) < 0)
