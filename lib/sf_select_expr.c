@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_glob_ch.h"
 #include "sf_select_int.h"
 #include "sf_walltime.h"
 
@@ -307,63 +308,33 @@ static int value_number(struct parser *p, const struct column *col, enum op op)
     return sf_sel_emit_int(p->c, x);
 }
 
-/* ClickHouse has no GLOB, and its LIKE is case-sensitive with '\\' as an escape:
- * SQLite's meaning in its terms.  A glob becomes an anchored RE2 expression
- * (* .*, ? ., [...] a class, [^...] its complement, other bytes
- * escaped), a LIKE pattern compares lower(col) with the ASCII-lowered pattern,
- * its backslashes doubled. */
+/* ClickHouse has no GLOB, its LIKE is case-sensitive, and its RE2 never matches an
+ * invalid UTF-8 byte with '.': SQLite's meaning, byte for byte, as lib/sf_glob_ch.h
+ * writes it (an anchored RE2 over the column cut into SQLite's characters; for LIKE
+ * the column lower()ed, which folds ASCII only, as SQLite's LIKE does). */
 static int ch_pattern(struct sf_sel_comp *c, const char *sql, enum op op, const char *t, size_t n)
 {
     struct sf_buf re;
-    int rc;
+    char col[512], tokens[sizeof(col) + 160];
+    const char *why = NULL;
+    int rc, r;
 
-    sf_buf_init(&re, 4 * SF_SELECT_EXPR_MAX + 8);
-    if (op == OP_LIKE) {
-        for (size_t i = 0; i < n; i++) {
-            char ch = t[i] >= 'A' && t[i] <= 'Z' ? (char)(t[i] + 32) : t[i];
-            if (ch == '\\')
-                sf_buf_append(&re, "\\", 1);
-            sf_buf_append(&re, &ch, 1);
-        }
-        sf_sel_emit(c, "lower(");
-        sf_sel_emit(c, sql);
-        sf_sel_emit(c, ") LIKE ");
+    sf_buf_init(&re, 16 * SF_SELECT_EXPR_MAX + 64);
+    r = sf_glob_ch_regex(t, n, op == OP_LIKE, &re, &why);
+    snprintf(col, sizeof(col), op == OP_LIKE ? "lower(%s)" : "%s", sql);
+    snprintf(tokens, sizeof(tokens), SF_GLOB_CH_TOKENS, col);
+    if (r < 0) {
+        rc = sf_sel_fail(c, SF_E_LIMIT, 0, "%s: cannot be asked of ClickHouse", why);
+    } else if (r == 0) {
+        rc = sf_sel_emit(c, "(1 = 0)"); /* an unclosed class: SQLite matches nothing */
     } else {
-        sf_buf_append(&re, "^", 1);
-        for (size_t i = 0; i < n; i++) {
-            size_t k = i + 1;
-            if (t[i] == '*')
-                sf_buf_append(&re, ".*", 2);
-            else if (t[i] == '?')
-                sf_buf_append(&re, ".", 1);
-            else if (t[i] == '[' && (k += (k < n && t[k] == '^')) < n &&
-                     memchr(t + k + 1, ']', n - k - 1) != NULL) {
-                /* a class: SQLite's "]" first is a member; RE2 wants it escaped */
-                size_t e = (size_t)((const char *)memchr(t + k + 1, ']', n - k - 1) - t);
-                sf_buf_append(&re, k > i + 1 ? "[^" : "[", k > i + 1 ? 2 : 1);
-                for (size_t j = k; j < e; j++) {
-                    if (t[j] == '\\' || t[j] == '[' || (t[j] == ']' && j == k))
-                        sf_buf_append(&re, "\\", 1);
-                    sf_buf_append(&re, &t[j], 1);
-                }
-                sf_buf_append(&re, "]", 1);
-                i = e;
-            } else {
-                if (strchr("\\.+()|{}^$[]", t[i]) != NULL)
-                    sf_buf_append(&re, "\\", 1);
-                sf_buf_append(&re, &t[i], 1);
-            }
-        }
-        sf_buf_append(&re, "$", 1);
         sf_sel_emit(c, "match(");
-        sf_sel_emit(c, sql);
+        sf_sel_emit(c, tokens);
         sf_sel_emit(c, ", ");
+        rc = sf_sel_emit_ch_quoted(c, (const char *)re.data, re.len);
+        if (rc == 0)
+            rc = sf_sel_emit(c, ")");
     }
-    rc = re.len > 4 * SF_SELECT_EXPR_MAX
-             ? sf_sel_fail(c, SF_E_LIMIT, 0, "pattern too long")
-             : sf_sel_emit_ch_quoted(c, re.data ? (const char *)re.data : "", re.len);
-    if (rc == 0 && op == OP_GLOB)
-        rc = sf_sel_emit(c, ")");
     sf_buf_free(&re);
     return rc;
 }

@@ -11,10 +11,10 @@ for t in "$@"; do
     # an entry may be a command line ("valgrind -q X", "tests/run-golden.sh TOOL")
     if [[ "$t" == *" "* ]]; then out=$(bash -c "$t" 2>&1); else out=$("$t" 2>&1); fi
     rc=$?
-    printf '%s\n' "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' 
-    p=$(printf '%s\n' "$out" | grep -E '^ok [0-9]+' | grep -vc '# SKIP')
-    s=$(printf '%s\n' "$out" | grep -E '^ok [0-9]+' | grep -c '# SKIP')
-    f=$(printf '%s\n' "$out" | grep -cE '^not ok [0-9]+')
+    printf '%s\n' "$out" | grep -a -v -E '^[0-9]+ passed, [0-9]+ failed' 
+    p=$(printf '%s\n' "$out" | grep -a -E '^ok [0-9]+' | grep -a -vc '# SKIP')
+    s=$(printf '%s\n' "$out" | grep -a -E '^ok [0-9]+' | grep -a -c '# SKIP')
+    f=$(printf '%s\n' "$out" | grep -a -cE '^not ok [0-9]+')
     if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
         f=1
         echo "not ok - $t exited with status $rc"

@@ -40,6 +40,10 @@ db=$tmp/demo.db
 "$bin/spanfold" ingest --quiet --db "$db" "$top/samples/demo" >"$tmp/ingest.log" 2>&1
 check "spanfold ingest builds the demo database" [ -s "$db" ]
 q() { sqlite3 "$db" "$1"; }
+# hostile paths: invalid UTF-8 (a stray 0xFF, a truncated C3, a truncated E2 A9 that
+# SQLite reads as U+00A9) must not hide spans from a fleet query
+q "UPDATE spans SET path = path || CAST(X'FFC3' AS TEXT) WHERE id % 5 = 0;
+   UPDATE spans SET path = CAST(X'2FE2A9' AS TEXT) || path WHERE id % 7 = 0"
 
 # -- two hosts push their sources, each to its own shard
 "$bin/spanfold" push --clickhouse "$u1" --cluster sf --kind pcap --db "$db" 2>"$tmp/p1"
@@ -77,7 +81,9 @@ trace=$(q "SELECT trace_id FROM spans WHERE span_id IN (SELECT span_id FROM samp
 sels=("" "--where|endpoint = \"$slow\" and duration > p95" "--slowest|5%" "--slowest|3"
     "--status|2xx" "--where|path ~ \"/api/[a-c]*\"" "--where|path like \"%CHECK%\""
     "--where|not partial and (duration >= 2ms or sampled)" "--trace-id|$trace"
-    "--grpc-method|Lookup" "--vs|duration < p50" "--where|duration > p90|--vs|rest")
+    "--grpc-method|Lookup" "--vs|duration < p50" "--where|duration > p90|--vs|rest"
+    "--where|path ~ \"*\"" "--where|path ~ \"/api/*?\"" $'--where|path ~ "/\xc2\xa9*"'
+    "--where|path ~ \"[^a]*\"" "--where|path ~ \"/api/[^a-r]*\"" $'--where|path ~ "*\xa9*"')
 same_fold() { # same_fold URL 'OPT|ARG|...': stacks on the file and on the cluster
     local a r1 r2
     IFS='|' read -r -a a <<<"$2"
@@ -93,6 +99,10 @@ same_fold() { # same_fold URL 'OPT|ARG|...': stacks on the file and on the clust
     fi
 }
 for s in "${sels[@]}"; do same_fold "$u2" "$s"; done
+"$bin/spanfold" stacks --clickhouse "$u2" --cluster sf --where $'path ~ "*\xff?"' >/dev/null 2>"$tmp/e"
+r=$?
+check_eval "an invalid byte in a glob is refused on ClickHouse (SQLite reads it as U+FFFD), exit $r" \
+    '[ $r -eq 2 ] && grep -q "invalid UTF-8" "$tmp/e"'
 "$bin/spanfold" stacks --db "$db" --slowest 10% -o "$tmp/a.svg" 2>/dev/null
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --slowest 10% -o "$tmp/b.svg" 2>/dev/null
 check "the flame graph of the slowest 10 % is the same SVG" cmp -s "$tmp/a.svg" "$tmp/b.svg"
