@@ -3,14 +3,18 @@
  * One easy handle per connection, reused for every request (keep-alive).  A request
  * that fails before the server answered, or that the server refuses for load, is
  * tried again after 100, 200, 400, 800 ms; every other failure is the query's and
- * comes back at once with the server's message.
+ * comes back at once with the server's message.  An INSERT is not tried again blindly
+ * when the server may have written it (ch_insert): a lost answer must not write the
+ * rows twice, and ClickHouse 18.16 dedupes inserts only into Replicated tables.
  */
 #include "ch.h"
 
+#include <assert.h>
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sf_sha256.h"
 
@@ -19,7 +23,12 @@ struct ch {
     char *url; /* base URL, with '?' or '&' ready for query= */
     char db[CH_IDENT_MAX];
     long fail_at, fail_count, nreq; /* SF_CH_FAIL_AT / SF_CH_FAIL_COUNT */
+    unsigned long long qid_base;    /* random: query_id of this client's INSERTs */
+    unsigned long ninsert;
 };
+
+/* Transient failures: 1 nothing was written, 2 the request may have been. */
+enum { CH_AGAIN = 1, CH_UNKNOWN = 2 };
 
 static long env_long(const char *name, long dflt)
 {
@@ -76,6 +85,8 @@ int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err
     memcpy(c->db, db, dn + 1);
     c->fail_at = env_long("SF_CH_FAIL_AT", 0);
     c->fail_count = env_long("SF_CH_FAIL_COUNT", 1);
+    if (getentropy(&c->qid_base, sizeof(c->qid_base)) != 0)
+        c->qid_base = (unsigned long long)getpid() << 32 ^ (unsigned long long)time(NULL);
     *out = c;
     return 0;
 }
@@ -113,14 +124,15 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
     return sf_buf_append(arg, p, size * n) == 0 ? size * n : 0;
 }
 
-/* Server codes that mean "try again": overload and network trouble between shards. */
+/* Server codes that mean "try again": overload and network trouble between shards.
+ * Returns 0 (not transient), CH_AGAIN (refused before any row was written) or
+ * CH_UNKNOWN. */
 static int transient_code(const struct sf_buf *r)
 {
     static const int codes[] = {159 /* TIMEOUT_EXCEEDED */,
-                                202 /* TOO_MANY_QUERIES */,
                                 209 /* SOCKET_TIMEOUT */,
                                 210 /* NETWORK_ERROR */,
-                                252 /* TOO_MANY_PARTS */,
+                                216 /* QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING */,
                                 279 /* ALL_CONNECTION_TRIES */,
                                 319 /* UNKNOWN_STATUS_OF_INSERT */};
     int code;
@@ -128,13 +140,15 @@ static int transient_code(const struct sf_buf *r)
     if (r->len < 7 || memcmp(r->data, "Code: ", 6) != 0)
         return 0;
     code = (int)strtol((const char *)r->data + 6, NULL, 10);
+    if (code == 202 /* TOO_MANY_QUERIES */ || code == 252 /* TOO_MANY_PARTS */)
+        return CH_AGAIN;
     for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
         if (code == codes[i])
-            return 1;
+            return CH_UNKNOWN;
     return 0;
 }
 
-/* One attempt.  Returns 0, 1 (transient: try again) or SF_E_DB. */
+/* One attempt.  Returns 0, CH_AGAIN or CH_UNKNOWN (transient: try again) or SF_E_DB. */
 static int attempt(struct ch *c, const char *url, const void *body, size_t n, struct sf_buf *r,
                    struct sf_err *err)
 {
@@ -145,7 +159,7 @@ static int attempt(struct ch *c, const char *url, const void *body, size_t n, st
     c->nreq++;
     if (c->fail_at > 0 && c->nreq >= c->fail_at && c->nreq < c->fail_at + c->fail_count) {
         sf_err_set(err, SF_E_DB, UINT64_MAX, "request %ld failed (SF_CH_FAIL_AT)", c->nreq);
-        return 1;
+        return CH_AGAIN;
     }
     curl_easy_setopt(c->curl, CURLOPT_URL, url);
     curl_easy_setopt(c->curl, CURLOPT_POST, 1L);
@@ -162,7 +176,11 @@ static int attempt(struct ch *c, const char *url, const void *body, size_t n, st
                           "ClickHouse: an answer larger than %zu MiB (CH_BODY_MAX)", r->max >> 20);
     if (cc != CURLE_OK) {
         sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: %s", curl_easy_strerror(cc));
-        return 1;
+        /* only a connection never made is sure to have sent nothing */
+        return cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ||
+                       cc == CURLE_COULDNT_RESOLVE_PROXY
+                   ? CH_AGAIN
+                   : CH_UNKNOWN;
     }
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
     if (status == 200)
@@ -174,11 +192,36 @@ static int attempt(struct ch *c, const char *url, const void *body, size_t n, st
             k++;
         sf_err_set(err, SF_E_DB, UINT64_MAX, "ClickHouse: HTTP %ld: %.*s", status, (int)k, t);
     }
-    return (status >= 502 && status <= 504) || transient_code(r) ? 1 : SF_E_DB;
+    if (status >= 502 && status <= 504)
+        return CH_UNKNOWN;
+    return transient_code(r) ? transient_code(r) : SF_E_DB;
 }
 
-int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
-             struct sf_err *err)
+/* After an INSERT's attempt of query_id qid failed with CH_UNKNOWN: wait until no
+ * query of that id runs, then ask landed.  Returns 1 (it landed), 0 (send again) or
+ * an error. */
+static int insert_landed(struct ch *c, const char *qid, ch_landed_fn landed, void *arg,
+                         struct sf_err *err)
+{
+    char sql[160];
+    uint64_t running = 1;
+    int rc = 0;
+
+    snprintf(sql, sizeof(sql), "SELECT count() FROM system.processes WHERE query_id = '%s'", qid);
+    for (int i = 0; i < 600 && rc == 0 && running; i++) {
+        struct timespec ts = {0, 100000000L};
+        if ((rc = ch_scalar(c, sql, &running, err)) == 0 && running)
+            nanosleep(&ts, NULL);
+    }
+    if (rc == 0 && running)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX,
+                          "ClickHouse: an INSERT whose answer was lost still runs after 60 s");
+    return rc ? rc : landed(arg, err);
+}
+
+/* ch_query and ch_insert: qid NULL for a query, else the INSERT's query_id. */
+static int request(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
+                   const char *qid, ch_landed_fn landed, void *arg, struct sf_err *err)
 {
     struct sf_buf url, tmp;
     char *q = NULL;
@@ -189,25 +232,55 @@ int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct s
     if (body != NULL && (q = curl_easy_escape(c->curl, sql, 0)) == NULL)
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     /* no database= parameter: it must exist, and every name here is qualified */
-    if (sf_buf_printf(&url, "%s%s%s", c->url, q ? "query=" : "", q ? q : ""))
+    if (sf_buf_printf(&url, "%s%s%s%s%s", c->url, q ? "query=" : "", q ? q : "",
+                      qid ? "&query_id=" : "", qid ? qid : ""))
         rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "statement too long for a URL");
     curl_free(q);
     if (body == NULL) {
         body = sql;
         n = strlen(sql);
     }
-    for (int i = 0; (i == 0 && rc == 0) || (rc == 1 && i < CH_RETRIES); i++) {
+    for (int i = 0; (i == 0 && rc == 0) || (rc > 0 && i < CH_RETRIES); i++) {
         if (i > 0) {
             struct timespec ts = {0, (100L << (i - 1)) * 1000000L};
             nanosleep(&ts, NULL);
         }
+        if (rc == CH_UNKNOWN && qid && landed) {
+            char lost[sizeof(err->msg)], why[sizeof(err->msg)];
+            snprintf(lost, sizeof(lost), "%s", err->msg);
+            if ((rc = insert_landed(c, qid, landed, arg, err)) == 1) {
+                rc = 0;
+                break;
+            }
+            if (rc < 0) {
+                snprintf(why, sizeof(why), "%s", err->msg);
+                sf_err_set(err, rc, UINT64_MAX, "%.100s (%.60s), and then: %s", lost, sql, why);
+                break;
+            }
+        }
         rc = attempt(c, (const char *)url.data, body, n, out ? out : &tmp, err);
     }
-    if (rc == 1)
+    if (rc > 0)
         rc = SF_E_DB;
     sf_buf_free(&url);
     sf_buf_free(&tmp);
     return rc;
+}
+
+int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
+             struct sf_err *err)
+{
+    return request(c, sql, body, n, out, NULL, NULL, NULL, err);
+}
+
+int ch_insert(struct ch *c, const char *sql, const void *body, size_t n, ch_landed_fn landed,
+              void *arg, struct sf_err *err)
+{
+    char qid[64];
+
+    assert(body != NULL && strncmp(sql, "INSERT", 6) == 0);
+    snprintf(qid, sizeof(qid), "spanfold-%016llx-%lu", c->qid_base, ++c->ninsert);
+    return request(c, sql, body, n, NULL, qid, landed, arg, err);
 }
 
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err)

@@ -76,6 +76,20 @@ const char *ch_db(const struct ch *c);
 int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
              struct sf_err *err);
 
+/* Whether an INSERT whose answer was lost is in the table: 1 (every row of it), 0
+ * (none), or a negative SF_E_* with err filled (part of it, or the question failed). */
+typedef int (*ch_landed_fn)(void *arg, struct sf_err *err);
+
+/* ch_query for an INSERT (sql its head, body its RowBinary rows), written once
+ * whatever the retries: when an attempt fails after the request may have reached the
+ * server (the connection broke, a timeout, HTTP 502-504, the server's "unknown status
+ * of insert"), the server is first asked whether the rows are there, through landed
+ * (NULL: rows whose duplicates do no harm, sent again).  Every attempt carries one
+ * query_id, and landed is asked only once no query of that id runs on the server, so
+ * a slow first attempt cannot land after its retry.  Returns as ch_query. */
+int ch_insert(struct ch *c, const char *sql, const void *body, size_t n, ch_landed_fn landed,
+              void *arg, struct sf_err *err);
+
 /* The first unsigned number of the response to sql (a SELECT of one value in
  * TabSeparated): 0 and *v set, or SF_E_DB. */
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err);

@@ -12,8 +12,15 @@
  *
  * so that a source whose 'complete' row is present (on any shard, with --cluster) is
  * skipped, and one left 'started' by an interrupted push is deleted (ALTER TABLE ...
- * DELETE, waited for in system.mutations) and pushed again.
+ * DELETE, waited for in system.mutations) and pushed again.  An INSERT whose answer
+ * is lost is sent again only when its rows are not there (ch_insert, landed below):
+ * a batch holds the rows of one table and source with SQLite ids first..last, so
+ * counting them in ClickHouse tells all from none.  Check-before-insert, because the
+ * tables are plain MergeTree (ClickHouse dedupes inserts only into Replicated tables,
+ * and 18.16 has no insert_deduplication_token) and a ReplacingMergeTree would make
+ * every read pay for FINAL.
  */
+#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -36,6 +43,14 @@ struct push_opts {
     int print_schema;
 };
 
+/* The batch being built, as landed() asks ClickHouse about it. */
+struct batch_keys {
+    const struct ch_table *t;
+    const char *path, *state; /* the source's; the push_state of a sources row */
+    uint64_t skey, rows;
+    int64_t first, last; /* SQLite ids of its first and last row */
+};
+
 struct push {
     struct push_opts o;
     sqlite3 *h;
@@ -43,6 +58,7 @@ struct push {
     struct sf_buf batch, sql;
     uint64_t rows, bytes; /* pushed in this run */
     int local_only;       /* sources_d could not be read: look on this server only */
+    struct batch_keys keys;
     struct sf_err err;
 };
 
@@ -136,6 +152,33 @@ static int create_schema(struct push *p)
     return rc ? rc : ch_schema_check(p->ch, p->o.cho.cluster, &p->err);
 }
 
+/* ch_landed_fn for the batch in p->keys: are its rows in ClickHouse?  1 all, 0 none,
+ * SF_E_DB some (the source stays 'started': the next push replaces it). */
+static int landed(void *arg, struct sf_err *err)
+{
+    struct push *p = arg;
+    const struct batch_keys *k = &p->keys;
+    char sql[512];
+    uint64_t got = 0;
+    int rc;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT count() FROM %s.%s WHERE skey = %llu AND id BETWEEN %lld AND %lld%s%s%s",
+             p->o.cho.database, k->t->name, (unsigned long long)k->skey, (long long)k->first,
+             (long long)k->last, k->t == &ch_tables[0] ? " AND push_state = '" : "",
+             k->t == &ch_tables[0] ? k->state : "", k->t == &ch_tables[0] ? "'" : "");
+    if ((rc = ch_scalar(p->ch, sql, &got, err)) != 0)
+        return rc;
+    if (got != 0 && got != k->rows)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX,
+                          "%llu of its %llu rows are there: push again to replace the source",
+                          (unsigned long long)got, (unsigned long long)k->rows);
+    fprintf(stderr, "%s: %s: the answer to an INSERT of %llu %s row(s) was lost: %s\n", TOOL,
+            k->path, (unsigned long long)k->rows, k->t->name,
+            got ? "they are there, not sent again" : "they are not there, sent again");
+    return got != 0;
+}
+
 static int flush(struct push *p, const struct ch_table *t)
 {
     int rc;
@@ -144,8 +187,11 @@ static int flush(struct push *p, const struct ch_table *t)
         return 0;
     sf_buf_reset(&p->sql);
     sf_buf_printf(&p->sql, "INSERT INTO %s.%s FORMAT RowBinary", p->o.cho.database, t->name);
-    rc = ch_query(p->ch, (const char *)p->sql.data, p->batch.data, p->batch.len, NULL, &p->err);
+    /* stacks are keyed by content: a second copy of a row is merged on read */
+    rc = ch_insert(p->ch, (const char *)p->sql.data, p->batch.data, p->batch.len,
+                   t->cols[0].type == CH_KEY ? landed : NULL, p, &p->err);
     p->bytes += p->batch.len;
+    p->keys.rows = 0;
     sf_buf_reset(&p->batch);
     return rc;
 }
@@ -219,7 +265,17 @@ static int push_table(struct push *p, const struct ch_table *t, int64_t id, uint
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_bind_parameter_count(st) >= 2)
         sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+    p->keys.t = t;
+    p->keys.skey = skey;
+    p->keys.state = state;
+    p->keys.rows = 0;
     while (rc == 0 && (s = sqlite3_step(st)) == SQLITE_ROW) {
+        /* the rows come in the order of their id (column 0): a batch is one range */
+        int64_t rid = sqlite3_column_int64(st, 0);
+        if (p->keys.rows++ == 0)
+            p->keys.first = rid;
+        assert(rid >= p->keys.first);
+        p->keys.last = rid;
         rc = encode_row(p, t, st, skey);
         p->rows++;
         if (rc == 0 && p->batch.len >= CH_BATCH_MAX - (1u << 20))
@@ -328,6 +384,7 @@ static int push_source(struct push *p, int64_t id, const char *kind, const char 
                 (long long)id, kind, status, p->o.db);
         return 1;
     }
+    p->keys.path = path;
     if ((rc = state_of(p, skey, &done, &here)) != 0)
         return rc;
     /* what an interrupted push left here goes, also when another shard has it complete */
