@@ -154,6 +154,10 @@ void fg_ctx_free(struct fg_ctx *ctx);
  * the exit status (errors printed as "flamegraph: ..."). */
 int fg_render(struct fg_ctx *ctx, const char *first_input);
 
+/* Say on stderr, as tool, how many stacks --max-depth cut (nothing when none); limit
+ * names the limit ("--max-depth" or NULL: "N frames"), more is appended (or NULL). */
+void fg_note_cut(const struct fg_ctx *ctx, const char *tool, const char *limit, const char *more);
+
 /* ---- opts.c ---- */
 
 /* Parse the command line into o (whose defaults the caller set): returns the index of the

@@ -39,12 +39,8 @@ int flamegraph_main(int argc, char **argv)
     if (ctx.bad_lines > 0 && !ctx.opt.quiet)
         fprintf(stderr, "flamegraph: ignored %llu lines with invalid format\n",
                 (unsigned long long)ctx.bad_lines);
-    if (ctx.cut_stacks > 0 && !ctx.opt.quiet)
-        fprintf(stderr,
-                "flamegraph: %llu stack%s deeper than --max-depth %u: from frame %u on, "
-                "drawn as one '[… K frames]'\n",
-                (unsigned long long)ctx.cut_stacks, ctx.cut_stacks == 1 ? "" : "s",
-                ctx.opt.max_depth, ctx.opt.max_depth);
+    if (!ctx.opt.quiet)
+        fg_note_cut(&ctx, "flamegraph", "--max-depth", NULL);
     if (rc == 0)
         rc = fg_render(&ctx, strcmp(inputs[0], "-") == 0 ? "stdin" : inputs[0]);
     /* the graph is drawn from the good lines; skipped ones make exit 1 (docs/exit-status.md) */

@@ -56,6 +56,16 @@ void fg_ctx_free(struct fg_ctx *ctx)
     free(ctx->prev.ends);
 }
 
+void fg_note_cut(const struct fg_ctx *ctx, const char *tool, const char *limit, const char *more)
+{
+    if (ctx->cut_stacks > 0)
+        fprintf(stderr, "%s: %llu stack%s deeper than %s%s%u%s: from frame %u on, drawn as one "
+                "'[… K frames]'%s\n",
+                tool, (unsigned long long)ctx->cut_stacks, ctx->cut_stacks == 1 ? "" : "s",
+                limit ? limit : "", limit ? " " : "", ctx->opt.max_depth, limit ? "" : " frames",
+                ctx->opt.max_depth, more ? more : "");
+}
+
 /* The output's size, estimated from above before anything is written: per frame the
  * SVG's group, title, rect and text (about 250 bytes besides the name, which appears
  * twice, escaped), or the JSON's object; plus the header and the script. */

@@ -86,7 +86,8 @@ static void usage(FILE *f)
         "  --vs rest           differential against every other span's samples\n"
         "  --vs EXPR|all       differential against the spans EXPR selects (all: every span);\n"
         "                      selection options after --vs narrow that side\n"
-        "  -o FILE             write an SVG flame graph to FILE (with --folded: the lines)\n"
+        "  -o FILE             write an SVG flame graph to FILE (with --folded: the lines);\n"
+        "                      frames past 1024 of a stack drawn as one, said on stderr\n"
         "  --folded            folded lines (the default without -o); with --vs the three-\n"
         "                      column form of difffolded.pl -n (the --vs side first); the\n"
         "                      first line says the weight: '# weight: ns' or '# weight: samples'\n"
@@ -508,6 +509,8 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
         rc = SF_EXIT_USAGE;
     } else {
         rc = fg_render(&ctx, "spanfold stacks");
+        /* flamegraph's own limit, said here since --quiet keeps flamegraph's note off */
+        fg_note_cut(&ctx, TOOL, NULL, " (--folded keeps every frame)");
     }
     fg_ctx_free(&ctx);
     sf_buf_free(&title);
