@@ -13,6 +13,7 @@
  * database is then pushed (spanfold push, linked in); without --db it is a temporary
  * file, removed afterwards.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -711,6 +712,29 @@ static void summary(struct ingest *g)
     sqlite3_close(db);
 }
 
+/* Nothing was stored: say where we looked, how many files, and why each recognised one
+ * was of no use (a key log only decrypts a capture); exit 2, so that `ingest && report`
+ * stops here, since no input is no evidence. */
+static void nothing_ingested(struct ingest *g, char **paths, int npaths)
+{
+    size_t i, nkeys = 0;
+
+    assert(npaths > 0);
+    for (i = 0; i < g->n; i++)
+        nkeys += g->in[i].kind == SF_KIND_KEYLOG;
+    if (npaths == 1)
+        fprintf(stderr, "spanfold ingest: nothing to ingest in %s", paths[0]);
+    else
+        fprintf(stderr, "spanfold ingest: nothing to ingest in the %d paths given", npaths);
+    fprintf(stderr, ": %zu file%s, none usable; %s was not created\n", g->n, g->n == 1 ? "" : "s",
+            g->db);
+    for (i = 0; i < g->n && nkeys > 0; i++)
+        if (g->in[i].kind == SF_KIND_KEYLOG)
+            fprintf(stderr, "  %-11s %s: not used (a key log decrypts a capture; none given)\n",
+                    "keylog", g->in[i].path);
+    g->status = SF_EXIT_USAGE;
+}
+
 /* Sources of decompressed inputs carry the temporary path; give them the user's. */
 static void rename_sources(struct ingest *g)
 {
@@ -903,12 +927,7 @@ int sf_cmd_ingest(int argc, char **argv)
             g.status = prc > g.status ? prc : g.status;
         }
     } else {
-        /* `ingest && report` must stop here: no input is no evidence */
-        fprintf(stderr,
-                "spanfold ingest: nothing to ingest: %zu file%s, none usable; %s was not "
-                "created\n",
-                g.n, g.n == 1 ? "" : "s", g.db);
-        g.status = SF_EXIT_USAGE;
+        nothing_ingested(&g, argv + optind, argc - optind);
     }
     if (tmpdb_dir[0])
         ch_tmpdb_remove(tmpdb_dir, tmpdb);
