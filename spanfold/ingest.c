@@ -560,6 +560,13 @@ static char **argv_new(size_t cap)
     return calloc(cap + 1, sizeof(char *));
 }
 
+/* A file found in a walked folder and not read: its line with the reason. */
+static void say_ignored(const struct input *in)
+{
+    fprintf(stderr, "  %-11s %s: ignored (%s)\n", sf_kind_name(in->kind), in->path,
+            in->note[0] ? in->note : "no data");
+}
+
 static int run(struct ingest *g)
 {
     size_t i, k, npcap = 0, nkeys = 0;
@@ -572,7 +579,7 @@ static int run(struct ingest *g)
         if (in->skip) {
             in->kind = SF_KIND_UNKNOWN;
             if (!g->quiet)
-                fprintf(stderr, "  %-11s %s: ignored (%s)\n", "unknown", in->path, in->note);
+                say_ignored(in);
             continue;
         }
         if (in->stream && spool(g, in) < 0) {
@@ -608,8 +615,7 @@ static int run(struct ingest *g)
                         in->path, in->note[0] ? in->note : sf_kind_name(in->kind));
                 worst(g, SF_EXIT_USAGE);
             } else if (!g->quiet) {
-                fprintf(stderr, "  %-11s %s: ignored (%s)\n", sf_kind_name(in->kind), in->path,
-                        in->note[0] ? in->note : "no data");
+                say_ignored(in);
             }
         }
         npcap += in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG;
@@ -717,21 +723,25 @@ static void summary(struct ingest *g)
  * stops here, since no input is no evidence. */
 static void nothing_ingested(struct ingest *g, char **paths, int npaths)
 {
-    size_t i, nkeys = 0;
+    size_t i;
 
     assert(npaths > 0);
-    for (i = 0; i < g->n; i++)
-        nkeys += g->in[i].kind == SF_KIND_KEYLOG;
     if (npaths == 1)
         fprintf(stderr, "spanfold ingest: nothing to ingest in %s", paths[0]);
     else
         fprintf(stderr, "spanfold ingest: nothing to ingest in the %d paths given", npaths);
     fprintf(stderr, ": %zu file%s, none usable; %s was not created\n", g->n, g->n == 1 ? "" : "s",
             g->db);
-    for (i = 0; i < g->n && nkeys > 0; i++)
-        if (g->in[i].kind == SF_KIND_KEYLOG)
+    for (i = 0; i < g->n; i++) {
+        const struct input *in = &g->in[i];
+
+        if (in->kind == SF_KIND_KEYLOG)
             fprintf(stderr, "  %-11s %s: not used (a key log decrypts a capture; none given)\n",
-                    "keylog", g->in[i].path);
+                    "keylog", in->path);
+        else if (g->quiet && !in->named && !in->broken &&
+                 (in->kind == SF_KIND_UNKNOWN || in->kind == SF_KIND_EMPTY))
+            say_ignored(in); /* --quiet kept these back, but they are the why */
+    }
     g->status = SF_EXIT_USAGE;
 }
 

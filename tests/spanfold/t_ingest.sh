@@ -111,6 +111,9 @@ echo "hello" >"$tmp/junk/notes.txt"; head -c 3000 /dev/urandom >"$tmp/junk/blob.
 check_eval "a folder of unrelated files: exit 2, each file's reason said (rc $rc)" \
     '[ $rc -eq 2 ] && grep -qF "nothing to ingest in $tmp/junk: 2 files, none usable" "$tmp/j.err" &&
      grep -q "notes.txt: ignored" "$tmp/j.err" && grep -q "blob.bin: ignored" "$tmp/j.err"'
+"$bin/spanfold" ingest --quiet --db "$tmp/j.db" "$tmp/junk" 2>"$tmp/jq.err"; rc=$?
+check_eval "... and with --quiet too, the reasons are said (rc $rc)" \
+    '[ $rc -eq 2 ] && grep -q "notes.txt: ignored" "$tmp/jq.err" && grep -q "blob.bin: ignored" "$tmp/jq.err"'
 mkdir -p "$tmp/keysonly"; cp "$top/samples/pcap/tls-nginx.keylog" "$tmp/keysonly/"
 "$bin/spanfold" ingest --db "$tmp/k.db" "$tmp/keysonly" "$tmp/empty" 2>"$tmp/k.err"; rc=$?
 check_eval "key logs and no capture: exit 2, the key log said to be unused (rc $rc)" \
