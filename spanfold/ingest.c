@@ -13,6 +13,7 @@
  * database is then pushed (spanfold push, linked in); without --db it is a temporary
  * file, removed afterwards.
  */
+#include <assert.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -559,6 +560,13 @@ static char **argv_new(size_t cap)
     return calloc(cap + 1, sizeof(char *));
 }
 
+/* A file found in a walked folder and not read: its line with the reason. */
+static void say_ignored(const struct input *in)
+{
+    fprintf(stderr, "  %-11s %s: ignored (%s)\n", sf_kind_name(in->kind), in->path,
+            in->note[0] ? in->note : "no data");
+}
+
 static int run(struct ingest *g)
 {
     size_t i, k, npcap = 0, nkeys = 0;
@@ -571,7 +579,7 @@ static int run(struct ingest *g)
         if (in->skip) {
             in->kind = SF_KIND_UNKNOWN;
             if (!g->quiet)
-                fprintf(stderr, "  %-11s %s: ignored (%s)\n", "unknown", in->path, in->note);
+                say_ignored(in);
             continue;
         }
         if (in->stream && spool(g, in) < 0) {
@@ -607,8 +615,7 @@ static int run(struct ingest *g)
                         in->path, in->note[0] ? in->note : sf_kind_name(in->kind));
                 worst(g, SF_EXIT_USAGE);
             } else if (!g->quiet) {
-                fprintf(stderr, "  %-11s %s: ignored (%s)\n", sf_kind_name(in->kind), in->path,
-                        in->note[0] ? in->note : "no data");
+                say_ignored(in);
             }
         }
         npcap += in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG;
@@ -709,6 +716,33 @@ static void summary(struct ingest *g)
     }
     missing_pieces(db, (int)nkeys, g->quiet);
     sqlite3_close(db);
+}
+
+/* Nothing was stored: say where we looked, how many files, and why each recognised one
+ * was of no use (a key log only decrypts a capture); exit 2, so that `ingest && report`
+ * stops here, since no input is no evidence. */
+static void nothing_ingested(struct ingest *g, char **paths, int npaths)
+{
+    size_t i;
+
+    assert(npaths > 0);
+    if (npaths == 1)
+        fprintf(stderr, "spanfold ingest: nothing to ingest in %s", paths[0]);
+    else
+        fprintf(stderr, "spanfold ingest: nothing to ingest in the %d paths given", npaths);
+    fprintf(stderr, ": %zu file%s, none usable; %s was not created\n", g->n, g->n == 1 ? "" : "s",
+            g->db);
+    for (i = 0; i < g->n; i++) {
+        const struct input *in = &g->in[i];
+
+        if (in->kind == SF_KIND_KEYLOG)
+            fprintf(stderr, "  %-11s %s: not used (a key log decrypts a capture; none given)\n",
+                    "keylog", in->path);
+        else if (g->quiet && !in->named && !in->broken &&
+                 (in->kind == SF_KIND_UNKNOWN || in->kind == SF_KIND_EMPTY))
+            say_ignored(in); /* --quiet kept these back, but they are the why */
+    }
+    g->status = SF_EXIT_USAGE;
 }
 
 /* Sources of decompressed inputs carry the temporary path; give them the user's. */
@@ -903,12 +937,7 @@ int sf_cmd_ingest(int argc, char **argv)
             g.status = prc > g.status ? prc : g.status;
         }
     } else {
-        /* `ingest && report` must stop here: no input is no evidence */
-        fprintf(stderr,
-                "spanfold ingest: nothing to ingest: %zu file%s, none usable; %s was not "
-                "created\n",
-                g.n, g.n == 1 ? "" : "s", g.db);
-        g.status = SF_EXIT_USAGE;
+        nothing_ingested(&g, argv + optind, argc - optind);
     }
     if (tmpdb_dir[0])
         ch_tmpdb_remove(tmpdb_dir, tmpdb);

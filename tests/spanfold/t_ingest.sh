@@ -105,12 +105,21 @@ check_eval "no --db: usage error" '[ $rc -eq 2 ] && grep -q -- "--db FILE is req
 mkdir -p "$tmp/empty" "$tmp/junk"
 "$bin/spanfold" ingest --db "$tmp/e.db" "$tmp/empty" 2>"$tmp/e.err"; rc=$?
 check_eval "an empty folder: exit 2, nothing to ingest, no database (rc $rc)" \
-    '[ $rc -eq 2 ] && grep -q "nothing to ingest: 0 files" "$tmp/e.err" && [ ! -e "$tmp/e.db" ]'
+    '[ $rc -eq 2 ] && grep -qF "nothing to ingest in $tmp/empty: 0 files" "$tmp/e.err" && [ ! -e "$tmp/e.db" ]'
 echo "hello" >"$tmp/junk/notes.txt"; head -c 3000 /dev/urandom >"$tmp/junk/blob.bin"
 "$bin/spanfold" ingest --db "$tmp/j.db" "$tmp/junk" 2>"$tmp/j.err"; rc=$?
 check_eval "a folder of unrelated files: exit 2, each file's reason said (rc $rc)" \
-    '[ $rc -eq 2 ] && grep -q "nothing to ingest: 2 files, none usable" "$tmp/j.err" &&
+    '[ $rc -eq 2 ] && grep -qF "nothing to ingest in $tmp/junk: 2 files, none usable" "$tmp/j.err" &&
      grep -q "notes.txt: ignored" "$tmp/j.err" && grep -q "blob.bin: ignored" "$tmp/j.err"'
+"$bin/spanfold" ingest --quiet --db "$tmp/j.db" "$tmp/junk" 2>"$tmp/jq.err"; rc=$?
+check_eval "... and with --quiet too, the reasons are said (rc $rc)" \
+    '[ $rc -eq 2 ] && grep -q "notes.txt: ignored" "$tmp/jq.err" && grep -q "blob.bin: ignored" "$tmp/jq.err"'
+mkdir -p "$tmp/keysonly"; cp "$top/samples/pcap/tls-nginx.keylog" "$tmp/keysonly/"
+"$bin/spanfold" ingest --db "$tmp/k.db" "$tmp/keysonly" "$tmp/empty" 2>"$tmp/k.err"; rc=$?
+check_eval "key logs and no capture: exit 2, the key log said to be unused (rc $rc)" \
+    '[ $rc -eq 2 ] && [ ! -e "$tmp/k.db" ] &&
+     grep -q "nothing to ingest in the 2 paths given: 1 file, none usable" "$tmp/k.err" &&
+     grep -qF "tls-nginx.keylog: not used (a key log decrypts a capture; none given)" "$tmp/k.err"'
 # ingesting the same folder again changes nothing
 "$bin/spanfold" ingest --db "$tmp/a.db" "$demo" 2>"$tmp/a2.err"
 check_eval "a second ingest of the same folder adds nothing" '[ "$(counts "$tmp/a.db")" = "$want" ] &&
