@@ -59,7 +59,8 @@ void fg_ctx_free(struct fg_ctx *ctx)
 void fg_note_cut(const struct fg_ctx *ctx, const char *tool, const char *limit, const char *more)
 {
     if (ctx->cut_stacks > 0)
-        fprintf(stderr, "%s: %llu stack%s deeper than %s%s%u%s: from frame %u on, drawn as one "
+        fprintf(stderr,
+                "%s: %llu stack%s deeper than %s%s%u%s: from frame %u on, drawn as one "
                 "'[… K frames]'%s\n",
                 tool, (unsigned long long)ctx->cut_stacks, ctx->cut_stacks == 1 ? "" : "s",
                 limit ? limit : "", limit ? " " : "", ctx->opt.max_depth, limit ? "" : " frames",

@@ -51,6 +51,9 @@ struct tokset {
 
 static int tok_add(struct tokset *t, const char *hex)
 {
+    size_t len = strlen(hex);
+
+    assert(len < sizeof(t->s[0]));
     for (size_t i = 0; i < t->n; i++)
         if (strcmp(t->s[i], hex) == 0)
             return 0;
@@ -62,7 +65,7 @@ static int tok_add(struct tokset *t, const char *hex)
         t->s = ns;
         t->cap = nc;
     }
-    strcpy(t->s[t->n++], hex);
+    memcpy(t->s[t->n++], hex, len + 1);
     return 0;
 }
 

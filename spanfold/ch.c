@@ -129,12 +129,10 @@ static size_t on_data(char *p, size_t size, size_t n, void *arg)
  * CH_UNKNOWN. */
 static int transient_code(const struct sf_buf *r)
 {
-    static const int codes[] = {159 /* TIMEOUT_EXCEEDED */,
-                                209 /* SOCKET_TIMEOUT */,
-                                210 /* NETWORK_ERROR */,
-                                216 /* QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING */,
-                                279 /* ALL_CONNECTION_TRIES */,
-                                319 /* UNKNOWN_STATUS_OF_INSERT */};
+    static const int codes[] = {
+        159 /* TIMEOUT_EXCEEDED */,     209 /* SOCKET_TIMEOUT */,
+        210 /* NETWORK_ERROR */,        216 /* QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING */,
+        279 /* ALL_CONNECTION_TRIES */, 319 /* UNKNOWN_STATUS_OF_INSERT */};
     int code;
 
     if (r->len < 7 || memcmp(r->data, "Code: ", 6) != 0)
