@@ -177,7 +177,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 MANTOOLS := $(TOOLS) $(if $(filter $(BIN)/spantrace,$(OPTIONAL)),spantrace)
 MANS    := $(MANTOOLS:%=$(B)/man/%.1)
-SUBCMDS_spanfold := ingest stacks report gate
+# spanfold's sections come from its own command table, asked when the page is made
+SUBCMDS_spanfold = $$($< --list-commands)
 SUBCMDS_perf-fold := diff
 $(B)/man/%.1: $(BIN)/% scripts/man.sh
 	@mkdir -p $(@D)
