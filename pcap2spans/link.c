@@ -236,13 +236,20 @@ static void arcnet_linux(struct p2s_ctx *ctx, const struct link_type *lt, const 
 
 /* Every link type link_decode understands; link_supported and the tests read it too. */
 static const struct link_type link_types[] = {
-    {0, "loopback", null_bsd},       {1, "Ethernet", ethernet},
-    {7, "ARCnet", arcnet_bsd},       {9, "PPP", ppp},
-    {12, "raw IP", raw_ip},          {14, "raw IP", raw_ip},
-    {50, "PPP in HDLC", ppp_hdlc},   {101, "raw IP", raw_ip},
-    {104, "Cisco HDLC", chdlc},      {108, "loopback", loop_bsd},
-    {113, "SLL", sll},               {129, "ARCnet (Linux)", arcnet_linux},
-    {228, "raw IP", raw_ip},         {229, "raw IP", raw_ip},
+    {0, "loopback", null_bsd},
+    {1, "Ethernet", ethernet},
+    {7, "ARCnet", arcnet_bsd},
+    {9, "PPP", ppp},
+    {12, "raw IP", raw_ip},
+    {14, "raw IP", raw_ip},
+    {50, "PPP in HDLC", ppp_hdlc},
+    {101, "raw IP", raw_ip},
+    {104, "Cisco HDLC", chdlc},
+    {108, "loopback", loop_bsd},
+    {113, "SLL", sll},
+    {129, "ARCnet (Linux)", arcnet_linux},
+    {228, "raw IP", raw_ip},
+    {229, "raw IP", raw_ip},
     {276, "SLL2", sll2},
 };
 #define N_LINK_TYPES (sizeof(link_types) / sizeof(link_types[0]))
