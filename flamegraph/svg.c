@@ -22,11 +22,9 @@
 #include "fg.h"
 #include "sf_text.h"
 
-/* The browser side: no network, no external files.  The script is flamegraph/flamegraph.js,
- * made a C string literal at build time (flamegraph/build.mk). */
-static const char fg_script[] =
+/* The browser side: no network, no external files.  The script is flamegraph/flamegraph.js;
+ * the build makes it `static const char fg_script[]` (flamegraph/build.mk). */
 #include "flamegraph_js.inc"
-    ;
 
 /* Perl's default number formatting (%.15g). */
 static const char *pnum(double v, char *buf, size_t n)
