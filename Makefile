@@ -46,6 +46,10 @@ LIB_SRC := $(wildcard lib/*.c)
 LIB_OBJ := $(patsubst %.c,$(B)/%.o,$(LIB_SRC)) $(B)/gen/schema_sql.o
 LIBA    := $(B)/libspanfold.a
 
+# A text file as the lines of a C string literal, each line one "...\n" (the embedded
+# files: lib/schema.sql below, flamegraph/flamegraph.js in flamegraph/build.mk).
+c_string_lines = sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $(1)
+
 # The build.mk files define rules of their own (the plugin's, spantrace's); without this
 # the first of them would become the default goal of a plain `make`.
 .DEFAULT_GOAL := all
@@ -67,7 +71,7 @@ $(B)/gen/schema_sql.c: lib/schema.sql
 	@mkdir -p $(@D)
 	@{ echo '/* generated from lib/schema.sql - do not edit */'; \
 	   echo 'const char sf_db_schema_sql[] ='; \
-	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	   $(call c_string_lines,$<); \
 	   echo ';'; } > $@
 $(B)/gen/schema_sql.o: $(B)/gen/schema_sql.c
 	$(CC) $(CFLAGS) -c $< -o $@
@@ -177,7 +181,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 MANTOOLS := $(TOOLS) $(if $(filter $(BIN)/spantrace,$(OPTIONAL)),spantrace)
 MANS    := $(MANTOOLS:%=$(B)/man/%.1)
-SUBCMDS_spanfold := ingest stacks report gate
+# spanfold's sections come from its own command table, asked when the page is made
+SUBCMDS_spanfold = $$($< --list-commands)
 SUBCMDS_perf-fold := diff
 $(B)/man/%.1: $(BIN)/% scripts/man.sh
 	@mkdir -p $(@D)

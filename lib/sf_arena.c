@@ -1,6 +1,7 @@
 /* sf_arena.c - capped region allocator (see sf_arena.h). */
 #include "sf_arena.h"
 
+#include <assert.h>
 #include <stdalign.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ void *sf_arena_alloc(struct sf_arena *a, size_t n)
     struct sf_arena_chunk *c;
     size_t need;
 
+    assert(a->chunk_size > 0 && a->max > 0); /* sf_arena_init sets both */
     if (n == 0)
         n = 1;
     if (n > SIZE_MAX - ALIGN)
@@ -77,6 +79,7 @@ char *sf_arena_strndup(struct sf_arena *a, const char *s, size_t n)
 {
     char *p;
 
+    assert(s != NULL || n == 0);
     if (n == SIZE_MAX)
         return NULL;
     p = sf_arena_alloc(a, n + 1);

@@ -8,6 +8,9 @@
  *
  * Build with -DSF_ARENA_MALLOC to make every allocation a separate malloc, so that
  * ASan and valgrind see overflows that chunked allocation would hide.
+ *
+ * Preconditions (asserted): an arena set up by sf_arena_init before any allocation (a
+ * zeroed struct is not one); sf_arena_strndup's s NULL only when n is 0.
  */
 #ifndef SF_ARENA_H
 #define SF_ARENA_H
@@ -35,7 +38,8 @@ void *sf_arena_alloc(struct sf_arena *a, size_t n);
 /* Zeroed allocation; NULL as sf_arena_alloc. */
 void *sf_arena_calloc(struct sf_arena *a, size_t n);
 
-/* Copy of n bytes plus a terminating NUL; NULL as sf_arena_alloc. */
+/* Copy of n bytes of s (NULL only when n is 0) plus a terminating NUL; NULL as
+ * sf_arena_alloc. */
 char *sf_arena_strndup(struct sf_arena *a, const char *s, size_t n);
 
 /* Release everything handed out, keeping one chunk for reuse (per-unit arenas). */

@@ -1,6 +1,7 @@
 /* sf_buf.c - capped growable buffer (see sf_buf.h). */
 #include "sf_buf.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ int sf_buf_reserve(struct sf_buf *b, size_t n)
     size_t need, cap;
     uint8_t *p;
 
+    assert(b->len <= b->max && (b->data != NULL || b->cap == 0));
     if (n > b->max - b->len)
         return SF_E_LIMIT;
     need = b->len + n + 1; /* +1 keeps room for a terminating NUL */
@@ -40,9 +42,10 @@ int sf_buf_reserve(struct sf_buf *b, size_t n)
 
 int sf_buf_append(struct sf_buf *b, const void *p, size_t n)
 {
-    int rc = sf_buf_reserve(b, n);
+    int rc;
 
-    if (rc)
+    assert(p != NULL || n == 0);
+    if ((rc = sf_buf_reserve(b, n)))
         return rc;
     if (n)
         memcpy(b->data + b->len, p, n);
@@ -73,7 +76,8 @@ int sf_buf_printf(struct sf_buf *b, const char *fmt, ...)
 
 void sf_buf_consume(struct sf_buf *b, size_t n)
 {
-    if (n >= b->len) {
+    assert(n <= b->len);
+    if (n >= b->len) { /* all of it (more only with asserts off) */
         b->len = 0;
         return;
     }

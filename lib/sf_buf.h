@@ -3,6 +3,9 @@
  * Every growable buffer in spanfold is created with a maximum size, so that no
  * input can make memory grow without bound: appending past `max` fails with
  * SF_E_LIMIT and leaves the buffer as it was.
+ *
+ * Preconditions (asserted): a buffer set up by sf_buf_init, whose len never passes max;
+ * a NULL p only with n == 0; sf_buf_consume's n <= len.
  */
 #ifndef SF_BUF_H
 #define SF_BUF_H
@@ -20,8 +23,8 @@ struct sf_buf {
 /* Initialise an empty buffer that may hold at most max bytes.  Allocates nothing. */
 void sf_buf_init(struct sf_buf *b, size_t max);
 
-/* Append n bytes.  Returns 0, SF_E_LIMIT (len + n > max) or SF_E_NOMEM; on failure
- * the buffer is unchanged. */
+/* Append n bytes (p may be NULL only when n is 0).  Returns 0, SF_E_LIMIT (len + n > max) or
+ * SF_E_NOMEM; on failure the buffer is unchanged. */
 int sf_buf_append(struct sf_buf *b, const void *p, size_t n);
 
 /* Append formatted text (not NUL-counted in len, but data stays NUL-terminated).

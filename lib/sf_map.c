@@ -1,6 +1,7 @@
 /* sf_map.c - the hash and the parts of the table that are not on the lookup path. */
 #include "sf_map.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,8 +127,10 @@ int sf_map_grow(struct sf_map *m, size_t more)
  * between the hole and itself moves into the hole, so every probe still finds it. */
 void sf_map_remove(struct sf_map *m, struct sf_map_slot *s)
 {
-    size_t mask = m->cap - 1, hole = (size_t)(s - m->slots), j = hole;
+    size_t mask = m->cap - 1, hole, j;
 
+    assert(m->cap > 0 && s >= m->slots && s < m->slots + m->cap && s->val != NULL);
+    hole = j = (size_t)(s - m->slots);
     for (;;) {
         size_t home, dist_j, dist_hole;
 

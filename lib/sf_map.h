@@ -17,10 +17,14 @@
  * own order (an insertion-ordered array, a list).  Removal shifts later entries of
  * the probe run back (no tombstones), so a slot pointer is valid only until the next
  * change of the map.
+ *
+ * The preconditions below ("must", "not NULL", "the slot that ...") are checked with
+ * assert (on unless NDEBUG, and no build here sets it: tests/unit/test_asserts.c).
  */
 #ifndef SF_MAP_H
 #define SF_MAP_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +46,7 @@ struct sf_map {
  * zeroed struct sf_map is an empty map with the default first array. */
 static inline void sf_map_init_cap(struct sf_map *m, size_t first)
 {
+    assert(first >= 2 && (first & (first - 1)) == 0);
     m->slots = NULL;
     m->cap = m->n = 0;
     m->first = first;
@@ -75,7 +80,7 @@ static inline int sf_map_reserve(struct sf_map *m, size_t more)
  *   SF_MAP_RUN(&m, h, s) if (s->hash == h && same(s->val, key)) break;
  * The map must have room (sf_map_reserve) or hold entries. */
 #define SF_MAP_RUN(m, h, s)                                                                        \
-    for ((s) = &(m)->slots[(h) & ((m)->cap - 1)]; (s)->val;                                        \
+    for (assert((m)->cap > 0), (s) = &(m)->slots[(h) & ((m)->cap - 1)]; (s)->val;                  \
          (s) = (s) + 1 == (m)->slots + (m)->cap ? (m)->slots : (s) + 1)
 
 /* The slot of the entry with hash h that eq(val, key) accepts, else the empty slot
@@ -86,6 +91,7 @@ static inline struct sf_map_slot *sf_map_probe(const struct sf_map *m, uint64_t 
 {
     size_t mask = m->cap - 1, j;
 
+    assert(m->cap > 0);
     for (j = h & mask; m->slots[j].val; j = (j + 1) & mask)
         if (m->slots[j].hash == h && eq(m->slots[j].val, key))
             break;
@@ -99,15 +105,18 @@ static inline void *sf_map_find(const struct sf_map *m, uint64_t h,
     return m->n ? sf_map_probe(m, h, eq, key)->val : NULL;
 }
 
-/* Put val (not NULL) in the empty slot s that sf_map_probe returned. */
+/* Put val (not NULL) in the empty slot s that sf_map_probe returned, with room reserved
+ * for it (the map stays at most half full). */
 static inline void sf_map_fill(struct sf_map *m, struct sf_map_slot *s, uint64_t h, void *val)
 {
+    assert(val != NULL && s >= m->slots && s < m->slots + m->cap && s->val == NULL);
+    assert(2 * (m->n + 1) <= m->cap);
     s->hash = h;
     s->val = val;
     m->n++;
 }
 
-/* Take the entry in slot s out of the map. */
+/* Take the entry in slot s (an occupied slot of m) out of the map. */
 void sf_map_remove(struct sf_map *m, struct sf_map_slot *s);
 
 /* The next occupied slot at or after *i (advancing *i past it), or NULL at the end:

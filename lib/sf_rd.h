@@ -13,10 +13,15 @@
  * A fixed-size header on a hot path is bounded once and read at fixed offsets:
  *   const uint8_t *h = sf_rd_bytes(&rd, 20);
  *   if (h == NULL) ...; tot = sf_rd_get_u16be(h, 2);
+ *
+ * Preconditions (asserted where they are not on the per-byte path): sf_rd_init's buf is
+ * NULL only when len is 0; sf_rd_fill's have <= want.  The readers never need any: a
+ * short read is the sticky err, not a precondition.
  */
 #ifndef SF_RD_H
 #define SF_RD_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -29,8 +34,10 @@ struct sf_rd {
     int err;              /* sticky: set by the first short read */
 };
 
+/* A reader over len bytes at buf (NULL only when len is 0), the first at offset base. */
 static inline void sf_rd_init(struct sf_rd *rd, const void *buf, size_t len, uint64_t base)
 {
+    assert(buf != NULL || len == 0);
     rd->p = rd->start = (const uint8_t *)buf;
     rd->end = rd->p + len;
     rd->base = base;
@@ -204,13 +211,15 @@ static inline struct sf_rd sf_rd_vec24(struct sf_rd *rd)
 }
 
 /* A fixed-size header split across reads (a record header at a segment boundary): copy
- * up to want - have of the next bytes into buf + have.  Returns the bytes buf now
+ * up to want - have (have <= want) of the next bytes into buf + have.  Returns the bytes buf now
  * holds; want means complete, and buf is then read with the sf_rd_get_* getters. */
 static inline size_t sf_rd_fill(struct sf_rd *rd, uint8_t *buf, size_t have, size_t want)
 {
-    size_t k = want - have < sf_rd_left(rd) ? want - have : sf_rd_left(rd);
+    size_t k;
     const uint8_t *q;
 
+    assert(have <= want);
+    k = want - have < sf_rd_left(rd) ? want - have : sf_rd_left(rd);
     if (k == 0 || (q = sf_rd_bytes(rd, k)) == NULL)
         return have;
     memcpy(buf + have, q, k);

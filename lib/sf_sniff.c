@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "sf_capmagic.h"
+
 enum sf_comp sf_sniff_compression(const unsigned char *b, size_t n)
 {
     if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
@@ -213,18 +215,10 @@ enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char 
         why[0] = 0;
     if (n == 0)
         return SF_KIND_EMPTY;
-    if (n >= 4) {
-        static const unsigned char pcap[][4] = {{0xd4, 0xc3, 0xb2, 0xa1},
-                                                {0xa1, 0xb2, 0xc3, 0xd4},
-                                                {0x4d, 0x3c, 0xb2, 0xa1},
-                                                {0xa1, 0xb2, 0x3c, 0x4d}};
-
-        for (size_t i = 0; i < 4; i++)
-            if (memcmp(b, pcap[i], 4) == 0)
-                return SF_KIND_PCAP;
-        if (memcmp(b, "\x0a\x0d\x0d\x0a", 4) == 0)
-            return SF_KIND_PCAPNG;
-    }
+    if (n >= 4 && sf_capmagic_is_pcap(b))
+        return SF_KIND_PCAP;
+    if (n >= 4 && sf_capmagic_is_pcapng(b))
+        return SF_KIND_PCAPNG;
     if (n >= 8 && memcmp(b, "PERFILE2", 8) == 0)
         return SF_KIND_PERF_DATA;
     return sniff_text(b, n, complete, why, whysz);

@@ -9,8 +9,9 @@
  * has its own file (sf_tc_w3c.c, sf_tc_b3.c, sf_tc_grpc.c, sf_tc_jaeger.c, sf_tc_xray.c,
  * sf_tc_datadog.c, sf_tc_baggage.c, sf_tc_sw8.c), whose head comment gives its row of the
  * format table: ids -> normalised (trace 32, span/parent 16 lowercase hex), and sampled.
- * This file matches header names, hands each value to its format's add handler through
- * the table built from that list, and completes the multi-header formats at finish.
+ * This file matches header names (the matcher generated from that list, sf_tc_match.h), hands each
+ * value to its format's add handler through the table built from that list, and completes the
+ * multi-header formats at finish.
  *
  * Common rules: header names ASCII-case-insensitive; SP/HTAB around values are OWS;
  * all-zero ids invalid; an invalid context keeps its raw value, gets valid=0, empty
@@ -23,6 +24,7 @@
 
 #include "sf_tc_fast.h"
 #include "sf_tc_int.h"
+#include "sf_tc_match.h"
 
 const struct sf_tc_format sf_tc_formats[SF_CTX_NFORMATS] = {
 #define FORMAT_(id, name, rank, parse) [SF_CTX_##id] = {name, rank, parse},
@@ -42,75 +44,8 @@ const char *sf_tracectx_format_name(enum sf_ctx_format f)
     return (unsigned)f < SF_CTX_NFORMATS ? sf_tc_formats[f].name : "unknown";
 }
 
-/* h when name is header h (c0: its first byte | 0x20), else -1; inlined with a constant h,
- * most other names stop at the first letter. */
-static inline int hdr_is(const char *name, size_t nlen, int c0, int h)
-{
-    const char *lit = sf_tc_headers[h].name;
-    size_t i;
-
-    if (nlen != sf_tc_headers[h].len || c0 != lit[0])
-        return -1;
-    if (nlen < 8) {
-        for (i = 0; i < nlen; i++) {
-            unsigned char l = (unsigned char)lit[i];
-            if (((unsigned char)name[i] | (l >= 'a' ? 0x20 : 0)) != l)
-                return -1;
-        }
-        return h;
-    }
-    for (i = 0; i + 8 <= nlen; i += 8)
-        if (!sf_tc_name8_eq(name + i, lit + i))
-            return -1;
-    if (i < nlen && !sf_tc_name8_eq(name + nlen - 8, lit + nlen - 8)) /* the tail, overlapping */
-        return -1;
-    return h;
-}
-
-/* Which header this is, or -1.  Dispatch on length, then the first letter: one compare
- * for most names, a few instructions for most other headers. */
-__attribute__((always_inline)) static inline int header_id(const char *name, size_t nlen)
-{
-    int c0;
-
-    if (nlen < 2 || nlen > 27)
-        return -1;
-    c0 = (unsigned char)name[0] | 0x20; /* the lowercase letter, or a byte no name starts with */
-    switch (nlen) {
-    case 2:
-        return hdr_is(name, nlen, c0, SF_TC_H_B3);
-    case 3:
-        return hdr_is(name, nlen, c0, SF_TC_H_SW8);
-    case 7:
-        return hdr_is(name, nlen, c0, SF_TC_H_BAGGAGE);
-    case 10:
-        return c0 == 't' ? hdr_is(name, nlen, c0, SF_TC_H_TRACESTATE)
-                         : hdr_is(name, nlen, c0, SF_TC_H_B3_FLAGS);
-    case 11:
-        return c0 == 't' ? hdr_is(name, nlen, c0, SF_TC_H_TRACEPARENT)
-                         : hdr_is(name, nlen, c0, SF_TC_H_B3_SPANID);
-    case 12:
-        return sf_tc_lc((unsigned char)name[5]) == 't' ? hdr_is(name, nlen, c0, SF_TC_H_B3_TRACEID)
-                                                       : hdr_is(name, nlen, c0, SF_TC_H_B3_SAMPLED);
-    case 13:
-        return hdr_is(name, nlen, c0, SF_TC_H_UBER);
-    case 14:
-        return c0 == 'g' ? hdr_is(name, nlen, c0, SF_TC_H_GRPC)
-                         : hdr_is(name, nlen, c0, SF_TC_H_DD_TAGS);
-    case 15:
-        return hdr_is(name, nlen, c0, SF_TC_H_XRAY);
-    case 17:
-        return hdr_is(name, nlen, c0, SF_TC_H_B3_PARENT);
-    case 18:
-        return hdr_is(name, nlen, c0, SF_TC_H_DD_TRACE);
-    case 19:
-        return hdr_is(name, nlen, c0, SF_TC_H_DD_PARENT);
-    case 27:
-        return hdr_is(name, nlen, c0, SF_TC_H_DD_PRIO);
-    default:
-        return -1;
-    }
-}
+/* Which header this is, or -1: generated from the list (sf_tc_match.h). */
+SF_TC_DEFINE_MATCHER(header_id, SF_CTX_HEADERS)
 
 int sf_tracectx_header_id(const char *name, size_t nlen)
 {

@@ -28,6 +28,9 @@ static inline uint64_t sf_word_has_zero(uint64_t x)
 
 typedef unsigned char v16u __attribute__((vector_size(16)));
 typedef signed char v16s __attribute__((vector_size(16)));
+/* what "16 bytes at a time" and sf_vec_any's copy into two words rely on */
+_Static_assert(sizeof(v16u) == 16 && sizeof(v16s) == 16 && sizeof(uint64_t[2]) == 16,
+               "a v16u is 16 bytes");
 
 /* 1 when any byte of m is set. */
 static inline int sf_vec_any(v16s m)

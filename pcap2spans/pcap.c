@@ -30,6 +30,7 @@
 
 #include "link.h"
 #include "out.h"
+#include "sf_capmagic.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
 #include "sf_sha256.h"
@@ -144,7 +145,7 @@ static int packet_time(struct p2s_ctx *ctx, const struct pcap_pkthdr *h)
 static int read_packets(struct p2s_ctx *ctx, pcap_t *pc, FILE *fp, struct cookie *ck, char *why,
                         size_t whysz)
 {
-    int dlt = pcap_datalink(pc), ng = ck->magic[0] == 0x0a && ck->magic[1] == 0x0d;
+    int dlt = pcap_datalink(pc), ng = sf_capmagic_is_pcapng(ck->magic);
     uint64_t off = 24, total = 0;
     struct pcap_pkthdr *h;
     const u_char *data;

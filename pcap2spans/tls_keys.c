@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sf_capmagic.h"
 #include "sf_hex.h"
 #include "sf_line.h"
 #include "sf_map.h"
@@ -275,26 +276,21 @@ static uint32_t get32(const uint8_t *p, int be)
 /* The DSBs of the pcapng blocks in p (n bytes, the whole file); total secrets added. */
 static int scan_blocks(struct p2s_tls_keys *k, const uint8_t *p, size_t n, struct sf_err *err)
 {
-    static const uint8_t shb[4] = {0x0a, 0x0d, 0x0d, 0x0a};
     size_t off = 0;
     int be = 0, total = 0;
 
     while (n - off >= 12) {
         const uint8_t *h = p + off;
         uint32_t type, blen;
-        if (memcmp(h, shb, 4) == 0) { /* each section sets its byte order */
-            if (memcmp(h + 8, "\x1a\x2b\x3c\x4d", 4) == 0)
-                be = 1;
-            else if (memcmp(h + 8, "\x4d\x3c\x2b\x1a", 4) == 0)
-                be = 0;
-            else
+        if (sf_capmagic_is_pcapng(h)) { /* each section sets its byte order */
+            if ((be = sf_capmagic_pcapng_be(h + 8)) < 0)
                 break;
         } else if (off == 0) {
             break; /* not pcapng */
         }
         type = get32(h, be);
         blen = get32(h + 4, be);
-        if (blen < 12 || blen % 4 || blen > n - off || (type == 0x0a0d0d0a && blen < 28))
+        if (blen < 12 || blen % 4 || blen > n - off || (type == SF_PCAPNG_SHB_TYPE && blen < 28))
             break;
         if (type == 0x0000000a && blen >= 20 && blen - 12 <= DSB_MAX) {
             uint32_t stype = get32(h + 8, be), slen = get32(h + 12, be);

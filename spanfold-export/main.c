@@ -19,19 +19,41 @@
 
 #define TOOL "spanfold-export"
 
+/* The one list of formats: --format looks names up here, --help and the unknown-format
+ * message list them from it (a "\n" in help continues on an indented line), and the
+ * hidden --list-formats prints the names for the tests. */
+static const struct ex_format {
+    const char *name;
+    int (*write)(struct ex_ctx *);
+    const char *help;
+} formats[] = {
+    {"otlp", otlp_write, "OTLP/JSON traces, one {\"resourceSpans\":...} per line (JSON Lines)"},
+    {"zipkin", zipkin_write, "Zipkin v2 JSON array (POST /api/v2/spans)"},
+    {"chrome", chrome_write,
+     "Chrome Trace Event / Perfetto JSON: spans as async events, samples as\n"
+     "instant events on their threads, one clock (the capture clock)"},
+    {"speedscope", speedscope_write,
+     "speedscope JSON, one sampled profile per span (+ unattributed)"},
+    {"pprof", pprof_write,
+     "gzip-compressed pprof protobuf, samples labelled span_id, trace_id,\n"
+     "span_name (the labels Pyroscope links traces to profiles by)"},
+};
+#define N_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
 static void usage(FILE *f)
 {
+    fputs("usage: spanfold-export --db FILE --format FORMAT [filters] [-o FILE]\n"
+          "Write spans and span-attributed perf samples from a spanfold database.\n\n"
+          "Formats:\n",
+          f);
+    for (size_t i = 0; i < N_FORMATS; i++) {
+        fprintf(f, "  %-12s", formats[i].name);
+        for (const char *h = formats[i].help; *h; h++)
+            fputs(*h == '\n' ? "\n              " : (char[]){*h, 0}, f);
+        fputc('\n', f);
+    }
     fprintf(f,
-            "usage: spanfold-export --db FILE --format FORMAT [filters] [-o FILE]\n"
-            "Write spans and span-attributed perf samples from a spanfold database.\n\n"
-            "Formats:\n"
-            "  otlp        OTLP/JSON traces, one {\"resourceSpans\":...} per line (JSON Lines)\n"
-            "  zipkin      Zipkin v2 JSON array (POST /api/v2/spans)\n"
-            "  chrome      Chrome Trace Event / Perfetto JSON: spans as async events, samples as\n"
-            "              instant events on their threads, one clock (the capture clock)\n"
-            "  speedscope  speedscope JSON, one sampled profile per span (+ unattributed)\n"
-            "  pprof       gzip-compressed pprof protobuf, samples labelled span_id, trace_id,\n"
-            "              span_name (the labels Pyroscope links traces to profiles by)\n\n"
+            "\n"
             "Filters (all formats; samples follow the spans they are attributed to):\n"
             "  --trace ID          trace id (32 hex, or the low 16 of a 64-bit id)\n"
             "  --span ID           span id (16 hex)\n"
@@ -157,16 +179,21 @@ static int parse_args(struct ex_ctx *c, const char **format, const char **out, i
     return 0;
 }
 
+/* The error for a --format not in formats[], naming those that are. */
+static int unknown_format(const char *format)
+{
+    char names[256];
+    size_t len = 0;
+
+    names[0] = 0;
+    for (size_t i = 0; i < N_FORMATS && len < sizeof(names); i++)
+        len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
+                                formats[i].name);
+    return ex_fail("unknown format '%s' (%s)", format, names);
+}
+
 int spanfold_export_main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        int (*write)(struct ex_ctx *);
-    } formats[] = {{"otlp", otlp_write},
-                   {"zipkin", zipkin_write},
-                   {"chrome", chrome_write},
-                   {"speedscope", speedscope_write},
-                   {"pprof", pprof_write}};
     struct ex_ctx c = {.flt = {.from_ns = SF_DB_NULL, .to_ns = SF_DB_NULL, .sampled = -1}};
     const char *format = NULL, *out = NULL;
     int (*write)(struct ex_ctx *) = NULL;
@@ -174,13 +201,19 @@ int spanfold_export_main(int argc, char **argv)
     char note[700];
     int rc;
 
+    if (argc == 2 && strcmp(argv[1], "--list-formats") == 0) {
+        /* hidden: the format names, one a line (tests/spanfold-export/t_formats.sh) */
+        for (size_t i = 0; i < N_FORMATS; i++)
+            printf("%s\n", formats[i].name);
+        return 0;
+    }
     if ((rc = parse_args(&c, &format, &out, argc, argv)))
         return rc;
-    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+    for (size_t i = 0; i < N_FORMATS; i++)
         if (strcmp(format, formats[i].name) == 0)
             write = formats[i].write;
     if (write == NULL)
-        return ex_fail("unknown format '%s' (otlp, zipkin, chrome, speedscope, pprof)", format);
+        return unknown_format(format);
     sf_err_clear(&err);
     if (access(c.db_path, R_OK) != 0)
         return ex_fail("%s: cannot read the database", c.db_path);

@@ -6,6 +6,9 @@
  *   spanfold gate ...                      CI gates over a database or two profiles
  *   spanfold push --clickhouse URL --db F  the sources into ClickHouse, once each
  *   spanfold TOOL ...                      any single tool, linked in (pcap2spans, ...)
+ *
+ * cmds[] is the one list of commands: --help, `spanfold help`, the man page's sections
+ * (the Makefile asks `spanfold --list-commands`) and the completion are all made from it.
  */
 #include <stdio.h>
 #include <string.h>
@@ -79,6 +82,15 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
+        return SF_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--list-commands") == 0) {
+        /* hidden: the workflow commands, one a line, for the man page (Makefile) */
+        size_t i;
+
+        for (i = 0; i < NCMDS; i++)
+            if (!cmds[i].tool)
+                printf("%s\n", cmds[i].name);
         return SF_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {

@@ -15,14 +15,16 @@
  *
  * So begin/begin/end/end nests, decision/decision on a worker thread gives consecutive
  * intervals, and interleaved threads never affect each other.  Memory is the open spans
- * of the threads that have some: a thread whose stack empties is freed.
+ * of the threads that have some, found by tid in an sf_map: a thread whose stack empties
+ * is freed.  At the end of input the threads are closed in a fixed order that depends only
+ * on the markers: by eof_key(tid), then by when the thread last opened (the order of the
+ * chained table this file kept before sf_map, so outputs stay byte for byte the same).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_map.h"
 #include "t2s.h"
-
-#define NBUCKET 1024
 
 struct open_span {
     char span_id[17];
@@ -33,8 +35,8 @@ struct open_span {
 };
 
 struct thread {
-    struct thread *next;
     int64_t tid, pid;
+    uint64_t seq; /* when it was opened: the eof order among threads of one eof_key */
     int n;
     struct open_span stack[]; /* max_depth entries */
 };
@@ -44,8 +46,8 @@ struct iv_state {
     void *ctx;
     int max_depth;
     struct iv_stats stats;
-    uint64_t nthreads;
-    struct thread *bucket[NBUCKET];
+    uint64_t nthreads, opened;
+    struct sf_map threads; /* struct thread by tid */
 };
 
 struct iv_state *intervals_new(int max_depth, iv_emit_fn emit, void *ctx)
@@ -60,13 +62,20 @@ struct iv_state *intervals_new(int max_depth, iv_emit_fn emit, void *ctx)
     return st;
 }
 
-static struct thread **slot(struct iv_state *st, int64_t tid)
+static int thread_eq(const void *val, const void *key)
 {
-    struct thread **pp = &st->bucket[(uint64_t)tid * 0x9e3779b97f4a7c15ull >> 54];
+    return ((const struct thread *)val)->tid == *(const int64_t *)key;
+}
 
-    while (*pp && (*pp)->tid != tid)
-        pp = &(*pp)->next;
-    return pp;
+static uint64_t tid_hash(int64_t tid)
+{
+    return sf_hash_u64((uint64_t)tid);
+}
+
+/* The first key of the end-of-input order: 10 bits of a multiplicative hash of tid. */
+static uint64_t eof_key(int64_t tid)
+{
+    return (uint64_t)tid * 0x9e3779b97f4a7c15ull >> 54;
 }
 
 /* Close the top span of t at end_ns with rule; emits it. */
@@ -155,10 +164,37 @@ static int apply(struct iv_state *st, struct thread *t, enum iv_kind kind, int64
     return push(st, t, ts, m, kind != IV_BEGIN);
 }
 
+/* A new thread with an empty stack, in the map; NULL when out of memory. */
+static struct thread *open_thread(struct iv_state *st, int64_t pid, int64_t tid, uint64_t h)
+{
+    struct thread *t;
+
+    if (sf_map_reserve(&st->threads, 1) < 0)
+        return NULL;
+    t = calloc(1, sizeof(*t) + (size_t)st->max_depth * sizeof(struct open_span));
+    if (t == NULL)
+        return NULL;
+    t->tid = tid;
+    t->pid = pid;
+    t->seq = st->opened++;
+    sf_map_fill(&st->threads, sf_map_probe(&st->threads, h, thread_eq, &tid), h, t);
+    if (++st->nthreads > st->stats.threads_max)
+        st->stats.threads_max = st->nthreads;
+    return t;
+}
+
+static void close_thread(struct iv_state *st, struct thread *t)
+{
+    sf_map_remove(&st->threads, sf_map_probe(&st->threads, tid_hash(t->tid), thread_eq, &t->tid));
+    free(t);
+    st->nthreads--;
+}
+
 int intervals_marker(struct iv_state *st, enum iv_kind kind, int64_t pid, int64_t tid,
                      int64_t ts_ns, const struct mk_result *m)
 {
-    struct thread **pp = slot(st, tid), *t = *pp;
+    uint64_t h = tid_hash(tid);
+    struct thread *t = sf_map_find(&st->threads, h, thread_eq, &tid);
     int rc;
 
     if (t == NULL) {
@@ -166,43 +202,48 @@ int intervals_marker(struct iv_state *st, enum iv_kind kind, int64_t pid, int64_
             st->stats.orphan_ends++;
             return 0;
         }
-        t = calloc(1, sizeof(*t) + (size_t)st->max_depth * sizeof(struct open_span));
-        if (t == NULL)
+        if ((t = open_thread(st, pid, tid, h)) == NULL)
             return SF_E_NOMEM;
-        t->tid = tid;
-        t->pid = pid;
-        *pp = t;
-        if (++st->nthreads > st->stats.threads_max)
-            st->stats.threads_max = st->nthreads;
     }
     if (pid >= 0)
         t->pid = pid;
     rc = apply(st, t, kind, ts_ns, m);
-    if (t->n == 0) {
-        *slot(st, tid) = t->next;
-        free(t);
-        st->nthreads--;
-    }
+    if (t->n == 0)
+        close_thread(st, t);
     return rc;
+}
+
+static int eof_cmp(const void *a, const void *b)
+{
+    const struct thread *x = *(struct thread *const *)a, *y = *(struct thread *const *)b;
+    uint64_t kx = eof_key(x->tid), ky = eof_key(y->tid);
+
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int intervals_finish(struct iv_state *st, int64_t end_ns)
 {
+    struct thread **all;
+    struct sf_map_slot *s;
+    size_t i = 0, n = 0, k;
     int rc = 0;
 
-    for (size_t b = 0; b < NBUCKET; b++) {
-        while (st->bucket[b]) {
-            struct thread *t = st->bucket[b];
-            while (t->n > 0 && rc == 0)
-                rc = pop(st, t, end_ns, "eof");
-            st->bucket[b] = t->next;
-            free(t);
-            st->nthreads--;
-            if (rc)
-                return rc;
-        }
+    if (st->threads.n == 0)
+        return 0;
+    if ((all = malloc(st->threads.n * sizeof(*all))) == NULL)
+        return SF_E_NOMEM;
+    while ((s = sf_map_next(&st->threads, &i)) != NULL)
+        all[n++] = s->val;
+    qsort(all, n, sizeof(*all), eof_cmp);
+    for (k = 0; k < n && rc == 0; k++) {
+        while (all[k]->n > 0 && rc == 0)
+            rc = pop(st, all[k], end_ns, "eof");
+        close_thread(st, all[k]);
     }
-    return 0;
+    free(all);
+    return rc;
 }
 
 void intervals_stats(const struct iv_state *st, struct iv_stats *out)
@@ -212,14 +253,13 @@ void intervals_stats(const struct iv_state *st, struct iv_stats *out)
 
 void intervals_free(struct iv_state *st)
 {
+    struct sf_map_slot *s;
+    size_t i = 0;
+
     if (st == NULL)
         return;
-    for (size_t b = 0; b < NBUCKET; b++) {
-        while (st->bucket[b]) {
-            struct thread *t = st->bucket[b];
-            st->bucket[b] = t->next;
-            free(t);
-        }
-    }
+    while ((s = sf_map_next(&st->threads, &i)) != NULL)
+        free(s->val);
+    sf_map_free(&st->threads);
     free(st);
 }

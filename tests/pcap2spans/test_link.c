@@ -106,6 +106,101 @@ static int decode(int dlt, const uint8_t *f, size_t n, struct p2s_stats *st)
     return ok;
 }
 
+/* A frame of link type dlt carrying IPv4 (or IPv6 where the header says) + TCP "hello":
+ * one builder per row of link.c's table; 0 for a link type it does not know. */
+static size_t frame_for(int dlt, uint8_t *f)
+{
+    static const struct {
+        int dlt;
+        uint8_t hdr[20];
+        size_t len;
+        int v6;
+    } h[] = {
+        {0, {2, 0, 0, 0}, 4, 0}, /* little-endian host */
+        {1, {[12] = 0x86, [13] = 0xdd}, 14, 1},
+        {7, {0x50, 0xbe, 0xd4, 0, 0x12, 0x34}, 6, 0}, /* RFC 1201 IP */
+        {9, {0xff, 0x03, 0x00, 0x21}, 4, 0},          /* PPP in HDLC-like framing */
+        {12, {0}, 0, 0},
+        {14, {0}, 0, 1},
+        {50, {0xff, 0x03, 0x00, 0x57}, 4, 1}, /* PPP, IPv6 */
+        {101, {0}, 0, 0},
+        {104, {0x0f, 0x00, 0x08, 0x00}, 4, 0}, /* Cisco HDLC */
+        {108, {0, 0, 0, 2}, 4, 0},
+        {113, {[14] = 0x08}, 16, 0},
+        {129, {0x50, 0xbe, 0, 0, 0xd4, 0, 0, 1}, 8, 0}, /* Linux RFC 1201 IP */
+        {228, {0}, 0, 0},
+        {229, {0}, 0, 1},
+        {276, {0x86, 0xdd}, 20, 1},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+        if (h[i].dlt == dlt) {
+            memcpy(f, h[i].hdr, h[i].len);
+            return h[i].len + (h[i].v6 ? ipv6(f + h[i].len, 0) : ipv4(f + h[i].len, 0, 0));
+        }
+    return 0;
+}
+
+/* Every link type in link.c's table decodes a frame of its own: the table is the list. */
+static void every_link_type(void)
+{
+    uint8_t f[256];
+    const char *name;
+    size_t i, n;
+    int dlt;
+
+    for (i = 0; (dlt = link_type_at(i, &name)) >= 0; i++) {
+        n = frame_for(dlt, f);
+        TAP_OK(n > 0 && link_supported(dlt) && decode(dlt, f, n, NULL),
+               "link type %d (%s) in the table decodes a frame", dlt, name);
+    }
+    TAP_OK(i == 15, "the table has the 15 link types this test builds frames for (%zu)", i);
+    TAP_OK(!link_supported(105) && link_type_at(i, NULL) == -1, "nothing past the table");
+}
+
+/* The variants of the new link types: PPP's optional fields, Cisco framing under
+ * PPP_HDLC, ARCnet's RFC 1051 header, BSD exception frames and fragments. */
+static void ppp_and_arcnet(void)
+{
+    uint8_t f[256];
+    struct p2s_stats st;
+    size_t n;
+
+    f[0] = 0x21; /* protocol field compressed, no address/control */
+    n = 1 + ipv4(f + 1, 0, 0);
+    TAP_OK(decode(9, f, n, NULL), "PPP: 1-byte protocol, no address and control");
+    f[0] = 0x00, f[1] = 0x57;
+    n = 2 + ipv6(f + 2, 0);
+    TAP_OK(decode(9, f, n, NULL), "PPP: 2-byte protocol IPv6, no address and control");
+    f[0] = 0xff, f[1] = 0x03, f[2] = 0xc0, f[3] = 0x21; /* LCP */
+    TAP_OK(!decode(9, f, 40, &st) && st.unsupported_net == 1, "PPP: LCP counted as unsupported");
+    TAP_OK(!decode(9, f, 2, &st) && st.malformed == 1, "PPP: header cut short reported");
+    f[0] = 0x8f, f[1] = 0x00, f[2] = 0x86, f[3] = 0xdd;
+    n = 4 + ipv6(f + 4, 0);
+    TAP_OK(decode(50, f, n, NULL), "PPP_HDLC carrying Cisco HDLC (0x8f) + IPv6");
+    TAP_OK(!decode(104, f, 3, &st) && st.malformed == 1, "Cisco HDLC: header cut short reported");
+    f[0] = 0x50, f[1] = 0xbe, f[2] = 0xf0; /* RFC 1051 IP: no flag, no seqid */
+    n = 3 + ipv4(f + 3, 0, 0);
+    TAP_OK(decode(7, f, n, NULL), "ARCnet BSD, RFC 1051 IP");
+    f[2] = 0, f[3] = 0, f[4] = 0xf0;
+    n = 5 + ipv4(f + 5, 0, 0);
+    TAP_OK(decode(129, f, n, NULL), "ARCnet Linux, RFC 1051 IP");
+    f[2] = 0, f[3] = 0, f[4] = 0xc4, f[5] = 0, f[6] = 0, f[7] = 1;
+    n = 8 + ipv6(f + 8, 0);
+    TAP_OK(decode(129, f, n, NULL), "ARCnet Linux, RFC 1201 IPv6");
+    f[2] = 0xd4, f[3] = 0xff, f[4] = 0, f[5] = 0, f[6] = 0xd4, f[7] = 0, f[8] = 0, f[9] = 1;
+    n = 10 + ipv4(f + 10, 0, 0);
+    TAP_OK(decode(7, f, n, NULL), "ARCnet BSD exception frame (flag 0xff)");
+    f[2] = 0xd4, f[3] = 0x01, f[4] = 0, f[5] = 1;
+    n = 6 + ipv4(f + 6, 0, 0);
+    TAP_OK(!decode(7, f, n, &st) && st.unsupported_net == 1, "ARCnet BSD fragment counted");
+    f[2] = 0xd5; /* RFC 1201 ARP */
+    f[3] = 0;
+    TAP_OK(!decode(7, f, n, &st) && st.unsupported_net == 1, "ARCnet ARP counted as unsupported");
+    TAP_OK(!decode(129, f, 6, &st) && st.malformed == 1, "ARCnet Linux: header cut short reported");
+}
+
 int main(void)
 {
     uint8_t f[256];
@@ -175,5 +270,7 @@ int main(void)
     n = ipv4(f, 0, 0);
     f[20 + 12] = 0x20; /* data offset 8 bytes < 20 */
     TAP_OK(!decode(12, f, n, &st) && st.malformed == 1, "bad TCP data offset reported");
+    every_link_type();
+    ppp_and_arcnet();
     return tap_done();
 }

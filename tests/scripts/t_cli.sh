@@ -24,7 +24,12 @@ for t in "${tools[@]}"; do
     check_eval "$t --no-such-option: exit 2, message starts with '$t:' ($first)" \
         '[ "$rc" -eq 2 ] && case $first in "$t:"*) true ;; *) false ;; esac'
 done
-for c in ingest stacks report gate push; do
+# the workflow commands come from spanfold's one command table (--list-commands, hidden)
+cmds=$("$bin/spanfold" --list-commands 2>&1); rc=$?
+want=$("$bin/spanfold" --help | awk '/^The incident workflow:/ { on = 1; next } /^$/ { on = 0 } on { print $1 }')
+check_eval "spanfold --list-commands: exit 0, the workflow commands of --help ($(echo $cmds))" \
+    '[ "$rc" -eq 0 ] && [ -n "$cmds" ] && [ "$cmds" = "$want" ]'
+for c in $cmds; do
     "$bin/spanfold" "$c" --help >"$tmp/h" 2>&1; rc=$?
     check_eval "spanfold $c --help: exit 0" '[ "$rc" -eq 0 ] && grep -qi "^usage:" "$tmp/h"'
     "$bin/spanfold" help "$c" >"$tmp/h2" 2>&1
@@ -40,7 +45,7 @@ if ! command -v man >/dev/null; then
     skip "man pages render" "man (package man-db) not installed"
 else
     for t in "${tools[@]}"; do
-        sub=(); [ "$t" = spanfold ] && sub=(ingest stacks report gate); [ "$t" = perf-fold ] && sub=(diff)
+        sub=(); [ "$t" = spanfold ] && sub=($cmds); [ "$t" = perf-fold ] && sub=(diff)
         "$top/scripts/man.sh" "$bin/$t" "$t" "${sub[@]}" >"$tmp/$t.1" 2>"$tmp/err"
         MANWIDTH=80 man --warnings -l "$tmp/$t.1" >"$tmp/$t.txt" 2>"$tmp/manerr"
         check_eval "$t.1 renders without warnings and lists every long option of --help" '
@@ -61,6 +66,10 @@ if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$d
     for t in "${tools[@]}"; do
         check_eval "installed $t, its man page and completion" \
             '[ -x "$dest/usr/bin/$t" ] && [ -f "$dest/usr/share/man/man1/$t.1" ] && [ -f "$dest/usr/share/bash-completion/completions/$t" ]'
+    done
+    for c in $cmds; do
+        check "installed spanfold.1 has a section for spanfold $c" \
+            grep -qx ".SH \"spanfold $c\"" "$dest/usr/share/man/man1/spanfold.1"
     done
     check "installed the licence and the docs" test -f "$dest/usr/share/doc/spanfold/LICENSE" -a -f "$dest/usr/share/doc/spanfold/pcap2spans.md"
 else

@@ -89,6 +89,71 @@ static void run(const char *steps, int64_t eof, struct got *g, struct iv_stats *
     intervals_free(st);
 }
 
+/* Many threads in the thread table: 5,000 tids open (every third closed and opened again,
+ * so it moves back in the order), all closed at end of input, each exactly once, in the
+ * documented order: by the tid's 10-bit multiplicative hash, then by when it opened. */
+struct many {
+    int64_t tid[5000]; /* the eof intervals' tids, in emission order */
+    int n, ends;
+};
+
+static int many_collect(void *ctx, const struct iv_interval *iv)
+{
+    struct many *g = ctx;
+
+    if (strcmp(iv->end_rule, "eof") != 0)
+        g->ends++;
+    else if (g->n < 5000)
+        g->tid[g->n++] = iv->tid;
+    else
+        g->n++;
+    return 0;
+}
+
+static uint64_t key(int64_t tid)
+{
+    return (uint64_t)tid * 0x9e3779b97f4a7c15ull >> 54;
+}
+
+static void many_threads(void)
+{
+    static struct many g;
+    static int64_t want[5000], seq[5000];
+    struct mk_result m = {.has_span = 1, .decision = -1, .span_id = "0123456789abcdef"};
+    struct iv_state *st = intervals_new(4, many_collect, &g);
+    struct iv_stats s;
+    int i, j, opened = 0, bad = 0;
+
+    for (i = 0; i < 5000; i++) { /* tids 7, 14, ...: many share a key */
+        intervals_marker(st, IV_BEGIN, 1, 7 * (int64_t)(i + 1), i, &m);
+        seq[i] = opened++;
+    }
+    for (i = 0; i < 5000; i += 3) {
+        intervals_marker(st, IV_END, 1, 7 * (int64_t)(i + 1), 6000 + i, &m);
+        intervals_marker(st, IV_BEGIN, 1, 7 * (int64_t)(i + 1), 7000 + i, &m);
+        seq[i] = opened++;
+    }
+    for (i = 0; i < 5000; i++) { /* the order wanted: insertion sort on (key, seq) */
+        int64_t t = 7 * (int64_t)(i + 1);
+        for (j = i; j > 0; j--) {
+            int64_t u = want[j - 1];
+            if (key(u) < key(t) || (key(u) == key(t) && seq[u / 7 - 1] < seq[i]))
+                break;
+            want[j] = u;
+        }
+        want[j] = t;
+    }
+    intervals_stats(st, &s);
+    TAP_EQ_INT(s.threads_max, 5000, "5000 threads open at once");
+    TAP_EQ_INT(intervals_finish(st, 9000), 0, "end of input closes them");
+    for (i = 0; i < 5000 && i < g.n; i++)
+        bad += g.tid[i] != want[i];
+    TAP_OK(g.n == 5000 && g.ends == 1667 && bad == 0,
+           "each thread ends once at eof, by hash then opening (%d eof, %d ends, %d out of place)",
+           g.n, g.ends, bad);
+    intervals_free(st);
+}
+
 int main(void)
 {
     struct got g;
@@ -132,5 +197,6 @@ int main(void)
     TAP_EQ_INT(s.too_deep, 1, "depth cap (4) counted");
     TAP_EQ_INT(g.n, 4, "re-begin of an open span does not nest it again");
     check(&g, "1111111111111111", 1, 5, 9, 3, "eof", "deepest span kept");
+    many_threads();
     return tap_done();
 }
