@@ -102,7 +102,7 @@ static void polyfit(struct clock_pair *p, int d)
 void clock_fit(struct clock_pair *p, const double *row_resid)
 {
     int d = p->n >= 3 ? (int)(p->n - 2 < 3 ? p->n - 2 : 3) : p->n == 2 ? 1 : 0;
-    double ss = 0, one, stepped = 0, *raw;
+    double ss = 0, own = 0, one, stepped = 0, *raw;
 
     if (p->n == 0)
         return;
@@ -136,8 +136,13 @@ void clock_fit(struct clock_pair *p, const double *row_resid)
         double fit = p->c[0] + t * (p->c[1] + t * (p->c[2] + t * p->c[3]));
         p->resid_ns[i] -= fit;
         ss += p->resid_ns[i] * p->resid_ns[i];
+        if (row_resid)
+            own += row_resid[i] * row_resid[i];
     }
-    p->resid_rms_ns = sqrt(ss / (double)p->n);
+    /* one row is fitted exactly by the drift fit, but not by its own line: the
+     * mapping is as good as the rows' residuals and the fit through them together */
+    p->fit_rms_ns = sqrt(ss / (double)p->n);
+    p->resid_rms_ns = sqrt((ss + own) / (double)p->n);
 }
 
 void clock_free(struct clock_report *cr)

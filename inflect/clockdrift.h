@@ -18,14 +18,16 @@ struct clock_pair {
     int64_t off0_ns;          /* offset of the first row; off_ns[] are relative to it */
     double *t;                /* seconds since t0 of each row */
     double *off_ns, *skew_ppm, *resid_ns, *jump_ns;
-    double *row_resid;  /* each row's own residual_ns (0 when NULL in the table) */
-    int degree;         /* polynomial degree of the offset fit (0..3) */
-    double c[4];        /* offset(t) = c0 + c1 t + c2 t^2 + c3 t^3, ns, t in s */
-    double skew0_ppm;   /* c1 as ppm */
-    double alpha_ppm_s; /* f(t) = f0 (1 + alpha t + beta t^2), in ppm/s */
-    double beta_ppm_s2; /* and ppm/s^2 */
-    double resid_rms_ns;
-    size_t nsteps; /* rows whose offset jumps beyond the previous row's line */
+    double *row_resid;   /* each row's own residual_ns (0 when NULL in the table) */
+    int degree;          /* polynomial degree of the offset fit (0..3) */
+    double c[4];         /* offset(t) = c0 + c1 t + c2 t^2 + c3 t^3, ns, t in s */
+    double skew0_ppm;    /* c1 as ppm */
+    double alpha_ppm_s;  /* f(t) = f0 (1 + alpha t + beta t^2), in ppm/s */
+    double beta_ppm_s2;  /* and ppm/s^2 */
+    double fit_rms_ns;   /* RMS of resid_ns: the rows' offsets around the drift fit */
+    double resid_rms_ns; /* RMS error of the mapping: each row's own residual_ns and its
+                          * distance from the drift fit, sqrt(mean(row^2 + fit^2)) */
+    size_t nsteps;       /* rows whose offset jumps beyond the previous row's line */
 };
 
 struct clock_report {

@@ -69,6 +69,17 @@ int main(void)
         make(&p, 12, 37e-6, 0, 0, 250000, 6);
         clock_fit(&p, rr);
         TAP_EQ_INT(p.nsteps, 0, "tolerance scales with the rows' own residuals");
+        TAP_OK(p.resid_rms_ns >= 50000 && p.resid_rms_ns >= p.fit_rms_ns,
+               "the rows' own 50 us residuals count in the mapping's (%.0f ns)", p.resid_rms_ns);
+        unmake(&p);
+    }
+    {
+        /* one segment: the drift fit goes through it, its own fit's residual stays */
+        double rr[1] = {62830};
+        make(&p, 1, 10e-6, 0, 0, 0, 99);
+        clock_fit(&p, rr);
+        TAP_OK(p.fit_rms_ns == 0 && fabs(p.resid_rms_ns - 62830) < 1e-6,
+               "one segment with a 62,830 ns residual: 62,830 ns, not 0 (%.1f)", p.resid_rms_ns);
         unmake(&p);
     }
     make(&p, 2, 10e-6, 0, 0, 0, 99);

@@ -92,6 +92,12 @@ done
 db=$tmp/demo2.db
 out=$tmp/demo2
 
+# the clock fit's residual as the database holds it, not the drift fit's 0 through one row
+own=$(sqlite3 "$db" "SELECT sqrt(avg(residual_ns * residual_ns)) FROM clock_fits WHERE from_clock = 'monotonic'" 2>/dev/null)
+said=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clock_fits"][0]["residual_rms_ns"])' "$out/findings.json" 2>/dev/null)
+check_eval "findings.json's residual_rms_ns ($said) is at least the clock_fits rows' own ($own), and not 0" \
+    "python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (b > 0 and a >= b * (1 - 1e-9)))' '$said' '$own'"
+
 # one self-contained page: nothing fetched, the graphs inline
 html=$out/report.html
 check_eval "report.html fetches nothing (no http(s) src/href, no <link>, no script src)" \
