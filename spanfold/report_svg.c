@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../inflect/window.h"
 #include "report.h"
 
 #define W      1100.0
@@ -120,18 +121,27 @@ static void y_axis(FILE *f, double top, double h, double vmax, const char *fmt, 
             ML, top, PW, h, top + h / 2, top + h / 2, title);
 }
 
-/* A polyline of v[0..nwin) (NaN = gap) at window centres, scaled to [0, vmax]. */
-static void series(FILE *f, const struct rp_ctx *c, const struct axis *a, const double *v,
-                   double top, double h, double vmax, const char *color, const char *name)
+/* A polyline of v[0..nwin) (NaN = gap) at window centres, scaled to [0, vmax]; a value
+ * with gaps on both sides is a dot, since a polyline of one point draws nothing.
+ * Returns how many windows were drawn. */
+static size_t series(FILE *f, const struct rp_ctx *c, const struct axis *a, const double *v,
+                     double top, double h, double vmax, const char *color, const char *name)
 {
     int open = 0;
+    size_t drawn = 0, n = c->sw.nwin;
     fprintf(f, "<g class=\"series\" data-name=\"%s\">", name);
-    for (size_t w = 0; w < c->sw.nwin; w++) {
+    for (size_t w = 0; w < n; w++) {
         double t = ((double)rp_win_time(c, w) + (double)c->sw.window_ns / 2) / 1e9;
         if (!isfinite(v[w])) {
             if (open)
                 fputs("\"/>", f);
             open = 0;
+            continue;
+        }
+        drawn++;
+        if (!open && (w + 1 == n || !isfinite(v[w + 1]))) {
+            fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>", xpos(a, t),
+                    top + h - fmin(v[w], vmax) / vmax * h, color);
             continue;
         }
         if (!open)
@@ -143,6 +153,7 @@ static void series(FILE *f, const struct rp_ctx *c, const struct axis *a, const 
     if (open)
         fputs("\"/>", f);
     fputs("</g>\n", f);
+    return drawn;
 }
 
 static double vmax_of(const struct rp_ctx *c, const double *const *v, int nv, double floor_v)
@@ -171,15 +182,42 @@ static void marker(FILE *f, const struct axis *a, double t, double y0, double y1
     (void)y0;
 }
 
-static void legend(FILE *f, double y)
+/* The legend of the latency panel: only the lines drawn (drawn[k] windows of p50, p95,
+ * p99, max), and for a percentile left out the reason, so that the legend never
+ * promises a line the chart does not have. */
+static void legend(FILE *f, double y, const size_t drawn[4])
 {
     static const char *const names[4] = {"p50", "p95", "p99", "max"};
-    for (int k = 0; k < 4; k++)
+    static const double pct[4] = {0.5, 0.95, 0.99, 1};
+    char names_out[16] = "", counts[48] = "";
+    int m = 0, k;
+    double x;
+
+    for (k = 0; k < 4; k++)
+        m += drawn[k] > 0;
+    x = ML + PW - 64.0 * m + 10;
+    for (k = 0; k < 4; k++) {
+        if (drawn[k] == 0)
+            continue;
         fprintf(f,
                 "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                 "stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" class=\"tl\">%s</text>\n",
-                ML + PW - 254 + k * 64.0, y, ML + PW - 234 + k * 64.0, y, lat_color[k],
-                ML + PW - 230 + k * 64.0, y + 4, names[k]);
+                x, y, x + 20, y, lat_color[k], x + 24, y + 4, names[k]);
+        x += 64;
+    }
+    /* "p95, p99 not drawn: no window has 21, 101 spans" */
+    for (k = 1; k <= 2; k++)
+        if (drawn[k] == 0) {
+            size_t l = strlen(names_out), lc = strlen(counts);
+            snprintf(names_out + l, sizeof(names_out) - l, "%s%s", l ? ", " : "", names[k]);
+            snprintf(counts + lc, sizeof(counts) - lc, "%s%llu", lc ? ", " : "",
+                     (unsigned long long)window_pct_min_spans(pct[k]));
+        }
+    if (names_out[0])
+        fprintf(f,
+                "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">%s not drawn: "
+                "no window has %s spans</text>\n",
+                ML + PW - 64.0 * m + 2, y + 4, names_out, counts);
 }
 
 /* The markers of group g: its inflections (latency, errors, kept share) and its drift
@@ -229,6 +267,7 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
     struct axis a;
     double top = PAD + LROW * LABELS + 6, y_err, y_kept, bottom, lmax, emax;
     double h_total;
+    size_t drawn[4];
 
     a.t0 = (double)rp_win_time(c, 0) / 1e9;
     a.t1 = (double)rp_win_time(c, c->sw.nwin) / 1e9;
@@ -248,16 +287,16 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
     y_axis(f, y_err, H_ERR, emax, "%.1f", 100, "errors (%)");
     y_axis(f, y_kept, H_KEPT, 1.0, "%.2f", 1, "kept share");
     /* the window's slowest request, faint: where p95/p99 are left out it is what is known */
-    series(f, c, &a, lat[3], top, H_LAT, lmax, "#bbbbbb", "max");
+    drawn[3] = series(f, c, &a, lat[3], top, H_LAT, lmax, lat_color[3], "max");
     for (int k = 0; k < 3; k++)
-        series(f, c, &a, lat[k], top, H_LAT, lmax, lat_color[k],
-               k == 0   ? "p50"
-               : k == 1 ? "p95"
-                        : "p99");
+        drawn[k] = series(f, c, &a, lat[k], top, H_LAT, lmax, lat_color[k],
+                          k == 0   ? "p50"
+                          : k == 1 ? "p95"
+                                   : "p99");
     series(f, c, &a, err[0], y_err, H_ERR, emax, "#8c564b", "error_rate");
     series(f, c, &a, dr->share, y_kept, H_KEPT, 1.0, "#2ca02c", "kept_share");
     series(f, c, &a, c->pi[g], y_kept, H_KEPT, 1.0, "#2ca02c80", "expected_rate");
-    legend(f, top + 12);
+    legend(f, top + 12, drawn);
     markers(f, c, g, &a, top, bottom);
     x_axis(f, c, &a, bottom);
     fputs("</svg>\n", f);

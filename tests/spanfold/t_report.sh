@@ -102,6 +102,26 @@ check_eval "findings.json's residual_rms_ns ($said) is at least the clock_fits r
 html=$out/report.html
 check_eval "report.html fetches nothing (no http(s) src/href, no <link>, no script src)" \
     "! grep -Eiq '(src|href)=\"(https?:)?//|<link |<script[^>]* src=' '$html'"
+# the latency legend names only the lines drawn (a one-point polyline draws nothing), and
+# says why a percentile is left out
+python3 - "$html" >"$tmp/legend.check" 2>&1 <<'PY3'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+bad, said = [], 0
+for svg in re.findall(r'<svg class="timeline".*?</svg>', page, re.S):
+    drawn = {m.group(1) for m in re.finditer(r'<g class="series" data-name="(\w+)">(.*?)</g>', svg, re.S)
+             if "<polyline" in m.group(2) or "<circle" in m.group(2)}
+    named = set(re.findall(r'class="tl">(p50|p95|p99|max)</text>', svg))
+    if named - drawn:
+        bad.append(sorted(named - drawn))
+    if not {"p95", "p99"} <= drawn:
+        said += "not drawn: no window has" in svg
+        bad += [] if "not drawn: no window has" in svg else [["no reason"]]
+print("LEGEND_OK" if not bad else "LEGEND_BAD %s" % bad, "reasons", said)
+PY3
+sed 's/^/# /' "$tmp/legend.check"
+check_eval "every timeline's legend names only lines it draws, and says why p95/p99 are missing" \
+    "grep -q LEGEND_OK '$tmp/legend.check'"
 check_eval "three inline flame graphs as data: URLs, timelines as inline SVG" \
     "[ \$(grep -o 'src=\"data:image/svg+xml;base64,' '$html' | wc -l) -eq 3 ] && grep -q '<svg class=\"timeline\"' '$html'"
 check_eval "the verdict names the slow endpoint" \
