@@ -41,12 +41,13 @@ struct sf_map {
 
 #define SF_MAP_MIN_CAP 1024 /* the first array by default: 16 KiB */
 
-/* An empty map whose first array has `first` slots (a power of two >= 2), for tables
- * kept by the thousand (one per connection, per group): sf_map_init_cap(&m, 64).  A
- * zeroed struct sf_map is an empty map with the default first array. */
+/* An empty map whose first array has `first` slots (a power of two >= 2, or 0 for
+ * SF_MAP_MIN_CAP), for tables kept by the thousand (one per connection, per group):
+ * sf_map_init_cap(&m, 64).  A zeroed struct sf_map is an empty map with the default
+ * first array. */
 static inline void sf_map_init_cap(struct sf_map *m, size_t first)
 {
-    assert(first >= 2 && (first & (first - 1)) == 0);
+    assert(first == 0 || (first >= 2 && (first & (first - 1)) == 0));
     m->slots = NULL;
     m->cap = m->n = 0;
     m->first = first;
