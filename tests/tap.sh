@@ -8,6 +8,7 @@
 #   notok NAME...          print "not ok N - NAME"
 #   check NAME CMD [ARG]..  run CMD ARG..; ok NAME if it exits 0, else notok NAME
 #   check_eval NAME EXPR   the same with a shell expression, run by eval
+#   check_rc RC NAME       ok NAME if the status RC (say $?) is 0, else notok NAME
 #   skip NAME REASON       print "ok N - NAME # SKIP REASON" (a skip, never a pass)
 #   tap_plan               print the plan "1..N" for the tests printed so far
 #   tap_tmpdir [NAME]      set tmp to a new directory /tmp/NAME.XXXXXX (or mktemp's
@@ -28,6 +29,7 @@ ok() { n=$((n + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); echo "not ok $n - $*"; }
 check() { local name=$1; shift; if "$@"; then ok "$name"; else notok "$name"; fi; }
 check_eval() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
+check_rc() { if [ "$1" = 0 ]; then ok "$2"; else notok "$2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 tap_plan() { echo "1..$n"; }
 

@@ -10,11 +10,7 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 sample=$top/samples/demo
-n=1
 tap_tmpdir t_demo
-ok() { echo "ok $n - $1"; n=$((n + 1)); }
-fail() { echo "not ok $n - $1"; n=$((n + 1)); }
-check() { if eval "$1"; then ok "$2"; else fail "$2"; fi; }
 
 need=""
 for t in spanfold perf-fold; do
@@ -29,24 +25,24 @@ t0=$(date +%s.%N)
 rc=0
 SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out" "$sample" >"$tmp/demo.log" 2>&1 || rc=$?
 secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-check '[ $rc = 0 ]' "scripts/demo.sh exits 0 on samples/demo (rc $rc)"
+check_eval "scripts/demo.sh exits 0 on samples/demo (rc $rc)" '[ $rc = 0 ]'
 [ $rc = 0 ] || sed 's/^/#   /' "$tmp/demo.log" | tail -n 20
-check 'awk -v s="$secs" "BEGIN { exit !(s < 60) }"' "the whole pipeline takes well under a minute (${secs} s)"
+check_eval "the whole pipeline takes well under a minute (${secs} s)" 'awk -v s="$secs" "BEGIN { exit !(s < 60) }"'
 for f in spans.db report/report.html report/findings.json flamegraph/all.svg \
     flamegraph/slowest-5pct.svg flamegraph/slowest-vs-rest.svg folded/slowest-5pct.folded \
     export/spans.otlp.jsonl gate/gate-slow.md; do
-    check '[ -s "$tmp/out/$f" ]' "output $f written"
+    check_eval "output $f written" '[ -s "$tmp/out/$f" ]'
 done
-check 'grep -q "report/report.html" "$tmp/demo.log" && grep -q "verdict: .*slow_regex_backtrack" "$tmp/demo.log"' \
-    "the run prints where the report is and its verdict, naming the slow function"
-check '! grep -Eq "\b(SELECT|INSERT|UPDATE|DELETE)\b|sqlite3 +[\"$]" "$top/scripts/demo.sh"' \
-    "the demo script holds no SQL: it runs spanfold"
-check '[ "$(grep -c "<svg" "$tmp/out/flamegraph/slowest-vs-rest.svg")" = 1 ] && grep -q "</svg>" "$tmp/out/flamegraph/slowest-vs-rest.svg" &&
-       grep -q "slow_regex_backtrack" "$tmp/out/flamegraph/slowest-vs-rest.svg"' \
-    "the differential graph is a whole SVG that shows slow_regex_backtrack"
-check 'grep -q "CI gate frame>+5pt, base against the slow build: exit 1" "$tmp/demo.log" &&
-       grep -q "CI gate frame>+5pt, base against the rerun build: exit 0" "$tmp/demo.log"' \
-    "the CI gate passes a rerun and fails the slow build"
+check_eval "the run prints where the report is and its verdict, naming the slow function" \
+    'grep -q "report/report.html" "$tmp/demo.log" && grep -q "verdict: .*slow_regex_backtrack" "$tmp/demo.log"'
+check_eval "the demo script holds no SQL: it runs spanfold" \
+    '! grep -Eq "\b(SELECT|INSERT|UPDATE|DELETE)\b|sqlite3 +[\"$]" "$top/scripts/demo.sh"'
+check_eval "the differential graph is a whole SVG that shows slow_regex_backtrack" \
+    '[ "$(grep -c "<svg" "$tmp/out/flamegraph/slowest-vs-rest.svg")" = 1 ] && grep -q "</svg>" "$tmp/out/flamegraph/slowest-vs-rest.svg" &&
+       grep -q "slow_regex_backtrack" "$tmp/out/flamegraph/slowest-vs-rest.svg"'
+check_eval "the CI gate passes a rerun and fails the slow build" \
+    'grep -q "CI gate frame>+5pt, base against the slow build: exit 1" "$tmp/demo.log" &&
+       grep -q "CI gate frame>+5pt, base against the rerun build: exit 0" "$tmp/demo.log"'
 
 # the per-phase folds check_demo.py reads, by spanfold stacks with the manifest's times
 if [ $rc = 0 ]; then
@@ -60,10 +56,10 @@ if [ $rc = 0 ]; then
     "$bin/spanfold" stacks --db "$tmp/out/spans.db" --where "endpoint = \"$ep\"" --during "$(iso $((ts + 2000000000)))..$(iso $((ts + 12000000000)))" --folded >"$tmp/out/folded/slow-endpoint-slow.folded"
 fi
 if [ $rc = 0 ]; then
-    out=$(python3 "$top/tests/demo/check_demo.py" "$tmp/out" "$sample" "$n")
+    out=$(python3 "$top/tests/demo/check_demo.py" "$tmp/out" "$sample" "$((n + 1))")
     printf '%s\n' "$out" | grep -v '^# next'
-    n=$(printf '%s\n' "$out" | sed -n 's/^# next //p')
-    [ -n "$n" ] || { n=99; fail "check_demo.py crashed"; }
+    next=$(printf '%s\n' "$out" | sed -n 's/^# next //p')
+    if [ -n "$next" ]; then n=$((next - 1)); else notok "check_demo.py crashed"; fi
 fi
 
 # the recorder gzips perf.txt over 1 MB: the same recording with perf.txt.gz gives the same join
@@ -73,14 +69,14 @@ gzip -c "$sample/perf.txt" >"$tmp/gz/perf.txt.gz"
 rc=0
 SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out-gz" "$tmp/gz" >/dev/null 2>&1 || rc=$?
 q='SELECT count(*) || " " || count(span_id) FROM samples'
-check '[ $rc = 0 ] && [ "$(sqlite3 "$tmp/out-gz/spans.db" "$q")" = "$(sqlite3 "$tmp/out/spans.db" "$q")" ]' \
-    "perf.txt.gz is read through its compression: same samples, same attribution (rc $rc)"
+check_eval "perf.txt.gz is read through its compression: same samples, same attribution (rc $rc)" \
+    '[ $rc = 0 ] && [ "$(sqlite3 "$tmp/out-gz/spans.db" "$q")" = "$(sqlite3 "$tmp/out/spans.db" "$q")" ]'
 
 # a recording without span markers: exit 2, and why
 mkdir -p "$tmp/broken"
 cp "$sample/MANIFEST.json" "$sample/demo.pcap" "$sample/perf.txt" "$tmp/broken/"
 rc=0
 SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out2" "$tmp/broken" >/dev/null 2>"$tmp/err" || rc=$?
-check '[ $rc = 2 ] && grep -q "no span markers" "$tmp/err"' \
-    "a recording without markers is refused with exit 2 and the reason (rc $rc)"
-echo "1..$((n - 1))"
+check_eval "a recording without markers is refused with exit 2 and the reason (rc $rc)" \
+    '[ $rc = 2 ] && grep -q "no span markers" "$tmp/err"'
+tap_plan

@@ -9,10 +9,7 @@
 set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
-n=1
 tap_name="demo live recording"
-ok() { echo "ok $n - $1"; n=$((n + 1)); }
-fail() { echo "not ok $n - $1"; n=$((n + 1)); }
 [ "$(id -u)" = 0 ] || tap_skip_all "needs root (perf, tcpdump, BPF)"
 [ -r /sys/kernel/btf/vmlinux ] || tap_skip_all "kernel has no BTF (spantrace)"
 [ -x "$bin/spantrace" ] || [ -x "$top/bin/spantrace" ] || tap_skip_all "spantrace not built (needs clang, bpftool, libbpf-dev)"
@@ -25,13 +22,13 @@ SF_BIN=$bin "$top/scripts/record-demo.sh" "$tmp/rec" 3.4 2>"$tmp/rec.err" || rc=
 if [ $rc = 2 ]; then
     tap_skip_all "recorder cannot run here: $(tail -n 1 "$tmp/rec.err")"
 elif [ $rc != 0 ]; then
-    fail "record-demo.sh: exit $rc: $(tail -n 2 "$tmp/rec.err" | tr '\n' ' ')"
-    echo "1..$((n - 1))"
+    notok "record-demo.sh: exit $rc: $(tail -n 2 "$tmp/rec.err" | tr '\n' ' ')"
+    tap_plan
     exit 0
 fi
 ok "scripts/record-demo.sh recorded a 10 s run"
 
-out=$(python3 - "$tmp/rec" "$n" <<'PY'
+out=$(python3 - "$tmp/rec" "$((n + 1))" <<'PY'
 import json, re, sys
 d, n = sys.argv[1], int(sys.argv[2]) - 1
 man = json.load(open(d + "/MANIFEST.json"))
@@ -63,8 +60,8 @@ print("# next", n + 1)
 PY
 )
 printf '%s\n' "$out" | grep -v '^# next'
-n=$(printf '%s\n' "$out" | sed -n 's/^# next //p')
-[ -n "$n" ] || { n=99; fail "marker check crashed"; }
+next=$(printf '%s\n' "$out" | sed -n 's/^# next //p')
+if [ -n "$next" ]; then n=$((next - 1)); else notok "marker check crashed"; fi
 
 # the main pipeline on the fresh recording: packets, markers and samples join
 if SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out" "$tmp/rec" >"$tmp/demo.log" 2>&1; then
@@ -75,16 +72,16 @@ if SPANFOLD_BIN=$bin "$top/scripts/demo.sh" "$tmp/out" "$tmp/rec" >"$tmp/demo.lo
     set -- $got
     [ "$1" = "$want" ] && [ "$2" = "$want" ] && [ "$3" -gt 0 ] &&
         ok "pipeline on the live run: $want spans, $want intervals, $3 samples in spans" ||
-        fail "pipeline on the live run: spans $1, intervals $2, samples in spans $3; want $want"
+        notok "pipeline on the live run: spans $1, intervals $2, samples in spans $3; want $want"
 else
-    fail "scripts/demo.sh on the live run: $(tail -n 3 "$tmp/demo.log" | tr '\n' ' ')"
+    notok "scripts/demo.sh on the live run: $(tail -n 3 "$tmp/demo.log" | tr '\n' ' ')"
 fi
 
 # the service's optional trace_marker output, in a tracefs instance of our own (clock mono)
 T=/sys/kernel/tracing
 inst=$T/instances/spanfold-demo-$$
 if [ ! -d "$T/instances" ]; then
-    echo "ok $n - trace_marker markers # SKIP no tracefs instances at $T"; n=$((n + 1))
+    skip "trace_marker markers" "no tracefs instances at $T"
 elif mkdir "$inst" 2>/dev/null; then
     echo mono >"$inst/trace_clock"
     clang -std=c11 -D_GNU_SOURCE -O1 -I"$top/lib" -o "$tmp/svc" "$top"/samples/demo-service/*.c \
@@ -105,12 +102,12 @@ elif mkdir "$inst" 2>/dev/null; then
         grep -q 'tracing_mark_write: span:a2fb4a1d1a96d312 begin decision:0 trace:463ac35c9f6413ad48485a3953bb6124$' "$tmp/marker-trace.txt"; then
         ok "--trace-marker writes span:<id> begin decision:N trace:<id> / end markers to tracefs"
     else
-        fail "--trace-marker lines: $(grep -c tracing_mark_write "$tmp/marker-trace.txt") in the trace"
+        notok "--trace-marker lines: $(grep -c tracing_mark_write "$tmp/marker-trace.txt") in the trace"
     fi
     got=$("$bin/tracefs2spans" --quiet --clock mono --ndjson "$tmp/marker-trace.txt" 2>/dev/null | grep -c '"span_id":"00f067aa0ba902b7"')
     [ "${got:-0}" -ge 2 ] && ok "tracefs2spans reads the service's trace_marker lines" ||
-        fail "tracefs2spans read $got records of span 00f067aa0ba902b7"
+        notok "tracefs2spans read $got records of span 00f067aa0ba902b7"
 else
-    echo "ok $n - trace_marker markers # SKIP cannot create a tracefs instance"; n=$((n + 1))
+    skip "trace_marker markers" "cannot create a tracefs instance"
 fi
-echo "1..$((n - 1))"
+tap_plan
