@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* F_OFD_SETLK: Linux open-file-description locks */
 #include "sf_db.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -863,9 +864,13 @@ static int busy_error(struct sf_db *db, int64_t id, struct sf_err *err)
     return SF_E_BUSY;
 }
 
+/* begin_once's answers besides 0 and SF_E_*: positive, so that no SF_E_* code can be
+ * read as one (-ESRCH was -3, SF_E_LIMIT). */
+enum { BEGIN_HASH = 1 /* its size was seen: hash it, then again */, BEGIN_AGAIN = 2 };
+
 /* One attempt: 0 with *id, SF_E_DUP, SF_E_BUSY (*dup_of = the owned source) or
- * SF_E_DB; -EAGAIN when the new id's byte was still held (a waiter's brief read
- * lock): try again. */
+ * SF_E_DB; BEGIN_AGAIN when the new id's byte was still held (a waiter's brief read
+ * lock): try again; BEGIN_HASH when the source needs its hash first. */
 static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t *id,
                       int64_t *dup_of, struct sf_err *err)
 {
@@ -888,7 +893,7 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
         return rc;
     /* No hash yet: a first sight of this size is no copy, else hash it first. */
     if (!in->sha256 && in->bytes && (rc = size_seen(db, in)) != 0) {
-        rc = rc > 0 ? -ESRCH : db_fail(db, err, "looking up source");
+        rc = rc > 0 ? BEGIN_HASH : db_fail(db, err, "looking up source");
         goto fail;
     }
     if (in->sha256 && (rc = find_complete(db, in->kind, in->sha256, 0, dup_of, err)))
@@ -920,7 +925,7 @@ static int begin_once(struct sf_db *db, const struct sf_source_info *in, int64_t
     /* Owned before anyone can see the row: the commit below publishes both. */
     if (owner_lock(db, *id, F_WRLCK, 0) < 0) {
         if (errno == EAGAIN || errno == EACCES) {
-            rc = -EAGAIN;
+            rc = BEGIN_AGAIN;
             goto fail;
         }
         /* no such locks here (EINVAL, ENOLCK: an old kernel, some network file
@@ -949,7 +954,7 @@ int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_
     for (int tries = 0;; tries++) {
         *dup_of = 0;
         rc = begin_once(db, in, id, dup_of, err);
-        if (rc == -ESRCH) { /* its size was seen: hash it now, as the caller will at the end */
+        if (rc == BEGIN_HASH) { /* hash it now, as the caller will at the end */
             if (sf_sha256_file(in->path, hex, &bytes) < 0)
                 return sf_err_set(err, SF_E_IO, UINT64_MAX, "%s", strerror(errno));
             hashed = *in;
@@ -957,12 +962,13 @@ int sf_db_source_begin(struct sf_db *db, const struct sf_source_info *in, int64_
             in = &hashed;
             continue;
         }
-        if (rc == -EAGAIN && tries < 100) {
+        if (rc == BEGIN_AGAIN && tries < 100) {
             sleep_ms(10);
             continue;
         }
-        if (rc == -EAGAIN)
+        if (rc == BEGIN_AGAIN)
             return sf_err_set(err, SF_E_DB, UINT64_MAX, "cannot lock the new source");
+        assert(rc <= 0);
         if (rc != SF_E_BUSY || !db->wait)
             return rc;
         /* Wait for the owner to end or die: its lock goes, ours is granted. */
