@@ -1,6 +1,7 @@
 /* sf_json.c - JSON escaping and the compact and indented writer (see sf_json.h). */
 #include "sf_json.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -186,14 +187,26 @@ char *sf_jb_str_slow(struct sf_jb *b, char *o, const char *s, size_t n)
     return o;
 }
 
+/* A level's flags: no member written yet, written on one line (pretty mode), an
+ * object (closed by '}') rather than an array. */
+enum { SF_JW_FIRST = 1, SF_JW_INL = 2, SF_JW_OBJ = 4 };
+
+static unsigned char *level(struct sf_jw *w, int d)
+{
+    assert(d >= 0 && (d < SF_JW_LEVELS || (size_t)(d - SF_JW_LEVELS) < w->deep_cap));
+    return d < SF_JW_LEVELS ? &w->lv[d] : &w->deep[d - SF_JW_LEVELS];
+}
+
 void sf_jw_init(struct sf_jw *w, FILE *f)
 {
     w->f = f;
     w->depth = 0;
     w->indent = 0;
     w->num_prec = 17;
-    w->first[0] = 1;
-    w->inl[0] = 0;
+    w->failed = 0;
+    w->lv[0] = SF_JW_FIRST;
+    w->deep = NULL;
+    w->deep_cap = 0;
 }
 
 void sf_jw_init_pretty(struct sf_jw *w, FILE *f, int indent, int num_prec)
@@ -213,11 +226,12 @@ static void newline(struct sf_jw *w, int depth)
 static void sep(struct sf_jw *w, const char *key)
 {
     int d = w->depth;
+    unsigned char *l = level(w, d);
 
-    if (!w->first[d])
-        fputs(w->inl[d] ? ", " : ",", w->f);
-    w->first[d] = 0;
-    if (w->indent && d > 0 && !w->inl[d])
+    if (!(*l & SF_JW_FIRST))
+        fputs(*l & SF_JW_INL ? ", " : ",", w->f);
+    *l &= (unsigned char)~SF_JW_FIRST;
+    if (w->indent && d > 0 && !(*l & SF_JW_INL))
         newline(w, d);
     if (key) {
         sf_json_str(w->f, key, strlen(key));
@@ -225,18 +239,38 @@ static void sep(struct sf_jw *w, const char *key)
     }
 }
 
+/* Room for level d: the struct's first SF_JW_LEVELS, then a heap array that doubles. */
+static int reserve_level(struct sf_jw *w, int d)
+{
+    size_t need = d < SF_JW_LEVELS ? 0 : (size_t)(d - SF_JW_LEVELS) + 1;
+    unsigned char *p;
+    size_t nc;
+
+    if (need <= w->deep_cap)
+        return 0;
+    nc = w->deep_cap ? 2 * w->deep_cap : SF_JW_LEVELS;
+    if ((p = realloc(w->deep, nc)) == NULL)
+        return -1;
+    w->deep = p;
+    w->deep_cap = nc;
+    return 0;
+}
+
 static void open_level(struct sf_jw *w, const char *key, int c, int inl)
 {
+    unsigned char up;
+
     sep(w, key);
     putc(c, w->f);
-    /* deeper than the cap: keep writing at the last level (output stays valid
-     * as long as the caller closes what it opened) */
-    if (w->depth < SF_JW_MAX_DEPTH - 1)
-        w->depth++;
-    w->first[w->depth] = 1;
-    w->close[w->depth] = c == '{' ? '}' : ']';
+    if (reserve_level(w, w->depth + 1) < 0) {
+        w->failed = 1; /* sf_jw_finish says so; the text from here is not JSON */
+        return;
+    }
+    up = *level(w, w->depth);
+    w->depth++;
     /* what sits inside a one-line array stays on that line */
-    w->inl[w->depth] = w->indent && (inl || w->inl[w->depth - 1]);
+    *level(w, w->depth) = (unsigned char)(SF_JW_FIRST | (c == '{' ? SF_JW_OBJ : 0) |
+                                          (w->indent && (inl || (up & SF_JW_INL)) ? SF_JW_INL : 0));
 }
 
 void sf_jw_obj(struct sf_jw *w, const char *key)
@@ -257,20 +291,28 @@ void sf_jw_arr_inline(struct sf_jw *w, const char *key)
 void sf_jw_end(struct sf_jw *w)
 {
     int d = w->depth;
+    unsigned char l;
 
     if (d == 0)
         return;
+    l = *level(w, d);
     w->depth--;
     /* members were written: the bracket goes on its own line; empty: {} or [] */
-    if (w->indent && !w->first[d] && !w->inl[d])
+    if (w->indent && !(l & SF_JW_FIRST) && !(l & SF_JW_INL))
         newline(w, w->depth);
-    putc(w->close[d], w->f);
+    putc(l & SF_JW_OBJ ? '}' : ']', w->f);
 }
 
 int sf_jw_finish(struct sf_jw *w)
 {
+    int failed = w->failed;
+
     putc('\n', w->f);
-    return fflush(w->f) != 0 || ferror(w->f) ? -1 : 0; /* buffered errors show at the flush */
+    free(w->deep);
+    w->deep = NULL;
+    w->deep_cap = 0;
+    return failed || fflush(w->f) != 0 || ferror(w->f) ? -1
+                                                       : 0; /* buffered errors show at the flush */
 }
 
 void sf_jw_str(struct sf_jw *w, const char *key, const char *s)

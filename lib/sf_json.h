@@ -18,6 +18,7 @@
  * its own line, two spaces a level, `"key": value`, numbers with 10 significant
  * digits; an array opened with sf_jw_arr_inline() stays on one line, `[1, 2]`,
  * with everything inside it.  Empty containers are `{}` and `[]` in both modes.
+ * Nesting has no fixed limit (a flame graph's hierarchy is as deep as its stacks).
  */
 #ifndef SF_JSON_H
 #define SF_JSON_H
@@ -36,16 +37,17 @@ size_t sf_json_utf8_len(const unsigned char *s, size_t n);
 /* Write s[0..n) as a quoted JSON string. */
 void sf_json_str(FILE *f, const char *s, size_t n);
 
-#define SF_JW_MAX_DEPTH 32
+#define SF_JW_LEVELS 32 /* levels kept in the struct; deeper ones on the heap */
 
 struct sf_jw {
     FILE *f;
     int depth;
-    int indent;                           /* spaces a level; 0: compact */
-    int num_prec;                         /* significant digits of sf_jw_num */
-    unsigned char first[SF_JW_MAX_DEPTH]; /* no member written yet at this level */
-    unsigned char inl[SF_JW_MAX_DEPTH];   /* level written on one line (pretty mode) */
-    char close[SF_JW_MAX_DEPTH];          /* '}' or ']' closing each level */
+    int indent;                     /* spaces a level; 0: compact */
+    int num_prec;                   /* significant digits of sf_jw_num */
+    int failed;                     /* a deeper level could not be allocated */
+    unsigned char lv[SF_JW_LEVELS]; /* each level's SF_JW_* flags (sf_json.c) */
+    unsigned char *deep;            /* levels SF_JW_LEVELS.. (sf_jw_finish frees it) */
+    size_t deep_cap;
 };
 
 /* Compact writer: no whitespace at all, numbers with 17 significant digits
@@ -61,8 +63,10 @@ void sf_jw_arr(struct sf_jw *w, const char *key);
  * same as sf_jw_arr in compact mode. */
 void sf_jw_arr_inline(struct sf_jw *w, const char *key);
 void sf_jw_end(struct sf_jw *w); /* closes the innermost object or array */
-/* After the top-level value: writes the newline.  Returns 0, or -1 when the
- * stream has had an error (ferror), so one check covers every write. */
+/* After the top-level value: writes the newline and frees what levels deeper than
+ * SF_JW_LEVELS took (a writer that went that deep must be finished).  Returns 0, or
+ * -1 when the stream has had an error (ferror) or a level could not be allocated,
+ * so one check covers every write. */
 int sf_jw_finish(struct sf_jw *w);
 void sf_jw_str(struct sf_jw *w, const char *key, const char *s); /* NULL -> null */
 void sf_jw_strn(struct sf_jw *w, const char *key, const char *s, size_t n);

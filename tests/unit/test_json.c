@@ -105,6 +105,20 @@ static void nested(struct sf_jw *w)
     sf_jw_end(w); /* one too many: ignored at the top level */
 }
 
+/* 3,000 levels, objects and arrays in turn: past the struct's SF_JW_LEVELS, on the heap */
+#define DEEP 3000
+static void deep(struct sf_jw *w)
+{
+    for (int i = 0; i < DEEP; i++)
+        if (i % 2)
+            sf_jw_arr(w, "c");
+        else
+            sf_jw_obj(w, NULL);
+    sf_jw_int(w, NULL, 7);
+    for (int i = 0; i < DEEP; i++)
+        sf_jw_end(w);
+}
+
 static void escaped_key(struct sf_jw *w)
 {
     sf_jw_obj(w, NULL);
@@ -193,6 +207,25 @@ int main(void)
     TAP_OK(strncmp(out, "[\n                [", 19) == 0 && out[19] == '\n',
            "pretty: indent clamped to 16");
     free(out);
+
+    {
+        size_t ok = 1, n;
+        out = render(deep, 0, 0, &rc);
+        n = strlen(out);
+        /* {"c":[{"c":[ ... 7 ... ]}]}: each level opened and closed by its own bracket */
+        for (int i = 0; i < DEEP && ok; i++) {
+            const char *open = i % 2 ? "\"c\":[" : "{";
+            ok = strncmp(out + (i / 2) * 6 + (i % 2), open, strlen(open)) == 0;
+        }
+        for (int i = 0; i < DEEP && ok; i++)
+            ok = out[n - 2 - i] == (i % 2 ? ']' : '}'); /* level i closes i from the end */
+        TAP_OK(ok && rc == 0, "compact: 3,000 levels closed in order (beyond the %d in the struct)",
+               SF_JW_LEVELS);
+        free(out);
+        out = render(deep, 1, 10, &rc);
+        TAP_OK(rc == 0 && out[strlen(out) - 2] == '}', "pretty: 3,000 levels, closed");
+        free(out);
+    }
 
     out = render(escaped_key, 2, 10, &rc);
     TAP_EQ_STR(out, "{\n  \"a\\\"b\\n\": \"\\u00ff\"\n}\n", "pretty: keys and values escaped");

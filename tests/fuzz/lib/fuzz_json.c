@@ -15,6 +15,9 @@
 
 #include "sf_json.h"
 
+/* Deeper than the writer's SF_JW_LEVELS, so that its heap levels are exercised too. */
+#define FUZZ_DEPTH (3 * SF_JW_LEVELS)
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* ---- the checker -------------------------------------------------------------------- */
@@ -183,7 +186,7 @@ static int value(struct rd *r)
     switch (*r->p) {
     case '{':
     case '[':
-        if (++r->depth > SF_JW_MAX_DEPTH)
+        if (++r->depth > FUZZ_DEPTH)
             return -1;
         rc = members(r, *r->p++ == '{');
         r->depth--;
@@ -253,7 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *out = NULL;
     size_t len = 0;
     int mode = next(&g), depth = 1, op;
-    unsigned char is_arr[SF_JW_MAX_DEPTH] = {0};
+    unsigned char is_arr[FUZZ_DEPTH] = {0};
     FILE *f;
 
     if (size > 4096 || (f = open_memstream(&out, &len)) == NULL)
@@ -271,7 +274,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 0:
         case 1:
         case 2:
-            if (depth >= SF_JW_MAX_DEPTH - 1) /* the writer's documented depth */
+            if (depth >= FUZZ_DEPTH - 1) /* past the struct's levels, onto the heap */
                 break;
             if (op % 11 == 0)
                 sf_jw_obj(&w, key);
