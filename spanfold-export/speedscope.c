@@ -1,4 +1,4 @@
-/* speedscope.c - speedscope file format (jlfwong/speedscope file-format-spec.ts):
+/* speedscope.c - speedscope file format (lib/sf_speedscope.h writes it):
  * one "sampled" profile per span group (a span, and "unattributed" for samples
  * outside every span), so the viewer's profile switcher moves between per-request
  * flame graphs.  Frames are shared across profiles; stacks are frame indices root
@@ -14,6 +14,7 @@
 
 #include "export.h"
 #include "sf_json.h"
+#include "sf_speedscope.h"
 #include "strmap.h"
 
 struct group {
@@ -22,7 +23,8 @@ struct group {
     int ns_unit;
     int64_t *weights;
     size_t n, cap;
-    int64_t t0, t1;
+    uint32_t *stack; /* the sample being written, as frame indices */
+    size_t stack_cap;
 };
 
 static void profile_name(struct ex_ctx *c, const char *span, char *out, size_t n)
@@ -61,48 +63,50 @@ static void close_group(struct ex_ctx *c, struct sf_jw *w, struct group *g)
 
     if (!g->open)
         return;
-    sf_jw_end(w); /* samples */
-    sf_jw_arr(w, "weights");
+    sf_ss_weights(w);
     for (size_t i = 0; i < g->n; i++) {
         sf_jw_int(w, NULL, g->weights[i]);
         total += g->weights[i];
     }
-    sf_jw_end(w);
     profile_name(c, g->span, name, sizeof(name));
-    sf_jw_str(w, "type", "sampled");
-    sf_jw_str(w, "name", name);
-    sf_jw_str(w, "unit", g->ns_unit ? "nanoseconds" : "none");
-    sf_jw_int(w, "startValue", 0);
-    sf_jw_int(w, "endValue", total);
-    sf_jw_end(w); /* profile */
+    sf_ss_profile_end(w, name, g->ns_unit ? "nanoseconds" : "none", (double)total);
     g->open = 0;
     g->n = 0;
+}
+
+/* Double the array *p of *cap elements of size elem (64 the first time): 0 or -1. */
+static int grow(void **p, size_t *cap, size_t elem)
+{
+    size_t nc = *cap ? 2 * *cap : 64;
+    void *q = realloc(*p, nc * elem);
+
+    if (q == NULL)
+        return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
 }
 
 static int add_sample(struct sf_jw *w, struct strmap *frames, struct group *g,
                       const struct ex_sample *s)
 {
     const char *f = s->frames ? s->frames : "";
+    size_t depth = 0;
 
-    sf_jw_arr(w, NULL);
     while (*f) {
         const char *e = strchr(f, ';');
         size_t len = e ? (size_t)(e - f) : strlen(f);
         long idx = strmap_intern(frames, f, len);
         if (idx < 0)
             return -1;
-        sf_jw_int(w, NULL, idx);
+        if (depth == g->stack_cap && grow((void **)&g->stack, &g->stack_cap, sizeof(*g->stack)))
+            return -1;
+        g->stack[depth++] = (uint32_t)idx;
         f += len + (e != NULL);
     }
-    sf_jw_end(w);
-    if (g->n == g->cap) {
-        size_t nc = g->cap ? g->cap * 2 : 1024;
-        int64_t *p = realloc(g->weights, nc * sizeof(*p));
-        if (p == NULL)
-            return -1;
-        g->weights = p;
-        g->cap = nc;
-    }
+    sf_ss_sample(w, g->stack, depth);
+    if (g->n == g->cap && grow((void **)&g->weights, &g->cap, sizeof(*g->weights)))
+        return -1;
     g->weights[g->n++] = s->period > 0 ? s->period : 1;
     return 0;
 }
@@ -121,12 +125,7 @@ int speedscope_write(struct ex_ctx *c)
     if (it == NULL)
         return 2;
     sf_jw_init(&w, c->out);
-    sf_jw_obj(&w, NULL);
-    sf_jw_str(&w, "$schema", "https://www.speedscope.app/file-format-schema.json");
-    sf_jw_str(&w, "exporter", "spanfold-export");
-    sf_jw_str(&w, "name", c->db_path);
-    sf_jw_int(&w, "activeProfileIndex", 0);
-    sf_jw_arr(&w, "profiles");
+    sf_ss_begin(&w, c->db_path, "spanfold-export");
     while ((rc = ex_sample_next(it, &s)) == 1) {
         const char *span = s.span_id ? s.span_id : "";
         if (!g.open || strcmp(g.span, span) != 0) {
@@ -135,8 +134,7 @@ int speedscope_write(struct ex_ctx *c)
             g.ns_unit = s.event && (strncmp(s.event, "cpu-clock", 9) == 0 ||
                                     strncmp(s.event, "task-clock", 10) == 0);
             g.open = 1;
-            sf_jw_obj(&w, NULL);
-            sf_jw_arr(&w, "samples");
+            sf_ss_profile(&w);
         }
         if (add_sample(&w, &frames, &g, &s)) {
             rc = -1;
@@ -145,20 +143,14 @@ int speedscope_write(struct ex_ctx *c)
         c->samples++;
     }
     close_group(c, &w, &g);
-    sf_jw_end(&w); /* profiles */
-    sf_jw_obj(&w, "shared");
-    sf_jw_arr(&w, "frames");
-    for (size_t i = 0; i < frames.n; i++) {
-        sf_jw_obj(&w, NULL);
-        sf_jw_str(&w, "name", frames.keys[i]);
-        sf_jw_end(&w);
-    }
-    sf_jw_end(&w);
-    sf_jw_end(&w);
-    sf_jw_end(&w);
-    fputc('\n', c->out);
+    sf_ss_frames(&w);
+    for (size_t i = 0; i < frames.n; i++)
+        sf_ss_frame(&w, frames.keys[i], strlen(frames.keys[i]));
+    if (sf_ss_end(&w) < 0 && rc >= 0)
+        rc = -1;
     ex_sample_iter_free(it);
     strmap_free(&frames);
     free(g.weights);
+    free(g.stack);
     return rc < 0 ? 2 : 0;
 }
