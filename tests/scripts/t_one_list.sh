@@ -2,7 +2,8 @@
 # Facts kept in one place (issue 38): the capture magic numbers live in
 # lib/sf_capmagic.h and nowhere else in the C sources; pcap2spans has no switch on link
 # types outside link.c's table; lib/sf_map is the only hash table (no bucket arrays of
-# chained entries elsewhere).  Prints TAP.
+# chained entries elsewhere); JSON punctuation is written by lib/sf_json only and the
+# speedscope format by lib/sf_speedscope only.  Prints TAP.
 set -u
 . "$(dirname "$0")/../tap.sh"
 cd "$top" || exit 2
@@ -19,4 +20,11 @@ hits=$(grep -nE 'case (DLT|LINKTYPE)_' pcap2spans/*.c)
 check_eval "no switch on link types in pcap2spans${hits:+: $hits}" '[ -z "$hits" ]'
 hits=$(grep -nE '\bN?BUCKETS?\b|\bbuckets?\[' $src | grep -v '^lib/sf_map\.[ch]:')
 check_eval "one hash table, lib/sf_map${hits:+: $hits}" '[ -z "$hits" ]'
+hits=$(grep -nE 'speedscope\.app/file-format-schema' $src | grep -v '^lib/sf_speedscope\.[ch]:')
+check_eval "one speedscope encoder, lib/sf_speedscope${hits:+: $hits}" '[ -z "$hits" ]'
+# a quote-colon or an opening brace and quote in a C string is JSON by hand (scripts/record
+# holds a recording helper that prints one line of numbers, not captured strings)
+hits=$(grep -nE '(fputs|printf|fprintf)\([^;]*"[^"]*(\{\\"|\\":)' $src |
+    grep -vE '^(lib/sf_json\.c|scripts/record/)')
+check_eval "JSON written through lib/sf_json only${hits:+: $hits}" '[ -z "$hits" ]'
 tap_plan
