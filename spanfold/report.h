@@ -28,6 +28,8 @@
 #define RP_TOP_FUNCS  10   /* functions listed per slow set */
 #define RP_SLOW_SHARE 0.05 /* "the slowest 5 %" */
 #define RP_MAX_CPS    256  /* inflections kept over all endpoints */
+#define RP_HEAT_BINS  24   /* latency rows of an endpoint's heatmap, log-spaced */
+#define RP_HEAT_COLS  240  /* its columns at most: more windows share a column */
 
 /* An inflection: a classified change point of one endpoint's metric. */
 struct rp_cp {
@@ -120,6 +122,8 @@ struct rp_ctx {
     double fit_skew;
     struct rp_span *spans;
     size_t nspans;
+    size_t *by_group; /* span indexes grouped by endpoint, each group in start order */
+    size_t *group_at; /* ng + 1: group g's are by_group[group_at[g] .. group_at[g + 1]) */
     struct rp_cp cps[RP_MAX_CPS];
     size_t ncps;
     struct rp_drift *drifts;
@@ -158,6 +162,26 @@ long rp_headline(const struct rp_ctx *c);
 void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st);
 /* The slow set of group g, or NULL. */
 const struct rp_slow *rp_slow_of(const struct rp_ctx *c, size_t g);
+
+/* The latency distribution of one endpoint over the windows: n[col * RP_HEAT_BINS + b]
+ * spans that started in the stored windows of column col (windows col * per_col ..
+ * col * per_col + per_col - 1) with a latency in bin b, the bins equal steps of
+ * log(latency) from lo_ms to hi_ms (b = 0 the fastest).  A column is one window
+ * unless there are more than RP_HEAT_COLS, so that the page stays small. */
+struct rp_heat {
+    uint32_t *n; /* ncol * RP_HEAT_BINS */
+    size_t ncol, per_col;
+    double lo_ms, hi_ms; /* lo_ms < hi_ms */
+    uint32_t max;        /* the largest cell */
+    uint64_t total;      /* spans counted */
+};
+
+/* The heatmap of group g.  Returns 0 (h->total 0: no span with a latency in a
+ * window), or -1 out of memory; rp_heat_free after either. */
+int rp_heatmap(const struct rp_ctx *c, size_t g, struct rp_heat *h);
+void rp_heat_free(struct rp_heat *h);
+/* The bin of a latency, clamped to 0 .. RP_HEAT_BINS - 1. */
+int rp_heat_bin(const struct rp_heat *h, double ms);
 
 /* ---- report_json.c ---- */
 

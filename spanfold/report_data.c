@@ -13,6 +13,7 @@
  *                      `spanfold stacks --slowest 5%` takes it); per endpoint its own
  *                      slowest 5 % (ranked on the span list the detector reads)
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,87 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* by_group and group_at: a counting sort of the spans by group, stable, so each
+ * group's spans stay in start order.  Returns 0 or -1 (out of memory). */
+static int group_spans(struct rp_ctx *c)
+{
+    size_t ng = c->sw.ng;
+
+    c->by_group = malloc((c->nspans ? c->nspans : 1) * sizeof(*c->by_group));
+    c->group_at = calloc(ng + 2, sizeof(*c->group_at));
+    if (c->by_group == NULL || c->group_at == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nspans; i++)
+        c->group_at[c->spans[i].group + 2]++;
+    for (size_t g = 0; g < ng; g++)
+        c->group_at[g + 2] += c->group_at[g + 1];
+    /* group_at[g + 1] is now where group g starts; filling moves it to its end */
+    for (size_t i = 0; i < c->nspans; i++)
+        c->by_group[c->group_at[c->spans[i].group + 1]++] = i;
+    assert(c->group_at[ng] == c->nspans);
+    return 0;
+}
+
+int rp_heat_bin(const struct rp_heat *h, double ms)
+{
+    double x = log(fmax(ms, h->lo_ms) / h->lo_ms) / log(h->hi_ms / h->lo_ms);
+    int b = (int)(x * RP_HEAT_BINS);
+
+    return b < 0 ? 0 : b >= RP_HEAT_BINS ? RP_HEAT_BINS - 1 : b;
+}
+
+int rp_heatmap(const struct rp_ctx *c, size_t g, struct rp_heat *h)
+{
+    const size_t *ix = c->by_group + c->group_at[g];
+    size_t n = c->group_at[g + 1] - c->group_at[g], w = 0;
+    double lo = INFINITY, hi = 0;
+
+    memset(h, 0, sizeof(*h));
+    assert(g < c->sw.ng);
+    for (size_t k = 0; k < n; k++) {
+        double ms = c->spans[ix[k]].lat_ms;
+        if (isfinite(ms) && ms > 0) {
+            lo = fmin(lo, ms);
+            hi = fmax(hi, ms);
+        }
+    }
+    if (!(hi > 0) || c->sw.nwin == 0)
+        return 0;
+    /* a range of at least 10 % either side, so that one latency is one row */
+    h->lo_ms = lo / 1.1;
+    h->hi_ms = hi * 1.1;
+    h->per_col = (c->sw.nwin + RP_HEAT_COLS - 1) / RP_HEAT_COLS;
+    h->ncol = (c->sw.nwin + h->per_col - 1) / h->per_col;
+    if ((h->n = calloc(h->ncol * RP_HEAT_BINS, sizeof(*h->n))) == NULL)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        const struct rp_span *sp = &c->spans[ix[k]];
+        int64_t num;
+        uint32_t *cell;
+        if (!(isfinite(sp->lat_ms) && sp->lat_ms > 0) || sp->start_ns < c->sw.t0_ns)
+            continue;
+        /* the group's spans come in start order: the window only moves forward */
+        num = (sp->start_ns - c->sw.t0_ns) / c->sw.window_ns;
+        while (w < c->sw.nwin && c->sw.win[w] < num)
+            w++;
+        if (w == c->sw.nwin)
+            break;
+        if (c->sw.win[w] != num)
+            continue; /* an outlier left out of the windows */
+        cell = &h->n[w / h->per_col * RP_HEAT_BINS + (size_t)rp_heat_bin(h, sp->lat_ms)];
+        if (++*cell > h->max)
+            h->max = *cell;
+        h->total++;
+    }
+    return 0;
+}
+
+void rp_heat_free(struct rp_heat *h)
+{
+    free(h->n);
+    h->n = NULL;
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -918,6 +1000,10 @@ int rp_analyse(struct rp_ctx *c)
         sf_db_close(db, NULL);
         return SF_EXIT_USAGE;
     }
+    if (group_spans(c) < 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "out of memory", NULL);
+    }
     read_tls(c, sf_db_handle(db));
     read_unit(c, sf_db_handle(db));
     if (c->sw.nspans == 0)
@@ -958,6 +1044,8 @@ void rp_free(struct rp_ctx *c)
     free(c->drifts);
     free(c->slows);
     free(c->spans);
+    free(c->by_group);
+    free(c->group_at);
     sf_buf_free(&c->all.folded);
     sf_buf_free(&c->slow.folded);
     sf_buf_free(&c->rest.folded);

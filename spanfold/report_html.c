@@ -192,7 +192,9 @@ static void timelines(FILE *f, const struct rp_ctx *c)
             "<p class=\"small\">Windows of %g s. Latency is request first byte to response last "
             "byte, on the wire. p95 is drawn only for windows of at least 21 spans and p99 of at "
             "least 101 (below that a nearest-rank percentile is just the window's slowest "
-            "request): p95 in %llu and p99 in %llu of %llu windows with spans. The kept share "
+            "request): p95 in %llu and p99 in %llu of %llu windows with spans. Below the lines, "
+            "every request by its latency on a log scale, darker where a window has more requests "
+            "in a row: the tail shows there where no percentile can be drawn. The kept share "
             "is per trace; the faint line is the configured rate, or the first regime's share "
             "when none is configured.</p></section>\n",
             (double)c->sw.window_ns / 1e9, (unsigned long long)n95, (unsigned long long)n99,

@@ -15,6 +15,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,6 +28,7 @@
 #define PW     (W - ML - MR)
 #define PAD    8.0
 #define H_LAT  230.0
+#define H_HEAT 144.0 /* 24 rows of 6 */
 #define H_ERR  80.0
 #define H_KEPT 100.0
 #define LABELS 4 /* rows of marker labels above the latency panel */
@@ -220,6 +222,112 @@ static void legend(FILE *f, double y, const size_t drawn[4])
                 ML + PW - 64.0 * m + 2, y + 4, names_out, counts);
 }
 
+/* y of a latency on the heatmap's log axis, as a share 0..1 of its height. */
+static double heat_share(const struct rp_heat *h, double ms)
+{
+    return fmin(1, fmax(0, log(ms / h->lo_ms) / log(h->hi_ms / h->lo_ms)));
+}
+
+/* A cell's colour for n of max spans: light to dark blue (#deebf7 to #08306b), on a
+ * square-root scale, so that a single slow request is still seen beside a crowd. */
+static void heat_color(char out[8], uint32_t n, uint32_t max)
+{
+    double t = max > 1 ? sqrt((double)(n - 1) / (double)(max - 1)) : 1;
+    snprintf(out, 8, "#%02x%02x%02x", (int)lround(222 + (8 - 222) * t),
+             (int)lround(235 + (48 - 235) * t), (int)lround(247 + (107 - 247) * t));
+}
+
+/* The latency distribution of group g: time x log latency, each cell's colour the
+ * requests that started in that window with that latency (a title says how many),
+ * the percentile lines drawn over it where the latency panel has them.  top is the
+ * panel's top.  Returns 0, or -1 out of memory (the panel then says so). */
+static int heatmap(FILE *f, const struct rp_ctx *c, size_t g, const struct axis *a, double top)
+{
+    static const double steps[3] = {1, 2, 5};
+    const struct win_group *wg = &c->sw.g[g];
+    const double row = H_HEAT / RP_HEAT_BINS;
+    struct rp_heat h;
+    double *v;
+    int rc = rp_heatmap(c, g, &h);
+
+    fprintf(f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"frame\"/>"
+            "<text x=\"14\" y=\"%.1f\" class=\"al\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 14 %.1f)\">requests by latency</text>\n",
+            ML, top, PW, H_HEAT, top + H_HEAT / 2, top + H_HEAT / 2);
+    if (rc < 0 || h.total == 0) {
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\">%s</text>\n", ML + 8, top + H_HEAT / 2,
+                rc < 0 ? "out of memory" : "no request with a latency");
+        rp_heat_free(&h);
+        return rc;
+    }
+    /* 1-2-5 ticks of the log axis */
+    for (int k = (int)floor(log10(h.lo_ms)); k <= (int)ceil(log10(h.hi_ms)); k++)
+        for (int m = 0; m < 3; m++) {
+            double ms = steps[m] * pow(10, k), y;
+            if (ms < h.lo_ms || ms > h.hi_ms)
+                continue;
+            y = top + H_HEAT - heat_share(&h, ms) * H_HEAT;
+            fprintf(f,
+                    "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>"
+                    "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">%g ms</text>\n",
+                    ML, y, ML + PW, y, ML - 6, y + 4, ms);
+        }
+    fputs("<g class=\"heat\">", f);
+    for (size_t col = 0; col < h.ncol; col++) {
+        size_t w0 = col * h.per_col, w1 = w0 + h.per_col < c->sw.nwin ? w0 + h.per_col : c->sw.nwin;
+        double t0 = (double)rp_win_time(c, w0) / 1e9;
+        double t1 = (double)rp_win_time(c, w1 - 1) / 1e9 + (double)c->sw.window_ns / 1e9;
+        double x0 = xpos(a, t0), x1 = xpos(a, t1);
+        for (int b = 0; b < RP_HEAT_BINS; b++) {
+            uint32_t n = h.n[col * RP_HEAT_BINS + (size_t)b];
+            double lo = h.lo_ms * pow(h.hi_ms / h.lo_ms, (double)b / RP_HEAT_BINS);
+            double hi = h.lo_ms * pow(h.hi_ms / h.lo_ms, (double)(b + 1) / RP_HEAT_BINS);
+            char fill[8];
+            if (n == 0)
+                continue;
+            heat_color(fill, n, h.max);
+            fprintf(f,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
+                    "<title>%u request%s of %.3g to %.3g ms</title></rect>",
+                    x0, top + H_HEAT - (b + 1) * row, fmax(x1 - x0, 0.5), row, fill, n,
+                    n == 1 ? "" : "s", lo, hi);
+        }
+    }
+    fputs("</g>\n", f);
+    /* the percentiles over it, on the same log axis (shares of its height) */
+    if ((v = malloc((c->sw.nwin ? c->sw.nwin : 1) * sizeof(*v))) != NULL) {
+        for (int k = 0; k < 3; k++) {
+            const double *m = wg->m[k == 0 ? M_P50 : k == 1 ? M_P95 : M_P99];
+            for (size_t w = 0; w < c->sw.nwin; w++)
+                v[w] = isfinite(m[w]) && m[w] > 0 ? heat_share(&h, m[w]) : NAN;
+            series(f, c, a, v, top, H_HEAT, 1, lat_color[k],
+                   k == 0   ? "heat-p50"
+                   : k == 1 ? "heat-p95"
+                            : "heat-p99");
+        }
+        free(v);
+    }
+    {
+        char light[8], dark[8];
+        heat_color(light, 1, h.max);
+        heat_color(dark, h.max, h.max);
+        fprintf(f,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"196\" height=\"18\" fill=\"#ffffff\" "
+                "fill-opacity=\"0.85\"/>",
+                ML + PW - 200, top + 2);
+        fprintf(f,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">requests per "
+                "window and row: 1</text><text x=\"%.1f\" y=\"%.1f\" class=\"tl\">%u</text>\n",
+                ML + PW - 60, top + 6, light, ML + PW - 48, top + 6, dark, ML + PW - 64, top + 15,
+                ML + PW - 34, top + 15, h.max);
+    }
+    rp_heat_free(&h);
+    return 0;
+}
+
 /* The markers of group g: its inflections (latency, errors, kept share) and its drift
  * alarm, each with a label such as "p50 step 19 -> 122 ms". */
 static void markers(FILE *f, const struct rp_ctx *c, size_t g, const struct axis *a, double y0,
@@ -265,13 +373,14 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
     const double *err[1] = {wg->m[M_ERROR_RATE]};
     const struct drift_result *dr = &c->dres[g];
     struct axis a;
-    double top = PAD + LROW * LABELS + 6, y_err, y_kept, bottom, lmax, emax;
+    double top = PAD + LROW * LABELS + 6, y_heat, y_err, y_kept, bottom, lmax, emax;
     double h_total;
     size_t drawn[4];
 
     a.t0 = (double)rp_win_time(c, 0) / 1e9;
     a.t1 = (double)rp_win_time(c, c->sw.nwin) / 1e9;
-    y_err = top + H_LAT + 10;
+    y_heat = top + H_LAT + 10;
+    y_err = y_heat + H_HEAT + 10;
     y_kept = y_err + H_ERR + 10;
     bottom = y_kept + H_KEPT;
     h_total = bottom + 44;
@@ -293,6 +402,7 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
                           k == 0   ? "p50"
                           : k == 1 ? "p95"
                                    : "p99");
+    heatmap(f, c, g, &a, y_heat);
     series(f, c, &a, err[0], y_err, H_ERR, emax, "#8c564b", "error_rate");
     series(f, c, &a, dr->share, y_kept, H_KEPT, 1.0, "#2ca02c", "kept_share");
     series(f, c, &a, c->pi[g], y_kept, H_KEPT, 1.0, "#2ca02c80", "expected_rate");

@@ -122,6 +122,29 @@ PY3
 sed 's/^/# /' "$tmp/legend.check"
 check_eval "every timeline's legend names only lines it draws, and says why p95/p99 are missing" \
     "grep -q LEGEND_OK '$tmp/legend.check'"
+# the tail visible: a heatmap per timeline whose cells count every request with a latency
+python3 - "$html" "$db" >"$tmp/heat.check" 2>&1 <<'PY4'
+import re, sqlite3, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+want = sqlite3.connect(sys.argv[2]).execute(
+    "SELECT count(*) FROM spans WHERE req_start_ns IS NOT NULL AND "
+    "COALESCE(resp_end_ns, resp_start_ns) > req_start_ns").fetchone()[0]
+svgs = re.findall(r'<svg class="timeline".*?</svg>', page, re.S)
+got, bad = 0, []
+for svg in svgs:
+    heat = re.search(r'<g class="heat">(.*?)</g>', svg, re.S)
+    if not heat:
+        bad.append("no heatmap")
+        continue
+    cells = re.findall(r'<rect [^>]*><title>(\d+) requests? of [0-9.e+-]+ to [0-9.e+-]+ ms</title>', heat.group(1))
+    if not cells or len(cells) != heat.group(1).count("<rect "):
+        bad.append("cells without their count")
+    got += sum(int(a) for a in cells)
+print("HEAT_OK" if svgs and not bad and got == want else "HEAT_BAD", len(svgs), got, want, bad[:3])
+PY4
+sed 's/^/# /' "$tmp/heat.check"
+check_eval "a latency heatmap on every timeline, its cells counting every request with a latency once" \
+    "grep -q HEAT_OK '$tmp/heat.check'"
 check_eval "three inline flame graphs as data: URLs, timelines as inline SVG" \
     "[ \$(grep -o 'src=\"data:image/svg+xml;base64,' '$html' | wc -l) -eq 3 ] && grep -q '<svg class=\"timeline\"' '$html'"
 check_eval "the verdict names the slow endpoint" \
@@ -153,6 +176,39 @@ check_eval "hostile path: findings.json is valid JSON with the path as text" \
     "python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d[\"endpoints\"][0][\"endpoint\"].endswith(\"</script>\\\"\\x27&\")' '$tmp/hostile/findings.json'"
 check_eval "no CPU samples: said so, with the way to record them" \
     "grep -q 'no CPU samples' '$tmp/hostile/findings.json'"
+
+# 20,000 requests in 1,250 windows: the heatmap merges windows into at most 240 columns and
+# still counts every request once; the slow second half sits in higher rows
+bdb=$tmp/many.db
+sqlite3 "$bdb" <"$top/lib/schema.sql"
+sqlite3 "$bdb" <<'SQL'
+INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
+    VALUES (1, 'pcap', 'x.pcap', 'realtime', 'test', '0', 'complete');
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999)
+INSERT INTO spans(source_id, method, authority, path, status, req_start_ns, resp_end_ns,
+                  trace_id, span_id, sampled)
+SELECT 1, 'GET', 'h', '/many', 200, 1700000000000000000 + i * 10000000,
+       1700000000000000000 + i * 10000000 + (CASE WHEN i >= 10000 THEN 80 ELSE 5 END) * 1000000
+           + (i * 7919 % 1000) * 1000,
+       printf('%032x', i + 1), printf('%016x', i + 1), 1 FROM n;
+SQL
+"$sf" report --db "$bdb" --out "$tmp/many" --quiet 2>/dev/null
+python3 - "$tmp/many/report.html" >"$tmp/many.check" 2>&1 <<'PY5'
+import re, sys
+svg = re.findall(r'<svg class="timeline".*?</svg>', open(sys.argv[1]).read(), re.S)[0]
+cells = [(float(x), float(y), int(n)) for x, y, n in re.findall(
+    r'<rect x="([0-9.]+)" y="([0-9.]+)" [^>]*><title>(\d+) request', svg)]
+cols = sorted({x for x, _, _ in cells})
+mid = (cols[0] + cols[-1]) / 2
+def mean_y(side):
+    w = [(y, n) for x, y, n in cells if (x < mid) == side]
+    return sum(y * n for y, n in w) / sum(n for _, n in w)
+ok = sum(n for _, _, n in cells) == 20000 and len(cols) <= 240 and mean_y(False) < mean_y(True) - 40
+print("MANY_OK" if ok else "MANY_BAD", sum(n for _, _, n in cells), len(cols), mean_y(True), mean_y(False))
+PY5
+sed 's/^/# /' "$tmp/many.check"
+check_eval "20,000 requests: at most 240 heatmap columns, every request counted, the slow half higher" \
+    "grep -q MANY_OK '$tmp/many.check'"
 
 # samples but no span markers: the page and findings.json say what is missing, and how
 ndb=$tmp/nomarkers.db
