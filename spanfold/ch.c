@@ -25,6 +25,7 @@ struct ch {
     long fail_at, fail_count, nreq; /* SF_CH_FAIL_AT / SF_CH_FAIL_COUNT */
     unsigned long long qid_base;    /* random: query_id of this client's INSERTs */
     unsigned long ninsert;
+    char *answering; /* ch_cluster found shards missing: those that answer, for remote() */
 };
 
 /* Transient failures: 1 nothing was written, 2 the request may have been. */
@@ -98,6 +99,7 @@ void ch_close(struct ch *c)
     if (c->curl)
         curl_easy_cleanup(c->curl);
     free(c->url);
+    free(c->answering);
     free(c);
 }
 
@@ -219,7 +221,7 @@ static int insert_landed(struct ch *c, const char *qid, ch_landed_fn landed, voi
 
 /* ch_query and ch_insert: qid NULL for a query, else the INSERT's query_id. */
 static int request(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
-                   const char *qid, ch_landed_fn landed, void *arg, struct sf_err *err)
+                   const char *qid, ch_landed_fn landed, void *arg, int tries, struct sf_err *err)
 {
     struct sf_buf url, tmp;
     char *q = NULL;
@@ -238,7 +240,7 @@ static int request(struct ch *c, const char *sql, const void *body, size_t n, st
         body = sql;
         n = strlen(sql);
     }
-    for (int i = 0; (i == 0 && rc == 0) || (rc > 0 && i < CH_RETRIES); i++) {
+    for (int i = 0; (i == 0 && rc == 0) || (rc > 0 && i < tries); i++) {
         if (i > 0) {
             struct timespec ts = {0, (100L << (i - 1)) * 1000000L};
             nanosleep(&ts, NULL);
@@ -268,7 +270,7 @@ static int request(struct ch *c, const char *sql, const void *body, size_t n, st
 int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
              struct sf_err *err)
 {
-    return request(c, sql, body, n, out, NULL, NULL, NULL, err);
+    return request(c, sql, body, n, out, NULL, NULL, NULL, CH_RETRIES, err);
 }
 
 int ch_insert(struct ch *c, const char *sql, const void *body, size_t n, ch_landed_fn landed,
@@ -278,7 +280,7 @@ int ch_insert(struct ch *c, const char *sql, const void *body, size_t n, ch_land
 
     assert(body != NULL && strncmp(sql, "INSERT", 6) == 0);
     snprintf(qid, sizeof(qid), "spanfold-%016llx-%lu", c->qid_base, ++c->ninsert);
-    return request(c, sql, body, n, NULL, qid, landed, arg, err);
+    return request(c, sql, body, n, NULL, qid, landed, arg, CH_RETRIES, err);
 }
 
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err)
@@ -295,6 +297,162 @@ int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err)
         *v = strtoull((const char *)r.data, NULL, 10);
     sf_buf_free(&r);
     return rc;
+}
+
+/* ---- a cluster's shards ----------------------------------------------------------------- */
+
+/* The next TabSeparated field of the line at *p (up to end), NUL-terminated in place. */
+static char *field(char **p, char *end)
+{
+    char *f = *p, *e = f;
+
+    while (e < end && *e != '\t' && *e != '\n')
+        e++;
+    *p = e < end ? e + 1 : end;
+    *e = '\0';
+    return f;
+}
+
+/* Whether shard `addrs` ("host:port", replicas '|'-separated) has database db: 1, 0,
+ * or -1 (it did not answer: the reason in why). */
+static int shard_has_db(struct ch *c, const char *addrs, char *why, size_t n)
+{
+    char sql[1024];
+    struct sf_buf r;
+    struct sf_err err;
+    int rc;
+
+    snprintf(sql, sizeof(sql),
+             "SELECT count() FROM remote('%s', system, databases) WHERE name = '%s'"
+             " SETTINGS skip_unavailable_shards = 0",
+             addrs, c->db);
+    sf_buf_init(&r, 4096);
+    sf_err_clear(&err);
+    rc = request(c, sql, NULL, 0, &r, NULL, NULL, NULL, 1, &err);
+    if (rc == 0 && r.len > 0 && (r.data[0] == '0' || r.data[0] == '1'))
+        rc = r.data[0] == '1';
+    else {
+        const char *m = rc ? err.msg : "not a number";
+        /* what the server says of a dead shard differs by release (18.16: "Empty list of
+         * columns passed"; later ones: connection refused): not worth repeating */
+        (void)m;
+        snprintf(why, n, "did not answer");
+        rc = -1;
+    }
+    sf_buf_free(&r);
+    return rc;
+}
+
+int ch_cluster(struct ch *c, const char *cluster, struct ch_shards *s, struct sf_err *err)
+{
+    char sql[256], *url, *p, *end, addrs[512] = "", shard[16] = "", why[256];
+    char *missing = s->missing;
+    size_t len = strlen(c->url), used = 0, n = sizeof(s->missing);
+    struct sf_buf r, ok;
+    int rc;
+
+    assert(ch_ident_ok(cluster));
+    memset(s, 0, sizeof(*s));
+    /* every query from here on answers with the shards that can */
+    if ((url = realloc(c->url, len + 32)) == NULL)
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    memcpy(url + len, "skip_unavailable_shards=1&", 27);
+    c->url = url;
+    snprintf(sql, sizeof(sql),
+             "SELECT shard_num, host_address, port FROM system.clusters WHERE cluster = '%s'"
+             " ORDER BY shard_num, replica_num FORMAT TabSeparated",
+             cluster);
+    sf_buf_init(&r, CH_BODY_MAX);
+    sf_buf_init(&ok, CH_TABLE_MAX - 64);
+    if ((rc = ch_query(c, sql, NULL, 0, &r, err)) != 0 || sf_buf_append(&r, "", 1) != 0) {
+        sf_buf_free(&r);
+        return rc ? rc : sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    p = (char *)r.data;
+    end = p + r.len - 1;
+    /* rows of one shard are its replicas: probe a shard when the next one starts */
+    for (;;) {
+        char *num = p < end ? field(&p, end) : NULL, *host = NULL, *port = NULL;
+        if (num) {
+            host = field(&p, end);
+            port = field(&p, end);
+        }
+        if (shard[0] && (num == NULL || strcmp(num, shard) != 0)) {
+            int has = shard_has_db(c, addrs, why, sizeof(why));
+            s->total++;
+            s->up += has == 1;
+            s->no_db += has == 0;
+            s->down += has < 0;
+            if (has != 1 && used < n)
+                used += (size_t)snprintf(missing + used, n - used, "%sshard %s (%s): %s",
+                                         used ? "; " : "", shard, addrs,
+                                         has == 0 ? "no database" : why);
+            if (has == 1 && sf_buf_printf(&ok, "%s%s", ok.len ? "," : "", addrs) != 0)
+                rc = SF_E_LIMIT;
+            addrs[0] = '\0';
+        }
+        if (num == NULL)
+            break;
+        /* an address from the server's own config, quoted into SQL: refuse anything odd */
+        if (strspn(host, "0123456789abcdefABCDEF.:") != strlen(host) ||
+            strspn(port, "0123456789") != strlen(port) || !*port) {
+            sf_buf_free(&r);
+            sf_buf_free(&ok);
+            return sf_err_set(err, SF_E_DB, UINT64_MAX, "cluster %s: an odd shard address %.40s",
+                              cluster, host);
+        }
+        snprintf(shard, sizeof(shard), "%.15s", num);
+        snprintf(addrs + strlen(addrs), sizeof(addrs) - strlen(addrs), "%s%s%s%s:%s",
+                 addrs[0] ? "|" : "", strchr(host, ':') ? "[" : "", host,
+                 strchr(host, ':') ? "]" : "", port);
+    }
+    sf_buf_free(&r);
+    if (rc == 0 && s->up < s->total && s->up > 0) {
+        free(c->answering);
+        if ((c->answering = malloc(ok.len + 1)) == NULL)
+            rc = SF_E_NOMEM;
+        else {
+            memcpy(c->answering, ok.data, ok.len);
+            c->answering[ok.len] = '\0';
+        }
+    }
+    sf_buf_free(&ok);
+    if (rc)
+        return sf_err_set(err, rc, UINT64_MAX, "cluster %s: too many shards answered (%u)", cluster,
+                          s->up);
+    if (s->total == 0)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "no cluster %s in system.clusters", cluster);
+    if (s->up == 0)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "no shard of cluster %s answered: %s", cluster,
+                          missing);
+    if (s->up < s->total) {
+        char head[96];
+        snprintf(head, sizeof(head), "%u of %u shards of cluster %s answered; missing: ", s->up,
+                 s->total, cluster);
+        if (strlen(head) + strlen(missing) + 1 <= n) {
+            memmove(missing + strlen(head), missing, strlen(missing) + 1);
+            memcpy(missing, head, strlen(head));
+        }
+    }
+    return 0;
+}
+
+int ch_partial(const struct ch *c)
+{
+    return c->answering != NULL;
+}
+
+int ch_table(const struct ch *c, int cluster, const char *table, char *out, size_t n)
+{
+    int k;
+
+    if (!cluster)
+        k = snprintf(out, n, "%s.%s", c->db, table);
+    else if (c->answering == NULL)
+        k = snprintf(out, n, "%s.%s_d", c->db, table);
+    else
+        k = snprintf(out, n, "remote('%s', %s, %s)", c->answering, c->db, table);
+    return k > 0 && (size_t)k < n ? 0 : SF_E_LIMIT;
 }
 
 /* ---- RowBinary ------------------------------------------------------------------------ */

@@ -90,6 +90,31 @@ typedef int (*ch_landed_fn)(void *arg, struct sf_err *err);
 int ch_insert(struct ch *c, const char *sql, const void *body, size_t n, ch_landed_fn landed,
               void *arg, struct sf_err *err);
 
+/* The shards of a cluster as ch_cluster found them. */
+struct ch_shards {
+    unsigned total, up, no_db, down; /* up + no_db + down = total */
+    char missing[600]; /* "" when every shard answers, else "1 of 3 shards of cluster NAME
+                        * answered; missing: shard 2 (127.0.0.1:9001): no database; shard
+                        * 3 (127.0.0.1:9002): did not answer (...)" */
+};
+
+/* --cluster NAME: from here on every query of c answers with the shards that can
+ * (skip_unavailable_shards: ClickHouse 18.16 skips a shard that is down and one
+ * without the database alike), and each shard is asked once whether it has the
+ * database, into *s, which the caller says (a partial answer is never a silent one).
+ * Returns 0, or SF_E_DB when the cluster is unknown or no shard answers. */
+int ch_cluster(struct ch *c, const char *cluster, struct ch_shards *s, struct sf_err *err);
+
+#define CH_TABLE_MAX 2304 /* ch_table's names: remote() over some 100 shards at most */
+
+/* The name a query reads table by, into out: db.table; with cluster db.table_d (the
+ * Distributed table) or, when ch_cluster found shards missing, remote('the shards
+ * that answered', db, table), so that the answer is the same whichever server is
+ * asked, one without the database included.  Returns 0 or SF_E_LIMIT. */
+int ch_table(const struct ch *c, int cluster, const char *table, char *out, size_t n);
+/* 1 when ch_cluster found shards missing (queries read the others through remote()). */
+int ch_partial(const struct ch *c);
+
 /* The first unsigned number of the response to sql (a SELECT of one value in
  * TabSeparated): 0 and *v set, or SF_E_DB. */
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err);

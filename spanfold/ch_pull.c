@@ -62,7 +62,7 @@ struct off {
 struct pull {
     struct ch *ch;
     struct sf_db *db;
-    const char *sfx;
+    int cluster; /* read the tables as ch_table names them with --cluster */
     enum ch_pull_what what;
     struct sf_err *err;
     struct src *src;
@@ -136,18 +136,21 @@ static int truncated(struct pull *p)
                       "ClickHouse's RowBinary answer ends inside a row");
 }
 
-/* SELECT what FROM db.T[_d] WHERE cond [AND skey IN (the complete sources)] tail for
- * table t, its RowBinary answer into p->r; what NULL: t's columns. */
+/* SELECT what FROM db.T[_d] (or remote(...), ch_table) WHERE cond [AND skey IN (the complete
+ * sources)] tail for table t, its RowBinary answer into p->r; what NULL: t's columns. */
 static int ask(struct pull *p, const struct ch_table *t, const char *what, const char *cond,
                int in_keys, const char *tail)
 {
+    char name[CH_TABLE_MAX];
     int rc;
 
     sf_buf_reset(&p->sql);
     rc = sf_buf_printf(&p->sql, "SELECT %s", what ? what : "");
     for (size_t k = 0; what == NULL && k < t->ncols; k++)
         rc |= sf_buf_printf(&p->sql, "%s%s", k ? ", " : "", t->cols[k].name);
-    rc |= sf_buf_printf(&p->sql, " FROM %s.%s%s WHERE %s", ch_db(p->ch), t->name, p->sfx, cond);
+    if (ch_table(p->ch, p->cluster, t->name, name, sizeof(name)) != 0)
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "too many shards to name");
+    rc |= sf_buf_printf(&p->sql, " FROM %s WHERE %s", name, cond);
     if (in_keys)
         rc |= sf_buf_printf(&p->sql, " AND skey IN (%s)", (const char *)p->keys.data);
     if (rc || sf_buf_printf(&p->sql, " %s FORMAT RowBinary", tail))
@@ -415,11 +418,14 @@ static int pull_table(struct pull *p, size_t ti)
 int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
             struct sf_err *err)
 {
-    struct pull p = {.ch = c, .sfx = cluster ? "_d" : "", .what = what, .err = err};
+    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = what, .err = err};
     int rc;
 
-    /* the tables as spanfold writes them, or a clear difference */
-    if ((rc = ch_schema_check(c, cluster, err)) == 1)
+    /* the tables as spanfold writes them, or a clear difference; a server without the
+     * database, asked for the shards that answered (ch_cluster), reads theirs */
+    if ((rc = ch_schema_check(c, cluster, err)) == 1 && ch_partial(c))
+        rc = 0;
+    if (rc == 1)
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
                           "no spanfold tables in ClickHouse database %s (spanfold push)", ch_db(c));
     if (rc != 0)

@@ -334,11 +334,13 @@ static int state_of(struct push *p, uint64_t skey, uint64_t *done, uint64_t *her
     int rc = 0;
 
     for (int d = p->o.cho.cluster != NULL && !p->local_only; d >= 0; d--) {
+        char name[CH_TABLE_MAX];
+        if (ch_table(p->ch, d, "sources", name, sizeof(name)) != 0)
+            return sf_err_set(&p->err, SF_E_LIMIT, UINT64_MAX, "too many shards to name");
         sf_buf_reset(&p->sql);
         sf_buf_printf(&p->sql,
-                      "SELECT count() FROM %s.sources%s WHERE skey = %llu AND push_state"
-                      " = 'complete'",
-                      p->o.cho.database, d ? "_d" : "", (unsigned long long)skey);
+                      "SELECT count() FROM %s WHERE skey = %llu AND push_state = 'complete'", name,
+                      (unsigned long long)skey);
         if ((rc = ch_scalar(p->ch, (const char *)p->sql.data, done, &p->err)) == 0 || !d)
             break;
         /* a shard without the tables yet (its host has not pushed): not an error */
@@ -436,7 +438,8 @@ int sf_cmd_push(int argc, char **argv)
     struct push p;
     struct sf_db *db = NULL;
     struct timespec t0, t1;
-    char msg[700], shown[256];
+    char msg[1400], shown[256];
+    struct ch_shards shards = {0};
     int rc;
 
     memset(&p, 0, sizeof(p));
@@ -461,6 +464,16 @@ int sf_cmd_push(int argc, char **argv)
         (rc = ch_open(&p.ch, p.o.cho.url, p.o.cho.database, &p.err)) == 0) {
         p.h = sf_db_handle(db);
         rc = create_schema(&p);
+        /* a shard without the database holds no source yet; one that does not answer
+         * may hold any: pushing past it could store a source twice */
+        if (rc == 0 && p.o.cho.cluster &&
+            (rc = ch_cluster(p.ch, p.o.cho.cluster, &shards, &p.err)) == 0 && shards.down)
+            rc = sf_err_set(&p.err, SF_E_DB, UINT64_MAX,
+                            "%s: a source may be stored there already; push when every "
+                            "shard answers (or without --cluster: this server only)",
+                            shards.missing);
+        else if (rc == 0 && shards.missing[0])
+            fprintf(stderr, "%s: note: %s (nothing pushed there yet)\n", TOOL, shards.missing);
         if (rc == 0)
             rc = push_all(&p);
     }

@@ -187,6 +187,8 @@ static int pull(struct rp_opts *o, char *dir, char *tmp, size_t n, char *name, s
         return SF_EXIT_USAGE;
     }
     rc = ch_open(&ch, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err);
+    if (rc == 0 && o->cho.cluster)
+        rc = ch_cluster(ch, o->cho.cluster, &o->shards, &err);
     if (rc == 0)
         rc = ch_pull(ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
     ch_close(ch);

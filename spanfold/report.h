@@ -99,9 +99,10 @@ struct rp_gstat {
 
 struct rp_opts {
     const char *db, *out, *tz;
-    struct ch_opts cho; /* --clickhouse: pulled into db first */
-    const char *name;   /* what the page and messages call the data */
-    int64_t window_ns;  /* 0: adapted (inflect/window.h) */
+    struct ch_opts cho;      /* --clickhouse: pulled into db first */
+    const char *name;        /* what the page and messages call the data */
+    struct ch_shards shards; /* --cluster: the shards that did not answer (ch_cluster) */
+    int64_t window_ns;       /* 0: adapted (inflect/window.h) */
     double expect_rate;
     int complete_only; /* --complete-only */
     int quiet;

@@ -994,6 +994,8 @@ int rp_analyse(struct rp_ctx *c)
         if (partial[0])
             note(c, partial);
     }
+    if (c->o.shards.missing[0]) /* a partial answer is said on the page and in findings.json */
+        note(c, c->o.shards.missing);
     if (read_clock(c, sf_db_handle(db)) < 0 || read_spans(c, sf_db_handle(db)) < 0) {
         fprintf(stderr, "spanfold report: %s: query failed: %s\n", c->o.name,
                 sqlite3_errmsg(sf_db_handle(db)));

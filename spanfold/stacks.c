@@ -618,7 +618,10 @@ static int run_clickhouse(const struct stacks_opts *o)
 
     sf_err_clear(&err);
     ch_url_shown(o->cho.url, shown, sizeof(shown));
+    struct ch_shards shards = {0};
+
     if (ch_open(&c, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err) < 0 ||
+        (o->cho.cluster && ch_cluster(c, o->cho.cluster, &shards, &err) < 0) ||
         during_db(o, c, dir, tmp, sizeof(tmp), &db, &err) != 0) {
         sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
@@ -627,7 +630,17 @@ static int run_clickhouse(const struct stacks_opts *o)
             ch_tmpdb_remove(dir, tmp);
         return SF_EXIT_USAGE;
     }
-    stacks_ch_tables(&chs, c, o->cho.cluster != NULL);
+    if (shards.missing[0]) /* a partial answer, never a silent one */
+        fprintf(stderr, "%s: note: %s: the stacks are those of the shards that answered\n", TOOL,
+                shards.missing);
+    if (stacks_ch_tables(&chs, c, o->cho.cluster != NULL) != 0) {
+        fprintf(stderr, "%s: %s: too many shards answered to name them in a query\n", TOOL, shown);
+        sf_db_close(db, NULL);
+        if (dir[0])
+            ch_tmpdb_remove(dir, tmp);
+        ch_close(c);
+        return SF_EXIT_USAGE;
+    }
     chs.count_samples = o->weight_samples;
     rc = run(o, db ? sf_db_handle(db) : NULL, &chs);
     sf_db_close(db, NULL);

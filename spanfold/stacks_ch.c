@@ -26,14 +26,12 @@
 #include "ch.h"
 #include "sf_select.h"
 
-void stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster)
+int stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster)
 {
-    const char *sfx = cluster ? "_d" : "";
-
     s->ch = c;
-    snprintf(s->spans, sizeof(s->spans), "%s.spans%s", ch_db(c), sfx);
-    snprintf(s->samples, sizeof(s->samples), "%s.samples%s", ch_db(c), sfx);
-    snprintf(s->stacks, sizeof(s->stacks), "%s.stacks%s", ch_db(c), sfx);
+    return ch_table(c, cluster, "spans", s->spans, sizeof(s->spans)) |
+           ch_table(c, cluster, "samples", s->samples, sizeof(s->samples)) |
+           ch_table(c, cluster, "stacks", s->stacks, sizeof(s->stacks));
 }
 
 int stacks_ch_fold(const struct stacks_ch *s, const struct sf_select *sel, int rest,

@@ -11,12 +11,12 @@
 /* The connection and the qualified tables a query reads. */
 struct stacks_ch {
     struct ch *ch;
-    char spans[96], samples[96], stacks[96];
+    char spans[CH_TABLE_MAX], samples[CH_TABLE_MAX], stacks[CH_TABLE_MAX];
     int count_samples; /* count samples (1 each), not the sum of their periods */
 };
 
-/* Name c's tables in s: the Distributed ones (NAME_d) when cluster, else the local. */
-void stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster);
+/* Name c's tables in s as ch_table does.  Returns 0 or SF_E_LIMIT. */
+int stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster);
 
 /* Fold into t the attributed samples of the spans sel selects (NULL: every attributed
  * sample; rest: of every other span), as stacks.c's fold_side does on SQLite; sel

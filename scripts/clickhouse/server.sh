@@ -5,7 +5,9 @@
 #   ch_ports N              print N free loopback TCP ports
 #   ch_server DIR HTTP TCP SHARD_TCP...
 #                           write DIR/config.xml (remote_servers: cluster "sf", one shard
-#                           per SHARD_TCP port) and DIR/users.xml, start clickhouse-server
+#                           per SHARD_TCP port; with ch_dead_port set, also cluster
+#                           "sf_dead": those shards and one more on that port, where no
+#                           server listens) and DIR/users.xml, start clickhouse-server
 #                           in the background; its pid is appended to ch_pids
 #   ch_up HTTP              wait (60 s at most) until the server on HTTP answers /ping
 #   ch_stop                 stop every server ch_server started, by pid
@@ -27,6 +29,9 @@ ch_server() {
     for p in "$@"; do
         shards="$shards<shard><replica><host>127.0.0.1</host><port>$p</port></replica></shard>"
     done
+    local dead=""
+    [ -n "${ch_dead_port:-}" ] &&
+        dead="<sf_dead>$shards<shard><replica><host>127.0.0.1</host><port>$ch_dead_port</port></replica></shard></sf_dead>"
     mkdir -p "$dir/data" "$dir/tmp" "$dir/log"
     cat >"$dir/users.xml" <<XML
 <?xml version="1.0"?>
@@ -56,7 +61,7 @@ XML
   <mark_cache_size>67108864</mark_cache_size>
   <uncompressed_cache_size>67108864</uncompressed_cache_size>
   <max_concurrent_queries>16</max_concurrent_queries>
-  <remote_servers><sf>$shards</sf></remote_servers>
+  <remote_servers><sf>$shards</sf>$dead</remote_servers>
 </yandex>
 XML
     clickhouse-server --config-file="$dir/config.xml" >"$dir/log/stdout" 2>&1 &

@@ -24,7 +24,7 @@ tap_tmpdir sf_ch
 export LC_ALL=C
 . "$top/scripts/clickhouse/server.sh"
 trap 'ch_stop; rm -rf "$tmp"' EXIT
-read -r h1 t1 h2 t2 < <(ch_ports 4) # http and tcp of each shard
+read -r h1 t1 h2 t2 ch_dead_port < <(ch_ports 5) # http and tcp of each shard; a dead one
 ch_server "$tmp/s1" "$h1" "$t1" "$t1" "$t2"
 ch_server "$tmp/s2" "$h2" "$t2" "$t1" "$t2"
 if ! ch_up "$h1" || ! ch_up "$h2"; then
@@ -223,6 +223,35 @@ check "spanfold ingest --clickhouse exits 0" [ $? -eq 0 ]
 "$bin/spanfold" stacks --clickhouse "$u1" --database direct --slowest 10% >"$tmp/f2" 2>/dev/null
 check "and its data folds as the file's" cmp -s "$tmp/f1" "$tmp/f2"
 check "leaving no temporary database behind" [ "$(ntmp)" = "$before" ]
+
+# -- a shard without the database, a shard that is down: the answer of the others, said
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database lone --db "$db" 2>"$tmp/p9"
+check_eval "push to a cluster where shard 2 has no such database: exit 0, said" \
+    '[ $? -eq 0 ] && grep -q "1 of 2 shards of cluster sf answered; missing: shard 2 (127.0.0.1:$t2): no database" "$tmp/p9"'
+"$bin/spanfold" stacks --db "$db" --slowest 10% >"$tmp/f1" 2>/dev/null
+"$bin/spanfold" stacks --clickhouse "$u2" --cluster sf --database lone --slowest 10% \
+    >"$tmp/f2" 2>"$tmp/e"
+r=$?
+check_eval "stacks through shard 2, which lacks the database: exit 0, shard 1's folds" \
+    '[ $r -eq 0 ] && [ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"'
+check "and says which shard did not answer" grep -q "note: 1 of 2 shards .*shard 2 (127.0.0.1:$t2): no database" "$tmp/e"
+"$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --database lone --out "$tmp/r9" \
+    2>/dev/null
+check_eval "report: exit 0, findings.json and the page say the answer is partial" \
+    '[ $? -eq 0 ] && grep -q "1 of 2 shards of cluster sf answered" "$tmp/r9/findings.json" &&
+     grep -q "1 of 2 shards of cluster sf answered" "$tmp/r9/report.html"'
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf_dead --slowest 10% >"$tmp/f3" 2>"$tmp/e"
+r=$?
+check_eval "stacks on a cluster with a dead third shard: exit 0, the two shards' folds" \
+    '[ $r -eq 0 ] && cmp -s "$tmp/f1" "$tmp/f3"'
+check "and names the dead shard" grep -q "2 of 3 shards of cluster sf_dead answered; missing: shard 3 (127.0.0.1:$ch_dead_port): did not answer" "$tmp/e"
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf_dead --database lone --db "$db" 2>"$tmp/e"
+r=$?
+check_eval "push with a shard down: exit 2, it cannot tell what that shard holds" \
+    '[ $r -eq 2 ] && grep -q "shard 3 (127.0.0.1:$ch_dead_port): did not answer: a source may be stored there already" "$tmp/e"'
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster nowhere >/dev/null 2>"$tmp/e"
+r=$?
+check_eval "an unknown cluster: exit 2, named" '[ $r -eq 2 ] && grep -q "no cluster nowhere" "$tmp/e"'
 
 # -- errors
 chq "$u1" "CREATE DATABASE mm" >/dev/null
