@@ -159,6 +159,17 @@ double rp_span_seconds(const struct rp_ctx *c);
 const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum span_metric m);
 /* Index of the most important latency inflection (largest rise), or -1. */
 long rp_headline(const struct rp_ctx *c);
+/* A finding in words, as its chart labels it: "p50 step 5 -> 20 ms", "errors step
+ * 0.1 % -> 5.0 %", "throughput ramp 6.5 -> 6.6 /s" (arrows as U+2192). */
+void rp_cp_label(const struct rp_cp *p, char *buf, size_t n);
+/* "drift alarm: kept 0.52 -> 0.19" */
+void rp_drift_label(const struct rp_drift *d, char *buf, size_t n);
+/* The endpoints in the order the page shows them, into order[0..ng): those with a
+ * finding first (the headline's endpoint, then by the largest latency rise, then
+ * error, drift and other findings), then the rest by their number of requests.
+ * Returns how many have a finding. */
+size_t rp_group_order(const struct rp_ctx *c, size_t *order);
+
 /* Whole-run numbers of group g. */
 void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st);
 /* The slow set of group g, or NULL. */

@@ -889,6 +889,95 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
     free(v);
 }
 
+void rp_cp_label(const struct rp_cp *p, char *buf, size_t n)
+{
+    if (p->metric == M_ERROR_RATE || p->metric == M_SAMPLED_SHARE)
+        snprintf(buf, n, "%s %s %.1f %% \xe2\x86\x92 %.1f %%",
+                 p->metric == M_ERROR_RATE ? "errors" : "kept", cp_kind_name(p->kind),
+                 100 * p->before, 100 * p->after);
+    else if (p->metric == M_THROUGHPUT)
+        snprintf(buf, n, "throughput %s %.1f \xe2\x86\x92 %.1f /s", cp_kind_name(p->kind),
+                 p->before, p->after);
+    else
+        snprintf(buf, n, "%s %s %.0f \xe2\x86\x92 %.0f ms", spans_metric_name(p->metric),
+                 cp_kind_name(p->kind), p->before, p->after);
+}
+
+void rp_drift_label(const struct rp_drift *d, char *buf, size_t n)
+{
+    snprintf(buf, n, "drift alarm: kept %.2f \xe2\x86\x92 %.2f", d->from_rate, d->to_rate);
+}
+
+/* How much group g's findings matter, for rp_group_order: 0 none; else a class
+ * (4 the headline, 3 a latency rise, 2 errors or drift, 1 anything else) and within
+ * it a size. */
+struct severity {
+    int cls;
+    double size;
+    uint64_t spans;
+    size_t g;
+};
+
+static int cmp_severity(const void *a, const void *b)
+{
+    const struct severity *x = a, *y = b;
+
+    if (x->cls != y->cls)
+        return x->cls > y->cls ? -1 : 1;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    if (x->spans != y->spans)
+        return x->spans > y->spans ? -1 : 1;
+    return x->g < y->g ? -1 : x->g > y->g;
+}
+
+size_t rp_group_order(const struct rp_ctx *c, size_t *order)
+{
+    size_t ng = c->sw.ng, with = 0;
+    long head = rp_headline(c);
+    struct severity *sv = calloc(ng ? ng : 1, sizeof(*sv));
+
+    if (sv == NULL) { /* the order they have */
+        for (size_t g = 0; g < ng; g++)
+            order[g] = g;
+        return 0;
+    }
+    for (size_t g = 0; g < ng; g++) {
+        sv[g].g = g;
+        for (size_t w = 0; w < c->sw.nwin; w++)
+            sv[g].spans += c->sw.g[g].spans[w];
+    }
+    for (size_t i = 0; i < c->ncps; i++) {
+        const struct rp_cp *p = &c->cps[i];
+        struct severity *s = &sv[p->group];
+        int lat = p->metric == M_P50 || p->metric == M_P95 || p->metric == M_P99;
+        int cls = (long)i == head               ? 4
+                  : lat && p->after > p->before ? 3
+                  : p->metric == M_ERROR_RATE   ? 2
+                                                : 1;
+        double size = p->before > 0 ? fabs(p->after / p->before - 1) : fabs(p->after - p->before);
+        if (cls > s->cls || (cls == s->cls && size > s->size)) {
+            s->cls = cls;
+            s->size = size;
+        }
+    }
+    for (size_t i = 0; i < c->ndrifts; i++) {
+        struct severity *s = &sv[c->drifts[i].group];
+        double size = fabs(c->drifts[i].to_rate - c->drifts[i].from_rate);
+        if (s->cls < 2 || (s->cls == 2 && size > s->size)) {
+            s->cls = 2;
+            s->size = size;
+        }
+    }
+    qsort(sv, ng, sizeof(*sv), cmp_severity);
+    for (size_t g = 0; g < ng; g++) {
+        order[g] = sv[g].g;
+        with += sv[g].cls > 0;
+    }
+    free(sv);
+    return with;
+}
+
 long rp_headline(const struct rp_ctx *c)
 {
     long best = -1;

@@ -40,6 +40,8 @@ static const char style[] =
     "font-size:18px;margin:14px 0}\n"
     ".verdict.calm{background:#ebfbee;border-color:#2b8a3e}\n"
     ".notes{color:#a61e4d;font-size:14px}\n"
+    ".findings{margin:2px 0 6px;font-size:14px}details.healthy{margin:14px 0}"
+    "details.healthy>summary{cursor:pointer;font-size:15px;color:#2b8a3e}\n"
     "nav a{margin-right:14px;font-size:14px}\n"
     "table{border-collapse:collapse;margin:6px 0 10px;background:#fff;font-size:14px}\n"
     "th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}td.n{text-align:right;"
@@ -172,15 +174,61 @@ static void verdict(FILE *f, const struct rp_ctx *c)
     fputs("</section>\n", f);
 }
 
+/* The findings of group g in words, beside its chart ("p50 step 5 -> 20 ms at
+ * 10:21:20.123Z"), or nothing. */
+static void findings_of(FILE *f, const struct rp_ctx *c, size_t g)
+{
+    char label[256], t[64];
+    int open = 0;
+
+    for (size_t i = 0; i < c->ncps + c->ndrifts; i++) {
+        int64_t when;
+        if (i < c->ncps) {
+            if (c->cps[i].group != g)
+                continue;
+            rp_cp_label(&c->cps[i], label, sizeof(label));
+            when = c->cps[i].time_ns;
+        } else {
+            const struct rp_drift *d = &c->drifts[i - c->ncps];
+            if (d->group != g)
+                continue;
+            rp_drift_label(d, label, sizeof(label));
+            when = d->time_ns;
+        }
+        fputs(open ? "<li>" : "<ul class=\"findings\"><li>", f);
+        open = 1;
+        rp_html_esc(f, label);
+        fputs(" at ", f);
+        rp_html_esc(f, rp_time_text(t, sizeof(t), when, c->o.tz));
+        fputs("</li>", f);
+    }
+    if (open)
+        fputs("</ul>\n", f);
+}
+
 static void timelines(FILE *f, const struct rp_ctx *c)
 {
     uint64_t n95 = 0, n99 = 0, nw = 0;
+    size_t *order = malloc((c->sw.ng ? c->sw.ng : 1) * sizeof(*order)), with;
 
     fputs("<section id=\"timeline\"><h2>Timeline per endpoint</h2>\n", f);
-    for (size_t g = 0; g < c->sw.ng; g++) {
+    if (order == NULL) {
+        fputs("<p>Out of memory.</p></section>\n", f);
+        return;
+    }
+    /* endpoints with findings first, the worst first; the healthy ones folded */
+    with = rp_group_order(c, order);
+    for (size_t k = 0; k < c->sw.ng; k++) {
+        size_t g = order[k];
+        if (k == with)
+            fprintf(f,
+                    "<details class=\"healthy\"><summary>%zu endpoint%s without a finding "
+                    "(no inflection, no drift)</summary>\n",
+                    c->sw.ng - with, c->sw.ng - with == 1 ? "" : "s");
         fputs("<h3>", f);
         rp_html_esc(f, c->sw.g[g].name);
         fputs("</h3>\n", f);
+        findings_of(f, c, g);
         rp_svg_timeline(f, c, g);
         for (size_t w = 0; w < c->sw.nwin; w++) {
             nw += c->sw.g[g].spans[w] > 0;
@@ -188,6 +236,9 @@ static void timelines(FILE *f, const struct rp_ctx *c)
             n99 += isfinite(c->sw.g[g].m[M_P99][w]);
         }
     }
+    if (with < c->sw.ng)
+        fputs("</details>\n", f);
+    free(order);
     fprintf(f,
             "<p class=\"small\">Windows of %g s. Latency is request first byte to response last "
             "byte, on the wire. p95 is drawn only for windows of at least 21 spans and p99 of at "

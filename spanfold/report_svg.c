@@ -344,24 +344,14 @@ static void markers(FILE *f, const struct rp_ctx *c, size_t g, const struct axis
                                                            : "#d62728";
         if (p->group != g)
             continue;
-        if (p->metric == M_ERROR_RATE || p->metric == M_SAMPLED_SHARE)
-            snprintf(label, sizeof(label), "%s %s %.1f %% \xe2\x86\x92 %.1f %%",
-                     p->metric == M_ERROR_RATE ? "errors" : "kept", cp_kind_name(p->kind),
-                     100 * p->before, 100 * p->after);
-        else if (p->metric == M_THROUGHPUT)
-            snprintf(label, sizeof(label), "throughput %s %.1f \xe2\x86\x92 %.1f /s",
-                     cp_kind_name(p->kind), p->before, p->after);
-        else
-            snprintf(label, sizeof(label), "%s %s %.0f \xe2\x86\x92 %.0f ms",
-                     spans_metric_name(p->metric), cp_kind_name(p->kind), p->before, p->after);
+        rp_cp_label(p, label, sizeof(label));
         marker(f, a, (double)p->time_ns / 1e9, y0, y1, row++, color, label);
     }
     for (size_t i = 0; i < c->ndrifts; i++) {
         const struct rp_drift *d = &c->drifts[i];
         if (d->group != g)
             continue;
-        snprintf(label, sizeof(label), "drift alarm: kept %.2f \xe2\x86\x92 %.2f", d->from_rate,
-                 d->to_rate);
+        rp_drift_label(d, label, sizeof(label));
         marker(f, a, (double)d->time_ns / 1e9, y0, y1, row++, "#9467bd", label);
     }
 }

@@ -210,6 +210,36 @@ sed 's/^/# /' "$tmp/many.check"
 check_eval "20,000 requests: at most 240 heatmap columns, every request counted, the slow half higher" \
     "grep -q MANY_OK '$tmp/many.check'"
 
+# endpoints with findings first, the worst first, each finding in words beside its chart;
+# the healthy ones folded under one line
+odb=$tmp/order.db
+sqlite3 "$odb" <"$top/lib/schema.sql"
+sqlite3 "$odb" <<'SQL'
+INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
+    VALUES (1, 'pcap', 'x.pcap', 'realtime', 'test', '0', 'complete');
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
+INSERT INTO spans(source_id, method, authority, path, status, req_start_ns, resp_end_ns,
+                  trace_id, span_id, sampled)
+SELECT 1, 'GET', 'h', CASE i % 3 WHEN 0 THEN '/calm-a' WHEN 1 THEN '/slow' ELSE '/calm-b' END,
+       200, 1700000000000000000 + i * 20000000,
+       1700000000000000000 + i * 20000000 + (i * 7919 % 1000) * 1000
+           + (CASE WHEN i % 3 = 1 AND i >= 1500 THEN 90 ELSE 10 END) * 1000000,
+       printf('%032x', i + 1), printf('%016x', i + 1), 1 FROM n;
+SQL
+"$sf" report --db "$odb" --out "$tmp/order" --quiet 2>/dev/null
+python3 - "$tmp/order/report.html" >"$tmp/order.check" 2>&1 <<'PY6'
+import re, sys
+sec = re.search(r'<section id="timeline">.*?</section>', open(sys.argv[1]).read(), re.S).group(0)
+heads = re.findall(r'<h3>(.*?)</h3>', sec)
+first = re.search(r'<h3>/slow</h3>\n<ul class="findings"><li>p50 step 10 \S+ 90 ms at', sec)
+fold = re.search(r'<details class="healthy"><summary>2 endpoints without a finding.*?</details>', sec, re.S)
+ok = heads[:1] == ["/slow"] and first and fold and sorted(re.findall(r'<h3>(.*?)</h3>', fold.group(0))) == ["/calm-a", "/calm-b"]
+print("ORDER_OK" if ok else "ORDER_BAD", heads, bool(first), bool(fold))
+PY6
+sed 's/^/# /' "$tmp/order.check"
+check_eval "the slow endpoint first with its p50 step in words, the two calm ones folded" \
+    "grep -q ORDER_OK '$tmp/order.check'"
+
 # samples but no span markers: the page and findings.json say what is missing, and how
 ndb=$tmp/nomarkers.db
 "$sf" pcap2spans --quiet --db "$ndb" "$top/tests/data/demo2/demo.pcap" 2>/dev/null
