@@ -155,19 +155,24 @@ check_eval "the verdict names the slow endpoint" \
 check_eval "--tz Europe/Berlin: time has +01:00, time_utc still Z" \
     "grep -q '\"time\": \"[0-9T:.-]*+01:00\"' '$tmp/tz/findings.json' && grep -q '\"time_utc\": \"[0-9T:.-]*Z\"' '$tmp/tz/findings.json' && grep -q 'wall-clock time (CET)' '$tmp/tz/report.html'"
 
-# hostile strings from a capture are escaped, never markup
-hdb=$tmp/hostile.db
-sqlite3 "$hdb" <"$top/lib/schema.sql"
-sqlite3 "$hdb" <<'SQL'
+# synth DB N PATH START END: a database of N spans (i = 0..N-1) of one complete pcap source,
+# GET on host h, each path, start and end an SQL expression of i (ns), sampled when i is odd
+synth() {
+    sqlite3 "$1" <"$top/lib/schema.sql"
+    sqlite3 "$1" <<SQL
 INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
     VALUES (1, 'pcap', 'x.pcap', 'realtime', 'test', '0', 'complete');
-WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 399)
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $2 - 1)
 INSERT INTO spans(source_id, method, authority, path, status, req_start_ns, resp_end_ns,
                   trace_id, span_id, sampled)
-SELECT 1, 'GET', 'h', '/<script>alert(1)</script>"''&', 200, 1700000000000000000 + i * 50000000,
-       1700000000000000000 + i * 50000000 + (CASE WHEN i >= 200 THEN 90 ELSE 10 END) * 1000000,
-       printf('%032x', i + 1), printf('%016x', i + 1), i % 2 FROM n;
+SELECT 1, 'GET', 'h', $3, 200, $4, $5, printf('%032x', i + 1), printf('%016x', i + 1), i % 2 FROM n;
 SQL
+}
+
+# hostile strings from a capture are escaped, never markup
+hdb=$tmp/hostile.db
+synth "$hdb" 400 "'/<script>alert(1)</script>\"''&'" "1700000000000000000 + i * 50000000" \
+    "1700000000000000000 + i * 50000000 + (CASE WHEN i >= 200 THEN 90 ELSE 10 END) * 1000000"
 "$sf" report --db "$hdb" --out "$tmp/hostile" --quiet 2>"$tmp/herr"
 rc=$?
 check_eval "hostile path: exit 0, escaped in the page, no raw <script>alert" \
@@ -180,18 +185,8 @@ check_eval "no CPU samples: said so, with the way to record them" \
 # 20,000 requests in 1,250 windows: the heatmap merges windows into at most 240 columns and
 # still counts every request once; the slow second half sits in higher rows
 bdb=$tmp/many.db
-sqlite3 "$bdb" <"$top/lib/schema.sql"
-sqlite3 "$bdb" <<'SQL'
-INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
-    VALUES (1, 'pcap', 'x.pcap', 'realtime', 'test', '0', 'complete');
-WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 19999)
-INSERT INTO spans(source_id, method, authority, path, status, req_start_ns, resp_end_ns,
-                  trace_id, span_id, sampled)
-SELECT 1, 'GET', 'h', '/many', 200, 1700000000000000000 + i * 10000000,
-       1700000000000000000 + i * 10000000 + (CASE WHEN i >= 10000 THEN 80 ELSE 5 END) * 1000000
-           + (i * 7919 % 1000) * 1000,
-       printf('%032x', i + 1), printf('%016x', i + 1), 1 FROM n;
-SQL
+synth "$bdb" 20000 "'/many'" "1700000000000000000 + i * 10000000" \
+    "1700000000000000000 + i * 10000000 + (CASE WHEN i >= 10000 THEN 80 ELSE 5 END) * 1000000 + (i * 7919 % 1000) * 1000"
 "$sf" report --db "$bdb" --out "$tmp/many" --quiet 2>/dev/null
 python3 - "$tmp/many/report.html" >"$tmp/many.check" 2>&1 <<'PY5'
 import re, sys
@@ -213,19 +208,9 @@ check_eval "20,000 requests: at most 240 heatmap columns, every request counted,
 # endpoints with findings first, the worst first, each finding in words beside its chart;
 # the healthy ones folded under one line
 odb=$tmp/order.db
-sqlite3 "$odb" <"$top/lib/schema.sql"
-sqlite3 "$odb" <<'SQL'
-INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
-    VALUES (1, 'pcap', 'x.pcap', 'realtime', 'test', '0', 'complete');
-WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 2999)
-INSERT INTO spans(source_id, method, authority, path, status, req_start_ns, resp_end_ns,
-                  trace_id, span_id, sampled)
-SELECT 1, 'GET', 'h', CASE i % 3 WHEN 0 THEN '/calm-a' WHEN 1 THEN '/slow' ELSE '/calm-b' END,
-       200, 1700000000000000000 + i * 20000000,
-       1700000000000000000 + i * 20000000 + (i * 7919 % 1000) * 1000
-           + (CASE WHEN i % 3 = 1 AND i >= 1500 THEN 90 ELSE 10 END) * 1000000,
-       printf('%032x', i + 1), printf('%016x', i + 1), 1 FROM n;
-SQL
+synth "$odb" 3000 "CASE i % 3 WHEN 0 THEN '/calm-a' WHEN 1 THEN '/slow' ELSE '/calm-b' END" \
+    "1700000000000000000 + i * 20000000" \
+    "1700000000000000000 + i * 20000000 + (i * 7919 % 1000) * 1000 + (CASE WHEN i % 3 = 1 AND i >= 1500 THEN 90 ELSE 10 END) * 1000000"
 "$sf" report --db "$odb" --out "$tmp/order" --quiet 2>/dev/null
 python3 - "$tmp/order/report.html" >"$tmp/order.check" 2>&1 <<'PY6'
 import re, sys
