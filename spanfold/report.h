@@ -59,13 +59,46 @@ struct rp_func {
     double share, rest; /* in this set, in the set compared against */
 };
 
+#define RP_NAME_MAX        256 /* an endpoint's name as the cause section keeps it */
+#define RP_CAUSE_EPS       16  /* downstream endpoints told apart; the rest are "(other)" */
+#define RP_CAUSE_MIN_SHARE 0.1 /* a measured part named as the cause explains this much */
+
+/* Where a span set's wall-clock time went, per span on average, in ns
+ * (report_cause.c): the parts add up to dur_ns. */
+struct rp_breakdown {
+    uint64_t spans;
+    double dur_ns, cpu_ns, downstream_ns, network_ns, unaccounted_ns;
+    double downstream_by[RP_CAUSE_EPS]; /* downstream_ns by the child's endpoint */
+};
+
+enum rp_cause {
+    RP_CAUSE_NONE,
+    RP_CAUSE_CPU,
+    RP_CAUSE_BLOCKED, /* off-CPU: not recorded yet, never named */
+    RP_CAUSE_NETWORK,
+    RP_CAUSE_DOWNSTREAM,
+    RP_CAUSE_UNACCOUNTED
+};
+
+/* Why a latency inflection's requests got slow: its endpoint's spans before (normal)
+ * and after (slow) it, the part that grew most, and its share of the growth. */
+struct rp_why {
+    size_t cp; /* index in cps */
+    struct rp_breakdown normal, slow;
+    enum rp_cause cause;
+    double share;             /* of the growth of the mean duration, 0..1 */
+    double unaccounted_share; /* the part of the growth nobody measured, 0..1 */
+    size_t ep; /* downstream: the child endpoint that grew most (cause_eps), or SIZE_MAX */
+};
+
 /* One span, as the sets need it. */
 struct rp_span {
     char id[17];
     size_t group;
-    int64_t start_ns; /* the spans' own clock */
-    double lat_ms;    /* NaN: unknown */
-    int slow_group;   /* among the slowest 5 % of its endpoint */
+    int64_t start_ns;                  /* the spans' own clock */
+    double lat_ms;                     /* NaN: unknown */
+    int64_t req_end_ns, resp_start_ns; /* the same clock; INT64_MIN: unknown */
+    int slow_group;                    /* among the slowest 5 % of its endpoint */
 };
 
 /* Folded stacks of one span set, as text ("frames count\n"). */
@@ -138,6 +171,10 @@ struct rp_ctx {
     struct rp_func regress[RP_TOP_FUNCS]; /* slowest 5 % against the rest */
     size_t nregress;
     struct rp_tls tls;
+    struct rp_why *whys; /* one per latency inflection (report_cause.c) */
+    size_t nwhys;
+    char (*cause_eps)[RP_NAME_MAX]; /* the downstream endpoints rp_why.ep names */
+    size_t ncause_eps;
     char notes[6][720]; /* what is missing or partial, said on the page */
     int nnotes;
 };
@@ -195,6 +232,16 @@ void rp_heat_free(struct rp_heat *h);
 /* The bin of a latency, clamped to 0 .. RP_HEAT_BINS - 1. */
 int rp_heat_bin(const struct rp_heat *h, double ms);
 
+/* ---- report_cause.c ---- */
+
+/* The breakdown of every latency inflection into c->whys.  Returns 0 or -1 (a query
+ * failed, or out of memory). */
+int rp_causes(struct rp_ctx *c, sqlite3 *h);
+/* The breakdown of inflection cp, or NULL (not a latency inflection). */
+const struct rp_why *rp_why_of(const struct rp_ctx *c, size_t cp);
+/* "cpu", "blocked", "network", "downstream", "unaccounted", or "none". */
+const char *rp_cause_name(enum rp_cause k);
+
 /* ---- report_json.c ---- */
 
 /* ISO 8601 of a CLOCK_REALTIME time in zone tz (NULL or "UTC": "...Z"), ms precision. */
@@ -216,5 +263,8 @@ void rp_html_esc(FILE *f, const char *s);
 /* The timeline of group g: latency p50/p95/p99 (ms), error rate (%), kept share, on
  * one wall-clock axis, inflections and drift alarms marked and labelled; inline SVG. */
 void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g);
+/* Two stacked bars: where a latency inflection's requests spent their time, before
+ * and after it (mean per request: CPU, downstream, network, unaccounted). */
+void rp_svg_breakdown(FILE *f, const struct rp_ctx *c, const struct rp_why *y);
 
 #endif

@@ -245,8 +245,9 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
     int rc;
 
     snprintf(sql, sizeof(sql),
-             "SELECT s.span_id, %s, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns) "
-             "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
+             "SELECT s.span_id, %s, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
+             "s.req_end_ns, s.resp_start_ns FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) "
+             "IS NOT NULL "
              "ORDER BY s.req_start_ns, s.id",
              ge, ge);
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
@@ -276,6 +277,10 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
                          : (double)(sqlite3_column_int64(st, 3) - sp->start_ns) / 1e6;
         if (sp->lat_ms < 0)
             sp->lat_ms = NAN;
+        sp->req_end_ns =
+            sqlite3_column_type(st, 4) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 4);
+        sp->resp_start_ns =
+            sqlite3_column_type(st, 5) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 5);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -1105,6 +1110,10 @@ int rp_analyse(struct rp_ctx *c)
         sf_db_close(db, NULL);
         return fail(c, "out of memory", NULL);
     }
+    if (rp_causes(c, sf_db_handle(db)) < 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "reading where the slow requests' time went failed", NULL);
+    }
     sf_buf_init(&c->all.folded, 1u << 30);
     sf_buf_init(&c->slow.folded, 1u << 30);
     sf_buf_init(&c->rest.folded, 1u << 30);
@@ -1137,6 +1146,8 @@ void rp_free(struct rp_ctx *c)
     free(c->spans);
     free(c->by_group);
     free(c->group_at);
+    free(c->whys);
+    free(c->cause_eps);
     sf_buf_free(&c->all.folded);
     sf_buf_free(&c->slow.folded);
     sf_buf_free(&c->rest.folded);

@@ -46,7 +46,8 @@ static const char style[] =
     "table{border-collapse:collapse;margin:6px 0 10px;background:#fff;font-size:14px}\n"
     "th,td{border:1px solid #ddd;padding:3px 8px;text-align:left}td.n{text-align:right;"
     "font-variant-numeric:tabular-nums}th{background:#f1f3f5}\n"
-    "svg.timeline{background:#fff;border:1px solid #ddd;max-width:100%;height:auto}\n"
+    "svg.timeline,svg.breakdown{background:#fff;border:1px solid #ddd;max-width:100%;"
+    "height:auto}svg.breakdown .tl{font-size:11px;fill:#444}\n"
     "svg.timeline .grid{stroke:#eee}svg.timeline .frame{fill:none;stroke:#bbb}\n"
     "svg.timeline .tick{stroke:#888}svg.timeline .tl{font-size:11px;fill:#444}\n"
     "svg.timeline .al{font-size:12px;fill:#222}svg.timeline .ml{font-size:11px;"
@@ -204,6 +205,24 @@ static void findings_of(FILE *f, const struct rp_ctx *c, size_t g)
     }
     if (open)
         fputs("</ul>\n", f);
+    /* where the time went, for the endpoint's largest latency inflection */
+    {
+        const struct rp_why *best = NULL;
+        for (size_t i = 0; i < c->nwhys; i++) {
+            const struct rp_why *y = &c->whys[i];
+            if (c->cps[y->cp].group == g && y->cause != RP_CAUSE_NONE &&
+                (best == NULL ||
+                 y->slow.dur_ns - y->normal.dur_ns > best->slow.dur_ns - best->normal.dur_ns))
+                best = y;
+        }
+        if (best) {
+            fprintf(f,
+                    "<p class=\"small\">Where the time went, per request before and after "
+                    "it: %.0f %% of the added time is %s.</p>\n",
+                    100 * best->share, rp_cause_name(best->cause));
+            rp_svg_breakdown(f, c, best);
+        }
+    }
 }
 
 static void timelines(FILE *f, const struct rp_ctx *c)

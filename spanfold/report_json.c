@@ -6,7 +6,10 @@
  *     endpoints[] {endpoint, spans, throughput_per_s, p50_ms, p95_ms, p99_ms, max_ms,
  *                  error_rate, kept_share},
  *     inflections[] {endpoint, metric, unit, kind, time_ns, time_utc, time, window,
- *                    refined, before, after},
+ *                    refined, before, after, and for latency: cause, cause_share,
+ *                    [cause_endpoint], breakdown {slow, normal} {spans, duration_ns,
+ *                    cpu_ns, blocked_ns, downstream_ns, network_ns, unaccounted_ns,
+ *                    downstream_by_endpoint[] {endpoint, ns}}},
  *     slow[] {endpoint, spans, latency_from_ms, samples, top_functions[] {name, share}},
  *     regressions[] {name, slow_share, rest_share},
  *     drift[] {endpoint, configured, expect_rate, from_rate, to_rate, direction,
@@ -82,6 +85,52 @@ static const char *metric_unit(enum span_metric m)
     }
 }
 
+/* "; 91 % of the added time is on CPU (14.2 -> 61.0 ms a request)" into buf at *at. */
+static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf, size_t n,
+                      size_t *at)
+{
+    const struct rp_breakdown *a, *b;
+    double from, to;
+    int k;
+
+    if (y == NULL || y->cause == RP_CAUSE_NONE || *at >= n)
+        return;
+    a = &y->normal;
+    b = &y->slow;
+    switch (y->cause) {
+    case RP_CAUSE_CPU:
+        from = a->cpu_ns, to = b->cpu_ns;
+        break;
+    case RP_CAUSE_NETWORK:
+        from = a->network_ns, to = b->network_ns;
+        break;
+    case RP_CAUSE_DOWNSTREAM:
+        from = a->downstream_ns, to = b->downstream_ns;
+        break;
+    default:
+        from = a->unaccounted_ns, to = b->unaccounted_ns;
+        break;
+    }
+    k = snprintf(buf + *at, n - *at,
+                 "; %.0f %% of the added time is %s%s%s (%.1f \xe2\x86\x92 %.1f ms a request)",
+                 100 * y->share,
+                 y->cause == RP_CAUSE_CPU          ? "on CPU"
+                 : y->cause == RP_CAUSE_NETWORK    ? "in transfer on the wire"
+                 : y->cause == RP_CAUSE_DOWNSTREAM ? "waiting on a downstream call"
+                                                   : "unaccounted (off CPU, queued or unsampled)",
+                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX ? " to " : "",
+                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX ? c->cause_eps[y->ep] : "",
+                 from / 1e6, to / 1e6);
+    if (k > 0)
+        *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+    if (y->cause != RP_CAUSE_UNACCOUNTED && y->unaccounted_share >= 0.2 && *at < n) {
+        k = snprintf(buf + *at, n - *at, ", %.0f %% unaccounted (off CPU, queued or unsampled)",
+                     100 * y->unaccounted_share);
+        if (k > 0)
+            *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+    }
+}
+
 void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
 {
     long h = rp_headline(c);
@@ -101,6 +150,7 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
         ADD("%s %s %s %.0f \xe2\x86\x92 %.0f ms at %s", c->sw.g[p->group].name,
             spans_metric_name(p->metric), p->after > p->before ? "rose" : "fell", p->before,
             p->after, clock_text(t, sizeof(t), p->time_ns, c->o.tz));
+        why_words(c, rp_why_of(c, (size_t)h), buf, n, &at);
         sl = rp_slow_of(c, p->group);
         if (sl && sl->ntop)
             ADD("; %.0f %% of the slow requests' CPU is %s", 100 * sl->top[0].share,
@@ -154,6 +204,46 @@ static void json_endpoints(struct sf_jw *w, const struct rp_ctx *c)
     sf_jw_end(w);
 }
 
+static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *key,
+                           const struct rp_breakdown *b)
+{
+    sf_jw_obj(w, key);
+    sf_jw_int(w, "spans", (int64_t)b->spans);
+    sf_jw_num(w, "duration_ns", round(b->dur_ns));
+    sf_jw_num(w, "cpu_ns", round(b->cpu_ns));
+    sf_jw_null(w, "blocked_ns"); /* not recorded: inside unaccounted_ns */
+    sf_jw_num(w, "downstream_ns", round(b->downstream_ns));
+    sf_jw_num(w, "network_ns", round(b->network_ns));
+    sf_jw_num(w, "unaccounted_ns", round(b->unaccounted_ns));
+    sf_jw_arr(w, "downstream_by_endpoint");
+    for (size_t e = 0; e < c->ncause_eps; e++) {
+        if (!(b->downstream_by[e] > 0))
+            continue;
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->cause_eps[e]);
+        sf_jw_num(w, "ns", round(b->downstream_by[e]));
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+    sf_jw_end(w);
+}
+
+/* A latency inflection's cause and breakdown (report_cause.c); nothing for others. */
+static void json_why(struct sf_jw *w, const struct rp_ctx *c, const struct rp_why *y)
+{
+    if (y == NULL)
+        return;
+    sf_jw_str(w, "cause", rp_cause_name(y->cause));
+    sf_jw_num(w, "cause_share", y->cause == RP_CAUSE_NONE ? 0 : y->share);
+    sf_jw_num(w, "unaccounted_share", y->cause == RP_CAUSE_NONE ? 0 : y->unaccounted_share);
+    if (y->ep != SIZE_MAX)
+        sf_jw_str(w, "cause_endpoint", c->cause_eps[y->ep]);
+    sf_jw_obj(w, "breakdown");
+    json_breakdown(w, c, "slow", &y->slow);
+    json_breakdown(w, c, "normal", &y->normal);
+    sf_jw_end(w);
+}
+
 static void json_inflections(struct sf_jw *w, const struct rp_ctx *c)
 {
     sf_jw_arr(w, "inflections");
@@ -169,6 +259,7 @@ static void json_inflections(struct sf_jw *w, const struct rp_ctx *c)
         sf_jw_bool(w, "refined", p->refined);
         sf_jw_num(w, "before", p->before);
         sf_jw_num(w, "after", p->after);
+        json_why(w, c, rp_why_of(c, i));
         sf_jw_end(w);
     }
     sf_jw_end(w);

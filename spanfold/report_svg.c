@@ -401,3 +401,49 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
     x_axis(f, c, &a, bottom);
     fputs("</svg>\n", f);
 }
+
+/* Where a latency inflection's requests spent their time, before and after it: two
+ * stacked bars of the mean per request (report_cause.c), each part labelled. */
+void rp_svg_breakdown(FILE *f, const struct rp_ctx *c, const struct rp_why *y)
+{
+    static const char *const names[4] = {"CPU", "downstream", "network", "unaccounted"};
+    static const char *const colors[4] = {"#d62728", "#9467bd", "#1f77b4", "#bbbbbb"};
+    const struct rp_breakdown *bars[2] = {&y->normal, &y->slow};
+    const char *rows[2] = {"before", "after"};
+    double w = 760, lm = 70, bw = w - lm - 150, top = 18, bh = 20, vmax;
+
+    vmax = fmax(y->normal.dur_ns, y->slow.dur_ns);
+    if (!(vmax > 0))
+        return;
+    fprintf(f,
+            "<svg class=\"breakdown\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+            "86\" width=\"%.0f\" height=\"86\" role=\"img\" aria-label=\"where the time "
+            "went\">\n",
+            w, w);
+    for (int r = 0; r < 2; r++) {
+        const struct rp_breakdown *b = bars[r];
+        const double part[4] = {b->cpu_ns, b->downstream_ns, b->network_ns, b->unaccounted_ns};
+        double x = lm, y0 = top + r * (bh + 8);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">%s</text>", lm - 6,
+                y0 + 14, rows[r]);
+        for (int k = 0; k < 4; k++) {
+            double pw = part[k] / vmax * bw;
+            if (!(pw > 0))
+                continue;
+            fprintf(f,
+                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
+                    "<title>%s: %.1f ms a request</title></rect>",
+                    x, y0, pw, bh, colors[k], names[k], part[k] / 1e6);
+            x += pw;
+        }
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\">%.1f ms a request (%llu)</text>\n",
+                x + 6, y0 + 14, b->dur_ns / 1e6, (unsigned long long)b->spans);
+    }
+    for (int k = 0; k < 4; k++)
+        fprintf(f,
+                "<rect x=\"%.1f\" y=\"4\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+                "<text x=\"%.1f\" y=\"13\" class=\"tl\">%s</text>",
+                lm + k * 110.0, colors[k], lm + 14 + k * 110.0, names[k]);
+    fputs("</svg>\n", f);
+    (void)c;
+}

@@ -89,6 +89,40 @@ for rec in demo2 demo3; do
     ingest "$rec" "$top/tests/data/$rec"
     against_manifest "$rec" "$top/tests/data/$rec"
 done
+
+# why it was slow: every latency inflection's time taken apart, the parts adding up to the
+# mean duration; on the demo's CPU-bound slow phase the cause is the CPU
+# why_check FINDINGS ENDPOINT CAUSE [CAUSE_ENDPOINT]: the largest latency rise of ENDPOINT
+# (- any) has cause CAUSE (and that downstream endpoint)
+why_check() {
+    python3 - "$@" <<'PY7'
+import json, sys
+f = json.load(open(sys.argv[1]))
+lat = [i for i in f["inflections"] if i["metric"] in ("p50", "p95", "p99")]
+bad = []
+for i in lat:
+    for side in ("slow", "normal"):
+        b = i["breakdown"][side]
+        parts = b["cpu_ns"] + b["downstream_ns"] + b["network_ns"] + b["unaccounted_ns"]
+        if b["spans"] and abs(parts - b["duration_ns"]) > 4:
+            bad.append((i["endpoint"], side, parts, b["duration_ns"]))
+        if b["blocked_ns"] is not None:
+            bad.append("blocked_ns recorded")
+mine = [i for i in lat if sys.argv[2] in ("-", i["endpoint"])]
+head = max(mine, key=lambda i: i["after"] / max(i["before"], 1e-9)) if mine else None
+ok = head and not bad and head["cause"] == sys.argv[3] and head["cause_share"] > 0.25 and \
+    (len(sys.argv) < 5 or head.get("cause_endpoint") == sys.argv[4]) and \
+    f["verdict"].count("of the added time is") == 1
+print("WHY_OK" if ok else "WHY_BAD", head and head["cause"], head and head["cause_share"],
+      head and head.get("cause_endpoint"), bad[:3])
+PY7
+}
+for rec in demo2 demo3; do
+    why_check "$tmp/$rec/findings.json" - cpu >"$tmp/$rec.why"
+    sed 's/^/# /' "$tmp/$rec.why"
+    check_eval "$rec: the slow phase's added time is named CPU, the parts add up to each span set's mean" \
+        "grep -q WHY_OK '$tmp/$rec.why'"
+done
 db=$tmp/demo2.db
 out=$tmp/demo2
 
@@ -224,6 +258,28 @@ PY6
 sed 's/^/# /' "$tmp/order.check"
 check_eval "the slow endpoint first with its p50 step in words, the two calm ones folded" \
     "grep -q ORDER_OK '$tmp/order.check'"
+
+# the cause named on constructed recordings: a downstream call that got slow (child spans
+# by parent id), and a response that takes longer on the wire
+ddb=$tmp/downstream.db
+synth "$ddb" 2000 "'/api'" "1700000000000000000 + i * 20000000" \
+    "1700000000000000000 + i * 20000000 + 4000000 + (CASE WHEN i >= 1000 THEN 60 ELSE 2 END) * 1000000 + (i * 7919 % 500) * 1000"
+sqlite3 "$ddb" "INSERT INTO spans(source_id, method, authority, path, status, req_start_ns,
+    resp_end_ns, trace_id, span_id, parent_span_id)
+  SELECT 1, 'GET', 'db', '/query', 200, req_start_ns + 1000000, resp_end_ns - 2000000,
+         trace_id, printf('%016x', id + 100000), span_id FROM spans WHERE path = '/api'"
+"$sf" report --db "$ddb" --out "$tmp/downstream" --quiet 2>/dev/null
+why_check "$tmp/downstream/findings.json" /api downstream /query >"$tmp/ds.why"
+sed 's/^/# /' "$tmp/ds.why"
+check_eval "a slow downstream call: /api's cause is downstream, to /query" "grep -q WHY_OK '$tmp/ds.why'"
+ndb=$tmp/network.db
+synth "$ndb" 2000 "'/big'" "1700000000000000000 + i * 20000000" \
+    "1700000000000000000 + i * 20000000 + 3000000 + (CASE WHEN i >= 1000 THEN 60 ELSE 1 END) * 1000000 + (i * 7919 % 500) * 1000"
+sqlite3 "$ndb" "UPDATE spans SET req_end_ns = req_start_ns + 500000, resp_start_ns = req_start_ns + 3000000"
+"$sf" report --db "$ndb" --out "$tmp/network" --quiet 2>/dev/null
+why_check "$tmp/network/findings.json" - network >"$tmp/net.why"
+sed 's/^/# /' "$tmp/net.why"
+check_eval "a response slow on the wire: the cause is network" "grep -q WHY_OK '$tmp/net.why'"
 
 # samples but no span markers: the page and findings.json say what is missing, and how
 ndb=$tmp/nomarkers.db

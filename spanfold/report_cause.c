@@ -1,0 +1,290 @@
+/* report_cause.c - where the slow requests' time went: each latency inflection's spans
+ * before and after it, their wall-clock time taken apart.
+ *
+ * A span's duration (request first byte to response last byte, on the wire) is given
+ * out in this order, each part at most what is left, so that the parts add up to it:
+ *
+ *   cpu          its attributed samples of a clock event (cpu-clock, task-clock): ns
+ *   downstream   the union of its child spans (parent_span_id = its span id, in the
+ *                same database) within it: time spent waiting on a call it made
+ *   network      request first to last byte plus response first to last byte: the
+ *                transfer as the capture saw it
+ *   unaccounted  the rest: blocked (off-CPU), queued, or work nobody sampled
+ *
+ * blocked (off-CPU) is not recorded yet: it stays inside unaccounted and the JSON
+ * says null.  For an inflection of endpoint g at time T the "normal" set is g's spans
+ * that started before T, the "slow" set those from T on; the cause is the measured
+ * part whose mean per span grew the most, and its share is that growth over the
+ * growth of the mean duration; unaccounted is named only when no measured part
+ * explains RP_CAUSE_MIN_SHARE of it, and its share is said beside the cause.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+const char *rp_cause_name(enum rp_cause k)
+{
+    static const char *const names[] = {"none",    "cpu",        "blocked",
+                                        "network", "downstream", "unaccounted"};
+    assert((size_t)k < sizeof(names) / sizeof(names[0]));
+    return names[k];
+}
+
+/* A span id with a number of ns: CPU of a span, or a child's interval. */
+struct id_ns {
+    char id[17];
+    int64_t a, b; /* cpu: a = ns; child: its [a, b) */
+    size_t ep;    /* child: index of its endpoint in the downstream names */
+};
+
+static int cmp_id(const void *x, const void *y)
+{
+    const struct id_ns *p = x, *q = y;
+    int c = strcmp(p->id, q->id);
+    return c ? c : p->a < q->a ? -1 : p->a > q->a;
+}
+
+/* The first entry of id in v[0..n) (sorted by id, then a), or n. */
+static size_t first_of(const struct id_ns *v, size_t n, const char *id)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(v[mid].id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && strcmp(v[lo].id, id) == 0 ? lo : n;
+}
+
+struct cause_data {
+    struct id_ns *cpu, *kids;
+    size_t ncpu, nkids;
+    char (*eps)[RP_NAME_MAX]; /* the children's endpoints */
+    size_t neps;
+};
+
+static int push(struct id_ns **v, size_t *n, size_t *cap, const char *id, int64_t a, int64_t b)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 256;
+        struct id_ns *p = realloc(*v, nc * sizeof(*p));
+        if (p == NULL)
+            return -1;
+        *v = p;
+        *cap = nc;
+    }
+    snprintf((*v)[*n].id, sizeof((*v)[*n].id), "%s", id);
+    (*v)[*n].a = a;
+    (*v)[*n].b = b;
+    (*v)[*n].ep = 0;
+    (*n)++;
+    return 0;
+}
+
+/* Index of the child endpoint name, added when new (RP_CAUSE_EPS at most; the rest
+ * share the last, "(other)"). */
+static size_t ep_index(struct cause_data *d, const char *name)
+{
+    for (size_t i = 0; i < d->neps; i++)
+        if (strcmp(d->eps[i], name) == 0)
+            return i;
+    if (d->neps == RP_CAUSE_EPS - 1) {
+        snprintf(d->eps[d->neps], RP_NAME_MAX, "(other)");
+        d->neps++;
+    }
+    if (d->neps >= RP_CAUSE_EPS)
+        return RP_CAUSE_EPS - 1;
+    snprintf(d->eps[d->neps], RP_NAME_MAX, "%s", name);
+    return d->neps++;
+}
+
+/* CPU ns per span id and every child span's interval, from the database. */
+static int load(struct cause_data *d, sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    char sql[1024];
+    int rc;
+
+    if (sqlite3_prepare_v2(h,
+                           "SELECT span_id, sum(period) FROM samples WHERE span_id IS NOT NULL "
+                           "AND (event LIKE 'cpu-clock%' OR event LIKE 'task-clock%') "
+                           "GROUP BY span_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(st, 0);
+        if (id && push(&d->cpu, &d->ncpu, &cap, id, sqlite3_column_int64(st, 1), 0) < 0)
+            break;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return -1;
+    qsort(d->cpu, d->ncpu, sizeof(*d->cpu), cmp_id);
+    cap = 0;
+    snprintf(sql, sizeof(sql),
+             "SELECT s.parent_span_id, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
+             "%s FROM spans s WHERE s.parent_span_id IS NOT NULL AND s.req_start_ns IS NOT NULL "
+             "AND COALESCE(s.resp_end_ns, s.resp_start_ns) > s.req_start_ns",
+             spans_group_expr("endpoint"));
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(st, 0);
+        const char *ep = (const char *)sqlite3_column_text(st, 3);
+        if (id == NULL)
+            continue;
+        if (push(&d->kids, &d->nkids, &cap, id, sqlite3_column_int64(st, 1),
+                 sqlite3_column_int64(st, 2)) < 0)
+            break;
+        d->kids[d->nkids - 1].ep = ep_index(d, ep ? ep : "");
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return -1;
+    qsort(d->kids, d->nkids, sizeof(*d->kids), cmp_id);
+    return 0;
+}
+
+/* Add span sp's parts to b (sums, divided into means later). */
+static void add_span(const struct cause_data *d, const struct rp_span *sp, struct rp_breakdown *b)
+{
+    double dur = sp->lat_ms * 1e6, left, part, net = 0, ds = 0;
+    int64_t t0 = sp->start_ns, t1 = sp->start_ns + (int64_t)llround(dur), covered = t0;
+    size_t k = first_of(d->cpu, d->ncpu, sp->id);
+    double ds_ep[RP_CAUSE_EPS] = {0};
+
+    left = dur;
+    part = k < d->ncpu ? fmin((double)d->cpu[k].a, left) : 0;
+    b->cpu_ns += part;
+    left -= part;
+    /* the children, in start order: their union within [t0, t1) */
+    for (k = first_of(d->kids, d->nkids, sp->id); k < d->nkids && !strcmp(d->kids[k].id, sp->id);
+         k++) {
+        int64_t a = d->kids[k].a > covered ? d->kids[k].a : covered;
+        int64_t e = d->kids[k].b < t1 ? d->kids[k].b : t1;
+        if (e > a) {
+            ds += (double)(e - a);
+            ds_ep[d->kids[k].ep] += (double)(e - a);
+            covered = e;
+        }
+    }
+    part = fmin(ds, left);
+    b->downstream_ns += part;
+    for (size_t e = 0; ds > 0 && e < RP_CAUSE_EPS; e++)
+        b->downstream_by[e] += ds_ep[e] * part / ds;
+    left -= part;
+    if (sp->req_end_ns != INT64_MIN && sp->req_end_ns >= t0)
+        net += (double)(sp->req_end_ns - t0);
+    if (sp->resp_start_ns != INT64_MIN && sp->resp_start_ns <= t1)
+        net += (double)(t1 - sp->resp_start_ns);
+    part = fmin(net, left);
+    b->network_ns += part;
+    left -= part;
+    b->unaccounted_ns += left;
+    b->dur_ns += dur;
+    b->spans++;
+}
+
+static void mean(struct rp_breakdown *b)
+{
+    double n = b->spans ? (double)b->spans : 1;
+
+    b->dur_ns /= n;
+    b->cpu_ns /= n;
+    b->downstream_ns /= n;
+    b->network_ns /= n;
+    b->unaccounted_ns /= n;
+    for (size_t e = 0; e < RP_CAUSE_EPS; e++)
+        b->downstream_by[e] /= n;
+}
+
+/* The cause of the growth from normal to slow, and its share of it. */
+static void name_cause(struct rp_why *y)
+{
+    const double grew[] = {y->slow.cpu_ns - y->normal.cpu_ns, 0,
+                           y->slow.network_ns - y->normal.network_ns,
+                           y->slow.downstream_ns - y->normal.downstream_ns,
+                           y->slow.unaccounted_ns - y->normal.unaccounted_ns};
+    double added = y->slow.dur_ns - y->normal.dur_ns, best = 0;
+
+    y->cause = RP_CAUSE_NONE;
+    if (!(added > 0) || y->slow.spans == 0 || y->normal.spans == 0)
+        return;
+    /* a measured part first: unaccounted is what the recording cannot see (off CPU,
+     * run-queue waits that CPU demand causes, unsampled work), not a cause of its own,
+     * so it is named only when no measured part explains a tenth of the growth */
+    for (int k = 0; k < 4; k++)
+        if (grew[k] > best) {
+            best = grew[k];
+            y->cause = (enum rp_cause)(RP_CAUSE_CPU + k);
+        }
+    if (best < RP_CAUSE_MIN_SHARE * added && grew[4] > best) {
+        best = grew[4];
+        y->cause = RP_CAUSE_UNACCOUNTED;
+    }
+    y->share = fmin(1, best / added);
+    y->unaccounted_share = fmin(1, fmax(0, grew[4] / added));
+    y->ep = SIZE_MAX;
+    best = 0;
+    for (size_t e = 0; y->cause == RP_CAUSE_DOWNSTREAM && e < RP_CAUSE_EPS; e++)
+        if (y->slow.downstream_by[e] - y->normal.downstream_by[e] > best) {
+            best = y->slow.downstream_by[e] - y->normal.downstream_by[e];
+            y->ep = e;
+        }
+}
+
+int rp_causes(struct rp_ctx *c, sqlite3 *h)
+{
+    struct cause_data d = {0};
+    int rc = -1;
+
+    if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL || load(&d, h) < 0)
+        goto out;
+    if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
+        goto out;
+    for (size_t i = 0; i < c->ncps; i++) {
+        const struct rp_cp *p = &c->cps[i];
+        struct rp_why *y = &c->whys[c->nwhys];
+        const size_t *ix = c->by_group + c->group_at[p->group];
+        size_t n = c->group_at[p->group + 1] - c->group_at[p->group];
+        if (p->metric != M_P50 && p->metric != M_P95 && p->metric != M_P99)
+            continue;
+        memset(y, 0, sizeof(*y));
+        y->cp = i;
+        y->ep = SIZE_MAX;
+        for (size_t k = 0; k < n; k++) {
+            const struct rp_span *sp = &c->spans[ix[k]];
+            if (!(isfinite(sp->lat_ms) && sp->lat_ms >= 0))
+                continue;
+            add_span(&d, sp, rp_realtime(c, sp->start_ns) < p->time_ns ? &y->normal : &y->slow);
+        }
+        mean(&y->normal);
+        mean(&y->slow);
+        name_cause(y);
+        c->nwhys++;
+    }
+    c->cause_eps = d.eps;
+    d.eps = NULL;
+    c->ncause_eps = d.neps;
+    rc = 0;
+out:
+    free(d.cpu);
+    free(d.kids);
+    free(d.eps);
+    return rc;
+}
+
+const struct rp_why *rp_why_of(const struct rp_ctx *c, size_t cp)
+{
+    for (size_t i = 0; i < c->nwhys; i++)
+        if (c->whys[i].cp == cp)
+            return &c->whys[i];
+    return NULL;
+}
