@@ -228,13 +228,72 @@ static double heat_share(const struct rp_heat *h, double ms)
     return fmin(1, fmax(0, log(ms / h->lo_ms) / log(h->hi_ms / h->lo_ms)));
 }
 
-/* A cell's colour for n of max spans: light to dark blue (#deebf7 to #08306b), on a
- * square-root scale, so that a single slow request is still seen beside a crowd. */
-static void heat_color(char out[8], uint32_t n, uint32_t max)
+#define HEAT_LEVELS 8 /* colour levels of the heatmap's cells */
+
+/* The level (0 .. HEAT_LEVELS - 1) of a cell of n of max spans, on a square-root
+ * scale, so that a single slow request still shows beside a crowd. */
+static int heat_level(uint32_t n, uint32_t max)
 {
     double t = max > 1 ? sqrt((double)(n - 1) / (double)(max - 1)) : 1;
+    int lv = (int)(t * HEAT_LEVELS);
+    return lv >= HEAT_LEVELS ? HEAT_LEVELS - 1 : lv;
+}
+
+/* Level lv's colour: light to dark blue (#deebf7 to #08306b). */
+static void heat_level_color(char out[8], int lv)
+{
+    double t = (lv + 0.5) / HEAT_LEVELS;
     snprintf(out, 8, "#%02x%02x%02x", (int)lround(222 + (8 - 222) * t),
              (int)lround(235 + (48 - 235) * t), (int)lround(247 + (107 - 247) * t));
+}
+
+/* The x range of heatmap column col: from its first window's start to its last one's end. */
+static void heat_col_x(const struct rp_ctx *c, const struct axis *a, const struct rp_heat *h,
+                       size_t col, double *x0, double *x1)
+{
+    size_t w0 = col * h->per_col, w1 = w0 + h->per_col < c->sw.nwin ? w0 + h->per_col : c->sw.nwin;
+
+    *x0 = xpos(a, (double)rp_win_time(c, w0) / 1e9);
+    *x1 = xpos(a, (double)rp_win_time(c, w1 - 1) / 1e9 + (double)c->sw.window_ns / 1e9);
+}
+
+/* A transparent rectangle over each column with requests, its title what the column
+ * holds: "19:09:44: 12 requests, median 4.1-4.6 ms, slowest 44-49 ms" (the rows of the
+ * median request and of the slowest). */
+static void heat_columns(FILE *f, const struct rp_ctx *c, const struct axis *a,
+                         const struct rp_heat *h, double top)
+{
+    fputs("<g class=\"heat-cols\">", f);
+    for (size_t col = 0; col < h->ncol; col++) {
+        const uint32_t *r = h->n + col * RP_HEAT_BINS;
+        uint64_t n = 0, seen = 0;
+        int med = -1, last = 0;
+        double x0, x1, step = pow(h->hi_ms / h->lo_ms, 1.0 / RP_HEAT_BINS);
+        char when[16];
+        struct tm tm;
+        for (int b = 0; b < RP_HEAT_BINS; b++)
+            n += r[b];
+        if (n == 0)
+            continue;
+        for (int b = 0; b < RP_HEAT_BINS; b++) {
+            seen += r[b];
+            if (med < 0 && 2 * seen >= n)
+                med = b;
+            if (r[b])
+                last = b;
+        }
+        heat_col_x(c, a, h, col, &x0, &x1);
+        tm_of(c, (double)rp_win_time(c, col * h->per_col) / 1e9, &tm);
+        strftime(when, sizeof(when), "%H:%M:%S", &tm);
+        fprintf(
+            f,
+            "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"transparent\">"
+            "<title>%s: %llu request%s, median %.3g-%.3g ms, slowest %.3g-%.3g ms</title></rect>",
+            x0, top, fmax(x1 - x0, 0.5), H_HEAT, when, (unsigned long long)n, n == 1 ? "" : "s",
+            h->lo_ms * pow(step, med), h->lo_ms * pow(step, med + 1), h->lo_ms * pow(step, last),
+            h->lo_ms * pow(step, last + 1));
+    }
+    fputs("</g>\n", f);
 }
 
 /* The latency distribution of group g: time x log latency, each cell's colour the
@@ -273,26 +332,29 @@ static int heatmap(FILE *f, const struct rp_ctx *c, size_t g, const struct axis 
                     "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">%g ms</text>\n",
                     ML, y, ML + PW, y, ML - 6, y + 4, ms);
         }
+    /* the cells: one path per colour level, so that 240 columns x 24 rows of an
+     * endpoint stay a few kB; what a column holds is its title (heat_columns) */
     fputs("<g class=\"heat\">", f);
-    for (size_t col = 0; col < h.ncol; col++) {
-        size_t w0 = col * h.per_col, w1 = w0 + h.per_col < c->sw.nwin ? w0 + h.per_col : c->sw.nwin;
-        double t0 = (double)rp_win_time(c, w0) / 1e9;
-        double t1 = (double)rp_win_time(c, w1 - 1) / 1e9 + (double)c->sw.window_ns / 1e9;
-        double x0 = xpos(a, t0), x1 = xpos(a, t1);
-        for (int b = 0; b < RP_HEAT_BINS; b++) {
-            uint32_t n = h.n[col * RP_HEAT_BINS + (size_t)b];
-            double lo = h.lo_ms * pow(h.hi_ms / h.lo_ms, (double)b / RP_HEAT_BINS);
-            double hi = h.lo_ms * pow(h.hi_ms / h.lo_ms, (double)(b + 1) / RP_HEAT_BINS);
-            char fill[8];
-            if (n == 0)
-                continue;
-            heat_color(fill, n, h.max);
-            fprintf(f,
-                    "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
-                    "<title>%u request%s of %.3g to %.3g ms</title></rect>",
-                    x0, top + H_HEAT - (b + 1) * row, fmax(x1 - x0, 0.5), row, fill, n,
-                    n == 1 ? "" : "s", lo, hi);
+    for (int lv = 0; lv < HEAT_LEVELS; lv++) {
+        char fill[8];
+        int any = 0;
+        heat_level_color(fill, lv);
+        for (size_t col = 0; col < h.ncol; col++) {
+            double x0, x1;
+            heat_col_x(c, a, &h, col, &x0, &x1);
+            for (int b = 0; b < RP_HEAT_BINS; b++) {
+                uint32_t n = h.n[col * RP_HEAT_BINS + (size_t)b];
+                if (n == 0 || heat_level(n, h.max) != lv)
+                    continue;
+                if (!any)
+                    fprintf(f, "<path fill=\"%s\" d=\"", fill);
+                any = 1;
+                fprintf(f, "M%.1f %.1fh%.1fv%.0fh%.1fz", x0, top + H_HEAT - (b + 1) * row,
+                        fmax(x1 - x0, 0.5), row, -fmax(x1 - x0, 0.5));
+            }
         }
+        if (any)
+            fputs("\"/>", f);
     }
     fputs("</g>\n", f);
     /* the percentiles over it, on the same log axis (shares of its height) */
@@ -308,10 +370,11 @@ static int heatmap(FILE *f, const struct rp_ctx *c, size_t g, const struct axis 
         }
         free(v);
     }
+    heat_columns(f, c, a, &h, top);
     {
         char light[8], dark[8];
-        heat_color(light, 1, h.max);
-        heat_color(dark, h.max, h.max);
+        heat_level_color(light, 0);
+        heat_level_color(dark, HEAT_LEVELS - 1);
         fprintf(f,
                 "<rect x=\"%.1f\" y=\"%.1f\" width=\"196\" height=\"18\" fill=\"#ffffff\" "
                 "fill-opacity=\"0.85\"/>",
