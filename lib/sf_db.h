@@ -173,4 +173,21 @@ int sf_db_complete_only(struct sf_db *db, struct sf_err *err);
 int sf_db_partial_note(struct sf_db *db, int complete_only, char *note, size_t n,
                        struct sf_err *err);
 
+/* How a process's CPU samples were attributed to spans (issue 36: say what was
+ * covered, so a user knows how far to trust a flame graph of "the slow requests"). */
+struct sf_db_coverage {
+    int64_t pid;
+    char comm[32];
+    int64_t samples;
+    int64_t markers; /* attributed by a span marker interval on its thread */
+    int64_t sockets; /* attributed by socket events (no instrumentation) */
+    int64_t shared;  /* in time several spans claim: not attributed */
+    int64_t none;    /* outside every span */
+};
+
+/* The processes with the most samples, up to max of them, into rows (by samples,
+ * most first); *n their number.  Returns 0 or SF_E_DB. */
+int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, size_t *n,
+                   struct sf_err *err);
+
 #endif

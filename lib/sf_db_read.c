@@ -108,3 +108,42 @@ int sf_db_partial_note(struct sf_db *db, int complete_only, char *note, size_t n
              h.text);
     return 0;
 }
+
+int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, size_t *n,
+                   struct sf_err *err)
+{
+    /* a sample's signal: the source of the interval that gave it its span (found by the
+     * span id, so one lookup each), or the shared interval it falls in (the latest one
+     * starting before it: they do not nest on a thread) */
+    static const char sql[] =
+        "SELECT s.pid, MAX(s.comm), count(*),"
+        " sum(s.span_id IS NOT NULL AND EXISTS (SELECT 1 FROM span_intervals i WHERE"
+        "  i.span_id = s.span_id AND i.tid = s.tid AND i.start_ns <= s.ts_ns AND"
+        "  i.end_ns >= s.ts_ns AND i.source = 'socket')),"
+        " sum(s.span_id IS NOT NULL),"
+        " sum(s.span_id IS NULL AND EXISTS (SELECT 1 FROM (SELECT h.end_ns FROM"
+        "  shared_intervals h WHERE h.tid = s.tid AND h.start_ns <= s.ts_ns ORDER BY"
+        "  h.start_ns DESC LIMIT 1) WHERE end_ns >= s.ts_ns))"
+        " FROM samples s GROUP BY s.pid ORDER BY count(*) DESC, s.pid LIMIT ?1";
+    sqlite3_stmt *st;
+    int rc;
+
+    *n = 0;
+    if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK)
+        return read_fail(db, err);
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+        struct sf_db_coverage *r = &rows[(*n)++];
+        const char *comm = (const char *)sqlite3_column_text(st, 1);
+        int64_t attributed = sqlite3_column_int64(st, 4);
+        r->pid = sqlite3_column_int64(st, 0);
+        snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "");
+        r->samples = sqlite3_column_int64(st, 2);
+        r->sockets = sqlite3_column_int64(st, 3);
+        r->markers = attributed - r->sockets;
+        r->shared = sqlite3_column_int64(st, 5);
+        r->none = r->samples - attributed - r->shared;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : read_fail(db, err);
+}

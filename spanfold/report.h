@@ -24,12 +24,14 @@
 #include "../inflect/spans.h"
 #include "ch.h"
 #include "sf_buf.h"
+#include "sf_db.h"
 
 #define RP_TOP_FUNCS  10   /* functions listed per slow set */
 #define RP_SLOW_SHARE 0.05 /* "the slowest 5 %" */
 #define RP_MAX_CPS    256  /* inflections kept over all endpoints */
 #define RP_HEAT_BINS  24   /* latency rows of an endpoint's heatmap, log-spaced */
 #define RP_HEAT_COLS  240  /* its columns at most: more windows share a column */
+#define RP_COV_MAX    16   /* processes in the attribution coverage table */
 
 /* An inflection: a classified change point of one endpoint's metric. */
 struct rp_cp {
@@ -171,6 +173,8 @@ struct rp_ctx {
     struct rp_func regress[RP_TOP_FUNCS]; /* slowest 5 % against the rest */
     size_t nregress;
     struct rp_tls tls;
+    struct sf_db_coverage cov[RP_COV_MAX]; /* how each process's samples were attributed */
+    size_t ncov;
     struct rp_why *whys; /* one per latency inflection (report_cause.c) */
     size_t nwhys;
     char (*cause_eps)[RP_NAME_MAX]; /* the downstream endpoints rp_why.ep names */

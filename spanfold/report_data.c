@@ -1096,6 +1096,10 @@ int rp_analyse(struct rp_ctx *c)
         sf_db_close(db, NULL);
         return SF_EXIT_USAGE;
     }
+    if (sf_db_coverage(db, c->cov, RP_COV_MAX, &c->ncov, &err) < 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "", &err);
+    }
     if (group_spans(c) < 0) {
         sf_db_close(db, NULL);
         return fail(c, "out of memory", NULL);

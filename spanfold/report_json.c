@@ -15,7 +15,8 @@
  *     drift[] {endpoint, configured, expect_rate, from_rate, to_rate, direction,
  *              time_ns, time_utc, time},
  *     clock_fits[] {from, to, segments, offset_ns, skew_ppm, residual_rms_ns},
- *     tls {connections, tls, decrypted, versions, ciphers, alpn, sni, early_data_*} }
+ *     tls {connections, tls, decrypted, versions, ciphers, alpn, sni, early_data_*},
+ *     coverage[] {pid, comm, samples, by_markers, by_sockets, shared, unattributed} }
  * time_ns is CLOCK_REALTIME ns; time_utc its ISO 8601 text in UTC, time in --tz.
  */
 #include <errno.h>
@@ -378,6 +379,20 @@ int rp_write_json(const struct rp_ctx *c, const char *path)
     json_slow(&w, c);
     json_drift(&w, c);
     json_clock_tls(&w, c);
+    sf_jw_arr(&w, "coverage");
+    for (size_t i = 0; i < c->ncov; i++) {
+        const struct sf_db_coverage *r = &c->cov[i];
+        sf_jw_obj(&w, NULL);
+        sf_jw_int(&w, "pid", r->pid);
+        sf_jw_str(&w, "comm", r->comm);
+        sf_jw_int(&w, "samples", r->samples);
+        sf_jw_int(&w, "by_markers", r->markers);
+        sf_jw_int(&w, "by_sockets", r->sockets);
+        sf_jw_int(&w, "shared", r->shared);
+        sf_jw_int(&w, "unattributed", r->none);
+        sf_jw_end(&w);
+    }
+    sf_jw_end(&w);
     sf_jw_end(&w);
     sf_jw_finish(&w);
     bad = ferror(f) | (fclose(f) != 0);
