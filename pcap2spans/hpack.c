@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ng_pool.h"
+#include "sf_rd.h"
 
 /* RFC 7541 Appendix B: code of each symbol (0..255, 256 = EOS), right-aligned. */
 static const uint32_t hp_huff_code[257] = {
@@ -362,25 +363,23 @@ size_t hpack_huff_encode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n
 
 /* ---- integers (section 5.1) ------------------------------------------------------ */
 
-int hpack_int_decode(const uint8_t *p, size_t n, size_t *pos, int prefix, uint32_t *v)
+int hpack_int_read(struct sf_rd *rd, int prefix, uint32_t *v)
 {
     uint32_t mask = (1u << prefix) - 1;
-    uint64_t val;
+    uint64_t val = sf_rd_u8(rd) & mask;
     int shift = 0;
 
-    if (*pos >= n)
+    if (rd->err)
         return SF_E_TRUNC;
-    val = p[(*pos)++] & mask;
     if (val < mask) {
         *v = (uint32_t)val;
         return 0;
     }
     for (;;) {
-        uint8_t b;
+        uint8_t b = sf_rd_u8(rd);
 
-        if (*pos >= n)
+        if (rd->err)
             return SF_E_TRUNC;
-        b = p[(*pos)++];
         /* More than five continuation bytes, or a value past 32 bits, is an attack
          * or garbage, never a real size or index. */
         if (shift > 28)
@@ -630,8 +629,7 @@ int hpack_dec_uses_nghttp2(const struct hpack_dec *d)
 /* Walking state of one block. */
 struct hp_walk {
     struct hpack_dec *d;
-    const uint8_t *p;
-    size_t n, pos;
+    struct sf_rd rd; /* the block; its offsets are block offsets */
     hpack_emit_fn fn;
     void *arg;
     unsigned skip; /* fields already emitted by nghttp2: do not emit again */
@@ -725,23 +723,23 @@ static int hp_string(struct hp_walk *w, int which, const uint8_t **s, size_t *sl
     struct hpack_dec *d = w->d;
     size_t want, bufsz;
     uint8_t *buf;
-    size_t at = w->pos;
+    const uint8_t *in;
+    size_t at = sf_rd_off(&w->rd);
     int huff;
     uint32_t len;
     int rc;
 
-    if (w->pos >= w->n)
+    if (sf_rd_left(&w->rd) == 0)
         return SF_E_TRUNC;
-    huff = w->p[w->pos] & 0x80;
-    rc = hpack_int_decode(w->p, w->n, &w->pos, 7, &len);
+    huff = w->rd.p[0] & 0x80;
+    rc = hpack_int_read(&w->rd, 7, &len);
     if (rc < 0)
         return rc;
-    if (len > w->n - w->pos)
+    if ((in = sf_rd_bytes(&w->rd, len)) == NULL)
         return SF_E_TRUNC;
     if (!huff) {
-        *s = w->p + w->pos;
+        *s = in;
         *slen = *full = len;
-        w->pos += len;
         return 0;
     }
     /* Huffman codes are at least 5 bits: len bytes decode to at most len * 8 / 5. */
@@ -761,8 +759,7 @@ static int hp_string(struct hp_walk *w, int which, const uint8_t **s, size_t *sl
     }
     buf = d->sbuf[which];
     bufsz = buf ? d->scap[which] : 0;
-    rc = hpack_huff_decode(buf, bufsz, w->p + w->pos, len, full);
-    w->pos += len;
+    rc = hpack_huff_decode(buf, bufsz, in, len, full);
     *s = buf ? buf : (const uint8_t *)"";
     *slen = *full < bufsz ? *full : bufsz;
     if (rc == SF_E_MALFORMED) {
@@ -806,17 +803,17 @@ static void hp_emit(struct hp_walk *w, struct hpack_field *f, size_t fullsz, siz
         w->fn(w->arg, f);
 }
 
-/* One literal representation (sections 6.2.1-6.2.3); p[pos] is its first byte. */
+/* One literal representation (sections 6.2.1-6.2.3); the reader is at its first byte. */
 static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
 {
-    size_t at = w->pos, vfull = 0, nfull = 0;
+    size_t at = sf_rd_off(&w->rd), vfull = 0, nfull = 0;
     struct hpack_field f;
     uint32_t idx;
     const uint8_t *v, *nm;
     size_t vlen;
     int rc, bad;
 
-    rc = hpack_int_decode(w->p, w->n, &w->pos, prefix, &idx);
+    rc = hpack_int_read(&w->rd, prefix, &idx);
     if (rc < 0)
         return rc;
     if (idx) {
@@ -869,23 +866,24 @@ static int hp_literal(struct hp_walk *w, int prefix, int index_it, int never)
     return 0;
 }
 
-/* Walk representations from w->pos to the end of the block. */
+/* Walk representations from the reader's place to the end of the block. */
 static void hp_walk(struct hp_walk *w)
 {
     int first = w->seen == 0;
 
-    if (w->pos == 0 && w->d->need_update && w->pos < w->n && (w->p[w->pos] & 0xe0) != 0x20)
+    if (sf_rd_off(&w->rd) == 0 && w->d->need_update && sf_rd_left(&w->rd) > 0 &&
+        (w->rd.p[0] & 0xe0) != 0x20)
         hp_fail(w, SF_E_MALFORMED, 0, "no size update after SETTINGS lowered the table");
-    while (w->pos < w->n) {
-        uint8_t b = w->p[w->pos];
-        size_t at = w->pos;
+    while (sf_rd_left(&w->rd) > 0) {
+        uint8_t b = w->rd.p[0]; /* the representation's kind; its reader reads it again */
+        size_t at = sf_rd_off(&w->rd);
         int rc = 0;
 
         if (b & 0x80) {
             struct hpack_field f;
             uint32_t idx;
 
-            rc = hpack_int_decode(w->p, w->n, &w->pos, 7, &idx);
+            rc = hpack_int_read(&w->rd, 7, &idx);
             if (rc == 0) {
                 hp_lookup(w, idx, at, &f);
                 hp_emit(w, &f, f.nlen + f.vlen, at);
@@ -897,7 +895,7 @@ static void hp_walk(struct hp_walk *w)
             char why[128];
             int urc;
 
-            rc = hpack_int_decode(w->p, w->n, &w->pos, 5, &v);
+            rc = hpack_int_read(&w->rd, 5, &v);
             if (rc == 0) {
                 if (!first)
                     hp_fail(w, SF_E_MALFORMED, at, "dynamic table size update after a field");
@@ -929,9 +927,6 @@ static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, size_t 
                         struct sf_err *err)
 {
     struct hp_walk w = {.d = d,
-                        .p = p,
-                        .n = n,
-                        .pos = from,
                         .fn = fn,
                         .arg = arg,
                         .skip = seen,
@@ -940,6 +935,8 @@ static int hp_own_block(struct hpack_dec *d, const uint8_t *p, size_t n, size_t 
                         .res = res,
                         .err = err};
 
+    sf_rd_init(&w.rd, p, n, 0);
+    sf_rd_skip(&w.rd, from);
     res->tolerant = !d->synced;
     hp_walk(&w);
     if (res->unknown)
@@ -1007,23 +1004,26 @@ static int hp_ng_fallback(struct hpack_dec *d, const uint8_t *p, size_t n, size_
 static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn, void *arg,
                        struct hpack_result *res, struct sf_err *err)
 {
-    size_t pos = 0, start = 0, list = 0;
+    struct sf_rd rd;
+    size_t start = 0, list = 0;
     unsigned emitted = 0;
     int rc = 0;
 
+    sf_rd_init(&rd, p, n, 0);
     for (;;) {
         nghttp2_nv nv;
         int fl = 0;
-        ssize_t rv = nghttp2_hd_inflate_hd2(d->ng, &nv, &fl, p + pos, n - pos, 1);
+        ssize_t rv = nghttp2_hd_inflate_hd2(d->ng, &nv, &fl, rd.p, sf_rd_left(&rd), 1);
 
         if (rv < 0) {
             /* nghttp2 cannot go on with this connection (its inflater is poisoned):
              * report, then decode the block again with the tolerant decoder, which
              * knows no table; fields already emitted are skipped. */
-            return hp_ng_fallback(d, p, n, pos, emitted, list, (int)rv, fn, arg, res, err);
+            return hp_ng_fallback(d, p, n, sf_rd_off(&rd), emitted, list, (int)rv, fn, arg, res,
+                                  err);
         }
-        start = pos;
-        pos += (size_t)rv;
+        start = sf_rd_off(&rd);
+        sf_rd_skip(&rd, (size_t)rv); /* nghttp2 consumed rv of the bytes it was given */
         if (fl & NGHTTP2_HD_INFLATE_EMIT) {
             struct hpack_field f = {(const char *)nv.name, nv.namelen, nv.value, nv.valuelen,
                                     (nv.flags & NGHTTP2_NV_FLAG_NO_INDEX) ? HPACK_F_NEVER_INDEXED
@@ -1063,7 +1063,7 @@ static int hp_ng_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_em
             nghttp2_hd_inflate_end_headers(d->ng);
             break;
         }
-        if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && pos == n)
+        if (!(fl & NGHTTP2_HD_INFLATE_EMIT) && sf_rd_left(&rd) == 0)
             break;
     }
     return rc;
