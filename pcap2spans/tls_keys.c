@@ -18,6 +18,8 @@
  * over the mapped file, reading each block header with the bounded reader (sf_rd).
  */
 #define _FILE_OFFSET_BITS 64
+#include "tls_keys.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,7 +34,6 @@
 #include "sf_line.h"
 #include "sf_map.h"
 #include "sf_rd.h"
-#include "tls.h"
 
 #define DSB_MAX (16u << 20) /* largest DSB we read (its secrets are text lines) */
 
