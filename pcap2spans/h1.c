@@ -19,16 +19,18 @@
  * starts like a request line (C2S) or a status line (S2C); one error is reported per
  * episode.  A header section over max_header_bytes is reported and skipped the same way.
  * Every header is offered to an sf_tracectx_set (allocated on the first context header).
+ * A header section itself (where it ends, its start line, its fields' facts) is read by
+ * h1_head.c.
  */
 #include "h1.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "conn.h"
 #include "ctx.h"
 #include "detect.h"
+#include "h1_head.h"
 #include "h2.h"
 #include "sf_buf.h"
 #include "sf_hex.h"
@@ -313,163 +315,7 @@ static void enqueue(struct h1 *h, struct h1_req *r)
     h->nq++;
 }
 
-/* ---- header sections --------------------------------------------------------------- */
-
-struct head_facts {
-    const char *host;
-    size_t host_len;
-    int64_t clen; /* -1 none, -2 invalid */
-    int chunked, upgrade_h2c, upgrade_any;
-    const char *h2s; /* first HTTP2-Settings value (RFC 7540 3.2.1) */
-    size_t h2s_len;
-    unsigned h2s_count;
-    struct sf_tracectx_set *ctx;
-    struct p2s_ctx *pctx; /* for its pool of context sets */
-};
-
-static int name_is(const char *n, size_t nl, const char *want)
-{
-    size_t wl = strlen(want);
-
-    return nl == wl && strncasecmp(n, want, wl) == 0;
-}
-
-/* Case-insensitive token search in a comma list ("gzip, chunked"). */
-static int has_token(const char *v, size_t vl, const char *tok)
-{
-    size_t tl = strlen(tok), i = 0;
-
-    while (i < vl) {
-        size_t j = i, e;
-        while (j < vl && v[j] != ',')
-            j++;
-        e = j;
-        while (i < e && (v[i] == ' ' || v[i] == '\t'))
-            i++;
-        while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-            e--;
-        if (e - i == tl && strncasecmp(v + i, tok, tl) == 0)
-            return 1;
-        i = j + 1;
-    }
-    return 0;
-}
-
-static int64_t parse_clen(const char *v, size_t vl)
-{
-    int64_t x = 0;
-    size_t i;
-
-    if (vl == 0 || vl > 18)
-        return -2;
-    for (i = 0; i < vl; i++) {
-        if (v[i] < '0' || v[i] > '9')
-            return -2;
-        x = x * 10 + (v[i] - '0');
-    }
-    return x;
-}
-
-static void field(struct head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
-{
-    int id = sf_tracectx_header_id(n, nl);
-
-    if (id >= 0) {
-        if (f->ctx == NULL)
-            f->ctx = p2s_set_get(f->pctx);
-        if (f->ctx)
-            sf_tracectx_set_add_id(f->ctx, id, (const uint8_t *)v, vl);
-    }
-    switch (n[0] | 0x20) {
-    case 'h':
-        if (name_is(n, nl, "host") && f->host == NULL) {
-            f->host = v;
-            f->host_len = vl;
-        } else if (name_is(n, nl, "http2-settings") && f->h2s_count++ == 0) {
-            f->h2s = v;
-            f->h2s_len = vl;
-        }
-        break;
-    case 'c':
-        if (name_is(n, nl, "content-length")) {
-            int64_t c = parse_clen(v, vl);
-            f->clen = (f->clen >= 0 && c != f->clen) ? -2 : c;
-        }
-        break;
-    case 't':
-        if (name_is(n, nl, "transfer-encoding") && vl >= 7 &&
-            strncasecmp(v + vl - 7, "chunked", 7) == 0)
-            f->chunked = 1;
-        break;
-    case 'u':
-        if (name_is(n, nl, "upgrade")) {
-            f->upgrade_any = 1;
-            f->upgrade_h2c |= has_token(v, vl, "h2c");
-        }
-        break;
-    default:
-        break;
-    }
-}
-
-/* Walk the field lines of a header section (after the start line). */
-static void fields(struct head_facts *f, const char *p, const char *end)
-{
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p)), *e, *colon, *v;
-        if (nl == NULL)
-            nl = end;
-        e = nl;
-        if (e > p && e[-1] == '\r')
-            e--;
-        colon = memchr(p, ':', (size_t)(e - p));
-        /* skip obs-fold continuations and lines without a colon */
-        if (colon && colon > p && *p != ' ' && *p != '\t') {
-            v = colon + 1;
-            while (v < e && (*v == ' ' || *v == '\t'))
-                v++;
-            while (e > v && (e[-1] == ' ' || e[-1] == '\t'))
-                e--;
-            field(f, p, (size_t)(colon - p), v, (size_t)(e - v));
-        }
-        p = nl + 1;
-    }
-}
-
-static int is_tchar(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           (c && strchr("!#$%&'*+-.^_`|~", c));
-}
-
-/* Split "METHOD SP target SP HTTP/1.x"; 0 or -1. */
-static int request_line(const char *p, size_t n, size_t *ml, const char **t, size_t *tl)
-{
-    size_t i = 0, j;
-
-    while (i < n && is_tchar((unsigned char)p[i]))
-        i++;
-    if (i == 0 || i > 32 || i >= n || p[i] != ' ')
-        return -1;
-    *ml = i;
-    j = ++i;
-    while (j < n && p[j] != ' ')
-        j++;
-    if (j == i || n - j != 9 || memcmp(p + j, " HTTP/1.", 8) != 0)
-        return -1;
-    *t = p + i;
-    *tl = j - i;
-    return 0;
-}
-
-static int status_line(const char *p, size_t n, int *status)
-{
-    if (n < 12 || memcmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ' || p[9] < '1' || p[9] > '5' ||
-        p[10] < '0' || p[10] > '9' || p[11] < '0' || p[11] > '9' || (n > 12 && p[12] != ' '))
-        return -1;
-    *status = (p[9] - '0') * 100 + (p[10] - '0') * 10 + (p[11] - '0');
-    return 0;
-}
+/* ---- messages: heads, bodies, chunks, resynchronisation ----------------------------- */
 
 static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts);
 
@@ -494,7 +340,7 @@ static int resync_error(struct h1 *h, struct h1_dir *d, struct sf_err *err, int 
 
 /* Enter the body state from the facts of a header section; `bodyless` for responses
  * that have none.  Returns 1 if a body follows, 0 if the message is complete. */
-static int body_state(struct h1_dir *d, const struct head_facts *f, int bodyless, int response)
+static int body_state(struct h1_dir *d, const struct h1_head_facts *f, int bodyless, int response)
 {
     if (bodyless)
         return 0;
@@ -575,7 +421,7 @@ static void start_tunnel(struct h1 *h, struct h1_req *r, int64_t ts)
 /* An h2c upgrade request keeps its HTTP2-Settings until the 101 (h2.c reads them
  * then); a value over P2S_H2C_SETTINGS_MAX is not kept, only its length.  Returns 0
  * or -1 (no memory). */
-static int keep_h2_settings(struct h1_req *r, const struct head_facts *f)
+static int keep_h2_settings(struct h1_req *r, const struct h1_head_facts *f)
 {
     r->h2s_count = f->h2s_count;
     r->h2s_len = f->h2s_len;
@@ -593,18 +439,15 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
     struct h1_dir *d = &h->d[P2S_C2S];
     const char *eol = memchr(p, '\n', n), *t;
     size_t l1, ml, tl;
-    struct head_facts f;
+    struct h1_head_facts f;
     struct h1_req *r;
 
     l1 = (size_t)(eol - p);
     if (l1 && p[l1 - 1] == '\r')
         l1--;
-    if (request_line(p, l1, &ml, &t, &tl) < 0)
+    if (h1_head_request_line(p, l1, &ml, &t, &tl) < 0)
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 request line");
-    memset(&f, 0, sizeof(f));
-    f.clen = -1;
-    f.pctx = h->ctx;
-    fields(&f, eol + 1, p + n);
+    h1_head_fields(&f, h->ctx, eol + 1, p + n);
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
     r = req_new(h, p, ml, f.host, f.host ? f.host_len : 0, t, tl);
@@ -656,18 +499,15 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     struct h1_dir *d = &h->d[P2S_S2C];
     const char *eol = memchr(p, '\n', n);
     size_t l1 = (size_t)(eol - p);
-    struct head_facts f;
+    struct h1_head_facts f;
     struct h1_req *r;
     int status;
 
     if (l1 && p[l1 - 1] == '\r')
         l1--;
-    if (status_line(p, l1, &status) < 0)
+    if (h1_head_status_line(p, l1, &status) < 0)
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 status line");
-    memset(&f, 0, sizeof(f));
-    f.clen = -1;
-    f.pctx = h->ctx;
-    fields(&f, eol + 1, p + n);
+    h1_head_fields(&f, h->ctx, eol + 1, p + n);
     d->resyncing = 0;
     d->s = S_START;
     if (status < 200 && status != 101) { /* interim (100 Continue, 103 Early Hints) */
@@ -722,24 +562,6 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
     return 0;
 }
 
-/* End of a header section in p[0..n): the offset just past its blank line, or 0 when it is
- * not all there.  A line ends at LF, with or without a CR before it (RFC 9112 section 2.2,
- * as fields() reads the lines), so the blank line follows the first LF that is followed by
- * LF or by CR LF. */
-static size_t head_end(const uint8_t *p, size_t n)
-{
-    const uint8_t *q = p, *end = p + n;
-
-    while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL) {
-        if (end - q >= 2 && q[1] == '\n')
-            return (size_t)(q - p) + 2;
-        if (end - q >= 3 && q[1] == '\r' && q[2] == '\n')
-            return (size_t)(q - p) + 3;
-        q++;
-    }
-    return 0;
-}
-
 static int parse_head(struct h1 *h, enum p2s_dir dir, const char *blk, size_t blen, int64_t ts,
                       struct sf_err *err)
 {
@@ -767,7 +589,7 @@ static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size
     int rc;
 
     if (old == 0) {
-        e = head_end(p + i, n - i);
+        e = h1_head_end(p + i, n - i);
         if (e && e <= cap) {
             *ip = i + e;
             return parse_head(h, dir, (const char *)p + i, e, ts, err);
@@ -786,7 +608,7 @@ static int head(struct h1 *h, enum p2s_dir dir, const uint8_t *p, size_t n, size
         return resync_error(h, d, err, SF_E_NOMEM, "out of memory for a header section");
     }
     from = old > 3 ? old - 3 : 0;
-    e = head_end(d->hdr.data + from, d->hdr.len - from);
+    e = h1_head_end(d->hdr.data + from, d->hdr.len - from);
     if (e) {
         e += from;
         *ip = i + (e - old);

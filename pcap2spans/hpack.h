@@ -36,7 +36,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hpack_huff.h"
 #include "sf_err.h"
+#include "sf_rd.h"
 
 struct hpack_limits {
     size_t max_field; /* one decoded field, name + value bytes */
@@ -101,22 +103,10 @@ int hpack_dec_uses_nghttp2(const struct hpack_dec *d);
 int hpack_dec_block(struct hpack_dec *d, const uint8_t *p, size_t n, hpack_emit_fn fn, void *arg,
                     struct hpack_result *res, struct sf_err *err);
 
-/* Decode an HPACK integer with an N-bit prefix (1..8) at p[*pos]; advances *pos.
- * Returns 0, SF_E_TRUNC, or SF_E_MALFORMED when it does not fit in 32 bits. */
-int hpack_int_decode(const uint8_t *p, size_t n, size_t *pos, int prefix, uint32_t *v);
-
-/* Huffman-decode in[0..n) (RFC 7541 Appendix B) into out (at most outsz bytes
- * stored).  *outlen gets the full decoded length even when it exceeds outsz (then
- * SF_E_LIMIT is returned and out holds the first outsz bytes).  Returns 0 or
- * SF_E_MALFORMED (EOS symbol, padding longer than 7 bits or not all ones). */
-int hpack_huff_decode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n, size_t *outlen);
-
-/* Huffman-encode in[0..n) into out; returns the encoded length, or 0 if it does not
- * fit in outsz (for tests and fuzz seeds). */
-size_t hpack_huff_encode(uint8_t *out, size_t outsz, const uint8_t *in, size_t n);
-
-/* Check the derived decoding tables against the RFC table (tests): 0 or -1. */
-int hpack_huff_selftest(void);
+/* Read an HPACK integer with an N-bit prefix (1..8), the prefix in the low bits of the
+ * reader's next byte (section 5.1), advancing past it.  Returns 0, SF_E_TRUNC (the
+ * reader's err is then set), or SF_E_MALFORMED when it does not fit in 32 bits. */
+int hpack_int_read(struct sf_rd *rd, int prefix, uint32_t *v);
 
 /* Static table entry 1..61 (RFC 7541 Appendix A); 0 if idx is out of range. */
 int hpack_static(uint32_t idx, const char **name, const char **value);

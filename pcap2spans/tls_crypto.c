@@ -14,6 +14,8 @@
  *   TLS 1.2 ChaCha: nonce = fixed_iv(12) XOR (0^4 || seq)
  *             AAD = seq(8) || type(1) || version(2) || plaintext length(2)
  */
+#include "tls_crypto.h"
+
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
@@ -21,7 +23,6 @@
 
 #include "sf_hex.h"
 #include "sf_sha256.h"
-#include "tls.h"
 
 #define TAG_LEN 16
 

@@ -18,6 +18,8 @@
  * over the mapped file, reading each block header with the bounded reader (sf_rd).
  */
 #define _FILE_OFFSET_BITS 64
+#include "tls_keys.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,7 +34,6 @@
 #include "sf_line.h"
 #include "sf_map.h"
 #include "sf_rd.h"
-#include "tls.h"
 
 #define DSB_MAX (16u << 20) /* largest DSB we read (its secrets are text lines) */
 
@@ -265,42 +266,46 @@ int p2s_tls_keys_load_file(struct p2s_tls_keys *k, const char *path, struct sf_e
     return (int)(added > 0x7fffffff ? 0x7fffffff : added);
 }
 
-static uint32_t get32(const uint8_t *p, int be)
+/* A 32-bit field in the section's byte order. */
+static uint32_t rd_u32(struct sf_rd *rd, int be)
 {
-    struct sf_rd rd;
-
-    sf_rd_init(&rd, p, 4, 0);
-    return be ? sf_rd_u32be(&rd) : sf_rd_u32le(&rd);
+    return be ? sf_rd_u32be(rd) : sf_rd_u32le(rd);
 }
 
 /* The DSBs of the pcapng blocks in p (n bytes, the whole file); total secrets added. */
 static int scan_blocks(struct p2s_tls_keys *k, const uint8_t *p, size_t n, struct sf_err *err)
 {
-    size_t off = 0;
+    struct sf_rd rd;
     int be = 0, total = 0;
 
-    while (n - off >= 12) {
-        const uint8_t *h = p + off;
+    sf_rd_init(&rd, p, n, 0);
+    while (sf_rd_left(&rd) >= 12) {
+        struct sf_rd blk;
         uint32_t type, blen;
-        if (sf_capmagic_is_pcapng(h)) { /* each section sets its byte order */
-            if ((be = sf_capmagic_pcapng_be(h + 8)) < 0)
+
+        /* 12 bytes are there: type, length and (in a Section Header Block) byte order */
+        if (sf_capmagic_is_pcapng(rd.p)) { /* each section sets its byte order */
+            if ((be = sf_capmagic_pcapng_be(rd.p + 8)) < 0)
                 break;
-        } else if (off == 0) {
+        } else if (sf_rd_off(&rd) == 0) {
             break; /* not pcapng */
         }
-        type = get32(h, be);
-        blen = get32(h + 4, be);
-        if (blen < 12 || blen % 4 || blen > n - off || (type == SF_PCAPNG_SHB_TYPE && blen < 28))
+        type = rd_u32(&rd, be);
+        blen = rd_u32(&rd, be);
+        if (blen < 12 || blen % 4 || blen - 8 > sf_rd_left(&rd) ||
+            (type == SF_PCAPNG_SHB_TYPE && blen < 28))
             break;
+        blk = sf_rd_sub(&rd, blen - 8); /* the body and the trailing length */
         if (type == 0x0000000a && blen >= 20 && blen - 12 <= DSB_MAX) {
-            uint32_t stype = get32(h + 8, be), slen = get32(h + 12, be);
+            uint32_t stype = rd_u32(&blk, be), slen = rd_u32(&blk, be);
             if (stype == 0x544c534b && slen <= blen - 20) {
-                int rc = p2s_tls_keys_load_text(k, (const char *)h + 16, slen, off + 16, err);
+                uint64_t off = sf_rd_off(&blk);
+                const char *text = (const char *)sf_rd_bytes(&blk, slen);
+                int rc = p2s_tls_keys_load_text(k, text, slen, off, err);
                 if (rc > 0)
                     total += rc;
             }
         }
-        off += blen;
     }
     return total;
 }

@@ -20,10 +20,10 @@ fi
 # with its reason:
 rd_allow=(
     # a lookup table built from the static code lengths, no packet bytes
-    'pcap2spans/hpack.c	hp_huff_bits[s] << 8'
+    'pcap2spans/hpack_huff.c	hp_huff_bits[s] << 8'
     # HPACK Huffman bit accumulator (RFC 7541 Appendix B): a bit stream, not a field;
     # bounded by its loop's i < n
-    'pcap2spans/hpack.c	(uint64_t)in[i++] << (56 - nb)'
+    'pcap2spans/hpack_huff.c	(uint64_t)in[i++] << (56 - nb)'
     # hashes the 16 address bytes ip.c already read; their byte order does not matter
     'pcap2spans/tcp.c	memcpy(&x, a, 8)'
     'pcap2spans/tcp.c	memcpy(&y, a + 8, 8)'

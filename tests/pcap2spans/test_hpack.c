@@ -511,33 +511,35 @@ static void test_huffman(void)
     TAP_OK(rc == SF_E_LIMIT && olen == 256, "output cap: SF_E_LIMIT with the full length");
 }
 
+/* hpack_int_read over n bytes of b: its result, the value in *v and the bytes read in *used. */
+static int int_read(const void *b, size_t n, int prefix, uint32_t *v, size_t *used)
+{
+    struct sf_rd rd;
+    int rc;
+
+    sf_rd_init(&rd, b, n, 0);
+    rc = hpack_int_read(&rd, prefix, v);
+    *used = (size_t)sf_rd_off(&rd);
+    return rc;
+}
+
 static void test_integers(void)
 {
-    uint8_t b[16];
-    size_t pos;
+    size_t used;
     uint32_t v;
 
-    pos = 0;
-    b[0] = 0x0a;
-    TAP_OK(hpack_int_decode(b, 1, &pos, 5, &v) == 0 && v == 10 && pos == 1, "C.1.1 10, 5-bit");
-    memcpy(b, "\x1f\x9a\x0a", 3);
-    pos = 0;
-    TAP_OK(hpack_int_decode(b, 3, &pos, 5, &v) == 0 && v == 1337 && pos == 3, "C.1.2 1337, 5-bit");
-    pos = 0;
-    b[0] = 0x2a;
-    TAP_OK(hpack_int_decode(b, 1, &pos, 8, &v) == 0 && v == 42, "C.1.3 42, 8-bit");
-    pos = 0;
-    TAP_EQ_INT(hpack_int_decode((const uint8_t *)"\x1f\x9a", 2, &pos, 5, &v), SF_E_TRUNC,
-               "truncated continuation");
-    memcpy(b, "\x1f\xe0\xff\xff\xff\x0f", 6); /* 31 + 0xffffffe0 = 0xffffffff */
-    pos = 0;
-    TAP_OK(hpack_int_decode(b, 6, &pos, 5, &v) == 0 && v == 0xffffffffu, "UINT32_MAX fits");
-    memcpy(b, "\x1f\xe1\xff\xff\xff\x0f", 6);
-    pos = 0;
-    TAP_EQ_INT(hpack_int_decode(b, 6, &pos, 5, &v), SF_E_MALFORMED, "2^32 overflows");
-    memcpy(b, "\x1f\x80\x80\x80\x80\x80\x80\x01", 8);
-    pos = 0;
-    TAP_EQ_INT(hpack_int_decode(b, 8, &pos, 5, &v), SF_E_MALFORMED, "too many continuation bytes");
+    TAP_OK(int_read("\x0a", 1, 5, &v, &used) == 0 && v == 10 && used == 1, "C.1.1 10, 5-bit");
+    TAP_OK(int_read("\x1f\x9a\x0a", 3, 5, &v, &used) == 0 && v == 1337 && used == 3,
+           "C.1.2 1337, 5-bit");
+    TAP_OK(int_read("\x2a", 1, 8, &v, &used) == 0 && v == 42, "C.1.3 42, 8-bit");
+    TAP_EQ_INT(int_read("\x1f\x9a", 2, 5, &v, &used), SF_E_TRUNC, "truncated continuation");
+    /* 31 + 0xffffffe0 = 0xffffffff */
+    TAP_OK(int_read("\x1f\xe0\xff\xff\xff\x0f", 6, 5, &v, &used) == 0 && v == 0xffffffffu,
+           "UINT32_MAX fits");
+    TAP_EQ_INT(int_read("\x1f\xe1\xff\xff\xff\x0f", 6, 5, &v, &used), SF_E_MALFORMED,
+               "2^32 overflows");
+    TAP_EQ_INT(int_read("\x1f\x80\x80\x80\x80\x80\x80\x01", 8, 5, &v, &used), SF_E_MALFORMED,
+               "too many continuation bytes");
 
     {
         struct hpack_dec *d = hpack_dec_new(&lim_default, 1, 0);
