@@ -665,99 +665,153 @@ static int seq_of(const struct h2_conn *c, enum p2s_dir dir, const uint8_t *q, u
     return 1;
 }
 
+/* ---- D_FRAMES: one frame at a time ------------------------------------------------- *
+ *
+ * Each frame goes header -> payload -> dispatch, and where a direction is in its frame
+ * follows from what it holds, so a frame may stop at any byte of one data call and go on
+ * in the next:
+ *
+ *   FS_HEADER   no payload byte held yet: the 9-byte header, read in place or gathered
+ *               in d->fb, then classified (frame_class): an absurd one resynchronises;
+ *               a streamed one (DATA, oversized, unknown) goes to FS_STREAM; one whose
+ *               payload is all in the call is dispatched in place; else -> FS_PAYLOAD
+ *   FS_PAYLOAD  header and part of the payload in d->fb: gather the rest, dispatch
+ *   FS_STREAM   d->skip_left payload bytes pass through (DATA bytes are counted and
+ *               fed to gRPC), then skip_end
+ */
+enum frame_step { FS_HEADER, FS_PAYLOAD, FS_STREAM };
+
+static enum frame_step frame_step(const struct h2_dir *d)
+{
+    if (d->skip_left > 0)
+        return FS_STREAM;
+    return d->fb.len <= H2_HDR ? FS_HEADER : FS_PAYLOAD;
+}
+
+/* FS_STREAM: the bytes of a streamed payload in this call. */
+static int step_stream(struct h2_conn *c, enum p2s_dir dir, struct sf_rd *in, int64_t ts)
+{
+    struct h2_dir *d = &c->d[dir];
+    size_t k = sf_rd_left(in) < d->skip_left ? sf_rd_left(in) : d->skip_left;
+    const uint8_t *q = sf_rd_bytes(in, k);
+
+    if (d->skip_type == T_DATA)
+        data_bytes(c, dir, q, k);
+    d->skip_left -= (uint32_t)k;
+    if (d->skip_left == 0)
+        skip_end(c, dir, ts);
+    return 1;
+}
+
+/* FS_PAYLOAD: gather the payload of the frame fh (its header in d->fb) and dispatch it
+ * once whole.  0 when the direction left D_FRAMES. */
+static int step_payload(struct h2_conn *c, enum p2s_dir dir, struct sf_rd *in,
+                        const struct frame_hdr *fh, int64_t ts)
+{
+    struct h2_dir *d = &c->d[dir];
+    uint32_t sid = fh->sid & 0x7fffffffu;
+    size_t need = H2_HDR + (size_t)fh->len - d->fb.len;
+    size_t k = need < sf_rd_left(in) ? need : sf_rd_left(in);
+
+    if (sf_buf_append(&d->fb, sf_rd_bytes(in, k), k) < 0) {
+        h2_fail(c, dir, SF_E_NOMEM, "out of memory buffering a frame");
+        enter_sync(c, dir);
+        sf_buf_reset(&d->fb);
+        return 0;
+    }
+    if (d->fb.len == H2_HDR + (size_t)fh->len) {
+        frame_begin(c, dir, fh->type, fh->flags, sid, fh->len, 0);
+        frame(c, dir, fh->type, fh->flags, sid, d->fb.data + H2_HDR, fh->len, ts);
+        sf_buf_reset(&d->fb);
+    }
+    return 1;
+}
+
+/* FS_HEADER: the frame header, then what its class says.  0 when the header is not all
+ * there yet or the direction left D_FRAMES. */
+static int step_header(struct h2_conn *c, enum p2s_dir dir, struct sf_rd *in, int64_t ts)
+{
+    struct h2_dir *d = &c->d[dir];
+    int direct = d->fb.len == 0 && sf_rd_left(in) >= H2_HDR; /* read in place */
+    struct frame_hdr fh;
+    uint32_t sid;
+    int cls, streamed;
+
+    if (d->fb.len == 0) {
+        d->fts = ts;
+        d->fseq_ok = seq_of(c, dir, in->p, &d->fseq);
+    }
+    if (!direct && d->fb.len < H2_HDR) {
+        size_t k = H2_HDR - d->fb.len < sf_rd_left(in) ? H2_HDR - d->fb.len : sf_rd_left(in);
+
+        sf_buf_append(&d->fb, sf_rd_bytes(in, k), k); /* within fb's max */
+        if (d->fb.len < H2_HDR)
+            return 0;
+    }
+    if (frame_hdr(direct ? in->p : d->fb.data, direct ? sf_rd_left(in) : d->fb.len, &fh) < 0)
+        return 0; /* not reached: a whole header is there */
+    sid = fh.sid & 0x7fffffffu;
+    cls = frame_class(c, dir, fh.len, fh.type, sid);
+    if (cls < 0) {
+        /* Never follow an absurd length: look for the next boundary from the byte
+         * after this header's first. */
+        if (direct)
+            sf_rd_skip(in, 1);
+        else
+            sf_buf_consume(&d->fb, 1);
+        enter_sync(c, dir);
+        return 0;
+    }
+    streamed = cls == 1 || fh.type == T_DATA;
+    if (cls == 1 || fh.len == 0 || (direct && sf_rd_left(in) - H2_HDR >= fh.len)) {
+        const uint8_t *pl = NULL;
+
+        if (direct)
+            sf_rd_skip(in, H2_HDR);
+        sf_buf_reset(&d->fb);
+        frame_begin(c, dir, fh.type, fh.flags, sid, fh.len, streamed);
+        if (streamed) {
+            if (fh.len == 0)
+                skip_end(c, dir, ts);
+            return 1;
+        }
+        if (direct)
+            pl = sf_rd_bytes(in, fh.len); /* the whole payload is in this call */
+        frame(c, dir, fh.type, fh.flags, sid, pl ? pl : (const uint8_t *)"", fh.len, ts);
+        return 1;
+    }
+    if (direct)
+        sf_buf_append(&d->fb, sf_rd_bytes(in, H2_HDR), H2_HDR);
+    return step_payload(c, dir, in, &fh, ts);
+}
+
 /* Bytes in D_FRAMES; returns how many were consumed (fewer than n only when the
  * direction left D_FRAMES). */
 static size_t feed_frames(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, size_t n,
                           int64_t ts)
 {
     struct h2_dir *d = &c->d[dir];
-    size_t i = 0;
+    struct sf_rd in;
+    int go = 1;
 
-    while (i < n && d->state == D_FRAMES) {
-        struct frame_hdr fh;
-        uint32_t len, sid;
-        uint8_t type, flags;
-        int cls, direct = d->fb.len == 0 && n - i >= H2_HDR;
+    sf_rd_init(&in, p, n, 0);
+    while (go && sf_rd_left(&in) > 0 && d->state == D_FRAMES) {
+        switch (frame_step(d)) {
+        case FS_HEADER:
+            go = step_header(c, dir, &in, ts);
+            break;
+        case FS_PAYLOAD: {
+            struct frame_hdr fh;
 
-        if (d->skip_left > 0) {
-            size_t k = n - i < d->skip_left ? n - i : d->skip_left;
-
-            if (d->skip_type == T_DATA)
-                data_bytes(c, dir, p + i, k);
-            d->skip_left -= (uint32_t)k;
-            i += k;
-            if (d->skip_left == 0)
-                skip_end(c, dir, ts);
-            continue;
-        }
-        if (d->fb.len == 0) {
-            d->fts = ts;
-            d->fseq_ok = seq_of(c, dir, p + i, &d->fseq);
-        }
-        if (!direct && d->fb.len < H2_HDR) {
-            size_t k = H2_HDR - d->fb.len < n - i ? H2_HDR - d->fb.len : n - i;
-
-            sf_buf_append(&d->fb, p + i, k); /* within fb's max */
-            i += k;
-            if (d->fb.len < H2_HDR)
-                break;
-        }
-        if (frame_hdr(direct ? p + i : d->fb.data, direct ? n - i : d->fb.len, &fh) < 0)
-            break; /* not reached: a whole header is there */
-        len = fh.len;
-        type = fh.type;
-        flags = fh.flags;
-        sid = fh.sid & 0x7fffffffu;
-        cls = d->fb.len <= H2_HDR ? frame_class(c, dir, len, type, sid) : 0;
-        if (cls < 0) {
-            /* Never follow an absurd length: look for the next boundary from the
-             * byte after this header's first. */
-            if (direct)
-                i++;
-            else
-                sf_buf_consume(&d->fb, 1);
-            enter_sync(c, dir);
+            go = frame_hdr(d->fb.data, d->fb.len, &fh) == 0 && step_payload(c, dir, &in, &fh, ts);
             break;
         }
-        if (cls == 1 || len == 0 || (direct && n - i - H2_HDR >= len)) {
-            const uint8_t *pl = direct ? p + i + H2_HDR : NULL;
-
-            if (direct)
-                i += H2_HDR;
-            sf_buf_reset(&d->fb);
-            frame_begin(c, dir, type, flags, sid, len, cls == 1 || type == T_DATA);
-            if (cls == 1 || type == T_DATA) {
-                if (len == 0)
-                    skip_end(c, dir, ts);
-                continue;
-            }
-            frame(c, dir, type, flags, sid, pl ? pl : (const uint8_t *)"", len, ts);
-            i += pl ? len : 0;
-            continue;
-        }
-        if (direct) {
-            sf_buf_append(&d->fb, p + i, H2_HDR);
-            i += H2_HDR;
-        }
-        {
-            size_t need = H2_HDR + (size_t)len - d->fb.len;
-            size_t k = need < n - i ? need : n - i;
-
-            if (sf_buf_append(&d->fb, p + i, k) < 0) {
-                h2_fail(c, dir, SF_E_NOMEM, "out of memory buffering a frame");
-                enter_sync(c, dir);
-                sf_buf_reset(&d->fb);
-                break;
-            }
-            i += k;
-        }
-        if (d->fb.len == H2_HDR + (size_t)len) {
-            frame_begin(c, dir, type, flags, sid, len, 0);
-            frame(c, dir, type, flags, sid, d->fb.data + H2_HDR, len, ts);
-            sf_buf_reset(&d->fb);
+        case FS_STREAM:
+            go = step_stream(c, dir, &in, ts);
+            break;
         }
     }
-    return i;
+    return (size_t)sf_rd_off(&in);
 }
 
 /* Bytes in D_SYNC: hold up to a window and look for two plausible frame headers in
