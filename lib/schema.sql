@@ -240,6 +240,19 @@ CREATE TABLE samples (
 CREATE INDEX samples_tid_ts ON samples(tid, ts_ns);
 CREATE INDEX samples_span ON samples(span_id);
 
+-- What each perf source recorded, event by event, and what became of it: samples
+-- holds the records of one sampling event (the CPU profile: --event-filter, else the
+-- first sampling event of the source); tracepoints (sched:sched_switch, ...) and any
+-- other event are counted here and kept out of every CPU figure.
+CREATE TABLE sample_events (
+    source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    event     TEXT NOT NULL,
+    kind      TEXT NOT NULL CHECK (kind IN ('sampling', 'tracepoint')),
+    records   INTEGER NOT NULL,
+    stored    INTEGER NOT NULL,               -- 1: its records are in samples
+    PRIMARY KEY (source_id, event)
+);
+
 -- Clock relations: t_to = t_from + offset_ns + skew_ppm * 1e-6 * (t_from - ref_ns),
 -- valid for t_from in [valid_from_ns, valid_to_ns] (NULL = unbounded).
 CREATE TABLE clock_fits (

@@ -60,6 +60,11 @@ static const char *const migrations[] = {
     "ALTER TABLE contexts_v4 RENAME TO contexts;"
     "CREATE INDEX contexts_span_row ON contexts(span_row);"
     "CREATE INDEX contexts_span_id ON contexts(span_id);",
+    /* 4 -> 5: sample_events, what a perf source recorded besides its CPU samples */
+    "CREATE TABLE sample_events (source_id INTEGER NOT NULL REFERENCES sources(id) "
+    "ON DELETE CASCADE, event TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN "
+    "('sampling', 'tracepoint')), records INTEGER NOT NULL, stored INTEGER NOT NULL, "
+    "PRIMARY KEY (source_id, event));",
 };
 
 int sf_dbi_fail(struct sf_db *db, struct sf_err *err, const char *what)

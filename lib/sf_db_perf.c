@@ -50,3 +50,20 @@ int sf_db_perf_sample(struct sf_db *db, int64_t source_id, const struct sf_perf_
     sf_db_bind_text(st, 10, s->span_id);
     return sf_db_exec_stmt(db, st, NULL, err);
 }
+
+int sf_db_perf_event(struct sf_db *db, int64_t source_id, const char *event, size_t n,
+                     int tracepoint, uint64_t records, int stored, struct sf_err *err)
+{
+    static const char ins[] = "INSERT INTO sample_events (source_id, event, kind, records, "
+                              "stored) VALUES (?1, ?2, ?3, ?4, ?5)";
+    sqlite3_stmt *st = sf_db_stmt(db, ins, err);
+
+    if (st == NULL)
+        return SF_E_DB;
+    sqlite3_bind_int64(st, 1, source_id);
+    sf_db_bind_textn(st, 2, event, n);
+    sqlite3_bind_text(st, 3, tracepoint ? "tracepoint" : "sampling", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, records > INT64_MAX ? INT64_MAX : (int64_t)records);
+    sqlite3_bind_int(st, 5, stored != 0);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}

@@ -35,4 +35,10 @@ int sf_db_perf_stack(struct sf_db *db, const char *frames, size_t n, int64_t *id
 int sf_db_perf_sample(struct sf_db *db, int64_t source_id, const struct sf_perf_sample *s,
                       struct sf_err *err);
 
+/* Record that source source_id held `records` records of event (n bytes), a
+ * tracepoint or a sampling event, and whether they went into samples (stored).
+ * Once per event and source.  Returns 0 or SF_E_DB. */
+int sf_db_perf_event(struct sf_db *db, int64_t source_id, const char *event, size_t n,
+                     int tracepoint, uint64_t records, int stored, struct sf_err *err);
+
 #endif

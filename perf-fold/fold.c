@@ -33,6 +33,7 @@ int fold_init(struct perf_fold_ctx *c)
     sf_buf_init(&c->event_filter, 1 << 20);
     sf_buf_init(&c->comm, 1 << 20);
     sf_buf_init(&c->event, 1 << 20);
+    sf_buf_init(&c->hdr_events, 1 << 20);
     sf_arena_init(&c->stacks.keys, 1 << 20, PF_TABLE_MAX);
     c->stk_cap = c->stk_pos = 1 << 16;
     c->stk = malloc(c->stk_cap);
@@ -48,6 +49,7 @@ void fold_free(struct perf_fold_ctx *c)
     sf_buf_free(&c->event_filter);
     sf_buf_free(&c->comm);
     sf_buf_free(&c->event);
+    sf_buf_free(&c->hdr_events);
     free(c->stk);
     fold_table_free(&c->stacks);
     inline_free(c);

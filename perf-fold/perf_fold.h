@@ -25,6 +25,7 @@
 #define PF_SHOW_ERRORS 5             /* bad lines printed before only counting */
 #define PF_RECORD_MAX  (64u << 20)   /* bytes of frames in one sample */
 #define PF_TABLE_MAX   (16ull << 30) /* bytes of distinct stack keys */
+#define PF_EVENTS_MAX  32            /* distinct events counted per source (--db) */
 
 struct pf_opts {
     int pid, tid, inline_, context, srcline, kernel, jit, addrs;
@@ -59,6 +60,16 @@ struct pf_header {
     /* filled by perfscript_header_detail() */
     int64_t ts_ns; /* -1 when absent */
     int cpu;       /* -1 when absent */
+    int tp_args;   /* text follows the event (a tracepoint's fields): event is set
+                    * from the middle of the line, has_event stays 0 */
+};
+
+/* --db: one event of the current source, and what became of its records. */
+struct pf_event_count {
+    char name[128];
+    size_t len;
+    int tracepoint, stored;
+    uint64_t records;
 };
 
 /* A callchain line ("\t ip sym+off (dso)"). */
@@ -126,6 +137,13 @@ struct perf_fold_ctx {
     struct sf_buf event_filter;
     int event_set, event_defaulted, event_warned;
 
+    /* --db: the current source's events (sample_events); the header's event
+     * descriptions as "\n" then "T" (tracepoint) or "S", the name and "\n" each */
+    struct pf_event_count evs[PF_EVENTS_MAX];
+    size_t nevs, ev_last;
+    uint64_t evs_more; /* records of events past PF_EVENTS_MAX */
+    struct sf_buf hdr_events;
+
     /* metadata of the current sample, for --db */
     struct sf_buf comm, event;
     int64_t ts_ns, pid, tid, cpu;
@@ -153,7 +171,9 @@ struct perf_fold_ctx {
 int perfscript_header(const char *s, size_t n, struct pf_header *h);
 
 /* Parse the cpu ("[002]") and time ("123.456789:") fields of a header line that
- * perfscript_header() accepted into h->cpu and h->ts_ns (-1 when absent). */
+ * perfscript_header() accepted into h->cpu and h->ts_ns (-1 when absent); when the
+ * event regex did not match (a tracepoint printed with its fields), the event after
+ * the time stamp into h->event, with h->tp_args set. */
 void perfscript_header_detail(const char *s, size_t n, struct pf_header *h);
 
 /* 1 if line is a callchain frame as stackcollapse-perf.pl's regex sees it. */

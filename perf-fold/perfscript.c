@@ -31,6 +31,7 @@
 #endif
 
 #include "sf_clock.h"
+#include "sf_db_perf.h"
 #include "sf_line.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
@@ -148,6 +149,8 @@ static void header_event(const char *s, size_t n, struct pf_header *h)
     size_t z = n, w0, v, u, t;
 
     h->has_event = 0;
+    h->tp_args = 0;
+    h->event.n = 0;
     h->period.n = 0;
     while (z > 0 && is_ws((unsigned char)s[z - 1]))
         z--;
@@ -231,6 +234,30 @@ int perfscript_header(const char *s, size_t n, struct pf_header *h)
     return 0;
 }
 
+/* After the time stamp: "[period] event: fields", the way perf script prints a
+ * tracepoint; the event regex (from the line's end) cannot see it. */
+static void middle_event(const char *p, const char *end, struct pf_header *h)
+{
+    const char *tok;
+
+    for (int k = 0; k < 2; k++) { /* the period, then the event */
+        while (p < end && is_ws((unsigned char)*p))
+            p++;
+        tok = p;
+        while (p < end && !is_ws((unsigned char)*p))
+            p++;
+        if (p - tok >= 2 && p[-1] == ':') {
+            h->event = (struct pf_str){tok, (size_t)(p - tok) - 1};
+            while (p < end && is_ws((unsigned char)*p))
+                p++;
+            h->tp_args = p < end;
+            return;
+        }
+        if (tok == p || !is_digit((unsigned char)*tok))
+            return;
+    }
+}
+
 void perfscript_header_detail(const char *s, size_t n, struct pf_header *h)
 {
     /* Fields after the pid/tid: "[cpu]" and "sec.frac:" in that order, others
@@ -261,6 +288,8 @@ void perfscript_header_detail(const char *s, size_t n, struct pf_header *h)
             int64_t ns;
             if (sf_clock_parse_ts(tok, len - 1, &ns) == 0)
                 h->ts_ns = ns;
+            if (!h->has_event)
+                middle_event(p, end, h);
             return;
         }
     }
@@ -366,12 +395,43 @@ static const char *excerpt(char *out, size_t outsz, const char *s, size_t n)
 }
 
 /* A comment line: stackcollapse skips it; --db takes the clock from it. */
+/* "# event : name = NAME, , id = { ... }, type = T, ..." (perf script --header):
+ * remember whether NAME is a tracepoint (type 2, PERF_TYPE_TRACEPOINT). */
+static int header_event_desc(struct perf_fold_ctx *c, const char *s, size_t n)
+{
+    static const char key[] = "# event : name = ";
+    const char *name = s + sizeof(key) - 1, *end = s + n, *ne, *ty;
+    char kind;
+
+    ne = memmem(name, (size_t)(end - name), ", id = ", 7);
+    ty = memmem(name, (size_t)(end - name), ", type = ", 9);
+    if (ty == NULL)
+        return 0;
+    if (ne == NULL || ne > ty)
+        ne = ty;
+    while (ne - name >= 2 && ne[-2] == ',' && ne[-1] == ' ')
+        ne -= 2; /* "name = cpu-clock, , id = " */
+    if (ne == name)
+        return 0;
+    kind = ty + 9 < end && ty[9] == '2' && (ty + 10 == end || !is_digit((unsigned char)ty[10]))
+               ? 'T'
+               : 'S';
+    if ((c->hdr_events.len == 0 && sf_buf_append(&c->hdr_events, "\n", 1)) ||
+        sf_buf_append(&c->hdr_events, &kind, 1) ||
+        sf_buf_append(&c->hdr_events, name, (size_t)(ne - name)) ||
+        sf_buf_append(&c->hdr_events, "\n", 1))
+        return -1;
+    return 0;
+}
+
 static int comment_line(struct perf_fold_ctx *c, const char *s, size_t n)
 {
-    static const char key[] = "# clockid: ";
+    static const char key[] = "# clockid: ", evkey[] = "# event : name = ";
     const char *dom;
     struct sf_err err;
 
+    if (c->db && n > sizeof(evkey) - 1 && memcmp(s, evkey, sizeof(evkey) - 1) == 0)
+        return header_event_desc(c, s, n);
     if (c->db == NULL || c->o.clock || n <= sizeof(key) - 1 || memcmp(s, key, sizeof(key) - 1))
         return 0;
     dom = sf_clock_domain(s + sizeof(key) - 1, n - (sizeof(key) - 1));
@@ -491,6 +551,82 @@ static void hcache_fill(struct perf_fold_ctx *c, const char *s, size_t n, const 
     hc->valid = 1;
 }
 
+/* Is the event a tracepoint?  As the header's event descriptions say; without
+ * them, when the line printed its fields after it, or when it is spelled
+ * "subsystem:name" with a name that is not a set of event modifiers (cycles:u,
+ * cpu-clock:ppp are sampling events). */
+static int is_tracepoint(const struct perf_fold_ctx *c, const struct pf_header *h)
+{
+    static const char mods[] = "ukhIGHpPSDWeb";
+    const char *col;
+    char key[sizeof(((struct pf_event_count *)0)->name) + 3];
+
+    if (c->hdr_events.len && h->event.n + 3 <= sizeof(key)) {
+        key[0] = '\n';
+        memcpy(key + 2, h->event.p, h->event.n);
+        key[h->event.n + 2] = '\n';
+        for (int k = 0; k < 2; k++) {
+            key[1] = "TS"[k];
+            if (memmem(c->hdr_events.data, c->hdr_events.len, key, h->event.n + 3))
+                return k == 0;
+        }
+    }
+    if (h->tp_args)
+        return 1;
+    col = memrchr(h->event.p, ':', h->event.n);
+    if (col == NULL || col == h->event.p)
+        return 0;
+    for (const char *q = col + 1; q < h->event.p + h->event.n; q++)
+        if (!memchr(mods, *q, sizeof(mods) - 1))
+            return 1;
+    return 0;
+}
+
+/* --db: the samples table holds the CPU profile, one sampling event: --event-filter's,
+ * else the source's first sampling event.  Tracepoints and other events are counted
+ * per source (sample_events) and kept out.  *pass gets 1 to store the sample, 0 to
+ * skip it, -1 for no memory; returns 0 when *pass is -1, else 1. */
+static int db_event_pass(struct perf_fold_ctx *c, const struct pf_header *h, int *pass)
+{
+    struct pf_event_count *e = NULL;
+
+    *pass = 1;
+    if (h->event.n == 0)
+        return 1; /* perf script -F without event: every sample is one */
+    if (c->ev_last < c->nevs && c->evs[c->ev_last].len == h->event.n &&
+        memcmp(c->evs[c->ev_last].name, h->event.p, h->event.n) == 0)
+        e = &c->evs[c->ev_last];
+    for (size_t i = 0; e == NULL && i < c->nevs; i++)
+        if (c->evs[i].len == h->event.n && memcmp(c->evs[i].name, h->event.p, h->event.n) == 0)
+            e = &c->evs[c->ev_last = i];
+    if (e == NULL && c->nevs < PF_EVENTS_MAX && h->event.n < sizeof(e->name)) {
+        e = &c->evs[c->ev_last = c->nevs++];
+        memcpy(e->name, h->event.p, h->event.n);
+        e->name[h->event.n] = 0;
+        e->len = h->event.n;
+        e->tracepoint = is_tracepoint(c, h);
+        e->records = 0;
+        if (!c->event_set && !e->tracepoint) {
+            if (set_str(&c->event_filter, h->event.p, h->event.n)) {
+                *pass = -1;
+                return 0;
+            }
+            c->event_set = 1;
+        }
+        e->stored = c->event_set && h->event.n == c->event_filter.len &&
+                    memcmp(h->event.p, c->event_filter.data, h->event.n) == 0;
+    }
+    if (e == NULL) {
+        c->evs_more++;
+        *pass = c->event_set && h->event.n == c->event_filter.len &&
+                memcmp(h->event.p, c->event_filter.data, h->event.n) == 0;
+        return 1;
+    }
+    e->records++;
+    *pass = e->stored;
+    return 1;
+}
+
 /* Returns 0 (*pass: 1 when the header opens a sample, 0 when its event is
  * filtered out) or -1 (no memory). */
 static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct pf_header *h,
@@ -499,7 +635,12 @@ static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct p
     size_t idn;
 
     *pass = 0;
-    if (h->has_event) {
+    if (c->db) {
+        perfscript_header_detail(s, n, h);
+        if (!db_event_pass(c, h, pass) || !*pass)
+            return *pass < 0 ? -1 : 0;
+        *pass = 0;
+    } else if (h->has_event) {
         if (!c->event_set) {
             if (set_str(&c->event_filter, h->event.p, h->event.n))
                 return -1;
@@ -525,13 +666,12 @@ static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct p
     c->have_pname = 1;
     *pass = 1;
     if (c->db) {
-        perfscript_header_detail(s, n, h);
         c->ts_ns = h->ts_ns;
         c->cpu = h->cpu;
         c->pid = h->num2.n ? dec_value(&h->num1) : SF_DB_NULL;
         c->tid = dec_value(h->num2.n ? &h->num2 : &h->num1);
         if (set_str(&c->comm, h->comm.p, h->comm.n) ||
-            set_str(&c->event, h->has_event ? h->event.p : "", h->has_event ? h->event.n : 0))
+            set_str(&c->event, h->event.n ? h->event.p : "", h->event.n))
             return -1;
     }
     return 0;
@@ -622,6 +762,35 @@ static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct ha
     return 0;
 }
 
+/* The source's events into sample_events; what was kept out said unless --quiet. */
+static int db_events(struct perf_fold_ctx *c, const char *path, struct sf_err *err)
+{
+    char out[400];
+    size_t k = 0;
+    int rc;
+
+    out[0] = 0;
+    for (size_t i = 0; i < c->nevs; i++) {
+        const struct pf_event_count *e = &c->evs[i];
+        if ((rc = sf_db_perf_event(c->db, c->source_id, e->name, e->len, e->tracepoint, e->records,
+                                   e->stored, err)))
+            return rc;
+        if (!e->stored && k < sizeof(out))
+            k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%llu %s%s", k ? ", " : "",
+                                  (unsigned long long)e->records, e->name,
+                                  e->tracepoint ? "" : " (a second sampling event)");
+    }
+    if (c->evs_more && k < sizeof(out))
+        k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%llu of further events", k ? ", " : "",
+                              (unsigned long long)c->evs_more);
+    if (k && !c->o.quiet)
+        fprintf(stderr,
+                "%s: %s: not CPU samples, kept out of the samples table (sample_events counts "
+                "them): %s%s\n",
+                PF_TOOL, path, out, c->event_set ? "" : "; no sampling event: no CPU profile");
+    return 0;
+}
+
 static int db_end(struct perf_fold_ctx *c, const char *path, struct hash_tap *tap, uint64_t bytes,
                   const char *error)
 {
@@ -647,6 +816,8 @@ static int db_end(struct perf_fold_ctx *c, const char *path, struct hash_tap *ta
         snprintf(sum, sizeof(sum), "%llu bad lines", (unsigned long long)c->bad_lines);
         error = sum;
     }
+    if (rc == 0)
+        rc = db_events(c, path, &err);
     if (rc == 0)
         rc = sf_db_source_end(c->db, c->source_id, error, c->lines, c->bad_lines, &err);
     if (rc) {
@@ -721,6 +892,13 @@ int perfscript_file(struct perf_fold_ctx *c, const char *path)
     }
     c->lines = c->bad_lines = 0;
     c->lineno = 0;
+    if (c->db) { /* each source picks its own sampling event */
+        c->nevs = c->ev_last = 0;
+        c->evs_more = 0;
+        sf_buf_reset(&c->hdr_events);
+        if (!(c->o.event_filter && c->o.event_filter[0]))
+            c->event_set = 0;
+    }
     sf_progress_start(&pg, sf_opt_want_progress(c->o.quiet) ? stderr : NULL, path, "B",
                       fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0);
     rc = read_lines(c, &r, &pg);

@@ -344,38 +344,99 @@ static int spool(struct ingest *g, struct input *in)
 /* perf.data: perf script with the fields perf-fold reads, into a temporary file. */
 static const char perf_fields[] = "comm,pid,tid,cpu,time,period,event,ip,sym,dso";
 
+/* Run perf script with args (NULL-terminated, after "perf script") and stdout into
+ * path.  Returns 0 when it exited 0. */
+static int run_perf_script(const char *path, const char *const *args)
+{
+    const char *argv[16] = {"perf", "script"};
+    pid_t pid;
+    int fd, st, k = 2;
+
+    while (*args && k < 15)
+        argv[k++] = *args++;
+    argv[k] = NULL;
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+        return -1;
+    fflush(NULL);
+    if ((pid = fork()) == 0) {
+        dup2(fd, 1);
+        execvp("perf", (char *const *)argv);
+        _exit(127);
+    }
+    close(fd);
+    return pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ? -1 : 0;
+}
+
+/* The fields to ask perf script for: perf stops ("Samples for 'cpu-clock' event do
+ * not have CPU attribute set") when one is asked that an event did not record, so a
+ * field whose sample_type bit some event lacks (cpu without -a or --sample-cpu, time
+ * without -T) is left out, as the header's event descriptions say. */
+static void perf_fields_for(const char *header, char *fields, size_t n)
+{
+    static const struct {
+        const char *field, *bit;
+    } need[] = {{"cpu,", "CPU"}, {"time,", "TIME"}, {"pid,", "TID"}, {"tid,", "TID"}};
+    int lacks[sizeof(need) / sizeof(need[0])] = {0};
+    char line[4096], *p;
+    FILE *f = fopen(header, "r");
+
+    while (f && fgets(line, sizeof(line), f)) {
+        char *st = strstr(line, "sample_type = "), *e;
+        if (strncmp(line, "# event : ", 10) != 0 || st == NULL)
+            continue;
+        st += 14;
+        e = st + strcspn(st, ", \n");
+        *e = 0;
+        for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+            size_t bl = strlen(need[i].bit);
+            int has = 0;
+            for (p = st; p && *p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
+                if (strncmp(p, need[i].bit, bl) == 0 && (p[bl] == '|' || p[bl] == 0))
+                    has = 1;
+            lacks[i] |= !has;
+        }
+    }
+    if (f)
+        fclose(f);
+    snprintf(fields, n, "%s,", perf_fields);
+    for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++) {
+        if (lacks[i] && (p = strstr(fields, need[i].field)))
+            memmove(p, p + strlen(need[i].field), strlen(p + strlen(need[i].field)) + 1);
+    }
+    fields[strlen(fields) - 1] = 0; /* the ',' added above */
+}
+
 static int perf_script(struct ingest *g, struct input *in)
 {
-    char out[160];
-    pid_t pid;
-    int fd, st;
+    char out[160], hdr[160], fields[sizeof(perf_fields) + 1];
+    const char *src;
 
     if (in->comp != SF_COMP_NONE && decompress(g, in) < 0)
         return -1;
     if (system("command -v perf >/dev/null 2>&1") != 0) {
         snprintf(in->note, sizeof(in->note),
                  "perf is not installed (Debian: linux-perf); run  perf script --header --ns "
-                 "-F %s -i FILE > perf.txt  where it is, and ingest perf.txt",
+                 "-F %s -i FILE > perf.txt  where it is (leave out cpu for a recording made "
+                 "without -a or --sample-cpu), and ingest perf.txt",
                  perf_fields);
         return -1;
     }
     if (make_tmpdir(g, in) < 0)
         return -1;
+    src = in->feed ? in->feed : in->path;
     snprintf(out, sizeof(out), "%s/%zu.perf.txt", g->tmpdir, (size_t)(in - g->in));
-    if ((fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
+    snprintf(hdr, sizeof(hdr), "%s/%zu.perf.hdr", g->tmpdir, (size_t)(in - g->in));
+    if (run_perf_script(hdr, (const char *[]){"--header-only", "-i", src, NULL}) < 0) {
+        snprintf(in->note, sizeof(in->note),
+                 "perf script --header-only failed (see its message above)");
         return -1;
-    fflush(NULL);
-    if ((pid = fork()) == 0) {
-        const char *src = in->feed ? in->feed : in->path;
-
-        dup2(fd, 1);
-        execlp("perf", "perf", "script", "--header", "--ns", "-F", perf_fields, "-i", src,
-               (char *)NULL);
-        _exit(127);
     }
-    close(fd);
-    if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        snprintf(in->note, sizeof(in->note), "perf script failed (see its message above)");
+    perf_fields_for(hdr, fields, sizeof(fields));
+    unlink(hdr);
+    if (run_perf_script(out, (const char *[]){"--header", "--ns", "-F", fields, "-i", src, NULL}) <
+        0) {
+        snprintf(in->note, sizeof(in->note), "perf script -F %s failed (see its message above)",
+                 fields);
         return -1;
     }
     free(in->feed);
@@ -450,6 +511,32 @@ static int64_t q_int(sqlite3 *db, const char *sql, const char *arg)
     return v;
 }
 
+/* "N samples of EVENT (not CPU samples: M sched:sched_switch, ...)" for perf source id. */
+static void perf_counts(sqlite3 *db, const char *id, char *out, size_t n)
+{
+    sqlite3_stmt *st;
+    size_t k;
+
+    k = (size_t)snprintf(
+        out, n, "%lld samples",
+        (long long)q_int(db, "SELECT count(*) FROM samples WHERE source_id = ?1", id));
+    if (sqlite3_prepare_v2(db,
+                           "SELECT (SELECT group_concat(event, ', ') FROM sample_events WHERE "
+                           "source_id = ?1 AND stored), (SELECT group_concat(records || ' ' || "
+                           "event, ', ') FROM sample_events WHERE source_id = ?1 AND NOT stored)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && k < n) {
+        if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+            k += (size_t)snprintf(out + k, n - k, " of %.60s", sqlite3_column_text(st, 0));
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL && k < n)
+            snprintf(out + k, n - k, " (not CPU samples, kept out: %.100s)",
+                     sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+}
+
 /* The newest source row for a path: its id, status, clock and units. */
 static void source_line(sqlite3 *db, const struct input *in)
 {
@@ -484,9 +571,7 @@ static void source_line(sqlite3 *db, const struct input *in)
                      (long long)q_int(
                          db, "SELECT count(*) FROM spans WHERE source_id = ?1 AND partial", idbuf));
         else if (strcmp(kind, "perf") == 0)
-            snprintf(
-                counts, sizeof(counts), "%lld samples",
-                (long long)q_int(db, "SELECT count(*) FROM samples WHERE source_id = ?1", idbuf));
+            perf_counts(db, idbuf, counts, sizeof(counts));
         else
             snprintf(counts, sizeof(counts), "%lld span events",
                      (long long)q_int(db, "SELECT count(*) FROM span_events WHERE source_id = ?1",

@@ -10,7 +10,8 @@ if ! command -v sqlite3 >/dev/null; then
 fi
 tap_tmpdir
 "$writer" "$tmp/x.db"; t $? "writer created a database"
-[ "$(sqlite3 "$tmp/x.db" 'PRAGMA user_version')" = 4 ]; t $? "sqlite3 shell reads user_version 4"
+ver=$(sed -n 's/^#define SF_DB_SCHEMA_VERSION //p' "$top/lib/sf_db.h")
+[ "$(sqlite3 "$tmp/x.db" 'PRAGMA user_version')" = "$ver" ]; t $? "sqlite3 shell reads user_version $ver"
 [ "$(sqlite3 "$tmp/x.db" "SELECT count(*) FROM span_events WHERE span_id='00f067aa0ba902b7'")" = 42 ]
 t $? "span id query as typed in the shell finds 42 rows"
 [ "$(sqlite3 "$tmp/x.db" "SELECT status||'/'||clock FROM sources")" = "complete/monotonic" ]
