@@ -12,7 +12,7 @@
  *
  *   costs     -2 log-likelihood of a segment (see "segment costs" below) under a
  *             normal mean, a normal mean+variance, a linear trend (normal residuals)
- *             and, for counts, a Poisson model, each O(1) from prefix sums, so PELT
+ *             and, when asked for, a Poisson model, each O(1) from prefix sums, so PELT
  *             runs in (near) linear time.  Every applicable cost is fitted and the
  *             one with the smallest penalised likelihood is kept (select_cost): a
  *             latency step picks the mean, a burst of jitter the mean+variance, a
@@ -95,8 +95,8 @@ void cp_defaults(struct cp_opts *o)
     o->cusum_h = 5.0;
     o->base_window = 60;
     o->base_fit = 15;
-    o->base_slope = 12.0;
-    o->base_rise = 0.40;
+    o->base_slope = 0.1;
+    o->base_rise = 1.0;
     o->base_run = 3;
     o->base_z = 2.5;
     o->base_abs = 0;
@@ -582,29 +582,34 @@ static double slope(const double *y, size_t k)
     return sxx > 0 ? sxy / sxx : 0;
 }
 
-/* One window of the baseline: is any rule alerting at i? */
-static int baseline_alert(const double *x, size_t i, const struct cp_opts *o, size_t *run)
+/* One window of the baseline: is any rule alerting at i?  The rules read z, the
+ * series standardised as a whole, so that their thresholds are in standard
+ * deviations and no rule depends on the series' unit (the design notes wrote them
+ * in ms and per cent of the level, which a series in ns or with an offset turns
+ * into "always" or "never"); the absolute ceiling alone reads the raw x. */
+static int baseline_alert(const double *x, const double *z, size_t i, const struct cp_opts *o,
+                          size_t *run)
 {
     size_t w0 = i + 1 > o->base_window ? i + 1 - o->base_window : 0, w = i + 1 - w0;
     double mean = 0, var = 0;
     int alert = 0;
 
     if (w >= 2 * o->base_fit && o->base_fit >= 2 &&
-        fabs(slope(x + i + 1 - o->base_fit, o->base_fit) - slope(x + w0, o->base_fit)) >
+        fabs(slope(z + i + 1 - o->base_fit, o->base_fit) - slope(z + w0, o->base_fit)) >
             o->base_slope)
         alert = 1;
     if (i >= 1) { /* history: the window before i */
         size_t h0 = i > o->base_window ? i - o->base_window : 0, h = i - h0;
         for (size_t j = h0; j < i; j++)
-            mean += x[j];
+            mean += z[j];
         mean /= (double)h;
         for (size_t j = h0; j < i; j++)
-            var += (x[j] - mean) * (x[j] - mean);
+            var += (z[j] - mean) * (z[j] - mean);
         var = h > 1 ? var / (double)(h - 1) : 0;
-        *run = x[i] > (1 + o->base_rise) * mean && mean > 0 ? *run + 1 : 0;
+        *run = z[i] - mean > o->base_rise ? *run + 1 : 0;
         if (*run >= o->base_run)
             alert = 1;
-        if (h >= 10 && var > 0 && (x[i] - mean) / sqrt(var) >= o->base_z)
+        if (h >= 10 && var > 0 && (z[i] - mean) / sqrt(var) >= o->base_z)
             alert = 1;
     }
     if (o->base_abs > 0 && x[i] > o->base_abs)
@@ -613,13 +618,14 @@ static int baseline_alert(const double *x, size_t i, const struct cp_opts *o, si
 }
 
 /* The design notes' baseline: alert start times (not change locations). */
-static long baseline(const double *x, size_t n, const struct cp_opts *o, size_t *out, size_t cap)
+static long baseline(const double *x, const double *z, size_t n, const struct cp_opts *o,
+                     size_t *out, size_t cap)
 {
     size_t m = 0, run = 0;
     int prev = 0;
 
     for (size_t i = 0; i < n && m < cap; i++) {
-        int a = baseline_alert(x, i, o, &run);
+        int a = baseline_alert(x, z, i, o, &run);
         if (a && !prev && i > 0)
             out[m++] = i;
         prev = a;
@@ -684,16 +690,24 @@ static int is_proportions(const double *x, const double *w, size_t n)
     return 1;
 }
 
-/* Whether cost k is fitted when the caller asked for `only`: auto fits every cost
- * that applies, the binomial alone on proportions (a normal density on the lattice
- * k / n is no rival for its probability: on a run of zeros it grows without bound);
- * poisson or binomial asked of data they do not fit means mean. */
+/* Whether cost k is fitted when the caller asked for `only`: auto fits the normal
+ * costs (mean, mean+variance, line) on plain values, the binomial alone on
+ * proportions with their trials (a normal density on the lattice k / n is no rival
+ * for its probability: on a run of zeros it grows without bound); poisson or
+ * binomial asked of data they do not fit means mean.
+ *
+ * Poisson is fitted only when asked for: its variance is its mean, so whether an
+ * integer series "is counts" decides nothing about its noise, and the answer would
+ * hang on the unit: a GDP series in dollars (integers near 1.6e13) had a change at
+ * every index, the same series in billions none.  The normal costs work on the
+ * standardised series and their likelihoods differ by the same n ln var, so the
+ * auto default gives the same change points for a x + b (a > 0) as for x. */
 static int cost_applies(enum cp_cost only, int k, int counts, int props)
 {
     if ((k == CP_COST_POISSON && !counts) || (k == CP_COST_BINOMIAL && !props))
         return 0;
     if (only == CP_COST_AUTO)
-        return props ? k == CP_COST_BINOMIAL : 1;
+        return props ? k == CP_COST_BINOMIAL : k != CP_COST_POISSON;
     return k == (int)only || (k == CP_COST_MEAN && ((only == CP_COST_POISSON && !counts) ||
                                                     (only == CP_COST_BINOMIAL && !props)));
 }
@@ -878,24 +892,26 @@ static long blocked(enum cp_detector d, const double *z, const double *w, size_t
     return m;
 }
 
-long cp_detect(enum cp_detector d, const double *x, const double *w, size_t n,
-               const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
+/* A result that marks three indices or more, and more than one in CP_DENSE_MAX, is a
+ * failure of the model (a unit, a trend or a noise it does not describe), not a
+ * finding: its mean segment would be shorter than CP_DENSE_MAX observations.  (Two
+ * are a spike, which a short series may well have.) */
+#define CP_DENSE_MAX 3
+
+static long detect(enum cp_detector d, const double *x, const double *w, size_t n,
+                   const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
 {
-    struct cp_info tmp;
     double *z, m0 = 0, var = 0;
     long m;
 
-    if (info == NULL)
-        info = &tmp;
-    memset(info, 0, sizeof(*info));
-    info->cost = CP_COST_MEAN; /* what a series too short or constant is assessed with */
-    if (d == CP_BASELINE)
-        return baseline(x, n, o, out, cap);
-    if (n < 2)
-        return 0;
     if ((z = malloc(n * sizeof(*z))) == NULL)
         return -1;
     cp_standardise(x, n, z);
+    if (d == CP_BASELINE) {
+        m = baseline(x, z, n, o, out, cap);
+        free(z);
+        return m;
+    }
     for (size_t i = 0; i < n; i++)
         m0 += x[i] / (double)n;
     for (size_t i = 0; i < n; i++)
@@ -923,6 +939,26 @@ long cp_detect(enum cp_detector d, const double *x, const double *w, size_t n,
         m = 0;
     }
     free(z);
+    return m;
+}
+
+long cp_detect(enum cp_detector d, const double *x, const double *w, size_t n,
+               const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info)
+{
+    struct cp_info tmp;
+    long m;
+
+    if (info == NULL)
+        info = &tmp;
+    memset(info, 0, sizeof(*info));
+    info->cost = CP_COST_MEAN; /* what a series too short or constant is assessed with */
+    if (n < 2)
+        return 0;
+    m = detect(d, x, w, n, o, out, cap, info);
+    if (m >= 3 && (size_t)m * CP_DENSE_MAX > n) {
+        info->rejected = (size_t)m;
+        m = 0;
+    }
     return m;
 }
 

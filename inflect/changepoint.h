@@ -14,7 +14,7 @@ enum cp_detector {
     CP_PELT_MBIC, /* PELT, squared-error cost, plain MBIC penalty 3 ln n (one pass) */
     CP_BINSEG,    /* binary segmentation, same cost and penalty rule as CP_PELT */
     CP_CUSUM,     /* two-sided self-starting CUSUM (k = 0.5, h = 5 sd), alarm onsets */
-    CP_BASELINE,  /* the design notes' rules (slopes, +40 %, z >= 2.5), alert starts */
+    CP_BASELINE,  /* the design notes' rules in sd (slopes, a rise, z >= 2.5), alert starts */
     CP_NDETECTORS
 };
 
@@ -54,8 +54,8 @@ struct cp_opts {
     double cusum_h;     /* CUSUM decision interval, in sd (5) */
     size_t base_window; /* baseline: sliding window (60) */
     size_t base_fit;    /* baseline: points per slope fit (15) */
-    double base_slope;  /* baseline: slope difference per window (12, raw units) */
-    double base_rise;   /* baseline: relative rise (0.40) for base_run windows */
+    double base_slope;  /* baseline: slope difference per window (0.1 sd) */
+    double base_rise;   /* baseline: rise over the window's mean (1 sd) for base_run windows */
     size_t base_run;    /* baseline: consecutive windows (3) */
     double base_z;      /* baseline: z score (2.5) */
     double base_abs;    /* baseline: absolute ceiling (e.g. 0.008 error rate), 0 = off */
@@ -71,6 +71,9 @@ struct cp_info {
     double rho;     /* lag-1 autocorrelation of residuals (clamped) */
     double penalty; /* per change, in -2 log-likelihood units */
     int iterations;
+    size_t rejected; /* > 0: the detector marked this many of the n points (3 or
+                        more, and more than n / 3), a failure of the model, and none
+                        is reported */
 };
 
 /* Run detector d on x[0..n) (raw values; detectors standardise as they need).
@@ -79,7 +82,10 @@ struct cp_info {
  * binomial count (cost auto or binomial); w is ignored unless every w[i] > 0 and
  * every x[i] is in [0, 1].  info (CP_PELT, CP_BINSEG) gets the chosen cost and its
  * scale.  Writes at most cap indices to out and returns how many, or -1 when out
- * of memory.  info may be NULL. */
+ * of memory.  info may be NULL.  Every detector gives the same result for a x + b
+ * (a > 0) as for x (the poisson cost, only when asked for, and the baseline's
+ * absolute ceiling aside).  A result of 3 or more points that marks more than a
+ * third of the series is returned as none, its count in info->rejected. */
 long cp_detect(enum cp_detector d, const double *x, const double *w, size_t n,
                const struct cp_opts *o, size_t *out, size_t cap, struct cp_info *info);
 

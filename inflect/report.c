@@ -268,6 +268,14 @@ void report_series_section(struct report *rp, const struct inflect_result *r)
              cp_cost_name((enum cp_cost)r->info.cost), r->info.sigma2, r->info.rho,
              r->info.penalty);
     report_para(rp, para);
+    if (r->info.rejected) {
+        snprintf(para, sizeof(para),
+                 "The model marked %zu of the %zu observations as change points: that is a "
+                 "failure of the model (a unit, a trend or a noise it does not describe), not a "
+                 "finding, so none is reported.",
+                 r->info.rejected, s->n);
+        report_para(rp, para);
+    }
     series_chart(rp, r);
     if (r->npts) {
         report_table_head(rp, head, 9);

@@ -441,5 +441,6 @@ void inflect_json_series(struct sf_jw *w, const struct inflect_ctx *ctx,
     sf_jw_num(w, "rho", r->info.rho);
     sf_jw_num(w, "penalty", r->info.penalty);
     sf_jw_int(w, "iterations", r->info.iterations);
+    sf_jw_int(w, "rejected", (int64_t)r->info.rejected);
     sf_jw_end(w);
 }

@@ -1,4 +1,4 @@
--- spanfold database schema, version 4 (PRAGMA user_version = 4).
+-- spanfold database schema, version 5 (PRAGMA user_version = 5).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -274,4 +274,4 @@ CREATE TABLE clock_fits (
 
 -- The version this file is (sf_db sets it too when it creates a database from it), so
 -- that a file made with `sqlite3 DB < lib/schema.sql` is a current spanfold database.
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

@@ -17,7 +17,8 @@
 # Speed: CPU time (user+sys) of inflect per series against the same PELT in pure
 # Python (ruptures' Pelt(l2) too when `import ruptures` works), median of 5 runs.
 #
-# Exit status 1 when the cross-validated F1 < 0.70 or cover < 0.65, or when the
+# Exit status 1 when the cross-validated F1 < 0.70 or cover < 0.65, when any detector
+# gives other change points on a series in its natural units than z-scored, or when the
 # default finds nothing on a series where every annotator marked a change.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -20,4 +20,8 @@ sqlite3 "$tmp/x.db" 'PRAGMA integrity_check' | grep -qx ok; t $? "integrity_chec
 sqlite3 "$tmp/x.db" 'PRAGMA foreign_key_check' | grep -q . ; t $((! $?)) "no foreign key violations"
 # the schema stored in the file is the one in lib/schema.sql
 sqlite3 "$tmp/x.db" .schema | grep -qE 'trace_id_lo +TEXT GENERATED ALWAYS'; t $? "schema has the generated trace_id_lo"
+# a file made by the sqlite3 shell from lib/schema.sql alone is the current version too
+sqlite3 "$tmp/shell.db" <"$top/lib/schema.sql"
+[ "$(sqlite3 "$tmp/shell.db" 'PRAGMA user_version')" = "$ver" ]
+t $? "lib/schema.sql sets user_version $ver (SF_DB_SCHEMA_VERSION)"
 tap_plan
