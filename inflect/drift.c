@@ -41,52 +41,6 @@ void drift_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi)
     *hi = fmin(1, mid + half);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
-double drift_ot_rate(const char *ts)
-{
-    const char *p = ts;
-
-    /* members are "key=value" separated by ',' (optional spaces) */
-    while (p && *p) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (strncmp(p, "ot=", 3) == 0) {
-            const char *v = p + 3;
-            while (*v && *v != ',') {
-                if (strncmp(v, "th:", 3) == 0) {
-                    uint64_t t = 0;
-                    int len = 0, h;
-                    v += 3;
-                    while (len < 15 && (h = hexval((unsigned char)*v)) >= 0) {
-                        t = t << 4 | (uint64_t)h;
-                        len++;
-                        v++;
-                    }
-                    if (len == 0 || len > 14 || (*v && *v != ';' && *v != ','))
-                        return NAN;
-                    t <<= 4 * (14 - len);
-                    return (double)((1ULL << 56) - t) / (double)(1ULL << 56);
-                }
-                while (*v && *v != ';' && *v != ',')
-                    v++;
-                if (*v == ';')
-                    v++;
-            }
-            return NAN;
-        }
-        p = strchr(p, ',');
-    }
-    return NAN;
-}
-
 static uint64_t splitmix(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);

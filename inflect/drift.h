@@ -53,11 +53,6 @@ void drift_result_free(struct drift_result *r);
 /* Wilson score interval of k successes in n trials. */
 void drift_wilson(uint64_t k, uint64_t n, double z, double *lo, double *hi);
 
-/* Keep probability from a W3C tracestate holding OpenTelemetry's "ot=th:HEX"
- * (56-bit rejection threshold T, HEX = its leading 1..14 hex digits):
- * p = (2^56 - T) / 2^56 ("th:8" = 0.5, "th:0" = 1).  NaN when absent or bad. */
-double drift_ot_rate(const char *tracestate);
-
 /* A Binomial(n, p) draw from the splitmix64 state *rng (exact inversion for
  * small means, normal approximation for large). */
 uint64_t drift_binomial(uint64_t *rng, uint64_t n, double p);

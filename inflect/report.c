@@ -20,8 +20,8 @@
 #include "clockdrift.h"
 #include "drift.h"
 #include "gnuplot.h"
+#include "sf_spans.h"
 #include "sf_text.h"
-#include "spans.h"
 
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n)
 {
@@ -336,20 +336,20 @@ int report_series(const struct inflect_ctx *ctx, const char *input,
 
 /* ---- --db report ------------------------------------------------------------------ */
 
-static void latency_chart(struct report *rp, const struct span_windows *sw, size_t g,
+static void latency_chart(struct report *rp, const struct sf_span_windows *sw, size_t g,
                           const struct inflect_result *res, const double *x)
 {
-    static const int ms[3] = {M_P50, M_P95, M_P99};
+    static const int ms[3] = {SF_M_P50, SF_M_P95, SF_M_P99};
     static const char *const col[3] = {"#2ca02c", "#1f77b4", "#d62728"};
-    const struct win_group *wg = &sw->g[g];
-    const struct inflect_result *p99 = &res[g * M_NMETRICS + M_P99];
+    const struct sf_win_group *wg = &sw->g[g];
+    const struct inflect_result *p99 = &res[g * SF_M_NMETRICS + SF_M_P99];
     struct gp_chart c;
     char file[96], title[200];
 
     memset(&c, 0, sizeof(c));
     for (int k = 0; k < 3; k++)
-        c.lines[k] = (struct gp_line){spans_metric_name((enum span_metric)ms[k]), x, wg->m[ms[k]],
-                                      sw->nwin, col[k]};
+        c.lines[k] = (struct gp_line){sf_spans_metric_name((enum sf_span_metric)ms[k]), x,
+                                      wg->m[ms[k]], sw->nwin, col[k]};
     c.nlines = 3;
     for (size_t k = 0; k < p99->npts && c.nmarks < GP_MAX_MARKS; k++) {
         c.marks[c.nmarks] = x[p99->s->row[p99->pts[k].index]];
@@ -364,7 +364,7 @@ static void latency_chart(struct report *rp, const struct span_windows *sw, size
     draw(rp, file, &c);
 }
 
-static void sampling_chart(struct report *rp, const struct span_windows *sw, size_t g,
+static void sampling_chart(struct report *rp, const struct sf_span_windows *sw, size_t g,
                            const struct drift_result *dr, const double *pi, const double *x)
 {
     struct gp_chart c;
@@ -397,13 +397,14 @@ static void sampling_chart(struct report *rp, const struct span_windows *sw, siz
 static void inflection_table(struct report *rp, const struct inflect_result *res, size_t g,
                              const double *x)
 {
-    static const int ms[] = {M_P99, M_P50, M_ERROR_RATE, M_THROUGHPUT, M_SAMPLED_SHARE};
+    static const int ms[] = {SF_M_P99, SF_M_P50, SF_M_ERROR_RATE, SF_M_THROUGHPUT,
+                             SF_M_SAMPLED_SHARE};
     static const char *const head[] = {"metric", "window", "t (s)",      "kind",   "before",
                                        "after",  "change", "confidence", "windows"};
     int any = 0;
 
     for (size_t i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
-        const struct inflect_result *r = &res[g * M_NMETRICS + (size_t)ms[i]];
+        const struct inflect_result *r = &res[g * SF_M_NMETRICS + (size_t)ms[i]];
         for (size_t k = 0; k < r->npts; k++) {
             const struct cp_point *p = &r->pts[k];
             size_t w = r->s->row[p->index];
@@ -501,7 +502,7 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
 }
 
 /* DIR/windows.csv: the numbers behind every chart; RFC 4180, the group a quoted field. */
-static int windows_csv(struct report *rp, const struct span_windows *sw,
+static int windows_csv(struct report *rp, const struct sf_span_windows *sw,
                        const struct drift_result *drift, const double *const *pi)
 {
     char path[1200];
@@ -513,15 +514,15 @@ static int windows_csv(struct report *rp, const struct span_windows *sw,
         return -1;
     }
     fputs("group,window,t_s", f);
-    for (int m = 0; m < M_NMETRICS; m++)
-        fprintf(f, ",%s", spans_metric_name((enum span_metric)m));
+    for (int m = 0; m < SF_M_NMETRICS; m++)
+        fprintf(f, ",%s", sf_spans_metric_name((enum sf_span_metric)m));
     fputs(",traces,trials,kept,configured_rate,wilson_lo,wilson_hi\n", f);
     for (size_t g = 0; g < sw->ng; g++) {
-        const struct win_group *wg = &sw->g[g];
+        const struct sf_win_group *wg = &sw->g[g];
         for (size_t w = 0; w < sw->nwin; w++) {
             sf_text_csv(f, wg->name, strlen(wg->name));
             fprintf(f, ",%zu,%.10g", w, (double)sw->win[w] * (double)sw->window_ns / 1e9);
-            for (int m = 0; m < M_NMETRICS; m++)
+            for (int m = 0; m < SF_M_NMETRICS; m++)
                 isfinite(wg->m[m][w]) ? fprintf(f, ",%.10g", wg->m[m][w]) : fputs(",", f);
             fprintf(f, ",%llu,%llu,%llu", (unsigned long long)wg->traces[w],
                     (unsigned long long)wg->trials[w], (unsigned long long)wg->kept[w]);
@@ -536,7 +537,7 @@ static int windows_csv(struct report *rp, const struct span_windows *sw,
     return bad ? -1 : 0;
 }
 
-int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
+int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
               const double *const *pi, const struct clock_report *clk, const char *outlier_note)
 {

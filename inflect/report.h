@@ -6,7 +6,7 @@
 
 #include "inflect.h"
 
-struct span_windows;
+struct sf_span_windows;
 struct drift_result;
 struct clock_report;
 
@@ -38,11 +38,11 @@ int report_series(const struct inflect_ctx *ctx, const char *input,
 
 /* --db: overview, per group latency chart + inflection table + sampling chart
  * (Wilson band, configured rate) + verdict, clock table and residual chart, and
- * DIR/windows.csv with every window's numbers.  res is ng * M_NMETRICS results
+ * DIR/windows.csv with every window's numbers.  res is ng * SF_M_NMETRICS results
  * in group-major order; drift and pi have ng entries.  The warnings (sources not
  * complete: sw->note; outliers and cut gaps: outlier_note) open the report.
  * Returns 0 or -1 (printed). */
-int report_db(const struct inflect_ctx *ctx, const struct span_windows *sw,
+int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
               const double *const *pi, const struct clock_report *clk, const char *outlier_note);
 

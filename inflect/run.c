@@ -15,7 +15,7 @@
 #include "report.h"
 #include "sf_err.h"
 #include "sf_json.h"
-#include "spans.h"
+#include "sf_spans.h"
 
 double inflect_expect_rate(const struct inflect_ctx *ctx, const char *group)
 {
@@ -34,22 +34,22 @@ int run_print_err(const struct inflect_ctx *ctx, const struct sf_err *err, const
 }
 
 /* What each --db metric measures, for the units its gates may use. */
-static const enum sf_gate_kind metric_kind[M_NMETRICS] = {
-    [M_COUNT] = SF_GATE_K_COUNT,
-    [M_THROUGHPUT] = SF_GATE_K_NUMBER,
-    [M_P50] = SF_GATE_K_MS,
-    [M_P95] = SF_GATE_K_MS,
-    [M_P99] = SF_GATE_K_MS,
-    [M_MAX] = SF_GATE_K_MS,
-    [M_ERROR_RATE] = SF_GATE_K_SHARE,
-    [M_SAMPLED_SHARE] = SF_GATE_K_SHARE,
-    [M_AMPLIFICATION] = SF_GATE_K_NUMBER,
+static const enum sf_gate_kind metric_kind[SF_M_NMETRICS] = {
+    [SF_M_COUNT] = SF_GATE_K_COUNT,
+    [SF_M_THROUGHPUT] = SF_GATE_K_NUMBER,
+    [SF_M_P50] = SF_GATE_K_MS,
+    [SF_M_P95] = SF_GATE_K_MS,
+    [SF_M_P99] = SF_GATE_K_MS,
+    [SF_M_MAX] = SF_GATE_K_MS,
+    [SF_M_ERROR_RATE] = SF_GATE_K_SHARE,
+    [SF_M_SAMPLED_SHARE] = SF_GATE_K_SHARE,
+    [SF_M_AMPLIFICATION] = SF_GATE_K_NUMBER,
 };
 
 static int metric_by_name(const char *s)
 {
-    for (int m = 0; m < M_NMETRICS; m++)
-        if (strcmp(s, spans_metric_name((enum span_metric)m)) == 0)
+    for (int m = 0; m < SF_M_NMETRICS; m++)
+        if (strcmp(s, sf_spans_metric_name((enum sf_span_metric)m)) == 0)
             return m;
     return -1;
 }
@@ -81,7 +81,7 @@ static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, s
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
                           "unknown metric (count, throughput, p50, p95, p99, max, error_rate, "
                           "sampled_share, amplification; GROUP/METRIC for one group)");
-    snprintf(ig->metric, sizeof(ig->metric), "%s", spans_metric_name((enum span_metric)m));
+    snprintf(ig->metric, sizeof(ig->metric), "%s", sf_spans_metric_name((enum sf_span_metric)m));
     return sf_gate_check(&ig->g, metric_kind[m], err);
 }
 

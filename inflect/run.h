@@ -12,13 +12,13 @@ int run_series(const struct inflect_ctx *ctx);
  * JSON, gates.  Returns the exit status as run_series. */
 int run_db(const struct inflect_ctx *ctx);
 
-/* The --db mode's series: one per group and metric (group-major, M_NMETRICS each) from
+/* The --db mode's series: one per group and metric (group-major, SF_M_NMETRICS each) from
  * the windows with data (row = window index), each analysed (inflect_analyse; the error
  * rate also with the 0.8 % baseline ceiling).  *ser and *res are calloc'ed even on
  * failure (free each element with series_free / inflect_result_free, then the arrays).
  * Returns 0 or -1 (out of memory). */
-struct span_windows;
-int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
+struct sf_span_windows;
+int run_db_series(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
                   struct inflect_series **ser, struct inflect_result **res);
 
 /* What the gates see besides the series: the sampling-drift verdict and how much

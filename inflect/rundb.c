@@ -1,6 +1,6 @@
 /* rundb.c - the --db mode: spans -> windows -> change points, drift, clocks.
  *
- *   spans_window()  per group and window: count, throughput, P50/P95/P99/max,
+ *   sf_spans_window()  per group and window: count, throughput, P50/P95/P99/max,
  *                   error rate, sampled share, amplification
  *   inflect_analyse() on every (group, metric) series
  *   drift_analyse() per group against --expect-rate^--tiers or ot=th
@@ -19,25 +19,25 @@
 #include "sf_err.h"
 #include "sf_json.h"
 #include "sf_opt.h"
+#include "sf_spans.h"
 #include "sf_text.h"
-#include "spans.h"
-#include "window.h"
+#include "sf_window.h"
 
 /* Everything one --db run computed, for the JSON and the report. */
 struct db_run {
-    struct span_windows sw;
-    struct inflect_series *ser; /* ng * M_NMETRICS */
+    struct sf_span_windows sw;
+    struct inflect_series *ser; /* ng * SF_M_NMETRICS */
     struct inflect_result *res; /* same order */
     struct drift_result *drift; /* ng */
     double **pi;                /* ng: configured keep probability per window */
     struct clock_report clk;
     int drift_alarm;
-    char outlier_note[400]; /* spans_outlier_note */
+    char outlier_note[400]; /* sf_spans_outlier_note */
 };
 
 static void db_run_free(struct db_run *d)
 {
-    size_t ns = d->sw.ng * M_NMETRICS;
+    size_t ns = d->sw.ng * SF_M_NMETRICS;
     for (size_t i = 0; d->res && i < ns; i++) {
         inflect_result_free(&d->res[i]);
         series_free(&d->ser[i]);
@@ -51,29 +51,29 @@ static void db_run_free(struct db_run *d)
     free(d->drift);
     free(d->pi);
     clock_free(&d->clk);
-    spans_free(&d->sw);
+    sf_spans_free(&d->sw);
 }
 
-int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
+int run_db_series(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
                   struct inflect_series **ser, struct inflect_result **res)
 {
-    size_t ns = sw->ng * M_NMETRICS;
+    size_t ns = sw->ng * SF_M_NMETRICS;
 
     *ser = calloc(ns ? ns : 1, sizeof(**ser));
     *res = calloc(ns ? ns : 1, sizeof(**res));
     if (*ser == NULL || *res == NULL)
         return -1;
     for (size_t g = 0; g < sw->ng; g++) {
-        const struct win_group *wg = &sw->g[g];
-        for (int m = 0; m < M_NMETRICS; m++) {
-            struct inflect_series *s = &(*ser)[g * M_NMETRICS + (size_t)m];
-            struct inflect_result *r = &(*res)[g * M_NMETRICS + (size_t)m];
+        const struct sf_win_group *wg = &sw->g[g];
+        for (int m = 0; m < SF_M_NMETRICS; m++) {
+            struct inflect_series *s = &(*ser)[g * SF_M_NMETRICS + (size_t)m];
+            struct inflect_result *r = &(*res)[g * SF_M_NMETRICS + (size_t)m];
             snprintf(s->name, sizeof(s->name), "%.*s/%s",
                      (int)sf_text_utf8_cut(wg->name, strlen(wg->name), 80), wg->name,
-                     spans_metric_name((enum span_metric)m));
-            const uint64_t *tr = spans_trials(wg, (enum span_metric)m);
+                     sf_spans_metric_name((enum sf_span_metric)m));
+            const uint64_t *tr = sf_spans_trials(wg, (enum sf_span_metric)m);
             for (size_t w = 0; w < sw->nwin; w++) {
-                double t = (double)spans_window_start(sw, w) / 1e9;
+                double t = (double)sf_spans_window_start(sw, w) / 1e9;
                 if (isfinite(wg->m[m][w]) && series_push(s, t, wg->m[m][w], w, NULL) < 0)
                     return -1;
             }
@@ -85,8 +85,9 @@ int run_db_series(const struct inflect_ctx *ctx, const struct span_windows *sw,
             }
             r->s = s;
             snprintf(r->group, sizeof(r->group), "%s", wg->name);
-            snprintf(r->metric, sizeof(r->metric), "%s", spans_metric_name((enum span_metric)m));
-            if (m == M_ERROR_RATE) {
+            snprintf(r->metric, sizeof(r->metric), "%s",
+                     sf_spans_metric_name((enum sf_span_metric)m));
+            if (m == SF_M_ERROR_RATE) {
                 /* the design notes' baseline also alerts on an error rate above 0.8 % */
                 struct inflect_ctx c = *ctx;
                 c.cp.base_abs = 0.008;
@@ -110,7 +111,7 @@ static int run_drift(const struct inflect_ctx *ctx, struct db_run *d)
     if (d->drift == NULL || d->pi == NULL)
         return -1;
     for (size_t g = 0; g < d->sw.ng; g++) {
-        const struct win_group *wg = &d->sw.g[g];
+        const struct sf_win_group *wg = &d->sw.g[g];
         double rate = inflect_expect_rate(ctx, wg->name);
         double pi_cfg = rate > 0 ? pow(rate, ctx->tiers) : NAN;
         if ((d->pi[g] = malloc((d->sw.nwin ? d->sw.nwin : 1) * sizeof(double))) == NULL)
@@ -183,7 +184,7 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
 {
     struct sf_jw w;
     char path[1100];
-    size_t ns = d->sw.ng * M_NMETRICS;
+    size_t ns = d->sw.ng * SF_M_NMETRICS;
     FILE *f = run_json_open(ctx, path, sizeof(path));
 
     if (f == NULL)
@@ -209,7 +210,7 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     sf_jw_end(&w);
     /* top level: the first group's P99, so that --series and --db read alike */
     if (ns) {
-        inflect_json_series(&w, ctx, &d->res[M_P99]);
+        inflect_json_series(&w, ctx, &d->res[SF_M_P99]);
     } else { /* no spans: the same keys, empty */
         sf_jw_arr(&w, "change_points");
         sf_jw_end(&w);
@@ -248,21 +249,21 @@ int run_db(const struct inflect_ctx *ctx0)
     memset(&d, 0, sizeof(d));
     sf_err_clear(&err);
     if (ctx->window_ns == 0) {
-        if (window_auto(ctx->db_path, ctx->by, &ctx->window_ns, &err) < 0)
+        if (sf_window_auto(ctx->db_path, ctx->by, &ctx->window_ns, &err) < 0)
             return run_print_err(ctx, &err, ctx->db_path);
         if (!ctx->quiet)
             fprintf(stderr, "inflect: %s: window %gs, adapted to span density (--window sets it)\n",
                     ctx->db_path, (double)ctx->window_ns / 1e9);
     }
-    if (spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns, ctx->complete_only,
-                     sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
+    if (sf_spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns, ctx->complete_only,
+                        sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
         return run_print_err(ctx, &err, ctx->db_path);
     if (clock_read(&d.clk, ctx->db_path, ctx->complete_only, &err) < 0) {
-        spans_free(&d.sw);
+        sf_spans_free(&d.sw);
         return run_print_err(ctx, &err, ctx->db_path);
     }
     /* warnings, not notes: --quiet does not hide them (they are in the JSON too) */
-    spans_outlier_note(&d.sw, d.outlier_note, sizeof(d.outlier_note));
+    sf_spans_outlier_note(&d.sw, d.outlier_note, sizeof(d.outlier_note));
     if (d.sw.note[0])
         fprintf(stderr, "inflect: %s: warning: %s\n", ctx->db_path, d.sw.note);
     if (d.outlier_note[0])

@@ -6,6 +6,8 @@
  *                  ff invalid; 2 headers invalid; tracestate combined (<= 32
  *                  members, Level 2 keys), dropped whole on any bad member
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -323,4 +325,52 @@ void sf_tc_finish_tracestate(struct sf_tracectx_set *s)
                            p->ts_len, TS_BIG);
         }
     }
+}
+
+/* ---- OpenTelemetry's sampling threshold in tracestate ("ot=th:HEX") ---- */
+
+static int ot_hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    return -1;
+}
+
+double sf_tracectx_ot_rate(const char *ts)
+{
+    const char *p = ts;
+
+    /* members are "key=value" separated by ',' (optional spaces) */
+    while (p && *p) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        if (strncmp(p, "ot=", 3) == 0) {
+            const char *v = p + 3;
+            while (*v && *v != ',') {
+                if (strncmp(v, "th:", 3) == 0) {
+                    uint64_t t = 0;
+                    int len = 0, h;
+                    v += 3;
+                    while (len < 15 && (h = ot_hexval((unsigned char)*v)) >= 0) {
+                        t = t << 4 | (uint64_t)h;
+                        len++;
+                        v++;
+                    }
+                    if (len == 0 || len > 14 || (*v && *v != ';' && *v != ','))
+                        return NAN;
+                    t <<= 4 * (14 - len);
+                    return (double)((1ULL << 56) - t) / (double)(1ULL << 56);
+                }
+                while (*v && *v != ';' && *v != ',')
+                    v++;
+                if (*v == ';')
+                    v++;
+            }
+            return NAN;
+        }
+        p = strchr(p, ',');
+    }
+    return NAN;
 }

@@ -170,4 +170,9 @@ int sf_tracectx_check_tracestate(const char *v, size_t n, char *why, size_t whys
 int sf_tracectx_tracestate_next(const char *v, size_t n, size_t *pos, const char **key,
                                 size_t *klen, const char **val, size_t *vlen);
 
+/* Keep probability from a W3C tracestate holding OpenTelemetry's "ot=th:HEX"
+ * (56-bit rejection threshold T, HEX = its leading 1..14 hex digits):
+ * p = (2^56 - T) / 2^56 ("th:8" = 0.5, "th:0" = 1).  NaN when absent or bad. */
+double sf_tracectx_ot_rate(const char *tracestate);
+
 #endif

@@ -21,10 +21,10 @@
 #include "../inflect/clockdrift.h"
 #include "../inflect/drift.h"
 #include "../inflect/inflect.h"
-#include "../inflect/spans.h"
 #include "ch.h"
 #include "sf_buf.h"
 #include "sf_db.h"
+#include "sf_spans.h"
 
 #define RP_TOP_FUNCS  10   /* functions listed per slow set */
 #define RP_SLOW_SHARE 0.05 /* "the slowest 5 %" */
@@ -36,7 +36,7 @@
 /* An inflection: a classified change point of one endpoint's metric. */
 struct rp_cp {
     size_t group;
-    enum span_metric metric;
+    enum sf_span_metric metric;
     enum cp_kind kind;
     size_t win;      /* window of the first observation of the new regime */
     int64_t time_ns; /* CLOCK_REALTIME: the first span of the new regime (p50, found on
@@ -146,8 +146,8 @@ struct rp_opts {
 struct rp_ctx {
     struct rp_opts o;
     struct inflect_ctx ictx; /* inflect's settings, for its functions */
-    struct span_windows sw;
-    struct inflect_series *ser; /* ng * M_NMETRICS, group-major */
+    struct sf_span_windows sw;
+    struct inflect_series *ser; /* ng * SF_M_NMETRICS, group-major */
     struct inflect_result *res;
     struct drift_result *dres; /* ng */
     double **pi;
@@ -197,7 +197,7 @@ int64_t rp_win_time(const struct rp_ctx *c, size_t w);
 /* Seconds from the first stored window's start to the end of the last. */
 double rp_span_seconds(const struct rp_ctx *c);
 /* The endpoint's series of metric m (never NULL for g < ng). */
-const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum span_metric m);
+const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum sf_span_metric m);
 /* Index of the most important latency inflection (largest rise), or -1. */
 long rp_headline(const struct rp_ctx *c);
 /* A finding in words, as its chart labels it: "p50 step 5 -> 20 ms", "errors step

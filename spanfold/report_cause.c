@@ -132,7 +132,7 @@ static int load(struct cause_data *d, sqlite3 *h)
              "SELECT s.parent_span_id, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
              "%s FROM spans s WHERE s.parent_span_id IS NOT NULL AND s.req_start_ns IS NOT NULL "
              "AND COALESCE(s.resp_end_ns, s.resp_start_ns) > s.req_start_ns",
-             spans_group_expr("endpoint"));
+             sf_spans_group_expr("endpoint"));
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
         return -1;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -254,7 +254,7 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
         struct rp_why *y = &c->whys[c->nwhys];
         const size_t *ix = c->by_group + c->group_at[p->group];
         size_t n = c->group_at[p->group + 1] - c->group_at[p->group];
-        if (p->metric != M_P50 && p->metric != M_P95 && p->metric != M_P99)
+        if (p->metric != SF_M_P50 && p->metric != SF_M_P95 && p->metric != SF_M_P99)
             continue;
         memset(y, 0, sizeof(*y));
         y->cp = i;

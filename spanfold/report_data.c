@@ -1,7 +1,7 @@
 /* report_data.c - spanfold report's analysis, from inflect's and perf-fold's code.
  *
- *   window_auto()      the window, adapted to span density (unless --window)
- *   spans_window()     per endpoint and window: latency percentiles, error rate, kept
+ *   sf_window_auto()      the window, adapted to span density (unless --window)
+ *   sf_spans_window()     per endpoint and window: latency percentiles, error rate, kept
  *                      share; p95/p99 masked where a window is too small for them
  *   run_db_series()    inflect's change points on every series, classified
  *   rp_refine()        a p50 step moved from its window to the first span of the
@@ -20,13 +20,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../inflect/quantile.h"
 #include "../inflect/run.h"
-#include "../inflect/window.h"
 #include "../perf-fold/perf_fold.h"
 #include "report.h"
 #include "sf_db.h"
+#include "sf_quantile.h"
 #include "sf_select.h"
+#include "sf_window.h"
 
 /* ---- a small string -> counts table: function names, stacks ---------------------- */
 
@@ -149,9 +149,9 @@ int64_t rp_win_time(const struct rp_ctx *c, size_t w)
     if (n == 0)
         return rp_realtime(c, c->sw.t0_ns);
     if (w < n)
-        return rp_realtime(c, spans_window_start(&c->sw, w));
-    return rp_realtime(c,
-                       spans_window_start(&c->sw, n - 1) + (int64_t)(w - n + 1) * c->sw.window_ns);
+        return rp_realtime(c, sf_spans_window_start(&c->sw, w));
+    return rp_realtime(c, sf_spans_window_start(&c->sw, n - 1) +
+                              (int64_t)(w - n + 1) * c->sw.window_ns);
 }
 
 /* The stored window that holds time t (the spans' clock), or the last one before it. */
@@ -239,7 +239,7 @@ static size_t group_index(const struct rp_ctx *c, const char *name)
 static int read_spans(struct rp_ctx *c, sqlite3 *h)
 {
     char sql[1024];
-    const char *ge = spans_group_expr("endpoint");
+    const char *ge = sf_spans_group_expr("endpoint");
     sqlite3_stmt *st;
     size_t cap = 0;
     int rc;
@@ -410,13 +410,13 @@ static void mark_slow(struct rp_ctx *c)
 /* p95 and p99 of a window too small for them are its max: leave them out. */
 static void mask_tails(struct rp_ctx *c)
 {
-    uint64_t n95 = window_pct_min_spans(0.95), n99 = window_pct_min_spans(0.99);
+    uint64_t n95 = sf_window_pct_min_spans(0.95), n99 = sf_window_pct_min_spans(0.99);
     for (size_t g = 0; g < c->sw.ng; g++)
         for (size_t w = 0; w < c->sw.nwin; w++) {
             if (c->sw.g[g].spans[w] < n95)
-                c->sw.g[g].m[M_P95][w] = NAN;
+                c->sw.g[g].m[SF_M_P95][w] = NAN;
             if (c->sw.g[g].spans[w] < n99)
-                c->sw.g[g].m[M_P99][w] = NAN;
+                c->sw.g[g].m[SF_M_P99][w] = NAN;
         }
 }
 
@@ -448,12 +448,12 @@ static double median_of(const struct rp_ctx *c, const size_t *idx, size_t from, 
     }
     for (size_t i = from; i < to; i++)
         v[i - from] = c->spans[idx[i]].lat_ms;
-    quantile_exact(v, to - from, &half, 1, &q);
+    sf_quantile_exact(v, to - from, &half, 1, &q);
     free(v);
     return q;
 }
 
-static void push_cp(struct rp_ctx *c, size_t g, enum span_metric m, const struct cp_point *q,
+static void push_cp(struct rp_ctx *c, size_t g, enum sf_span_metric m, const struct cp_point *q,
                     size_t win, int64_t t, double before, double after, int from_spans)
 {
     struct rp_cp *p;
@@ -531,8 +531,8 @@ static int span_cps(struct rp_ctx *c, size_t g)
         size_t lo = i ? res.pts[i - 1].index : 0, hi = i + 1 < res.npts ? res.pts[i + 1].index : n;
         const struct rp_span *sp = &c->spans[idx[q->index]];
         size_t win = rp_win_of(c, sp->start_ns);
-        push_cp(c, g, M_P50, q, win, rp_realtime(c, sp->start_ns), median_of(c, idx, lo, q->index),
-                median_of(c, idx, q->index, hi), 1);
+        push_cp(c, g, SF_M_P50, q, win, rp_realtime(c, sp->start_ns),
+                median_of(c, idx, lo, q->index), median_of(c, idx, q->index, hi), 1);
     }
     rc = 0;
 out:
@@ -545,8 +545,8 @@ out:
 
 static int collect_cps(struct rp_ctx *c)
 {
-    static const enum span_metric ms[] = {M_P95, M_P99, M_ERROR_RATE, M_THROUGHPUT,
-                                          M_SAMPLED_SHARE};
+    static const enum sf_span_metric ms[] = {SF_M_P95, SF_M_P99, SF_M_ERROR_RATE, SF_M_THROUGHPUT,
+                                             SF_M_SAMPLED_SHARE};
 
     for (size_t g = 0; g < c->sw.ng; g++) {
         if (span_cps(c, g) < 0)
@@ -579,8 +579,8 @@ static int run_drift(struct rp_ctx *c)
     if (c->dres == NULL || c->pi == NULL || c->drifts == NULL)
         return -1;
     for (size_t g = 0; g < c->sw.ng; g++) {
-        const struct win_group *wg = &c->sw.g[g];
-        const struct inflect_result *ks = rp_result(c, g, M_SAMPLED_SHARE);
+        const struct sf_win_group *wg = &c->sw.g[g];
+        const struct inflect_result *ks = rp_result(c, g, SF_M_SAMPLED_SHARE);
         size_t nw = c->sw.nwin, split = nw;
         uint64_t t = 0, k = 0;
         int configured = c->o.expect_rate > 0, any_cfg = 0;
@@ -846,9 +846,9 @@ static void read_tls(struct rp_ctx *c, sqlite3 *h)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum span_metric m)
+const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum sf_span_metric m)
 {
-    return &c->res[g * M_NMETRICS + (size_t)m];
+    return &c->res[g * SF_M_NMETRICS + (size_t)m];
 }
 
 const struct rp_slow *rp_slow_of(const struct rp_ctx *c, size_t g)
@@ -863,7 +863,7 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
 {
     static const double ps[4] = {0.50, 0.95, 0.99, 1.0};
     double *v = malloc((c->nspans ? c->nspans : 1) * sizeof(*v)), q[4], err = 0;
-    const struct win_group *wg = &c->sw.g[g];
+    const struct sf_win_group *wg = &c->sw.g[g];
     uint64_t trials = 0, kept = 0;
     size_t n = 0;
 
@@ -873,7 +873,7 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
         trials += wg->trials[w];
         kept += wg->kept[w];
         if (wg->spans[w])
-            err += wg->m[M_ERROR_RATE][w] * (double)wg->spans[w];
+            err += wg->m[SF_M_ERROR_RATE][w] * (double)wg->spans[w];
     }
     st->rps = c->sw.nwin ? (double)st->spans / rp_span_seconds(c) : NAN;
     st->err = st->spans ? err / (double)st->spans : NAN;
@@ -885,10 +885,10 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
         if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
             v[n++] = c->spans[i].lat_ms;
     if (n) {
-        quantile_exact(v, n, ps, 4, q);
+        sf_quantile_exact(v, n, ps, 4, q);
         st->p50 = q[0];
-        st->p95 = n >= window_pct_min_spans(0.95) ? q[1] : NAN;
-        st->p99 = n >= window_pct_min_spans(0.99) ? q[2] : NAN;
+        st->p95 = n >= sf_window_pct_min_spans(0.95) ? q[1] : NAN;
+        st->p99 = n >= sf_window_pct_min_spans(0.99) ? q[2] : NAN;
         st->max = q[3];
     }
     free(v);
@@ -896,15 +896,15 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
 
 void rp_cp_label(const struct rp_cp *p, char *buf, size_t n)
 {
-    if (p->metric == M_ERROR_RATE || p->metric == M_SAMPLED_SHARE)
+    if (p->metric == SF_M_ERROR_RATE || p->metric == SF_M_SAMPLED_SHARE)
         snprintf(buf, n, "%s %s %.1f %% \xe2\x86\x92 %.1f %%",
-                 p->metric == M_ERROR_RATE ? "errors" : "kept", cp_kind_name(p->kind),
+                 p->metric == SF_M_ERROR_RATE ? "errors" : "kept", cp_kind_name(p->kind),
                  100 * p->before, 100 * p->after);
-    else if (p->metric == M_THROUGHPUT)
+    else if (p->metric == SF_M_THROUGHPUT)
         snprintf(buf, n, "throughput %s %.1f \xe2\x86\x92 %.1f /s", cp_kind_name(p->kind),
                  p->before, p->after);
     else
-        snprintf(buf, n, "%s %s %.0f \xe2\x86\x92 %.0f ms", spans_metric_name(p->metric),
+        snprintf(buf, n, "%s %s %.0f \xe2\x86\x92 %.0f ms", sf_spans_metric_name(p->metric),
                  cp_kind_name(p->kind), p->before, p->after);
 }
 
@@ -955,11 +955,11 @@ size_t rp_group_order(const struct rp_ctx *c, size_t *order)
     for (size_t i = 0; i < c->ncps; i++) {
         const struct rp_cp *p = &c->cps[i];
         struct severity *s = &sv[p->group];
-        int lat = p->metric == M_P50 || p->metric == M_P95 || p->metric == M_P99;
-        int cls = (long)i == head               ? 4
-                  : lat && p->after > p->before ? 3
-                  : p->metric == M_ERROR_RATE   ? 2
-                                                : 1;
+        int lat = p->metric == SF_M_P50 || p->metric == SF_M_P95 || p->metric == SF_M_P99;
+        int cls = (long)i == head                ? 4
+                  : lat && p->after > p->before  ? 3
+                  : p->metric == SF_M_ERROR_RATE ? 2
+                                                 : 1;
         double size = p->before > 0 ? fabs(p->after / p->before - 1) : fabs(p->after - p->before);
         if (cls > s->cls || (cls == s->cls && size > s->size)) {
             s->cls = cls;
@@ -991,12 +991,12 @@ long rp_headline(const struct rp_ctx *c)
     for (size_t i = 0; i < c->ncps; i++) {
         const struct rp_cp *p = &c->cps[i];
         double rise;
-        if ((p->metric != M_P50 && p->metric != M_P95 && p->metric != M_P99) ||
+        if ((p->metric != SF_M_P50 && p->metric != SF_M_P95 && p->metric != SF_M_P99) ||
             p->kind == CP_SPIKE || !(p->before > 0))
             continue;
         rise = p->after / p->before;
         /* p50 first: it moves with most requests; a tail change must be larger */
-        if (p->metric != M_P50)
+        if (p->metric != SF_M_P50)
             rise /= 2;
         if (rise > bv) {
             bv = rise;
@@ -1065,11 +1065,11 @@ int rp_analyse(struct rp_ctx *c)
     cp_defaults(&c->ictx.cp);
     if (stat(c->o.db, &stb) < 0)
         return fail(c, "no such database", NULL);
-    if (c->o.window_ns == 0 && window_auto(c->o.db, "endpoint", &c->o.window_ns, &err) < 0)
+    if (c->o.window_ns == 0 && sf_window_auto(c->o.db, "endpoint", &c->o.window_ns, &err) < 0)
         return fail(c, "", &err);
     c->ictx.window_ns = c->o.window_ns;
-    if (spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, c->o.complete_only, NULL, &err) <
-            0 ||
+    if (sf_spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns, c->o.complete_only, NULL,
+                        &err) < 0 ||
         clock_read(&c->clk, c->o.db, c->o.complete_only, &err) < 0)
         return fail(c, "", &err);
     mask_tails(c);
@@ -1132,7 +1132,7 @@ int rp_analyse(struct rp_ctx *c)
 
 void rp_free(struct rp_ctx *c)
 {
-    size_t ns = c->sw.ng * M_NMETRICS;
+    size_t ns = c->sw.ng * SF_M_NMETRICS;
     for (size_t i = 0; c->res && i < ns; i++) {
         inflect_result_free(&c->res[i]);
         series_free(&c->ser[i]);
@@ -1157,5 +1157,5 @@ void rp_free(struct rp_ctx *c)
     sf_buf_free(&c->rest.folded);
     sf_buf_free(&c->diff);
     clock_free(&c->clk);
-    spans_free(&c->sw);
+    sf_spans_free(&c->sw);
 }

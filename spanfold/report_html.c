@@ -251,8 +251,8 @@ static void timelines(FILE *f, const struct rp_ctx *c)
         rp_svg_timeline(f, c, g);
         for (size_t w = 0; w < c->sw.nwin; w++) {
             nw += c->sw.g[g].spans[w] > 0;
-            n95 += isfinite(c->sw.g[g].m[M_P95][w]);
-            n99 += isfinite(c->sw.g[g].m[M_P99][w]);
+            n95 += isfinite(c->sw.g[g].m[SF_M_P95][w]);
+            n99 += isfinite(c->sw.g[g].m[SF_M_P99][w]);
         }
     }
     if (with < c->sw.ng)
@@ -286,11 +286,11 @@ static void inflections(FILE *f, const struct rp_ctx *c)
     head(f, h, 6);
     for (size_t i = 0; i < c->ncps; i++) {
         const struct rp_cp *p = &c->cps[i];
-        int share = p->metric == M_ERROR_RATE || p->metric == M_SAMPLED_SHARE;
-        const char *fmt = share ? "%.1f %%" : p->metric == M_THROUGHPUT ? "%.1f /s" : "%.1f ms";
+        int share = p->metric == SF_M_ERROR_RATE || p->metric == SF_M_SAMPLED_SHARE;
+        const char *fmt = share ? "%.1f %%" : p->metric == SF_M_THROUGHPUT ? "%.1f /s" : "%.1f ms";
         fputs("<tr>", f);
         text_cell(f, c->sw.g[p->group].name);
-        text_cell(f, spans_metric_name(p->metric));
+        text_cell(f, sf_spans_metric_name(p->metric));
         text_cell(f, cp_kind_name(p->kind));
         text_cell(f, rp_time_text(t, sizeof(t), p->time_ns, c->o.tz));
         num_cell(f, share ? 100 * p->before : p->before, fmt);

@@ -68,18 +68,18 @@ static char *clock_text(char *buf, size_t n, int64_t ns, const char *tz)
     return buf;
 }
 
-static const char *metric_unit(enum span_metric m)
+static const char *metric_unit(enum sf_span_metric m)
 {
     switch (m) {
-    case M_P50:
-    case M_P95:
-    case M_P99:
-    case M_MAX:
+    case SF_M_P50:
+    case SF_M_P95:
+    case SF_M_P99:
+    case SF_M_MAX:
         return "ms";
-    case M_THROUGHPUT:
+    case SF_M_THROUGHPUT:
         return "1/s";
-    case M_ERROR_RATE:
-    case M_SAMPLED_SHARE:
+    case SF_M_ERROR_RATE:
+    case SF_M_SAMPLED_SHARE:
         return "share";
     default:
         return "";
@@ -149,7 +149,7 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
     if (h >= 0) {
         const struct rp_cp *p = &c->cps[h];
         ADD("%s %s %s %.0f \xe2\x86\x92 %.0f ms at %s", c->sw.g[p->group].name,
-            spans_metric_name(p->metric), p->after > p->before ? "rose" : "fell", p->before,
+            sf_spans_metric_name(p->metric), p->after > p->before ? "rose" : "fell", p->before,
             p->after, clock_text(t, sizeof(t), p->time_ns, c->o.tz));
         why_words(c, rp_why_of(c, (size_t)h), buf, n, &at);
         sl = rp_slow_of(c, p->group);
@@ -252,7 +252,7 @@ static void json_inflections(struct sf_jw *w, const struct rp_ctx *c)
         const struct rp_cp *p = &c->cps[i];
         sf_jw_obj(w, NULL);
         sf_jw_str(w, "endpoint", c->sw.g[p->group].name);
-        sf_jw_str(w, "metric", spans_metric_name(p->metric));
+        sf_jw_str(w, "metric", sf_spans_metric_name(p->metric));
         sf_jw_str(w, "unit", metric_unit(p->metric));
         sf_jw_str(w, "kind", cp_kind_name(p->kind));
         json_time(w, c, p->time_ns);

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../inflect/window.h"
 #include "report.h"
+#include "sf_window.h"
 
 #define W      1100.0
 #define ML     70.0 /* left margin: the y labels */
@@ -213,7 +213,7 @@ static void legend(FILE *f, double y, const size_t drawn[4])
             size_t l = strlen(names_out), lc = strlen(counts);
             snprintf(names_out + l, sizeof(names_out) - l, "%s%s", l ? ", " : "", names[k]);
             snprintf(counts + lc, sizeof(counts) - lc, "%s%llu", lc ? ", " : "",
-                     (unsigned long long)window_pct_min_spans(pct[k]));
+                     (unsigned long long)sf_window_pct_min_spans(pct[k]));
         }
     if (names_out[0])
         fprintf(f,
@@ -303,7 +303,7 @@ static void heat_columns(FILE *f, const struct rp_ctx *c, const struct axis *a,
 static int heatmap(FILE *f, const struct rp_ctx *c, size_t g, const struct axis *a, double top)
 {
     static const double steps[3] = {1, 2, 5};
-    const struct win_group *wg = &c->sw.g[g];
+    const struct sf_win_group *wg = &c->sw.g[g];
     const double row = H_HEAT / RP_HEAT_BINS;
     struct rp_heat h;
     double *v;
@@ -360,7 +360,7 @@ static int heatmap(FILE *f, const struct rp_ctx *c, size_t g, const struct axis 
     /* the percentiles over it, on the same log axis (shares of its height) */
     if ((v = malloc((c->sw.nwin ? c->sw.nwin : 1) * sizeof(*v))) != NULL) {
         for (int k = 0; k < 3; k++) {
-            const double *m = wg->m[k == 0 ? M_P50 : k == 1 ? M_P95 : M_P99];
+            const double *m = wg->m[k == 0 ? SF_M_P50 : k == 1 ? SF_M_P95 : SF_M_P99];
             for (size_t w = 0; w < c->sw.nwin; w++)
                 v[w] = isfinite(m[w]) && m[w] > 0 ? heat_share(&h, m[w]) : NAN;
             series(f, c, a, v, top, H_HEAT, 1, lat_color[k],
@@ -401,10 +401,10 @@ static void markers(FILE *f, const struct rp_ctx *c, size_t g, const struct axis
 
     for (size_t i = 0; i < c->ncps; i++) {
         const struct rp_cp *p = &c->cps[i];
-        const char *color = p->metric == M_ERROR_RATE      ? "#8c564b"
-                            : p->metric == M_SAMPLED_SHARE ? "#2ca02c"
-                            : p->metric == M_THROUGHPUT    ? "#7f7f7f"
-                                                           : "#d62728";
+        const char *color = p->metric == SF_M_ERROR_RATE      ? "#8c564b"
+                            : p->metric == SF_M_SAMPLED_SHARE ? "#2ca02c"
+                            : p->metric == SF_M_THROUGHPUT    ? "#7f7f7f"
+                                                              : "#d62728";
         if (p->group != g)
             continue;
         rp_cp_label(p, label, sizeof(label));
@@ -421,9 +421,9 @@ static void markers(FILE *f, const struct rp_ctx *c, size_t g, const struct axis
 
 void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
 {
-    const struct win_group *wg = &c->sw.g[g];
-    const double *lat[4] = {wg->m[M_P50], wg->m[M_P95], wg->m[M_P99], wg->m[M_MAX]};
-    const double *err[1] = {wg->m[M_ERROR_RATE]};
+    const struct sf_win_group *wg = &c->sw.g[g];
+    const double *lat[4] = {wg->m[SF_M_P50], wg->m[SF_M_P95], wg->m[SF_M_P99], wg->m[SF_M_MAX]};
+    const double *err[1] = {wg->m[SF_M_ERROR_RATE]};
     const struct drift_result *dr = &c->dres[g];
     struct axis a;
     double top = PAD + LROW * LABELS + 6, y_heat, y_err, y_kept, bottom, lmax, emax;

@@ -94,7 +94,7 @@ else
     skip "per-series JSON" "python3 not installed"
 fi
 
-# the default window adapts to span density (inflect/window.h): 10 spans/s in one group
+# the default window adapts to span density (lib/sf_window.h): 10 spans/s in one group
 # give 16 / 10 = 1.6 s, rounded down to 1 s; the note on stderr says so
 "$inflect" --db "$db" --json "$tmp/auto.json" 2>"$tmp/auto.err"
 check_eval "default window adapted to span density: 1 s, 600 windows, noted on stderr" \

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "../../inflect/drift.h"
+#include "sf_tracectx.h"
 #include "tap.h"
 
 #define NW     1000
@@ -125,15 +126,15 @@ static void test_wilson_ot(void)
     TAP_OK(lo == 0 && hi > 0.07 && hi < 0.072, "Wilson 0/50 upper %.4f", hi);
     drift_wilson(0, 0, 1.96, &lo, &hi);
     TAP_OK(isnan(lo) && isnan(hi), "Wilson with no trials: NaN");
-    TAP_OK(drift_ot_rate("ot=th:8") == 0.5, "ot=th:8 -> 0.5");
-    TAP_OK(drift_ot_rate("ot=th:0") == 1.0, "ot=th:0 -> 1");
-    TAP_OK(drift_ot_rate("vendor=x,ot=rv:abcdef01234567;th:c") == 0.25,
+    TAP_OK(sf_tracectx_ot_rate("ot=th:8") == 0.5, "ot=th:8 -> 0.5");
+    TAP_OK(sf_tracectx_ot_rate("ot=th:0") == 1.0, "ot=th:0 -> 1");
+    TAP_OK(sf_tracectx_ot_rate("vendor=x,ot=rv:abcdef01234567;th:c") == 0.25,
            "ot=...;th:c after another member -> 0.25");
-    TAP_OK(fabs(drift_ot_rate("ot=th:fd70a4") - (1 - (double)0xfd70a4 / (1 << 24))) < 1e-12,
+    TAP_OK(fabs(sf_tracectx_ot_rate("ot=th:fd70a4") - (1 - (double)0xfd70a4 / (1 << 24))) < 1e-12,
            "ot=th:fd70a4 -> 1 %% sampling");
-    TAP_OK(isnan(drift_ot_rate("ot=th:zz")), "bad hex: NaN");
-    TAP_OK(isnan(drift_ot_rate("ot=th:123456789012345")), "15 digits: NaN");
-    TAP_OK(isnan(drift_ot_rate("dd=s:1")), "no ot member: NaN");
+    TAP_OK(isnan(sf_tracectx_ot_rate("ot=th:zz")), "bad hex: NaN");
+    TAP_OK(isnan(sf_tracectx_ot_rate("ot=th:123456789012345")), "15 digits: NaN");
+    TAP_OK(isnan(sf_tracectx_ot_rate("dd=s:1")), "no ot member: NaN");
 }
 
 static void test_binomial(void)

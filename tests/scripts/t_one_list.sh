@@ -3,7 +3,7 @@
 # lib/sf_capmagic.h and nowhere else in the C sources; pcap2spans has no switch on link
 # types outside link.c's table; lib/sf_map is the only hash table (no bucket arrays of
 # chained entries elsewhere); JSON punctuation is written by lib/sf_json only and the
-# speedscope format by lib/sf_speedscope only.  Prints TAP.
+# speedscope format by lib/sf_speedscope only; includes go down the floors.  Prints TAP.
 set -u
 . "$(dirname "$0")/../tap.sh"
 cd "$top" || exit 2
@@ -27,4 +27,13 @@ check_eval "one speedscope encoder, lib/sf_speedscope${hits:+: $hits}" '[ -z "$h
 hits=$(grep -nE '(fputs|printf|fprintf)\([^;]*"[^"]*(\{\\"|\\":)' $src |
     grep -vE '^(lib/sf_json\.c|scripts/record/)')
 check_eval "JSON written through lib/sf_json only${hits:+: $hits}" '[ -z "$hits" ]'
+# the floors (docs/architecture.md): lib/ includes no tool's header; inflect/ nothing of
+# spanfold/; spanfold/ only inflect's analysis (its windows, quantiles and series are lib's)
+hits=$(grep -nE '#include "\.\./' $(echo "$src" | grep '^lib/'))
+check_eval "lib/ includes no tool's headers${hits:+: $hits}" '[ -z "$hits" ]'
+hits=$(grep -nE '#include "\.\./spanfold/' $(echo "$src" | grep '^inflect/'))
+check_eval "inflect/ includes nothing of spanfold/${hits:+: $hits}" '[ -z "$hits" ]'
+hits=$(grep -nE '#include "\.\./inflect/' $(echo "$src" | grep '^spanfold/') |
+    grep -vE '"\.\./inflect/(clockdrift|drift|inflect|run)\.h"')
+check_eval "spanfold/ takes from inflect/ only its analysis${hits:+: $hits}" '[ -z "$hits" ]'
 tap_plan

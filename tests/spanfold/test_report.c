@@ -45,7 +45,7 @@ static void test_escape(void)
 static void test_verdict(void)
 {
     struct rp_ctx *c = calloc(1, sizeof(*c));
-    struct win_group g[2];
+    struct sf_win_group g[2];
     char v[1024];
 
     memset(g, 0, sizeof(g));
@@ -56,13 +56,13 @@ static void test_verdict(void)
     c->sw.nspans = 862;
     /* a small p95 rise and a large p50 rise: the p50 one is the headline */
     c->cps[0] = (struct rp_cp){.group = 1,
-                               .metric = M_P95,
+                               .metric = SF_M_P95,
                                .kind = CP_STEP,
                                .time_ns = 1795947670000000000LL,
                                .before = 40,
                                .after = 50};
     c->cps[1] = (struct rp_cp){.group = 0,
-                               .metric = M_P50,
+                               .metric = SF_M_P50,
                                .kind = CP_STEP,
                                .time_ns = 1795947681970000000LL,
                                .before = 19.2,

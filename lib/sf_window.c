@@ -1,12 +1,12 @@
-/* window.c - the default window length from span density (see window.h). */
-#include "window.h"
+/* sf_window.c - the default window length from span density (see sf_window.h). */
+#include "sf_window.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "sf_db.h"
-#include "spans.h"
+#include "sf_spans.h"
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -22,30 +22,30 @@ static int64_t round_down_125(double ns)
     return (int64_t)(step * p + 0.5);
 }
 
-int64_t window_choose(const uint64_t *counts, size_t ng, int64_t dur_ns)
+int64_t sf_window_choose(const uint64_t *counts, size_t ng, int64_t dur_ns)
 {
-    double rates[SPANS_MAX_GROUPS], w;
+    double rates[SF_SPANS_MAX_GROUPS], w;
     uint64_t total = 0;
     size_t nr = 0;
 
     for (size_t g = 0; g < ng; g++)
         total += counts[g];
     if (total < 2 || dur_ns <= 0)
-        return WINDOW_DEFAULT_NS;
-    for (size_t g = 0; g < ng && nr < SPANS_MAX_GROUPS; g++)
+        return SF_WINDOW_DEFAULT_NS;
+    for (size_t g = 0; g < ng && nr < SF_SPANS_MAX_GROUPS; g++)
         if (counts[g] > 0 && (double)counts[g] >= 0.01 * (double)total)
             rates[nr++] = (double)counts[g] / ((double)dur_ns / 1e9);
     qsort(rates, nr, sizeof(rates[0]), cmp_d);
     /* the lower median: with two groups, the sparser one decides */
-    w = WINDOW_SPANS / rates[(nr - 1) / 2] * 1e9;
-    if (w > (double)dur_ns / WINDOW_MIN_COUNT)
-        w = (double)dur_ns / WINDOW_MIN_COUNT;
+    w = SF_WINDOW_SPANS / rates[(nr - 1) / 2] * 1e9;
+    if (w > (double)dur_ns / SF_WINDOW_MIN_COUNT)
+        w = (double)dur_ns / SF_WINDOW_MIN_COUNT;
     if (w < 1e6)
         w = 1e6;
     return round_down_125(w);
 }
 
-uint64_t window_pct_min_spans(double p)
+uint64_t sf_window_pct_min_spans(double p)
 {
     if (p <= 0.5)
         return 1;
@@ -70,14 +70,14 @@ static int64_t nth_start(sqlite3 *h, int64_t k)
     return v;
 }
 
-int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_err *err)
+int sf_window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_err *err)
 {
-    struct span_windows sw;
+    struct sf_span_windows sw;
     struct stat stb;
     struct sf_db *db = NULL;
     sqlite3_stmt *st;
     int64_t lo = 0, hi = 0, n = 0, blo, bhi, cut;
-    uint64_t counts[SPANS_MAX_GROUPS];
+    uint64_t counts[SF_SPANS_MAX_GROUPS];
     int rc;
 
     if (stat(path, &stb) < 0)
@@ -106,17 +106,17 @@ int window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_
     bhi = cut ? nth_start(sf_db_handle(db), n - 1 - cut) : hi;
     sf_db_close(db, NULL);
     if (hi <= lo || bhi <= blo) {
-        *window_ns = WINDOW_DEFAULT_NS;
+        *window_ns = SF_WINDOW_DEFAULT_NS;
         return 0;
     }
     /* one window over the whole run: the span count of every group, grouped exactly as
        the real run will group them */
-    if ((rc = spans_window(&sw, path, by, hi - lo + 1, 0, NULL, err)) < 0)
+    if ((rc = sf_spans_window(&sw, path, by, hi - lo + 1, 0, NULL, err)) < 0)
         return rc;
     for (size_t g = 0; g < sw.ng; g++)
         counts[g] = sw.nwin ? sw.g[g].spans[0] : 0;
-    *window_ns = window_choose(counts, sw.ng,
-                               (int64_t)((double)(bhi - blo) * (double)n / (double)(n - 2 * cut)));
-    spans_free(&sw);
+    *window_ns = sf_window_choose(
+        counts, sw.ng, (int64_t)((double)(bhi - blo) * (double)n / (double)(n - 2 * cut)));
+    sf_spans_free(&sw);
     return 0;
 }

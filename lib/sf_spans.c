@@ -1,18 +1,18 @@
-/* spans.c - windowing of the spans table (lib/schema.sql) into metric series.
+/* sf_spans.c - windowing of the spans table (lib/schema.sql) into metric series.
  *
  *   spans (ORDER BY req_start_ns)
  *      |  window w = (req_start_ns - t0) / window_ns, group by --by
  *      v
  *   open window per group: latencies[], counts, trace-id set  --(w advances)-->
  *   closed window: count, throughput, P50/P95/P99/max (quantile.c), error rate,
- *                  traces, kept traces, configured rate (drift.c: ot=th)
+ *                  traces, kept traces, configured rate (sf_tracectx_ot_rate: ot=th)
  *
  * Memory: the open window's latencies and trace set per group, plus one number per
  * stored window and metric (the output).  The query streams; nothing holds all
- * spans.  Windows are sparse (spans.h): a gap keeps at most SPANS_MAX_GAP empty
- * windows, and spans_finish() drops the windows of spans far from the bulk.
+ * spans.  Windows are sparse (spans.h): a gap keeps at most SF_SPANS_MAX_GAP empty
+ * windows, and sf_spans_finish() drops the windows of spans far from the bulk.
  */
-#include "spans.h"
+#include "sf_spans.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,37 +20,37 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "drift.h"
-#include "quantile.h"
 #include "sf_db.h"
 #include "sf_progress.h"
+#include "sf_quantile.h"
 #include "sf_select.h"
 #include "sf_text.h"
+#include "sf_tracectx.h"
 
-static const char *const metric_names[M_NMETRICS] = {
+static const char *const metric_names[SF_M_NMETRICS] = {
     "count", "throughput", "p50",           "p95",          "p99",
     "max",   "error_rate", "sampled_share", "amplification"};
 
-const char *spans_metric_name(enum span_metric m)
+const char *sf_spans_metric_name(enum sf_span_metric m)
 {
-    return (unsigned)m < M_NMETRICS ? metric_names[m] : "?";
+    return (unsigned)m < SF_M_NMETRICS ? metric_names[m] : "?";
 }
 
-const uint64_t *spans_trials(const struct win_group *g, enum span_metric m)
+const uint64_t *sf_spans_trials(const struct sf_win_group *g, enum sf_span_metric m)
 {
     /* the divisors of group_close() */
-    return m == M_ERROR_RATE ? g->known : m == M_SAMPLED_SHARE ? g->trials : NULL;
+    return m == SF_M_ERROR_RATE ? g->known : m == SF_M_SAMPLED_SHARE ? g->trials : NULL;
 }
 
-void spans_init(struct span_windows *sw, int64_t window_ns)
+void sf_spans_init(struct sf_span_windows *sw, int64_t window_ns)
 {
     memset(sw, 0, sizeof(*sw));
     sw->window_ns = window_ns;
 }
 
-static void group_free(struct win_group *g)
+static void group_free(struct sf_win_group *g)
 {
-    for (int m = 0; m < M_NMETRICS; m++)
+    for (int m = 0; m < SF_M_NMETRICS; m++)
         free(g->m[m]);
     free(g->spans);
     free(g->known);
@@ -62,7 +62,7 @@ static void group_free(struct win_group *g)
     sf_map_free(&g->seen);
 }
 
-void spans_free(struct span_windows *sw)
+void sf_spans_free(struct sf_span_windows *sw)
 {
     for (size_t i = 0; i < sw->ng; i++)
         group_free(&sw->g[i]);
@@ -78,7 +78,7 @@ static int64_t after_windows(int64_t t0, int64_t k, int64_t window_ns)
     return (int64_t)((uint64_t)t0 + (uint64_t)k * (uint64_t)window_ns);
 }
 
-int64_t spans_window_start(const struct span_windows *sw, size_t w)
+int64_t sf_spans_window_start(const struct sf_span_windows *sw, size_t w)
 {
     return after_windows(sw->t0_ns, w < sw->nwin ? sw->win[w] : 0, sw->window_ns);
 }
@@ -94,17 +94,17 @@ int64_t spans_window_start(const struct span_windows *sw, size_t w)
     } while (0)
 
 /* Make room for windows [0, need) in g, initialising new ones as "no data". */
-static int group_reserve(struct win_group *g, size_t need)
+static int group_reserve(struct sf_win_group *g, size_t need)
 {
     size_t cap = g->cap ? g->cap : 64;
 
     if (need <= g->cap)
         return 0;
-    if (need > SPANS_MAX_CELLS)
+    if (need > SF_SPANS_MAX_CELLS)
         return SF_E_LIMIT;
     while (cap < need)
         cap *= 2;
-    for (int m = 0; m < M_NMETRICS; m++)
+    for (int m = 0; m < SF_M_NMETRICS; m++)
         GROW(g->m[m], cap);
     GROW(g->spans, cap);
     GROW(g->known, cap);
@@ -113,8 +113,8 @@ static int group_reserve(struct win_group *g, size_t need)
     GROW(g->kept, cap);
     GROW(g->cfg, cap);
     for (size_t w = g->cap; w < cap; w++) {
-        for (int m = 0; m < M_NMETRICS; m++)
-            g->m[m][w] = m == M_COUNT || m == M_THROUGHPUT ? 0 : NAN;
+        for (int m = 0; m < SF_M_NMETRICS; m++)
+            g->m[m][w] = m == SF_M_COUNT || m == SF_M_THROUGHPUT ? 0 : NAN;
         g->spans[w] = g->known[w] = g->traces[w] = g->trials[w] = g->kept[w] = 0;
         g->cfg[w] = NAN;
     }
@@ -122,19 +122,19 @@ static int group_reserve(struct win_group *g, size_t need)
     return 0;
 }
 
-static struct win_group *group_get(struct span_windows *sw, const char *name)
+static struct sf_win_group *group_get(struct sf_span_windows *sw, const char *name)
 {
     /* a long name is kept cut between two characters; it is looked up cut the same way */
     size_t n = sf_text_utf8_cut(name, strlen(name), sizeof(sw->g->name) - 1);
-    struct win_group *ng;
+    struct sf_win_group *ng;
 
     for (size_t i = 0; i < sw->ng; i++)
         if (strncmp(sw->g[i].name, name, n) == 0 && sw->g[i].name[n] == 0)
             return &sw->g[i];
     /* the last slot is kept for "(other)", so the group count stays bounded */
-    if (sw->ng >= SPANS_MAX_GROUPS - 1 && strcmp(name, "(other)") != 0)
+    if (sw->ng >= SF_SPANS_MAX_GROUPS - 1 && strcmp(name, "(other)") != 0)
         return group_get(sw, "(other)");
-    if (sw->ng >= SPANS_MAX_GROUPS)
+    if (sw->ng >= SF_SPANS_MAX_GROUPS)
         return NULL;
     ng = realloc(sw->g, (sw->ng + 1) * sizeof(*ng));
     if (ng == NULL)
@@ -149,7 +149,7 @@ static struct win_group *group_get(struct span_windows *sw, const char *name)
 
 /* Add the trace id to g's open window: 1 if new, 0 if seen, negative on error.  The
  * set holds hashes only (64 bits: a collision of two trace ids is not expected). */
-static int seen_insert(struct win_group *g, const char *trace)
+static int seen_insert(struct sf_win_group *g, const char *trace)
 {
     uint64_t h = sf_hash(trace, strlen(trace));
     struct sf_map_slot *s;
@@ -166,7 +166,7 @@ static int seen_insert(struct win_group *g, const char *trace)
 }
 
 /* Close group g's open window as window w. */
-static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
+static int group_close(struct sf_span_windows *sw, struct sf_win_group *g, size_t w)
 {
     static const double ps[4] = {0.50, 0.95, 0.99, 1.0};
     double q[4], secs = (double)sw->window_ns / 1e9;
@@ -175,18 +175,18 @@ static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
     if ((rc = group_reserve(g, w + 1)) < 0)
         return rc;
     if (g->c_spans) {
-        g->m[M_COUNT][w] = (double)g->c_spans;
-        g->m[M_THROUGHPUT][w] = (double)g->c_spans / secs;
-        quantile_exact(g->lat, g->nlat, ps, 4, q);
-        g->m[M_P50][w] = q[0];
-        g->m[M_P95][w] = q[1];
-        g->m[M_P99][w] = q[2];
-        g->m[M_MAX][w] = q[3];
+        g->m[SF_M_COUNT][w] = (double)g->c_spans;
+        g->m[SF_M_THROUGHPUT][w] = (double)g->c_spans / secs;
+        sf_quantile_exact(g->lat, g->nlat, ps, 4, q);
+        g->m[SF_M_P50][w] = q[0];
+        g->m[SF_M_P95][w] = q[1];
+        g->m[SF_M_P99][w] = q[2];
+        g->m[SF_M_MAX][w] = q[3];
         /* over the spans whose outcome is known (a response, or an error such as a
          * reset): a request still open when the capture ended is neither */
-        g->m[M_ERROR_RATE][w] = g->c_known ? (double)g->c_err / (double)g->c_known : NAN;
-        g->m[M_SAMPLED_SHARE][w] = g->c_trials ? (double)g->c_kept / (double)g->c_trials : NAN;
-        g->m[M_AMPLIFICATION][w] = g->c_traces ? (double)g->c_spans / (double)g->c_traces : NAN;
+        g->m[SF_M_ERROR_RATE][w] = g->c_known ? (double)g->c_err / (double)g->c_known : NAN;
+        g->m[SF_M_SAMPLED_SHARE][w] = g->c_trials ? (double)g->c_kept / (double)g->c_trials : NAN;
+        g->m[SF_M_AMPLIFICATION][w] = g->c_traces ? (double)g->c_spans / (double)g->c_traces : NAN;
         g->spans[w] = g->c_spans;
         g->known[w] = g->c_known;
         g->traces[w] = g->c_traces;
@@ -201,7 +201,7 @@ static int group_close(struct span_windows *sw, struct win_group *g, size_t w)
     return 0;
 }
 
-static int close_all(struct span_windows *sw)
+static int close_all(struct sf_span_windows *sw)
 {
     int64_t covered;
     int rc;
@@ -213,17 +213,17 @@ static int close_all(struct span_windows *sw)
             return rc;
     /* The capture ends inside the last window: when the spans cover less than half of
      * it, its throughput is unknown (a short tail is no drop in traffic). */
-    covered = sw->last_ns - spans_window_start(sw, sw->nwin - 1);
+    covered = sw->last_ns - sf_spans_window_start(sw, sw->nwin - 1);
     if (sw->nwin > 1 && 2 * covered < sw->window_ns)
         for (size_t i = 0; i < sw->ng; i++)
-            sw->g[i].m[M_THROUGHPUT][sw->nwin - 1] = NAN;
+            sw->g[i].m[SF_M_THROUGHPUT][sw->nwin - 1] = NAN;
     return 0;
 }
 
 /* Store window number num after the others. */
-static int push_window(struct span_windows *sw, int64_t num)
+static int push_window(struct sf_span_windows *sw, int64_t num)
 {
-    if ((double)(sw->nwin + 1) * (double)(sw->ng ? sw->ng : 1) > SPANS_MAX_CELLS)
+    if ((double)(sw->nwin + 1) * (double)(sw->ng ? sw->ng : 1) > SF_SPANS_MAX_CELLS)
         return SF_E_LIMIT;
     if (sw->nwin == sw->wincap) {
         size_t nc = sw->wincap ? sw->wincap * 2 : 64;
@@ -238,24 +238,24 @@ static int push_window(struct span_windows *sw, int64_t num)
 }
 
 /* The span at window number w opens a new window: close the open ones, keep up to
- * SPANS_MAX_GAP empty windows of the gap, then window w. */
-static int advance(struct span_windows *sw, int64_t w)
+ * SF_SPANS_MAX_GAP empty windows of the gap, then window w. */
+static int advance(struct sf_span_windows *sw, int64_t w)
 {
     int64_t last = sw->win[sw->nwin - 1], gap = w - last - 1;
     int rc;
 
     if ((rc = close_all(sw)) < 0)
         return rc;
-    for (int64_t k = 1; k <= gap && k <= SPANS_MAX_GAP; k++)
+    for (int64_t k = 1; k <= gap && k <= SF_SPANS_MAX_GAP; k++)
         if ((rc = push_window(sw, last + k)) < 0)
             return rc;
     return push_window(sw, w);
 }
 
-int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
-              int error, int sampled, const char *trace, double cfg_rate)
+int sf_spans_add(struct sf_span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
+                 int error, int sampled, const char *trace, double cfg_rate)
 {
-    struct win_group *g;
+    struct sf_win_group *g;
     int64_t w;
     int rc;
 
@@ -309,7 +309,7 @@ int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, doub
 }
 
 /* Spans in stored window w, all groups. */
-static uint64_t window_spans(const struct span_windows *sw, size_t w)
+static uint64_t window_spans(const struct sf_span_windows *sw, size_t w)
 {
     uint64_t n = 0;
     for (size_t i = 0; i < sw->ng; i++)
@@ -318,7 +318,7 @@ static uint64_t window_spans(const struct span_windows *sw, size_t w)
 }
 
 /* The first stored window where the running span count reaches `want`. */
-static size_t window_at_count(const struct span_windows *sw, uint64_t want)
+static size_t window_at_count(const struct sf_span_windows *sw, uint64_t want)
 {
     uint64_t run = 0;
     for (size_t w = 0; w < sw->nwin; w++)
@@ -328,14 +328,14 @@ static size_t window_at_count(const struct span_windows *sw, uint64_t want)
 }
 
 /* Keep stored windows [a, b] only. */
-static void keep_windows(struct span_windows *sw, size_t a, size_t b)
+static void keep_windows(struct sf_span_windows *sw, size_t a, size_t b)
 {
     size_t n = b - a + 1;
     int64_t base = sw->win[a];
 
     for (size_t i = 0; i < sw->ng; i++) {
-        struct win_group *g = &sw->g[i];
-        for (int m = 0; m < M_NMETRICS; m++)
+        struct sf_win_group *g = &sw->g[i];
+        for (int m = 0; m < SF_M_NMETRICS; m++)
             memmove(g->m[m], g->m[m] + a, n * sizeof(double));
         memmove(g->spans, g->spans + a, n * sizeof(uint64_t));
         memmove(g->known, g->known + a, n * sizeof(uint64_t));
@@ -351,18 +351,18 @@ static void keep_windows(struct span_windows *sw, size_t a, size_t b)
 }
 
 /* Leave out the windows of spans far from the bulk (spans.h), counting them. */
-static void drop_outliers(struct span_windows *sw)
+static void drop_outliers(struct sf_span_windows *sw)
 {
     size_t lo, hi, a, b;
     int64_t fence;
 
-    if (sw->nspans < SPANS_FENCE_MIN || sw->nwin == 0)
+    if (sw->nspans < SF_SPANS_FENCE_MIN || sw->nwin == 0)
         return;
     lo = window_at_count(sw, (sw->nspans + 99) / 100);
     hi = window_at_count(sw, sw->nspans - sw->nspans / 100);
-    fence = (sw->win[hi] - sw->win[lo]) * SPANS_FENCE_SPAN;
-    if (fence < SPANS_MAX_GAP)
-        fence = SPANS_MAX_GAP;
+    fence = (sw->win[hi] - sw->win[lo]) * SF_SPANS_FENCE_SPAN;
+    if (fence < SF_SPANS_MAX_GAP)
+        fence = SF_SPANS_MAX_GAP;
     for (a = lo; a > 0 && sw->win[a - 1] >= sw->win[lo] - fence;)
         a--;
     for (b = hi; b + 1 < sw->nwin && sw->win[b + 1] <= sw->win[hi] + fence;)
@@ -382,16 +382,16 @@ static void drop_outliers(struct span_windows *sw)
         else
             sw->outliers.after += n;
         if (sw->outliers.before + sw->outliers.after == n)
-            sw->outliers.first_ns = spans_window_start(sw, w);
-        sw->outliers.last_ns = spans_window_start(sw, w);
+            sw->outliers.first_ns = sf_spans_window_start(sw, w);
+        sw->outliers.last_ns = sf_spans_window_start(sw, w);
     }
     sw->nspans -= sw->outliers.before + sw->outliers.after;
     keep_windows(sw, a, b);
-    sw->outliers.bulk_from_ns = spans_window_start(sw, 0);
-    sw->outliers.bulk_to_ns = spans_window_start(sw, sw->nwin - 1) + sw->window_ns;
+    sw->outliers.bulk_from_ns = sf_spans_window_start(sw, 0);
+    sw->outliers.bulk_to_ns = sf_spans_window_start(sw, sw->nwin - 1) + sw->window_ns;
 }
 
-int spans_finish(struct span_windows *sw)
+int sf_spans_finish(struct sf_span_windows *sw)
 {
     int rc = close_all(sw);
     if (rc < 0)
@@ -400,19 +400,19 @@ int spans_finish(struct span_windows *sw)
         if ((rc = group_reserve(&sw->g[i], sw->nwin)) < 0)
             return rc;
     drop_outliers(sw);
-    /* a cut gap is a jump between stored windows, after its SPANS_MAX_GAP empty ones */
+    /* a cut gap is a jump between stored windows, after its SF_SPANS_MAX_GAP empty ones */
     for (size_t w = 1; w < sw->nwin; w++) {
         int64_t jump = sw->win[w] - sw->win[w - 1] - 1;
         if (jump > 0) {
             sw->gaps_cut++;
-            if (jump + SPANS_MAX_GAP > sw->longest_gap)
-                sw->longest_gap = jump + SPANS_MAX_GAP;
+            if (jump + SF_SPANS_MAX_GAP > sw->longest_gap)
+                sw->longest_gap = jump + SF_SPANS_MAX_GAP;
         }
     }
     return 0;
 }
 
-void spans_outlier_note(const struct span_windows *sw, char *buf, size_t n)
+void sf_spans_outlier_note(const struct sf_span_windows *sw, char *buf, size_t n)
 {
     uint64_t out = sw->outliers.before + sw->outliers.after;
     size_t len = 0;
@@ -438,10 +438,10 @@ void spans_outlier_note(const struct span_windows *sw, char *buf, size_t n)
                  "%s%llu gap%s of more than %d empty windows shortened to %d (longest %lld "
                  "windows)",
                  len ? "; " : "", (unsigned long long)sw->gaps_cut, sw->gaps_cut == 1 ? "" : "s",
-                 SPANS_MAX_GAP, SPANS_MAX_GAP, (long long)sw->longest_gap);
+                 SF_SPANS_MAX_GAP, SF_SPANS_MAX_GAP, (long long)sw->longest_gap);
 }
 
-const char *spans_group_expr(const char *by)
+const char *sf_spans_group_expr(const char *by)
 {
     if (strcmp(by, "service") == 0)
         return "COALESCE(s.grpc_service, s.authority, '(none)')";
@@ -452,7 +452,7 @@ const char *spans_group_expr(const char *by)
     return "'all'";
 }
 
-static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progress *pg,
+static int read_rows(struct sf_span_windows *sw, sqlite3_stmt *st, struct sf_progress *pg,
                      struct sf_err *err)
 {
     int r, rc;
@@ -471,8 +471,9 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progre
             lat = (double)(sqlite3_column_int64(st, 1) - t0) / 1e6;
         if (lat < 0)
             lat = NAN;
-        rc = spans_add(sw, group ? group : "(none)", t0, lat, status >= 500 || gst != 0 || rst != 0,
-                       sampled, trace, ts ? drift_ot_rate(ts) : NAN);
+        rc = sf_spans_add(sw, group ? group : "(none)", t0, lat,
+                          status >= 500 || gst != 0 || rst != 0, sampled, trace,
+                          ts ? sf_tracectx_ot_rate(ts) : NAN);
         if (rc < 0)
             return sf_err_set(
                 err, rc, UINT64_MAX, "span %llu: %s", (unsigned long long)sw->nspans + 1,
@@ -488,18 +489,18 @@ static int read_rows(struct span_windows *sw, sqlite3_stmt *st, struct sf_progre
     return 0;
 }
 
-int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
-                 int complete_only, FILE *progress, struct sf_err *err)
+int sf_spans_window(struct sf_span_windows *sw, const char *path, const char *by, int64_t window_ns,
+                    int complete_only, FILE *progress, struct sf_err *err)
 {
     struct sf_progress pg;
     struct stat stb;
     struct sf_db *db = NULL;
     sqlite3_stmt *st = NULL;
     char sql[2048];
-    const char *ge = spans_group_expr(by);
+    const char *ge = sf_spans_group_expr(by);
     int rc;
 
-    spans_init(sw, window_ns);
+    sf_spans_init(sw, window_ns);
     if (stat(path, &stb) < 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "no such database");
     if ((rc = sf_db_open_mode(&db, path, SF_DB_READ, err)) < 0)
@@ -529,10 +530,10 @@ int spans_window(struct span_windows *sw, const char *path, const char *by, int6
         sf_progress_end(&pg);
         sqlite3_finalize(st);
     }
-    if (rc == 0 && (rc = spans_finish(sw)) < 0)
+    if (rc == 0 && (rc = sf_spans_finish(sw)) < 0)
         sf_err_set(err, rc, UINT64_MAX, "out of memory");
     sf_db_close(db, NULL);
     if (rc < 0)
-        spans_free(sw);
+        sf_spans_free(sw);
     return rc;
 }

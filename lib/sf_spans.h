@@ -1,23 +1,24 @@
-/* spans.h - per-window series from the spans table of a spanfold database.
+/* sf_spans.h - per-window series from the spans table of a spanfold database: what
+ * inflect and spanfold report both read (lib/, so that neither reaches into the other).
  *
  * Spans are read in request-start order and cut into fixed windows (default
  * 10 s) per group (--by service | endpoint | grpc_method | all).  Per window and
  * group: span count, throughput (spans/s), exact P50/P95/P99/max latency (ms,
  * request first byte to response last byte), error rate (HTTP 5xx, grpc-status
- * != 0, RST_STREAM), and the sampling facts drift.c needs: distinct traces (the
+ * != 0, RST_STREAM), and the sampling facts inflect's drift.c needs: distinct traces (the
  * unit of a sampling trial: one root decision per trace), kept traces, spans
  * per trace (amplification) and the configured rate from OpenTelemetry's
  * tracestate `ot=th:` when present.
  *
- * Windows are sparse: only windows with spans, and up to SPANS_MAX_GAP empty
+ * Windows are sparse: only windows with spans, and up to SF_SPANS_MAX_GAP empty
  * windows of each gap between them, are stored (win[] gives each one's number),
  * so the cost follows the spans, not the time they cover.  Spans far from the
- * bulk in time (beyond SPANS_FENCE_SPAN times the 1st-99th percentile range, or
- * SPANS_MAX_GAP windows, past either percentile) are left out of the windows and
+ * bulk in time (beyond SF_SPANS_FENCE_SPAN times the 1st-99th percentile range, or
+ * SF_SPANS_MAX_GAP windows, past either percentile) are left out of the windows and
  * counted in `outliers`, so that one stray timestamp cannot stretch a report.
  */
-#ifndef INFLECT_SPANS_H
-#define INFLECT_SPANS_H
+#ifndef SF_SPANS_H
+#define SF_SPANS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,33 +27,33 @@
 #include "sf_err.h"
 #include "sf_map.h"
 
-enum span_metric {
-    M_COUNT,
-    M_THROUGHPUT,
-    M_P50,
-    M_P95,
-    M_P99,
-    M_MAX,
-    M_ERROR_RATE,
-    M_SAMPLED_SHARE,
-    M_AMPLIFICATION,
-    M_NMETRICS
+enum sf_span_metric {
+    SF_M_COUNT,
+    SF_M_THROUGHPUT,
+    SF_M_P50,
+    SF_M_P95,
+    SF_M_P99,
+    SF_M_MAX,
+    SF_M_ERROR_RATE,
+    SF_M_SAMPLED_SHARE,
+    SF_M_AMPLIFICATION,
+    SF_M_NMETRICS
 };
 
-#define SPANS_MAX_GROUPS 64      /* further groups are folded into "(other)" */
-#define SPANS_MAX_CELLS  4000000 /* windows x groups kept (about 450 MB at most) */
-#define SPANS_MAX_GAP    100     /* empty windows kept of one gap; longer gaps are cut */
-#define SPANS_FENCE_SPAN 10      /* outlier fence: this many 1st-99th percentile ranges */
-#define SPANS_FENCE_MIN  20      /* fewer spans: no outliers are looked for */
+#define SF_SPANS_MAX_GROUPS 64      /* further groups are folded into "(other)" */
+#define SF_SPANS_MAX_CELLS  4000000 /* windows x groups kept (about 450 MB at most) */
+#define SF_SPANS_MAX_GAP    100     /* empty windows kept of one gap; longer gaps are cut */
+#define SF_SPANS_FENCE_SPAN 10      /* outlier fence: this many 1st-99th percentile ranges */
+#define SF_SPANS_FENCE_MIN  20      /* fewer spans: no outliers are looked for */
 
 /* Stable metric name: "count", "throughput", "p50", "p95", "p99", "max",
  * "error_rate", "sampled_share", "amplification". */
-const char *spans_metric_name(enum span_metric m);
+const char *sf_spans_metric_name(enum sf_span_metric m);
 
-struct win_group {
+struct sf_win_group {
     char name[128];
-    size_t cap;            /* windows allocated */
-    double *m[M_NMETRICS]; /* per window; NaN = no data (count/throughput: 0) */
+    size_t cap;               /* windows allocated */
+    double *m[SF_M_NMETRICS]; /* per window; NaN = no data (count/throughput: 0) */
     uint64_t *spans, *traces, *trials, *kept;
     uint64_t *known; /* spans whose outcome is known: error_rate's trials */
     double *cfg;     /* mean configured rate (ot=th) per window, NaN = none */
@@ -64,32 +65,32 @@ struct win_group {
     struct sf_map seen; /* the open window's traces: sf_hash of the trace id */
 };
 
-struct span_windows {
+struct sf_span_windows {
     int64_t t0_ns, window_ns;
     size_t nwin;  /* windows stored */
     int64_t *win; /* per stored window: its number, (start - t0_ns) / window_ns */
     size_t wincap;
-    struct win_group *g;
+    struct sf_win_group *g;
     size_t ng;
     uint64_t nspans;     /* spans in the windows */
     int64_t last_ns;     /* the latest request start in the windows */
-    uint64_t gaps_cut;   /* gaps longer than SPANS_MAX_GAP windows, shortened */
+    uint64_t gaps_cut;   /* gaps longer than SF_SPANS_MAX_GAP windows, shortened */
     int64_t longest_gap; /* windows, before cutting */
     struct {
         uint64_t before, after;           /* spans left out, before and after the bulk */
         int64_t first_ns, last_ns;        /* the earliest and latest of them */
         int64_t bulk_from_ns, bulk_to_ns; /* the windows kept */
     } outliers;
-    char note[700]; /* spans_window: sources that are not complete ("" none) */
+    char note[700]; /* sf_spans_window: sources that are not complete ("" none) */
 };
 
 /* The trials of a rate metric of g, one per window: the spans of each window for
- * M_ERROR_RATE, the traces with a sampling decision for M_SAMPLED_SHARE (the
+ * SF_M_ERROR_RATE, the traces with a sampling decision for SF_M_SAMPLED_SHARE (the
  * metric is a proportion of them); NULL for any other metric. */
-const uint64_t *spans_trials(const struct win_group *g, enum span_metric m);
+const uint64_t *sf_spans_trials(const struct sf_win_group *g, enum sf_span_metric m);
 
 /* Start time in ns of stored window w (t0_ns + win[w] * window_ns). */
-int64_t spans_window_start(const struct span_windows *sw, size_t w);
+int64_t sf_spans_window_start(const struct sf_span_windows *sw, size_t w);
 
 /* Read the spans of the database at path (opened read-only) into windows.  by is
  * "all", "service", "endpoint" or "grpc_method"; complete_only leaves out sources
@@ -97,24 +98,24 @@ int64_t spans_window_start(const struct span_windows *sw, size_t w);
  * progress (spans read) goes to `progress` when not NULL.  Returns 0 (possibly
  * with nwin 0: no spans), or SF_E_IO (no such file) / SF_E_DB / SF_E_NOMEM /
  * SF_E_LIMIT with err set. */
-int spans_window(struct span_windows *sw, const char *path, const char *by, int64_t window_ns,
-                 int complete_only, FILE *progress, struct sf_err *err);
+int sf_spans_window(struct sf_span_windows *sw, const char *path, const char *by, int64_t window_ns,
+                    int complete_only, FILE *progress, struct sf_err *err);
 
 /* One line about the outliers and cut gaps of sw into buf ("" when none). */
-void spans_outlier_note(const struct span_windows *sw, char *buf, size_t n);
+void sf_spans_outlier_note(const struct sf_span_windows *sw, char *buf, size_t n);
 
 /* The SQL expression (over `spans s`) that names a span's group for `by`; NULL when a
  * span has none.  Anything that must group spans as inflect does uses it. */
-const char *spans_group_expr(const char *by);
+const char *sf_spans_group_expr(const char *by);
 
 /* The same from rows fed one by one (tests, and the reader above): call
- * spans_add for spans in non-decreasing start order, then spans_finish.
+ * sf_spans_add for spans in non-decreasing start order, then sf_spans_finish.
  * latency_ms NaN = unknown; sampled -1 = unknown; trace NULL = no context;
  * cfg_rate NaN = none.  Returns 0 or SF_E_NOMEM / SF_E_LIMIT. */
-void spans_init(struct span_windows *sw, int64_t window_ns);
-int spans_add(struct span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
-              int error, int sampled, const char *trace, double cfg_rate);
-int spans_finish(struct span_windows *sw);
-void spans_free(struct span_windows *sw);
+void sf_spans_init(struct sf_span_windows *sw, int64_t window_ns);
+int sf_spans_add(struct sf_span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
+                 int error, int sampled, const char *trace, double cfg_rate);
+int sf_spans_finish(struct sf_span_windows *sw);
+void sf_spans_free(struct sf_span_windows *sw);
 
 #endif

@@ -1,0 +1,41 @@
+/* sf_window.h - the default window length: adapted to how dense the spans are.
+ *
+ * A window must hold enough spans for the percentile it reports, and the run must
+ * have enough windows for the change-point detectors.  The rule:
+ *
+ *   rate  = the median span rate (spans/s) of the groups that hold at least 1 % of
+ *           the spans (so that a rare endpoint does not stretch every window);
+ *   W     = min(SF_WINDOW_SPANS / rate, duration / SF_WINDOW_MIN_COUNT), rounded down to
+ *           1, 2 or 5 x 10^k ns (at least 1 ms).
+ *
+ * SF_WINDOW_SPANS = 16: with n spans the 95 % rank interval of the median is
+ * n/2 +- 1.96 sqrt(n)/2, which stays inside the quartiles once n >= 16.
+ * The tail percentiles need more: a nearest-rank p95 differs from the window's max
+ * only when n > 1/(1 - 0.95) = 20 spans, p99 when n > 100 (sf_window_pct_min_spans).
+ */
+#ifndef SF_WINDOW_H
+#define SF_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sf_err.h"
+
+#define SF_WINDOW_SPANS      16            /* spans per window for the median endpoint */
+#define SF_WINDOW_MIN_COUNT  16            /* windows over the whole run, at least */
+#define SF_WINDOW_DEFAULT_NS 10000000000LL /* no spans, or all at one instant */
+
+/* The window for groups with counts[0..ng) spans over dur_ns.  Returns it in ns. */
+int64_t sf_window_choose(const uint64_t *counts, size_t ng, int64_t dur_ns);
+
+/* The smallest number of spans in a window for which the nearest-rank percentile
+ * p (0.95) is not simply the window's max: floor(1 / (1 - p)) + 1 (p95: 21, p99: 101;
+ * p <= 0.5: 1). */
+uint64_t sf_window_pct_min_spans(double p);
+
+/* sf_window_choose() over the spans of the database at path, grouped by `by` (as
+ * sf_spans_window groups them).  Returns 0 or SF_E_IO / SF_E_DB / SF_E_NOMEM with err
+ * set. */
+int sf_window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_err *err);
+
+#endif
