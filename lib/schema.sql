@@ -253,6 +253,35 @@ CREATE TABLE sample_events (
     PRIMARY KEY (source_id, event)
 );
 
+-- Off-CPU intervals of perf sources, from sched:sched_switch records: thread tid left
+-- its CPU at ts_ns in state `state` (S sleeping, D uninterruptible, R preempted, ...)
+-- with the stack it had (stack_id: "comm;root;...;leaf", the kernel frames down to the
+-- scheduler included) and ran again at end_ns: its switch in (end_rule 'switch-in'), or
+-- when the switch in was not recorded (perf record -p), its next record ('next-event').
+-- reason: the kernel function that blocked (futex_wait_queue, ep_poll, io_schedule,
+-- ...) or 'preempted'; frame: the innermost frame of the program itself (not the
+-- kernel's or the C runtime's: pool_acquire, not pthread_mutex_lock).  waker: the
+-- thread and stack of the first sched_wakeup of it.
+CREATE TABLE offcpu (
+    id             INTEGER PRIMARY KEY,
+    source_id      INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+    ts_ns          INTEGER NOT NULL,
+    end_ns         INTEGER NOT NULL,
+    end_rule       TEXT NOT NULL CHECK (end_rule IN ('switch-in', 'next-event')),
+    pid            INTEGER,
+    tid            INTEGER NOT NULL,
+    comm           TEXT,
+    state          TEXT,
+    reason         TEXT,
+    frame          TEXT,
+    stack_id       INTEGER REFERENCES stacks(id),
+    waker_tid      INTEGER,
+    waker_stack_id INTEGER REFERENCES stacks(id),
+    span_id        TEXT                          -- attributed span, by ts_ns as a sample is
+);
+CREATE INDEX offcpu_tid_ts ON offcpu(tid, ts_ns);
+CREATE INDEX offcpu_span ON offcpu(span_id);
+
 -- Clock relations: t_to = t_from + offset_ns + skew_ppm * 1e-6 * (t_from - ref_ns),
 -- valid for t_from in [valid_from_ns, valid_to_ns] (NULL = unbounded).
 CREATE TABLE clock_fits (

@@ -60,11 +60,20 @@ static const char *const migrations[] = {
     "ALTER TABLE contexts_v4 RENAME TO contexts;"
     "CREATE INDEX contexts_span_row ON contexts(span_row);"
     "CREATE INDEX contexts_span_id ON contexts(span_id);",
-    /* 4 -> 5: sample_events, what a perf source recorded besides its CPU samples */
+    /* 4 -> 5: sample_events, what a perf source recorded besides its CPU samples; offcpu,
+     * the intervals its sched_switch records give */
     "CREATE TABLE sample_events (source_id INTEGER NOT NULL REFERENCES sources(id) "
     "ON DELETE CASCADE, event TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN "
     "('sampling', 'tracepoint')), records INTEGER NOT NULL, stored INTEGER NOT NULL, "
-    "PRIMARY KEY (source_id, event));",
+    "PRIMARY KEY (source_id, event));"
+    "CREATE TABLE offcpu (id INTEGER PRIMARY KEY, source_id INTEGER NOT NULL REFERENCES "
+    "sources(id) ON DELETE CASCADE, ts_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, end_rule "
+    "TEXT NOT NULL CHECK (end_rule IN ('switch-in', 'next-event')), pid INTEGER, tid INTEGER "
+    "NOT NULL, comm TEXT, state TEXT, reason TEXT, frame TEXT, stack_id INTEGER REFERENCES "
+    "stacks(id), "
+    "waker_tid INTEGER, waker_stack_id INTEGER REFERENCES stacks(id), span_id TEXT);"
+    "CREATE INDEX offcpu_tid_ts ON offcpu(tid, ts_ns);"
+    "CREATE INDEX offcpu_span ON offcpu(span_id);",
 };
 
 int sf_dbi_fail(struct sf_db *db, struct sf_err *err, const char *what)

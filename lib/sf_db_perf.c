@@ -1,6 +1,8 @@
 /* sf_db_perf.c - perf samples and interned stacks (see sf_db_perf.h). */
 #include "sf_db_perf.h"
 
+#include <assert.h>
+
 int sf_db_perf_stack(struct sf_db *db, const char *frames, size_t n, int64_t *id,
                      struct sf_err *err)
 {
@@ -65,5 +67,32 @@ int sf_db_perf_event(struct sf_db *db, int64_t source_id, const char *event, siz
     sqlite3_bind_text(st, 3, tracepoint ? "tracepoint" : "sampling", -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, records > INT64_MAX ? INT64_MAX : (int64_t)records);
     sqlite3_bind_int(st, 5, stored != 0);
+    return sf_db_exec_stmt(db, st, NULL, err);
+}
+
+int sf_db_perf_offcpu(struct sf_db *db, int64_t source_id, const struct sf_offcpu *o,
+                      struct sf_err *err)
+{
+    static const char ins[] = "INSERT INTO offcpu (source_id, ts_ns, end_ns, end_rule, pid, tid, "
+                              "comm, state, reason, frame, stack_id, waker_tid, waker_stack_id) "
+                              "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    sqlite3_stmt *st = sf_db_stmt(db, ins, err);
+
+    assert(o->end_ns >= o->ts_ns && o->end_rule != NULL);
+    if (st == NULL)
+        return SF_E_DB;
+    sqlite3_bind_int64(st, 1, source_id);
+    sqlite3_bind_int64(st, 2, o->ts_ns);
+    sqlite3_bind_int64(st, 3, o->end_ns);
+    sqlite3_bind_text(st, 4, o->end_rule, -1, SQLITE_STATIC);
+    sf_db_bind_int(st, 5, o->pid);
+    sqlite3_bind_int64(st, 6, o->tid);
+    sf_db_bind_text(st, 7, o->comm);
+    sf_db_bind_text(st, 8, o->state);
+    sf_db_bind_text(st, 9, o->reason);
+    sf_db_bind_text(st, 10, o->frame);
+    sf_db_bind_int(st, 11, o->stack_id ? o->stack_id : SF_DB_NULL);
+    sf_db_bind_int(st, 12, o->waker_tid);
+    sf_db_bind_int(st, 13, o->waker_stack_id ? o->waker_stack_id : SF_DB_NULL);
     return sf_db_exec_stmt(db, st, NULL, err);
 }

@@ -35,6 +35,20 @@ int sf_db_perf_stack(struct sf_db *db, const char *frames, size_t n, int64_t *id
 int sf_db_perf_sample(struct sf_db *db, int64_t source_id, const struct sf_perf_sample *s,
                       struct sf_err *err);
 
+/* One off-CPU interval (the offcpu table); integers SF_DB_NULL, strings NULL when
+ * unknown; stack ids 0 when unknown. */
+struct sf_offcpu {
+    int64_t ts_ns, end_ns;
+    const char *end_rule; /* "switch-in" or "next-event" */
+    int64_t pid, tid;
+    const char *comm, *state, *reason, *frame;
+    int64_t stack_id, waker_tid, waker_stack_id;
+};
+
+/* Insert one off-CPU interval of source source_id (batched).  Returns 0 or SF_E_DB. */
+int sf_db_perf_offcpu(struct sf_db *db, int64_t source_id, const struct sf_offcpu *o,
+                      struct sf_err *err);
+
 /* Record that source source_id held `records` records of event (n bytes), a
  * tracepoint or a sampling event, and whether they went into samples (stored).
  * Once per event and source.  Returns 0 or SF_E_DB. */

@@ -77,6 +77,10 @@ int sf_db_complete_only(struct sf_db *db, struct sf_err *err)
         "  WHERE source_id IN (SELECT id FROM temp.sources);"
         "CREATE TEMP VIEW samples AS SELECT * FROM main.samples "
         "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW sample_events AS SELECT * FROM main.sample_events "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
+        "CREATE TEMP VIEW offcpu AS SELECT * FROM main.offcpu "
+        "  WHERE source_id IN (SELECT id FROM temp.sources);"
         "CREATE TEMP VIEW clock_fits AS SELECT * FROM main.clock_fits "
         "  WHERE (from_source IS NULL OR from_source IN (SELECT id FROM temp.sources)) "
         "  AND (to_source IS NULL OR to_source IN (SELECT id FROM temp.sources));";

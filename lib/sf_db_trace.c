@@ -277,9 +277,25 @@ static int add_active(struct merge *m, sqlite3_stmt *iv)
     return 0;
 }
 
-/* The sorted merge of one perf source's samples with every mapped interval. */
-static int merge_source(struct sf_db *db, int64_t src, struct sf_attr_stats *stats,
-                        struct sf_err *err)
+/* What is attributed to spans by thread and time: CPU samples at their time stamp,
+ * off-CPU intervals at the moment the thread left its CPU (the span it was serving
+ * then is the one that blocked). */
+static const struct attr_table {
+    const char *name, *select, *update;
+} attr_tables[] = {
+    {"samples",
+     "SELECT id, tid, ts_ns, span_id FROM samples WHERE source_id = ?1 AND tid IS NOT NULL AND "
+     "ts_ns IS NOT NULL ORDER BY tid, ts_ns",
+     "UPDATE samples SET span_id = ?2 WHERE id = ?1"},
+    {"offcpu",
+     "SELECT id, tid, ts_ns, span_id FROM offcpu WHERE source_id = ?1 ORDER BY tid, ts_ns",
+     "UPDATE offcpu SET span_id = ?2 WHERE id = ?1"},
+};
+
+/* The sorted merge of one perf source's rows of table t with every mapped interval;
+ * stats count samples only. */
+static int merge_source(struct sf_db *db, int64_t src, const struct attr_table *tab,
+                        struct sf_attr_stats *stats, struct sf_err *err)
 {
     static const char ivq[] =
         "SELECT i.tid, i.start_ns + m.off + CAST(m.skew * 1e-6 * (i.start_ns - m.ref) AS INTEGER) "
@@ -287,20 +303,20 @@ static int merge_source(struct sf_db *db, int64_t src, struct sf_attr_stats *sta
         "i.depth, i.span_id FROM span_intervals i JOIN temp.sf_attr_map m ON m.src = i.source_id "
         "AND (m.lo IS NULL OR i.start_ns >= m.lo) AND (m.hi IS NULL OR i.start_ns <= m.hi) "
         "ORDER BY i.tid, s, e DESC";
-    static const char smq[] = "SELECT id, tid, ts_ns, span_id FROM samples WHERE source_id = ?1 "
-                              "AND tid IS NOT NULL AND ts_ns IS NOT NULL ORDER BY tid, ts_ns";
-    static const char upd[] = "UPDATE samples SET span_id = ?2 WHERE id = ?1";
+    struct sf_attr_stats none = {0};
     sqlite3 *h = sf_db_handle(db);
     sqlite3_stmt *iv = NULL, *sm = NULL, *up = NULL;
     struct merge m = {0};
     int rc = 0, ivr;
 
     if (sqlite3_prepare_v2(h, ivq, -1, &iv, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, smq, -1, &sm, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(h, upd, -1, &up, NULL) != SQLITE_OK) {
+        sqlite3_prepare_v2(h, tab->select, -1, &sm, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h, tab->update, -1, &up, NULL) != SQLITE_OK) {
         rc = fail(db, err, "preparing the merge");
         goto out;
     }
+    if (tab != &attr_tables[0])
+        stats = &none;
     sqlite3_bind_int64(sm, 1, src);
     ivr = sqlite3_step(iv);
     while (rc == 0 && sqlite3_step(sm) == SQLITE_ROW) {
@@ -326,7 +342,7 @@ static int merge_source(struct sf_db *db, int64_t src, struct sf_attr_stats *sta
             else
                 sqlite3_bind_null(up, 2);
             if (sqlite3_step(up) != SQLITE_DONE)
-                rc = fail(db, err, "updating samples");
+                rc = fail(db, err, tab == &attr_tables[0] ? "updating samples" : "updating offcpu");
             sqlite3_reset(up);
             stats->changed++;
         }
@@ -364,7 +380,7 @@ int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats,
                      NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(h,
                            "SELECT id, clock FROM sources WHERE id IN (SELECT DISTINCT "
-                           "source_id FROM samples)",
+                           "source_id FROM samples UNION SELECT DISTINCT source_id FROM offcpu)",
                            -1, &q, NULL) != SQLITE_OK) {
         rc = fail(db, err, "reading sources");
         goto out;
@@ -374,7 +390,8 @@ int sf_db_attribute_samples_stats(struct sf_db *db, struct sf_attr_stats *stats,
         const char *c = (const char *)sqlite3_column_text(q, 1);
         snprintf(clock, sizeof(clock), "%s", c ? c : "unknown");
         if ((rc = build_map(db, clock, stats, err)) == 0)
-            rc = merge_source(db, sqlite3_column_int64(q, 0), stats, err);
+            for (size_t t = 0; rc == 0 && t < sizeof(attr_tables) / sizeof(attr_tables[0]); t++)
+                rc = merge_source(db, sqlite3_column_int64(q, 0), &attr_tables[t], stats, err);
     }
 out:
     sqlite3_finalize(q);

@@ -2,9 +2,10 @@
  * that attributes perf samples to span intervals.
  *
  * Tables: span_events, losses, span_intervals, clock_fits (lib/schema.sql), and the
- * UPDATE of samples.span_id.  Rows go through sf_db's batches (sf_db_exec_stmt).
- * tracefs2spans and perf-fold --db both call sf_db_attribute_samples() after they
- * have written their rows, so the attribution is the same whichever ran first.
+ * UPDATE of samples.span_id and offcpu.span_id (an off-CPU interval is attributed by the
+ * moment its thread left the CPU, as a sample is by its time stamp).  Rows go through sf_db's
+ * batches (sf_db_exec_stmt). tracefs2spans and perf-fold --db both call sf_db_attribute_samples()
+ * after they have written their rows, so the attribution is the same whichever ran first.
  */
 #ifndef SF_DB_TRACE_H
 #define SF_DB_TRACE_H

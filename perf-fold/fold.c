@@ -565,6 +565,12 @@ int fold_commit(struct perf_fold_ctx *c)
         return fatal(c, "sample too large");
     c->stk_pos -= c->pname.len;
     memcpy(c->stk + c->stk_pos, c->pname.data, c->pname.len);
+    if (c->side) { /* a scheduler record: its stack is the off-CPU interval's */
+        rc = offcpu_commit(c, c->stk + c->stk_pos, c->stk_cap - c->stk_pos);
+        c->stk_pos = c->stk_cap;
+        c->have_pname = 0;
+        return rc;
+    }
     /* Half the samples of real recordings repeat the previous sample's stack:
      * that entry is compared first, without hashing or probing the table. */
     e = c->last_entry;

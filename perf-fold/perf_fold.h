@@ -7,6 +7,7 @@
  *   inline.c      --inline: addr2line/nm lookups, cached
  *   diff.c        `perf-fold diff`: difffolded.pl output, regressions, CI gate
  *   spans.c       --group-by: folding samples from the database per span/trace/...
+ *   offcpu.c      --db: off-CPU intervals from sched_switch / sched_wakeup records
  */
 #ifndef PERF_FOLD_H
 #define PERF_FOLD_H
@@ -58,10 +59,11 @@ struct pf_header {
     struct pf_str event;
     size_t ev_from; /* index of the ':' where the event regex's match starts */
     /* filled by perfscript_header_detail() */
-    int64_t ts_ns; /* -1 when absent */
-    int cpu;       /* -1 when absent */
-    int tp_args;   /* text follows the event (a tracepoint's fields): event is set
-                    * from the middle of the line, has_event stays 0 */
+    int64_t ts_ns;      /* -1 when absent */
+    int cpu;            /* -1 when absent */
+    int tp_args;        /* text follows the event (a tracepoint's fields): event is set
+                         * from the middle of the line, has_event stays 0 */
+    struct pf_str args; /* those fields (tp_args) */
 };
 
 /* --db: one event of the current source, and what became of its records. */
@@ -144,6 +146,10 @@ struct perf_fold_ctx {
     uint64_t evs_more; /* records of events past PF_EVENTS_MAX */
     struct sf_buf hdr_events;
 
+    /* --db: a scheduler record being read (its stack goes to offcpu.c, not the fold) */
+    int side; /* 0, or enum offcpu_side */
+    struct pf_offcpu *off;
+
     /* metadata of the current sample, for --db */
     struct sf_buf comm, event;
     int64_t ts_ns, pid, tid, cpu;
@@ -193,6 +199,30 @@ int perfscript_finish(struct perf_fold_ctx *c);
 /* Report a bad line (first few printed, all counted).  Returns -1 with --strict. */
 int perfscript_bad(struct perf_fold_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* ---- offcpu.c --------------------------------------------------------------- */
+
+/* A thread that left its CPU (sched:sched_switch, prev) is off CPU until its switch
+ * in (next) or, where that was not recorded (perf record -p), its next record of any
+ * event; the first sched:sched_wakeup of it names the waker.  Called in --db mode. */
+enum offcpu_side { OFFCPU_SWITCH = 1, OFFCPU_WAKEUP };
+
+/* Every event header of the source (h: the detail parsed; event its name): closes the
+ * intervals it ends; returns 0 or the enum offcpu_side of a scheduler record whose
+ * stack must be handed to offcpu_commit, or -1 (no memory). */
+int offcpu_header(struct perf_fold_ctx *c, const struct pf_header *h);
+
+/* Each frame line of that record, leaf first: finds the innermost frame of the
+ * program (not the kernel's, not the C runtime's) that led to the switch. */
+void offcpu_frame(struct perf_fold_ctx *c, const struct pf_frame *f);
+
+/* The stack ("comm;root;...;leaf") of the scheduler record offcpu_header announced.
+ * Returns 0 or -1 (fatal, printed). */
+int offcpu_commit(struct perf_fold_ctx *c, const char *stack, size_t len);
+
+/* End of a source: intervals still open are dropped (counted); state freed.
+ * *stored gets the intervals written. */
+void offcpu_finish(struct perf_fold_ctx *c, uint64_t *stored, uint64_t *open);
 
 /* ---- fold.c ---------------------------------------------------------------- */
 
@@ -265,8 +295,13 @@ int perf_fold_main(int argc, char **argv);
 
 struct sf_select;
 
+/* What spans_fold_table folds: CPU samples, off-CPU intervals (ns by the stack that
+ * blocked), or both (wall-clock time; off-CPU stacks end in "[off-CPU: REASON]"). */
+enum pf_rows { PF_ROWS_CPU, PF_ROWS_OFFCPU, PF_ROWS_WALL };
+
 /* Which of the database's samples spans_fold_table folds. */
 struct spans_filter {
+    enum pf_rows rows;
     const char *span, *trace, *grpc_method; /* --span, --trace, --grpc-method; NULL = any */
     const struct sf_select *sel;            /* NULL, or only samples of the spans it selects */
     int rest;       /* with sel: the attributed samples of every other span */

@@ -251,6 +251,7 @@ static void middle_event(const char *p, const char *end, struct pf_header *h)
             while (p < end && is_ws((unsigned char)*p))
                 p++;
             h->tp_args = p < end;
+            h->args = (struct pf_str){p, (size_t)(end - p)};
             return;
         }
         if (tok == p || !is_digit((unsigned char)*tok))
@@ -636,9 +637,14 @@ static int event_line(struct perf_fold_ctx *c, const char *s, size_t n, struct p
 
     *pass = 0;
     if (c->db) {
+        int side;
         perfscript_header_detail(s, n, h);
-        if (!db_event_pass(c, h, pass) || !*pass)
-            return *pass < 0 ? -1 : 0;
+        if ((side = offcpu_header(c, h)) < 0 || !db_event_pass(c, h, pass))
+            return -1;
+        if (!*pass && !side)
+            return 0;
+        /* a scheduler record's stack goes to offcpu.c, unless it is the profile asked for */
+        c->side = *pass ? 0 : side;
         *pass = 0;
     } else if (h->has_event) {
         if (!c->event_set) {
@@ -713,6 +719,8 @@ frame:
     if (match_frame(s, n, &f)) {
         if (!c->have_pname)
             return 0;
+        if (c->side)
+            offcpu_frame(c, &f);
         return fold_frame(c, &f);
     }
     return perfscript_bad(c, "unrecognized line: %s", excerpt(ex, sizeof(ex), s, n));
@@ -910,6 +918,16 @@ int perfscript_file(struct perf_fold_ctx *c, const char *path)
         fprintf(stderr, "%s: %s: %llu bad lines in all (first %d shown), skipped\n", PF_TOOL,
                 c->file, (unsigned long long)c->bad_lines, PF_SHOW_ERRORS);
     c->total_bad += c->bad_lines;
+    if (c->db) {
+        uint64_t stored, open;
+        offcpu_finish(c, &stored, &open);
+        if (open && !c->o.quiet)
+            fprintf(stderr,
+                    "%s: %s: %llu threads left their CPU and had no record after it (they "
+                    "exited, or the recording ended): those intervals have no end and are not "
+                    "stored (%llu are)\n",
+                    PF_TOOL, c->file, (unsigned long long)open, (unsigned long long)stored);
+    }
     if (c->db && db_end(c, path, &tap, r.bytes_read, rc ? "stopped at a bad line" : NULL))
         rc = -1;
     if (tap.on)

@@ -22,7 +22,7 @@
 #include "sf_count.h"
 #include "sf_select.h"
 
-#define ATTRIB_CTE                                                                                 \
+#define ATTRIB_CTE_FROM(rows)                                                                      \
     "WITH lim AS (SELECT COALESCE(MAX(end_ns - start_ns), 0) AS d FROM span_intervals),"           \
     " a AS (SELECT s.id AS row_id, s.stack_id, s.period, s.span_id AS sid,"                        \
     "   CASE WHEN s.span_id IS NULL AND s.ts_ns IS NOT NULL THEN"                                  \
@@ -30,24 +30,40 @@
     "      WHERE i.tid = s.tid AND i.start_ns <= s.ts_ns AND i.start_ns >= s.ts_ns - lim.d"        \
     "        AND s.ts_ns <= i.end_ns AND si.clock = src.clock"                                     \
     "      ORDER BY i.depth DESC, i.start_ns DESC, i.id DESC LIMIT 1) END AS iid"                  \
-    "  FROM samples s JOIN sources src ON src.id = s.source_id, lim),"                             \
+    "  FROM " rows " s JOIN sources src ON src.id = s.source_id, lim),"                            \
     " b AS (SELECT a.row_id, a.stack_id, a.period, COALESCE(a.sid, iv.span_id) AS span_id,"        \
     "   iv.trace_id AS itrace, iv.decision AS idec FROM a LEFT JOIN span_intervals iv"             \
     "   ON iv.id = a.iid)"
-#define ATTRIB_SQL                                                                                 \
-    ATTRIB_CTE " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"           \
-               "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, "     \
-               "SUM(b.period), COUNT(*)"                                                           \
-               " FROM b JOIN stacks st ON st.id = b.stack_id"                                      \
-               " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = "  \
-               "b.span_id)"                                                                        \
-               " WHERE (?1 IS NULL OR b.span_id = ?1)"                                             \
-               "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                       \
-               "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || "           \
-               "sp.grpc_method = ?3)"
+#define ATTRIB_CTE ATTRIB_CTE_FROM("samples")
+
+/* What is folded, as rows of (id, source_id, ts_ns, tid, stack_id, period, span_id):
+ * CPU samples weighing their period; off-CPU intervals weighing their length in ns,
+ * by the stack they blocked in; or both (wall-clock time), the intervals' stacks
+ * marked with a leaf frame that says why the thread was off CPU. */
+static const char *const fold_rows[] = {
+    [PF_ROWS_CPU] = "samples",
+    [PF_ROWS_OFFCPU] = "(SELECT id, source_id, ts_ns, tid, stack_id, end_ns - ts_ns AS period, "
+                       "span_id FROM offcpu)",
+    [PF_ROWS_WALL] = "(SELECT id, source_id, ts_ns, tid, stack_id, period, span_id FROM samples "
+                     "UNION ALL SELECT -o.id, o.source_id, o.ts_ns, o.tid, (SELECT x.id FROM "
+                     "sf_wall_stacks x WHERE x.offcpu_id = o.id), o.end_ns - o.ts_ns, o.span_id "
+                     "FROM offcpu o)",
+};
+#define ATTRIB_SELECT_ST(stacks)                                                                   \
+    " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"                      \
+    "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, "                \
+    "SUM(b.period), COUNT(*)"                                                                      \
+    " FROM b JOIN " stacks " st ON st.id = b.stack_id"                                             \
+    " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = "             \
+    "b.span_id)"                                                                                   \
+    " WHERE (?1 IS NULL OR b.span_id = ?1)"                                                        \
+    "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                                  \
+    "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || "                      \
+    "sp.grpc_method = ?3)"
 #define ATTRIB_GROUP " GROUP BY b.span_id, 4, 7, st.id"
 
 const char spans_attrib_cte[] = ATTRIB_CTE;
+#define ATTRIB_SQL ATTRIB_CTE ATTRIB_SELECT_ST("stacks")
 
 enum {
     COL_SPAN,
@@ -125,14 +141,47 @@ static void label(struct sf_buf *b, const char *by, sqlite3_stmt *st)
     put(b, "]");
 }
 
-/* The query for f: ATTRIB_SQL, the selection's condition, the grouping. */
+/* --wall: each off-CPU interval's stack with a leaf frame saying why the thread was
+ * off CPU ("[off-CPU: futex_wait_queue]"), interned in a TEMP table of the reader's
+ * connection (the database is opened read-only; TEMP lives beside it). */
+static int wall_stacks(sqlite3 *h, struct sf_err *err)
+{
+    static const char sql[] =
+        "DROP TABLE IF EXISTS temp.sf_wall_stacks;"
+        "CREATE TEMP TABLE sf_wall_stacks (id INTEGER PRIMARY KEY, offcpu_id INTEGER UNIQUE, "
+        "  frames TEXT);"
+        "INSERT INTO temp.sf_wall_stacks (id, offcpu_id, frames) SELECT -o.id, o.id, "
+        "  coalesce(st.frames, o.comm, '?') || ';[off-CPU: ' || "
+        "  replace(coalesce(o.reason, o.state, 'unknown'), ';', ':') || ']' "
+        "  FROM offcpu o LEFT JOIN stacks st ON st.id = o.stack_id;";
+    char *msg = NULL;
+
+    if (sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        sf_err_set(err, SF_E_DB, UINT64_MAX, "off-CPU stacks: %s", msg ? msg : "error");
+        sqlite3_free(msg);
+        return SF_E_DB;
+    }
+    return 0;
+}
+
+/* The query for f: the attribution over f's rows, the selection's condition, the
+ * grouping. */
 static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, struct sf_err *err)
 {
     struct sf_buf sql;
     int rc = 0;
 
     sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
-    if (sf_buf_printf(&sql, "%s%s", ATTRIB_SQL, f->attributed ? " AND b.span_id IS NOT NULL" : ""))
+    if (f->rows == PF_ROWS_WALL && wall_stacks(h, err) != 0)
+        return err->code;
+    if (f->rows == PF_ROWS_CPU
+            ? sf_buf_printf(&sql, "%s", ATTRIB_SQL)
+            : sf_buf_printf(&sql, ATTRIB_CTE_FROM("%s") ATTRIB_SELECT_ST("%s"), fold_rows[f->rows],
+                            f->rows == PF_ROWS_WALL ? "(SELECT id, frames FROM stacks UNION ALL "
+                                                      "SELECT id, frames FROM temp.sf_wall_stacks)"
+                                                    : "stacks"))
+        rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    if (rc == 0 && f->attributed && sf_buf_printf(&sql, " AND b.span_id IS NOT NULL"))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (rc == 0 && f->sel &&
         sf_buf_printf(&sql,

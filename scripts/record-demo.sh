@@ -20,6 +20,10 @@
 #      (/api/search runs slow_regex_backtrack), then the sampling rate 0.5 -> 0.1;
 #      With SOCKETS=1 in the environment, a second `spantrace --sockets -p PID --port PORT`
 #      records the service's TCP send/receive calls at the same time (OUTDIR/sockets.txt);
+#      SLOW_KIND=lock makes the slow mode wait instead of burn CPU (the service's
+#      --slow-kind lock: a pool of one connection and a 15 ms answer); OFFCPU=1 records
+#      with docs/recording.md's off-CPU recipe: every sched_switch and sched_wakeup of the
+#      service beside a cpu-clock of the same rate (-c 1, period 5025125 ns: 199 Hz);
 #   6. writes OUTDIR/demo.pcap, OUTDIR/perf.txt (`perf script --header --ns -F
 #      comm,pid,tid,cpu,time,period,event,ip,sym,dso`, gzipped to perf.txt.gz when over
 #      1 MB), OUTDIR/markers.txt (spantrace), OUTDIR/MANIFEST.json.
@@ -91,7 +95,10 @@ cc -O2 -o "$W/clockoffset" "$top/scripts/record/demo-clockoffset.c"
 # nice -10: the machine may be shared, and the phases should show the service's own
 # latency rather than the neighbours' builds.  The admin commands go to a second port,
 # outside the capture, so that the packets hold the service's traffic only.
-nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 >"$W/svc.out" 2>"$W/svc.err" &
+slow_kind=${SLOW_KIND:-cpu}
+case $slow_kind in cpu | lock) ;; *) die "SLOW_KIND is cpu or lock" ;; esac
+nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$slow_kind" \
+    >"$W/svc.out" 2>"$W/svc.err" &
 svc_pid=$!
 pids+=("$svc_pid")
 wait_for "$W/svc.out" "listening on" "the demo service"
@@ -102,7 +109,14 @@ tcpdump -i lo -U -s 0 -w "$W/demo.pcap" "tcp port $port" 2>"$W/tcpdump.err" &
 pids+=($!)
 tcpdump_pid=$!
 wait_for "$W/tcpdump.err" "listening on" tcpdump
-perf record -q -k mono -g -F 199 -e cpu-clock --sample-cpu -p "$svc_pid" -o "$W/perf.data" 2>"$W/perf.err" &
+if [ "${OFFCPU:-0}" = 1 ]; then
+    perf_events=(-c 1 -e 'cpu-clock/period=5025125,name=cpu-clock/' -e sched:sched_switch
+        -e sched:sched_wakeup)
+else
+    perf_events=(-F 199 -e cpu-clock)
+fi
+perf record -q -k mono -g "${perf_events[@]}" --sample-cpu -p "$svc_pid" -o "$W/perf.data" \
+    2>"$W/perf.err" &
 perf_pid=$!
 pids+=("$perf_pid")
 "$spantrace" --usdt spanfold:span_begin:span_end --decision-arg 1 -p "$svc_pid" \
@@ -137,28 +151,38 @@ rm -f "$out/perf.txt" "$out/perf.txt.gz"
 cp "$W/demo.pcap" "$out/demo.pcap"
 cp "$W/markers.txt" "$out/markers.txt"
 [ -z "${sock_pid:-}" ] || cp "$W/sockets.txt" "$W/sockets.err" "$out/"
-perf script --header --ns -F comm,pid,tid,cpu,time,period,event,ip,sym,dso -i "$W/perf.data" \
+fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
+tp=()
+[ "${OFFCPU:-0}" = 1 ] && tp=(-F "trace:$fields,trace") # the tracepoints with their fields
+perf script --header --ns -F "$fields" "${tp[@]}" -i "$W/perf.data" \
     >"$out/perf.txt" 2>"$W/perf-script.err" || die "perf script failed: $(cat "$W/perf-script.err")"
 if [ "$(stat -c %s "$out/perf.txt")" -gt 1048576 ]; then
     gzip -9n "$out/perf.txt"
 fi
 "$py" - "$W" "$out" "$svc" "$(perf --version)" "$(tcpdump --version 2>&1 | head -1)" \
-    "$(curl --version | head -1)" <<'PY'
+    "$(curl --version | head -1)" "$slow_kind" "${OFFCPU:-0}" <<'PY'
 import glob, gzip, json, os, platform, sys
-W, out, svc, perfv, tcpdumpv, curlv = sys.argv[1:7]
+W, out, svc, perfv, tcpdumpv, curlv, slow_kind, offcpu = sys.argv[1:9]
 load = json.load(open(os.path.join(W, "load.json")))
 before = json.load(open(os.path.join(W, "offset-before.json")))
 after = json.load(open(os.path.join(W, "offset-after.json")))
 perf = os.path.join(out, "perf.txt")
 perf = perf if os.path.exists(perf) else perf + ".gz"
 op = gzip.open if perf.endswith(".gz") else open
-samples = sum(1 for l in op(perf, "rt") if l[:1] not in ("#", "\t", "\n", " ") and l.strip())
+samples = sum(1 for l in op(perf, "rt") if l[:1] not in ("#", "\t", "\n", " ") and l.strip()
+              and " cpu-clock:" in l)
 markers = sum(1 for l in open(os.path.join(out, "markers.txt")) if "spantrace: span:" in l)
 ph = {p["what"]: p for p in load["phases"]}
 m = {
     "what": "the spanfold demo service (samples/demo-service/) under real load on 127.0.0.1: "
-            "packets on lo, perf record -k mono -g -F 199 of the service, spantrace span markers "
-            "(USDT spanfold:span_begin/span_end); normal phase, slow phase, sampling-rate change",
+            "packets on lo, perf record -k mono -g of the service at 199 Hz%s, spantrace span "
+            "markers (USDT spanfold:span_begin/span_end); normal phase, slow phase (%s), "
+            "sampling-rate change" % (
+                " with every sched_switch and sched_wakeup (-c 1)" if offcpu == "1" else "",
+                "search waits for a pool of one connection and its 15 ms answer"
+                if slow_kind == "lock" else "search burns CPU in slow_regex_backtrack"),
+    "slow_kind": slow_kind,
+    "offcpu": offcpu == "1",
     "recorded_by": "scripts/record-demo.sh",
     "kernel": platform.release(),
     "tools": {"perf": perfv, "tcpdump": tcpdumpv, "curl": curlv,
@@ -166,7 +190,8 @@ m = {
     "files": {
         "demo.pcap": "tcpdump -i lo 'tcp port PORT' (CLOCK_REALTIME, microseconds)",
         os.path.basename(perf): "perf script --header --ns -F comm,pid,tid,cpu,time,period,event,"
-                                "ip,sym,dso (clockid monotonic)",
+                                "ip,sym,dso%s (clockid monotonic)" %
+                                (" -F trace:...,trace" if offcpu == "1" else ""),
         "markers.txt": "spantrace --usdt spanfold:span_begin:span_end --decision-arg 1 -p PID "
                        "(tracefs text format, trace_clock mono, ns)",
     },
@@ -182,7 +207,8 @@ m = {
             "/demo.Catalog/Lookup": ["work_lookup", "catalog_lookup", "hash_sku"],
         },
         "slow_endpoint": "/api/search",
-        "slow_function": "slow_regex_backtrack",
+        "slow_function": "slow_regex_backtrack" if slow_kind == "cpu" else None,
+        "slow_blocked_in": ["pool_acquire", "backend_wait"] if slow_kind == "lock" else None,
         "marker_functions": ["sf_demo_span_begin", "sf_demo_span_end"],
         "usdt": ["spanfold:span_begin", "spanfold:span_end"],
         "workers": 16, "nice": -10,

@@ -344,34 +344,56 @@ static int spool(struct ingest *g, struct input *in)
 /* perf.data: perf script with the fields perf-fold reads, into a temporary file. */
 static const char perf_fields[] = "comm,pid,tid,cpu,time,period,event,ip,sym,dso";
 
-/* Run perf script with args (NULL-terminated, after "perf script") and stdout into
- * path.  Returns 0 when it exited 0. */
-static int run_perf_script(const char *path, const char *const *args)
+/* Run perf script with args (NULL-terminated, after "perf script"), stdout into path
+ * and stderr into errpath.  Returns 0 when it exited 0. */
+static int run_perf_script(const char *path, const char *errpath, const char *const *args)
 {
-    const char *argv[16] = {"perf", "script"};
+    const char *argv[20] = {"perf", "script"};
     pid_t pid;
-    int fd, st, k = 2;
+    int fd, efd, st, k = 2;
 
-    while (*args && k < 15)
+    while (*args && k < 19)
         argv[k++] = *args++;
     argv[k] = NULL;
     if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0)
         return -1;
+    if ((efd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0) {
+        close(fd);
+        return -1;
+    }
     fflush(NULL);
     if ((pid = fork()) == 0) {
         dup2(fd, 1);
+        dup2(efd, 2);
         execvp("perf", (char *const *)argv);
         _exit(127);
     }
     close(fd);
+    close(efd);
     return pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ? -1 : 0;
+}
+
+/* perf's messages: all of them after a failure, else all but the notice that the
+ * tracepoints' own -F replaced the general one (which this file asks for). */
+static void perf_messages(const char *errpath, int failed)
+{
+    char line[1024];
+    FILE *f = fopen(errpath, "r");
+
+    while (f && fgets(line, sizeof(line), f))
+        if (failed || strncmp(line, "Overriding previous field request", 33) != 0)
+            fprintf(stderr, "perf: %s", line);
+    if (f)
+        fclose(f);
+    unlink(errpath);
 }
 
 /* The fields to ask perf script for: perf stops ("Samples for 'cpu-clock' event do
  * not have CPU attribute set") when one is asked that an event did not record, so a
  * field whose sample_type bit some event lacks (cpu without -a or --sample-cpu, time
- * without -T) is left out, as the header's event descriptions say. */
-static void perf_fields_for(const char *header, char *fields, size_t n)
+ * without -T) is left out, as the header's event descriptions say.  *tracepoints is
+ * set when an event is one (type 2): their fields (trace) are asked for them alone. */
+static void perf_fields_for(const char *header, char *fields, size_t n, int *tracepoints)
 {
     static const struct {
         const char *field, *bit;
@@ -380,10 +402,13 @@ static void perf_fields_for(const char *header, char *fields, size_t n)
     char line[4096], *p;
     FILE *f = fopen(header, "r");
 
+    *tracepoints = 0;
     while (f && fgets(line, sizeof(line), f)) {
         char *st = strstr(line, "sample_type = "), *e;
         if (strncmp(line, "# event : ", 10) != 0 || st == NULL)
             continue;
+        if ((p = strstr(line, ", type = 2,")) != NULL && p < st)
+            *tracepoints = 1;
         st += 14;
         e = st + strcspn(st, ", \n");
         *e = 0;
@@ -408,8 +433,10 @@ static void perf_fields_for(const char *header, char *fields, size_t n)
 
 static int perf_script(struct ingest *g, struct input *in)
 {
-    char out[160], hdr[160], fields[sizeof(perf_fields) + 1];
+    char out[160], hdr[160], errs[160], fields[sizeof(perf_fields) + 1];
+    char tpf[sizeof(perf_fields) + 16];
     const char *src;
+    int tracepoints, rc;
 
     if (in->comp != SF_COMP_NONE && decompress(g, in) < 0)
         return -1;
@@ -426,15 +453,24 @@ static int perf_script(struct ingest *g, struct input *in)
     src = in->feed ? in->feed : in->path;
     snprintf(out, sizeof(out), "%s/%zu.perf.txt", g->tmpdir, (size_t)(in - g->in));
     snprintf(hdr, sizeof(hdr), "%s/%zu.perf.hdr", g->tmpdir, (size_t)(in - g->in));
-    if (run_perf_script(hdr, (const char *[]){"--header-only", "-i", src, NULL}) < 0) {
+    snprintf(errs, sizeof(errs), "%s/%zu.perf.err", g->tmpdir, (size_t)(in - g->in));
+    rc = run_perf_script(hdr, errs, (const char *[]){"--header-only", "-i", src, NULL});
+    perf_messages(errs, rc < 0);
+    if (rc < 0) {
         snprintf(in->note, sizeof(in->note),
                  "perf script --header-only failed (see its message above)");
         return -1;
     }
-    perf_fields_for(hdr, fields, sizeof(fields));
+    perf_fields_for(hdr, fields, sizeof(fields), &tracepoints);
     unlink(hdr);
-    if (run_perf_script(out, (const char *[]){"--header", "--ns", "-F", fields, "-i", src, NULL}) <
-        0) {
+    /* tracepoints also with their fields (sched_switch's prev/next: off-CPU intervals) */
+    snprintf(tpf, sizeof(tpf), "trace:%s,trace", fields);
+    rc = run_perf_script(
+        out, errs,
+        tracepoints ? (const char *[]){"--header", "--ns", "-F", fields, "-F", tpf, "-i", src, NULL}
+                    : (const char *[]){"--header", "--ns", "-F", fields, "-i", src, NULL});
+    perf_messages(errs, rc < 0);
+    if (rc < 0) {
         snprintf(in->note, sizeof(in->note), "perf script -F %s failed (see its message above)",
                  fields);
         return -1;

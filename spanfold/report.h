@@ -69,14 +69,15 @@ struct rp_func {
  * (report_cause.c): the parts add up to dur_ns. */
 struct rp_breakdown {
     uint64_t spans;
-    double dur_ns, cpu_ns, downstream_ns, network_ns, unaccounted_ns;
+    double dur_ns, cpu_ns, blocked_ns, downstream_ns, network_ns, unaccounted_ns;
     double downstream_by[RP_CAUSE_EPS]; /* downstream_ns by the child's endpoint */
+    double blocked_by[RP_CAUSE_EPS];    /* blocked_ns by reason (cause_reasons) */
 };
 
 enum rp_cause {
     RP_CAUSE_NONE,
     RP_CAUSE_CPU,
-    RP_CAUSE_BLOCKED, /* off-CPU: not recorded yet, never named */
+    RP_CAUSE_BLOCKED, /* off CPU (offcpu intervals of the span's thread) */
     RP_CAUSE_NETWORK,
     RP_CAUSE_DOWNSTREAM,
     RP_CAUSE_UNACCOUNTED
@@ -90,7 +91,9 @@ struct rp_why {
     enum rp_cause cause;
     double share;             /* of the growth of the mean duration, 0..1 */
     double unaccounted_share; /* the part of the growth nobody measured, 0..1 */
-    size_t ep; /* downstream: the child endpoint that grew most (cause_eps), or SIZE_MAX */
+    size_t ep;     /* downstream: the child endpoint that grew most (cause_eps), or SIZE_MAX */
+    size_t reason; /* blocked: the reason that grew most (cause_reasons), or SIZE_MAX */
+    int offcpu;    /* the database has off-CPU intervals: blocked_ns is measured */
 };
 
 /* One span, as the sets need it. */
@@ -179,6 +182,8 @@ struct rp_ctx {
     size_t nwhys;
     char (*cause_eps)[RP_NAME_MAX]; /* the downstream endpoints rp_why.ep names */
     size_t ncause_eps;
+    char (*cause_reasons)[RP_NAME_MAX]; /* why threads were off CPU (rp_why.reason) */
+    size_t ncause_reasons;
     char notes[6][720]; /* what is missing or partial, said on the page */
     int nnotes;
 };

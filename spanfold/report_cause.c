@@ -7,13 +7,17 @@
  *   cpu          its attributed samples of a clock event (cpu-clock, task-clock): ns
  *   downstream   the union of its child spans (parent_span_id = its span id, in the
  *                same database) within it: time spent waiting on a call it made
+ *   blocked      its off-CPU intervals (offcpu rows attributed to it: its thread left
+ *                the CPU while serving it) beyond the downstream time, since a thread
+ *                waiting on a call it made is off CPU too; by reason (the kernel
+ *                function that blocked, or preempted)
  *   network      request first to last byte plus response first to last byte: the
  *                transfer as the capture saw it
- *   unaccounted  the rest: blocked (off-CPU), queued, or work nobody sampled
+ *   unaccounted  the rest: queued before a thread took it, or work nobody sampled
  *
- * blocked (off-CPU) is not recorded yet: it stays inside unaccounted and the JSON
- * says null.  For an inflection of endpoint g at time T the "normal" set is g's spans
- * that started before T, the "slow" set those from T on; the cause is the measured
+ * Without off-CPU intervals in the database blocked is not measured: it stays inside
+ * unaccounted and the JSON says null.  For an inflection of endpoint g at time T the "normal" set
+ * is g's spans that started before T, the "slow" set those from T on; the cause is the measured
  * part whose mean per span grew the most, and its share is that growth over the
  * growth of the mean duration; unaccounted is named only when no measured part
  * explains RP_CAUSE_MIN_SHARE of it, and its share is said beside the cause.
@@ -63,10 +67,13 @@ static size_t first_of(const struct id_ns *v, size_t n, const char *id)
 }
 
 struct cause_data {
-    struct id_ns *cpu, *kids;
-    size_t ncpu, nkids;
+    struct id_ns *cpu, *kids, *blk; /* blk: a = ns off CPU, ep = its reason */
+    size_t ncpu, nkids, nblk;
     char (*eps)[RP_NAME_MAX]; /* the children's endpoints */
     size_t neps;
+    char (*reasons)[RP_NAME_MAX]; /* why threads were off CPU */
+    size_t nreasons;
+    int offcpu; /* the database has off-CPU intervals */
 };
 
 static int push(struct id_ns **v, size_t *n, size_t *cap, const char *id, int64_t a, int64_t b)
@@ -87,21 +94,21 @@ static int push(struct id_ns **v, size_t *n, size_t *cap, const char *id, int64_
     return 0;
 }
 
-/* Index of the child endpoint name, added when new (RP_CAUSE_EPS at most; the rest
- * share the last, "(other)"). */
-static size_t ep_index(struct cause_data *d, const char *name)
+/* Index of name in names[0..*n), added when new (RP_CAUSE_EPS at most; the rest
+ * share the last, "(other)"): a child's endpoint, a reason to be off CPU. */
+static size_t name_index(char (*names)[RP_NAME_MAX], size_t *n, const char *name)
 {
-    for (size_t i = 0; i < d->neps; i++)
-        if (strcmp(d->eps[i], name) == 0)
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(names[i], name) == 0)
             return i;
-    if (d->neps == RP_CAUSE_EPS - 1) {
-        snprintf(d->eps[d->neps], RP_NAME_MAX, "(other)");
-        d->neps++;
+    if (*n == RP_CAUSE_EPS - 1) {
+        snprintf(names[*n], RP_NAME_MAX, "(other)");
+        (*n)++;
     }
-    if (d->neps >= RP_CAUSE_EPS)
+    if (*n >= RP_CAUSE_EPS)
         return RP_CAUSE_EPS - 1;
-    snprintf(d->eps[d->neps], RP_NAME_MAX, "%s", name);
-    return d->neps++;
+    snprintf(names[*n], RP_NAME_MAX, "%s", name);
+    return (*n)++;
 }
 
 /* CPU ns per span id and every child span's interval, from the database. */
@@ -143,12 +150,36 @@ static int load(struct cause_data *d, sqlite3 *h)
         if (push(&d->kids, &d->nkids, &cap, id, sqlite3_column_int64(st, 1),
                  sqlite3_column_int64(st, 2)) < 0)
             break;
-        d->kids[d->nkids - 1].ep = ep_index(d, ep ? ep : "");
+        d->kids[d->nkids - 1].ep = name_index(d->eps, &d->neps, ep ? ep : "");
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return -1;
     qsort(d->kids, d->nkids, sizeof(*d->kids), cmp_id);
+    /* off CPU per span and reason (a database older than the table has none) */
+    cap = 0;
+    if (sqlite3_prepare_v2(
+            h,
+            "SELECT span_id, coalesce(reason, state, '?') || coalesce(' under ' || frame, ''), "
+            "sum(end_ns - ts_ns) "
+            "FROM offcpu WHERE span_id IS NOT NULL GROUP BY 1, 2",
+            -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(st, 0);
+        const char *why = (const char *)sqlite3_column_text(st, 1);
+        if (push(&d->blk, &d->nblk, &cap, id, sqlite3_column_int64(st, 2), 0) < 0)
+            break;
+        d->blk[d->nblk - 1].ep = name_index(d->reasons, &d->nreasons, why ? why : "?");
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return -1;
+    qsort(d->blk, d->nblk, sizeof(*d->blk), cmp_id);
+    if (sqlite3_prepare_v2(h, "SELECT EXISTS (SELECT 1 FROM offcpu)", -1, &st, NULL) == SQLITE_OK) {
+        d->offcpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
     return 0;
 }
 
@@ -158,7 +189,7 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
     double dur = sp->lat_ms * 1e6, left, part, net = 0, ds = 0;
     int64_t t0 = sp->start_ns, t1 = sp->start_ns + (int64_t)llround(dur), covered = t0;
     size_t k = first_of(d->cpu, d->ncpu, sp->id);
-    double ds_ep[RP_CAUSE_EPS] = {0};
+    double ds_ep[RP_CAUSE_EPS] = {0}, blk = 0, blk_r[RP_CAUSE_EPS] = {0};
 
     left = dur;
     part = k < d->ncpu ? fmin((double)d->cpu[k].a, left) : 0;
@@ -180,6 +211,16 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
     for (size_t e = 0; ds > 0 && e < RP_CAUSE_EPS; e++)
         b->downstream_by[e] += ds_ep[e] * part / ds;
     left -= part;
+    /* off CPU beyond the wait on its calls (the thread is off CPU during those too) */
+    for (k = first_of(d->blk, d->nblk, sp->id); k < d->nblk && !strcmp(d->blk[k].id, sp->id); k++) {
+        blk += (double)d->blk[k].a;
+        blk_r[d->blk[k].ep] += (double)d->blk[k].a;
+    }
+    part = fmin(fmax(0, blk - ds), left);
+    b->blocked_ns += part;
+    for (size_t e = 0; blk > 0 && e < RP_CAUSE_EPS; e++)
+        b->blocked_by[e] += blk_r[e] * part / blk;
+    left -= part;
     if (sp->req_end_ns != INT64_MIN && sp->req_end_ns >= t0)
         net += (double)(sp->req_end_ns - t0);
     if (sp->resp_start_ns != INT64_MIN && sp->resp_start_ns <= t1)
@@ -198,20 +239,23 @@ static void mean(struct rp_breakdown *b)
 
     b->dur_ns /= n;
     b->cpu_ns /= n;
+    b->blocked_ns /= n;
     b->downstream_ns /= n;
     b->network_ns /= n;
     b->unaccounted_ns /= n;
-    for (size_t e = 0; e < RP_CAUSE_EPS; e++)
+    for (size_t e = 0; e < RP_CAUSE_EPS; e++) {
         b->downstream_by[e] /= n;
+        b->blocked_by[e] /= n;
+    }
 }
 
 /* The cause of the growth from normal to slow, and its share of it. */
 static void name_cause(struct rp_why *y)
 {
-    const double grew[] = {y->slow.cpu_ns - y->normal.cpu_ns, 0,
-                           y->slow.network_ns - y->normal.network_ns,
-                           y->slow.downstream_ns - y->normal.downstream_ns,
-                           y->slow.unaccounted_ns - y->normal.unaccounted_ns};
+    const double grew[] = {
+        y->slow.cpu_ns - y->normal.cpu_ns, y->slow.blocked_ns - y->normal.blocked_ns,
+        y->slow.network_ns - y->normal.network_ns, y->slow.downstream_ns - y->normal.downstream_ns,
+        y->slow.unaccounted_ns - y->normal.unaccounted_ns};
     double added = y->slow.dur_ns - y->normal.dur_ns, best = 0;
 
     y->cause = RP_CAUSE_NONE;
@@ -231,12 +275,18 @@ static void name_cause(struct rp_why *y)
     }
     y->share = fmin(1, best / added);
     y->unaccounted_share = fmin(1, fmax(0, grew[4] / added));
-    y->ep = SIZE_MAX;
+    y->ep = y->reason = SIZE_MAX;
     best = 0;
     for (size_t e = 0; y->cause == RP_CAUSE_DOWNSTREAM && e < RP_CAUSE_EPS; e++)
         if (y->slow.downstream_by[e] - y->normal.downstream_by[e] > best) {
             best = y->slow.downstream_by[e] - y->normal.downstream_by[e];
             y->ep = e;
+        }
+    best = 0;
+    for (size_t e = 0; y->cause == RP_CAUSE_BLOCKED && e < RP_CAUSE_EPS; e++)
+        if (y->slow.blocked_by[e] - y->normal.blocked_by[e] > best) {
+            best = y->slow.blocked_by[e] - y->normal.blocked_by[e];
+            y->reason = e;
         }
 }
 
@@ -245,7 +295,8 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
     struct cause_data d = {0};
     int rc = -1;
 
-    if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL || load(&d, h) < 0)
+    if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL ||
+        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load(&d, h) < 0)
         goto out;
     if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
         goto out;
@@ -258,7 +309,8 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
             continue;
         memset(y, 0, sizeof(*y));
         y->cp = i;
-        y->ep = SIZE_MAX;
+        y->ep = y->reason = SIZE_MAX;
+        y->offcpu = d.offcpu;
         for (size_t k = 0; k < n; k++) {
             const struct rp_span *sp = &c->spans[ix[k]];
             if (!(isfinite(sp->lat_ms) && sp->lat_ms >= 0))
@@ -273,11 +325,16 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
     c->cause_eps = d.eps;
     d.eps = NULL;
     c->ncause_eps = d.neps;
+    c->cause_reasons = d.reasons;
+    d.reasons = NULL;
+    c->ncause_reasons = d.nreasons;
     rc = 0;
 out:
     free(d.cpu);
     free(d.kids);
+    free(d.blk);
     free(d.eps);
+    free(d.reasons);
     return rc;
 }
 

@@ -1152,6 +1152,7 @@ void rp_free(struct rp_ctx *c)
     free(c->group_at);
     free(c->whys);
     free(c->cause_eps);
+    free(c->cause_reasons);
     sf_buf_free(&c->all.folded);
     sf_buf_free(&c->slow.folded);
     sf_buf_free(&c->rest.folded);

@@ -218,8 +218,14 @@ static void findings_of(FILE *f, const struct rp_ctx *c, size_t g)
         if (best) {
             fprintf(f,
                     "<p class=\"small\">Where the time went, per request before and after "
-                    "it: %.0f %% of the added time is %s.</p>\n",
+                    "it: %.0f %% of the added time is %s",
                     100 * best->share, rp_cause_name(best->cause));
+            if (best->reason != SIZE_MAX) {
+                fputs(" (in ", f);
+                rp_html_esc(f, c->cause_reasons[best->reason]);
+                fputs(")", f);
+            }
+            fputs(".</p>\n", f);
             rp_svg_breakdown(f, c, best);
         }
     }

@@ -102,6 +102,9 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
     case RP_CAUSE_CPU:
         from = a->cpu_ns, to = b->cpu_ns;
         break;
+    case RP_CAUSE_BLOCKED:
+        from = a->blocked_ns, to = b->blocked_ns;
+        break;
     case RP_CAUSE_NETWORK:
         from = a->network_ns, to = b->network_ns;
         break;
@@ -116,11 +119,18 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
                  "; %.0f %% of the added time is %s%s%s (%.1f \xe2\x86\x92 %.1f ms a request)",
                  100 * y->share,
                  y->cause == RP_CAUSE_CPU          ? "on CPU"
+                 : y->cause == RP_CAUSE_BLOCKED    ? "blocked off CPU"
                  : y->cause == RP_CAUSE_NETWORK    ? "in transfer on the wire"
                  : y->cause == RP_CAUSE_DOWNSTREAM ? "waiting on a downstream call"
+                 : y->offcpu                       ? "unaccounted (queued or unsampled)"
                                                    : "unaccounted (off CPU, queued or unsampled)",
-                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX ? " to " : "",
-                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX ? c->cause_eps[y->ep] : "",
+                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX    ? " to "
+                 : y->cause == RP_CAUSE_BLOCKED && y->reason != SIZE_MAX ? " in "
+                                                                         : "",
+                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX ? c->cause_eps[y->ep]
+                 : y->cause == RP_CAUSE_BLOCKED && y->reason != SIZE_MAX
+                     ? c->cause_reasons[y->reason]
+                     : "",
                  from / 1e6, to / 1e6);
     if (k > 0)
         *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
@@ -206,13 +216,16 @@ static void json_endpoints(struct sf_jw *w, const struct rp_ctx *c)
 }
 
 static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *key,
-                           const struct rp_breakdown *b)
+                           const struct rp_breakdown *b, int offcpu)
 {
     sf_jw_obj(w, key);
     sf_jw_int(w, "spans", (int64_t)b->spans);
     sf_jw_num(w, "duration_ns", round(b->dur_ns));
     sf_jw_num(w, "cpu_ns", round(b->cpu_ns));
-    sf_jw_null(w, "blocked_ns"); /* not recorded: inside unaccounted_ns */
+    if (offcpu)
+        sf_jw_num(w, "blocked_ns", round(b->blocked_ns));
+    else
+        sf_jw_null(w, "blocked_ns"); /* not recorded: inside unaccounted_ns */
     sf_jw_num(w, "downstream_ns", round(b->downstream_ns));
     sf_jw_num(w, "network_ns", round(b->network_ns));
     sf_jw_num(w, "unaccounted_ns", round(b->unaccounted_ns));
@@ -223,6 +236,16 @@ static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *
         sf_jw_obj(w, NULL);
         sf_jw_str(w, "endpoint", c->cause_eps[e]);
         sf_jw_num(w, "ns", round(b->downstream_by[e]));
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+    sf_jw_arr(w, "blocked_by_reason");
+    for (size_t e = 0; e < c->ncause_reasons; e++) {
+        if (!(b->blocked_by[e] > 0))
+            continue;
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "reason", c->cause_reasons[e]);
+        sf_jw_num(w, "ns", round(b->blocked_by[e]));
         sf_jw_end(w);
     }
     sf_jw_end(w);
@@ -239,9 +262,11 @@ static void json_why(struct sf_jw *w, const struct rp_ctx *c, const struct rp_wh
     sf_jw_num(w, "unaccounted_share", y->cause == RP_CAUSE_NONE ? 0 : y->unaccounted_share);
     if (y->ep != SIZE_MAX)
         sf_jw_str(w, "cause_endpoint", c->cause_eps[y->ep]);
+    if (y->reason != SIZE_MAX)
+        sf_jw_str(w, "cause_reason", c->cause_reasons[y->reason]);
     sf_jw_obj(w, "breakdown");
-    json_breakdown(w, c, "slow", &y->slow);
-    json_breakdown(w, c, "normal", &y->normal);
+    json_breakdown(w, c, "slow", &y->slow, y->offcpu);
+    json_breakdown(w, c, "normal", &y->normal, y->offcpu);
     sf_jw_end(w);
 }
 

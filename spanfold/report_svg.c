@@ -469,8 +469,8 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
  * stacked bars of the mean per request (report_cause.c), each part labelled. */
 void rp_svg_breakdown(FILE *f, const struct rp_ctx *c, const struct rp_why *y)
 {
-    static const char *const names[4] = {"CPU", "downstream", "network", "unaccounted"};
-    static const char *const colors[4] = {"#d62728", "#9467bd", "#1f77b4", "#bbbbbb"};
+    static const char *const names[5] = {"CPU", "downstream", "blocked", "network", "unaccounted"};
+    static const char *const colors[5] = {"#d62728", "#9467bd", "#ff7f0e", "#1f77b4", "#bbbbbb"};
     const struct rp_breakdown *bars[2] = {&y->normal, &y->slow};
     const char *rows[2] = {"before", "after"};
     double w = 760, lm = 70, bw = w - lm - 150, top = 18, bh = 20, vmax;
@@ -485,11 +485,12 @@ void rp_svg_breakdown(FILE *f, const struct rp_ctx *c, const struct rp_why *y)
             w, w);
     for (int r = 0; r < 2; r++) {
         const struct rp_breakdown *b = bars[r];
-        const double part[4] = {b->cpu_ns, b->downstream_ns, b->network_ns, b->unaccounted_ns};
+        const double part[5] = {b->cpu_ns, b->downstream_ns, b->blocked_ns, b->network_ns,
+                                b->unaccounted_ns};
         double x = lm, y0 = top + r * (bh + 8);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\" text-anchor=\"end\">%s</text>", lm - 6,
                 y0 + 14, rows[r]);
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             double pw = part[k] / vmax * bw;
             if (!(pw > 0))
                 continue;
@@ -502,11 +503,11 @@ void rp_svg_breakdown(FILE *f, const struct rp_ctx *c, const struct rp_why *y)
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"tl\">%.1f ms a request (%llu)</text>\n",
                 x + 6, y0 + 14, b->dur_ns / 1e6, (unsigned long long)b->spans);
     }
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         fprintf(f,
                 "<rect x=\"%.1f\" y=\"4\" width=\"10\" height=\"10\" fill=\"%s\"/>"
                 "<text x=\"%.1f\" y=\"13\" class=\"tl\">%s</text>",
-                lm + k * 110.0, colors[k], lm + 14 + k * 110.0, names[k]);
+                lm + k * 100.0, colors[k], lm + 14 + k * 100.0, names[k]);
     fputs("</svg>\n", f);
     (void)c;
 }

@@ -45,6 +45,7 @@ struct stacks_opts {
     struct ch_opts cho;
     int folded, vs, vs_rest, complete_only;
     int weight_samples; /* --weight samples: 1 a sample, not the sum of periods */
+    int rows;           /* enum pf_rows: --offcpu, --wall, else CPU samples */
     struct sel_opt sel[MAX_SEL];
     int nsel;
 };
@@ -56,11 +57,12 @@ static void usage(FILE *f)
 {
     fputs("usage: spanfold stacks --db FILE [SELECTION] [--vs rest|all|EXPR [SELECTION]]\n"
           "                       [-o OUT.svg | --folded] [--weight ns|samples] [--title T]\n"
-          "                       [--countname N]\n"
+          "                       [--countname N] [--offcpu | --wall]\n"
           "       spanfold stacks --clickhouse URL [--cluster NAME] [--database DB] ...\n"
           "\n"
           "Folded stacks (FlameGraph's format, as perf-fold --db prints them) or an SVG flame\n"
-          "graph of the CPU samples of exactly the selected spans.\n"
+          "graph of the CPU samples of exactly the selected spans; with --offcpu their off-CPU\n"
+          "time by the stack that blocked, with --wall both (wall-clock time).\n"
           "\n"
           "Selection (every option given must hold; none: every span):\n"
           "  --where EXPR        e.g. 'endpoint = \"/api/search\" and duration > p95'\n"
@@ -94,6 +96,13 @@ static void usage(FILE *f)
         "  --weight W          ns (default): each sample weighs its period (cpu-clock: ns\n"
         "                      of CPU); samples: each counts 1 — what a gate's confidence\n"
         "                      interval needs (spanfold gate refuses ns with --confidence)\n"
+        "  --offcpu            the time the spans' threads were off CPU (ns), by the stack\n"
+        "                      they left the CPU in (kernel frames down to the scheduler):\n"
+        "                      an off-CPU flame graph; needs sched_switch records\n"
+        "                      (docs/recording.md)\n"
+        "  --wall              on-CPU and off-CPU time together (ns; needs a clock event\n"
+        "                      as the CPU profile), each off-CPU stack ending in a frame\n"
+        "                      [off-CPU: REASON] (futex_wait_queue, do_epoll_wait, preempted)\n"
         "  --title T, --countname N   the graph's title and unit (default ns for cpu-clock)\n"
         "  --complete-only     leave out sources that are not complete (interrupted, failed,\n"
         "                      being ingested); without it they are used and named on stderr\n"
@@ -118,7 +127,9 @@ enum {
     O_TITLE,
     O_COUNTNAME,
     O_COMPLETE,
-    O_WEIGHT
+    O_WEIGHT,
+    O_OFFCPU,
+    O_WALL
 };
 
 static const struct option longopts[] = {
@@ -137,6 +148,8 @@ static const struct option longopts[] = {
     {"countname", required_argument, NULL, O_COUNTNAME},
     {"complete-only", no_argument, NULL, O_COMPLETE},
     {"weight", required_argument, NULL, O_WEIGHT},
+    {"offcpu", no_argument, NULL, O_OFFCPU},
+    {"wall", no_argument, NULL, O_WALL},
     CH_LONGOPTS,
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -200,6 +213,12 @@ static int parse_opts(struct stacks_opts *o, int argc, char **argv)
             break;
         case O_COMPLETE:
             o->complete_only = 1;
+            break;
+        case O_OFFCPU:
+        case O_WALL:
+            if (o->rows != PF_ROWS_CPU)
+                return sf_cmd_usage_error("stacks", "--offcpu and --wall are one choice", NULL);
+            o->rows = ch == O_OFFCPU ? PF_ROWS_OFFCPU : PF_ROWS_WALL;
             break;
         case 'o':
             o->out = optarg;
@@ -350,8 +369,11 @@ static int fold_side(const struct stacks_opts *o, sqlite3 *h, const char *db,
                      const struct sf_select *sel, int rest, struct pf_table *t,
                      const struct stacks_ch *chs)
 {
-    struct spans_filter f = {
-        .sel = sel, .rest = rest, .attributed = 1, .samples = o->weight_samples};
+    struct spans_filter f = {.rows = (enum pf_rows)o->rows,
+                             .sel = sel,
+                             .rest = rest,
+                             .attributed = 1,
+                             .samples = o->weight_samples};
     struct sf_err err;
     char msg[600];
 
@@ -431,9 +453,12 @@ static int put_graph(void *arg, struct sf_buf *b)
     return folded_add_line(ctx, (char *)b->data, b->len - 1, &err) < 0 ? -1 : 0;
 }
 
-/* The unit of the counts: ns for the clock events, else the event's name. */
-static const char *unit(sqlite3 *h, char *buf, size_t n)
+/* The unit of the counts: ns for the clock events (and off-CPU time), else the event's
+ * name. */
+static const char *unit(const struct stacks_opts *o, sqlite3 *h, char *buf, size_t n)
 {
+    if (o->rows != PF_ROWS_CPU)
+        return "ns";
     sqlite3_stmt *st;
     const char *u = "samples";
 
@@ -479,7 +504,9 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
 
     sf_buf_init(&title, 4 * SF_SELECT_EXPR_MAX);
     if (o->title == NULL) {
-        sf_buf_printf(&title, "CPU of ");
+        sf_buf_printf(&title, o->rows == PF_ROWS_OFFCPU ? "Off-CPU time of "
+                              : o->rows == PF_ROWS_WALL ? "Wall-clock time of "
+                                                        : "CPU of ");
         describe(o, 0, &title);
         if (o->vs_rest)
             sf_buf_printf(&title, " vs the other spans");
@@ -497,7 +524,7 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
     fgargv[4] = (char *)(o->countname        ? o->countname
                          : o->weight_samples ? "samples"
                          : chs               ? ubuf
-                                             : unit(h, ubuf, sizeof(ubuf)));
+                                             : unit(o, h, ubuf, sizeof(ubuf)));
     fg_opts_defaults(&opt);
     optind = 0;
     if (opts_parse(6, fgargv, &opt) < 0) {
@@ -518,6 +545,49 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
 }
 
 /* Fold and print; h is the SQLite file, or NULL with chs (ClickHouse). */
+/* --offcpu and --wall need off-CPU intervals in the database, weights in ns, and for
+ * --wall a clock event as the CPU profile (so that both parts are ns).  Returns 0 or 2
+ * (printed). */
+static int offcpu_ready(const struct stacks_opts *o, sqlite3 *h, const char *db,
+                        const struct stacks_ch *chs)
+{
+    char ubuf[64];
+    const char *flag = o->rows == PF_ROWS_WALL ? "--wall" : "--offcpu";
+    struct stacks_opts cpu = *o;
+
+    if (o->rows == PF_ROWS_CPU)
+        return 0;
+    if (chs) {
+        fprintf(stderr,
+                "%s: %s: %s: off-CPU intervals are not pushed to ClickHouse; run it on "
+                "the --db file\n",
+                TOOL, db, flag);
+        return SF_EXIT_USAGE;
+    }
+    if (o->weight_samples) {
+        fprintf(stderr, "%s: %s: %s weighs time (ns); --weight samples counts CPU samples\n", TOOL,
+                db, flag);
+        return SF_EXIT_USAGE;
+    }
+    if (count(h, "SELECT count(*) FROM offcpu", NULL) <= 0) {
+        fprintf(stderr,
+                "%s: %s: %s: no off-CPU intervals in the database: record sched:sched_switch "
+                "beside the CPU profile (docs/recording.md, \"Several events\") and ingest it\n",
+                TOOL, db, flag);
+        return SF_EXIT_USAGE;
+    }
+    cpu.rows = PF_ROWS_CPU;
+    if (o->rows == PF_ROWS_WALL && count(h, "SELECT count(*) FROM samples", NULL) > 0 &&
+        strcmp(unit(&cpu, h, ubuf, sizeof(ubuf)), "ns") != 0) {
+        fprintf(stderr,
+                "%s: %s: --wall adds CPU samples to off-CPU ns, and the samples are of %s, not a "
+                "clock event (cpu-clock, task-clock): use --offcpu\n",
+                TOOL, db, ubuf);
+        return SF_EXIT_USAGE;
+    }
+    return 0;
+}
+
 static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *chs)
 {
     char shown[256];
@@ -539,6 +609,8 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
         sf_select_dialect(&sel[i], SF_SELECT_CLICKHOUSE, chs->spans);
     for (int i = 0; i < o->nsel; i++)
         *(o->sel[i].side ? &any1 : &any0) = 1;
+    if ((rc = offcpu_ready(o, h, db, chs)) != 0)
+        return rc;
     rc = compile(o, 0, h, &sel[0]);
     if (rc == 0)
         rc = compile(o, 1, h, &sel[1]);
@@ -565,7 +637,7 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
         char ubuf[64] = "";
         const char *w = o->weight_samples ? "samples"
                         : chs             ? (stacks_ch_unit(chs, ubuf, sizeof(ubuf)), ubuf)
-                                          : unit(h, ubuf, sizeof(ubuf));
+                                          : unit(o, h, ubuf, sizeof(ubuf));
         /* what the counts are, for a gate to tell samples from ns (flamegraph.pl ignores
          * the line; spanfold's readers take it); "samples" from unit() would be a lie */
         if (fprintf(out, "# weight: %s\n",

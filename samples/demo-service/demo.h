@@ -41,8 +41,9 @@ struct demo_ctx {
     double scale;         /* CPU work multiplier */
     pthread_mutex_t lock; /* guards sampler and slow */
     struct demo_sampler s;
-    int threads; /* worker threads */
-    int slow;    /* slow mode: /api/search also runs slow_regex_backtrack */
+    int threads;   /* worker threads */
+    int slow;      /* slow mode on: /api/search is slow, as slow_kind says */
+    int slow_kind; /* DEMO_SLOW_CPU (slow_regex_backtrack) or DEMO_SLOW_LOCK (a pool) */
 };
 
 /* One request as the protocol layers hand it over. */
@@ -72,6 +73,8 @@ void demo_serve_h2(struct demo_ctx *c, int fd, const char *pre, size_t npre);
 /* Endpoint work (work.c): returns a checksum so the compiler keeps the work;
  * *error is set for the requests the endpoint fails. */
 uint64_t work_checkout(double scale, uint64_t seed, int *error);
+/* slow: 0, DEMO_SLOW_CPU or DEMO_SLOW_LOCK */
+enum { DEMO_SLOW_CPU = 1, DEMO_SLOW_LOCK };
 uint64_t work_search(double scale, uint64_t seed, int slow, int *error);
 uint64_t work_lookup(double scale, uint64_t seed, int *error);
 

@@ -6,6 +6,7 @@
  *
  *   spanfold-demo-service [--port N] [--rate R] [--scale X] [--trace-marker FILE]
  *                         [--breaker-latency-ms MS] [--breaker-errors SHARE] [--slow]
+ *                         [--slow-kind cpu|lock]
  *                         [--threads N] [--admin-port N]
  *
  * Prints "listening on 127.0.0.1:PORT[ (admin 127.0.0.1:APORT)], N workers" on
@@ -104,7 +105,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: spanfold-demo-service [--port N] [--rate R] [--scale X]\n"
                "         [--trace-marker FILE] [--breaker-latency-ms MS] [--breaker-errors SHARE]\n"
-               "         [--slow] [--threads N] [--admin-port N]\n"
+               "         [--slow] [--slow-kind cpu|lock] [--threads N] [--admin-port N]\n"
                "HTTP/1.1 and h2c (prior knowledge) demo service on 127.0.0.1 with gRPC-style\n"
                "calls, a head sampler and span markers (USDT spanfold:span_begin/span_end).\n"
                "  --port N              port (default 0: any free one, printed on stdout)\n"
@@ -114,6 +115,9 @@ static void usage(FILE *f)
                "  --breaker-latency-ms  breaker opens above this mean latency (250)\n"
                "  --breaker-errors S    breaker opens above this error share (0.25)\n"
                "  --slow                start in slow mode\n"
+               "  --slow-kind K         what slow mode does to /api/search: cpu (burns CPU in\n"
+               "                        slow_regex_backtrack, the default) or lock (waits for\n"
+               "                        a pool of one connection, then 15 ms for its answer)\n"
                "  --threads N           worker threads, each serving one connection (16)\n"
                "  --admin-port N        also listen here (0: any free port), e.g. to keep the\n"
                "                        admin commands out of a capture of the main port\n"
@@ -130,6 +134,7 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
                                        {"breaker-latency-ms", 1, 0, 'L'},
                                        {"breaker-errors", 1, 0, 'E'},
                                        {"slow", 0, 0, 'S'},
+                                       {"slow-kind", 1, 0, 'K'},
                                        {"threads", 1, 0, 't'},
                                        {"admin-port", 1, 0, 'a'},
                                        {"help", 0, 0, 'h'},
@@ -138,9 +143,10 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
     char *end;
 
     while ((o = getopt_long(argc, argv, "p:", lo, NULL)) != -1) {
-        /* every option with a value takes a number, except --trace-marker */
-        double v = optarg && o != 'm' ? strtod(optarg, &end) : 0;
-        if (optarg && o != 'm' && (end == optarg || *end || v < 0))
+        /* every option with a value takes a number, except --trace-marker, --slow-kind */
+        int num = optarg && o != 'm' && o != 'K';
+        double v = num ? strtod(optarg, &end) : 0;
+        if (num && (end == optarg || *end || v < 0))
             return fprintf(stderr, "demo-service: bad value '%s'\n", optarg), -1;
         switch (o) {
         case 'p':
@@ -160,6 +166,11 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
             break;
         case 'S':
             c->slow = 1;
+            break;
+        case 'K':
+            if (strcmp(optarg, "cpu") != 0 && strcmp(optarg, "lock") != 0)
+                return fprintf(stderr, "demo-service: --slow-kind cpu or lock\n"), -1;
+            c->slow_kind = strcmp(optarg, "lock") == 0 ? DEMO_SLOW_LOCK : DEMO_SLOW_CPU;
             break;
         case 'a':
             c->admin_port = (int)v;
@@ -206,8 +217,12 @@ static int listen_on(int *port, int *fd)
 
 int main(int argc, char **argv)
 {
-    struct demo_ctx c = {
-        .marker_fd = -1, .scale = 1, .threads = 16, .admin_port = -1, .admin_fd = -1};
+    struct demo_ctx c = {.marker_fd = -1,
+                         .scale = 1,
+                         .threads = 16,
+                         .admin_port = -1,
+                         .admin_fd = -1,
+                         .slow_kind = DEMO_SLOW_CPU};
     struct conn_queue q = {.c = &c};
     struct sigaction sa = {.sa_handler = on_signal};
     pthread_attr_t at;

@@ -151,7 +151,7 @@ void demo_handle(struct demo_ctx *c, struct demo_req *rq, struct demo_resp *rs)
     t0 = demo_now_ns();
     pthread_mutex_lock(&c->lock);
     decision = demo_sampler_decide(&c->s, parent, t0);
-    slow = c->slow;
+    slow = c->slow ? c->slow_kind : 0;
     pthread_mutex_unlock(&c->lock);
 
     marker(c, id, "begin", decision, trace);

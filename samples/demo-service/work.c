@@ -7,11 +7,16 @@
  *
  *   GET /api/checkout          work_checkout -> price_cart -> tax_rules
  *   GET /api/search            work_search -> rank_results -> score_doc
- *     (slow mode)              work_search -> slow_regex_backtrack
+ *     (slow mode, cpu)         work_search -> slow_regex_backtrack
+ *     (slow mode, lock)        work_search -> search_backend -> pool_acquire (a pool of
+ *                              one connection: the others wait on its mutex), then
+ *                              backend_wait (15 ms asleep while holding it)
  *   POST /demo.Catalog/Lookup  work_lookup -> catalog_lookup -> hash_sku
  *
  * The cost scales with `scale` and varies +-25 % with the request (its span id).
  */
+#include <time.h>
+
 #include "demo.h"
 
 #define NOINLINE __attribute__((noinline))
@@ -100,13 +105,49 @@ static NOINLINE uint64_t slow_regex_backtrack(uint64_t h, long reps)
     return h;
 }
 
+/* The lock kind of slow mode: the search backend's connection pool has one
+ * connection, and its answer takes 15 ms; a request waits for the connection (in
+ * futex, off CPU) and then for the answer (asleep, off CPU): slow without any CPU. */
+static pthread_mutex_t backend_pool = PTHREAD_MUTEX_INITIALIZER;
+
+static NOINLINE void pool_acquire(void)
+{
+    pthread_mutex_lock(&backend_pool);
+    __asm__ volatile("");
+}
+
+static NOINLINE void pool_release(void)
+{
+    pthread_mutex_unlock(&backend_pool);
+    __asm__ volatile("");
+}
+
+static NOINLINE void backend_wait(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    __asm__ volatile("");
+}
+
+static NOINLINE uint64_t search_backend(uint64_t h)
+{
+    pool_acquire();
+    backend_wait(15);
+    pool_release();
+    return h + 1;
+}
+
 uint64_t work_search(double scale, uint64_t seed, int slow, int *error)
 {
     uint64_t h = rank_results(seed, iters(scale, seed, 1400000));
 
     *error = 0;
-    if (slow)
+    if (slow == DEMO_SLOW_CPU)
         h ^= slow_regex_backtrack(h, iters(scale, seed, 32));
+    else if (slow == DEMO_SLOW_LOCK)
+        h ^= search_backend(h);
     return h;
 }
 

@@ -40,6 +40,44 @@ sched:sched_wakeup|tracepoint|$nwk|0" ]'
     check "$f: perf-fold says what it kept out" \
         grep -q "not CPU samples, kept out of the samples table (sample_events counts them): .*$nsw sched:sched_switch" "$tmp/err"
 done
+# off-CPU intervals (issue #30.1), worked out here from the text: a thread is off CPU from
+# the sched_switch that took it off (prev_pid) to the switch that put it back (next_pid),
+# or else to its next record of any event
+python3 - "$d/sched-cmd.txt" >"$tmp/want.off" <<'PY'
+import re, sys
+hdr = re.compile(r"^\S.*?\s+(\d+)(?:/(\d+))?\s+(?:\[\d+\]\s+)?(\d+\.\d+):\s+(?:\d+\s+)?(\S+):(.*)$")
+off, out = {}, []
+for line in open(sys.argv[1]):
+    m = hdr.match(line.rstrip("\n"))
+    if not m or line.startswith("#"):
+        continue
+    tid = int(m.group(2) or m.group(1))
+    sec, frac = m.group(3).split(".")
+    t = int(sec) * 10**9 + int(frac.ljust(9, "0")[:9])
+    ev, args = m.group(4), m.group(5)
+    if tid in off:
+        out.append((tid, off.pop(tid), t, "next-event"))
+    if ev == "sched:sched_switch":
+        a = dict(kv.split("=", 1) for kv in args.split() if "=" in kv)
+        nxt = int(a.get("next_pid", 0))
+        if nxt in off:
+            out.append((nxt, off.pop(nxt), t, "switch-in"))
+        off[int(a.get("prev_pid", tid))] = t
+for r in sorted(out):
+    print("%d|%d|%d|%s" % r)
+PY
+"$bin/perf-fold" --db "$tmp/off.db" "$d/sched-cmd.txt" >/dev/null 2>&1
+q "$tmp/off.db" "SELECT tid, ts_ns, end_ns, end_rule FROM offcpu ORDER BY 1, 2, 3" >"$tmp/got.off"
+check_eval "off-CPU intervals: the $(wc -l <"$tmp/want.off") worked out from the text, to the ns" \
+    '[ -s "$tmp/want.off" ] && cmp -s "$tmp/want.off" "$tmp/got.off"'
+check_eval "... each blocked one names the kernel function (io_schedule, do_wait ...), a preempted one says so" \
+    '[ "$(q "$tmp/off.db" "SELECT count(*) FROM offcpu WHERE reason IS NULL OR reason LIKE '"'"'%schedule%'"'"' AND reason <> '"'"'io_schedule'"'"' OR (state LIKE '"'"'R%'"'"') <> (reason = '"'"'preempted'"'"')")" = 0 ]'
+check_eval "... and no CPU sample came from a scheduler record" \
+    '[ "$(q "$tmp/off.db" "SELECT count(*) FROM samples")" = "$ncpu" ]'
+"$bin/perf-fold" --db "$tmp/offf.db" "$d/sched-cmd.fields.txt" >/dev/null 2>&1
+check_eval "without the tracepoints' fields: the same intervals by the record's own thread, state unknown" \
+    '[ "$(q "$tmp/offf.db" "SELECT count(*), count(state) FROM offcpu")" = "$(grep -c next-event "$tmp/want.off")|0" ] ||
+     [ "$(q "$tmp/offf.db" "SELECT count(*) > 0, count(state) FROM offcpu")" = "1|0" ]'
 "$bin/perf-fold" --db "$tmp/tp.db" --event-filter sched:sched_switch "$d/sched-cmd.txt" >/dev/null 2>&1
 check_eval "--event-filter names a tracepoint: its records, and only they, are stored" \
     '[ "$(q "$tmp/tp.db" "SELECT count(*) || '"'"' '"'"' || group_concat(DISTINCT event) FROM samples")" = "$nsw sched:sched_switch" ]'
@@ -94,9 +132,10 @@ else
             '[ $rc -le 1 ] && [ "$(q "$tmp/$r.db" "SELECT count(*) FROM samples")" -gt 0 ]'
         case $r in
         offcpu)
-            check_eval "the off-CPU recipe: only cpu-clock in samples, the switches counted" \
+            check_eval "the off-CPU recipe: only cpu-clock in samples, the switches counted, off-CPU intervals" \
                 '[ "$(q "$tmp/$r.db" "SELECT group_concat(DISTINCT event) FROM samples")" = cpu-clock ] &&
-                 [ "$(q "$tmp/$r.db" "SELECT records > 0 FROM sample_events WHERE event = '"'"'sched:sched_switch'"'"'")" = 1 ]' ;;
+                 [ "$(q "$tmp/$r.db" "SELECT records > 0 FROM sample_events WHERE event = '"'"'sched:sched_switch'"'"'")" = 1 ] &&
+                 [ "$(q "$tmp/$r.db" "SELECT count(*) > 0 FROM offcpu WHERE reason IS NOT NULL")" = 1 ]' ;;
         a) check_eval "-a: every sample has its CPU" \
             '[ "$(q "$tmp/$r.db" "SELECT count(*) = count(cpu) FROM samples")" = 1 ]' ;;
         *) check_eval "$r: no sample has a CPU (the recording has none)" \
