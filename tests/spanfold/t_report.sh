@@ -163,6 +163,22 @@ PY8
 sed 's/^/# /' "$tmp/blk.check"
 check_eval "... in do_nanosleep, +10 ms a request, CPU per request unchanged, at the true start, in words" \
     "grep -q BLK_OK '$tmp/blk.check'"
+# the off-CPU flame graph of the slow searches, and wall-clock time
+"$sf" stacks --db "$tmp/blk.db" --where 'endpoint = "/api/search" and duration > p95' --offcpu \
+    --folded >"$tmp/blk.off" 2>"$tmp/blk.off.err"
+check_eval "stacks --offcpu: ns, the heaviest stack is the backend's sleep under search_backend" \
+    '[ "$(head -1 "$tmp/blk.off")" = "# weight: ns" ] &&
+     tail -n +2 "$tmp/blk.off" | sort -k2 -n -r | head -1 | grep -q ";search_backend;.*;do_nanosleep;schedule"'
+check_eval "... no tracepoint frame left in a stack" '! grep -q __traceiter_ "$tmp/blk.off"'
+"$sf" stacks --db "$tmp/blk.db" --where 'endpoint = "/api/search"' --wall --folded >"$tmp/blk.wall"
+check_eval "stacks --wall: CPU stacks and off-CPU ones marked [off-CPU: REASON]" \
+    'grep -q ";score_doc [0-9]*$" "$tmp/blk.wall" && grep -q ";\[off-CPU: do_nanosleep\] [0-9]*$" "$tmp/blk.wall"'
+"$sf" stacks --db "$tmp/demo2.db" --offcpu >/dev/null 2>"$tmp/nooff.err"
+check_eval "stacks --offcpu without scheduler records: exit 2 and the recipe" \
+    '[ $? = 2 ] && grep -q "no off-CPU intervals in the database: record sched:sched_switch" "$tmp/nooff.err"'
+"$sf" stacks --db "$tmp/blk.db" --offcpu --weight samples >/dev/null 2>"$tmp/offw.err"
+check_eval "stacks --offcpu --weight samples: exit 2, time is not a sample count" \
+    '[ $? = 2 ] && grep -q "weighs time" "$tmp/offw.err"'
 
 db=$tmp/demo2.db
 out=$tmp/demo2
