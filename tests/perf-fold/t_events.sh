@@ -78,6 +78,21 @@ check_eval "... and no CPU sample came from a scheduler record" \
 check_eval "without the tracepoints' fields: the same intervals by the record's own thread, state unknown" \
     '[ "$(q "$tmp/offf.db" "SELECT count(*), count(state) FROM offcpu")" = "$(grep -c next-event "$tmp/want.off")|0" ] ||
      [ "$(q "$tmp/offf.db" "SELECT count(*) > 0, count(state) FROM offcpu")" = "1|0" ]'
+# hostile: 150 random variants of the recording's two texts (mutate_perf.py) through --db:
+# never a crash, never an interval that ends before it starts, the database whole
+bad=0
+for seed in $(seq 1 150); do
+    python3 "$top/tests/perf-fold/mutate_perf.py" "$seed" "$d" >"$tmp/m.txt" 2>/dev/null || continue
+    rm -f "$tmp/m.db"
+    "$bin/perf-fold" -q --db "$tmp/m.db" "$tmp/m.txt" >/dev/null 2>&1
+    rc=$?
+    if [ $rc -gt 2 ] || [ "$(q "$tmp/m.db" "SELECT count(*) FROM offcpu WHERE end_ns < ts_ns")" != 0 ] ||
+        [ "$(q "$tmp/m.db" "PRAGMA integrity_check")" != ok ]; then
+        bad=$((bad + 1))
+        echo "# seed $seed: exit $rc"
+    fi
+done
+check_eval "150 mutated recordings: no crash, no backwards interval, the database whole ($bad bad)" '[ $bad = 0 ]'
 "$bin/perf-fold" --db "$tmp/tp.db" --event-filter sched:sched_switch "$d/sched-cmd.txt" >/dev/null 2>&1
 check_eval "--event-filter names a tracepoint: its records, and only they, are stored" \
     '[ "$(q "$tmp/tp.db" "SELECT count(*) || '"'"' '"'"' || group_concat(DISTINCT event) FROM samples")" = "$nsw sched:sched_switch" ]'
