@@ -31,13 +31,8 @@ cleanup() {
 }
 trap cleanup EXIT
 make -C "$top" --no-print-directory -s build/libspanfold.a >&2
-clang -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Wall -I"$top/lib" -o "$W/svc" \
-    "$top"/samples/demo-service/*.c "$top/build/libspanfold.a" $(pkg-config --libs libnghttp2) \
-    -pthread
-"$W/svc" --port 0 --admin-port 0 >"$W/svc.out" 2>"$W/svc.err" &
-svc_pid=$!
-for _ in $(seq 100); do grep -q "listening on" "$W/svc.out" 2>/dev/null && break; sleep 0.1; done
-port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$W/svc.out")
+. "$top/scripts/bench/demo_service.sh"
+bench_demo_start "$W"
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$svc_pid/stat"; }
 run() { # PATH -> "requests/s:service CPU us a request"
     local t0 t1 rps

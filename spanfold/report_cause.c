@@ -133,7 +133,8 @@ static int load(struct cause_data *d, sqlite3 *h)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return -1;
-    qsort(d->cpu, d->ncpu, sizeof(*d->cpu), cmp_id);
+    if (d->ncpu)
+        qsort(d->cpu, d->ncpu, sizeof(*d->cpu), cmp_id);
     cap = 0;
     snprintf(sql, sizeof(sql),
              "SELECT s.parent_span_id, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
@@ -155,7 +156,8 @@ static int load(struct cause_data *d, sqlite3 *h)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return -1;
-    qsort(d->kids, d->nkids, sizeof(*d->kids), cmp_id);
+    if (d->nkids)
+        qsort(d->kids, d->nkids, sizeof(*d->kids), cmp_id);
     /* off CPU per span and reason (a database older than the table has none) */
     cap = 0;
     if (sqlite3_prepare_v2(
@@ -175,7 +177,8 @@ static int load(struct cause_data *d, sqlite3 *h)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return -1;
-    qsort(d->blk, d->nblk, sizeof(*d->blk), cmp_id);
+    if (d->nblk)
+        qsort(d->blk, d->nblk, sizeof(*d->blk), cmp_id);
     if (sqlite3_prepare_v2(h, "SELECT EXISTS (SELECT 1 FROM offcpu)", -1, &st, NULL) == SQLITE_OK) {
         d->offcpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
         sqlite3_finalize(st);

@@ -10,11 +10,7 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
 tap_name="demo live recording, slowed by waiting"
-[ "$(id -u)" = 0 ] || tap_skip_all "needs root (perf, tcpdump, BPF)"
-[ -r /sys/kernel/btf/vmlinux ] || tap_skip_all "kernel has no BTF (spantrace)"
-[ -x "$bin/spantrace" ] || [ -x "$top/bin/spantrace" ] || tap_skip_all "spantrace not built (needs clang, bpftool, libbpf-dev)"
-for t in perf tcpdump curl clang python3; do command -v $t >/dev/null || tap_skip_all "$t not installed"; done
-/usr/bin/python3 -c 'import grpc' 2>/dev/null || tap_skip_all "python3-grpcio not installed"
+. "$top/tests/demo/live_need.sh"
 [ -d /sys/kernel/tracing/events/sched/sched_switch ] || [ -d /sys/kernel/debug/tracing/events/sched/sched_switch ] ||
     tap_skip_all "no sched:sched_switch tracepoint"
 tap_tmpdir t_demo_live_blocked
