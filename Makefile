@@ -192,8 +192,13 @@ $(B)/completion/spanfold: $(MANTOOLS:%=$(BIN)/%) scripts/completion.sh
 	scripts/completion.sh $(BIN) > $@
 man: $(MANS)
 completion: $(B)/completion/spanfold
-# Wireshark's own plugin folder for its version (pkg-config), under DESTDIR.
-WS_PLUGIN_INSTALL_DIR ?= $(shell $(PKG_CONFIG) --variable=plugindir wireshark 2>/dev/null)/epan
+# The plugin: Wireshark loads plugins from its own folder (pkg-config's plugindir, under
+# /usr) and a user's (~/.local/lib/wireshark/plugins/X.Y/epan: make install-plugin).  With
+# PREFIX=/usr it goes to Wireshark's own; under another PREFIX to the same path below it
+# (PREFIX/lib/wireshark/plugins/X.Y/epan), which Wireshark does not read (tshark -G
+# folders lists the two it does), and install says so and what to do.
+WS_PLUGINDIR := $(shell $(PKG_CONFIG) --variable=plugindir wireshark 2>/dev/null)
+WS_PLUGIN_INSTALL_DIR ?= $(if $(filter /usr,$(PREFIX)),$(WS_PLUGINDIR),$(PREFIX)/lib/wireshark/plugins/$(notdir $(WS_PLUGINDIR)))/epan
 install: all man completion
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/doc/spanfold
@@ -203,6 +208,7 @@ install: all man completion
 	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$t; done
 	install -m 0644 README.md LICENSE docs/*.md docs/*.png $(DESTDIR)$(PREFIX)/share/doc/spanfold/
 	$(if $(DISSECTOR_SO),install -D -m 0644 $(DISSECTOR_SO) $(DESTDIR)$(WS_PLUGIN_INSTALL_DIR)/spanfold.so,@echo "install: Wireshark plugin skipped (not built)")
+	@if [ -n "$(DISSECTOR_SO)" ] && [ "$(PREFIX)" != /usr ]; then echo "install: the Wireshark plugin is in $(WS_PLUGIN_INSTALL_DIR), under PREFIX; Wireshark loads plugins only from $(WS_PLUGINDIR) (make install PREFIX=/usr) and from your own folder (make install-plugin: $(WS_PLUGIN_DIR))"; fi
 
 # ---- fuzzing: tests/fuzz/<tool|lib>/fuzz_*.c with libFuzzer ----------------------------
 FUZZ_SECONDS ?= 20

@@ -17,7 +17,8 @@ if [ -x "$bindir/perf-fold" ]; then
 fi
 cmds=""
 if [ -x "$bindir/spanfold" ]; then
-    cmds=$("$bindir/spanfold" --help | awk '/^  [a-z]/ { print $1 }' | tr '\n' ' ')
+    # the commands and the linked tools: the two lists before the "Typical use" lines
+    cmds=$("$bindir/spanfold" --help | awk '/^Typical use:/ { exit } /^  [a-z]/ { print $1 }' | tr '\n' ' ')
     for c in $cmds; do printf '    [spanfold\\ %s]="%s"\n' "$c" "$(opts_of "$bindir/spanfold" "$c")"; done
 fi
 echo ')'

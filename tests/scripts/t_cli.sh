@@ -59,6 +59,9 @@ got=$(bash -c '. "$1"; COMP_WORDS=(pcap2spans --max-f); COMP_CWORD=1; _spanfold_
 check_eval "completion: pcap2spans --max-f completes to --max-field-bytes --max-flows ($got)" '[ "$got" = "--max-field-bytes --max-flows" ]'
 got=$(bash -c '. "$1"; COMP_WORDS=(spanfold re); COMP_CWORD=1; _spanfold_complete; echo "${COMPREPLY[*]}"' _ "$tmp/comp.bash")
 check_eval "completion: spanfold re completes to report ($got)" '[ "$got" = "report" ]'
+got=$(bash -c '. "$1"; COMP_WORDS=(spanfold s); COMP_CWORD=1; _spanfold_complete; echo "${COMPREPLY[*]}"' _ "$tmp/comp.bash")
+check_eval "completion: spanfold s offers stacks once, and no 'spanfold' from the usage examples ($got)" \
+    '[ "$got" = "stacks" ]'
 
 dest=$tmp/root
 if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top" install DESTDIR="$dest" PREFIX=/usr >"$tmp/inst" 2>&1; then
