@@ -456,6 +456,24 @@ static void endpoints(FILE *f, const struct rp_ctx *c)
           f);
 }
 
+/* A signed duration in ns in the unit a reader takes in at once: ns, µs, ms, or s with
+ * every digit kept (a monotonic -> realtime offset is decades of seconds). */
+static void ns_text(char *buf, size_t n, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    const char *sign = ns < 0 ? "-" : "";
+
+    if (a < 1000)
+        snprintf(buf, n, "%s%llu ns", sign, (unsigned long long)a);
+    else if (a < 1000000)
+        snprintf(buf, n, "%s%.3f \xc2\xb5s", sign, (double)a / 1e3);
+    else if (a < 1000000000)
+        snprintf(buf, n, "%s%.3f ms", sign, (double)a / 1e6);
+    else
+        snprintf(buf, n, "%s%llu.%09llu s", sign, (unsigned long long)(a / 1000000000),
+                 (unsigned long long)(a % 1000000000));
+}
+
 static void clocks_tls(FILE *f, const struct rp_ctx *c)
 {
     static const char *const h[] = {"from", "to", "segments", "offset", "skew", "residual (rms)"};
@@ -472,8 +490,9 @@ static void clocks_tls(FILE *f, const struct rp_ctx *c)
             fputs("<tr>", f);
             text_cell(f, p->from);
             text_cell(f, p->to);
-            fprintf(f, "<td class=\"n\">%zu</td><td class=\"n\">%lld ns</td>", p->n,
-                    (long long)p->off0_ns);
+            char off[48];
+            ns_text(off, sizeof(off), p->off0_ns);
+            fprintf(f, "<td class=\"n\">%zu</td><td class=\"n\">%s</td>", p->n, off);
             num_cell(f, p->skew0_ppm, "%.3f ppm");
             num_cell(f, p->resid_rms_ns / 1e3, "%.1f \xc2\xb5s");
             fputs("</tr>\n", f);

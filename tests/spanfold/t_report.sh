@@ -189,6 +189,18 @@ said=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["clock_fi
 check_eval "findings.json's residual_rms_ns ($said) is at least the clock_fits rows' own ($own), and not 0" \
     "python3 -c 'import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not (b > 0 and a >= b * (1 - 1e-9)))' '$said' '$own'"
 
+# the clock offset in a unit a reader takes in, every digit kept (the fit's ns, in s)
+got=$(python3 - "$out/findings.json" "$out/report.html" <<'PY9'
+import json, re, sys
+off = json.load(open(sys.argv[1]))["clock_fits"][0]["offset_ns"]
+cells = re.findall(r'<td class="n">(-?\d+)\.(\d{9}) s</td>', open(sys.argv[2]).read())
+raw = re.findall(r'<td class="n">-?\d{7,} ns</td>', open(sys.argv[2]).read())
+ok = cells and not raw and abs(int(cells[0][0] + cells[0][1]) - off) <= abs(off) * 1e-12 + 1
+print("OFF_OK" if ok else "OFF_BAD", cells[:1], off)
+PY9
+)
+check_eval "the clock table gives the offset in s to the ns, not raw ns ($got)" '[ "${got%% *}" = OFF_OK ]'
+
 # one self-contained page: nothing fetched, the graphs inline
 html=$out/report.html
 check_eval "report.html fetches nothing (no http(s) src/href, no <link>, no script src)" \
