@@ -74,6 +74,7 @@ struct tcp_half {
     uint8_t probe, probe_byte;
     uint32_t probe_seq;
     int64_t probe_ts;
+    int64_t data_ts;      /* the latest data segment of this direction (0: none yet) */
     struct tcp_ooo ooo;   /* bytes after a hole */
     uint8_t det[DET_MAX]; /* bytes held until the protocol is known */
     size_t det_len;
@@ -448,12 +449,32 @@ static void ack_proves(struct p2s_conn *c, enum p2s_dir dir, uint32_t ack, int64
     check_fin(h);
 }
 
+/* A segment that repeats bytes already seen, or that fills a hole the bytes after it
+ * waited behind: a retransmission (or, for a hole, a late segment).  Its stall is what
+ * the stream waited for it: since the first byte held behind the hole, or since the
+ * previous data segment of the direction.  connection_events: kind "retransmit", detail
+ * "stall_ns=S bytes=N request|response repeated|filled-hole" (spanfold report reads the
+ * stall). */
+static void retransmit(struct p2s_conn *c, enum p2s_dir dir, size_t n, int64_t ts, int64_t since,
+                       int hole)
+{
+    char detail[96];
+    int64_t stall = since > 0 && ts > since ? ts - since : 0;
+
+    snprintf(detail, sizeof(detail), "stall_ns=%lld bytes=%zu %s %s", (long long)stall, n,
+             dir == P2S_C2S ? "request" : "response", hole ? "filled-hole" : "repeated");
+    p2s_note(c->ctx, c, "retransmit", detail, ts);
+}
+
 static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p, size_t n,
                      int64_t ts)
 {
     struct tcp_half *h = &c->h[dir];
     const struct p2s_limits *lim = &c->ctx->lim;
     size_t span = lim->max_ooo_bytes < OOO_SPAN_MAX ? lim->max_ooo_bytes : OOO_SPAN_MAX;
+    int64_t prev = h->data_ts;
+
+    h->data_ts = ts;
 
     for (;;) {
         int32_t rel = (int32_t)(seq - h->next_seq);
@@ -468,8 +489,18 @@ static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const u
         }
         if (rel <= 0) {
             size_t skip = (size_t)(-(int64_t)rel);
-            if (skip >= n)
-                return; /* retransmission of delivered bytes */
+            if (skip >= n) { /* retransmission of delivered bytes (not a keep-alive probe) */
+                if (!(n == 1 && rel == -1))
+                    retransmit(c, dir, n, ts, prev, 0);
+                return;
+            }
+            if (h->ooo.bytes) { /* it fills the hole the held bytes wait behind */
+                int64_t held = ts;
+                tcp_ooo_first(&h->ooo, h->next_seq, &held);
+                retransmit(c, dir, n - skip, ts, held, 1);
+            } else if (skip) {
+                retransmit(c, dir, n, ts, prev, 0);
+            }
             h->next_seq += (uint32_t)(n - skip);
             deliver(c, dir, p + skip, n - skip, ts);
             drain(c, dir);

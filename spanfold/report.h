@@ -72,6 +72,9 @@ struct rp_breakdown {
     double dur_ns, cpu_ns, blocked_ns, downstream_ns, network_ns, unaccounted_ns;
     double downstream_by[RP_CAUSE_EPS]; /* downstream_ns by the child's endpoint */
     double blocked_by[RP_CAUSE_EPS];    /* blocked_ns by reason (cause_reasons) */
+    /* evidence, not a part: TCP retransmissions on the span's connection while it ran
+     * (pcap2spans' connection_events), and the time the stream stalled on them */
+    double retransmits, retransmit_stall_ns;
 };
 
 enum rp_cause {
@@ -103,6 +106,7 @@ struct rp_span {
     int64_t start_ns;                  /* the spans' own clock */
     double lat_ms;                     /* NaN: unknown */
     int64_t req_end_ns, resp_start_ns; /* the same clock; INT64_MIN: unknown */
+    int64_t conn;                      /* connections.id, 0: unknown */
     int slow_group;                    /* among the slowest 5 % of its endpoint */
 };
 

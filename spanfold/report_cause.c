@@ -66,9 +66,16 @@ static size_t first_of(const struct id_ns *v, size_t n, const char *id)
     return lo < n && strcmp(v[lo].id, id) == 0 ? lo : n;
 }
 
+/* A retransmission on a connection: when, and how long the stream waited for it. */
+struct retx {
+    int64_t conn, ts, stall;
+};
+
 struct cause_data {
     struct id_ns *cpu, *kids, *blk; /* blk: a = ns off CPU, ep = its reason */
     size_t ncpu, nkids, nblk;
+    struct retx *retx; /* by connection, then time */
+    size_t nretx;
     char (*eps)[RP_NAME_MAX]; /* the children's endpoints */
     size_t neps;
     char (*reasons)[RP_NAME_MAX]; /* why threads were off CPU */
@@ -179,6 +186,28 @@ static int load(struct cause_data *d, sqlite3 *h)
         return -1;
     if (d->nblk)
         qsort(d->blk, d->nblk, sizeof(*d->blk), cmp_id);
+    /* retransmissions (pcap2spans): "stall_ns=S ..." */
+    cap = 0;
+    if (sqlite3_prepare_v2(h,
+                           "SELECT connection_id, ts_ns, CAST(substr(detail, 10) AS INTEGER) FROM "
+                           "connection_events WHERE kind = 'retransmit' AND ts_ns IS NOT NULL "
+                           "ORDER BY connection_id, ts_ns",
+                           -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            if (d->nretx == cap) {
+                size_t nc = cap ? 2 * cap : 256;
+                struct retx *p = realloc(d->retx, nc * sizeof(*p));
+                if (p == NULL)
+                    break;
+                d->retx = p;
+                cap = nc;
+            }
+            d->retx[d->nretx++] =
+                (struct retx){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                              sqlite3_column_int64(st, 2)};
+        }
+        sqlite3_finalize(st);
+    }
     if (sqlite3_prepare_v2(h, "SELECT EXISTS (SELECT 1 FROM offcpu)", -1, &st, NULL) == SQLITE_OK) {
         d->offcpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
@@ -234,6 +263,23 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
     b->unaccounted_ns += left;
     b->dur_ns += dur;
     b->spans++;
+    /* the retransmissions on its connection while it ran (first at or after t0) */
+    {
+        size_t lo = 0, hi = d->nretx;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            const struct retx *r = &d->retx[mid];
+            if (r->conn < sp->conn || (r->conn == sp->conn && r->ts < t0))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; sp->conn && lo < d->nretx && d->retx[lo].conn == sp->conn && d->retx[lo].ts <= t1;
+             lo++) {
+            b->retransmits += 1;
+            b->retransmit_stall_ns += (double)d->retx[lo].stall;
+        }
+    }
 }
 
 static void mean(struct rp_breakdown *b)
@@ -243,6 +289,8 @@ static void mean(struct rp_breakdown *b)
     b->dur_ns /= n;
     b->cpu_ns /= n;
     b->blocked_ns /= n;
+    b->retransmits /= n;
+    b->retransmit_stall_ns /= n;
     b->downstream_ns /= n;
     b->network_ns /= n;
     b->unaccounted_ns /= n;
@@ -336,6 +384,7 @@ out:
     free(d.cpu);
     free(d.kids);
     free(d.blk);
+    free(d.retx);
     free(d.eps);
     free(d.reasons);
     return rc;

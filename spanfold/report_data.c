@@ -246,7 +246,8 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
 
     snprintf(sql, sizeof(sql),
              "SELECT s.span_id, %s, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
-             "s.req_end_ns, s.resp_start_ns FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) "
+             "s.req_end_ns, s.resp_start_ns, s.connection_id FROM spans s WHERE s.req_start_ns IS "
+             "NOT NULL AND (%s) "
              "IS NOT NULL "
              "ORDER BY s.req_start_ns, s.id",
              ge, ge);
@@ -281,6 +282,7 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
             sqlite3_column_type(st, 4) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 4);
         sp->resp_start_ns =
             sqlite3_column_type(st, 5) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 5);
+        sp->conn = sqlite3_column_int64(st, 6);
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;

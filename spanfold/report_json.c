@@ -134,6 +134,14 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
                  from / 1e6, to / 1e6);
     if (k > 0)
         *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+    /* the network's evidence: the retransmissions that stalled the slow requests */
+    if (y->cause == RP_CAUSE_NETWORK && b->retransmits > a->retransmits && *at < n) {
+        k = snprintf(buf + *at, n - *at,
+                     ", %.2f TCP retransmissions a request (%.2f before) stalling it %.1f ms",
+                     b->retransmits, a->retransmits, b->retransmit_stall_ns / 1e6);
+        if (k > 0)
+            *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+    }
     if (y->cause != RP_CAUSE_UNACCOUNTED && y->unaccounted_share >= 0.2 && *at < n) {
         k = snprintf(buf + *at, n - *at, ", %.0f %% unaccounted (off CPU, queued or unsampled)",
                      100 * y->unaccounted_share);
@@ -229,6 +237,8 @@ static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *
     sf_jw_num(w, "downstream_ns", round(b->downstream_ns));
     sf_jw_num(w, "network_ns", round(b->network_ns));
     sf_jw_num(w, "unaccounted_ns", round(b->unaccounted_ns));
+    sf_jw_num(w, "retransmits", b->retransmits);
+    sf_jw_num(w, "retransmit_stall_ns", round(b->retransmit_stall_ns));
     sf_jw_arr(w, "downstream_by_endpoint");
     for (size_t e = 0; e < c->ncause_eps; e++) {
         if (!(b->downstream_by[e] > 0))

@@ -152,7 +152,7 @@ def pipeline_retransmit(d):
              for i in range(1, 101)]
     return {"file": "pipeline-retransmit.pcap", "server_ports": [8080],
             "what": "100 pipelined requests while the first response is retransmitted",
-            "spans": spans, "tshark_unanswered": ["/p1"],
+            "spans": spans, "tshark_unanswered": ["/p1"], "events": {"retransmit": 1},
             "tshark_why": "tshark 4.0 leaves the late retransmission as TCP Out-Of-Order"}
 
 

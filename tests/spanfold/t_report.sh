@@ -344,10 +344,19 @@ ndb=$tmp/network.db
 synth "$ndb" 2000 "'/big'" "1700000000000000000 + i * 20000000" \
     "1700000000000000000 + i * 20000000 + 3000000 + (CASE WHEN i >= 1000 THEN 60 ELSE 1 END) * 1000000 + (i * 7919 % 500) * 1000"
 sqlite3 "$ndb" "UPDATE spans SET req_end_ns = req_start_ns + 500000, resp_start_ns = req_start_ns + 3000000"
+# ... each on a connection of its own, where each slow response had a retransmission that
+# stalled it 50 ms (the connection_events pcap2spans writes), and the normal ones none
+sqlite3 "$ndb" "INSERT INTO connections(id, source_id) SELECT id, 1 FROM spans;
+    UPDATE spans SET connection_id = id;
+    INSERT INTO connection_events(connection_id, ts_ns, kind, detail)
+    SELECT id, req_start_ns + 5000000, 'retransmit', 'stall_ns=50000000 bytes=1448 response filled-hole'
+    FROM spans WHERE resp_end_ns - req_start_ns > 40000000"
 "$sf" report --db "$ndb" --out "$tmp/network" --quiet 2>/dev/null
 why_check "$tmp/network/findings.json" - network >"$tmp/net.why"
 sed 's/^/# /' "$tmp/net.why"
 check_eval "a response slow on the wire: the cause is network" "grep -q WHY_OK '$tmp/net.why'"
+check_eval "... and its evidence: a retransmission a slow request, none before, 50 ms stalled, in words" \
+    "python3 -c 'import json,sys; f = json.load(open(sys.argv[1])); i = [x for x in f[\"inflections\"] if x.get(\"cause\") == \"network\"][0]; s, n = i[\"breakdown\"][\"slow\"], i[\"breakdown\"][\"normal\"]; sys.exit(not (0.9 < s[\"retransmits\"] <= 1 and n[\"retransmits\"] < 0.05 and 45e6 < s[\"retransmit_stall_ns\"] <= 50e6 and \"TCP retransmissions a request\" in f[\"verdict\"]))' '$tmp/network/findings.json'"
 
 # what attributed the samples, per process: a span marker interval, socket events, time
 # several spans share, nothing
