@@ -97,6 +97,7 @@ struct rp_why {
     size_t ep;     /* downstream: the child endpoint that grew most (cause_eps), or SIZE_MAX */
     size_t reason; /* blocked: the reason that grew most (cause_reasons), or SIZE_MAX */
     int offcpu;    /* the database has off-CPU intervals: blocked_ns is measured */
+    int retx;      /* retransmissions are known (a --db file; push does not carry them) */
 };
 
 /* One span, as the sets need it. */

@@ -135,7 +135,7 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
     if (k > 0)
         *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
     /* the network's evidence: the retransmissions that stalled the slow requests */
-    if (y->cause == RP_CAUSE_NETWORK && b->retransmits > a->retransmits && *at < n) {
+    if (y->cause == RP_CAUSE_NETWORK && y->retx && b->retransmits > a->retransmits && *at < n) {
         k = snprintf(buf + *at, n - *at,
                      ", %.2f TCP retransmissions a request (%.2f before) stalling it %.1f ms",
                      b->retransmits, a->retransmits, b->retransmit_stall_ns / 1e6);
@@ -224,7 +224,7 @@ static void json_endpoints(struct sf_jw *w, const struct rp_ctx *c)
 }
 
 static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *key,
-                           const struct rp_breakdown *b, int offcpu)
+                           const struct rp_breakdown *b, int offcpu, int retx)
 {
     sf_jw_obj(w, key);
     sf_jw_int(w, "spans", (int64_t)b->spans);
@@ -237,8 +237,13 @@ static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *
     sf_jw_num(w, "downstream_ns", round(b->downstream_ns));
     sf_jw_num(w, "network_ns", round(b->network_ns));
     sf_jw_num(w, "unaccounted_ns", round(b->unaccounted_ns));
-    sf_jw_num(w, "retransmits", b->retransmits);
-    sf_jw_num(w, "retransmit_stall_ns", round(b->retransmit_stall_ns));
+    if (retx) {
+        sf_jw_num(w, "retransmits", b->retransmits);
+        sf_jw_num(w, "retransmit_stall_ns", round(b->retransmit_stall_ns));
+    } else { /* --clickhouse: connection_events are not pushed */
+        sf_jw_null(w, "retransmits");
+        sf_jw_null(w, "retransmit_stall_ns");
+    }
     sf_jw_arr(w, "downstream_by_endpoint");
     for (size_t e = 0; e < c->ncause_eps; e++) {
         if (!(b->downstream_by[e] > 0))
@@ -275,8 +280,8 @@ static void json_why(struct sf_jw *w, const struct rp_ctx *c, const struct rp_wh
     if (y->reason != SIZE_MAX)
         sf_jw_str(w, "cause_reason", c->cause_reasons[y->reason]);
     sf_jw_obj(w, "breakdown");
-    json_breakdown(w, c, "slow", &y->slow, y->offcpu);
-    json_breakdown(w, c, "normal", &y->normal, y->offcpu);
+    json_breakdown(w, c, "slow", &y->slow, y->offcpu, y->retx);
+    json_breakdown(w, c, "normal", &y->normal, y->offcpu, y->retx);
     sf_jw_end(w);
 }
 

@@ -136,16 +136,19 @@ check "spanfold report from the file and from the cluster: exit 0" [ "$r1 $r2" =
 check "findings.json has findings (an inflection)" grep -q '"metric": "p50"' "$tmp/r1/findings.json"
 shown="http://127.0.0.1:$h2/ spanfold on cluster sf"
 check "the cluster's page names the cluster" grep -qF "$shown" "$tmp/r2/report.html"
+# what push does not carry: connection_events, so the retransmissions are null from the
+# cluster (docs/scale.md); the file's figures are set to null before comparing
+unretx() { sed -E 's/"(retransmits|retransmit_stall_ns)": [-0-9.e+]+/"\1": null/' "$@"; }
 for f in findings.json report.html; do
-    sed "s|$db|DATA|g" "$tmp/r1/$f" >"$tmp/a"
+    unretx "$tmp/r1/$f" | sed "s|$db|DATA|g" >"$tmp/a"
     sed "s|$shown|DATA|g" "$tmp/r2/$f" >"$tmp/b"
     check "$f: the same bytes but for the name of the data ($(wc -c <"$tmp/a") bytes)" \
         cmp -s "$tmp/a" "$tmp/b"
 done
 "$bin/spanfold" report --quiet --db "$db" --name incident --out "$tmp/r3" 2>/dev/null
 "$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --name incident --out "$tmp/r4" 2>/dev/null
-check_eval "with --name both: findings.json and report.html byte-identical" \
-    'cmp -s "$tmp/r3/findings.json" "$tmp/r4/findings.json" && cmp -s "$tmp/r3/report.html" "$tmp/r4/report.html"'
+check_eval "with --name both: findings.json (retransmissions aside) and report.html byte-identical" \
+    'unretx "$tmp/r3/findings.json" | cmp -s - "$tmp/r4/findings.json" && cmp -s "$tmp/r3/report.html" "$tmp/r4/report.html"'
 "$bin/spanfold" report --quiet --clickhouse "$u1" --out "$tmp/r5" 2>/dev/null
 check_eval "without --cluster: shard 1's spans alone, no CPU: a report without flame graphs" \
     'grep -q "no CPU samples" "$tmp/r5/report.html" && ! cmp -s "$tmp/r1/findings.json" "$tmp/r5/findings.json"'
@@ -163,8 +166,8 @@ check "two recordings pushed from two files to two shards" [ $? -eq 0 ]
 "$bin/spanfold" report --quiet --db "$tmp/both.db" --name two --out "$tmp/t1" 2>/dev/null
 "$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --database two --name two \
     --out "$tmp/t2" 2>/dev/null
-check_eval "their report from the cluster is that of one file with both (findings.json, report.html)" \
-    'cmp -s "$tmp/t1/findings.json" "$tmp/t2/findings.json" && cmp -s "$tmp/t1/report.html" "$tmp/t2/report.html"'
+check_eval "their report from the cluster is that of one file with both (findings.json, retransmissions aside; report.html)" \
+    'unretx "$tmp/t1/findings.json" | cmp -s - "$tmp/t2/findings.json" && cmp -s "$tmp/t1/report.html" "$tmp/t2/report.html"'
 for s in "--slowest|10%" "--during|+20s..+11m|--vs|rest"; do
     IFS='|' read -r -a a <<<"$s"
     "$bin/spanfold" stacks --db "$tmp/both.db" "${a[@]}" >"$tmp/f1" 2>/dev/null
