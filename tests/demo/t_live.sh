@@ -13,15 +13,7 @@ tap_name="demo live recording"
 . "$top/tests/demo/live_need.sh"
 tap_tmpdir t_demo_live
 
-rc=0
-SF_BIN=$bin "$top/scripts/record-demo.sh" "$tmp/rec" 3.4 2>"$tmp/rec.err" || rc=$?
-if [ $rc = 2 ]; then
-    tap_skip_all "recorder cannot run here: $(tail -n 1 "$tmp/rec.err")"
-elif [ $rc != 0 ]; then
-    notok "record-demo.sh: exit $rc: $(tail -n 2 "$tmp/rec.err" | tr '\n' ' ')"
-    tap_plan
-    exit 0
-fi
+live_record 3.4
 ok "scripts/record-demo.sh recorded a 10 s run"
 
 out=$(python3 - "$tmp/rec" "$((n + 1))" <<'PY'

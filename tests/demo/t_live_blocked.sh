@@ -15,15 +15,7 @@ tap_name="demo live recording, slowed by waiting"
     tap_skip_all "no sched:sched_switch tracepoint"
 tap_tmpdir t_demo_live_blocked
 
-rc=0
-SLOW_KIND=lock OFFCPU=1 SF_BIN=$bin "$top/scripts/record-demo.sh" "$tmp/rec" 4.5 2>"$tmp/rec.err" || rc=$?
-if [ $rc = 2 ]; then
-    tap_skip_all "recorder cannot run here: $(tail -n 1 "$tmp/rec.err")"
-elif [ $rc != 0 ]; then
-    notok "record-demo.sh: exit $rc: $(tail -n 2 "$tmp/rec.err" | tr '\n' ' ')"
-    tap_plan
-    exit 0
-fi
+live_record 4.5 SLOW_KIND=lock OFFCPU=1
 ok "scripts/record-demo.sh recorded a run slowed by waiting, with every sched_switch"
 perf=$tmp/rec/perf.txt
 [ -f "$perf" ] || perf=$perf.gz
