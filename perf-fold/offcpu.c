@@ -43,7 +43,10 @@ struct pending {
 };
 
 struct pf_offcpu {
-    struct sf_map by_tid; /* sf_hash_u64(tid) -> struct pending (owned) */
+    struct sf_map by_tid;   /* sf_hash_u64(tid) -> struct pending (owned) */
+    struct pf_table stacks; /* the scheduler records' distinct stacks, each with its
+                             * stacks.id (db_id): one database lookup per stack, as the
+                             * CPU samples' table does (sf_db_perf.h) */
     /* the scheduler record being read */
     int64_t rec_tid, rec_ts, target; /* target: the thread that left, or was woken */
     char state[8], frame[128];
@@ -192,8 +195,11 @@ int offcpu_header(struct perf_fold_ctx *c, const struct pf_header *h)
 
     if (ts < 0 || h->tid.n == 0)
         return 0;
-    if (o == NULL && (o = c->off = calloc(1, sizeof(*o))) == NULL)
-        return -1;
+    if (o == NULL) {
+        if ((o = c->off = calloc(1, sizeof(*o))) == NULL)
+            return -1;
+        sf_arena_init(&o->stacks.keys, 1 << 20, PF_TABLE_MAX);
+    }
     tid = 0;
     for (size_t i = 0; i < h->tid.n && i < 18; i++)
         tid = tid * 10 + (h->tid.p[i] - '0');
@@ -306,22 +312,29 @@ static size_t without_tracing(const char *stack, size_t len)
 int offcpu_commit(struct perf_fold_ctx *c, const char *stack, size_t len)
 {
     struct pf_offcpu *o = c->off;
+    struct pf_entry *e = NULL;
     struct pending *p;
     struct sf_err err;
-    int64_t id = 0;
+    int64_t id;
     int side = c->side;
 
     c->side = 0;
     if (o == NULL)
         return 0;
     len = without_tracing(stack, len);
+    if (fold_table_add(&o->stacks, stack, len, 1, &e) == SF_E_NOMEM) {
+        fprintf(stderr, "%s: out of memory\n", PF_TOOL);
+        c->failed = 1;
+        return -1;
+    }
     sf_err_clear(&err);
-    if (sf_db_perf_stack(c->db, stack, len, &id, &err)) {
+    if (e->db_id == 0 && sf_db_perf_stack(c->db, stack, len, &e->db_id, &err)) {
         sf_err_format(&err, PF_TOOL, c->file, c->errbuf, sizeof(c->errbuf));
         fprintf(stderr, "%s\n", c->errbuf);
         c->failed = 1;
         return -1;
     }
+    id = e->db_id;
     if (side == OFFCPU_WAKEUP) {
         if ((p = find(o, o->target, 0)) && p->open && p->waker_tid == 0) {
             p->waker_tid = o->rec_tid;
@@ -366,6 +379,7 @@ void offcpu_finish(struct perf_fold_ctx *c, uint64_t *stored, uint64_t *open)
         free(p);
     }
     sf_map_free(&o->by_tid);
+    fold_table_free(&o->stacks);
     *stored = o->stored;
     free(o);
     c->off = NULL;

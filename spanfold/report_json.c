@@ -223,6 +223,22 @@ static void json_endpoints(struct sf_jw *w, const struct rp_ctx *c)
     sf_jw_end(w);
 }
 
+/* key: [{name_key: names[i], "ns": ns[i]}, ...] for the parts that are not 0. */
+static void by_name(struct sf_jw *w, const char *key, const char *name_key,
+                    char (*names)[RP_NAME_MAX], size_t n, const double *ns)
+{
+    sf_jw_arr(w, key);
+    for (size_t i = 0; i < n; i++) {
+        if (!(ns[i] > 0))
+            continue;
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, name_key, names[i]);
+        sf_jw_num(w, "ns", round(ns[i]));
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
 static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *key,
                            const struct rp_breakdown *b, int offcpu, int retx)
 {
@@ -244,26 +260,8 @@ static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *
         sf_jw_null(w, "retransmits");
         sf_jw_null(w, "retransmit_stall_ns");
     }
-    sf_jw_arr(w, "downstream_by_endpoint");
-    for (size_t e = 0; e < c->ncause_eps; e++) {
-        if (!(b->downstream_by[e] > 0))
-            continue;
-        sf_jw_obj(w, NULL);
-        sf_jw_str(w, "endpoint", c->cause_eps[e]);
-        sf_jw_num(w, "ns", round(b->downstream_by[e]));
-        sf_jw_end(w);
-    }
-    sf_jw_end(w);
-    sf_jw_arr(w, "blocked_by_reason");
-    for (size_t e = 0; e < c->ncause_reasons; e++) {
-        if (!(b->blocked_by[e] > 0))
-            continue;
-        sf_jw_obj(w, NULL);
-        sf_jw_str(w, "reason", c->cause_reasons[e]);
-        sf_jw_num(w, "ns", round(b->blocked_by[e]));
-        sf_jw_end(w);
-    }
-    sf_jw_end(w);
+    by_name(w, "downstream_by_endpoint", "endpoint", c->cause_eps, c->ncause_eps, b->downstream_by);
+    by_name(w, "blocked_by_reason", "reason", c->cause_reasons, c->ncause_reasons, b->blocked_by);
     sf_jw_end(w);
 }
 
