@@ -1,4 +1,4 @@
--- spanfold database schema, version 5 (PRAGMA user_version = 5).
+-- spanfold database schema, version 6 (PRAGMA user_version = 6).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -8,7 +8,7 @@
 -- one is taken forward by the migrations in lib/sf_db.c (v1 -> v2: the TCP sequence
 -- ranges of spans, span_events.source and span_intervals.source, shared_intervals;
 -- v2 -> v3: spans.delivered; v3 -> v4: contexts.format without a CHECK on the list of
--- trace-context formats).
+-- trace-context formats); v4 -> v5: sample_events, offcpu; v5 -> v6: span_headers).
 -- Conventions:
 --   * ids are lowercase hex text of their natural width: trace ids 32 digits
 --     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
@@ -152,6 +152,17 @@ CREATE TABLE contexts (
 );
 CREATE INDEX contexts_span_row ON contexts(span_row);
 CREATE INDEX contexts_span_id ON contexts(span_id);
+
+-- The request headers kept for the sampling attributes (lib/sf_attrs.h: user-agent,
+-- x-envoy-*, ..., pcap2spans --keep-header), in the order they came; name lowercase,
+-- value cut at 128 bytes, control bytes as '?'; at most 1 KiB of them per request.
+CREATE TABLE span_headers (
+    id       INTEGER PRIMARY KEY,
+    span_row INTEGER NOT NULL REFERENCES spans(id) ON DELETE CASCADE,
+    name     TEXT NOT NULL,
+    value    TEXT NOT NULL
+);
+CREATE INDEX span_headers_span_row ON span_headers(span_row);
 
 -- tracefs-side markers and other kernel trace lines.
 CREATE TABLE span_events (
@@ -303,4 +314,4 @@ CREATE TABLE clock_fits (
 
 -- The version this file is (sf_db sets it too when it creates a database from it), so
 -- that a file made with `sqlite3 DB < lib/schema.sql` is a current spanfold database.
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;

@@ -74,6 +74,10 @@ static const char *const migrations[] = {
     "waker_tid INTEGER, waker_stack_id INTEGER REFERENCES stacks(id), span_id TEXT);"
     "CREATE INDEX offcpu_tid_ts ON offcpu(tid, ts_ns);"
     "CREATE INDEX offcpu_span ON offcpu(span_id);",
+    /* 5 -> 6: span_headers, the request headers kept for the sampling attributes */
+    "CREATE TABLE span_headers (id INTEGER PRIMARY KEY, span_row INTEGER NOT NULL REFERENCES "
+    "spans(id) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL);"
+    "CREATE INDEX span_headers_span_row ON span_headers(span_row);",
 };
 
 int sf_dbi_fail(struct sf_db *db, struct sf_err *err, const char *what)

@@ -246,3 +246,25 @@ int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
     bind_static(st, 14, c->error[0] ? c->error : NULL);
     return sf_db_exec_stmt(db, st, NULL, err);
 }
+
+int sf_db_net_headers(struct sf_db *db, int64_t span_row, const struct sf_tracectx_set *set,
+                      struct sf_err *err)
+{
+    static const char sql[] =
+        "INSERT INTO span_headers (span_row, name, value) VALUES (?1, ?2, ?3)";
+    const char *name, *value;
+    size_t pos = 0;
+    int rc;
+
+    while (sf_tracectx_kept_next(set, &pos, &name, &value)) {
+        sqlite3_stmt *st = sf_db_stmt(db, sql, err);
+        if (st == NULL)
+            return SF_E_DB;
+        sf_db_bind_int(st, 1, span_row);
+        bind_static(st, 2, name);
+        bind_static(st, 3, value);
+        if ((rc = sf_db_exec_stmt(db, st, NULL, err)) < 0)
+            return rc;
+    }
+    return 0;
+}

@@ -82,4 +82,9 @@ int sf_db_net_context(struct sf_db *db, int64_t span_row, const char *direction,
 int sf_db_net_contexts(struct sf_db *db, int64_t span_row, const char *direction,
                        const struct sf_tracectx *c, int n, struct sf_err *err);
 
+/* The span_headers rows of the headers set keeps (sf_tracectx_set_keep) for span
+ * `span_row`, in order.  Returns 0 or SF_E_DB. */
+int sf_db_net_headers(struct sf_db *db, int64_t span_row, const struct sf_tracectx_set *set,
+                      struct sf_err *err);
+
 #endif

@@ -69,6 +69,8 @@ int sf_db_complete_only(struct sf_db *db, struct sf_err *err)
         "  WHERE source_id IN (SELECT id FROM temp.sources);"
         "CREATE TEMP VIEW contexts AS SELECT * FROM main.contexts "
         "  WHERE span_row IN (SELECT id FROM temp.spans);"
+        "CREATE TEMP VIEW span_headers AS SELECT * FROM main.span_headers "
+        "  WHERE span_row IN (SELECT id FROM temp.spans);"
         "CREATE TEMP VIEW span_events AS SELECT * FROM main.span_events "
         "  WHERE source_id IN (SELECT id FROM temp.sources);"
         "CREATE TEMP VIEW losses AS SELECT * FROM main.losses "

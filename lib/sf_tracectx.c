@@ -25,6 +25,7 @@
 #include "sf_tc_fast.h"
 #include "sf_tc_int.h"
 #include "sf_tc_match.h"
+#include "sf_text.h"
 
 const struct sf_tc_format sf_tc_formats[SF_CTX_NFORMATS] = {
 #define FORMAT_(id, name, rank, parse) [SF_CTX_##id] = {name, rank, parse},
@@ -56,6 +57,8 @@ void sf_tracectx_set_init(struct sf_tracectx_set *s)
 {
     /* Only counters: the big buffers are written before they are read. */
     s->n = s->dropped = 0;
+    s->kept_len = 0;
+    s->kept_dropped = 0;
     s->p.b3_seen = s->p.dd_seen = 0;
     s->p.dd_tid_seen = 0;
     s->p.tp_idx = s->p.bg_idx = -1;
@@ -117,6 +120,44 @@ void sf_tracectx_set_add_id(struct sf_tracectx_set *s, int h, const uint8_t *val
         vlen = 0;
     }
     sf_tc_headers[h].add(s, h, v, vlen);
+}
+
+void sf_tracectx_set_keep(struct sf_tracectx_set *s, const char *name, size_t nlen,
+                          const uint8_t *value, size_t vlen)
+{
+    size_t nl = sf_text_utf8_cut(name, nlen, 63), vl;
+    char *d;
+
+    if (value == NULL)
+        vlen = 0;
+    vl = sf_text_utf8_cut((const char *)value, vlen, 128);
+    if (nl == 0 || s->kept_len + nl + vl + 2 > sizeof(s->kept)) {
+        s->kept_dropped++;
+        return;
+    }
+    d = s->kept + s->kept_len;
+    for (size_t i = 0; i < nl; i++) {
+        unsigned char c = (unsigned char)name[i];
+        *d++ = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c < 0x20 || c == 0x7f ? '?' : c);
+    }
+    *d++ = 0;
+    for (size_t i = 0; i < vl; i++) {
+        unsigned char c = value[i];
+        *d++ = (char)(c < 0x20 || c == 0x7f ? '?' : c);
+    }
+    *d++ = 0;
+    s->kept_len = (size_t)(d - s->kept);
+}
+
+int sf_tracectx_kept_next(const struct sf_tracectx_set *s, size_t *pos, const char **name,
+                          const char **value)
+{
+    if (*pos >= s->kept_len)
+        return 0;
+    *name = s->kept + *pos;
+    *value = *name + strlen(*name) + 1;
+    *pos = (size_t)(*value - s->kept) + strlen(*value) + 1;
+    return 1;
 }
 
 /* raw of a multi-header format: "Name: value; Name: value" in canonical order. */

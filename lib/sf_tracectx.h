@@ -67,6 +67,7 @@ enum sf_ctx_format {
 #define SF_CTX_RAW_MAX   512  /* raw value bytes kept (longer: raw_truncated) */
 #define SF_CTX_STATE_MAX 1024 /* tracestate bytes kept */
 #define SF_CTX_ERR_MAX   128
+#define SF_CTX_KEPT_MAX  1024 /* kept header bytes per set (sf_tracectx_set_keep) */
 
 struct sf_tracectx {
     enum sf_ctx_format format;
@@ -100,6 +101,11 @@ struct sf_tracectx_set {
     struct sf_tracectx ctx[SF_CTX_MAX];
     int n;       /* contexts after finish */
     int dropped; /* contexts beyond SF_CTX_MAX (counted, not kept) */
+    /* Kept request headers (sf_tracectx_set_keep): "name\0value\0" pairs, names
+     * lowercase, values cut at 128 bytes; what does not fit is counted. */
+    char kept[SF_CTX_KEPT_MAX];
+    size_t kept_len;
+    int kept_dropped;
     /* pending multi-header state (implementation detail) */
     struct sf_tracectx_pending {
         char b3[5][48];        /* first X-B3-TraceId, -SpanId, -ParentSpanId, -Sampled,
@@ -141,6 +147,16 @@ void sf_tracectx_set_add(struct sf_tracectx_set *s, const char *name, size_t nle
  * ignored). */
 void sf_tracectx_set_add_id(struct sf_tracectx_set *s, int id, const uint8_t *value, size_t vlen);
 
+/* Keep a request header that is not a trace context, for the attributes a sampling
+ * decision can depend on (lib/sf_attrs.h decides which): name lowercased and cut at
+ * 63 bytes, value cut at 128 bytes between two UTF-8 characters.  Kept before and
+ * after finish; a header that does not fit counts in kept_dropped. */
+void sf_tracectx_set_keep(struct sf_tracectx_set *s, const char *name, size_t nlen,
+                          const uint8_t *value, size_t vlen);
+/* The kept headers in order: start with *pos = 0; returns 1 with name and value set,
+ * or 0 at the end. */
+int sf_tracectx_kept_next(const struct sf_tracectx_set *s, size_t *pos, const char **name,
+                          const char **value);
 /* Complete multi-header formats (B3 multi, Datadog, traceparent+tracestate).
  * Returns s->n.  Call once, after the last header. */
 int sf_tracectx_set_finish(struct sf_tracectx_set *s);

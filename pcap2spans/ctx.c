@@ -20,6 +20,7 @@ void p2s_limits_default(struct p2s_limits *l)
     l->max_field_bytes = 1u << 20;
     l->max_hpack_table = 64u << 10;
     l->idle_timeout_ns = 300 * INT64_C(1000000000);
+    sf_attrs_keep_default(&l->keep);
 }
 
 const struct p2s_limits *p2s_limits(const struct p2s_ctx *ctx)

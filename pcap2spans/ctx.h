@@ -15,6 +15,7 @@
 
 #include "out.h"
 #include "sf_arena.h"
+#include "sf_attrs.h"
 #include "sf_err.h"
 #include "sf_tracectx.h"
 
@@ -25,14 +26,15 @@ struct p2s_tls_keys; /* tls.h */
 
 /* Limits: every growable thing has a cap that is part of the configuration. */
 struct p2s_limits {
-    size_t max_flows;        /* open TCP connections */
-    size_t max_ooo_bytes;    /* out-of-order bytes per direction: sequence space after a hole */
-    size_t max_ooo_segments; /* out-of-order segments (pieces) held per direction */
-    size_t max_header_bytes; /* one HTTP/1 header section or one HTTP/2 header block */
-    size_t max_streams;      /* open HTTP/2 streams per connection */
-    size_t max_field_bytes;  /* one decoded header field (name + value) */
-    size_t max_hpack_table;  /* largest HPACK dynamic table accepted */
-    int64_t idle_timeout_ns; /* flows idle this long (capture time) are flushed */
+    size_t max_flows;          /* open TCP connections */
+    size_t max_ooo_bytes;      /* out-of-order bytes per direction: sequence space after a hole */
+    size_t max_ooo_segments;   /* out-of-order segments (pieces) held per direction */
+    size_t max_header_bytes;   /* one HTTP/1 header section or one HTTP/2 header block */
+    size_t max_streams;        /* open HTTP/2 streams per connection */
+    size_t max_field_bytes;    /* one decoded header field (name + value) */
+    size_t max_hpack_table;    /* largest HPACK dynamic table accepted */
+    int64_t idle_timeout_ns;   /* flows idle this long (capture time) are flushed */
+    struct sf_attrs_keep keep; /* request headers kept for the attributes (--keep-header) */
 };
 
 /* Counters for the end-of-run summary. */

@@ -55,12 +55,15 @@ static int64_t parse_clen(const char *v, size_t vl)
 static void field(struct h1_head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
 {
     int id = sf_tracectx_header_id(n, nl);
+    int keep = sf_attrs_keep_match(&f->pctx->lim.keep, n, nl);
 
-    if (id >= 0) {
+    if (id >= 0 || keep) {
         if (f->ctx == NULL)
             f->ctx = p2s_set_get(f->pctx);
-        if (f->ctx)
+        if (f->ctx && id >= 0)
             sf_tracectx_set_add_id(f->ctx, id, (const uint8_t *)v, vl);
+        if (f->ctx && keep)
+            sf_tracectx_set_keep(f->ctx, n, nl, (const uint8_t *)v, vl);
     }
     switch (n[0] | 0x20) {
     case 'h':

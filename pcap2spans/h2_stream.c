@@ -290,15 +290,21 @@ static int name_is(const struct hpack_field *f, const char *want)
     return f->nlen == n && memcmp(f->name, want, n) == 0;
 }
 
-static void ctx_feed(struct h2_conn *c, struct sf_tracectx_set **set, const struct hpack_field *f)
+/* keep: the block is a request's (responses' headers are not attributes) */
+static void ctx_feed(struct h2_conn *c, struct sf_tracectx_set **set, const struct hpack_field *f,
+                     int keep)
 {
     int id = sf_tracectx_header_id(f->name, f->nlen);
 
-    if (id < 0)
+    keep = keep && sf_attrs_keep_match(&c->ctx->lim.keep, f->name, f->nlen);
+    if (id < 0 && !keep)
         return;
     if (*set == NULL && (*set = p2s_set_get(c->ctx)) == NULL)
         return;
-    sf_tracectx_set_add_id(*set, id, f->value, f->vlen);
+    if (id >= 0)
+        sf_tracectx_set_add_id(*set, id, f->value, f->vlen);
+    if (keep)
+        sf_tracectx_set_keep(*set, f->name, f->nlen, f->value, f->vlen);
 }
 
 static void set_str(struct h2_stream *s, char **dst, const struct hpack_field *f, size_t cap)
@@ -324,7 +330,7 @@ static void on_request_field(struct block_ctx *b, const struct hpack_field *f)
         s->grpc = 1;
     else if (name_is(f, "grpc-timeout"))
         s->grpc_timeout = grpc_parse_timeout(f->value, f->vlen);
-    ctx_feed(b->c, &s->req_ctx, f);
+    ctx_feed(b->c, &s->req_ctx, f, 1);
 }
 
 static void on_response_field(struct block_ctx *b, const struct hpack_field *f)
@@ -350,7 +356,7 @@ static void on_response_field(struct block_ctx *b, const struct hpack_field *f)
             s->grpc_message = m;
         }
     }
-    ctx_feed(b->c, &s->resp_ctx, f);
+    ctx_feed(b->c, &s->resp_ctx, f, 0);
 }
 
 static void on_field(void *arg, const struct hpack_field *f)
@@ -364,7 +370,7 @@ static void on_field(void *arg, const struct hpack_field *f)
         on_request_field(b, f);
         break;
     case R_REQ_TRAILER:
-        ctx_feed(b->c, &b->s->req_ctx, f);
+        ctx_feed(b->c, &b->s->req_ctx, f, 0);
         break;
     case R_RESPONSE:
     case R_TRAILER:

@@ -35,6 +35,9 @@ static void usage(FILE *f)
         "                     a pcapng Decryption Secrets Block are used as well\n"
         "  -j, --jobs N       read N inputs at a time, one thread each (1..64) [1]; one\n"
         "                     writer keeps input order: output as with -j 1\n"
+        "  --keep-header NAME keep this request header for the sampling attributes\n"
+        "                     (docs/pcap2spans.md#attributes), repeatable; NAME* keeps a\n"
+        "                     prefix; beside the default list (user-agent, x-envoy-*, ...)\n"
         "  --strict           stop at the first error\n"
         "  --quiet            no progress and no summary on stderr\n"
         "  --help, --version\n"
@@ -70,6 +73,7 @@ enum {
     OPT_HPACK,
     OPT_IDLE,
     OPT_WAIT,
+    OPT_KEEP,
     OPT_JOBS = 'j',
 };
 
@@ -90,6 +94,7 @@ static const struct option opts[] = {
     {"max-hpack-table", required_argument, NULL, OPT_HPACK},
     {"idle-timeout", required_argument, NULL, OPT_IDLE},
     {"wait", no_argument, NULL, OPT_WAIT},
+    {"keep-header", required_argument, NULL, OPT_KEEP},
     {"jobs", required_argument, NULL, OPT_JOBS},
     {NULL, 0, NULL, 0},
 };
@@ -148,6 +153,15 @@ static int parse_args(struct p2s_ctx *ctx, struct args *a, int argc, char **argv
                 bad = -1;
             }
             a->jobs = (int)v;
+            break;
+        case OPT_KEEP:
+            if (sf_attrs_keep_add(&l->keep, optarg) < 0) {
+                fprintf(stderr,
+                        "pcap2spans: --keep-header: '%s' is not a header name (or NAME*) of "
+                        "1..63 characters, or more than %d names\n",
+                        optarg, SF_ATTR_KEEP_MAX);
+                bad = -1;
+            }
             break;
         case OPT_STRICT:
             ctx->strict = 1;

@@ -66,6 +66,8 @@ int p2s_db_span(struct sf_db *db, int64_t source_id, int64_t conn_id, const stru
     rc = sf_db_net_span(db, &r, &row, err);
     if (rc == 0 && s->req_ctx)
         rc = sf_db_net_contexts(db, row, "request", s->req_ctx->ctx, s->req_ctx->n, err);
+    if (rc == 0 && s->req_ctx && s->req_ctx->kept_len)
+        rc = sf_db_net_headers(db, row, s->req_ctx, err);
     if (rc == 0 && s->resp_ctx)
         rc = sf_db_net_contexts(db, row, "response", s->resp_ctx->ctx, s->resp_ctx->n, err);
     return rc;

@@ -76,6 +76,10 @@ static const struct ch_col contexts_cols[] = {
     C("trace_id_64", CH_I64), C("tracestate", CH_NSTR), C("valid", CH_I64),
     C("error", CH_NSTR)};
 
+static const struct ch_col span_headers_cols[] = {C("skey", CH_KEY), C("id", CH_I64),
+                                                  C("span_row", CH_I64), C("name", CH_STR),
+                                                  C("value", CH_STR)};
+
 static const struct ch_col span_events_cols[] = {
     C("skey", CH_KEY),     C("id", CH_I64),        C("ts_ns", CH_I64),     C("cpu", CH_NI64),
     C("pid", CH_NI64),     C("tid", CH_NI64),      C("comm", CH_NSTR),     C("kind", CH_STR),
@@ -135,6 +139,10 @@ const struct ch_table ch_tables[] = {
       " c.error FROM contexts c JOIN spans sp ON sp.id = c.span_row WHERE sp.source_id = ?1"
       " ORDER BY c.id",
       contexts_cols),
+    T("span_headers", "MergeTree", "(skey, span_row, id)", "skey",
+      "SELECT h.id, h.span_row, h.name, h.value FROM span_headers h JOIN spans sp ON sp.id = "
+      "h.span_row WHERE sp.source_id = ?1 ORDER BY h.id",
+      span_headers_cols),
     T("span_events", "MergeTree", "(skey, ts_ns)", BY_SPAN,
       "SELECT id, ts_ns, cpu, pid, tid, comm, kind, span_id, trace_id, decision, message, line"
       " FROM span_events WHERE source_id = ?1 ORDER BY id",

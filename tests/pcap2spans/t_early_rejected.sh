@@ -41,9 +41,10 @@ check_eval "NDJSON spans carry delivered too" \
 ver=$(sed -n 's/^#define SF_DB_SCHEMA_VERSION //p' "$top/lib/sf_db.h")
 check_eval "the database is the current schema version ($ver)" '[ "$(q "PRAGMA user_version")" = "$ver" ]'
 # a version 2 file: the current schema without spans.delivered, which 2 -> 3 adds, and
-# without sample_events and offcpu (4 -> 5)
+# without sample_events and offcpu (4 -> 5) and span_headers (5 -> 6)
 sqlite3 "$tmp/v2.db" <"$top/lib/schema.sql"
 sqlite3 "$tmp/v2.db" "ALTER TABLE spans DROP COLUMN delivered; DROP TABLE sample_events; DROP TABLE offcpu;
+    DROP TABLE span_headers;
     PRAGMA user_version = 2;
     INSERT INTO sources(id, kind, path, tool, tool_version)
     VALUES (1, 'pcap', 'old.pcap', 'test', '0'); INSERT INTO spans(source_id, proto) VALUES (1, 'h2');"

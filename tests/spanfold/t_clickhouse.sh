@@ -183,7 +183,7 @@ check "and skips all three (one is on each shard)" [ "$(grep -c 'already in Clic
 same_count "spans after the second push" "SELECT count(*) FROM spans" "SELECT count() FROM spanfold.spans_d"
 
 # -- an interrupted push is replaced; transient errors are retried
-SF_CH_FAIL_AT=22 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u1" --database cut \
+SF_CH_FAIL_AT=24 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u1" --database cut \
     --db "$db" 2>"$tmp/p4"
 check "a push whose requests fail from the 22nd on (the profile's samples) exits 2" [ $? -eq 2 ]
 started=$(chq "$u1" "SELECT count() FROM (SELECT skey FROM cut.sources GROUP BY skey
@@ -198,7 +198,7 @@ for t in spans samples contexts span_events; do
 done
 # a half push of the capture to shard 2 (it is complete on shard 1): the next push with
 # --cluster removes the half and skips the source, so nothing is counted twice
-SF_CH_FAIL_AT=15 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u2" --kind pcap \
+SF_CH_FAIL_AT=16 SF_CH_FAIL_COUNT=99 "$bin/spanfold" push --clickhouse "$u2" --kind pcap \
     --db "$db" 2>/dev/null
 check "a half push of the capture to the other shard fails (exit 2)" [ $? -eq 2 ]
 check "leaving rows there" [ "$(chq "$u2" "SELECT count() FROM spanfold.sources")" -gt 0 ]
