@@ -24,6 +24,7 @@
 #include "ch.h"
 #include "sf_buf.h"
 #include "sf_db.h"
+#include "sf_explain.h"
 #include "sf_spans.h"
 
 #define RP_TOP_FUNCS  10   /* functions listed per slow set */
@@ -51,8 +52,10 @@ struct rp_drift {
     int configured; /* the rate was configured (--expect-rate, ot=th), not estimated */
     double expect;  /* configured or estimated in-control keep rate */
     double from_rate, to_rate;
-    int64_t time_ns; /* CLOCK_REALTIME of the onset window */
-    int direction;   /* +1 up, -1 down */
+    int64_t time_ns;      /* CLOCK_REALTIME of the onset window */
+    int direction;        /* +1 up, -1 down */
+    int explained;        /* ex was computed (the database could be read for it) */
+    struct sf_explain ex; /* the attribute that explains it (lib/sf_explain.h) */
 };
 
 /* A function's share of a span set's CPU (self samples / all samples). */

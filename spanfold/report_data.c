@@ -570,6 +570,35 @@ static int collect_cps(struct rp_ctx *c)
 
 /* ---- sampling drift --------------------------------------------------------------- */
 
+/* Explain drift d of group g: the regime of the kept share before its onset against
+ * the one after (bounded by the kept share's other change points), sf_explain.h. */
+static int explain_drift(struct rp_ctx *c, struct rp_drift *d, size_t onset)
+{
+    const struct inflect_result *ks = rp_result(c, d->group, SF_M_SAMPLED_SHARE);
+    size_t nw = c->sw.nwin, from = 0, to = nw;
+    struct sf_err err;
+
+    if (onset == 0 || onset >= nw)
+        return 0;
+    for (size_t i = 0; i < ks->npts; i++) {
+        size_t w = ks->pts[i].index < ks->s->n ? ks->s->row[ks->pts[i].index] : 0;
+        if (w + 1 < onset && w > from)
+            from = w;
+        if (w > onset + 1 && w < to)
+            to = w;
+    }
+    if (sf_explain_drift(c->o.db, c->o.complete_only, sf_spans_group_expr("endpoint"), c->sw.g[d->group].name,
+                         sf_spans_window_start(&c->sw, from), sf_spans_window_start(&c->sw, onset),
+                         to < nw ? sf_spans_window_start(&c->sw, to) : INT64_MAX, &d->ex,
+                         &err) < 0) {
+        fprintf(stderr, "spanfold report: explaining the drift of %s: %s\n", c->sw.g[d->group].name,
+                err.msg);
+        return err.code == SF_E_NOMEM ? -1 : 0;
+    }
+    d->explained = 1;
+    return 0;
+}
+
 static int run_drift(struct rp_ctx *c)
 {
     struct drift_opts o;
@@ -613,6 +642,8 @@ static int run_drift(struct rp_ctx *c)
             d->to_rate = c->dres[g].rate_after;
             d->time_ns = rp_win_time(c, c->dres[g].onset_win);
             d->direction = c->dres[g].direction;
+            if (explain_drift(c, d, c->dres[g].onset_win) < 0)
+                return -1;
         }
     }
     return 0;

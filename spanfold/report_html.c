@@ -311,7 +311,7 @@ static void inflections(FILE *f, const struct rp_ctx *c)
 static void sampling(FILE *f, const struct rp_ctx *c)
 {
     static const char *const h[] = {"endpoint", "reference rate", "kept before", "kept after",
-                                    "from"};
+                                    "from", "why"};
     char t[64];
 
     fputs("<section id=\"sampling\"><h2>Sampling drift</h2>\n", f);
@@ -321,9 +321,10 @@ static void sampling(FILE *f, const struct rp_ctx *c)
               f);
         return;
     }
-    head(f, h, 5);
+    head(f, h, 6);
     for (size_t i = 0; i < c->ndrifts; i++) {
         const struct rp_drift *d = &c->drifts[i];
+        char why[600] = "";
         fputs("<tr>", f);
         text_cell(f, c->sw.g[d->group].name);
         if (d->configured && !isfinite(d->expect))
@@ -334,6 +335,9 @@ static void sampling(FILE *f, const struct rp_ctx *c)
         num_cell(f, d->from_rate, "%.2f");
         num_cell(f, d->to_rate, "%.2f");
         text_cell(f, rp_time_text(t, sizeof(t), d->time_ns, c->o.tz));
+        if (d->explained)
+            sf_explain_words(&d->ex, d->direction < 0, why, sizeof(why));
+        text_cell(f, why);
         fputs("</tr>\n", f);
     }
     fputs("</table></section>\n", f);

@@ -13,7 +13,10 @@
  *     slow[] {endpoint, spans, latency_from_ms, samples, top_functions[] {name, share}},
  *     regressions[] {name, slow_share, rest_share},
  *     drift[] {endpoint, configured, expect_rate, from_rate, to_rate, direction,
- *              time_ns, time_utc, time},
+ *              time_ns, time_utc, time, explanation, decided_by, trials_before,
+ *              trials_after, explained_by[] {attribute, value, share_before, share_after,
+ *              kept_before, kept_after, explained, mix, rate, trials_before,
+ *              trials_after, z}},
  *     clock_fits[] {from, to, segments, offset_ns, skew_ppm, residual_rms_ns},
  *     tls {connections, tls, decrypted, versions, ciphers, alpn, sni, early_data_*},
  *     coverage[] {pid, comm, samples, by_markers, by_sockets, shared, unattributed} }
@@ -188,6 +191,11 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
         ADD("; the kept share of %s traces %s %.2f \xe2\x86\x92 %.2f at %s", c->sw.g[d->group].name,
             d->direction < 0 ? "fell" : "rose", d->from_rate, d->to_rate,
             clock_text(t, sizeof(t), d->time_ns, c->o.tz));
+        if (d->explained) {
+            char why[600];
+            sf_explain_words(&d->ex, d->direction < 0, why, sizeof(why));
+            ADD("; %s", why);
+        }
     }
     if (c->ndrifts == 0 && c->sw.nspans)
         ADD("; no sampling drift");
@@ -336,6 +344,52 @@ static void json_slow(struct sf_jw *w, const struct rp_ctx *c)
     json_funcs(w, "regressions", c->regress, c->nregress, 1);
 }
 
+/* drift[]'s explanation (lib/sf_explain.h); nulls when it could not be computed. */
+static void json_explained(struct sf_jw *w, const struct rp_drift *d)
+{
+    const struct sf_explain *ex = &d->ex;
+    char why[600];
+
+    if (!d->explained) {
+        sf_jw_null(w, "explanation");
+        sf_jw_null(w, "decided_by");
+        sf_jw_null(w, "trials_before");
+        sf_jw_null(w, "trials_after");
+        sf_jw_null(w, "explained_by");
+        return;
+    }
+    sf_explain_words(ex, d->direction < 0, why, sizeof(why));
+    sf_jw_str(w, "explanation", why);
+    if (sf_explain_decided(ex))
+        sf_jw_str(w, "decided_by", sf_explain_decided(ex)->value);
+    else
+        sf_jw_null(w, "decided_by");
+    sf_jw_int(w, "trials_before", (int64_t)ex->before.n);
+    sf_jw_int(w, "trials_after", (int64_t)ex->after.n);
+    sf_jw_arr(w, "explained_by");
+    for (size_t i = 0; i < ex->n; i++) {
+        const struct sf_explain_item *it = &ex->items[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "attribute", it->attribute);
+        if (it->absent)
+            sf_jw_null(w, "value");
+        else
+            sf_jw_str(w, "value", it->value);
+        sf_jw_num(w, "share_before", it->share_before);
+        sf_jw_num(w, "share_after", it->share_after);
+        sf_jw_num(w, "kept_before", it->kept_before);
+        sf_jw_num(w, "kept_after", it->kept_after);
+        sf_jw_num(w, "explained", it->explained);
+        sf_jw_num(w, "mix", it->mix);
+        sf_jw_num(w, "rate", it->rate);
+        sf_jw_int(w, "trials_before", (int64_t)it->before.n);
+        sf_jw_int(w, "trials_after", (int64_t)it->after.n);
+        sf_jw_num(w, "z", it->z);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
 static void json_drift(struct sf_jw *w, const struct rp_ctx *c)
 {
     sf_jw_arr(w, "drift");
@@ -349,6 +403,7 @@ static void json_drift(struct sf_jw *w, const struct rp_ctx *c)
         sf_jw_num(w, "to_rate", d->to_rate);
         sf_jw_str(w, "direction", d->direction < 0 ? "down" : "up");
         json_time(w, c, d->time_ns);
+        json_explained(w, d);
         sf_jw_end(w);
     }
     sf_jw_end(w);
