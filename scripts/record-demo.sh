@@ -24,6 +24,10 @@
 #      --slow-kind lock: a pool of one connection and a 15 ms answer); OFFCPU=1 records
 #      with docs/recording.md's off-CPU recipe: every sched_switch and sched_wakeup of the
 #      service beside a cpu-clock of the same rate (-c 1, period 5025125 ns: 199 Hz);
+#      SCENARIO=baggage|header|upstream|uniform records 2 x PHASE_SECONDS instead: normal,
+#      then one sampling failure mode (demo-load.py --scenario; the service runs with the
+#      matching rule: --drop-baggage env=prod-legacy, --rate-header
+#      x-envoy-downstream-service-cluster=0.05), for the drift explanation's tests;
 #   6. writes OUTDIR/demo.pcap, OUTDIR/perf.txt (`perf script --header --ns -F
 #      comm,pid,tid,cpu,time,period,event,ip,sym,dso`, gzipped to perf.txt.gz when over
 #      1 MB), OUTDIR/markers.txt (spantrace), OUTDIR/MANIFEST.json.
@@ -97,7 +101,15 @@ cc -O2 -o "$W/clockoffset" "$top/scripts/record/demo-clockoffset.c"
 # outside the capture, so that the packets hold the service's traffic only.
 slow_kind=${SLOW_KIND:-cpu}
 case $slow_kind in cpu | lock) ;; *) die "SLOW_KIND is cpu or lock" ;; esac
-nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$slow_kind" \
+scenario=${SCENARIO:-}
+rules=()
+case $scenario in
+'' | upstream | uniform) ;;
+baggage) rules=(--drop-baggage env=prod-legacy) ;;
+header) rules=(--rate-header x-envoy-downstream-service-cluster=0.05) ;;
+*) die "SCENARIO is baggage, header, upstream or uniform" ;;
+esac
+nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$slow_kind" "${rules[@]}" \
     >"$W/svc.out" 2>"$W/svc.err" &
 svc_pid=$!
 pids+=("$svc_pid")
@@ -133,10 +145,10 @@ fi
 sleep 1 # perf record has no ready message; give it time to open its events
 
 "$W/clockoffset" >"$W/offset-before.json"
-say "recording 3 x ${phase}s of load on 127.0.0.1:$port"
+say "recording ${scenario:+$scenario: }$([ -n "$scenario" ] && echo 2 || echo 3) x ${phase}s of load on 127.0.0.1:$port"
 load_rc=0
 "$py" "$top/scripts/record/demo-load.py" "$port" "$W/load.json" --admin-port "$admin_port" \
-    --phase "$phase" || load_rc=$?
+    --phase "$phase" ${scenario:+--scenario "$scenario"} || load_rc=$?
 "$W/clockoffset" >"$W/offset-after.json"
 sleep 0.5
 stop_pid "$st_pid" INT
@@ -217,10 +229,10 @@ m = {
     "service_exit": open(os.path.join(W, "svc.err")).read().strip(),
     "phase_s": load["phase_s"],
     "phases": load["phases"],
-    "slow_start_realtime_ns": ph["slow"]["realtime_ns"],
-    "slow_start_monotonic_ns": ph["slow"]["monotonic_ns"],
-    "rate_change_realtime_ns": ph["rate"]["realtime_ns"],
-    "rate_change_monotonic_ns": ph["rate"]["monotonic_ns"],
+    "slow_start_realtime_ns": ph.get("slow", {}).get("realtime_ns"),
+    "slow_start_monotonic_ns": ph.get("slow", {}).get("monotonic_ns"),
+    "rate_change_realtime_ns": ph.get("rate", {}).get("realtime_ns"),
+    "rate_change_monotonic_ns": ph.get("rate", {}).get("monotonic_ns"),
     "true_offset_ns": (before["offset_ns"] + after["offset_ns"]) // 2,
     "true_offset": {"before": before, "after": after,
                     "method": "tightest of 5000 back-to-back CLOCK_MONOTONIC, CLOCK_REALTIME, "
@@ -231,6 +243,18 @@ m = {
     "request_count": len(load["requests"]),
     "requests": load["requests"],
 }
+if load.get("scenario"):
+    sc = load["scenario"]
+    m["scenario"] = sc
+    m["what"] = ("the spanfold demo service (samples/demo-service/) under real load on 127.0.0.1, "
+                 "packets, perf samples and span markers as above; a normal phase, then the "
+                 "sampling failure mode '%s' (scripts/record/demo-load.py --scenario)" % sc)
+    m["service"]["rules"] = {"baggage": "--drop-baggage env=prod-legacy",
+                             "header": "--rate-header x-envoy-downstream-service-cluster=0.05"
+                             }.get(sc)
+    sw = [p for p in load["phases"] if p["what"] in ("rate", "scenario:" + sc)][0]
+    m["scenario_start_realtime_ns"] = sw["realtime_ns"]
+    m["scenario_start_monotonic_ns"] = sw["monotonic_ns"]
 json.dump(m, open(os.path.join(out, "MANIFEST.json"), "w"), indent=1)
 PY
 say "wrote $out: $(du -sh "$out" | cut -f1), $(grep -c 'spantrace: span:' "$out/markers.txt") markers"

@@ -30,6 +30,12 @@ struct demo_sampler {
     unsigned char ring_err[DEMO_RING];
     unsigned ring_n, ring_pos;
     uint64_t rng;
+    /* Rules on deferred requests (the failure modes of docs/spanfold.md's drift
+     * explanation): drop every request whose baggage has drop_key=drop_val; keep a
+     * request without the header rate_hdr at rate_absent instead of rate. */
+    char drop_key[64], drop_val[128];
+    char rate_hdr[64];
+    double rate_absent;
 };
 
 struct demo_ctx {
@@ -82,7 +88,10 @@ uint64_t work_lookup(double scale, uint64_t seed, int *error);
  * one (0/1), else a draw below the effective rate.  demo_sampler_record: feed
  * one finished span.  Both with c->lock held. */
 void demo_sampler_init(struct demo_sampler *s, double rate);
-int demo_sampler_decide(struct demo_sampler *s, int parent_sampled, int64_t now_ns);
+int demo_sampler_decide(struct demo_sampler *s, const struct sf_tracectx_set *tc,
+                        int parent_sampled, int64_t now_ns);
+/* --drop-baggage KEY=VALUE, --rate-header NAME=R: 0 or -1 (bad spelling). */
+int demo_sampler_rule(struct demo_sampler *s, const char *opt, const char *arg);
 void demo_sampler_record(struct demo_sampler *s, double lat_ms, int error, int64_t now_ns);
 double demo_sampler_effective(const struct demo_sampler *s, int64_t now_ns);
 

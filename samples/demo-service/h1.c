@@ -67,9 +67,12 @@ static long parse_head(char *buf, struct demo_req *rq, int *close_after)
             clen = strtol(v, NULL, 10);
         else if ((size_t)(colon - line) == 10 && strncasecmp(line, "connection", 10) == 0)
             *close_after |= strncasecmp(v, "close", 5) == 0;
-        else
+        else if (sf_tracectx_header_id(line, (size_t)(colon - line)) >= 0)
             sf_tracectx_set_add(&rq->tc, line, (size_t)(colon - line), (const uint8_t *)v,
                                 (size_t)(eol - v));
+        else /* for the sampler's header rule */
+            sf_tracectx_set_keep(&rq->tc, line, (size_t)(colon - line), (const uint8_t *)v,
+                                 (size_t)(eol - v));
     }
     sf_tracectx_set_finish(&rq->tc);
     return clen;

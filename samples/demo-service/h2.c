@@ -91,8 +91,10 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
         copy_field(st->rq.method, sizeof(st->rq.method), value, vlen);
     else if (nlen == 12 && memcmp(name, "content-type", 12) == 0)
         st->grpc = vlen >= 16 && memcmp(value, "application/grpc", 16) == 0;
-    else
+    else if (sf_tracectx_header_id((const char *)name, nlen) >= 0)
         sf_tracectx_set_add(&st->rq.tc, (const char *)name, nlen, value, vlen);
+    else if (nlen && name[0] != ':') /* for the sampler's header rule */
+        sf_tracectx_set_keep(&st->rq.tc, (const char *)name, nlen, value, vlen);
     return 0;
 }
 

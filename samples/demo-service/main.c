@@ -106,6 +106,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: spanfold-demo-service [--port N] [--rate R] [--scale X]\n"
                "         [--trace-marker FILE] [--breaker-latency-ms MS] [--breaker-errors SHARE]\n"
                "         [--slow] [--slow-kind cpu|lock] [--threads N] [--admin-port N]\n"
+               "         [--drop-baggage KEY=VALUE] [--rate-header NAME=R]\n"
                "HTTP/1.1 and h2c (prior knowledge) demo service on 127.0.0.1 with gRPC-style\n"
                "calls, a head sampler and span markers (USDT spanfold:span_begin/span_end).\n"
                "  --port N              port (default 0: any free one, printed on stdout)\n"
@@ -121,6 +122,8 @@ static void usage(FILE *f)
                "  --threads N           worker threads, each serving one connection (16)\n"
                "  --admin-port N        also listen here (0: any free port), e.g. to keep the\n"
                "                        admin commands out of a capture of the main port\n"
+               "  --drop-baggage K=V    drop every deferred request whose baggage has K=V\n"
+               "  --rate-header H=R     keep deferred requests without header H at rate R\n"
                "Endpoints: GET /api/checkout, GET /api/search, gRPC /demo.Catalog/Lookup,\n"
                "POST /admin/slow?on=1|0, POST /admin/rate?r=R.\n");
 }
@@ -137,14 +140,17 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
                                        {"slow-kind", 1, 0, 'K'},
                                        {"threads", 1, 0, 't'},
                                        {"admin-port", 1, 0, 'a'},
+                                       {"drop-baggage", 1, 0, 'B'},
+                                       {"rate-header", 1, 0, 'H'},
                                        {"help", 0, 0, 'h'},
                                        {0, 0, 0, 0}};
     int o;
     char *end;
 
     while ((o = getopt_long(argc, argv, "p:", lo, NULL)) != -1) {
-        /* every option with a value takes a number, except --trace-marker, --slow-kind */
-        int num = optarg && o != 'm' && o != 'K';
+        /* every option with a value takes a number, except --trace-marker, --slow-kind
+           and the two rules */
+        int num = optarg && o != 'm' && o != 'K' && o != 'B' && o != 'H';
         double v = num ? strtod(optarg, &end) : 0;
         if (num && (end == optarg || *end || v < 0))
             return fprintf(stderr, "demo-service: bad value '%s'\n", optarg), -1;
@@ -174,6 +180,11 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
             break;
         case 'a':
             c->admin_port = (int)v;
+            break;
+        case 'B':
+        case 'H':
+            if (demo_sampler_rule(&c->s, o == 'B' ? "drop-baggage" : "rate-header", optarg) < 0)
+                return fprintf(stderr, "demo-service: bad rule '%s' (NAME=VALUE)\n", optarg), -1;
             break;
         case 't':
             if (v < 1 || v > 256)

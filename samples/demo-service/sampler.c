@@ -5,16 +5,24 @@
  *     flags, X-B3-Sampled, b3 "-1"/"-0", grpc-trace-bin options): honour it;
  *   - else (B3 without a sampling state: the decision is deferred to us): keep when
  *     a uniform draw in [0, 1) is below the effective rate.
+ * Rules (off by default; each a failure mode a drift explanation must find):
+ *   --drop-baggage K=V   a deferred request whose baggage has member K=V is dropped
+ *   --rate-header H=R    a deferred request without header H is kept at rate R (a
+ *                        rate keyed on a header a proxy adds, falling back to R)
  * Effective rate = configured rate, or rate x open_factor while the breaker is open.
  * Breaker: over the last DEMO_RING finished spans (once at least 16 are in), when the
  * mean handling latency exceeds lat_ms or the error share exceeds err_share, it opens
  * for open_ns; when that time is over it closes and forgets the ring, so it judges
  * fresh spans only.  Defaults (main.c): rate 0.5, 250 ms, 25 %, x0.1, 5 s.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "demo.h"
+#include "sf_attrs.h"
 
 int64_t demo_now_ns(void)
 {
@@ -49,11 +57,55 @@ double demo_sampler_effective(const struct demo_sampler *s, int64_t now_ns)
     return s->open_until > now_ns ? s->rate * s->open_factor : s->rate;
 }
 
-int demo_sampler_decide(struct demo_sampler *s, int parent_sampled, int64_t now_ns)
+int demo_sampler_rule(struct demo_sampler *s, const char *opt, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    char *end;
+
+    if (eq == NULL || eq == arg || (size_t)(eq - arg) >= sizeof(s->drop_key))
+        return -1;
+    if (strcmp(opt, "drop-baggage") == 0) {
+        snprintf(s->drop_key, sizeof(s->drop_key), "baggage.%.*s", (int)(eq - arg), arg);
+        snprintf(s->drop_val, sizeof(s->drop_val), "%s", eq + 1);
+        return 0;
+    }
+    snprintf(s->rate_hdr, sizeof(s->rate_hdr), "%.*s", (int)(eq - arg), arg);
+    s->rate_absent = strtod(eq + 1, &end);
+    return end != eq + 1 && *end == 0 && s->rate_absent >= 0 && s->rate_absent <= 1 ? 0 : -1;
+}
+
+static int is_drop_member(void *arg, const char *key, const char *value)
+{
+    const struct demo_sampler *s = arg;
+    return strcmp(key, s->drop_key) == 0 && strcmp(value, s->drop_val) == 0;
+}
+
+/* The rate the rules give this request, or the effective rate. */
+static double rule_rate(const struct demo_sampler *s, const struct sf_tracectx_set *tc,
+                        int64_t now_ns)
+{
+    if (s->drop_key[0])
+        for (int i = 0; i < tc->n; i++)
+            if (tc->ctx[i].format == SF_CTX_BAGGAGE &&
+                sf_attrs_baggage(tc->ctx[i].raw, is_drop_member, (void *)s))
+                return 0;
+    if (s->rate_hdr[0]) {
+        size_t pos = 0;
+        const char *n, *v;
+        while (sf_tracectx_kept_next(tc, &pos, &n, &v))
+            if (strcasecmp(n, s->rate_hdr) == 0)
+                return demo_sampler_effective(s, now_ns);
+        return s->rate_absent;
+    }
+    return demo_sampler_effective(s, now_ns);
+}
+
+int demo_sampler_decide(struct demo_sampler *s, const struct sf_tracectx_set *tc,
+                        int parent_sampled, int64_t now_ns)
 {
     if (parent_sampled >= 0)
         return parent_sampled > 0;
-    return draw(s) < demo_sampler_effective(s, now_ns);
+    return draw(s) < rule_rate(s, tc, now_ns);
 }
 
 void demo_sampler_record(struct demo_sampler *s, double lat_ms, int error, int64_t now_ns)

@@ -150,7 +150,7 @@ void demo_handle(struct demo_ctx *c, struct demo_req *rq, struct demo_resp *rs)
     id = span_of(c, rq, &parent, &trace);
     t0 = demo_now_ns();
     pthread_mutex_lock(&c->lock);
-    decision = demo_sampler_decide(&c->s, parent, t0);
+    decision = demo_sampler_decide(&c->s, &rq->tc, parent, t0);
     slow = c->slow ? c->slow_kind : 0;
     pthread_mutex_unlock(&c->lock);
 

@@ -13,6 +13,17 @@ Every request carries a fresh trace id and span id:
         that decided, at the same configured rate)
   h2c   3/4 b3: TRACE-SPAN (deferred), 1/4 traceparent as above
   grpc  grpc-trace-bin with its options byte drawn at 0.5 (an upstream that decided)
+With --scenario NAME the run is 2 x S seconds and every HTTP request also carries
+baggage env=prod,tenant=tN (N of 1..4) and x-envoy-downstream-service-cluster: web or
+mobile, half of them from client address 127.0.0.2; at S one thing changes (the failure
+modes the drift explanation must find; the service runs with the matching rule):
+  baggage   80 % of HTTP requests carry env=prod-legacy instead (an SDK overwrote it;
+            the service drops env=prod-legacy: --drop-baggage env=prod-legacy)
+  header    75 % of HTTP requests lose x-envoy-downstream-service-cluster (a proxy
+            stopped sending it; the service keeps those at 0.05: --rate-header)
+  upstream  the requests from 127.0.0.2 arrive as traceparent ...-00 (an upstream
+            that stopped sampling)
+  uniform   the service's rate is lowered (POST /admin/rate?r=R), nothing else changes
 Phases: normal; at S the slow mode is switched on (POST /admin/slow?on=1); at 2 S
 the service's sampling rate is lowered (POST /admin/rate?r=R, default 0.1).  Each
 switch is an HTTP/1.1 request without trace context to the admin port (default: PORT;
@@ -52,6 +63,9 @@ class Run:
         self.errors = []
         self.stop_at = 0.0
 
+        self.scenario = None
+        self.switched = False
+
     def ids(self):
         with self.lock:
             return "%032x" % self.rng.getrandbits(128), "%016x" % (self.rng.getrandbits(64) | 1), \
@@ -72,6 +86,21 @@ def http_ctx(trace, span, u_fmt, u_samp, h2):
     return [("X-B3-TraceId", trace), ("X-B3-SpanId", span)], "b3-multi", None
 
 
+def scenario_headers(run, hdrs, fmt, sent, trace, span):
+    """The scenario's extra headers and source address; may replace the context."""
+    with run.lock:
+        u = [run.rng.random() for _ in range(4)]
+    on = run.switched
+    env = "prod-legacy" if on and run.scenario == "baggage" and u[0] < 0.8 else "prod"
+    extra = [("baggage", "env=%s,tenant=t%d" % (env, 1 + int(u[1] * 4)))]
+    if not (on and run.scenario == "header" and u[2] < 0.75):
+        extra.append(("x-envoy-downstream-service-cluster", "web" if u[2] < 0.5 else "mobile"))
+    src = "127.0.0.2" if u[3] < 0.5 else "127.0.0.1"
+    if on and run.scenario == "upstream" and src == "127.0.0.2":
+        hdrs, fmt, sent = [("traceparent", "00-%s-%s-00" % (trace, span))], "traceparent", 0
+    return hdrs + extra, fmt, sent, src
+
+
 def curl_lane(run, proto, per_s):
     url = "http://127.0.0.1:%d" % run.port
     while time.monotonic() < run.stop_at:
@@ -81,6 +110,10 @@ def curl_lane(run, proto, per_s):
         hdrs, fmt, sent = http_ctx(trace, span, u_fmt, u_samp, proto == "h2c")
         argv = ["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code} %{http_version}",
                 "--max-time", "10"]
+        src = "127.0.0.1"
+        if run.scenario:
+            hdrs, fmt, sent, src = scenario_headers(run, hdrs, fmt, sent, trace, span)
+            argv += ["--interface", src]
         if proto == "h2c":
             argv.append("--http2-prior-knowledge")
         for n, v in hdrs:
@@ -92,7 +125,7 @@ def curl_lane(run, proto, per_s):
             run.errors.append("%s %s: curl rc %d %s %s" % (proto, span, p.returncode, p.stdout,
                                                             p.stderr.strip()))
         run.add({"id": span, "trace_id": trace, "endpoint": ep, "protocol": proto,
-                 "client": "curl", "ctx_format": fmt, "sampled_sent": sent,
+                 "client": "curl", "source": src, "ctx_format": fmt, "sampled_sent": sent,
                  "realtime_ns": rt, "monotonic_ns": mono,
                  "status": int(code) if code.isdigit() else None, "grpc_status": None})
         time.sleep(max(0.0, t_next - time.monotonic()))
@@ -144,10 +177,12 @@ def main():
     ap.add_argument("--phase", type=float, default=15.0)
     ap.add_argument("--rate-after", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "big"))
+    ap.add_argument("--scenario", choices=("baggage", "header", "upstream", "uniform"))
     a = ap.parse_args()
     run = Run(a.port, a.admin_port or a.port, a.seed)
+    run.scenario = a.scenario
     t0 = time.monotonic()
-    run.stop_at = t0 + 3 * a.phase
+    run.stop_at = t0 + (2 if a.scenario else 3) * a.phase
     phases = [dict(zip(("what", "realtime_ns", "monotonic_ns"), ("normal",) + now()))]
     lanes = [threading.Thread(target=curl_lane, args=(run, "h1", 8.0)),
              threading.Thread(target=curl_lane, args=(run, "h2c", 6.0)),
@@ -155,13 +190,21 @@ def main():
     for t in lanes:
         t.start()
     time.sleep(max(0.0, t0 + a.phase - time.monotonic()))
-    phases.append(admin(run, "/admin/slow?on=1", "slow"))
-    time.sleep(max(0.0, t0 + 2 * a.phase - time.monotonic()))
-    phases.append(admin(run, "/admin/rate?r=%g" % a.rate_after, "rate"))
+    if a.scenario == "uniform":
+        phases.append(admin(run, "/admin/rate?r=%g" % a.rate_after, "rate"))
+    elif a.scenario:
+        rt, mono = now()
+        run.switched = True
+        phases.append({"what": "scenario:" + a.scenario, "realtime_ns": rt,
+                       "monotonic_ns": mono})
+    else:
+        phases.append(admin(run, "/admin/slow?on=1", "slow"))
+        time.sleep(max(0.0, t0 + 2 * a.phase - time.monotonic()))
+        phases.append(admin(run, "/admin/rate?r=%g" % a.rate_after, "rate"))
     for t in lanes:
         t.join()
     run.reqs.sort(key=lambda r: r["monotonic_ns"])
-    json.dump({"seed": a.seed, "phase_s": a.phase, "rate_after": a.rate_after,
+    json.dump({"seed": a.seed, "phase_s": a.phase, "scenario": a.scenario, "rate_after": a.rate_after,
                "requests": run.reqs, "phases": phases, "errors": run.errors},
               open(a.out, "w"), indent=None, separators=(",", ":"))
     for e in run.errors[:5]:
