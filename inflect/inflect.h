@@ -10,6 +10,7 @@
 #include "changepoint.h"
 #include "classify.h"
 #include "series.h"
+#include "sf_attrs.h"
 #include "sf_gate.h"
 
 #define INFLECT_MAX_GATES 16
@@ -35,6 +36,10 @@ struct inflect_gate {
     struct sf_gate g;
     char group[SERIES_NAME_MAX];  /* --db "GROUP/METRIC": one group; "" = every group */
     char metric[SERIES_NAME_MAX]; /* p99, error_rate, ... or a --series column; "" = drift */
+    /* "sampled_share where ATTR = VALUE < X": the traces whose attribute ATTR
+     * (lib/sf_attrs.h) is VALUE, or absent (where_absent: VALUE null) */
+    int where, where_absent;
+    char where_attr[SF_ATTR_KEY_MAX], where_value[SF_ATTR_VALUE_MAX];
 };
 
 struct inflect_ctx {
@@ -61,6 +66,7 @@ struct inflect_ctx {
     const char *summary; /* --summary FILE: the gates as Markdown, appended */
     const char *junit;   /* --junit FILE: the gates as JUnit XML */
     int complete_only;   /* --complete-only: only sources that are complete */
+    int explain_drift;   /* --explain-drift: the attribute behind each drift alarm */
     struct cp_opts cp;
     struct inflect_gate gates[INFLECT_MAX_GATES];
     int ngates;

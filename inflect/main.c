@@ -2,7 +2,7 @@
  *
  *   inflect --series FILE.csv [--column NAME] [--json OUT.json] [--out DIR] [--gate G]...
  *   inflect --db FILE [--out DIR] [--window 10s] [--by service|endpoint|grpc_method|all]
- *           [--expect-rate R] [--tiers K] [--gate G]... [--json OUT]
+ *           [--expect-rate R] [--tiers K] [--explain-drift] [--gate G]... [--json OUT]
  *
  * Parse the command line into struct inflect_ctx, then hand it to run.c.  Exit
  * status: 0 ok, 1 a gate failed, 2 usage or unreadable/damaged input.
@@ -43,7 +43,11 @@ static const char usage_text[] =
     "                     raised p99 by more than 20 %), 'p99>+50ms' (by more than 50 ms),\n"
     "                     'p99>250ms' (a segment's level above 250 ms), 'error_rate>1pt'\n"
     "                     (above 1 %), 'GROUP/p99>...' (one group), 'drift' (sampling drift\n"
-    "                     alarm; needs --expect-rate or ot=th)\n"
+    "                     alarm; needs --expect-rate or ot=th), 'sampled_share where\n"
+    "                     baggage.env = \"prod\" < 10pt' (the kept share of those traces)\n"
+    "  --explain-drift    with --db: for each drift alarm, the request attribute that\n"
+    "                     explains it (baggage.KEY, header.NAME, client, ...; as\n"
+    "                     spanfold report does, docs/spanfold.md)\n"
     "  --allow-missing    a gate on a group or column that does not exist passes\n"
     "  --summary FILE     append the gates as Markdown to FILE\n"
     "  --junit FILE       write the gates as JUnit XML to FILE\n"
@@ -115,7 +119,8 @@ enum {
     O_ALLOW_MISSING,
     O_SUMMARY,
     O_JUNIT,
-    O_COMPLETE
+    O_COMPLETE,
+    O_EXPLAIN
 };
 
 static const struct option longopts[] = {
@@ -136,6 +141,7 @@ static const struct option longopts[] = {
     {"rho-max", required_argument, NULL, O_RHOMAX},
     {"no-charts", no_argument, NULL, O_NOCHARTS},
     {"complete-only", no_argument, NULL, O_COMPLETE},
+    {"explain-drift", no_argument, NULL, O_EXPLAIN},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
@@ -170,6 +176,9 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         break;
     case O_NOCHARTS:
         ctx->no_charts = 1;
+        break;
+    case O_EXPLAIN:
+        ctx->explain_drift = 1;
         break;
     case O_COMPLETE:
         ctx->complete_only = 1;

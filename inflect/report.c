@@ -20,6 +20,7 @@
 #include "clockdrift.h"
 #include "drift.h"
 #include "gnuplot.h"
+#include "sf_explain.h"
 #include "sf_spans.h"
 #include "sf_text.h"
 
@@ -539,7 +540,8 @@ static int windows_csv(struct report *rp, const struct sf_span_windows *sw,
 
 int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
-              const double *const *pi, const struct clock_report *clk, const char *outlier_note)
+              const struct sf_explain *const *why, const double *const *pi,
+              const struct clock_report *clk, const char *outlier_note)
 {
     struct report rp;
     char b[800];
@@ -576,6 +578,12 @@ int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
             latency_chart(&rp, sw, g, res, x);
         inflection_table(&rp, res, g, x);
         drift_para(&rp, &drift[g], x, sw->nwin);
+        if (why && why[g]) {
+            char w[600];
+            sf_explain_words(why[g], drift[g].direction < 0, w, sizeof(w));
+            snprintf(b, sizeof(b), "Why: %s.", w);
+            report_para(&rp, b);
+        }
         if (rp.charts && drift[g].trials)
             sampling_chart(&rp, sw, g, &drift[g], pi[g], x);
     }

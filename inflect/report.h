@@ -42,9 +42,12 @@ int report_series(const struct inflect_ctx *ctx, const char *input,
  * in group-major order; drift and pi have ng entries.  The warnings (sources not
  * complete: sw->note; outliers and cut gaps: outlier_note) open the report.
  * Returns 0 or -1 (printed). */
+struct sf_explain;
+/* why[g] is group g's drift explanation (--explain-drift), NULL when none. */
 int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
-              const double *const *pi, const struct clock_report *clk, const char *outlier_note);
+              const struct sf_explain *const *why, const double *const *pi,
+              const struct clock_report *clk, const char *outlier_note);
 
 /* Path DIR/name into buf; returns buf. */
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n);

@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "sf_err.h"
+#include "sf_explain.h"
 #include "sf_json.h"
 #include "sf_spans.h"
 
@@ -48,10 +49,58 @@ static const enum sf_gate_kind metric_kind[SF_M_NMETRICS] = {
 
 static int metric_by_name(const char *s)
 {
+    if (strcmp(s, "kept_share") == 0) /* the report's name for it */
+        return SF_M_SAMPLED_SHARE;
     for (int m = 0; m < SF_M_NMETRICS; m++)
         if (strcmp(s, sf_spans_metric_name((enum sf_span_metric)m)) == 0)
             return m;
     return -1;
+}
+
+/* "... where ATTR = VALUE" (VALUE bare or in double quotes; null: absent) off the end
+ * of ig's subject into its where_* fields.  Returns 0, or SF_E_USAGE with err set. */
+static int split_where(struct inflect_gate *ig, struct sf_err *err)
+{
+    char *w = strstr(ig->g.subject, " where "), *p, *a, *e;
+    size_t n;
+
+    if (w == NULL)
+        return 0;
+    err->col = (uint32_t)(w - ig->g.subject) + 2;
+    p = w + 7;
+    while (*p == ' ')
+        p++;
+    for (a = p; *p && *p != ' ' && *p != '='; p++)
+        ;
+    n = (size_t)(p - a);
+    while (*p == ' ')
+        p++;
+    if (n == 0 || n >= sizeof(ig->where_attr) || *p != '=')
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "expected 'where ATTRIBUTE = VALUE' (baggage.env = \"prod\", "
+                          "header.user-agent = null, client = 10.0.0.7)");
+    memcpy(ig->where_attr, a, n);
+    ig->where_attr[n] = 0;
+    for (p++; *p == ' '; p++)
+        ;
+    e = p + strlen(p);
+    while (e > p && e[-1] == ' ')
+        e--;
+    if (e - p >= 2 && *p == '"' && e[-1] == '"') {
+        p++;
+        e--;
+    } else if (e - p == 4 && strncmp(p, "null", 4) == 0) {
+        ig->where_absent = 1;
+        p = e;
+    }
+    if ((size_t)(e - p) >= sizeof(ig->where_value))
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "a value longer than %d bytes",
+                          SF_ATTR_VALUE_MAX - 1);
+    memcpy(ig->where_value, p, (size_t)(e - p));
+    ig->where_value[e - p] = 0;
+    ig->where = 1;
+    *w = 0;
+    return 0;
 }
 
 /* Split a --db gate's subject into GROUP/METRIC (the last '/' before a metric
@@ -71,6 +120,10 @@ static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, s
                               ? "drift needs --db"
                               : "expected a comparison (the one predicate is 'drift', with --db)");
     }
+    if (split_where(ig, err) < 0)
+        return SF_E_USAGE;
+    if (ig->where && !ctx->db_path)
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "'where' needs --db");
     if (!ctx->db_path) {
         snprintf(ig->metric, sizeof(ig->metric), "%s", s);
         return 0;
@@ -82,6 +135,11 @@ static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, s
                           "unknown metric (count, throughput, p50, p95, p99, max, error_rate, "
                           "sampled_share, amplification; GROUP/METRIC for one group)");
     snprintf(ig->metric, sizeof(ig->metric), "%s", sf_spans_metric_name((enum sf_span_metric)m));
+    if (ig->where && (m != SF_M_SAMPLED_SHARE || ig->g.mode != SF_GATE_LEVEL))
+        return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
+                          "'where' takes the level of sampled_share (kept_share) only: "
+                          "'sampled_share where baggage.env = \"prod\" < 10pt'");
+    err->col = 1;
     return sf_gate_check(&ig->g, metric_kind[m], err);
 }
 
@@ -181,6 +239,43 @@ static enum sf_gate_verdict drift_gate(const struct run_facts *f, char *detail, 
     return f->drift_alarm ? SF_GATE_FAIL : SF_GATE_PASS;
 }
 
+/* "sampled_share where ATTR = VALUE < X": the kept share of those traces over the run
+ * (lib/sf_explain.h).  Fewer than SF_GATE_MIN_N of them cannot be judged. */
+static enum sf_gate_verdict where_gate(const struct inflect_ctx *ctx, const struct inflect_gate *ig,
+                                       char *detail, size_t dsz)
+{
+    struct sf_err err;
+    struct sf_gate_res gr;
+    struct sf_gate_obs o = {0, 0, 0, 0};
+    uint64_t n, k;
+    char stat[160], what[SF_ATTR_KEY_MAX + SF_ATTR_VALUE_MAX + 40];
+
+    if (ig->where_absent)
+        snprintf(what, sizeof(what), "without %s", ig->where_attr);
+    else
+        snprintf(what, sizeof(what), "with %s = \"%s\"", ig->where_attr, ig->where_value);
+    if (sf_explain_share(ctx->db_path, ctx->complete_only, sf_spans_group_expr(ctx->by),
+                         ig->group[0] ? ig->group : NULL, ig->where_attr,
+                         ig->where_absent ? NULL : ig->where_value, &n, &k, &err) < 0) {
+        snprintf(detail, dsz, "cannot read the traces %s: %s", what, err.msg);
+        return SF_GATE_ERROR;
+    }
+    if (n < SF_GATE_MIN_N) {
+        snprintf(detail, dsz, "%llu trace%s %s%s%s: too few to judge (at least %d)",
+                 (unsigned long long)n, n == 1 ? "" : "s", what, ig->group[0] ? " in " : "",
+                 ig->group, SF_GATE_MIN_N);
+        return SF_GATE_ERROR;
+    }
+    o.after = (double)k / (double)n;
+    o.n1 = (double)n;
+    sf_gate_eval(&ig->g, &o, 0, &gr);
+    sf_gate_format(&ig->g, &gr, stat, sizeof(stat));
+    snprintf(detail, dsz, "the kept share of the traces %s%s%s is %s (%llu of %llu kept)", what,
+             ig->group[0] ? " in " : "", ig->group, stat, (unsigned long long)k,
+             (unsigned long long)n);
+    return gr.verdict;
+}
+
 enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflect_gate *ig,
                               const struct inflect_result *res, size_t nres,
                               const struct run_facts *f, char *detail, size_t dsz)
@@ -191,6 +286,8 @@ enum sf_gate_verdict run_gate(const struct inflect_ctx *ctx, const struct inflec
     detail[0] = 0;
     if (ig->g.op == SF_GATE_NONE)
         return drift_gate(f, detail, dsz);
+    if (ig->where)
+        return where_gate(ctx, ig, detail, dsz);
     if (f->is_db && f->nspans == 0) {
         snprintf(detail, dsz, "no spans in %s: an empty database passes no gate", f->input);
         return SF_GATE_ERROR;

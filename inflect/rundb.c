@@ -17,6 +17,7 @@
 #include "report.h"
 #include "run.h"
 #include "sf_err.h"
+#include "sf_explain.h"
 #include "sf_json.h"
 #include "sf_opt.h"
 #include "sf_spans.h"
@@ -29,7 +30,9 @@ struct db_run {
     struct inflect_series *ser; /* ng * SF_M_NMETRICS */
     struct inflect_result *res; /* same order */
     struct drift_result *drift; /* ng */
-    double **pi;                /* ng: configured keep probability per window */
+    struct sf_explain *why;     /* ng, --explain-drift: of each alarm (why_ok[g]) */
+    unsigned char *why_ok;
+    double **pi; /* ng: configured keep probability per window */
     struct clock_report clk;
     int drift_alarm;
     char outlier_note[400]; /* sf_spans_outlier_note */
@@ -49,6 +52,8 @@ static void db_run_free(struct db_run *d)
     free(d->res);
     free(d->ser);
     free(d->drift);
+    free(d->why);
+    free(d->why_ok);
     free(d->pi);
     clock_free(&d->clk);
     sf_spans_free(&d->sw);
@@ -101,6 +106,36 @@ int run_db_series(const struct inflect_ctx *ctx, const struct sf_span_windows *s
     return 0;
 }
 
+/* --explain-drift: the attribute behind each alarm, over the whole run, cut near its
+ * onset (lib/sf_explain.h).  A database that cannot be read for it is a note. */
+static int explain(const struct inflect_ctx *ctx, struct db_run *d)
+{
+    struct sf_err err;
+
+    d->why = calloc(d->sw.ng ? d->sw.ng : 1, sizeof(*d->why));
+    d->why_ok = calloc(d->sw.ng ? d->sw.ng : 1, 1);
+    if (d->why == NULL || d->why_ok == NULL)
+        return -1;
+    for (size_t g = 0; g < d->sw.ng; g++) {
+        const struct drift_result *r = &d->drift[g];
+        if (!r->alarm || d->sw.nwin == 0)
+            continue;
+        if (sf_explain_drift(ctx->db_path, ctx->complete_only, sf_spans_group_expr(ctx->by),
+                             d->sw.g[g].name, INT64_MIN,
+                             sf_spans_window_start(
+                                 &d->sw, r->onset_win < d->sw.nwin ? r->onset_win : d->sw.nwin - 1),
+                             INT64_MAX, &d->why[g], &err) < 0) {
+            if (err.code == SF_E_NOMEM)
+                return -1;
+            fprintf(stderr, "inflect: %s: explaining the drift of %s: %s\n", ctx->db_path,
+                    d->sw.g[g].name, err.msg);
+            continue;
+        }
+        d->why_ok[g] = 1;
+    }
+    return 0;
+}
+
 static int run_drift(const struct inflect_ctx *ctx, struct db_run *d)
 {
     struct drift_opts o;
@@ -123,7 +158,7 @@ static int run_drift(const struct inflect_ctx *ctx, struct db_run *d)
             return -1;
         d->drift_alarm |= d->drift[g].alarm;
     }
-    return 0;
+    return ctx->explain_drift ? explain(ctx, d) : 0;
 }
 
 static void json_drift(struct sf_jw *w, const struct db_run *d, const struct inflect_ctx *ctx)
@@ -154,6 +189,12 @@ static void json_drift(struct sf_jw *w, const struct db_run *d, const struct inf
         sf_jw_num(w, "amplification_after", r->amp_after);
         sf_jw_num(w, "estimated_traces", r->est_traces);
         sf_jw_num(w, "estimated_traces_rel_se", r->rel_se);
+        if (d->why && d->why_ok[g]) {
+            char words[600];
+            sf_explain_words(&d->why[g], r->direction < 0, words, sizeof(words));
+            sf_jw_str(w, "explanation", words);
+            sf_explain_json(w, &d->why[g]);
+        }
         sf_jw_end(w);
     }
     sf_jw_end(w);
@@ -239,6 +280,22 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     return run_json_close(path, f) ? -1 : 0;
 }
 
+/* The report, with each group's drift explanation where there is one. */
+static int report_why(const struct inflect_ctx *ctx, const struct db_run *d)
+{
+    const struct sf_explain **why = calloc(d->sw.ng ? d->sw.ng : 1, sizeof(*why));
+    int rc;
+
+    if (why == NULL)
+        return -1;
+    for (size_t g = 0; d->why && g < d->sw.ng; g++)
+        why[g] = d->why_ok[g] ? &d->why[g] : NULL;
+    rc = report_db(ctx, &d->sw, d->res, d->drift, why, (const double *const *)d->pi, &d->clk,
+                   d->outlier_note);
+    free(why);
+    return rc;
+}
+
 int run_db(const struct inflect_ctx *ctx0)
 {
     struct inflect_ctx c = *ctx0, *ctx = &c;
@@ -273,8 +330,7 @@ int run_db(const struct inflect_ctx *ctx0)
     if (run_db_series(ctx, &d.sw, &d.ser, &d.res) < 0 || run_drift(ctx, &d) < 0) {
         fprintf(stderr, "inflect: out of memory\n");
         status = SF_EXIT_USAGE;
-    } else if (ctx->out_dir && report_db(ctx, &d.sw, d.res, d.drift, (const double *const *)d.pi,
-                                         &d.clk, d.outlier_note) < 0) {
+    } else if (ctx->out_dir && report_why(ctx, &d) < 0) {
         status = SF_EXIT_USAGE;
     } else if (write_json(ctx, &d, &gs) < 0) {
         status = SF_EXIT_USAGE;

@@ -14,6 +14,7 @@
 
 #include "sf_db.h"
 #include "sf_db_int.h"
+#include "sf_json.h"
 
 struct trial {
     int64_t id, ts;
@@ -324,7 +325,8 @@ static int on_attr(void *arg, const char *key, const char *value)
     return 0;
 }
 
-static void tally_trial(struct tally *ta, const struct trial *t)
+/* Every attribute of trial t, in order (sf_attrs.h's names), to fn. */
+static void each_attr(const struct trial *t, sf_attr_fn fn, void *arg)
 {
     const char *src[5], *p = t->src, *name;
     size_t pos = 0;
@@ -333,23 +335,46 @@ static void tally_trial(struct tally *ta, const struct trial *t)
         src[i] = p;
         p += strlen(p) + 1;
     }
+    (void)fn(arg, "decision", src[0]);
+    if (*src[1])
+        (void)fn(arg, "authority", src[1]);
+    if (*src[2])
+        (void)fn(arg, "client", src[2]);
+    (void)sf_attrs_baggage(src[3], fn, arg);
+    (void)sf_attrs_tracestate(src[4], fn, arg);
+    while (pos < t->hlen) {
+        name = t->hdr + pos;
+        p = name + strlen(name) + 1;
+        (void)sf_attrs_one("header.", name, strlen(name), p, strlen(p), fn, arg);
+        pos = (size_t)(p - t->hdr) + strlen(p) + 1;
+    }
+}
+
+static void tally_trial(struct tally *ta, const struct trial *t)
+{
     ta->t = t;
     ta->seen = 0;
     ta->tot[t->side].n++;
     ta->tot[t->side].k += (uint64_t)t->kept;
-    (void)on_attr(ta, "decision", src[0]);
-    if (*src[1])
-        (void)on_attr(ta, "authority", src[1]);
-    if (*src[2])
-        (void)on_attr(ta, "client", src[2]);
-    (void)sf_attrs_baggage(src[3], on_attr, ta);
-    (void)sf_attrs_tracestate(src[4], on_attr, ta);
-    while (pos < t->hlen) {
-        name = t->hdr + pos;
-        p = name + strlen(name) + 1;
-        (void)sf_attrs_one("header.", name, strlen(name), p, strlen(p), on_attr, ta);
-        pos = (size_t)(p - t->hdr) + strlen(p) + 1;
-    }
+    each_attr(t, on_attr, ta);
+}
+
+/* The first value of one attribute (struct match). */
+struct match {
+    const char *attribute;
+    int found;
+    char value[SF_ATTR_VALUE_MAX];
+};
+
+static int on_match(void *arg, const char *key, const char *value)
+{
+    struct match *m = arg;
+
+    if (m->found || strcmp(key, m->attribute) != 0)
+        return 0;
+    m->found = 1;
+    snprintf(m->value, sizeof(m->value), "%s", value);
+    return 0;
 }
 
 /* ---- ranking ---------------------------------------------------------------------- */
@@ -467,31 +492,51 @@ static int64_t split(struct trial *t, size_t n, int64_t hint)
     return best < n ? t[best].ts : hint;
 }
 
-int sf_explain_drift(const char *path, int complete_only, const char *group_sql,
-                     const char *group, int64_t b0, int64_t hint, int64_t a1,
-                     struct sf_explain *ex, struct sf_err *err)
+/* The trials of group in [b0, a1) with their attribute sources and kept headers,
+ * sorted by span id; *has_headers 0 when the database predates span_headers. */
+static int load(struct sf_db *db, const char *group_sql, const char *group, int64_t b0, int64_t a1,
+                struct trial **t, size_t *n, int *has_headers, struct sf_err *err)
+{
+    int64_t h = 0;
+    int rc = sf_dbi_query_int(db,
+                              "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name "
+                              "= 'span_headers'",
+                              &h, err);
+
+    *t = NULL;
+    *n = 0;
+    *has_headers = h > 0;
+    if (rc == 0)
+        rc = read_trials(sf_db_handle(db), group_sql, group, b0, a1, t, n, err);
+    return rc;
+}
+
+static int open_db(struct sf_db **db, const char *path, int complete_only, struct sf_err *err)
+{
+    int rc = sf_db_open_mode(db, path, SF_DB_READ, err);
+
+    if (rc == 0 && complete_only && (rc = sf_db_complete_only(*db, err)) < 0) {
+        sf_db_close(*db, NULL);
+        *db = NULL;
+    }
+    return rc;
+}
+
+int sf_explain_drift(const char *path, int complete_only, const char *group_sql, const char *group,
+                     int64_t b0, int64_t hint, int64_t a1, struct sf_explain *ex,
+                     struct sf_err *err)
 {
     struct sf_db *db = NULL;
     struct trial *t = NULL;
     struct tally ta;
     size_t n = 0;
-    int64_t has_headers = 0;
-    int rc;
+    int rc, has_headers = 0;
 
     memset(ex, 0, sizeof(*ex));
     memset(&ta, 0, sizeof(ta));
-    if ((rc = sf_db_open_mode(&db, path, SF_DB_READ, err)) < 0)
+    if ((rc = open_db(&db, path, complete_only, err)) < 0)
         return rc;
-    if (complete_only && (rc = sf_db_complete_only(db, err)) < 0) {
-        sf_db_close(db, NULL);
-        return rc;
-    }
-    rc = sf_dbi_query_int(db,
-                          "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = "
-                          "'span_headers'",
-                          &has_headers, err);
-    if (rc == 0)
-        rc = read_trials(sf_db_handle(db), group_sql, group, b0, a1, &t, &n, err);
+    rc = load(db, group_sql, group, b0, a1, &t, &n, &has_headers, err);
     if (rc == 0) {
         ex->split_ns = split(t, n, hint);
         qsort(t, n, sizeof(*t), cmp_trial);
@@ -513,6 +558,41 @@ int sf_explain_drift(const char *path, int complete_only, const char *group_sql,
     }
     free(ta.k);
     trials_free(t, n);
+    sf_db_close(db, NULL);
+    return rc;
+}
+
+int sf_explain_share(const char *path, int complete_only, const char *group_sql, const char *group,
+                     const char *attribute, const char *value, uint64_t *n, uint64_t *k,
+                     struct sf_err *err)
+{
+    struct sf_db *db = NULL;
+    struct trial *t = NULL;
+    size_t nt = 0;
+    int rc, has_headers = 0;
+
+    *n = *k = 0;
+    if (group == NULL) {
+        group_sql = "'all'";
+        group = "all";
+    }
+    if ((rc = open_db(&db, path, complete_only, err)) < 0)
+        return rc;
+    rc = load(db, group_sql, group, INT64_MIN, INT64_MAX, &t, &nt, &has_headers, err);
+    if (rc == 0) {
+        qsort(t, nt, sizeof(*t), cmp_trial);
+        if (has_headers)
+            rc = read_headers(sf_db_handle(db), group_sql, group, INT64_MIN, INT64_MAX, t, nt, err);
+    }
+    for (size_t i = 0; rc == 0 && i < nt; i++) {
+        struct match m = {attribute, 0, ""};
+        each_attr(&t[i], on_match, &m);
+        if (value ? m.found && strcmp(m.value, value) == 0 : !m.found) {
+            (*n)++;
+            *k += (uint64_t)t[i].kept;
+        }
+    }
+    trials_free(t, nt);
     sf_db_close(db, NULL);
     return rc;
 }
@@ -584,4 +664,30 @@ void sf_explain_words(const struct sf_explain *ex, int fell, char *buf, size_t n
                  "change)",
                  dir, fell ? "fell" : "rose");
     }
+}
+
+void sf_explain_json(struct sf_jw *w, const struct sf_explain *ex)
+{
+    sf_jw_arr(w, "explained_by");
+    for (size_t i = 0; i < ex->n; i++) {
+        const struct sf_explain_item *it = &ex->items[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "attribute", it->attribute);
+        if (it->absent)
+            sf_jw_null(w, "value");
+        else
+            sf_jw_str(w, "value", it->value);
+        sf_jw_num(w, "share_before", it->share_before);
+        sf_jw_num(w, "share_after", it->share_after);
+        sf_jw_num(w, "kept_before", it->kept_before);
+        sf_jw_num(w, "kept_after", it->kept_after);
+        sf_jw_num(w, "explained", it->explained);
+        sf_jw_num(w, "mix", it->mix);
+        sf_jw_num(w, "rate", it->rate);
+        sf_jw_int(w, "trials_before", (int64_t)it->before.n);
+        sf_jw_int(w, "trials_after", (int64_t)it->after.n);
+        sf_jw_num(w, "z", it->z);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
 }

@@ -100,9 +100,22 @@ void sf_explain_shapley(struct sf_explain_cell v0, struct sf_explain_cell v1,
  * likeliest (the binomial likelihood of the trials in time order, at least
  * SF_EXPLAIN_MIN_N either side), which is exact to the trial where the window is
  * not.  Returns 0 (ex filled; ex->n may be 0) or a negative SF_E_*. */
-int sf_explain_drift(const char *path, int complete_only, const char *group_sql,
-                     const char *group, int64_t b0, int64_t hint, int64_t a1,
-                     struct sf_explain *ex, struct sf_err *err);
+int sf_explain_drift(const char *path, int complete_only, const char *group_sql, const char *group,
+                     int64_t b0, int64_t hint, int64_t a1, struct sf_explain *ex,
+                     struct sf_err *err);
+
+/* The kept share of the traces (one trial per trace, as above) of `group` (NULL: all)
+ * in the database at path whose attribute `attribute` is `value` (NULL: absent): *n
+ * trials, *k kept.  What a gate "sampled_share where ATTR = VALUE" judges.  Returns 0
+ * or a negative SF_E_*. */
+int sf_explain_share(const char *path, int complete_only, const char *group_sql, const char *group,
+                     const char *attribute, const char *value, uint64_t *n, uint64_t *k,
+                     struct sf_err *err);
+
+struct sf_jw;
+/* ex's explained_by array (key "explained_by"), the items of docs/spanfold.md's
+ * drift[].explained_by[], best first: the one writer for spanfold report and inflect. */
+void sf_explain_json(struct sf_jw *w, const struct sf_explain *ex);
 
 /* The first value the verdict names (not "decision"; explained >= SF_EXPLAIN_NAME),
  * and the decision value it names first (>= SF_EXPLAIN_WHO_NAME); NULL: none. */

@@ -111,10 +111,14 @@ int sf_gate_parse(struct sf_gate *g, const char *text, struct sf_err *err)
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "expected a metric or frame before '%c'",
                           *op);
     }
+    while (sl > 1 && text[sl - 1] == ' ') /* "p99 > 250ms" reads as "p99>250ms" */
+        sl--;
     memcpy(g->subject, text, sl);
     g->subject[sl] = 0;
     g->op = *op == '>' ? (oplen == 2 ? SF_GATE_GE : SF_GATE_GT)
                        : (oplen == 2 ? SF_GATE_LE : SF_GATE_LT);
+    while (op[oplen] == ' ')
+        op++;
     return parse_value(g, text, op + oplen,
                        oplen == 2 ? (*op == '>' ? ">=" : "<=") : (*op == '>' ? ">" : "<"), err);
 }

@@ -366,28 +366,7 @@ static void json_explained(struct sf_jw *w, const struct rp_drift *d)
         sf_jw_null(w, "decided_by");
     sf_jw_int(w, "trials_before", (int64_t)ex->before.n);
     sf_jw_int(w, "trials_after", (int64_t)ex->after.n);
-    sf_jw_arr(w, "explained_by");
-    for (size_t i = 0; i < ex->n; i++) {
-        const struct sf_explain_item *it = &ex->items[i];
-        sf_jw_obj(w, NULL);
-        sf_jw_str(w, "attribute", it->attribute);
-        if (it->absent)
-            sf_jw_null(w, "value");
-        else
-            sf_jw_str(w, "value", it->value);
-        sf_jw_num(w, "share_before", it->share_before);
-        sf_jw_num(w, "share_after", it->share_after);
-        sf_jw_num(w, "kept_before", it->kept_before);
-        sf_jw_num(w, "kept_after", it->kept_after);
-        sf_jw_num(w, "explained", it->explained);
-        sf_jw_num(w, "mix", it->mix);
-        sf_jw_num(w, "rate", it->rate);
-        sf_jw_int(w, "trials_before", (int64_t)it->before.n);
-        sf_jw_int(w, "trials_after", (int64_t)it->after.n);
-        sf_jw_num(w, "z", it->z);
-        sf_jw_end(w);
-    }
-    sf_jw_end(w);
+    sf_explain_json(w, ex);
 }
 
 static void json_drift(struct sf_jw *w, const struct rp_ctx *c)

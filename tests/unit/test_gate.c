@@ -35,6 +35,13 @@ static void parse_ok(void)
     TAP_EQ_STR(g.subject, "std::vector<int>::push_back", "a frame name may hold '<' and '>'");
     sf_gate_parse(&g, "total>5000samples", &e);
     TAP_OK(g.unit == SF_GATE_U_SAMPLES && g.value == 5000, "samples is a unit");
+    TAP_EQ_INT(sf_gate_parse(&g, "p99 >  250ms", &e), 0, "spaces around the operator");
+    TAP_OK(strcmp(g.subject, "p99") == 0 && g.op == SF_GATE_GT && g.value == 250,
+           "'p99 >  250ms' is 'p99>250ms'");
+    sf_gate_parse(&g, "sampled_share where baggage.env = \"a<b\" < 10pt", &e);
+    TAP_OK(strcmp(g.subject, "sampled_share where baggage.env = \"a<b\"") == 0 &&
+               g.op == SF_GATE_LT && fabs(g.value - 0.1) < 1e-12,
+           "a 'where' subject keeps its quoted value, '<' inside it too");
     TAP_EQ_INT(sf_gate_parse(&g, "drift", &e), 0, "a bare predicate parses");
     TAP_OK(g.op == SF_GATE_NONE && strcmp(g.subject, "drift") == 0, "bare: no operator");
 }
