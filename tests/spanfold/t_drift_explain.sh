@@ -88,6 +88,40 @@ done
 check_eval "the page shows the explanation of the baggage drift" \
     "grep -q 'baggage.env = prod-legacy' '$tmp/baggage/report.html'"
 
+# inflect --explain-drift: the same explanation beside inflect's own drift alarm
+"${SF_BIN:-$top/bin}/inflect" --db "$tmp/baggage.db" --by endpoint --expect-rate 0.5 \
+    --explain-drift --quiet --json "$tmp/inflect.json" 2>/dev/null
+check_eval "inflect --explain-drift: each alarm of an HTTP endpoint names baggage.env = prod-legacy" \
+    "python3 -c \"
+import json, sys
+d = [g for g in json.load(open('$tmp/inflect.json'))['drift'] if g['alarm']]
+sys.exit(0 if d and all(g['explained_by'][0]['attribute'] in ('baggage.env', 'decision') and
+    'baggage.env = prod-legacy' in g['explanation'] for g in d) else 1)\""
+
+# the gate scoped to an attribute, in the one gate language (inflect and spanfold gate)
+gate() { # EXPECTED-EXIT NAME GATE...
+    local want=$1 name=$2 got
+    shift 2
+    "${SF_BIN:-$top/bin}/inflect" --db "$tmp/baggage.db" --by endpoint --quiet --json /dev/null \
+        "${@/#/--gate=}" 2>"$tmp/gate.err"
+    got=$?
+    check "$name (exit $got)" [ "$got" = "$want" ]
+}
+gate 1 "kept share where baggage.env = prod-legacy < 20pt fails (it is 13 %)" \
+    'sampled_share where baggage.env = "prod-legacy" < 20pt'
+check_eval "and says of how many traces" "grep -q 'of the traces with baggage.env = \"prod-legacy\" is 13' '$tmp/gate.err'"
+gate 0 "< 10pt holds" 'kept_share where baggage.env = prod-legacy < 10pt'
+gate 1 "GROUP/ in front: /api/checkout's env=prod traces (kept about half) < 60pt fails" \
+    '/api/checkout/sampled_share where baggage.env = prod < 60pt'
+gate 2 "an attribute no trace has cannot be judged (never a pass)" \
+    'sampled_share where baggage.nope = "x" < 10pt'
+check_eval "and says too few" "grep -q 'too few to judge' '$tmp/gate.err'"
+gate 2 "'where' on p99 is a usage error" 'p99 where client = 127.0.0.2 > 5ms'
+gate 2 "a bare number for a share is refused (pt or %)" 'sampled_share where client = 127.0.0.2 < 0.1'
+"$sf" gate --db "$tmp/baggage.db" --by endpoint --gate 'sampled_share where baggage.env = "prod-legacy" < 20pt' \
+    >/dev/null 2>&1
+check "spanfold gate --db gives the same verdict (exit 1)" [ $? -eq 1 ]
+
 # the kept headers: what pcap2spans stored, and --keep-header
 q() { sqlite3 "$tmp/header.db" "$1"; }
 check_eval "span_headers holds user-agent and the x-envoy header, names lowercase" \
