@@ -587,10 +587,10 @@ static int explain_drift(struct rp_ctx *c, struct rp_drift *d, size_t onset)
         if (w > onset + 1 && w < to)
             to = w;
     }
-    if (sf_explain_drift(c->o.db, c->o.complete_only, sf_spans_group_expr("endpoint"), c->sw.g[d->group].name,
-                         sf_spans_window_start(&c->sw, from), sf_spans_window_start(&c->sw, onset),
-                         to < nw ? sf_spans_window_start(&c->sw, to) : INT64_MAX, &d->ex,
-                         &err) < 0) {
+    if (sf_explain_drift(
+            c->o.db, c->o.complete_only, sf_spans_group_expr("endpoint"), c->sw.g[d->group].name,
+            sf_spans_window_start(&c->sw, from), sf_spans_window_start(&c->sw, onset),
+            to < nw ? sf_spans_window_start(&c->sw, to) : INT64_MAX, &d->ex, &err) < 0) {
         fprintf(stderr, "spanfold report: explaining the drift of %s: %s\n", c->sw.g[d->group].name,
                 err.msg);
         return err.code == SF_E_NOMEM ? -1 : 0;

@@ -310,8 +310,8 @@ static void inflections(FILE *f, const struct rp_ctx *c)
 
 static void sampling(FILE *f, const struct rp_ctx *c)
 {
-    static const char *const h[] = {"endpoint", "reference rate", "kept before", "kept after",
-                                    "from", "why"};
+    static const char *const h[] = {"endpoint",   "reference rate", "kept before",
+                                    "kept after", "from",           "why"};
     char t[64];
 
     fputs("<section id=\"sampling\"><h2>Sampling drift</h2>\n", f);

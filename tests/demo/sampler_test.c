@@ -9,8 +9,7 @@
 
 static struct sf_tracectx_set none; /* a request without baggage or kept headers */
 
-static double share_of(struct demo_sampler *s, const struct sf_tracectx_set *tc, int64_t now,
-                       int n)
+static double share_of(struct demo_sampler *s, const struct sf_tracectx_set *tc, int64_t now, int n)
 {
     int kept = 0;
     for (int i = 0; i < n; i++)
@@ -84,8 +83,7 @@ int main(void)
            "while open the effective rate is rate x 0.1");
     p = share(&s, 12 * S, 100000);
     TAP_OK(fabs(p - 0.05) < 0.005, "and deferred decisions follow it");
-    TAP_OK(demo_sampler_decide(&s, &none, 1, 12 * S) == 1,
-           "a parent's flag still wins while open");
+    TAP_OK(demo_sampler_decide(&s, &none, 1, 12 * S) == 1, "a parent's flag still wins while open");
     TAP_OK(demo_sampler_effective(&s, 15 * S) == 0.5, "it closes when the 5 s are over");
     demo_sampler_record(&s, 1, 0, 16 * S);
     TAP_OK(s.open_until == 0 && s.ring_n == 1, "closing forgets the old spans");
