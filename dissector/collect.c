@@ -21,6 +21,7 @@
 #include <epan/proto.h>
 #include <string.h>
 
+#include "sf_attrs.h"
 #include "sf_tracectx.h"
 
 /* Per TCP connection, in file scope. */
@@ -153,6 +154,58 @@ static gboolean contexts_disagree(const struct sf_tracectx_set *s)
     return FALSE;
 }
 
+/* The default list of kept headers (pcap2spans' without --keep-header). */
+static const struct sf_attrs_keep *keep_list(void)
+{
+    static struct sf_attrs_keep k;
+    static gboolean ready;
+
+    if (!ready) {
+        sf_attrs_keep_default(&k);
+        ready = TRUE;
+    }
+    return &k;
+}
+
+struct attr_acc {
+    GPtrArray *k, *v;
+};
+
+static int on_attr(void *arg, const char *key, const char *value)
+{
+    struct attr_acc *a = arg;
+
+    g_ptr_array_add(a->k, (gpointer)fs_strdup(key));
+    g_ptr_array_add(a->v, (gpointer)fs_strdup(value));
+    return 0;
+}
+
+/* A request's attributes: baggage and tracestate members, kept headers. */
+static void copy_attrs(struct tc_msg *m, const struct sf_tracectx_set *s)
+{
+    struct attr_acc a = {g_ptr_array_new(), g_ptr_array_new()};
+    const char *name, *value;
+    size_t pos = 0;
+
+    for (int i = 0; i < s->n; i++) {
+        if (s->ctx[i].format == SF_CTX_BAGGAGE)
+            (void)sf_attrs_baggage(s->ctx[i].raw, on_attr, &a);
+        if (s->ctx[i].tracestate[0])
+            (void)sf_attrs_tracestate(s->ctx[i].tracestate, on_attr, &a);
+    }
+    while (sf_tracectx_kept_next(s, &pos, &name, &value))
+        (void)sf_attrs_one("header.", name, strlen(name), value, strlen(value), on_attr, &a);
+    m->nattr = a.k->len;
+    m->attr_key = wmem_alloc0_array(wmem_file_scope(), const char *, m->nattr ? m->nattr : 1);
+    m->attr_value = wmem_alloc0_array(wmem_file_scope(), const char *, m->nattr ? m->nattr : 1);
+    for (guint i = 0; i < m->nattr; i++) {
+        m->attr_key[i] = g_ptr_array_index(a.k, i);
+        m->attr_value[i] = g_ptr_array_index(a.v, i);
+    }
+    g_ptr_array_free(a.k, TRUE);
+    g_ptr_array_free(a.v, TRUE);
+}
+
 static void copy_contexts(struct tc_msg *m, const struct sf_tracectx_set *s)
 {
     m->n = (guint)s->n;
@@ -237,6 +290,8 @@ static void finish_message(struct walk *wk)
     m->stream = wk->kind == MSG_H2 ? wk->h2_stream : 0;
     m->frame = wk->pinfo->num;
     copy_contexts(m, wk->set);
+    if (m->is_request)
+        copy_attrs(m, wk->set);
     /* a CONTINUATION part (HTTP/2, no pseudo-headers) belongs to a request already seen */
     if (m->is_request && !(wk->kind == MSG_H2 && wk->h2_role == 0)) {
         note_client(wk);
@@ -278,6 +333,8 @@ static void add_h1_line(struct walk *wk, const guint8 *p, gint len)
            (p[ve - 1] == '\n' || p[ve - 1] == '\r' || p[ve - 1] == ' ' || p[ve - 1] == '\t'))
         ve--;
     sf_tracectx_set_add(wk->set, (const char *)p, (size_t)colon, p + vs, (size_t)(ve - vs));
+    if (sf_attrs_keep_match(keep_list(), (const char *)p, (size_t)colon))
+        sf_tracectx_set_keep(wk->set, (const char *)p, (size_t)colon, p + vs, (size_t)(ve - vs));
 }
 
 static const guint8 *field_bytes(field_info *fi)
@@ -328,6 +385,9 @@ static void visit_field(struct walk *wk, field_info *fi)
             wk->h2_role = 2;
         sf_tracectx_set_add(wk->set, (const char *)wk->name, wk->name_len, b ? b : empty,
                             b ? (size_t)fi->length : 0);
+        if (sf_attrs_keep_match(keep_list(), (const char *)wk->name, wk->name_len))
+            sf_tracectx_set_keep(wk->set, (const char *)wk->name, wk->name_len, b ? b : empty,
+                                 b ? (size_t)fi->length : 0);
         wk->name = NULL;
     } else if (id == w->tls_hs_type) {
         wk->last_hs_type = (int)fvalue_get_uinteger(&fi->value);

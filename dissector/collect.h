@@ -40,6 +40,10 @@ struct tc_msg {
     guint dropped; /* contexts beyond what the parser keeps */
     guint n;
     struct tc_ctx *ctx;
+    /* a request's sampling attributes (lib/sf_attrs.h): "baggage.env", "prod", ... as
+     * pcap2spans keeps them and the drift explanation names them */
+    guint nattr;
+    const char **attr_key, **attr_value;
 };
 
 struct tc_frame {

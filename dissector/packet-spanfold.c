@@ -40,8 +40,8 @@ static int hf_span = -1, hf_msg = -1, hf_direction = -1, hf_stream = -1, hf_requ
            hf_format = -1, hf_trace_id = -1, hf_span_id = -1, hf_parent_id = -1, hf_sampled = -1,
            hf_debug = -1, hf_flags = -1, hf_trace_id_64 = -1, hf_tracestate = -1, hf_ts_member = -1,
            hf_ts_key = -1, hf_ts_value = -1, hf_valid = -1, hf_error = -1, hf_raw = -1,
-           hf_preferred = -1;
-static gint ett_tracectx = -1, ett_msg = -1, ett_ctx = -1, ett_ts = -1;
+           hf_preferred = -1, hf_attr = -1, hf_attr_key = -1, hf_attr_value = -1;
+static gint ett_tracectx = -1, ett_msg = -1, ett_ctx = -1, ett_ts = -1, ett_attr = -1;
 static expert_field ei_malformed = EI_INIT, ei_disagree = EI_INIT, ei_early = EI_INIT,
                     ei_early_rejected = EI_INIT, ei_dropped = EI_INIT;
 
@@ -167,6 +167,15 @@ static void add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
     }
     for (guint i = 0; i < m->n; i++)
         add_context(t, pinfo, tvb, &m->ctx[i], (int)i == m->preferred);
+    for (guint i = 0; i < m->nattr; i++) { /* "baggage.env=prod", then key and value */
+        proto_item *ai = proto_tree_add_string(
+            t, hf_attr, tvb, 0, 0,
+            wmem_strdup_printf(wmem_packet_scope(), "%s=%s", m->attr_key[i], m->attr_value[i]));
+        proto_tree *at = proto_item_add_subtree(ai, ett_attr);
+        proto_item_set_generated(ai);
+        add_string(at, hf_attr_key, tvb, m->attr_key[i]);
+        add_string(at, hf_attr_value, tvb, m->attr_value[i]);
+    }
     if (!m->is_request)
         add_span_ref(t, tvb, m->req, m->stream);
     if (m->disagree)
@@ -297,8 +306,17 @@ void proto_register_tracectx(void)
         {&hf_preferred,
          {"Span key", "tracectx.preferred", FT_BOOLEAN, BASE_NONE, NULL, 0,
           "The context pcap2spans keys the span on (W3C first)", HFILL}},
+        {&hf_attr,
+         {"Attribute", "tracectx.attr", FT_STRING, BASE_NONE, NULL, 0,
+          "A request attribute a sampling decision can depend on, KEY=VALUE (lib/sf_attrs.h)",
+          HFILL}},
+        {&hf_attr_key,
+         {"Key", "tracectx.attr.key", FT_STRING, BASE_NONE, NULL, 0,
+          "baggage.KEY, tracestate.KEY or header.NAME, as the drift explanation names it", HFILL}},
+        {&hf_attr_value,
+         {"Value", "tracectx.attr.value", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
     };
-    static gint *ett[] = {&ett_tracectx, &ett_msg, &ett_ctx, &ett_ts};
+    static gint *ett[] = {&ett_tracectx, &ett_msg, &ett_ctx, &ett_ts, &ett_attr};
     static ei_register_info ei[] = {
         {&ei_malformed,
          {"tracectx.malformed", PI_MALFORMED, PI_WARN, "Malformed trace context", EXPFILL}},

@@ -77,4 +77,30 @@ t $? "the Spans per trace statistics list the span"
 # Malformed contexts raise expert info with the reason.
 ts -r "$tmp/http1.pcap" -q -z expert,warn 2>/dev/null | grep -q 'Malformed traceparent'
 t $? "malformed contexts are reported as expert info"
+# The sampling attributes: the plugin's tracectx.attr counts what pcap2spans keeps, per
+# protocol (the drift recording serves HTTP/1.1 and h2c on one port: once as HTTP, once
+# decoded as HTTP/2)
+if [ -x "$bin/pcap2spans" ] && command -v sqlite3 >/dev/null; then
+    cp "$top/tests/data/drift/baggage/demo.pcap" "$tmp/drift.pcap"
+    chmod a+r "$tmp/drift.pcap"
+    "$bin/pcap2spans" --quiet --db "$tmp/drift.db" "$tmp/drift.pcap" 2>/dev/null
+    dport=$(sqlite3 "$tmp/drift.db" "SELECT server_port FROM connections GROUP BY 1 ORDER BY count(*) DESC LIMIT 1")
+    for w in 'http/1.1|' "h2|-d tcp.port==$dport,http2"; do
+        proto=${w%%|*} dec=${w#*|}
+        # shellcheck disable=SC2086
+        got_h=$(ts -r "$tmp/drift.pcap" $dec -Y 'tracectx.attr.key == "header.x-envoy-downstream-service-cluster"' \
+            -T fields -e frame.number 2>/dev/null | wc -l)
+        # shellcheck disable=SC2086
+        got_b=$(ts -r "$tmp/drift.pcap" $dec -Y 'tracectx.attr == "baggage.env=prod-legacy"' \
+            -T fields -e frame.number 2>/dev/null | wc -l)
+        want_h=$(sqlite3 "$tmp/drift.db" "SELECT count(*) FROM span_headers h JOIN spans s ON s.id = h.span_row
+            WHERE h.name = 'x-envoy-downstream-service-cluster' AND s.proto = '$proto'")
+        want_b=$(sqlite3 "$tmp/drift.db" "SELECT count(*) FROM contexts c JOIN spans s ON s.id = c.span_row
+            WHERE c.format = 'baggage' AND c.raw LIKE '%env=prod-legacy%' AND s.proto = '$proto'")
+        [ "$got_h" = "$want_h" ] && [ "$want_h" -gt 0 ]
+        t $? "$proto: tracectx.attr.key == header.x-envoy-... on as many requests as pcap2spans kept it ($got_h, $want_h)"
+        [ "$got_b" = "$want_b" ] && [ "$want_b" -gt 0 ]
+        t $? "$proto: tracectx.attr == baggage.env=prod-legacy as pcap2spans' baggage ($got_b, $want_b)"
+    done
+fi
 echo "1..$((n - 1))"
