@@ -112,6 +112,17 @@ struct rp_span {
     int64_t req_end_ns, resp_start_ns; /* the same clock; INT64_MIN: unknown */
     int64_t conn;                      /* connections.id, 0: unknown */
     int slow_group;                    /* among the slowest 5 % of its endpoint */
+    double cpu_ns;                     /* its attributed clock samples (report_cause.c) */
+};
+
+/* CPU per request rose while the request rate did not (report_cpuq.c): the work per
+ * request grew, not the load. */
+struct rp_cpuq {
+    size_t group;
+    enum cp_kind kind;
+    int64_t time_ns;              /* CLOCK_REALTIME: the start of the first window after */
+    double before_ms, after_ms;   /* mean CPU per request of the segments either side */
+    double qps_before, qps_after; /* mean requests per second of the same windows */
 };
 
 /* Folded stacks of one span set, as text ("frames count\n"). */
@@ -175,6 +186,9 @@ struct rp_ctx {
     size_t ncps;
     struct rp_drift *drifts;
     size_t ndrifts;
+    struct rp_cpuq *cpuqs; /* report_cpuq.c */
+    size_t ncpuqs;
+    int have_cpu;          /* some span has attributed clock samples */
     struct rp_slow *slows; /* one per group with attributed samples */
     size_t nslows;
     struct rp_set all, slow, rest;        /* CPU of every sample, the slowest 5 %, the others */
@@ -218,6 +232,8 @@ long rp_headline(const struct rp_ctx *c);
 void rp_cp_label(const struct rp_cp *p, char *buf, size_t n);
 /* "drift alarm: kept 0.52 -> 0.19" */
 void rp_drift_label(const struct rp_drift *d, char *buf, size_t n);
+/* "CPU per request step 2.1 -> 9.8 ms while requests/s stayed 3.1 -> 3" */
+void rp_cpuq_label(const struct rp_cpuq *q, char *buf, size_t n);
 /* The endpoints in the order the page shows them, into order[0..ng): those with a
  * finding first (the headline's endpoint, then by the largest latency rise, then
  * error, drift and other findings), then the rest by their number of requests.
@@ -254,6 +270,13 @@ int rp_heat_bin(const struct rp_heat *h, double ms);
 /* The breakdown of every latency inflection into c->whys.  Returns 0 or -1 (a query
  * failed, or out of memory). */
 int rp_causes(struct rp_ctx *c, sqlite3 *h);
+/* The CPU-per-request rule (after rp_causes, which gives each span its CPU): per
+ * endpoint and window, attributed CPU ms per request; a step or ramp up of at least
+ * RP_CPUQ_RISE while the request rate stays within RP_CPUQ_FLAT of its level or falls
+ * is a finding.  Returns 0 or -1 (out of memory). */
+int rp_cpu_rule(struct rp_ctx *c);
+#define RP_CPUQ_RISE 0.2 /* CPU per request up by a fifth */
+#define RP_CPUQ_FLAT 0.1 /* requests per second up by at most a tenth */
 /* The breakdown of inflection cp, or NULL (not a latency inflection). */
 const struct rp_why *rp_why_of(const struct rp_ctx *c, size_t cp);
 /* "cpu", "blocked", "network", "downstream", "unaccounted", or "none". */

@@ -351,6 +351,11 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
         goto out;
     if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
         goto out;
+    for (size_t i = 0; i < c->nspans; i++) { /* each span's CPU, for report_cpuq.c */
+        size_t k = first_of(d.cpu, d.ncpu, c->spans[i].id);
+        c->spans[i].cpu_ns = k < d.ncpu ? (double)d.cpu[k].a : 0;
+    }
+    c->have_cpu = d.ncpu > 0;
     for (size_t i = 0; i < c->ncps; i++) {
         const struct rp_cp *p = &c->cps[i];
         struct rp_why *y = &c->whys[c->nwhys];

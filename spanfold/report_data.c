@@ -946,6 +946,15 @@ void rp_drift_label(const struct rp_drift *d, char *buf, size_t n)
     snprintf(buf, n, "drift alarm: kept %.2f \xe2\x86\x92 %.2f", d->from_rate, d->to_rate);
 }
 
+void rp_cpuq_label(const struct rp_cpuq *q, char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "CPU per request %s %.3g \xe2\x86\x92 %.3g ms while requests/s %s %.3g \xe2\x86\x92 "
+             "%.3g",
+             cp_kind_name(q->kind), q->before_ms, q->after_ms,
+             q->qps_after < q->qps_before * 0.95 ? "fell" : "stayed", q->qps_before, q->qps_after);
+}
+
 /* How much group g's findings matter, for rp_group_order: 0 none; else a class
  * (4 the headline, 3 a latency rise, 2 errors or drift, 1 anything else) and within
  * it a size. */
@@ -1151,6 +1160,10 @@ int rp_analyse(struct rp_ctx *c)
         sf_db_close(db, NULL);
         return fail(c, "reading where the slow requests' time went failed", NULL);
     }
+    if (rp_cpu_rule(c) < 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "out of memory", NULL);
+    }
     sf_buf_init(&c->all.folded, 1u << 30);
     sf_buf_init(&c->slow.folded, 1u << 30);
     sf_buf_init(&c->rest.folded, 1u << 30);
@@ -1179,6 +1192,7 @@ void rp_free(struct rp_ctx *c)
     free(c->dres);
     free(c->pi);
     free(c->drifts);
+    free(c->cpuqs);
     free(c->slows);
     free(c->spans);
     free(c->by_group);

@@ -182,19 +182,25 @@ static void findings_of(FILE *f, const struct rp_ctx *c, size_t g)
     char label[256], t[64];
     int open = 0;
 
-    for (size_t i = 0; i < c->ncps + c->ndrifts; i++) {
+    for (size_t i = 0; i < c->ncps + c->ndrifts + c->ncpuqs; i++) {
         int64_t when;
         if (i < c->ncps) {
             if (c->cps[i].group != g)
                 continue;
             rp_cp_label(&c->cps[i], label, sizeof(label));
             when = c->cps[i].time_ns;
-        } else {
+        } else if (i < c->ncps + c->ndrifts) {
             const struct rp_drift *d = &c->drifts[i - c->ncps];
             if (d->group != g)
                 continue;
             rp_drift_label(d, label, sizeof(label));
             when = d->time_ns;
+        } else {
+            const struct rp_cpuq *q = &c->cpuqs[i - c->ncps - c->ndrifts];
+            if (q->group != g)
+                continue;
+            rp_cpuq_label(q, label, sizeof(label));
+            when = q->time_ns;
         }
         fputs(open ? "<li>" : "<ul class=\"findings\"><li>", f);
         open = 1;

@@ -17,6 +17,8 @@
  *              trials_after, explained_by[] {attribute, value, share_before, share_after,
  *              kept_before, kept_after, explained, mix, rate, trials_before,
  *              trials_after, z}},
+ *     cpu_per_request[] {endpoint, kind, time_ns, time_utc, time, before_ms, after_ms,
+ *                        qps_before, qps_after},
  *     clock_fits[] {from, to, segments, offset_ns, skew_ppm, residual_rms_ns},
  *     tls {connections, tls, decrypted, versions, ciphers, alpn, sni, early_data_*},
  *     coverage[] {pid, comm, samples, by_markers, by_sockets, shared, unattributed} }
@@ -199,6 +201,14 @@ void rp_verdict(const struct rp_ctx *c, char *buf, size_t n)
     }
     if (c->ndrifts == 0 && c->sw.nspans)
         ADD("; no sampling drift");
+    for (size_t i = 0; i < c->ncpuqs && i < 3; i++) {
+        const struct rp_cpuq *q = &c->cpuqs[i];
+        ADD("; CPU per request of %s rose %.3g \xe2\x86\x92 %.3g ms at %s while requests per "
+            "second %s %.3g \xe2\x86\x92 %.3g",
+            c->sw.g[q->group].name, q->before_ms, q->after_ms,
+            clock_text(t, sizeof(t), q->time_ns, c->o.tz),
+            q->qps_after < q->qps_before * 0.95 ? "fell" : "stayed", q->qps_before, q->qps_after);
+    }
 #undef ADD
 }
 
@@ -388,6 +398,24 @@ static void json_drift(struct sf_jw *w, const struct rp_ctx *c)
     sf_jw_end(w);
 }
 
+static void json_cpuq(struct sf_jw *w, const struct rp_ctx *c)
+{
+    sf_jw_arr(w, "cpu_per_request");
+    for (size_t i = 0; i < c->ncpuqs; i++) {
+        const struct rp_cpuq *q = &c->cpuqs[i];
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->sw.g[q->group].name);
+        sf_jw_str(w, "kind", cp_kind_name(q->kind));
+        json_time(w, c, q->time_ns);
+        sf_jw_num(w, "before_ms", q->before_ms);
+        sf_jw_num(w, "after_ms", q->after_ms);
+        sf_jw_num(w, "qps_before", q->qps_before);
+        sf_jw_num(w, "qps_after", q->qps_after);
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
 static void json_clock_tls(struct sf_jw *w, const struct rp_ctx *c)
 {
     const struct rp_tls *t = &c->tls;
@@ -450,6 +478,7 @@ int rp_write_json(const struct rp_ctx *c, const char *path)
     json_inflections(&w, c);
     json_slow(&w, c);
     json_drift(&w, c);
+    json_cpuq(&w, c);
     json_clock_tls(&w, c);
     sf_jw_arr(&w, "coverage");
     for (size_t i = 0; i < c->ncov; i++) {

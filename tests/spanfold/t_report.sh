@@ -163,6 +163,36 @@ PY8
 sed 's/^/# /' "$tmp/blk.check"
 check_eval "... in do_nanosleep, +10 ms a request, CPU per request unchanged, at the true start, in words" \
     "grep -q BLK_OK '$tmp/blk.check'"
+# the CPU-per-request rule (issue #31.4): the CPU-bound slow phase raises the search's CPU
+# per request while its request rate does not rise, within 6 s of the true start (a ramp's
+# first window may lead it); the waiting slow phase of demo-blocked raises none there
+cpuq() { # FINDINGS MANIFEST WANT(1: a finding on /api/search, 0: none)
+    python3 - "$@" <<'PY9'
+import json, sys
+f = json.load(open(sys.argv[1]))
+m = json.load(open(sys.argv[2]))
+q = [x for x in f["cpu_per_request"] if x["endpoint"] == "/api/search"]
+if sys.argv[3] == "1":
+    ok = len(q) >= 1 and all(x["after_ms"] >= 1.2 * x["before_ms"] and
+                             x["qps_after"] <= 1.1 * x["qps_before"] for x in q) and \
+        min(abs(x["time_ns"] - m["slow_start_realtime_ns"]) for x in q) < 6e9 and \
+        "CPU per request of /api/search rose" in f["verdict"]
+else:
+    ok = not q
+print("CPUQ_OK" if ok else "CPUQ_BAD", [(x["kind"], x["before_ms"], x["after_ms"], x["qps_before"],
+                                        x["qps_after"]) for x in q])
+PY9
+}
+for rec in demo2 demo3; do
+    cpuq "$tmp/$rec/findings.json" "$top/tests/data/$rec/MANIFEST.json" 1 >"$tmp/$rec.cpuq"
+    sed 's/^/# /' "$tmp/$rec.cpuq"
+    check_eval "$rec: CPU per request of /api/search rose at the slow phase, its rate did not" \
+        "grep -q CPUQ_OK '$tmp/$rec.cpuq'"
+done
+cpuq "$tmp/blk/findings.json" "$blk/MANIFEST.json" 0 >"$tmp/blk.cpuq"
+sed 's/^/# /' "$tmp/blk.cpuq"
+check_eval "demo-blocked: no CPU-per-request finding for the search that waits" \
+    "grep -q CPUQ_OK '$tmp/blk.cpuq'"
 # the off-CPU flame graph of the slow searches, and wall-clock time
 "$sf" stacks --db "$tmp/blk.db" --where 'endpoint = "/api/search" and duration > p95' --offcpu \
     --folded >"$tmp/blk.off" 2>"$tmp/blk.off.err"
