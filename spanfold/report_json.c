@@ -14,9 +14,8 @@
  *     regressions[] {name, slow_share, rest_share},
  *     drift[] {endpoint, configured, expect_rate, from_rate, to_rate, direction,
  *              time_ns, time_utc, time, explanation, decided_by, trials_before,
- *              trials_after, explained_by[] {attribute, value, share_before, share_after,
- *              kept_before, kept_after, explained, mix, rate, trials_before,
- *              trials_after, z}},
+ *              trials_after, values_pooled, explained_by[] {attribute, value, share_before,
+ * share_after, kept_before, kept_after, explained, mix, rate, trials_before, trials_after, z}},
  *     cpu_per_request[] {endpoint, kind, time_ns, time_utc, time, before_ms, after_ms,
  *                        qps_before, qps_after},
  *     clock_fits[] {from, to, segments, offset_ns, skew_ppm, residual_rms_ns},
@@ -365,6 +364,7 @@ static void json_explained(struct sf_jw *w, const struct rp_drift *d)
         sf_jw_null(w, "decided_by");
         sf_jw_null(w, "trials_before");
         sf_jw_null(w, "trials_after");
+        sf_jw_null(w, "values_pooled");
         sf_jw_null(w, "explained_by");
         return;
     }
@@ -376,6 +376,7 @@ static void json_explained(struct sf_jw *w, const struct rp_drift *d)
         sf_jw_null(w, "decided_by");
     sf_jw_int(w, "trials_before", (int64_t)ex->before.n);
     sf_jw_int(w, "trials_after", (int64_t)ex->after.n);
+    sf_jw_int(w, "values_pooled", (int64_t)(ex->values_over_cap + ex->keys_over_cap));
     sf_explain_json(w, ex);
 }
 
