@@ -625,39 +625,61 @@ const struct sf_explain_item *sf_explain_named(const struct sf_explain *ex)
     return NULL;
 }
 
+/* "kept 0.14 after (none before); their share of traffic rose 0 % -> 66 %" */
+static void kept_text(const struct sf_explain_item *it, char *buf, size_t n)
+{
+    const char *trend = it->share_after > it->share_before + 0.005   ? "rose"
+                        : it->share_after < it->share_before - 0.005 ? "fell"
+                                                                     : "stayed";
+    char kb[32];
+
+    if (isnan(it->kept_before))
+        snprintf(kb, sizeof(kb), "none before");
+    else
+        snprintf(kb, sizeof(kb), "%.2f before", it->kept_before);
+    snprintf(buf, n, "kept %.2f after (%s); their share of traffic %s %.0f %% \xe2\x86\x92 %.0f %%",
+             isnan(it->kept_after) ? 0 : it->kept_after, kb, trend, 100 * it->share_before,
+             100 * it->share_after);
+}
+
 void sf_explain_words(const struct sf_explain *ex, int fell, char *buf, size_t n)
 {
     const struct sf_explain_item *it = sf_explain_named(ex), *who = sf_explain_decided(ex);
     const char *dir = fell ? "drop" : "rise";
-    char what[SF_ATTR_KEY_MAX + SF_ATTR_VALUE_MAX + 16];
+    char what[SF_ATTR_KEY_MAX + SF_ATTR_VALUE_MAX + 16], kept[160];
     size_t len = 0;
     int k;
 
     buf[0] = 0;
+    if (ex->before.n < SF_EXPLAIN_MIN_N || ex->after.n < SF_EXPLAIN_MIN_N) {
+        snprintf(buf, n, "too few traces to tell why (%llu before the change, %llu after)",
+                 (unsigned long long)ex->before.n, (unsigned long long)ex->after.n);
+        return;
+    }
     if (who) {
         int service = strcmp(who->value, "service") == 0;
-        k = snprintf(buf, n, "%.0f %% of the %s is in the %s%s%s; ", 100 * who->explained, dir,
+        k = snprintf(buf, n, "%.0f %% of the %s is in the %s%s%s", 100 * who->explained, dir,
                      service ? "service's own sampling decisions (deferred to it)"
                              : "decisions made upstream (",
                      service ? "" : who->value + (strncmp(who->value, "upstream:", 9) ? 0 : 9),
                      service ? "" : "'s sampled flag)");
         len = k > 0 && (size_t)k < n ? (size_t)k : strlen(buf);
+        if (it == NULL && fabs(who->share_after - who->share_before) >= 0.1) {
+            /* who decides changed, not how: e.g. requests that stopped carrying a flag */
+            kept_text(who, kept, sizeof(kept));
+            snprintf(buf + len, n - len, ", %s; no other attribute explains it", kept);
+            return;
+        }
+        if (len + 2 < n) {
+            memcpy(buf + len, "; ", 3);
+            len += 2;
+        }
     }
     if (it) {
-        const char *trend = it->share_after > it->share_before + 0.005   ? "rose"
-                            : it->share_after < it->share_before - 0.005 ? "fell"
-                                                                         : "stayed";
-        char kb[32];
         what_text(it, what, sizeof(what));
-        if (isnan(it->kept_before))
-            snprintf(kb, sizeof(kb), "none before");
-        else
-            snprintf(kb, sizeof(kb), "%.2f before", it->kept_before);
-        snprintf(buf + len, n - len,
-                 "%.0f %% of the %s is requests %s, kept %.2f after (%s); their share of "
-                 "traffic %s %.0f %% \xe2\x86\x92 %.0f %%",
-                 100 * it->explained, dir, what, isnan(it->kept_after) ? 0 : it->kept_after, kb,
-                 trend, 100 * it->share_before, 100 * it->share_after);
+        kept_text(it, kept, sizeof(kept));
+        snprintf(buf + len, n - len, "%.0f %% of the %s is requests %s, %s", 100 * it->explained,
+                 dir, what, kept);
     } else {
         snprintf(buf + len, n - len,
                  "no single attribute explains the %s; the rate %s uniformly (a sampler rate "

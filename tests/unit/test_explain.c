@@ -165,11 +165,61 @@ static void kept_headers(void)
     TAP_OK(!sf_tracectx_kept_next(&s, &pos, &n, &v), "init forgets the kept headers");
 }
 
+static struct sf_explain_item item(const char *attr, const char *value, double s0, double s1,
+                                   double k0, double k1, double e)
+{
+    struct sf_explain_item it;
+
+    memset(&it, 0, sizeof(it));
+    snprintf(it.attribute, sizeof(it.attribute), "%s", attr);
+    snprintf(it.value, sizeof(it.value), "%s", value);
+    it.share_before = s0, it.share_after = s1, it.kept_before = k0, it.kept_after = k1;
+    it.explained = e;
+    it.z = 5;
+    return it;
+}
+
+static void words(void)
+{
+    struct sf_explain ex;
+    char w[600];
+
+    memset(&ex, 0, sizeof(ex));
+    ex.before.n = 3, ex.after.n = 400;
+    sf_explain_words(&ex, 1, w, sizeof(w));
+    TAP_EQ_STR(w, "too few traces to tell why (3 before the change, 400 after)",
+               "too few traces: says so, claims nothing");
+    ex.before.n = 400;
+    sf_explain_words(&ex, 1, w, sizeof(w));
+    TAP_OK(strstr(w, "no single attribute explains the drop; the rate fell uniformly") == w,
+           "nothing named: a uniform change (%.300s)", w);
+    ex.items[0] = item("decision", "service", 0.25, 0.8, 0.5, 0.1, 0.9);
+    ex.n = 1;
+    sf_explain_words(&ex, 1, w, sizeof(w));
+    TAP_OK(strstr(w, "90 % of the drop is in the service's own sampling decisions") == w &&
+               strstr(w, "share of traffic rose 25 % \xe2\x86\x92 80 %") && !strstr(w, "uniformly"),
+           "who decides changed (a client stopped sending the flag): not called uniform (%.300s)",
+           w);
+    ex.items[0] = item("decision", "upstream:traceparent", 0.25, 0.26, 0.5, 0.1, 0.9);
+    sf_explain_words(&ex, 1, w, sizeof(w));
+    TAP_OK(strstr(w, "in the decisions made upstream (traceparent's sampled flag); no single") &&
+               strstr(w, "uniformly"),
+           "the upstream's own rate fell: named, then uniform within (%.300s)", w);
+    ex.items[1] = item("baggage.env", "prod-legacy", 0, 0.78, NAN, 0, 0.94);
+    ex.n = 2;
+    sf_explain_words(&ex, 1, w, sizeof(w));
+    TAP_OK(strstr(w,
+                  "94 % of the drop is requests with baggage.env = prod-legacy, kept 0.00 "
+                  "after (none before); their share of traffic rose 0 % \xe2\x86\x92 78 %") != NULL,
+           "an attribute value named with its shares (%.300s)", w);
+}
+
 int main(void)
 {
     shapley_adds_up();
     measure();
     attrs();
     kept_headers();
+    words();
     return tap_done();
 }
