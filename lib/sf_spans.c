@@ -471,8 +471,9 @@ static int read_rows(struct sf_span_windows *sw, sqlite3_stmt *st, struct sf_pro
             lat = (double)(sqlite3_column_int64(st, 1) - t0) / 1e6;
         if (lat < 0)
             lat = NAN;
+        int failed = sqlite3_column_int(st, 9);
         rc = sf_spans_add(sw, group ? group : "(none)", t0, lat,
-                          status >= 500 || gst != 0 || rst != 0, sampled, trace,
+                          status >= 500 || gst != 0 || rst != 0 || failed, sampled, trace,
                           ts ? sf_tracectx_ot_rate(ts) : NAN);
         if (rc < 0)
             return sf_err_set(
@@ -517,7 +518,9 @@ int sf_spans_window(struct sf_span_windows *sw, const char *path, const char *by
              "COALESCE(s.sampled, (SELECT i.decision FROM span_intervals i WHERE "
              "i.span_id = s.span_id AND i.decision IS NOT NULL LIMIT 1)), s.trace_id, %s, "
              "(SELECT c.tracestate FROM contexts c WHERE c.span_row = s.id AND "
-             "c.tracestate LIKE '%%ot=%%' LIMIT 1) "
+             "c.tracestate LIKE '%%ot=%%' LIMIT 1), "
+             /* a connection that never completed its handshake (pcap2spans' tls.c) */
+             "s.partial_reason LIKE 'handshake failed:%%' "
              "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
              "ORDER BY s.req_start_ns, s.id",
              ge, ge);

@@ -47,6 +47,7 @@ void *p2s_conn_switch(struct p2s_conn *conn, const struct p2s_app_ops *ops);
 int64_t p2s_conn_id(const struct p2s_conn *conn); /* database row id (or sequence in NDJSON) */
 struct p2s_ctx *p2s_conn_ctx(const struct p2s_conn *conn);
 const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn);
+void p2s_conn_count_span(struct p2s_conn *conn); /* p2s_emit_span: info.spans++ */
 /* The TCP sequence number of p[0] of the data call in progress on conn (what the
  * parser's offset into p is added to).  Returns 0, or -1 when the bytes are not TCP's
  * (TLS plaintext) or no data call is in progress. */

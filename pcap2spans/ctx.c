@@ -199,6 +199,8 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
     }
     ctx->st.spans++;
     ctx->st.partial_spans += span->partial != 0;
+    if (conn)
+        p2s_conn_count_span(conn);
     count_contexts(ctx, span->req_ctx);
     count_contexts(ctx, span->resp_ctx);
     if (span->req_ctx && (best = sf_tracectx_set_preferred(span->req_ctx)) >= 0)

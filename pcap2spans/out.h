@@ -58,6 +58,7 @@ struct p2s_conn_info {
     int64_t first_ns, last_ns;
     uint64_t bytes[2]; /* TCP payload bytes per direction */
     uint64_t gaps, gap_bytes;
+    uint64_t spans;               /* spans emitted on it so far (p2s_emit_span) */
     const char *close;            /* "fin", "rst", "idle", "evicted", "eof", "new-syn" */
     const struct sf_net_tls *tls; /* TLS facts (tls.c owns them), NULL when not TLS */
 };

@@ -227,6 +227,11 @@ const struct p2s_conn_info *p2s_conn_info(const struct p2s_conn *conn)
     return &conn->info;
 }
 
+void p2s_conn_count_span(struct p2s_conn *conn)
+{
+    conn->info.spans++;
+}
+
 void p2s_conn_set_proto(struct p2s_conn *conn, const char *proto)
 {
     conn->info.app_proto = proto;

@@ -410,6 +410,7 @@ static void alert(struct tls *t, enum p2s_dir dir, const uint8_t *p, size_t n, i
         a->level = level;
         a->desc = desc;
         a->enc = (uint8_t)enc;
+        a->ts = ts;
     }
 }
 
@@ -606,6 +607,46 @@ static void *tls_open(struct p2s_ctx *ctx, struct p2s_conn *conn)
     return t;
 }
 
+/* A connection that never completed its handshake is a failed span of its own, so
+ * that a certificate an upstream refuses shows as errors of an endpoint "tls:HOST"
+ * (the SNI, else the server's address): a fatal alert seen (in the clear, or opened
+ * with the key log) or a ClientHello never answered, on a connection that carried no
+ * request.  Without keys a TLS 1.3 alert is encrypted and nothing is claimed. */
+static void handshake_failed(struct tls *t, int64_t ts)
+{
+    const struct p2s_conn_info *ci = p2s_conn_info(t->conn);
+    const struct alert *a = NULL;
+    struct p2s_span s;
+    char path[300], why[160];
+
+    if (!t->ch_seen || ci->spans)
+        return;
+    for (int i = 0; i < t->nalerts && a == NULL; i++)
+        if (t->alerts[i].level == 2)
+            a = &t->alerts[i];
+    if (a == NULL && t->sh_seen)
+        return;
+    memset(&s, 0, sizeof(s));
+    snprintf(path, sizeof(path), "tls:%s", t->sni[0] ? t->sni : ci->server_addr);
+    if (a)
+        snprintf(why, sizeof(why), "handshake failed: fatal alert %s (%u) from the %s",
+                 tls_facts_alert_name(a->desc), a->desc, tls_dir_name((enum p2s_dir)a->from));
+    else
+        snprintf(why, sizeof(why), "handshake failed: no ServerHello (the server never answered)");
+    s.proto = "tls";
+    s.path = path;
+    s.authority = t->sni[0] ? t->sni : NULL;
+    s.grpc_status = -1;
+    s.grpc_timeout_ns = -1;
+    s.req_start_ns = ci->first_ns;
+    s.resp_end_ns = a ? a->ts : ts;
+    s.req_bytes = s.resp_bytes = -1;
+    s.partial = 1;
+    s.partial_reason = why;
+    s.reset_code = -1;
+    (void)p2s_emit_span(t->ctx, t->conn, &s);
+}
+
 static void tls_close(void *st, int64_t ts)
 {
     struct tls *t = st;
@@ -617,6 +658,7 @@ static void tls_close(void *st, int64_t ts)
         t->inner->close(t->inner_st, ts);
     if (t->ch_seen && !t->sh_seen)
         p2s_note(t->ctx, t->conn, "tls_handshake", "no ServerHello in the capture", ts);
+    handshake_failed(t, ts);
     tls_facts_update(t);
     tls_ctx_hash(t->crandom, t->srandom, (uint64_t)t->facts.early_data_bytes, t->hash);
     t->facts.ctx_hash = t->ch_seen && t->hash[0] ? t->hash : NULL;

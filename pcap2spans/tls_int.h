@@ -55,6 +55,7 @@ struct tdir {
 
 struct alert {
     uint8_t from, level, desc, enc;
+    int64_t ts;
 };
 
 struct tls {

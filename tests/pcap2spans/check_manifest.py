@@ -536,6 +536,25 @@ def main():
             else None
         reqs = f["requests"] or (by_file[f["same_spans_as"]]["requests"]
                                  if f.get("same_spans_as") else [])
+        # a connection that never completed its TLS handshake is a failed span of its own
+        # (proto tls, path tls:SNI): expected where the manifest says so and the alert can
+        # be read (in the clear, or with the key log)
+        failed = [s for s in spans if s.get("proto") == "tls"]
+        spans = [s for s in spans if s.get("proto") != "tls"]
+        want = [c["tls"] for c in f.get("connections") or [] if c.get("tls") and
+                c["tls"].get("handshake_complete") is False and c["tls"].get("alert") and
+                (keylogs or f.get("keylog_embedded") or not c["tls"]["alert"]["encrypted"])]
+        if want or failed:
+            d = ["%d failed-handshake spans, the manifest has %d" % (len(failed), len(want))] \
+                if len(failed) != len(want) else []
+            for w, s in zip(want, failed):
+                if s.get("path") != "tls:" + (w.get("sni") or "") or \
+                        w["alert"]["description"] not in (s.get("partial_reason") or ""):
+                    d.append("span %s %r, want tls:%s and alert %s" % (
+                        s.get("path"), s.get("partial_reason"), w.get("sni"),
+                        w["alert"]["description"]))
+            tap.result(not d, "%s: each failed handshake is a span of its own (tls:SNI, the alert)"
+                       % f["file"], d)
         pairs, left = match(reqs, spans)
         for r, s in pairs:
             name = "%s: %s %s %s" % (f["file"], r["id"], r["method"], r["path"])
