@@ -95,6 +95,8 @@ struct p2s_conn {
     int undelivered;   /* tls.c is parsing 0-RTT plaintext the server rejected */
     uint32_t data_seq; /* TCP sequence number of the first byte of the current data call */
     int64_t last_ts;
+    unsigned syns;  /* SYNs from the client (retransmissions included) */
+    int rst_server; /* the connection ended with a RST from the server */
     struct p2s_conn_info info;
 };
 
@@ -591,6 +593,35 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
     return c;
 }
 
+/* A connection the server refused (RST to the SYN) or never answered (the client sent its
+ * SYN again and no SYN-ACK came) is a failed span of its own, endpoint "tcp:ADDR:PORT",
+ * as tls.c does for a failed handshake.  One SYN and the capture's end is no claim. */
+static void handshake_failed(struct p2s_ctx *ctx, struct p2s_conn *c, int64_t ts)
+{
+    const struct p2s_conn_info *i = &c->info;
+    struct p2s_span s;
+    char path[80];
+
+    if (!c->h[P2S_C2S].syn || c->h[P2S_S2C].syn || i->bytes[0] || i->bytes[1] || i->spans ||
+        !(c->rst_server || c->syns >= 2))
+        return;
+    memset(&s, 0, sizeof(s));
+    snprintf(path, sizeof(path), i->family == 6 ? "tcp:[%s]:%u" : "tcp:%s:%u", i->server_addr,
+             (unsigned)i->server_port);
+    s.proto = "tcp";
+    s.path = path;
+    s.grpc_status = -1;
+    s.grpc_timeout_ns = -1;
+    s.req_start_ns = i->first_ns;
+    s.resp_end_ns = ts;
+    s.req_bytes = s.resp_bytes = -1;
+    s.partial = 1;
+    s.partial_reason = c->rst_server ? "handshake failed: connection refused (RST from the server)"
+                                     : "handshake failed: no SYN-ACK (the server never answered)";
+    s.reset_code = -1;
+    (void)p2s_emit_span(ctx, c, &s);
+}
+
 void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
 {
     int d;
@@ -607,6 +638,7 @@ void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)
         c->ops->close(c->st, c->last_ts);
     c->ops = NULL;
     c->st = NULL;
+    handshake_failed(ctx, c, c->last_ts);
     c->info.close = why;
     p2s_conn_closed(ctx, c);
     table_unlink(ctx->tcp, c);
@@ -711,6 +743,7 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
     dseq = s->seq;
     if (s->flags & P2S_TH_SYN) {
         dseq = s->seq + 1;
+        c->syns += dir == P2S_C2S && !(s->flags & P2S_TH_ACK);
         if (!h->syn || !h->started) {
             h->syn = 1;
             h->isn = s->seq;
@@ -720,6 +753,7 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
     }
     if (s->flags & P2S_TH_RST) {
         p2s_note(ctx, c, "rst", dir == P2S_C2S ? "from client" : "from server", s->ts_ns);
+        c->rst_server = dir == P2S_S2C;
         tcp_close_conn(ctx, c, "rst");
         return;
     }
