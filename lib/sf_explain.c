@@ -59,6 +59,18 @@ static double var_of(struct sf_explain_cell c)
     return c.n ? p * (1 - p) / (double)c.n : 0;
 }
 
+/* The value's share of the trials moved by at least SF_EXPLAIN_JUMP between the sides,
+ * significantly (z >= SF_EXPLAIN_Z on the two shares). */
+static int mix_jump(struct sf_explain_cell v0, struct sf_explain_cell v1, struct sf_explain_cell t0,
+                    struct sf_explain_cell t1)
+{
+    double s0 = ((double)v0.n + 0.5) / ((double)t0.n + 1),
+           s1 = ((double)v1.n + 0.5) / ((double)t1.n + 1);
+    double se = sqrt(s0 * (1 - s0) / (double)t0.n + s1 * (1 - s1) / (double)t1.n);
+
+    return fabs(s1 - s0) >= SF_EXPLAIN_JUMP && se > 0 && fabs(s1 - s0) / se >= SF_EXPLAIN_Z;
+}
+
 double sf_explain_part(struct sf_explain_cell v0, struct sf_explain_cell v1,
                        struct sf_explain_cell t0, struct sf_explain_cell t1, double *z)
 {
@@ -81,10 +93,14 @@ double sf_explain_part(struct sf_explain_cell v0, struct sf_explain_cell v1,
         double za, va = var_of(v1) + var_of(q1);
         x = (base - ratio(v1)) - (ratio(q0) - ratio(q1));
         var = va + (known ? var_of(v0) + var_of(q0) : 0);
-        /* and after the change, v's requests are kept apart from the others' */
+        /* and after the change, v's requests are kept apart from the others'; a value
+         * whose share of traffic jumped at the change needs only SF_EXPLAIN_Z_MIX (a
+         * uniform rate change does not move the mix) */
         za = va > 0 ? (ratio(q1) - ratio(v1)) / sqrt(va) * (d > 0 ? 1 : -1) : 0;
         *z = var > 0 ? x / sqrt(var) * (d > 0 ? 1 : -1) : 0;
         *z = za < *z ? za : *z;
+        if (mix_jump(v0, v1, t0, t1))
+            *z += SF_EXPLAIN_Z - SF_EXPLAIN_Z_MIX;
         return e < 0 ? 0 : e > 1 ? 1 : e;
     } else if (!known) {
         x = base - ratio(v1);
