@@ -54,8 +54,9 @@ static void owner_release(struct sf_db *db, int64_t id)
  * schema's empty tail) and builds them when it ends:
  * one sort per index instead of a random b-tree insert per row (docs/database.md,
  * "Bulk load"). */
-static const char *const bulk_tables[] = {
-    "spans", "contexts", "span_headers", "span_events", "span_intervals", "shared_intervals", "samples", "offcpu"};
+static const char *const bulk_tables[] = {"spans",       "contexts",       "span_headers",
+                                          "span_events", "span_intervals", "shared_intervals",
+                                          "samples",     "offcpu"};
 
 /* The next index of a bulk table in schema.sql (their one definition) from *pos on:
  * its "name ON table(columns)" into def (n bytes), 1; 0 after the last.  Walked in the
