@@ -27,12 +27,13 @@
 #include "sf_explain.h"
 #include "sf_spans.h"
 
-#define RP_TOP_FUNCS  10   /* functions listed per slow set */
-#define RP_SLOW_SHARE 0.05 /* "the slowest 5 %" */
-#define RP_MAX_CPS    256  /* inflections kept over all endpoints */
-#define RP_HEAT_BINS  24   /* latency rows of an endpoint's heatmap, log-spaced */
-#define RP_HEAT_COLS  240  /* its columns at most: more windows share a column */
-#define RP_COV_MAX    16   /* processes in the attribution coverage table */
+#define RP_TOP_FUNCS     10   /* functions listed per slow set */
+#define RP_SLOW_SHARE    0.05 /* "the slowest 5 %" */
+#define RP_MAX_CPS       256  /* inflections kept over all endpoints */
+#define RP_DRIFT_REF_MIN 50   /* traces of the estimated reference regime of a kept share */
+#define RP_HEAT_BINS     24   /* latency rows of an endpoint's heatmap, log-spaced */
+#define RP_HEAT_COLS     240  /* its columns at most: more windows share a column */
+#define RP_COV_MAX       16   /* processes in the attribution coverage table */
 
 /* An inflection: a classified change point of one endpoint's metric. */
 struct rp_cp {

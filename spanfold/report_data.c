@@ -618,10 +618,20 @@ static int run_drift(struct rp_ctx *c)
         double est;
         for (size_t w = 0; w < nw; w++)
             any_cfg |= isfinite(wg->cfg[w]);
-        /* no configured rate: the first regime of the kept share is the reference */
-        if (ks->npts > 0 && ks->pts[0].index < ks->s->n)
-            split = ks->s->row[ks->pts[0].index];
-        for (size_t w = 0; w < split; w++) {
+        /* no configured rate: the first regime of the kept share is the reference, the
+         * first that holds RP_DRIFT_REF_MIN traces (a few traces at the start of a capture
+         * are no reference: 25 of them at 0.27 once raised a false alarm "up") */
+        for (size_t i = 0; i < ks->npts; i++) {
+            size_t w = ks->pts[i].index < ks->s->n ? ks->s->row[ks->pts[i].index] : nw;
+            uint64_t tt = 0;
+            for (size_t x = 0; x < w && x < nw; x++)
+                tt += wg->trials[x];
+            if (tt >= RP_DRIFT_REF_MIN) {
+                split = w;
+                break;
+            }
+        }
+        for (size_t w = 0; w < split && w < nw; w++) {
             t += wg->trials[w];
             k += wg->kept[w];
         }
