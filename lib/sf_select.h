@@ -121,6 +121,13 @@ const char *sf_select_sql(const struct sf_select *s);
  * and the report's groups all use it, so a name the report shows can be selected as is. */
 const char *sf_select_endpoint_sql(void);
 
+struct sf_buf;
+/* The same endpoint computed in C from a span's columns (NULL where the SQL gives
+ * NULL): path itself, or the text in scratch (reset first).  NULL also when scratch
+ * cannot hold it.  tests/unit/test_select.c holds it equal to the SQL. */
+const char *sf_select_endpoint(const char *grpc_service, const char *grpc_method, const char *path,
+                               struct sf_buf *scratch);
+
 /* Bind the parameters to st from index first on (the fragment's "?" in order).
  * Returns the next free index, or SF_E_DB when SQLite refused a binding. */
 int sf_select_bind(const struct sf_select *s, sqlite3_stmt *st, int first);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_buf.h"
 #include "sf_glob_ch.h"
 #include "sf_select_int.h"
 #include "sf_walltime.h"
@@ -496,4 +497,25 @@ int sf_select_where(struct sf_select *s, const char *text, struct sf_err *err)
 const char *sf_select_endpoint_sql(void)
 {
     return ENDPOINT_SQL;
+}
+
+const char *sf_select_endpoint(const char *grpc_service, const char *grpc_method, const char *path,
+                               struct sf_buf *scratch)
+{
+    const char *q;
+    int rc = 0;
+
+    sf_buf_reset(scratch);
+    if (grpc_method) { /* COALESCE(grpc_service || '/', '') || grpc_method */
+        if (grpc_service)
+            rc = sf_buf_append(scratch, grpc_service, strlen(grpc_service)) |
+                 sf_buf_append(scratch, "/", 1);
+        rc |= sf_buf_append(scratch, grpc_method, strlen(grpc_method) + 1);
+        return rc ? NULL : (const char *)scratch->data;
+    }
+    if (path == NULL || (q = strchr(path, '?')) == NULL)
+        return path;
+    if (sf_buf_append(scratch, path, (size_t)(q - path)) < 0 || sf_buf_append(scratch, "", 1) < 0)
+        return NULL;
+    return (const char *)scratch->data;
 }

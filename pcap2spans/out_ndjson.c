@@ -1,6 +1,7 @@
 /* out_ndjson.c - the NDJSON writer: one object per span, keys named as the spans columns
- * (docs/database.md), then the connection's columns known at that time and source_id
- * (the database row, or the input's 1-based position without a database), then
+ * (docs/database.md) and the two the selection language computes from them (endpoint,
+ * duration_ns: --where's endpoint and duration), then the connection's columns known at that time
+ * and source_id (the database row, or the input's 1-based position without a database), then
  * "contexts": [...] with the contexts columns.  Unknown values are null.  Valid UTF-8 is
  * written as it is (as the database stores it); any other byte >= 0x80 and control
  * bytes as \u00XX, so every line is valid JSON.
@@ -14,11 +15,13 @@
 #include "out.h"
 #include "sf_db_net.h"
 #include "sf_json.h"
+#include "sf_select.h"
 
 #define NJ_BUF (1u << 20)
 
 struct p2s_ndjson {
     struct sf_jb b;
+    struct sf_buf ep;                 /* the endpoint, when it is not the path itself */
     const char *fmt[SF_CTX_NFORMATS]; /* format names as JSON strings, with their lengths */
     size_t fmt_len[SF_CTX_NFORMATS];
     char fmt_buf[SF_CTX_NFORMATS][32];
@@ -32,6 +35,7 @@ struct p2s_ndjson *p2s_ndjson_new(FILE *f)
         free(nj);
         return NULL;
     }
+    sf_buf_init(&nj->ep, NJ_BUF);
     for (int i = 0; i < SF_CTX_NFORMATS; i++) {
         int n = snprintf(nj->fmt_buf[i], sizeof(nj->fmt_buf[i]), "\"%s\"",
                          sf_tracectx_format_name((enum sf_ctx_format)i));
@@ -51,6 +55,7 @@ void p2s_ndjson_free(struct p2s_ndjson *nj)
     if (nj == NULL)
         return;
     sf_jb_free(&nj->b);
+    sf_buf_free(&nj->ep);
     free(nj);
 }
 
@@ -210,6 +215,11 @@ size_t p2s_ndjson_span(struct p2s_ndjson *nj, const struct p2s_conn_info *i,
     SF_JB_LIT(o, ",\"partial_reason\":");
     o = sf_jb_str(w, o, s->partial_reason);
     SF_JB_INT(o, ",\"reset_code\":", s->reset_code, -1);
+    SF_JB_LIT(o, ",\"endpoint\":");
+    o = sf_jb_str(w, o, sf_select_endpoint(s->grpc_service, s->grpc_method, s->path, &nj->ep));
+    SF_JB_INT(o, ",\"duration_ns\":",
+              s->req_start_ns && s->resp_end_ns ? s->resp_end_ns - s->req_start_ns : INT64_MIN,
+              INT64_MIN);
     if (pref) {
         o = c_ids(o, pref);
         SF_JB_INT(o, ",\"sampled\":", pref->sampled, -1);
@@ -239,7 +249,8 @@ int p2s_ndjson_fits(const struct p2s_ndjson *nj, const struct p2s_conn_info *i,
 {
     size_t n =
         FIXED_MAX + STR_MAX(s->proto) + STR_MAX(s->method) + STR_MAX(s->authority) +
-        STR_MAX(s->path) + STR_MAX(s->grpc_service) + STR_MAX(s->grpc_method) +
+        /* path, grpc service and method, and the endpoint made of them */
+        2 * (STR_MAX(s->path) + STR_MAX(s->grpc_service) + STR_MAX(s->grpc_method)) +
         STR_MAX(s->grpc_message) + STR_MAX(s->partial_reason) +
         CTX_MAX * (size_t)((s->req_ctx ? s->req_ctx->n : 0) + (s->resp_ctx ? s->resp_ctx->n : 0));
 

@@ -7,7 +7,8 @@ set -u
 d=$top/tests/pcap2spans/data
 tap_tmpdir
 p2s() { pcap2spans --quiet "$@"; }
-nots() { sed -E 's/"(req|resp)_(start|end)_ns":[0-9]+,//g'; }
+# the times, and the duration made of them
+nots() { sed -E 's/"((req|resp)_(start|end)|duration)_ns":[0-9]+,//g'; }
 
 p2s "$d/h1-lo.pcap" >"$tmp/lo.json"; rc=$?
 check_rc $rc "h1-lo.pcap reads cleanly"

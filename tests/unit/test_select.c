@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_buf.h"
 #include "sf_db.h"
 #include "sf_select.h"
 #include "tap.h"
@@ -377,6 +378,55 @@ static void test_limits(void)
     free(big);
 }
 
+/* sf_select_endpoint (pcap2spans --ndjson's endpoint) is the SQL's, case by case. */
+static void test_endpoint_twin(void)
+{
+    static const char *const cases[][3] = {
+        /* grpc_service, grpc_method, path */
+        {NULL, NULL, "/api/x"},
+        {NULL, NULL, "/api/x?q=1&r=2"},
+        {NULL, NULL, "?only=query"},
+        {NULL, NULL, "/a?b?c"},
+        {NULL, NULL, NULL},
+        {NULL, NULL, ""},
+        {"pkg.Svc", "Get", "/pkg.Svc/Get"},
+        {NULL, "Get", "/x"},
+        {"", "Get", "/x?y"},
+        {"s\xc3\xa9", "m\"e", "/p"},
+        {NULL, NULL, "/caf\xc3\xa9?x"},
+    };
+    char sql[512];
+    struct sf_buf scratch;
+    int same = 1;
+
+    sf_buf_init(&scratch, 1 << 20);
+    snprintf(sql, sizeof(sql),
+             "SELECT %s FROM (SELECT ?1 AS grpc_service, ?2 AS grpc_method, "
+             "?3 AS path)",
+             sf_select_endpoint_sql());
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        sqlite3_stmt *st;
+        const char *want, *got;
+        if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+            same = 0;
+            break;
+        }
+        for (int k = 0; k < 3; k++)
+            if (cases[i][k])
+                sqlite3_bind_text(st, k + 1, cases[i][k], -1, SQLITE_STATIC);
+        sqlite3_step(st);
+        want = (const char *)sqlite3_column_text(st, 0);
+        got = sf_select_endpoint(cases[i][0], cases[i][1], cases[i][2], &scratch);
+        if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
+            printf("# case %zu: sql %s, c %s\n", i, want ? want : "NULL", got ? got : "NULL");
+            same = 0;
+        }
+        sqlite3_finalize(st);
+    }
+    sf_buf_free(&scratch);
+    TAP_OK(same, "sf_select_endpoint gives what the endpoint's SQL gives on 11 cases");
+}
+
 int main(void)
 {
     struct sf_db *db;
@@ -396,6 +446,7 @@ int main(void)
     test_caret();
     test_limits();
     test_during();
+    test_endpoint_twin();
     sf_db_close(db, &err);
     return tap_done();
 }
