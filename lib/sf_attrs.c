@@ -15,6 +15,7 @@ static const char *const default_keep[] = {
 void sf_attrs_keep_default(struct sf_attrs_keep *k)
 {
     k->n = 0;
+    memset(k->first, 0, sizeof(k->first));
     for (size_t i = 0; i < sizeof(default_keep) / sizeof(default_keep[0]); i++)
         (void)sf_attrs_keep_add(k, default_keep[i]);
 }
@@ -44,12 +45,17 @@ int sf_attrs_keep_add(struct sf_attrs_keep *k, const char *name)
             return 0;
     k->len[k->n] = (unsigned char)n;
     k->prefix[k->n] = (unsigned char)prefix;
+    k->first[(unsigned char)k->name[k->n][0]] = 1;
+    k->first[(unsigned char)k->name[k->n][0] & 0xdf] = 1; /* its upper case (letters) */
     k->n++;
     return 0;
 }
 
 int sf_attrs_keep_match(const struct sf_attrs_keep *k, const char *name, size_t nlen)
 {
+    /* every header of every request comes here: most are out at their first byte */
+    if (nlen == 0 || !k->first[(unsigned char)name[0]])
+        return 0;
     for (int i = 0; i < k->n; i++) {
         size_t l = k->len[i];
         if ((k->prefix[i] ? nlen > l : nlen == l) && strncasecmp(name, k->name[i], l) == 0)

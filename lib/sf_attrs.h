@@ -31,6 +31,7 @@
 struct sf_attrs_keep {
     char name[SF_ATTR_KEEP_MAX][64]; /* lowercase; "x-envoy-*" is a prefix */
     unsigned char len[SF_ATTR_KEEP_MAX], prefix[SF_ATTR_KEEP_MAX];
+    unsigned char first[256]; /* 1: some name starts with this byte (either case) */
     int n;
 };
 
