@@ -156,6 +156,20 @@ static int db_fail(sqlite3 *h, struct sf_err *err, const char *what)
     return sf_err_set(err, SF_E_DB, UINT64_MAX, "%s: %s", what, sqlite3_errmsg(h));
 }
 
+/* sql with ?1, ?2 the request-start range [b0, a1) and ?3 the group, or NULL. */
+static sqlite3_stmt *prepare_range(sqlite3 *h, const char *sql, int64_t b0, int64_t a1,
+                                   const char *group)
+{
+    sqlite3_stmt *st;
+
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    sqlite3_bind_int64(st, 1, b0);
+    sqlite3_bind_int64(st, 2, a1);
+    sqlite3_bind_text(st, 3, group, -1, SQLITE_STATIC);
+    return st;
+}
+
 /* One trial per trace (its first span of the group in [b0, a1)) whose decision is known. */
 static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int64_t b0, int64_t a1,
                        struct trial **out, size_t *nout, struct sf_err *err)
@@ -179,11 +193,8 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
              "WHERE s.req_start_ns >= ?1 AND s.req_start_ns < ?2 AND s.trace_id IS NOT NULL "
              "AND (%s) = ?3 ORDER BY s.trace_id, s.req_start_ns, s.id",
              group_sql);
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+    if ((st = prepare_range(h, sql, b0, a1, group)) == NULL)
         return db_fail(h, err, "explain: query spans");
-    sqlite3_bind_int64(st, 1, b0);
-    sqlite3_bind_int64(st, 2, a1);
-    sqlite3_bind_text(st, 3, group, -1, SQLITE_STATIC);
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         const char *trace = (const char *)sqlite3_column_text(st, 1);
         int64_t ts = sqlite3_column_int64(st, 2);
@@ -281,11 +292,8 @@ static int read_headers(sqlite3 *h, const char *group_sql, const char *group, in
              "h.span_row WHERE s.req_start_ns >= ?1 AND s.req_start_ns < ?2 AND (%s) = ?3 "
              "ORDER BY h.id",
              group_sql);
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+    if ((st = prepare_range(h, sql, b0, a1, group)) == NULL)
         return db_fail(h, err, "explain: query span_headers");
-    sqlite3_bind_int64(st, 1, b0);
-    sqlite3_bind_int64(st, 2, a1);
-    sqlite3_bind_text(st, 3, group, -1, SQLITE_STATIC);
     while (rc == 0 && (r = sqlite3_step(st)) == SQLITE_ROW) {
         struct trial key = {.id = sqlite3_column_int64(st, 0)};
         struct trial *hit = bsearch(&key, t, n, sizeof(*t), cmp_trial);
