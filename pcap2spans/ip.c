@@ -55,6 +55,7 @@ static void tcp_header(struct p2s_ctx *ctx, struct p2s_seg *s, const uint8_t *p,
     s->seq = sf_rd_get_u32be(h, 4);
     s->ack = sf_rd_get_u32be(h, 8);
     s->flags = h[13];
+    s->window = sf_rd_get_u16be(h, 14);
     s->len = sf_rd_left(&rd);
     s->payload = rd.p;
     s->ts_ns = ctx->pkt_ts;

@@ -75,6 +75,8 @@ struct tcp_half {
     uint32_t probe_seq;
     int64_t probe_ts;
     int64_t data_ts;      /* the latest data segment of this direction (0: none yet) */
+    int64_t zw_since;     /* this side advertised a zero window then (0: it does not) */
+    uint8_t win_open;     /* it advertised a non-zero window before (a stall can start) */
     struct tcp_ooo ooo;   /* bytes after a hole */
     uint8_t det[DET_MAX]; /* bytes held until the protocol is known */
     size_t det_len;
@@ -473,6 +475,33 @@ static void retransmit(struct p2s_conn *c, enum p2s_dir dir, size_t n, int64_t t
     p2s_note(c->ctx, c, "retransmit", detail, ts);
 }
 
+/* The receive window this side advertises: a zero window after an open one is a stall
+ * of the other side's sending until it opens again.  connection_events: kind
+ * "zero_window", detail "stall_ns=S request|response" (the direction that waited; spanfold
+ * report reads the stall).  A side never seen with an open window (a capture from the
+ * middle, a test's zeroed header) starts nothing. */
+static void window(struct p2s_conn *c, enum p2s_dir dir, const struct p2s_seg *s)
+{
+    struct tcp_half *h = &c->h[dir];
+    char detail[64];
+
+    if (s->flags & (P2S_TH_SYN | P2S_TH_RST))
+        return;
+    if (s->window == 0) {
+        if (h->win_open && h->zw_since == 0)
+            h->zw_since = s->ts_ns;
+        return;
+    }
+    if (h->zw_since) {
+        snprintf(detail, sizeof(detail), "stall_ns=%lld %s",
+                 (long long)(s->ts_ns > h->zw_since ? s->ts_ns - h->zw_since : 0),
+                 dir == P2S_C2S ? "response" : "request");
+        p2s_note(c->ctx, c, "zero_window", detail, s->ts_ns);
+        h->zw_since = 0;
+    }
+    h->win_open = 1;
+}
+
 static void tcp_data(struct p2s_conn *c, enum p2s_dir dir, uint32_t seq, const uint8_t *p, size_t n,
                      int64_t ts)
 {
@@ -759,6 +788,7 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
     }
     if (s->flags & P2S_TH_ACK) /* before this segment's data: a gap it proves comes first */
         ack_proves(c, (enum p2s_dir) !dir, s->ack, s->ts_ns);
+    window(c, dir, s);
     if (!h->started && !start_mid(c, dir, s, dseq))
         return;
     if (s->len)

@@ -21,7 +21,8 @@ struct p2s_seg {
     uint8_t src[16], dst[16]; /* IPv4 uses the first 4 bytes */
     uint16_t sport, dport;
     uint32_t seq, ack;
-    uint8_t flags; /* P2S_TH_* */
+    uint8_t flags;   /* P2S_TH_* */
+    uint16_t window; /* the advertised receive window, unscaled (0: zero window) */
     const uint8_t *payload;
     size_t len;
 };

@@ -79,6 +79,7 @@ struct rp_breakdown {
     /* evidence, not a part: TCP retransmissions on the span's connection while it ran
      * (pcap2spans' connection_events), and the time the stream stalled on them */
     double retransmits, retransmit_stall_ns;
+    double zero_windows, zero_window_stall_ns; /* receive windows that closed on it */
 };
 
 enum rp_cause {

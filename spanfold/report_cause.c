@@ -66,9 +66,11 @@ static size_t first_of(const struct id_ns *v, size_t n, const char *id)
     return lo < n && strcmp(v[lo].id, id) == 0 ? lo : n;
 }
 
-/* A retransmission on a connection: when, and how long the stream waited for it. */
+/* A retransmission or a zero window on a connection: when, and how long the stream
+ * waited for it. */
 struct retx {
     int64_t conn, ts, stall;
+    int zero_window;
 };
 
 struct cause_data {
@@ -189,8 +191,9 @@ static int load(struct cause_data *d, sqlite3 *h)
     /* retransmissions (pcap2spans): "stall_ns=S ..." */
     cap = 0;
     if (sqlite3_prepare_v2(h,
-                           "SELECT connection_id, ts_ns, CAST(substr(detail, 10) AS INTEGER) FROM "
-                           "connection_events WHERE kind = 'retransmit' AND ts_ns IS NOT NULL "
+                           "SELECT connection_id, ts_ns, CAST(substr(detail, 10) AS INTEGER), "
+                           "kind = 'zero_window' FROM connection_events WHERE (kind = "
+                           "'retransmit' OR kind = 'zero_window') AND ts_ns IS NOT NULL "
                            "ORDER BY connection_id, ts_ns",
                            -1, &st, NULL) == SQLITE_OK) {
         while (sqlite3_step(st) == SQLITE_ROW) {
@@ -204,7 +207,7 @@ static int load(struct cause_data *d, sqlite3 *h)
             }
             d->retx[d->nretx++] =
                 (struct retx){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                              sqlite3_column_int64(st, 2)};
+                              sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3)};
         }
         sqlite3_finalize(st);
     }
@@ -263,7 +266,8 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
     b->unaccounted_ns += left;
     b->dur_ns += dur;
     b->spans++;
-    /* the retransmissions on its connection while it ran (first at or after t0) */
+    /* the retransmissions and zero windows on its connection while it ran (a stall ends
+     * at or after t0: its event's time) */
     {
         size_t lo = 0, hi = d->nretx;
         while (lo < hi) {
@@ -276,8 +280,13 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
         }
         for (; sp->conn && lo < d->nretx && d->retx[lo].conn == sp->conn && d->retx[lo].ts <= t1;
              lo++) {
-            b->retransmits += 1;
-            b->retransmit_stall_ns += (double)d->retx[lo].stall;
+            if (d->retx[lo].zero_window) {
+                b->zero_windows += 1;
+                b->zero_window_stall_ns += (double)d->retx[lo].stall;
+            } else {
+                b->retransmits += 1;
+                b->retransmit_stall_ns += (double)d->retx[lo].stall;
+            }
         }
     }
 }
@@ -291,6 +300,8 @@ static void mean(struct rp_breakdown *b)
     b->blocked_ns /= n;
     b->retransmits /= n;
     b->retransmit_stall_ns /= n;
+    b->zero_windows /= n;
+    b->zero_window_stall_ns /= n;
     b->downstream_ns /= n;
     b->network_ns /= n;
     b->unaccounted_ns /= n;
