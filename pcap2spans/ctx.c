@@ -241,7 +241,7 @@ void p2s_ctx_merge(struct p2s_ctx *into, const struct p2s_stats *st,
 void p2s_summary(const struct p2s_ctx *ctx, FILE *f)
 {
     const struct p2s_stats *s = &ctx->st;
-    int i, any = 0;
+    int i, any = 0, shown = 0;
 
     fprintf(f,
             "%s: %" PRIu64 " packets, %" PRIu64 " bytes, %" PRIu64 " TCP segments; %" PRIu64
@@ -263,9 +263,15 @@ void p2s_summary(const struct p2s_ctx *ctx, FILE *f)
             ", malformed %" PRIu64 ", evicted flows %" PRIu64 "; errors %" PRIu64 "\n",
             ctx->tool, s->gaps, s->gap_bytes, s->unsupported_link, s->unsupported_net,
             s->ip_fragments, s->truncated, s->malformed, s->flows_evicted, s->errors);
-    for (i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++)
-        fprintf(f, "%s%s%s %" PRIu64, i ? "" : ctx->tool,
-                i ? ", " : ": events: ", ctx->notes[i].kind, ctx->notes[i].n);
-    if (i)
+    /* handshake times ("..._done") are measurements, not events worth a line */
+    for (i = 0; i < P2S_NOTE_KINDS && ctx->notes[i].kind; i++) {
+        size_t kl = strlen(ctx->notes[i].kind);
+        if (kl > 5 && strcmp(ctx->notes[i].kind + kl - 5, "_done") == 0)
+            continue;
+        fprintf(f, "%s%s%s %" PRIu64, shown ? "" : ctx->tool,
+                shown ? ", " : ": events: ", ctx->notes[i].kind, ctx->notes[i].n);
+        shown++;
+    }
+    if (shown)
         fputc('\n', f);
 }

@@ -98,6 +98,8 @@ struct p2s_conn {
     uint32_t data_seq; /* TCP sequence number of the first byte of the current data call */
     int64_t last_ts;
     unsigned syns;  /* SYNs from the client (retransmissions included) */
+    int64_t syn_ts; /* the client's first SYN (0: not seen) */
+    int hs_noted;   /* the three-way handshake's time was noted */
     int rst_server; /* the connection ended with a RST from the server */
     struct p2s_conn_info info;
 };
@@ -475,6 +477,17 @@ static void retransmit(struct p2s_conn *c, enum p2s_dir dir, size_t n, int64_t t
     p2s_note(c->ctx, c, "retransmit", detail, ts);
 }
 
+/* The three-way handshake's time: from the client's first SYN to its ACK of the server's
+ * SYN-ACK.  connection_events: kind "tcp_handshake_done", detail "ns=N". */
+static void handshake_done(struct p2s_conn *c, int64_t ts)
+{
+    char detail[48];
+
+    c->hs_noted = 1;
+    snprintf(detail, sizeof(detail), "ns=%lld", (long long)(ts > c->syn_ts ? ts - c->syn_ts : 0));
+    p2s_note(c->ctx, c, "tcp_handshake_done", detail, ts);
+}
+
 /* The receive window this side advertises: a zero window after an open one is a stall
  * of the other side's sending until it opens again.  connection_events: kind
  * "zero_window", detail "stall_ns=S request|response" (the direction that waited; spanfold
@@ -773,6 +786,8 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
     if (s->flags & P2S_TH_SYN) {
         dseq = s->seq + 1;
         c->syns += dir == P2S_C2S && !(s->flags & P2S_TH_ACK);
+        if (dir == P2S_C2S && !(s->flags & P2S_TH_ACK) && c->syn_ts == 0)
+            c->syn_ts = s->ts_ns;
         if (!h->syn || !h->started) {
             h->syn = 1;
             h->isn = s->seq;
@@ -789,6 +804,9 @@ void tcp_segment(struct p2s_ctx *ctx, const struct p2s_seg *s)
     if (s->flags & P2S_TH_ACK) /* before this segment's data: a gap it proves comes first */
         ack_proves(c, (enum p2s_dir) !dir, s->ack, s->ts_ns);
     window(c, dir, s);
+    if (dir == P2S_C2S && !c->hs_noted && c->syn_ts && c->h[P2S_S2C].syn &&
+        !(s->flags & P2S_TH_SYN) && (s->flags & P2S_TH_ACK))
+        handshake_done(c, s->ts_ns);
     if (!h->started && !start_mid(c, dir, s, dseq))
         return;
     if (s->len)

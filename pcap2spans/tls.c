@@ -497,6 +497,18 @@ static int protected_record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr,
     }
 }
 
+/* The handshake's time: from the ClientHello to the client's first protected record after
+ * the ServerHello (its Finished; TLS 1.2: the first record after its change_cipher_spec).
+ * connection_events: kind "tls_handshake_done", detail "ns=N". */
+static void handshake_time(struct tls *t, int64_t ts)
+{
+    char detail[48];
+
+    t->hs_noted = 1;
+    snprintf(detail, sizeof(detail), "ns=%lld", (long long)(ts > t->ch_ts ? ts - t->ch_ts : 0));
+    p2s_note(t->ctx, t->conn, "tls_handshake_done", detail, ts);
+}
+
 static int record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr, const uint8_t *frag,
                   size_t n, int64_t ts, struct sf_err *err)
 {
@@ -509,8 +521,13 @@ static int record(struct tls *t, enum p2s_dir dir, const uint8_t *hdr, const uin
             d->ccs = 1;
         return 0;
     }
-    if ((type == 23 && !t->tls12) || (t->tls12 && d->ccs))
+    if ((type == 23 && !t->tls12) || (t->tls12 && d->ccs)) {
+        if (dir == P2S_C2S && t->sh_seen && t->ch_ts && !t->hs_noted)
+            handshake_time(t, ts);
         return protected_record(t, dir, hdr, frag, n, ts, err);
+    }
+    if (type == 22 && dir == P2S_C2S && !t->ch_seen && !t->ch_ts)
+        t->ch_ts = ts;
     if (type == 22)
         return tls_hs_feed(t, dir, frag, n, -1, ts, err);
     if (type == 21)

@@ -93,6 +93,8 @@ struct tls {
     int tickets;
     int64_t max_early;
     int ee_seen, fin[2];
+    int64_t ch_ts; /* the ClientHello's record */
+    int hs_noted;  /* the handshake's time was noted (tls_handshake event) */
     const struct p2s_app_ops *inner;
     void *inner_st;
     int inner_none;
