@@ -80,6 +80,7 @@ struct rp_breakdown {
      * (pcap2spans' connection_events), and the time the stream stalled on them */
     double retransmits, retransmit_stall_ns;
     double zero_windows, zero_window_stall_ns; /* receive windows that closed on it */
+    double handshake_ns; /* TCP + TLS handshake before it, on the connection it opened */
 };
 
 enum rp_cause {

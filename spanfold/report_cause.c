@@ -70,7 +70,13 @@ static size_t first_of(const struct id_ns *v, size_t n, const char *id)
  * waited for it. */
 struct retx {
     int64_t conn, ts, stall;
-    int zero_window;
+    int kind; /* EV_* */
+};
+enum { EV_RETRANSMIT, EV_ZERO_WINDOW, EV_HANDSHAKE };
+
+/* The first span's start on a connection: a new connection's handshake is its wait. */
+struct conn_first {
+    int64_t conn, start;
 };
 
 struct cause_data {
@@ -78,6 +84,8 @@ struct cause_data {
     size_t ncpu, nkids, nblk;
     struct retx *retx; /* by connection, then time */
     size_t nretx;
+    struct conn_first *firsts; /* by connection */
+    size_t nfirsts;
     char (*eps)[RP_NAME_MAX]; /* the children's endpoints */
     size_t neps;
     char (*reasons)[RP_NAME_MAX]; /* why threads were off CPU */
@@ -191,10 +199,12 @@ static int load(struct cause_data *d, sqlite3 *h)
     /* retransmissions (pcap2spans): "stall_ns=S ..." */
     cap = 0;
     if (sqlite3_prepare_v2(h,
-                           "SELECT connection_id, ts_ns, CAST(substr(detail, 10) AS INTEGER), "
-                           "kind = 'zero_window' FROM connection_events WHERE (kind = "
-                           "'retransmit' OR kind = 'zero_window') AND ts_ns IS NOT NULL "
-                           "ORDER BY connection_id, ts_ns",
+                           "SELECT connection_id, ts_ns, CAST(substr(detail, instr(detail, "
+                           "'=') + 1) AS INTEGER), CASE kind WHEN 'zero_window' THEN 1 WHEN "
+                           "'retransmit' THEN 0 ELSE 2 END FROM connection_events WHERE (kind "
+                           "= 'retransmit' OR kind = 'zero_window' OR kind = "
+                           "'tcp_handshake_done' OR kind = 'tls_handshake_done') AND ts_ns IS "
+                           "NOT NULL ORDER BY connection_id, ts_ns",
                            -1, &st, NULL) == SQLITE_OK) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             if (d->nretx == cap) {
@@ -216,6 +226,42 @@ static int load(struct cause_data *d, sqlite3 *h)
         sqlite3_finalize(st);
     }
     return 0;
+}
+
+static int cmp_first(const void *x, const void *y)
+{
+    const struct conn_first *a = x, *b = y;
+    return (a->conn > b->conn) - (a->conn < b->conn);
+}
+
+/* The earliest start of a span on each connection. */
+static int load_firsts(struct cause_data *d, const struct rp_ctx *c)
+{
+    if ((d->firsts = malloc((c->nspans ? c->nspans : 1) * sizeof(*d->firsts))) == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (c->spans[i].conn)
+            d->firsts[d->nfirsts++] = (struct conn_first){c->spans[i].conn, c->spans[i].start_ns};
+    qsort(d->firsts, d->nfirsts, sizeof(*d->firsts), cmp_first);
+    size_t k = 0;
+    for (size_t i = 0; i < d->nfirsts; i++) {
+        if (k && d->firsts[k - 1].conn == d->firsts[i].conn) {
+            if (d->firsts[i].start < d->firsts[k - 1].start)
+                d->firsts[k - 1].start = d->firsts[i].start;
+        } else {
+            d->firsts[k++] = d->firsts[i];
+        }
+    }
+    d->nfirsts = k;
+    return 0;
+}
+
+/* Span sp is the first on its connection. */
+static int is_first(const struct cause_data *d, const struct rp_span *sp)
+{
+    struct conn_first key = {sp->conn, 0};
+    const struct conn_first *f = bsearch(&key, d->firsts, d->nfirsts, sizeof(key), cmp_first);
+    return f && f->start == sp->start_ns;
 }
 
 /* Add span sp's parts to b (sums, divided into means later). */
@@ -280,14 +326,28 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
         }
         for (; sp->conn && lo < d->nretx && d->retx[lo].conn == sp->conn && d->retx[lo].ts <= t1;
              lo++) {
-            if (d->retx[lo].zero_window) {
+            if (d->retx[lo].kind == EV_ZERO_WINDOW) {
                 b->zero_windows += 1;
                 b->zero_window_stall_ns += (double)d->retx[lo].stall;
-            } else {
+            } else if (d->retx[lo].kind == EV_RETRANSMIT) {
                 b->retransmits += 1;
                 b->retransmit_stall_ns += (double)d->retx[lo].stall;
             }
         }
+    }
+    /* the first request on a new connection waited for its TCP and TLS handshakes */
+    if (sp->conn && is_first(d, sp)) {
+        size_t lo = 0, hi = d->nretx;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (d->retx[mid].conn < sp->conn)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < d->nretx && d->retx[lo].conn == sp->conn; lo++)
+            if (d->retx[lo].kind == EV_HANDSHAKE)
+                b->handshake_ns += (double)d->retx[lo].stall;
     }
 }
 
@@ -302,6 +362,7 @@ static void mean(struct rp_breakdown *b)
     b->retransmit_stall_ns /= n;
     b->zero_windows /= n;
     b->zero_window_stall_ns /= n;
+    b->handshake_ns /= n;
     b->downstream_ns /= n;
     b->network_ns /= n;
     b->unaccounted_ns /= n;
@@ -358,7 +419,8 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
     int rc = -1;
 
     if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL ||
-        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load(&d, h) < 0)
+        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load(&d, h) < 0 ||
+        load_firsts(&d, c) < 0)
         goto out;
     if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
         goto out;
@@ -402,6 +464,7 @@ out:
     free(d.kids);
     free(d.blk);
     free(d.retx);
+    free(d.firsts);
     free(d.eps);
     free(d.reasons);
     return rc;

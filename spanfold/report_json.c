@@ -146,6 +146,13 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
         if (k > 0)
             *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
     }
+    if (y->cause == RP_CAUSE_NETWORK && y->retx && b->handshake_ns > 1.5 * a->handshake_ns &&
+        b->handshake_ns > 1e6 && *at < n) {
+        k = snprintf(buf + *at, n - *at, ", TCP and TLS handshakes %.1f ms a request (%.1f before)",
+                     b->handshake_ns / 1e6, a->handshake_ns / 1e6);
+        if (k > 0)
+            *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+    }
     if (y->cause == RP_CAUSE_NETWORK && y->retx && b->zero_windows > a->zero_windows && *at < n) {
         k = snprintf(buf + *at, n - *at,
                      ", %.2f zero receive windows a request (%.2f before) stalling it %.1f ms",
@@ -282,11 +289,13 @@ static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *
         sf_jw_num(w, "retransmit_stall_ns", round(b->retransmit_stall_ns));
         sf_jw_num(w, "zero_windows", b->zero_windows);
         sf_jw_num(w, "zero_window_stall_ns", round(b->zero_window_stall_ns));
+        sf_jw_num(w, "handshake_ns", round(b->handshake_ns));
     } else { /* --clickhouse: connection_events are not pushed */
         sf_jw_null(w, "retransmits");
         sf_jw_null(w, "retransmit_stall_ns");
         sf_jw_null(w, "zero_windows");
         sf_jw_null(w, "zero_window_stall_ns");
+        sf_jw_null(w, "handshake_ns");
     }
     by_name(w, "downstream_by_endpoint", "endpoint", c->cause_eps, c->ncause_eps, b->downstream_by);
     by_name(w, "blocked_by_reason", "reason", c->cause_reasons, c->ncause_reasons, b->blocked_by);
