@@ -53,6 +53,9 @@ struct ex_span_iter;
 struct ex_span_iter *ex_span_iter_new(struct ex_ctx *c);
 /* Next span: 1, 0 at the end, -1 on a database error (printed). */
 int ex_span_next(struct ex_span_iter *it, struct ex_span *s);
+/* 1 for a connection that never completed its handshake (pcap2spans' failed spans
+ * tcp:ADDR:PORT and tls:SNI, partial_reason "handshake failed: ..."): an error. */
+int ex_span_handshake_failed(const struct ex_span *s);
 void ex_span_iter_free(struct ex_span_iter *it);
 
 /* A span's name as tracing UIs show it: "pkg.Service/Method" or "GET /path". */

@@ -127,7 +127,8 @@ static void events(struct sf_jw *w, const struct ex_span *s)
 static void span(struct sf_jw *w, const struct ex_span *s)
 {
     char name[512];
-    int error = s->status >= 500 || s->grpc_status > 0 || s->reset_code >= 0;
+    int error =
+        s->status >= 500 || s->grpc_status > 0 || s->reset_code >= 0 || ex_span_handshake_failed(s);
 
     ex_span_name(s, name, sizeof(name));
     sf_jw_obj(w, NULL);

@@ -222,10 +222,17 @@ int ex_span_next(struct ex_span_iter *it, struct ex_span *s)
     }
 }
 
+int ex_span_handshake_failed(const struct ex_span *s)
+{
+    return s->partial_reason && strncmp(s->partial_reason, "handshake failed:", 17) == 0;
+}
+
 void ex_span_name(const struct ex_span *s, char *out, size_t n)
 {
     if (s->grpc_service && s->grpc_method)
         snprintf(out, n, "%s/%s", s->grpc_service, s->grpc_method);
+    else if (ex_span_handshake_failed(s) && s->path) /* "tls:api.example.com" */
+        snprintf(out, n, "%s", s->path);
     else
         snprintf(out, n, "%s %s", s->method ? s->method : "?", s->path ? s->path : "/");
 }

@@ -47,6 +47,8 @@ static void tags(struct sf_jw *w, const struct ex_span *s)
     }
     if (s->status >= 500 || s->grpc_status > 0)
         sf_jw_str(w, "error", s->grpc_message ? s->grpc_message : "server error");
+    else if (ex_span_handshake_failed(s))
+        sf_jw_str(w, "error", s->partial_reason);
     if (s->tls_version)
         sf_jw_str(w, "tls.version", s->tls_version);
     if (s->early_data)

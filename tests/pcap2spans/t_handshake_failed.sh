@@ -43,4 +43,19 @@ check_eval "report: endpoint tcp:127.0.0.1:1 with error rate 1" \
 import json, sys
 e = {x['endpoint']: x for x in json.load(open('$tmp/rep/findings.json'))['endpoints']}
 sys.exit(0 if e['tcp:127.0.0.1:1']['error_rate'] == 1 and e['tcp:127.0.0.1:1']['spans'] == 2 else 1)\""
+# the exports: named by their endpoint, and errors (Zipkin's error tag, OTLP status 2)
+"$bin/spanfold-export" --db "$tmp/r.db" --format zipkin --all >"$tmp/z.json" 2>/dev/null
+check_eval "zipkin: tcp:127.0.0.1:1 with the reason as its error tag" \
+    "python3 -c \"
+import json, sys
+d = json.load(open('$tmp/z.json'))
+sys.exit(0 if len(d) == 2 and all(x['name'] == 'tcp:127.0.0.1:1' and
+    x['tags']['error'].startswith('handshake failed: connection refused') for x in d) else 1)\""
+"$bin/spanfold-export" --db "$tmp/r.db" --format otlp --all >"$tmp/o.jsonl" 2>/dev/null
+check_eval "otlp: status code 2 (error)" \
+    "python3 -c \"
+import json, sys
+s = [sp for l in open('$tmp/o.jsonl') for rs in json.loads(l)['resourceSpans']
+     for ss in rs['scopeSpans'] for sp in ss['spans']]
+sys.exit(0 if len(s) == 2 and all(x['status']['code'] == 2 for x in s) else 1)\""
 tap_plan
