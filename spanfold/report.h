@@ -243,6 +243,15 @@ void rp_cpuq_label(const struct rp_cpuq *q, char *buf, size_t n);
  * Returns how many have a finding. */
 size_t rp_group_order(const struct rp_ctx *c, size_t *order);
 
+#define RP_SLOWEST 10 /* the slowest requests listed, with their phases */
+/* The RP_SLOWEST slowest spans (known latency), slowest first, as indexes into c->spans;
+ * returns how many. */
+size_t rp_slowest(const struct rp_ctx *c, size_t *idx);
+/* A slow request's phases from the capture, ms (NaN where a time is unknown): request
+ * (its first to last byte), server (last request byte to first response byte), response
+ * (first to last response byte). */
+void rp_phases(const struct rp_span *sp, double *req_ms, double *server_ms, double *resp_ms);
+
 /* Whole-run numbers of group g. */
 void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st);
 /* The slow set of group g, or NULL. */

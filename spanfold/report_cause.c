@@ -477,3 +477,32 @@ const struct rp_why *rp_why_of(const struct rp_ctx *c, size_t cp)
             return &c->whys[i];
     return NULL;
 }
+
+size_t rp_slowest(const struct rp_ctx *c, size_t *idx)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->nspans; i++) { /* insertion into the top RP_SLOWEST */
+        double lat = c->spans[i].lat_ms;
+        size_t k;
+        if (!isfinite(lat) || (n == RP_SLOWEST && lat <= c->spans[idx[n - 1]].lat_ms))
+            continue;
+        k = n < RP_SLOWEST ? n++ : n - 1;
+        while (k > 0 && c->spans[idx[k - 1]].lat_ms < lat) {
+            idx[k] = idx[k - 1];
+            k--;
+        }
+        idx[k] = i;
+    }
+    return n;
+}
+
+void rp_phases(const struct rp_span *sp, double *req_ms, double *server_ms, double *resp_ms)
+{
+    int64_t end = sp->start_ns + llround(sp->lat_ms * 1e6);
+    int req = sp->req_end_ns != INT64_MIN, resp = sp->resp_start_ns != INT64_MIN;
+
+    *req_ms = req ? (double)(sp->req_end_ns - sp->start_ns) / 1e6 : NAN;
+    *server_ms = req && resp ? (double)(sp->resp_start_ns - sp->req_end_ns) / 1e6 : NAN;
+    *resp_ms = resp ? (double)(end - sp->resp_start_ns) / 1e6 : NAN;
+}

@@ -349,6 +349,40 @@ static void sampling(FILE *f, const struct rp_ctx *c)
     fputs("</table></section>\n", f);
 }
 
+/* The slowest requests, each with its phases from the capture and its CPU. */
+static void slowest(FILE *f, const struct rp_ctx *c)
+{
+    static const char *const h[] = {"endpoint",  "started",     "duration ms", "request ms",
+                                    "server ms", "response ms", "CPU ms",      "span id"};
+    size_t idx[RP_SLOWEST], n = rp_slowest(c, idx);
+    char t[64];
+
+    if (n == 0)
+        return;
+    fputs("<section id=\"slowest\"><h2>The slowest requests</h2>\n<p class=\"small\">Each "
+          "request's time on the wire: its request's first to last byte, the server's time "
+          "(last request byte to first response byte), the response's first to last byte; "
+          "and the CPU its thread spent on it.</p>\n",
+          f);
+    head(f, h, 8);
+    for (size_t i = 0; i < n; i++) {
+        const struct rp_span *sp = &c->spans[idx[i]];
+        double rq, sv, rs;
+        rp_phases(sp, &rq, &sv, &rs);
+        fputs("<tr>", f);
+        text_cell(f, c->sw.g[sp->group].name);
+        text_cell(f, rp_time_text(t, sizeof(t), rp_realtime(c, sp->start_ns), c->o.tz));
+        num_cell(f, sp->lat_ms, "%.1f");
+        num_cell(f, rq, "%.1f");
+        num_cell(f, sv, "%.1f");
+        num_cell(f, rs, "%.1f");
+        num_cell(f, c->have_cpu ? sp->cpu_ns / 1e6 : NAN, "%.1f");
+        text_cell(f, sp->id);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table></section>\n", f);
+}
+
 static void regressions(FILE *f, const struct rp_ctx *c)
 {
     static const char *const h[] = {"function (self)", "slowest 5 %", "other requests",
@@ -576,6 +610,7 @@ int rp_write_html(const struct rp_ctx *c, const char *path)
     inflections(f, c);
     sampling(f, c);
     regressions(f, c);
+    slowest(f, c);
     flames(f, c);
     endpoints(f, c);
     clocks_tls(f, c);

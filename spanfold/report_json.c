@@ -12,6 +12,8 @@
  *                    downstream_by_endpoint[] {endpoint, ns}}},
  *     slow[] {endpoint, spans, latency_from_ms, samples, top_functions[] {name, share}},
  *     regressions[] {name, slow_share, rest_share},
+ *     slowest[] {endpoint, span_id, time_ns, time_utc, time, duration_ms, request_ms,
+ *                server_ms, response_ms, cpu_ms},
  *     drift[] {endpoint, configured, expect_rate, from_rate, to_rate, direction,
  *              time_ns, time_utc, time, explanation, decided_by, trials_before,
  *              trials_after, values_pooled, explained_by[] {attribute, value, share_before,
@@ -356,6 +358,36 @@ static void json_funcs(struct sf_jw *w, const char *key, const struct rp_func *f
     sf_jw_end(w);
 }
 
+/* The slowest requests with their phases from the capture. */
+static void json_slowest(struct sf_jw *w, const struct rp_ctx *c)
+{
+    size_t idx[RP_SLOWEST], n = rp_slowest(c, idx);
+
+    sf_jw_arr(w, "slowest");
+    for (size_t i = 0; i < n; i++) {
+        const struct rp_span *sp = &c->spans[idx[i]];
+        double rq, sv, rs;
+        rp_phases(sp, &rq, &sv, &rs);
+        sf_jw_obj(w, NULL);
+        sf_jw_str(w, "endpoint", c->sw.g[sp->group].name);
+        if (sp->id[0])
+            sf_jw_str(w, "span_id", sp->id);
+        else
+            sf_jw_null(w, "span_id");
+        json_time(w, c, rp_realtime(c, sp->start_ns));
+        sf_jw_num(w, "duration_ms", sp->lat_ms);
+        sf_jw_num(w, "request_ms", rq);
+        sf_jw_num(w, "server_ms", sv);
+        sf_jw_num(w, "response_ms", rs);
+        if (c->have_cpu)
+            sf_jw_num(w, "cpu_ms", sp->cpu_ns / 1e6);
+        else
+            sf_jw_null(w, "cpu_ms");
+        sf_jw_end(w);
+    }
+    sf_jw_end(w);
+}
+
 static void json_slow(struct sf_jw *w, const struct rp_ctx *c)
 {
     sf_jw_arr(w, "slow");
@@ -371,6 +403,7 @@ static void json_slow(struct sf_jw *w, const struct rp_ctx *c)
     }
     sf_jw_end(w);
     json_funcs(w, "regressions", c->regress, c->nregress, 1);
+    json_slowest(w, c);
 }
 
 /* drift[]'s explanation (lib/sf_explain.h); nulls when it could not be computed. */

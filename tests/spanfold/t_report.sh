@@ -170,6 +170,20 @@ check_eval "demo2: the slow set's breakdown has the handshakes of the connection
 import json, sys
 b = [i['breakdown'] for i in json.load(open('$tmp/demo2/findings.json'))['inflections'] if 'breakdown' in i]
 sys.exit(0 if b and all(1e3 < x[s]['handshake_ns'] < 5e6 for x in b for s in ('slow', 'normal')) else 1)\""
+# the slowest requests, with their phases from the capture: sorted, their phases adding up
+# to their duration, and on demo2 most of them searches of the slow phase
+check_eval "demo2: the slowest requests listed, slowest first, phases adding up, most slow searches" \
+    "python3 -c \"
+import json, sys
+f = json.load(open('$tmp/demo2/findings.json'))
+m = json.load(open('$top/tests/data/demo2/MANIFEST.json'))
+s = f['slowest']
+ok = 0 < len(s) <= 10 and all(a['duration_ms'] >= b['duration_ms'] for a, b in zip(s, s[1:]))
+ok = ok and all(abs(x['request_ms'] + x['server_ms'] + x['response_ms'] - x['duration_ms']) < 0.01
+                for x in s if None not in (x['request_ms'], x['server_ms'], x['response_ms']))
+ok = ok and sum(x['endpoint'] == '/api/search' and x['time_ns'] >= m['slow_start_realtime_ns'] - 1e9
+                for x in s) >= 6
+sys.exit(0 if ok and 'id=\\\"slowest\\\"' in open('$tmp/demo2/report.html').read() else 1)\""
 # the CPU-per-request rule (issue #31.4): the CPU-bound slow phase raises the search's CPU
 # per request while its request rate does not rise, within 6 s of the true start (a ramp's
 # first window may lead it); the waiting slow phase of demo-blocked raises none there
