@@ -74,17 +74,9 @@ int sf_attrs_one(const char *prefix, const char *name, size_t nlen, const char *
         pl = 16; /* the prefixes are short constants */
     kl = sf_text_utf8_cut(name, nlen, sizeof(key) - 1 - pl);
     memcpy(key, prefix, pl);
-    for (size_t i = 0; i < kl; i++) {
-        unsigned char c = (unsigned char)name[i];
-        key[pl + i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
-    }
-    key[pl + kl] = 0;
+    *sf_text_copy_plain(key + pl, name, kl, 0) = 0;
     vl = value ? sf_text_utf8_cut(value, vlen, sizeof(val) - 1) : 0;
-    for (size_t i = 0; i < vl; i++) {
-        unsigned char c = (unsigned char)value[i];
-        val[i] = (char)(c < 0x20 || c == 0x7f ? '?' : c);
-    }
-    val[vl] = 0;
+    *sf_text_copy_plain(val, value, vl, 0) = 0;
     return fn(arg, key, val);
 }
 

@@ -15,6 +15,7 @@
 #include "sf_db.h"
 #include "sf_db_int.h"
 #include "sf_json.h"
+#include "sf_spans.h"
 
 struct trial {
     int64_t id, ts;
@@ -182,9 +183,8 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
     int r, rc = 0;
 
     snprintf(sql, sizeof(sql),
-             "SELECT s.id, s.trace_id, s.req_start_ns, s.sampled, "
-             "(SELECT i.decision FROM span_intervals i WHERE i.span_id = s.span_id AND "
-             "i.decision IS NOT NULL LIMIT 1), s.ctx_format, s.authority, c.client_addr, "
+             "SELECT s.id, s.trace_id, s.req_start_ns, s.sampled, %s, s.ctx_format, "
+             "s.authority, c.client_addr, "
              "(SELECT x.raw FROM contexts x WHERE x.span_row = s.id AND x.direction = "
              "'request' AND x.format = 'baggage' LIMIT 1), "
              "(SELECT x.tracestate FROM contexts x WHERE x.span_row = s.id AND x.direction = "
@@ -192,16 +192,14 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
              "FROM spans s LEFT JOIN connections c ON c.id = s.connection_id "
              "WHERE s.req_start_ns >= ?1 AND s.req_start_ns < ?2 AND s.trace_id IS NOT NULL "
              "AND (%s) = ?3 ORDER BY s.trace_id, s.req_start_ns, s.id",
-             group_sql);
+             sf_spans_decision_sql(), group_sql);
     if ((st = prepare_range(h, sql, b0, a1, group)) == NULL)
         return db_fail(h, err, "explain: query spans");
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         const char *trace = (const char *)sqlite3_column_text(st, 1);
         int64_t ts = sqlite3_column_int64(st, 2);
-        int up = sqlite3_column_type(st, 3) != SQLITE_NULL;
-        int dec = up                                          ? sqlite3_column_int(st, 3)
-                  : sqlite3_column_type(st, 4) == SQLITE_NULL ? -1
-                                                              : sqlite3_column_int(st, 4);
+        int up = sqlite3_column_type(st, 3) != SQLITE_NULL; /* the request carried it */
+        int dec = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
         char decision[48];
         const unsigned char *src[5];
         if (trace == NULL || strcmp(trace, last) == 0)
@@ -488,8 +486,8 @@ static int cmp_ts(const void *a, const void *b)
 
 /* The trials in time order, cut where one change of the kept share is likeliest
  * (at least SF_EXPLAIN_MIN_N trials either side; the hint when there are too few):
- * side 0 before the cut, 1 from it.  Returns the time of the first trial after it. */
-static int64_t split(struct trial *t, size_t n, int64_t hint)
+ * side 0 before the cut, 1 from it. */
+static void split(struct trial *t, size_t n, int64_t hint)
 {
     size_t best = 0, kept = 0, acc = 0;
     double bl = -INFINITY;
@@ -513,7 +511,6 @@ static int64_t split(struct trial *t, size_t n, int64_t hint)
             ;
     for (size_t i = 0; i < n; i++)
         t[i].side = i >= best;
-    return best < n ? t[best].ts : hint;
 }
 
 /* The trials of group in [b0, a1) with their attribute sources and kept headers,
@@ -562,9 +559,8 @@ int sf_explain_drift(const char *path, int complete_only, const char *group_sql,
         return rc;
     rc = load(db, group_sql, group, b0, a1, &t, &n, &has_headers, err);
     if (rc == 0) {
-        ex->split_ns = split(t, n, hint);
+        split(t, n, hint);
         qsort(t, n, sizeof(*t), cmp_trial);
-        ex->no_headers = !has_headers;
         if (has_headers)
             rc = read_headers(sf_db_handle(db), group_sql, group, b0, a1, t, n, err);
     }

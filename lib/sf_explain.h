@@ -81,12 +81,10 @@ struct sf_explain_item {
 };
 
 struct sf_explain {
-    int64_t split_ns;                                   /* the first trial after the cut */
     struct sf_explain_cell before, after;               /* all trials of each side */
     struct sf_explain_item items[SF_EXPLAIN_MAX_ITEMS]; /* significant, best first */
     size_t n;
     size_t values_over_cap, keys_over_cap;
-    int no_headers; /* the database predates span_headers (schema < 6) */
 };
 
 /* explained(v) and its z for one value against its attribute's totals (the

@@ -441,6 +441,12 @@ void sf_spans_outlier_note(const struct sf_span_windows *sw, char *buf, size_t n
                  SF_SPANS_MAX_GAP, SF_SPANS_MAX_GAP, (long long)sw->longest_gap);
 }
 
+const char *sf_spans_decision_sql(void)
+{
+    return "COALESCE(s.sampled, (SELECT i.decision FROM span_intervals i WHERE i.span_id = "
+           "s.span_id AND i.decision IS NOT NULL LIMIT 1))";
+}
+
 const char *sf_spans_group_expr(const char *by)
 {
     if (strcmp(by, "service") == 0)
@@ -512,18 +518,14 @@ int sf_spans_window(struct sf_span_windows *sw, const char *path, const char *by
     }
     snprintf(sql, sizeof(sql),
              "SELECT s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), s.status, "
-             "s.grpc_status, s.reset_code, "
-             /* a request that deferred the decision (B3 without a sampling state) gets
-                the decision the service marked for that span (tracefs markers) */
-             "COALESCE(s.sampled, (SELECT i.decision FROM span_intervals i WHERE "
-             "i.span_id = s.span_id AND i.decision IS NOT NULL LIMIT 1)), s.trace_id, %s, "
+             "s.grpc_status, s.reset_code, %s, s.trace_id, %s, "
              "(SELECT c.tracestate FROM contexts c WHERE c.span_row = s.id AND "
              "c.tracestate LIKE '%%ot=%%' LIMIT 1), "
              /* a connection that never completed its handshake (pcap2spans' tls.c) */
              "s.partial_reason LIKE 'handshake failed:%%' "
              "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
              "ORDER BY s.req_start_ns, s.id",
-             ge, ge);
+             sf_spans_decision_sql(), ge, ge);
     if (sqlite3_prepare_v2(sf_db_handle(db), sql, -1, &st, NULL) != SQLITE_OK) {
         rc = sf_err_set(err, SF_E_DB, UINT64_MAX, "query spans: %s",
                         sqlite3_errmsg(sf_db_handle(db)));

@@ -104,6 +104,12 @@ int sf_spans_window(struct sf_span_windows *sw, const char *path, const char *by
 /* One line about the outliers and cut gaps of sw into buf ("" when none). */
 void sf_spans_outlier_note(const struct sf_span_windows *sw, char *buf, size_t n);
 
+/* The SQL expression (over `spans s`) of a span's sampling decision (1 kept, 0 dropped,
+ * NULL unknown): its request's sampled flag, or, for a request that deferred the decision
+ * (B3 without a sampling state), the decision the service marked for that span (tracefs
+ * markers, span_intervals).  The drift series and its explanation both read it. */
+const char *sf_spans_decision_sql(void);
+
 /* The SQL expression (over `spans s`) that names a span's group for `by`; NULL when a
  * span has none.  Anything that must group spans as inflect does uses it. */
 const char *sf_spans_group_expr(const char *by);

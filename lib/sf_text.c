@@ -93,6 +93,15 @@ static int put_ch(struct sink *k, const struct ch *c)
     return c->nrep ? put(k, c->rep, c->nrep) : put(k, c->raw, c->len);
 }
 
+char *sf_text_copy_plain(char *dst, const char *s, size_t n, int lower)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        dst[i] = (char)(c < 0x20 || c == 0x7f ? '?' : lower && c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    return dst + n;
+}
+
 size_t sf_text_utf8_cut(const char *s, size_t n, size_t max)
 {
     size_t i = 0;

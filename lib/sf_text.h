@@ -43,6 +43,11 @@
  * middle of a UTF-8 character: cutting there never splits a valid sequence. */
 size_t sf_text_utf8_cut(const char *s, size_t n, size_t max);
 
+/* Copy s[0..n) to dst (n bytes, no NUL added) with every control byte (C0, DEL) as '?',
+ * and ASCII letters lowercased when lower: a captured header name or value made safe to
+ * keep as text.  Returns dst + n. */
+char *sf_text_copy_plain(char *dst, const char *s, size_t n, int lower);
+
 /* s[0..n) as XML 1.0 character data (also valid in an attribute value in quotes and in
  * HTML text): sf_text_xml_esc with SF_TEXT_QUOT | SF_TEXT_APOS. */
 void sf_text_xml(FILE *f, const char *s, size_t n);

@@ -135,16 +135,9 @@ void sf_tracectx_set_keep(struct sf_tracectx_set *s, const char *name, size_t nl
         s->kept_dropped++;
         return;
     }
-    d = s->kept + s->kept_len;
-    for (size_t i = 0; i < nl; i++) {
-        unsigned char c = (unsigned char)name[i];
-        *d++ = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c < 0x20 || c == 0x7f ? '?' : c);
-    }
+    d = sf_text_copy_plain(s->kept + s->kept_len, name, nl, 1);
     *d++ = 0;
-    for (size_t i = 0; i < vl; i++) {
-        unsigned char c = value[i];
-        *d++ = (char)(c < 0x20 || c == 0x7f ? '?' : c);
-    }
+    d = sf_text_copy_plain(d, (const char *)value, vl, 0);
     *d++ = 0;
     s->kept_len = (size_t)(d - s->kept);
 }

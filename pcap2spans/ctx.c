@@ -2,6 +2,7 @@
  * pool, the summary; spans and connection records pass through here to the writer. */
 #include "ctx.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +182,30 @@ static void count_contexts(struct p2s_ctx *ctx, const struct sf_tracectx_set *s)
         if (!s->ctx[i].valid)
             ctx->st.ctx_invalid++;
     }
+}
+
+void p2s_emit_failed_handshake(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *proto,
+                               const char *where, const char *authority, int64_t end_ns,
+                               const char *why)
+{
+    struct p2s_span s;
+    char path[320];
+
+    assert(strncmp(why, "handshake failed: ", 18) == 0); /* what the readers look for */
+    memset(&s, 0, sizeof(s));
+    snprintf(path, sizeof(path), "%s:%s", proto, where);
+    s.proto = proto;
+    s.path = path;
+    s.authority = authority;
+    s.grpc_status = -1;
+    s.grpc_timeout_ns = -1;
+    s.req_start_ns = p2s_conn_info(conn)->first_ns;
+    s.resp_end_ns = end_ns;
+    s.req_bytes = s.resp_bytes = -1;
+    s.partial = 1;
+    s.partial_reason = why;
+    s.reset_code = -1;
+    (void)p2s_emit_span(ctx, conn, &s);
 }
 
 int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *span)

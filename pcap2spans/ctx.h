@@ -134,6 +134,15 @@ uint64_t p2s_note_count(const struct p2s_ctx *ctx, const char *kind);
  * or a negative SF_E_* (database failure: fatal for the run). */
 int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *span);
 
+/* A connection that carried no request and never completed its handshake, as a failed
+ * span of its own (tcp.c, tls.c): endpoint (path) "PROTO:WHERE" ("tcp:10.0.0.7:443",
+ * "tls:api.example.com"), from the connection's first packet to end_ns, partial with
+ * why ("handshake failed: ...": the report counts it as an error).  authority may be
+ * NULL. */
+void p2s_emit_failed_handshake(struct p2s_ctx *ctx, struct p2s_conn *conn, const char *proto,
+                               const char *where, const char *authority, int64_t end_ns,
+                               const char *why);
+
 /* A connection was seen first (gets its id) / closed / has its TLS facts (tls.c). */
 void p2s_conn_opened(struct p2s_ctx *ctx, struct p2s_conn *conn);
 void p2s_conn_closed(struct p2s_ctx *ctx, struct p2s_conn *conn);

@@ -447,7 +447,7 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
         l1--;
     if (h1_head_request_line(p, l1, &ml, &t, &tl) < 0)
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 request line");
-    h1_head_fields(&f, h->ctx, eol + 1, p + n);
+    h1_head_fields(&f, h->ctx, 1, eol + 1, p + n);
     if (f.ctx)
         sf_tracectx_set_finish(f.ctx);
     r = req_new(h, p, ml, f.host, f.host ? f.host_len : 0, t, tl);
@@ -507,7 +507,7 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
         l1--;
     if (h1_head_status_line(p, l1, &status) < 0)
         return resync_error(h, d, err, SF_E_MALFORMED, "not an HTTP/1 status line");
-    h1_head_fields(&f, h->ctx, eol + 1, p + n);
+    h1_head_fields(&f, h->ctx, 0, eol + 1, p + n);
     d->resyncing = 0;
     d->s = S_START;
     if (status < 200 && status != 101) { /* interim (100 Continue, 103 Early Hints) */

@@ -55,7 +55,7 @@ static int64_t parse_clen(const char *v, size_t vl)
 static void field(struct h1_head_facts *f, const char *n, size_t nl, const char *v, size_t vl)
 {
     int id = sf_tracectx_header_id(n, nl);
-    int keep = sf_attrs_keep_match(&f->pctx->lim.keep, n, nl);
+    int keep = f->request && sf_attrs_keep_match(&f->pctx->lim.keep, n, nl);
 
     if (id >= 0 || keep) {
         if (f->ctx == NULL)
@@ -97,11 +97,13 @@ static void field(struct h1_head_facts *f, const char *n, size_t nl, const char 
     }
 }
 
-void h1_head_fields(struct h1_head_facts *f, struct p2s_ctx *ctx, const char *p, const char *end)
+void h1_head_fields(struct h1_head_facts *f, struct p2s_ctx *ctx, int request, const char *p,
+                    const char *end)
 {
     memset(f, 0, sizeof(*f));
     f->clen = -1;
     f->pctx = ctx;
+    f->request = request;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p)), *e, *colon, *v;
         if (nl == NULL)

@@ -27,12 +27,15 @@ struct h1_head_facts {
     unsigned h2s_count;
     struct sf_tracectx_set *ctx;
     struct p2s_ctx *pctx; /* for its pool of context sets */
+    int request;          /* a request's fields: its kept headers (lib/sf_attrs.h) go to ctx */
 };
 
-/* The facts of the field lines in [p, end) (after the start line): f is filled from
- * scratch; f->ctx is a set from ctx's pool (p2s_set_get) when a field carries a trace
- * context, else NULL, and is the caller's to finish and put back. */
-void h1_head_fields(struct h1_head_facts *f, struct p2s_ctx *ctx, const char *p, const char *end);
+/* The facts of the field lines in [p, end) (after the start line) of a request or a
+ * response: f is filled from scratch; f->ctx is a set from ctx's pool (p2s_set_get) when
+ * a field carries a trace context, or is a request header kept for the sampling
+ * attributes, else NULL, and is the caller's to finish and put back. */
+void h1_head_fields(struct h1_head_facts *f, struct p2s_ctx *ctx, int request, const char *p,
+                    const char *end);
 
 /* Split the request line p[0..n) (no line end), "METHOD SP target SP HTTP/1.x": the
  * method's length in *ml, the target in *t / *tl.  0, or -1 if it is none. */

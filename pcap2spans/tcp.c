@@ -641,27 +641,17 @@ static struct p2s_conn *conn_new(struct p2s_ctx *ctx, const struct p2s_seg *s, u
 static void handshake_failed(struct p2s_ctx *ctx, struct p2s_conn *c, int64_t ts)
 {
     const struct p2s_conn_info *i = &c->info;
-    struct p2s_span s;
-    char path[80];
+    char where[64];
 
     if (!c->h[P2S_C2S].syn || c->h[P2S_S2C].syn || i->bytes[0] || i->bytes[1] || i->spans ||
         !(c->rst_server || c->syns >= 2))
         return;
-    memset(&s, 0, sizeof(s));
-    snprintf(path, sizeof(path), i->family == 6 ? "tcp:[%s]:%u" : "tcp:%s:%u", i->server_addr,
+    snprintf(where, sizeof(where), i->family == 6 ? "[%s]:%u" : "%s:%u", i->server_addr,
              (unsigned)i->server_port);
-    s.proto = "tcp";
-    s.path = path;
-    s.grpc_status = -1;
-    s.grpc_timeout_ns = -1;
-    s.req_start_ns = i->first_ns;
-    s.resp_end_ns = ts;
-    s.req_bytes = s.resp_bytes = -1;
-    s.partial = 1;
-    s.partial_reason = c->rst_server ? "handshake failed: connection refused (RST from the server)"
-                                     : "handshake failed: no SYN-ACK (the server never answered)";
-    s.reset_code = -1;
-    (void)p2s_emit_span(ctx, c, &s);
+    p2s_emit_failed_handshake(ctx, c, "tcp", where, NULL, ts,
+                              c->rst_server
+                                  ? "handshake failed: connection refused (RST from the server)"
+                                  : "handshake failed: no SYN-ACK (the server never answered)");
 }
 
 void tcp_close_conn(struct p2s_ctx *ctx, struct p2s_conn *c, const char *why)

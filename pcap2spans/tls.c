@@ -633,8 +633,7 @@ static void handshake_failed(struct tls *t, int64_t ts)
 {
     const struct p2s_conn_info *ci = p2s_conn_info(t->conn);
     const struct alert *a = NULL;
-    struct p2s_span s;
-    char path[300], why[160];
+    char why[160];
 
     if (!t->ch_seen || ci->spans)
         return;
@@ -643,25 +642,13 @@ static void handshake_failed(struct tls *t, int64_t ts)
             a = &t->alerts[i];
     if (a == NULL && t->sh_seen)
         return;
-    memset(&s, 0, sizeof(s));
-    snprintf(path, sizeof(path), "tls:%s", t->sni[0] ? t->sni : ci->server_addr);
     if (a)
         snprintf(why, sizeof(why), "handshake failed: fatal alert %s (%u) from the %s",
                  tls_facts_alert_name(a->desc), a->desc, tls_dir_name((enum p2s_dir)a->from));
     else
         snprintf(why, sizeof(why), "handshake failed: no ServerHello (the server never answered)");
-    s.proto = "tls";
-    s.path = path;
-    s.authority = t->sni[0] ? t->sni : NULL;
-    s.grpc_status = -1;
-    s.grpc_timeout_ns = -1;
-    s.req_start_ns = ci->first_ns;
-    s.resp_end_ns = a ? a->ts : ts;
-    s.req_bytes = s.resp_bytes = -1;
-    s.partial = 1;
-    s.partial_reason = why;
-    s.reset_code = -1;
-    (void)p2s_emit_span(t->ctx, t->conn, &s);
+    p2s_emit_failed_handshake(t->ctx, t->conn, "tls", t->sni[0] ? t->sni : ci->server_addr,
+                              t->sni[0] ? t->sni : NULL, a ? a->ts : ts, why);
 }
 
 static void tls_close(void *st, int64_t ts)

@@ -223,6 +223,8 @@ void rp_free(struct rp_ctx *c);
 int64_t rp_realtime(const struct rp_ctx *c, int64_t t);
 /* Start of window w, CLOCK_REALTIME ns. */
 int64_t rp_win_time(const struct rp_ctx *c, size_t w);
+/* The stored window that holds time t (the spans' clock), or the last one before it. */
+size_t rp_win_of(const struct rp_ctx *c, int64_t t);
 
 /* Seconds from the first stored window's start to the end of the last. */
 double rp_span_seconds(const struct rp_ctx *c);

@@ -14,21 +14,14 @@
 
 #include "report.h"
 
-/* The stored window of a span that started at t (the spans' clock), or SIZE_MAX. */
+/* The stored window of a span that started at t (the spans' clock), or SIZE_MAX for one
+ * outside every stored window (an outlier, a cut gap). */
 static size_t window_of(const struct rp_ctx *c, int64_t t)
 {
-    size_t lo = 0, hi = c->sw.nwin;
+    size_t w = rp_win_of(c, t);
+    int64_t start = sf_spans_window_start(&c->sw, w);
 
-    while (lo < hi) { /* the last window that starts at or before t */
-        size_t mid = lo + (hi - lo) / 2;
-        if (sf_spans_window_start(&c->sw, mid) <= t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || t >= sf_spans_window_start(&c->sw, lo - 1) + c->sw.window_ns)
-        return SIZE_MAX;
-    return lo - 1;
+    return t >= start && t - start < c->sw.window_ns ? w : SIZE_MAX;
 }
 
 /* Mean requests per second of group g over the stored windows [a, b). */

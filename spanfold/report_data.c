@@ -154,8 +154,7 @@ int64_t rp_win_time(const struct rp_ctx *c, size_t w)
                               (int64_t)(w - n + 1) * c->sw.window_ns);
 }
 
-/* The stored window that holds time t (the spans' clock), or the last one before it. */
-static size_t rp_win_of(const struct rp_ctx *c, int64_t t)
+size_t rp_win_of(const struct rp_ctx *c, int64_t t)
 {
     int64_t num = (t - c->sw.t0_ns) / c->sw.window_ns;
     size_t lo = 0, hi = c->sw.nwin;
