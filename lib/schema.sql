@@ -1,4 +1,4 @@
--- spanfold database schema, version 6 (PRAGMA user_version = 6).
+-- spanfold database schema, version 7 (PRAGMA user_version = 7).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -8,7 +8,8 @@
 -- one is taken forward by the migrations in lib/sf_db.c (v1 -> v2: the TCP sequence
 -- ranges of spans, span_events.source and span_intervals.source, shared_intervals;
 -- v2 -> v3: spans.delivered; v3 -> v4: contexts.format without a CHECK on the list of
--- trace-context formats); v4 -> v5: sample_events, offcpu; v5 -> v6: span_headers).
+-- trace-context formats); v4 -> v5: sample_events, offcpu; v5 -> v6: span_headers; v6 -> v7: the
+-- JSON-RPC columns of spans).
 -- Conventions:
 --   * ids are lowercase hex text of their natural width: trace ids 32 digits
 --     (64-bit ids left-padded with 16 '0' and flagged), span ids 16 digits;
@@ -123,7 +124,25 @@ CREATE TABLE spans (
     sampled         INTEGER,
     ctx_format      TEXT,
     ctx_valid       INTEGER,
-    trace_id_lo     TEXT GENERATED ALWAYS AS (substr(trace_id, 17, 16)) VIRTUAL
+    trace_id_lo     TEXT GENERATED ALWAYS AS (substr(trace_id, 17, 16)) VIRTUAL,
+    -- JSON-RPC 2.0 (pcap2spans/rpc.h).  A call is a span of proto 'jsonrpc' whose method
+    -- is the JSON-RPC method; its connection_id and stream_id are those of the HTTP
+    -- exchange that carried its request (its parent span)
+    rpc_messages    INTEGER,               -- on an HTTP span: JSON-RPC messages its bodies carried
+    rpc_id          TEXT,                  -- a number as written, a string in "quotes"; NULL: a notification
+    rpc_direction   TEXT,                  -- c2s: the client sent the request; s2c: the server did
+    rpc_session     TEXT,                  -- MCP session (Mcp-Session-Id, or sessionId= of the SSE transport)
+    rpc_name        TEXT,                  -- params.name: the tool of tools/call, the prompt of prompts/get
+    rpc_error_code  INTEGER,               -- the response's error.code
+    rpc_error       TEXT,                  -- the response's error.message
+    rpc_tool_error  INTEGER,               -- 1: a tool result with isError: true
+    -- sampling parameters the request carried (sampling/createMessage): temperature,
+    -- topP, maxTokens, how many stopSequences, modelPreferences.hints[0].name
+    temperature     REAL,
+    top_p           REAL,
+    max_tokens      INTEGER,
+    stop_sequences  INTEGER,
+    model_hint      TEXT
 );
 CREATE INDEX spans_span_id ON spans(span_id);
 CREATE INDEX spans_trace_id ON spans(trace_id);
@@ -314,4 +333,4 @@ CREATE TABLE clock_fits (
 
 -- The version this file is (sf_db sets it too when it creates a database from it), so
 -- that a file made with `sqlite3 DB < lib/schema.sql` is a current spanfold database.
-PRAGMA user_version = 6;
+PRAGMA user_version = 7;

@@ -78,6 +78,20 @@ static const char *const migrations[] = {
     "CREATE TABLE span_headers (id INTEGER PRIMARY KEY, span_row INTEGER NOT NULL REFERENCES "
     "spans(id) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL);"
     "CREATE INDEX span_headers_span_row ON span_headers(span_row);",
+    /* 6 -> 7: JSON-RPC calls as spans (pcap2spans/rpc.h): their own columns */
+    "ALTER TABLE spans ADD COLUMN rpc_messages INTEGER;"
+    "ALTER TABLE spans ADD COLUMN rpc_id TEXT;"
+    "ALTER TABLE spans ADD COLUMN rpc_direction TEXT;"
+    "ALTER TABLE spans ADD COLUMN rpc_session TEXT;"
+    "ALTER TABLE spans ADD COLUMN rpc_name TEXT;"
+    "ALTER TABLE spans ADD COLUMN rpc_error_code INTEGER;"
+    "ALTER TABLE spans ADD COLUMN rpc_error TEXT;"
+    "ALTER TABLE spans ADD COLUMN rpc_tool_error INTEGER;"
+    "ALTER TABLE spans ADD COLUMN temperature REAL;"
+    "ALTER TABLE spans ADD COLUMN top_p REAL;"
+    "ALTER TABLE spans ADD COLUMN max_tokens INTEGER;"
+    "ALTER TABLE spans ADD COLUMN stop_sequences INTEGER;"
+    "ALTER TABLE spans ADD COLUMN model_hint TEXT;",
 };
 
 int sf_dbi_fail(struct sf_db *db, struct sf_err *err, const char *what)

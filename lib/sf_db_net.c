@@ -13,6 +13,14 @@ static void bind_static(sqlite3_stmt *st, int idx, const char *s)
         sqlite3_bind_null(st, idx);
 }
 
+static void bind_real(sqlite3_stmt *st, int idx, double v)
+{
+    if (v == v)
+        sqlite3_bind_double(st, idx, v);
+    else
+        sqlite3_bind_null(st, idx);
+}
+
 static void bind_id(sqlite3_stmt *st, int idx, const char *hex)
 {
     bind_static(st, idx, hex && hex[0] ? hex : NULL);
@@ -116,9 +124,12 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
         "req_start_ns, req_end_ns, resp_start_ns, resp_end_ns, req_bytes, resp_bytes, early_data, "
         "partial, partial_reason, reset_code, trace_id, span_id, parent_span_id, sampled, "
         "ctx_format, ctx_valid, req_seq_start, req_seq_end, resp_seq_start, resp_seq_end, "
-        "delivered) "
+        "delivered, rpc_messages, rpc_id, rpc_direction, rpc_session, rpc_name, rpc_error_code, "
+        "rpc_error, rpc_tool_error, temperature, top_p, max_tokens, stop_sequences, model_hint) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-        "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)";
+        "?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, "
+        "?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47)";
+    const struct sf_net_rpc *q = s->rpc;
     sqlite3_stmt *st = sf_db_stmt(db, sql, err);
     const struct sf_tracectx *c = s->pref;
 
@@ -163,6 +174,24 @@ int sf_db_net_span(struct sf_db *db, const struct sf_net_span *s, int64_t *rowid
     sf_db_bind_int(st, 32, s->resp_seq_start);
     sf_db_bind_int(st, 33, s->resp_seq_end);
     sf_db_bind_int(st, 34, s->delivered);
+    sf_db_bind_int(st, 35, s->rpc_messages);
+    if (q) {
+        bind_static(st, 36, q->id);
+        bind_static(st, 37, q->direction);
+        bind_static(st, 38, q->session);
+        bind_static(st, 39, q->name);
+        sf_db_bind_int(st, 40, q->has_error ? q->error_code : SF_DB_NULL);
+        bind_static(st, 41, q->error_msg);
+        sf_db_bind_int(st, 42, q->answered ? q->tool_error : SF_DB_NULL);
+        bind_real(st, 43, q->temperature);
+        bind_real(st, 44, q->top_p);
+        sf_db_bind_int(st, 45, q->max_tokens < 0 ? SF_DB_NULL : q->max_tokens);
+        sf_db_bind_int(st, 46, q->stop_sequences < 0 ? SF_DB_NULL : q->stop_sequences);
+        bind_static(st, 47, q->model_hint);
+    } else {
+        for (int i = 36; i <= 47; i++)
+            sf_db_bind_int(st, i, SF_DB_NULL);
+    }
     return sf_db_exec_stmt(db, st, rowid, err);
 }
 

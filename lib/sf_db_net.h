@@ -33,6 +33,23 @@ struct sf_net_tls {
     const char *decrypt_error, *ctx_hash, *info; /* info: JSON object text */
 };
 
+/* A JSON-RPC span's own facts (pcap2spans/rpc.h; proto "jsonrpc"):
+ * the rpc_* columns and the sampling parameters.  Strings NULL when absent. */
+struct sf_net_rpc {
+    const char *id;        /* as struct sf_jrpc_msg's (lib/sf_jsonrpc.h); NULL: a notification */
+    const char *direction; /* "c2s": the client sent the request or notification, else "s2c" */
+    const char *session;   /* the MCP session */
+    const char *name;      /* params.name: the tool of tools/call, the prompt of prompts/get */
+    int answered;          /* the response was seen */
+    int has_error;         /* the response was a JSON-RPC error */
+    int64_t error_code;
+    const char *error_msg;
+    int tool_error;                     /* a tool result with isError: true */
+    double temperature, top_p;          /* NaN: absent */
+    int64_t max_tokens, stop_sequences; /* -1: absent */
+    const char *model_hint;
+};
+
 struct sf_net_span {
     int64_t source_id, connection_id, stream_id;
     const char *proto, *method, *authority, *path;
@@ -48,6 +65,8 @@ struct sf_net_span {
      * request and of the response; SF_DB_NULL unknown */
     int64_t req_seq_start, req_seq_end, resp_seq_start, resp_seq_end;
     const struct sf_tracectx *pref; /* preferred context for the join columns, or NULL */
+    int64_t rpc_messages;           /* SF_DB_NULL: none */
+    const struct sf_net_rpc *rpc;   /* a JSON-RPC call's columns, or NULL */
 };
 
 /* Insert a connection row (at first sight); *id gets its row id.  Returns 0 or SF_E_DB. */

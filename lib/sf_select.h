@@ -116,17 +116,21 @@ int sf_select_during(struct sf_select *s, sqlite3 *h, const char *range, const c
 const char *sf_select_sql(const struct sf_select *s);
 
 /* The one definition of a span's endpoint, as an SQL expression over the spans table's
- * unqualified columns: "service/method" for gRPC (or the method alone), else the path
- * without its query string.  The selection's `endpoint` column, inflect's --by endpoint
- * and the report's groups all use it, so a name the report shows can be selected as is. */
+ * unqualified columns: for a JSON-RPC call its method, with the tool or prompt name
+ * after a space ("tools/call search_docs"); "service/method" for gRPC (or the method
+ * alone); else the path without its query string.  The selection's `endpoint` column,
+ * inflect's --by endpoint and the report's groups all use it, so a name the report shows
+ * can be selected as is. */
 const char *sf_select_endpoint_sql(void);
 
 struct sf_buf;
 /* The same endpoint computed in C from a span's columns (NULL where the SQL gives
  * NULL): path itself, or the text in scratch (reset first).  NULL also when scratch
  * cannot hold it.  tests/unit/test_select.c holds it equal to the SQL. */
-const char *sf_select_endpoint(const char *grpc_service, const char *grpc_method, const char *path,
-                               struct sf_buf *scratch);
+struct sf_endpoint_of {
+    const char *proto, *method, *rpc_name, *grpc_service, *grpc_method, *path;
+};
+const char *sf_select_endpoint(const struct sf_endpoint_of *c, struct sf_buf *scratch);
 
 /* Bind the parameters to st from index first on (the fragment's "?" in order).
  * Returns the next free index, or SF_E_DB when SQLite refused a binding. */

@@ -33,10 +33,12 @@ struct column {
 
 /* The path without its query string; a gRPC call's "package.Service/Method". */
 #define ENDPOINT_SQL                                                                               \
-    "(CASE WHEN grpc_method IS NOT NULL THEN COALESCE(grpc_service || '/', '') || grpc_method"     \
+    "(CASE WHEN proto = 'jsonrpc' THEN method || COALESCE(' ' || NULLIF(rpc_name, ''), '')"        \
+    " WHEN grpc_method IS NOT NULL THEN COALESCE(grpc_service || '/', '') || grpc_method"          \
     " WHEN instr(path, '?') > 0 THEN substr(path, 1, instr(path, '?') - 1) ELSE path END)"
 #define ENDPOINT_CH                                                                                \
-    "(CASE WHEN grpc_method IS NOT NULL THEN coalesce(grpc_service || '/', '') || grpc_method"     \
+    "(CASE WHEN proto = 'jsonrpc' THEN method || coalesce(' ' || nullIf(rpc_name, ''), '')"        \
+    " WHEN grpc_method IS NOT NULL THEN coalesce(grpc_service || '/', '') || grpc_method"          \
     " WHEN position(path, '?') > 0 THEN substring(path, 1, position(path, '?') - 1)"               \
     " ELSE path END)"
 
@@ -56,12 +58,18 @@ static const struct column columns[] = {
     {"early_data", K_BOOL, "early_data", NULL},
     {"partial", K_BOOL, "partial", NULL},
     {"sampled", K_BOOL, "sampled", NULL},
+    /* JSON-RPC calls (pcap2spans/rpc.h); method above is the JSON-RPC method on them */
+    {"rpc_name", K_TEXT, "rpc_name", NULL},
+    {"rpc_direction", K_TEXT, "rpc_direction", NULL},
+    {"rpc_session", K_TEXT, "rpc_session", NULL},
+    {"rpc_error_code", K_INT, "rpc_error_code", NULL},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 static const char column_list[] =
     "endpoint, method, path, authority, proto, status, grpc_status, grpc_service, grpc_method, "
-    "duration, trace_id, span_id, early_data, partial, sampled";
+    "duration, trace_id, span_id, early_data, partial, sampled, rpc_name, rpc_direction, "
+    "rpc_session, rpc_error_code";
 
 /* The column's SQL in the selection's dialect. */
 static const char *col_sql(const struct sf_sel_comp *c, const struct column *col)
@@ -499,13 +507,23 @@ const char *sf_select_endpoint_sql(void)
     return ENDPOINT_SQL;
 }
 
-const char *sf_select_endpoint(const char *grpc_service, const char *grpc_method, const char *path,
-                               struct sf_buf *scratch)
+const char *sf_select_endpoint(const struct sf_endpoint_of *c, struct sf_buf *scratch)
 {
+    const char *grpc_service = c->grpc_service, *grpc_method = c->grpc_method, *path = c->path;
     const char *q;
     int rc = 0;
 
     sf_buf_reset(scratch);
+    if (c->proto && strcmp(c->proto, "jsonrpc") == 0) { /* method || ' ' || rpc_name */
+        if (c->method == NULL)
+            return NULL;
+        rc = sf_buf_append(scratch, c->method, strlen(c->method));
+        if (c->rpc_name && c->rpc_name[0])
+            rc |= sf_buf_append(scratch, " ", 1) |
+                  sf_buf_append(scratch, c->rpc_name, strlen(c->rpc_name));
+        rc |= sf_buf_append(scratch, "", 1);
+        return rc ? NULL : (const char *)scratch->data;
+    }
     if (grpc_method) { /* COALESCE(grpc_service || '/', '') || grpc_method */
         if (grpc_service)
             rc = sf_buf_append(scratch, grpc_service, strlen(grpc_service)) |

@@ -20,6 +20,7 @@ void p2s_limits_default(struct p2s_limits *l)
     l->max_streams = 1000;
     l->max_field_bytes = 1u << 20;
     l->max_hpack_table = 64u << 10;
+    l->max_rpc_bytes = 16u << 20;
     l->idle_timeout_ns = 300 * INT64_C(1000000000);
     sf_attrs_keep_default(&l->keep);
 }
@@ -210,6 +211,12 @@ void p2s_emit_failed_handshake(struct p2s_ctx *ctx, struct p2s_conn *conn, const
 
 int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *span)
 {
+    return p2s_emit_span_on(ctx, conn, p2s_conn_info(conn), span);
+}
+
+int p2s_emit_span_on(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_conn_info *ci,
+                     const struct p2s_span *span)
+{
     const struct sf_tracectx *pref = NULL;
     struct p2s_span rejected;
     struct sf_err err;
@@ -235,7 +242,7 @@ int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_s
     if (ctx->out == NULL)
         return 0;
     sf_err_clear(&err);
-    out_failed(ctx, p2s_out_span(ctx->out, p2s_conn_info(conn), span, pref, &err), &err);
+    out_failed(ctx, p2s_out_span(ctx->out, ci, span, pref, &err), &err);
     return p2s_out_failed(ctx->out) ? SF_E_DB : 0;
 }
 

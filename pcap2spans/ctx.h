@@ -33,6 +33,7 @@ struct p2s_limits {
     size_t max_streams;        /* open HTTP/2 streams per connection */
     size_t max_field_bytes;    /* one decoded header field (name + value) */
     size_t max_hpack_table;    /* largest HPACK dynamic table accepted */
+    size_t max_rpc_bytes;      /* one JSON-RPC body or SSE event (rpc.h) */
     int64_t idle_timeout_ns;   /* flows idle this long (capture time) are flushed */
     struct sf_attrs_keep keep; /* request headers kept for the attributes (--keep-header) */
 };
@@ -73,6 +74,8 @@ struct p2s_note_count {
 /* At most this many error lines are printed per run; the rest are counted. */
 #define P2S_MAX_PRINTED_ERRORS 100
 
+struct p2s_rpc; /* rpc.c */
+
 struct p2s_ctx {
     const char *tool; /* "pcap2spans" */
     struct p2s_limits lim;
@@ -99,6 +102,8 @@ struct p2s_ctx {
     /* Freed trace-context sets kept for reuse (p2s_set_get/p2s_set_put). */
     struct sf_tracectx_set *set_pool[P2S_SET_POOL];
     int set_pool_n;
+    /* JSON-RPC requests waiting for their responses (rpc.c), NULL when none */
+    struct p2s_rpc *rpc;
 };
 
 /* Default caps (see --help). */
@@ -133,6 +138,10 @@ uint64_t p2s_note_count(const struct p2s_ctx *ctx, const char *kind);
 /* Hand a finished span to the writer (database rows or one NDJSON line).  Returns 0
  * or a negative SF_E_* (database failure: fatal for the run). */
 int p2s_emit_span(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_span *span);
+/* The same for a span of the connection ci whose parser may be gone (a JSON-RPC call
+ * answered on another connection, rpc.c): conn is ci's connection, or NULL. */
+int p2s_emit_span_on(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_conn_info *ci,
+                     const struct p2s_span *span);
 
 /* A connection that carried no request and never completed its handshake, as a failed
  * span of its own (tcp.c, tls.c): endpoint (path) "PROTO:WHERE" ("tcp:10.0.0.7:443",

@@ -32,6 +32,7 @@
 #include "detect.h"
 #include "h1_head.h"
 #include "h2.h"
+#include "rpc.h"
 #include "sf_buf.h"
 #include "sf_hex.h"
 
@@ -73,6 +74,11 @@ struct h1_req {
     char *h2s;
     size_t h2s_len;
     unsigned h2s_count;
+    /* JSON-RPC (rpc.h): the bodies being read, the MCP session named by the request
+     * (own allocation, NULL none), the messages its bodies carried */
+    struct p2s_rpc_body *rb[2];
+    char *session;
+    int64_t rpc_messages;
 };
 
 struct h1_dir {
@@ -110,6 +116,9 @@ struct h1 {
 
 static void req_free(struct h1 *h, struct h1_req *r)
 {
+    p2s_rpc_body_end(r->rb[0], r->req_end);
+    p2s_rpc_body_end(r->rb[1], r->resp_end);
+    free(r->session);
     p2s_set_put(h->ctx, r->req_ctx);
     p2s_set_put(h->ctx, r->resp_ctx);
     free(r->h2s);
@@ -180,6 +189,7 @@ static void emit(struct h1 *h, struct h1_req *r)
     s.resp_bytes = r->status ? r->resp_body : -1;
     s.resp_seq = r->resp_seq;
     s.resp_ctx = r->resp_ctx;
+    s.rpc_messages = r->rpc_messages;
     p2s_emit_span(h->ctx, h->conn, &s);
 }
 
@@ -319,6 +329,44 @@ static void enqueue(struct h1 *h, struct h1_req *r)
 
 static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts);
 
+/* The JSON-RPC body of r's message going dir ends at ts. */
+static void rpc_end(struct h1_req *r, enum p2s_dir dir, int64_t ts)
+{
+    r->rpc_messages += p2s_rpc_body_end(r->rb[dir], ts);
+    r->rb[dir] = NULL;
+}
+
+/* Open a JSON-RPC reader for the body of r's message going dir, if its type is one. */
+static void rpc_open(struct h1 *h, struct h1_req *r, enum p2s_dir dir,
+                     const struct h1_head_facts *f, const char *session)
+{
+    struct p2s_rpc_carrier x = {h->conn, r->no, session, dir == P2S_S2C ? r->status : 0};
+
+    if (f->rpc_kind == 0)
+        return;
+    if (f->encoded) { /* not read yet: noted, so that it is not silently missing */
+        p2s_note(h->ctx, h->conn, "jsonrpc_encoded_body", r->path, h->d[dir].start_ts);
+        return;
+    }
+    r->rb[dir] = p2s_rpc_body_open(h->ctx, &x, dir, f->rpc_kind);
+}
+
+/* The MCP session a request names: its Mcp-Session-Id, else a sessionId= of its target. */
+static int keep_session(struct h1_req *r, const struct h1_head_facts *f)
+{
+    char q[160];
+    size_t l;
+
+    if (f->session) {
+        l = f->session_len < sizeof(q) - 1 ? f->session_len : sizeof(q) - 1;
+        memcpy(q, f->session, l);
+        q[l] = 0;
+    } else if (p2s_rpc_query_session(r->path, q, sizeof(q)) < 0) {
+        return 0;
+    }
+    return (r->session = strdup(q)) == NULL ? -1 : 0;
+}
+
 /* Lost framing: end the message being read (partial), look for the next message start,
  * and report once per episode. */
 static int resync_error(struct h1 *h, struct h1_dir *d, struct sf_err *err, int code,
@@ -328,6 +376,7 @@ static int resync_error(struct h1 *h, struct h1_dir *d, struct sf_err *err, int 
 
     if (d->msg) {
         mark_partial(d->msg, dir == P2S_C2S ? "malformed request" : "malformed response");
+        p2s_rpc_body_gap(d->msg->rb[dir]); /* its framing is lost */
         msg_end(h, dir, d->last_ts);
     }
     d->s = S_RESYNC;
@@ -378,6 +427,7 @@ static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts)
     d->s = S_START;
     if (r == NULL)
         return;
+    rpc_end(r, dir, ts);
     if (dir == P2S_C2S) {
         r->req_end = ts;
         seq_end(h, P2S_C2S, r);
@@ -390,10 +440,15 @@ static void msg_end(struct h1 *h, enum p2s_dir dir, int64_t ts)
     flush_done(h);
 }
 
-static void body_bytes(struct h1_dir *d, enum p2s_dir dir, uint64_t n)
+/* n body bytes of the message of dir, at p (NULL: lost in a gap). */
+static void body_bytes(struct h1_dir *d, enum p2s_dir dir, const uint8_t *p, uint64_t n, int64_t ts)
 {
     if (d->msg == NULL)
         return;
+    if (p)
+        p2s_rpc_body_data(d->msg->rb[dir], p, (size_t)n, ts);
+    else
+        p2s_rpc_body_gap(d->msg->rb[dir]);
     if (dir == P2S_C2S)
         d->msg->req_body += (int64_t)n;
     else
@@ -484,6 +539,9 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
     }
     if (body_state(d, &f, 0, 0)) {
         d->msg = r;
+        if (keep_session(r, &f) < 0)
+            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+        rpc_open(h, r, P2S_C2S, &f, r->session);
         return 0;
     }
     r->req_done = 1;
@@ -552,7 +610,14 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
         return resync_error(h, d, err, SF_E_MALFORMED, "invalid Content-Length in response");
     }
     if (body_state(d, &f, r->head || status == 204 || status == 304, 1)) {
+        char sid[160];
+        size_t l = f.session_len < sizeof(sid) - 1 ? f.session_len : sizeof(sid) - 1;
         d->msg = r;
+        if (f.session) {
+            memcpy(sid, f.session, l);
+            sid[l] = 0;
+        }
+        rpc_open(h, r, P2S_S2C, &f, f.session ? sid : r->session);
         return 0;
     }
     r->resp_end = ts;
@@ -830,9 +895,9 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
         case S_BODY_CL:
         case S_CHUNK_DATA:
             k = n - i < d->remain ? n - i : (size_t)d->remain;
+            body_bytes(d, dir, p + i, k, ts);
             i += k;
             d->remain -= k;
-            body_bytes(d, dir, k);
             if (d->remain == 0) {
                 if (d->s == S_BODY_CL)
                     msg_end(h, dir, ts);
@@ -850,7 +915,7 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
             trailers(h, dir, p, n, &i, ts);
             break;
         case S_BODY_CLOSE:
-            body_bytes(d, dir, n - i);
+            body_bytes(d, dir, p + i, n - i, ts);
             i = n;
             break;
         case S_RESYNC:
@@ -886,11 +951,12 @@ static void h1_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
             d->remain -= len;
         if (d->msg)
             mark_partial(d->msg, why);
-        body_bytes(d, dir, len);
+        body_bytes(d, dir, NULL, len, ts);
         return;
     }
     if (d->msg) {
         mark_partial(d->msg, why);
+        p2s_rpc_body_gap(d->msg->rb[dir]);
         msg_end(h, dir, ts);
     }
     sf_buf_reset(&d->hdr);
@@ -911,13 +977,18 @@ static void h1_close(void *st, int64_t ts)
     (void)ts;
     if ((r = q->msg) != NULL) {
         mark_partial(r, "connection closed in the request body");
+        p2s_rpc_body_gap(r->rb[P2S_C2S]);
+        rpc_end(r, P2S_C2S, q->last_ts);
         r->req_end = q->last_ts;
         seq_end(h, P2S_C2S, r);
         r->req_done = 1;
     }
     if ((r = s->msg) != NULL) {
-        if (s->s != S_BODY_CLOSE)
+        if (s->s != S_BODY_CLOSE) {
             mark_partial(r, "connection closed in the response");
+            p2s_rpc_body_gap(r->rb[P2S_S2C]);
+        }
+        rpc_end(r, P2S_S2C, s->last_ts);
         r->resp_end = s->last_ts;
         seq_end(h, P2S_S2C, r);
         r->resp_done = 1;

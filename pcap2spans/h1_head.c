@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "ctx.h"
+#include "rpc.h"
 #include "sf_tracectx.h"
 
 static int name_is(const char *n, size_t nl, const char *want)
@@ -79,6 +80,16 @@ static void field(struct h1_head_facts *f, const char *n, size_t nl, const char 
         if (name_is(n, nl, "content-length")) {
             int64_t c = parse_clen(v, vl);
             f->clen = (f->clen >= 0 && c != f->clen) ? -2 : c;
+        } else if (name_is(n, nl, "content-type")) {
+            f->rpc_kind = p2s_rpc_content_kind(v, vl);
+        } else if (name_is(n, nl, "content-encoding")) {
+            f->encoded |= !(vl == 8 && strncasecmp(v, "identity", 8) == 0);
+        }
+        break;
+    case 'm':
+        if (name_is(n, nl, "mcp-session-id") && f->session == NULL) {
+            f->session = v;
+            f->session_len = vl;
         }
         break;
     case 't':

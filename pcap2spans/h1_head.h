@@ -1,6 +1,7 @@
 /* h1_head.h - one HTTP/1 header section (RFC 9112 sections 2-5): where it ends, its
  * request or status line, and the facts h1.c needs from its fields (Host, Content-Length,
- * Transfer-Encoding: chunked, Upgrade, HTTP2-Settings), every field offered to a
+ * Transfer-Encoding: chunked, Upgrade, HTTP2-Settings, and for rpc.h Content-Type,
+ * Content-Encoding, Mcp-Session-Id), every field offered to a
  * trace-context set.  Text in, facts out: no connection state.
  *
  *   start-line  = method SP request-target SP "HTTP/1." DIGIT
@@ -28,6 +29,10 @@ struct h1_head_facts {
     struct sf_tracectx_set *ctx;
     struct p2s_ctx *pctx; /* for its pool of context sets */
     int request;          /* a request's fields: its kept headers (lib/sf_attrs.h) go to ctx */
+    int rpc_kind;         /* the body may carry JSON-RPC: p2s_rpc_content_kind, 0 when encoded */
+    int encoded;          /* a Content-Encoding other than identity */
+    const char *session;  /* Mcp-Session-Id (MCP Streamable HTTP) */
+    size_t session_len;
 };
 
 /* The facts of the field lines in [p, end) (after the start line) of a request or a

@@ -49,6 +49,7 @@ static void usage(FILE *f)
         "  --max-streams N        open HTTP/2 streams per connection [1000]\n"
         "  --max-field-bytes N    one decoded header field [1048576]\n"
         "  --max-hpack-table N    largest HPACK dynamic table accepted [65536]\n"
+        "  --max-rpc-bytes N      one JSON-RPC body or SSE event read for its calls [16777216]\n"
         "  --idle-timeout DUR     close flows idle this long in capture time [300s]\n"
         "\n"
         "Exit status: 0 ok; 1 errors were reported on some packets (they were skipped);\n"
@@ -71,6 +72,7 @@ enum {
     OPT_STREAMS,
     OPT_FIELD,
     OPT_HPACK,
+    OPT_RPC,
     OPT_IDLE,
     OPT_WAIT,
     OPT_KEEP,
@@ -92,6 +94,7 @@ static const struct option opts[] = {
     {"max-streams", required_argument, NULL, OPT_STREAMS},
     {"max-field-bytes", required_argument, NULL, OPT_FIELD},
     {"max-hpack-table", required_argument, NULL, OPT_HPACK},
+    {"max-rpc-bytes", required_argument, NULL, OPT_RPC},
     {"idle-timeout", required_argument, NULL, OPT_IDLE},
     {"wait", no_argument, NULL, OPT_WAIT},
     {"keep-header", required_argument, NULL, OPT_KEEP},
@@ -196,6 +199,9 @@ static int parse_args(struct p2s_ctx *ctx, struct args *a, int argc, char **argv
             break;
         case OPT_HPACK:
             bad |= size_opt("max-hpack-table", optarg, &l->max_hpack_table);
+            break;
+        case OPT_RPC:
+            bad |= size_opt("max-rpc-bytes", optarg, &l->max_rpc_bytes);
             break;
         case OPT_IDLE:
             if (sf_opt_duration_ns(optarg, &l->idle_timeout_ns) < 0 || l->idle_timeout_ns <= 0) {

@@ -16,6 +16,7 @@
 #include "sf_tracectx.h"
 
 struct sf_net_tls; /* lib/sf_db_net.h */
+struct sf_net_rpc; /* lib/sf_db_net.h */
 struct sf_db;
 
 /* The TCP sequence numbers of a message's first byte and one past its last (mod
@@ -46,6 +47,8 @@ struct p2s_span {
     struct p2s_seq_range req_seq, resp_seq; /* TCP bytes of each message (known 0: not) */
     struct sf_tracectx_set *req_ctx;        /* contexts on the request (finished), or NULL */
     struct sf_tracectx_set *resp_ctx;       /* contexts on the response (finished), or NULL */
+    int64_t rpc_messages;                   /* JSON-RPC messages its bodies carried (rpc.h) */
+    const struct sf_net_rpc *rpc;           /* a JSON-RPC call's facts, else NULL */
 };
 
 /* What the writers know of a connection (tcp.c keeps it up to date). */

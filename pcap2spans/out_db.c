@@ -63,6 +63,8 @@ int p2s_db_span(struct sf_db *db, int64_t source_id, int64_t conn_id, const stru
     r.resp_seq_start = s->resp_seq.known ? (int64_t)s->resp_seq.start : SF_DB_NULL;
     r.resp_seq_end = s->resp_seq.known ? (int64_t)s->resp_seq.end : SF_DB_NULL;
     r.pref = pref;
+    r.rpc_messages = s->rpc_messages ? s->rpc_messages : SF_DB_NULL;
+    r.rpc = s->rpc;
     rc = sf_db_net_span(db, &r, &row, err);
     if (rc == 0 && s->req_ctx)
         rc = sf_db_net_contexts(db, row, "request", s->req_ctx->ctx, s->req_ctx->n, err);

@@ -15,6 +15,7 @@
 #include "out.h"
 #include "sf_db_net.h"
 #include "sf_json.h"
+#include "sf_jsonrpc.h"
 #include "sf_select.h"
 
 #define NJ_BUF (1u << 20)
@@ -150,6 +151,51 @@ static char *c_grpc(struct sf_jb *w, char *o, const struct p2s_span *s)
     return o;
 }
 
+static char *c_real(char *o, const char *key, size_t kl, double v)
+{
+    memcpy(o, key, kl);
+    o += kl;
+    if (v != v) {
+        SF_JB_LIT(o, "null");
+        return o;
+    }
+    return o + snprintf(o, 32, "%.17g", v);
+}
+
+/* The JSON-RPC columns (all null for other spans: one copy). */
+static char *c_rpc(struct sf_jb *w, char *o, const struct p2s_span *s)
+{
+    const struct sf_net_rpc *q = s->rpc;
+
+    SF_JB_INT(o, ",\"rpc_messages\":", s->rpc_messages, 0);
+    if (q == NULL) {
+        SF_JB_LIT(o, ",\"rpc_id\":null,\"rpc_direction\":null,\"rpc_session\":null,"
+                     "\"rpc_name\":null,\"rpc_error_code\":null,\"rpc_error\":null,"
+                     "\"rpc_tool_error\":null,\"temperature\":null,\"top_p\":null,"
+                     "\"max_tokens\":null,\"stop_sequences\":null,\"model_hint\":null");
+        return o;
+    }
+    SF_JB_LIT(o, ",\"rpc_id\":");
+    o = sf_jb_str(w, o, q->id);
+    SF_JB_LIT(o, ",\"rpc_direction\":");
+    o = sf_jb_plain(w, o, q->direction);
+    SF_JB_LIT(o, ",\"rpc_session\":");
+    o = sf_jb_str(w, o, q->session);
+    SF_JB_LIT(o, ",\"rpc_name\":");
+    o = sf_jb_str(w, o, q->name);
+    SF_JB_INT(o, ",\"rpc_error_code\":", q->has_error ? q->error_code : INT64_MIN, INT64_MIN);
+    SF_JB_LIT(o, ",\"rpc_error\":");
+    o = sf_jb_str(w, o, q->error_msg);
+    SF_JB_INT(o, ",\"rpc_tool_error\":", q->answered ? q->tool_error : -1, -1);
+    o = c_real(o, ",\"temperature\":", 15, q->temperature);
+    o = c_real(o, ",\"top_p\":", 9, q->top_p);
+    SF_JB_INT(o, ",\"max_tokens\":", q->max_tokens, -1);
+    SF_JB_INT(o, ",\"stop_sequences\":", q->stop_sequences, -1);
+    SF_JB_LIT(o, ",\"model_hint\":");
+    o = sf_jb_str(w, o, q->model_hint);
+    return o;
+}
+
 /* The connection's columns known now, its TLS facts (TLS connections only); *src_at
  * gets the buffer offset of source_id's value. */
 static char *c_conn(struct sf_jb *w, char *o, const struct p2s_conn_info *i, int64_t source_id,
@@ -181,6 +227,14 @@ static char *c_conn(struct sf_jb *w, char *o, const struct p2s_conn_info *i, int
     SF_JB_INT(o, ",\"decrypted\":", i->tls->decrypted, -1);
     SF_JB_LIT(o, "}");
     return o;
+}
+
+static const char *endpoint(struct p2s_ndjson *nj, const struct p2s_span *s)
+{
+    struct sf_endpoint_of e = {s->proto,        s->method,      s->rpc ? s->rpc->name : NULL,
+                               s->grpc_service, s->grpc_method, s->path};
+
+    return sf_select_endpoint(&e, &nj->ep);
 }
 
 size_t p2s_ndjson_span(struct p2s_ndjson *nj, const struct p2s_conn_info *i,
@@ -215,8 +269,9 @@ size_t p2s_ndjson_span(struct p2s_ndjson *nj, const struct p2s_conn_info *i,
     SF_JB_LIT(o, ",\"partial_reason\":");
     o = sf_jb_str(w, o, s->partial_reason);
     SF_JB_INT(o, ",\"reset_code\":", s->reset_code, -1);
+    o = c_rpc(w, o, s);
     SF_JB_LIT(o, ",\"endpoint\":");
-    o = sf_jb_str(w, o, sf_select_endpoint(s->grpc_service, s->grpc_method, s->path, &nj->ep));
+    o = sf_jb_str(w, o, endpoint(nj, s));
     SF_JB_INT(o, ",\"duration_ns\":",
               s->req_start_ns && s->resp_end_ns ? s->resp_end_ns - s->req_start_ns : INT64_MIN,
               INT64_MIN);
@@ -252,6 +307,8 @@ int p2s_ndjson_fits(const struct p2s_ndjson *nj, const struct p2s_conn_info *i,
         /* path, grpc service and method, and the endpoint made of them */
         2 * (STR_MAX(s->path) + STR_MAX(s->grpc_service) + STR_MAX(s->grpc_method)) +
         STR_MAX(s->grpc_message) + STR_MAX(s->partial_reason) +
+        /* a JSON-RPC call's strings, its name twice (the endpoint) */
+        (s->rpc ? 7 * (6 * SF_JRPC_STR + 8) : 0) +
         CTX_MAX * (size_t)((s->req_ctx ? s->req_ctx->n : 0) + (s->resp_ctx ? s->resp_ctx->n : 0));
 
     if (i->tls)

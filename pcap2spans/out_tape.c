@@ -34,6 +34,11 @@ static const size_t span_strs[] = {
     offsetof(struct p2s_span, grpc_service), offsetof(struct p2s_span, grpc_method),
     offsetof(struct p2s_span, grpc_message), offsetof(struct p2s_span, partial_reason),
 };
+static const size_t rpc_strs[] = {
+    offsetof(struct sf_net_rpc, id),        offsetof(struct sf_net_rpc, direction),
+    offsetof(struct sf_net_rpc, session),   offsetof(struct sf_net_rpc, name),
+    offsetof(struct sf_net_rpc, error_msg), offsetof(struct sf_net_rpc, model_hint),
+};
 static const size_t tls_strs[] = {
     offsetof(struct sf_net_tls, version),    offsetof(struct sf_net_tls, cipher),
     offsetof(struct sf_net_tls, sni),        offsetof(struct sf_net_tls, alpn),
@@ -216,6 +221,11 @@ int p2s_tape_span(struct p2s_tape *t, const struct p2s_conn_info *i, const struc
     put_info(t, i);
     put(t, s, sizeof(*s));
     put_strs(t, s, span_strs, NSTRS(span_strs));
+    put_i64(t, s->rpc != NULL);
+    if (s->rpc) {
+        put(t, s->rpc, sizeof(*s->rpc));
+        put_strs(t, s->rpc, rpc_strs, NSTRS(rpc_strs));
+    }
     put_set(t, s->req_ctx);
     put_set(t, s->resp_ctx);
     put_i64(t, pref ? pref - s->req_ctx->ctx : -1);
@@ -443,6 +453,7 @@ static void replay_span(struct p2s_replay *r, struct rd *d)
 {
     struct p2s_conn_info i;
     struct sf_net_tls tls;
+    struct sf_net_rpc rpc;
     struct p2s_span s;
     struct sf_err err;
     int64_t pref;
@@ -450,6 +461,12 @@ static void replay_span(struct p2s_replay *r, struct rd *d)
     get_info(d, &i, &tls);
     get(d, &s, sizeof(s));
     get_strs(d, &s, span_strs, NSTRS(span_strs));
+    s.rpc = NULL;
+    if (get_i64(d)) {
+        get(d, &rpc, sizeof(rpc));
+        get_strs(d, &rpc, rpc_strs, NSTRS(rpc_strs));
+        s.rpc = &rpc;
+    }
     s.req_ctx = get_set(d, r->sets[0]);
     s.resp_ctx = get_set(d, r->sets[1]);
     pref = get_i64(d);

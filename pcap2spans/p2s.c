@@ -1,6 +1,8 @@
 /* p2s.c - a run context with its flow table (p2s.h). */
 #include "p2s.h"
 
+#include "rpc.h"
+
 int p2s_ctx_init(struct p2s_ctx *ctx)
 {
     p2s_ctx_base_init(ctx);
@@ -13,5 +15,6 @@ void p2s_ctx_free(struct p2s_ctx *ctx)
 {
     tcp_free(ctx, ctx->tcp);
     ctx->tcp = NULL;
+    p2s_rpc_flush(ctx); /* an input's end has done it, unless the caller fed bytes itself */
     p2s_ctx_base_free(ctx);
 }

@@ -30,6 +30,7 @@
 
 #include "link.h"
 #include "out.h"
+#include "rpc.h"
 #include "sf_capmagic.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
@@ -249,6 +250,7 @@ int p2s_pcap_read(struct p2s_ctx *ctx, const char *path)
     if (rc < 0)
         report_damage(ctx, rc, why);
     tcp_flush_all(ctx, "eof");
+    p2s_rpc_flush(ctx);
     if (ck.hashing) {
         sf_sha256_final_hex(&ck.sha, sha);
         ck.hashing = 0;

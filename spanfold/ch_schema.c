@@ -52,21 +52,40 @@ static const struct ch_col connections_cols[] = {C("skey", CH_KEY),
                                                  C("gaps", CH_I64),
                                                  C("close", CH_NSTR)};
 
-static const struct ch_col spans_cols[] = {
-    C("skey", CH_KEY),           C("id", CH_I64),
-    C("connection_id", CH_NI64), C("stream_id", CH_NI64),
-    C("proto", CH_NSTR),         C("method", CH_NSTR),
-    C("authority", CH_NSTR),     C("path", CH_NSTR),
-    C("status", CH_NI64),        C("grpc_service", CH_NSTR),
-    C("grpc_method", CH_NSTR),   C("grpc_status", CH_NI64),
-    C("reset_code", CH_NI64),    C("req_start_ns", CH_NI64),
-    C("req_end_ns", CH_NI64),    C("resp_start_ns", CH_NI64),
-    C("resp_end_ns", CH_NI64),   C("req_bytes", CH_NI64),
-    C("resp_bytes", CH_NI64),    C("early_data", CH_I64),
-    C("partial", CH_I64),        C("trace_id", CH_NSTR),
-    C("span_id", CH_NSTR),       C("parent_span_id", CH_NSTR),
-    C("sampled", CH_NI64),       C("ctx_format", CH_NSTR),
-    C("ctx_valid", CH_NI64)};
+static const struct ch_col spans_cols[] = {C("skey", CH_KEY),
+                                           C("id", CH_I64),
+                                           C("connection_id", CH_NI64),
+                                           C("stream_id", CH_NI64),
+                                           C("proto", CH_NSTR),
+                                           C("method", CH_NSTR),
+                                           C("authority", CH_NSTR),
+                                           C("path", CH_NSTR),
+                                           C("status", CH_NI64),
+                                           C("grpc_service", CH_NSTR),
+                                           C("grpc_method", CH_NSTR),
+                                           C("grpc_status", CH_NI64),
+                                           C("reset_code", CH_NI64),
+                                           C("req_start_ns", CH_NI64),
+                                           C("req_end_ns", CH_NI64),
+                                           C("resp_start_ns", CH_NI64),
+                                           C("resp_end_ns", CH_NI64),
+                                           C("req_bytes", CH_NI64),
+                                           C("resp_bytes", CH_NI64),
+                                           C("early_data", CH_I64),
+                                           C("partial", CH_I64),
+                                           C("trace_id", CH_NSTR),
+                                           C("span_id", CH_NSTR),
+                                           C("parent_span_id", CH_NSTR),
+                                           C("sampled", CH_NI64),
+                                           C("ctx_format", CH_NSTR),
+                                           C("ctx_valid", CH_NI64),
+                                           C("rpc_messages", CH_NI64),
+                                           C("rpc_id", CH_NSTR),
+                                           C("rpc_direction", CH_NSTR),
+                                           C("rpc_session", CH_NSTR),
+                                           C("rpc_name", CH_NSTR),
+                                           C("rpc_error_code", CH_NI64),
+                                           C("rpc_tool_error", CH_NI64)};
 
 static const struct ch_col contexts_cols[] = {
     C("skey", CH_KEY),        C("id", CH_I64),          C("span_row", CH_I64),
@@ -130,7 +149,8 @@ const struct ch_table ch_tables[] = {
       " grpc_service, grpc_method, grpc_status, reset_code, req_start_ns, req_end_ns, "
       "resp_start_ns,"
       " resp_end_ns, req_bytes, resp_bytes, early_data, partial, trace_id, span_id,"
-      " parent_span_id, sampled, ctx_format, ctx_valid FROM spans WHERE source_id = ?1"
+      " parent_span_id, sampled, ctx_format, ctx_valid, rpc_messages, rpc_id, rpc_direction,"
+      " rpc_session, rpc_name, rpc_error_code, rpc_tool_error FROM spans WHERE source_id = ?1"
       " ORDER BY id",
       spans_cols),
     T("contexts", "MergeTree", "(skey, span_row, id)", BY_SPAN,

@@ -41,10 +41,24 @@ check_eval "NDJSON spans carry delivered too" \
 ver=$(sed -n 's/^#define SF_DB_SCHEMA_VERSION //p' "$top/lib/sf_db.h")
 check_eval "the database is the current schema version ($ver)" '[ "$(q "PRAGMA user_version")" = "$ver" ]'
 # a version 2 file: the current schema without spans.delivered, which 2 -> 3 adds, and
-# without sample_events and offcpu (4 -> 5) and span_headers (5 -> 6)
+# without sample_events and offcpu (4 -> 5), span_headers (5 -> 6) and the JSON-RPC columns
+# of spans (6 -> 7)
 sqlite3 "$tmp/v2.db" <"$top/lib/schema.sql"
 sqlite3 "$tmp/v2.db" "ALTER TABLE spans DROP COLUMN delivered; DROP TABLE sample_events; DROP TABLE offcpu;
     DROP TABLE span_headers;
+    ALTER TABLE spans DROP COLUMN rpc_messages;
+    ALTER TABLE spans DROP COLUMN rpc_id;
+    ALTER TABLE spans DROP COLUMN rpc_direction;
+    ALTER TABLE spans DROP COLUMN rpc_session;
+    ALTER TABLE spans DROP COLUMN rpc_name;
+    ALTER TABLE spans DROP COLUMN rpc_error_code;
+    ALTER TABLE spans DROP COLUMN rpc_error;
+    ALTER TABLE spans DROP COLUMN rpc_tool_error;
+    ALTER TABLE spans DROP COLUMN temperature;
+    ALTER TABLE spans DROP COLUMN top_p;
+    ALTER TABLE spans DROP COLUMN max_tokens;
+    ALTER TABLE spans DROP COLUMN stop_sequences;
+    ALTER TABLE spans DROP COLUMN model_hint;
     PRAGMA user_version = 2;
     INSERT INTO sources(id, kind, path, tool, tool_version)
     VALUES (1, 'pcap', 'old.pcap', 'test', '0'); INSERT INTO spans(source_id, proto) VALUES (1, 'h2');"

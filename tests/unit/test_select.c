@@ -112,12 +112,13 @@ static const struct {
     {"(method = \"GET\" or method = \"POST\") and (status = 404 or status = 503) and id_ok = 1",
      "error 76: unknown column 'id_ok' (columns: endpoint, method, path, authority, proto, "
      "status, grpc_status, grpc_service, grpc_method, duration, trace_id, span_id, early_data, "
-     "partial, sampled)"},
+     "partial, sampled, rpc_name, rpc_direction, rpc_session, rpc_error_code)"},
     {"path = \"x' OR 1=1 --\"", ""},
     {"path = \"/api/checkout\" AND NOT early_data AND status < 500 and duration < 50ms", "4"},
     {"endpiont = \"/api\"", "error 1: unknown column 'endpiont' (columns: endpoint, method, path, "
                             "authority, proto, status, grpc_status, grpc_service, grpc_method, "
-                            "duration, trace_id, span_id, early_data, partial, sampled)"},
+                            "duration, trace_id, span_id, early_data, partial, sampled, "
+                            "rpc_name, rpc_direction, rpc_session, rpc_error_code)"},
     {"duration > 120", "error 12: a duration needs a unit: ns, us, ms, s, m or h (120ms, 1.5s)"},
     {"duration > 12parsecs",
      "error 12: a duration needs a unit: ns, us, ms, s, m or h (120ms, 1.5s)"},
@@ -381,19 +382,24 @@ static void test_limits(void)
 /* sf_select_endpoint (pcap2spans --ndjson's endpoint) is the SQL's, case by case. */
 static void test_endpoint_twin(void)
 {
-    static const char *const cases[][3] = {
-        /* grpc_service, grpc_method, path */
-        {NULL, NULL, "/api/x"},
-        {NULL, NULL, "/api/x?q=1&r=2"},
-        {NULL, NULL, "?only=query"},
-        {NULL, NULL, "/a?b?c"},
-        {NULL, NULL, NULL},
-        {NULL, NULL, ""},
-        {"pkg.Svc", "Get", "/pkg.Svc/Get"},
-        {NULL, "Get", "/x"},
-        {"", "Get", "/x?y"},
-        {"s\xc3\xa9", "m\"e", "/p"},
-        {NULL, NULL, "/caf\xc3\xa9?x"},
+    static const char *const cases[][6] = {
+        /* proto, method, rpc_name, grpc_service, grpc_method, path */
+        {"http/1.1", "GET", NULL, NULL, NULL, "/api/x"},
+        {"http/1.1", "GET", NULL, NULL, NULL, "/api/x?q=1&r=2"},
+        {"http/1.1", "GET", NULL, NULL, NULL, "?only=query"},
+        {"http/1.1", "GET", NULL, NULL, NULL, "/a?b?c"},
+        {"http/1.1", "GET", NULL, NULL, NULL, NULL},
+        {"http/1.1", "GET", NULL, NULL, NULL, ""},
+        {"http/1.1", "GET", NULL, "pkg.Svc", "Get", "/pkg.Svc/Get"},
+        {"http/1.1", "GET", NULL, NULL, "Get", "/x"},
+        {"http/1.1", "GET", NULL, "", "Get", "/x?y"},
+        {"http/1.1", "GET", NULL, "s\xc3\xa9", "m\"e", "/p"},
+        {"http/1.1", "GET", NULL, NULL, NULL, "/caf\xc3\xa9?x"},
+        {"jsonrpc", "tools/call", "search_docs", NULL, NULL, NULL},
+        {"jsonrpc", "ping", NULL, NULL, NULL, "/mcp"},
+        {"jsonrpc", NULL, NULL, NULL, NULL, NULL},
+        {"jsonrpc", "tools/call", "", NULL, NULL, NULL},
+        {NULL, "sampling/createMessage", "x", NULL, NULL, "/p?q"},
     };
     char sql[512];
     struct sf_buf scratch;
@@ -401,8 +407,8 @@ static void test_endpoint_twin(void)
 
     sf_buf_init(&scratch, 1 << 20);
     snprintf(sql, sizeof(sql),
-             "SELECT %s FROM (SELECT ?1 AS grpc_service, ?2 AS grpc_method, "
-             "?3 AS path)",
+             "SELECT %s FROM (SELECT ?1 AS proto, ?2 AS method, ?3 AS rpc_name, "
+             "?4 AS grpc_service, ?5 AS grpc_method, ?6 AS path)",
              sf_select_endpoint_sql());
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         sqlite3_stmt *st;
@@ -411,12 +417,14 @@ static void test_endpoint_twin(void)
             same = 0;
             break;
         }
-        for (int k = 0; k < 3; k++)
+        struct sf_endpoint_of e = {cases[i][0], cases[i][1], cases[i][2],
+                                   cases[i][3], cases[i][4], cases[i][5]};
+        for (int k = 0; k < 6; k++)
             if (cases[i][k])
                 sqlite3_bind_text(st, k + 1, cases[i][k], -1, SQLITE_STATIC);
         sqlite3_step(st);
         want = (const char *)sqlite3_column_text(st, 0);
-        got = sf_select_endpoint(cases[i][0], cases[i][1], cases[i][2], &scratch);
+        got = sf_select_endpoint(&e, &scratch);
         if ((want == NULL) != (got == NULL) || (want && strcmp(want, got) != 0)) {
             printf("# case %zu: sql %s, c %s\n", i, want ? want : "NULL", got ? got : "NULL");
             same = 0;
@@ -424,7 +432,7 @@ static void test_endpoint_twin(void)
         sqlite3_finalize(st);
     }
     sf_buf_free(&scratch);
-    TAP_OK(same, "sf_select_endpoint gives what the endpoint's SQL gives on 11 cases");
+    TAP_OK(same, "sf_select_endpoint gives what the endpoint's SQL gives on 16 cases");
 }
 
 int main(void)
