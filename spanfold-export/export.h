@@ -44,6 +44,11 @@ struct ex_span {
     char service[128];
     int status, grpc_status, client_port, server_port, early_data, partial, decrypted;
     int64_t start_ns, end_ns, req_bytes, resp_bytes, reset_code;
+    /* a JSON-RPC call (proto "jsonrpc"; pcap2spans/rpc.h): NULL, INT64_MIN, -1, NaN absent */
+    const char *rpc_id, *rpc_direction, *rpc_session, *rpc_name, *rpc_error, *model_hint;
+    int64_t rpc_error_code, max_tokens;
+    int rpc_tool_error;
+    double temperature, top_p;
 };
 
 struct ex_span_iter;
@@ -58,7 +63,14 @@ int ex_span_next(struct ex_span_iter *it, struct ex_span *s);
 int ex_span_handshake_failed(const struct ex_span *s);
 void ex_span_iter_free(struct ex_span_iter *it);
 
-/* A span's name as tracing UIs show it: "pkg.Service/Method" or "GET /path". */
+/* 1 for a JSON-RPC call's span. */
+int ex_span_is_rpc(const struct ex_span *s);
+/* 1 for a span exports mark as an error: HTTP 5xx, gRPC status, a reset stream, a failed
+ * handshake, a JSON-RPC error or a tool result with isError. */
+int ex_span_error(const struct ex_span *s);
+/* A span's name as tracing UIs show it: "pkg.Service/Method", "GET /path", or for a
+ * JSON-RPC call its method and target (OpenTelemetry's MCP convention: "tools/call
+ * search_docs"). */
 void ex_span_name(const struct ex_span *s, char *out, size_t n);
 
 /* One perf sample with its stack (frames root first, ';'-separated). */

@@ -54,11 +54,64 @@ static void attr_bool(struct sf_jw *w, const char *key, int v)
     attr_close(w);
 }
 
+static void attr_num(struct sf_jw *w, const char *key, double v)
+{
+    attr_open(w, key);
+    sf_jw_num(w, "doubleValue", v);
+    attr_close(w);
+}
+
+/* A JSON-RPC call's attributes, by OpenTelemetry's MCP and GenAI conventions: the HTTP
+ * ones belong to the exchange that carried it. */
+static void rpc_attributes(struct sf_jw *w, const struct ex_span *s)
+{
+    char id[300];
+    size_t l;
+
+    attr_str(w, "rpc.system", "jsonrpc");
+    attr_str(w, "jsonrpc.protocol.version", "2.0");
+    attr_str(w, "mcp.method.name", s->method);
+    if (s->rpc_id) { /* a string id without the quotes that keep its type in rpc_id */
+        l = strlen(s->rpc_id);
+        if (l >= 2 && s->rpc_id[0] == '"')
+            snprintf(id, sizeof(id), "%.*s", (int)(l - 2), s->rpc_id + 1);
+        else
+            snprintf(id, sizeof(id), "%s", s->rpc_id);
+        attr_str(w, "jsonrpc.request.id", id);
+    }
+    attr_str(w, "mcp.session.id", s->rpc_session);
+    if (s->rpc_name && s->method && strcmp(s->method, "prompts/get") == 0)
+        attr_str(w, "gen_ai.prompt.name", s->rpc_name);
+    else
+        attr_str(w, "gen_ai.tool.name", s->rpc_name);
+    if (s->rpc_error_code != INT64_MIN) {
+        attr_int(w, "rpc.jsonrpc.error_code", s->rpc_error_code);
+        attr_str(w, "rpc.jsonrpc.error_message", s->rpc_error);
+    }
+    if (s->rpc_tool_error)
+        attr_str(w, "error.type", "tool_error");
+    if (s->temperature == s->temperature)
+        attr_num(w, "gen_ai.request.temperature", s->temperature);
+    if (s->top_p == s->top_p)
+        attr_num(w, "gen_ai.request.top_p", s->top_p);
+    if (s->max_tokens >= 0)
+        attr_int(w, "gen_ai.request.max_tokens", s->max_tokens);
+    attr_str(w, "gen_ai.request.model", s->model_hint);
+    attr_str(w, "spanfold.rpc.direction", s->rpc_direction);
+    attr_str(w, "server.address", s->server_addr);
+    if (s->server_port)
+        attr_int(w, "server.port", s->server_port);
+}
+
 static void attributes(struct sf_jw *w, const struct ex_span *s)
 {
     int h2 = s->proto && (strcmp(s->proto, "h2") == 0 || strcmp(s->proto, "grpc") == 0);
 
     sf_jw_arr(w, "attributes");
+    if (ex_span_is_rpc(s)) {
+        rpc_attributes(w, s);
+        goto common;
+    }
     attr_str(w, "http.request.method", s->method);
     attr_str(w, "url.path", s->path);
     attr_str(w, "server.address", s->server_addr);
@@ -93,6 +146,7 @@ static void attributes(struct sf_jw *w, const struct ex_span *s)
         attr_str(w, "spanfold.tls.early_data", s->early_state);
     }
     attr_bool(w, "spanfold.early_data", s->early_data);
+common:
     if (s->partial)
         attr_str(w, "spanfold.partial", s->partial_reason ? s->partial_reason : "yes");
     attr_int(w, "spanfold.connection_id", s->conn_id);
@@ -127,8 +181,7 @@ static void events(struct sf_jw *w, const struct ex_span *s)
 static void span(struct sf_jw *w, const struct ex_span *s)
 {
     char name[512];
-    int error =
-        s->status >= 500 || s->grpc_status > 0 || s->reset_code >= 0 || ex_span_handshake_failed(s);
+    int error = ex_span_error(s);
 
     ex_span_name(s, name, sizeof(name));
     sf_jw_obj(w, NULL);
@@ -137,15 +190,17 @@ static void span(struct sf_jw *w, const struct ex_span *s)
     if (s->parent_id[0])
         sf_jw_str(w, "parentSpanId", s->parent_id);
     sf_jw_str(w, "name", name);
-    sf_jw_int(w, "kind", 2); /* SERVER: the exchange as the server's side of the wire saw it */
+    /* SERVER: the exchange as the server's side of the wire saw it; a JSON-RPC request the
+     * server sent (sampling/createMessage) is its CLIENT span */
+    sf_jw_int(w, "kind", s->rpc_direction && strcmp(s->rpc_direction, "s2c") == 0 ? 3 : 2);
     sf_jw_int_str(w, "startTimeUnixNano", s->start_ns);
     sf_jw_int_str(w, "endTimeUnixNano", s->end_ns);
     attributes(w, s);
     events(w, s);
     sf_jw_obj(w, "status");
     sf_jw_int(w, "code", error ? 2 : 0);
-    if (error && s->grpc_message)
-        sf_jw_str(w, "message", s->grpc_message);
+    if (error && (s->grpc_message || s->rpc_error))
+        sf_jw_str(w, "message", s->grpc_message ? s->grpc_message : s->rpc_error);
     sf_jw_end(w);
     if (s->trace_flags >= 0)
         sf_jw_int(w, "flags", s->trace_flags & 0xff);

@@ -7,6 +7,7 @@
  * (t_rt = t + offset + skew_ppm * 1e-6 * (t - ref)).  With a span filter set, the
  * samples are those attributed to a span that passes it (temp table ex_spans).
  */
+#include <math.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -43,7 +44,9 @@ static const char span_sql[] =
     "s.reset_code, c.client_addr, c.client_port, c.server_addr, c.server_port, c.tls_version, "
     "c.tls_cipher, c.sni, c.alpn, c.decrypted, c.early_data, "
     "(SELECT x.flags FROM contexts x WHERE x.span_row = s.id AND x.format = s.ctx_format "
-    "   AND x.valid = 1 LIMIT 1) "
+    "   AND x.valid = 1 LIMIT 1), "
+    "s.rpc_id, s.rpc_direction, s.rpc_session, s.rpc_name, s.rpc_error_code, s.rpc_error, "
+    "s.rpc_tool_error, s.temperature, s.top_p, s.max_tokens, s.model_hint "
     "FROM spans s LEFT JOIN connections c ON c.id = s.connection_id "
     "WHERE (?1 IS NULL OR s.trace_id = ?1 OR s.trace_id_lo = ?1) AND (?2 IS NULL OR s.span_id = "
     "?2) "
@@ -81,6 +84,11 @@ void ex_span_iter_free(struct ex_span_iter *it)
         sqlite3_finalize(it->st);
         free(it);
     }
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
 static const char *col_text(sqlite3_stmt *st, int i)
@@ -192,6 +200,17 @@ static void fill_span(struct ex_span *s, sqlite3_stmt *st)
     s->decrypted = (int)col_int(st, 35, 0);
     s->early_state = col_text(st, 36);
     s->trace_flags = (int)col_int(st, 37, -1);
+    s->rpc_id = col_text(st, 38);
+    s->rpc_direction = col_text(st, 39);
+    s->rpc_session = col_text(st, 40);
+    s->rpc_name = col_text(st, 41);
+    s->rpc_error_code = col_int(st, 42, INT64_MIN);
+    s->rpc_error = col_text(st, 43);
+    s->rpc_tool_error = (int)col_int(st, 44, 0);
+    s->temperature = col_real(st, 45);
+    s->top_p = col_real(st, 46);
+    s->max_tokens = col_int(st, 47, -1);
+    s->model_hint = col_text(st, 48);
 }
 
 int ex_span_next(struct ex_span_iter *it, struct ex_span *s)
@@ -227,9 +246,23 @@ int ex_span_handshake_failed(const struct ex_span *s)
     return s->partial_reason && strncmp(s->partial_reason, "handshake failed:", 17) == 0;
 }
 
+int ex_span_is_rpc(const struct ex_span *s)
+{
+    return s->proto && strcmp(s->proto, "jsonrpc") == 0;
+}
+
+int ex_span_error(const struct ex_span *s)
+{
+    return s->status >= 500 || s->grpc_status > 0 || s->reset_code >= 0 ||
+           ex_span_handshake_failed(s) || s->rpc_error_code != INT64_MIN || s->rpc_tool_error;
+}
+
 void ex_span_name(const struct ex_span *s, char *out, size_t n)
 {
-    if (s->grpc_service && s->grpc_method)
+    if (ex_span_is_rpc(s))
+        snprintf(out, n, "%s%s%s", s->method ? s->method : "?", s->rpc_name ? " " : "",
+                 s->rpc_name ? s->rpc_name : "");
+    else if (s->grpc_service && s->grpc_method)
         snprintf(out, n, "%s/%s", s->grpc_service, s->grpc_method);
     else if (ex_span_handshake_failed(s) && s->path) /* "tls:api.example.com" */
         snprintf(out, n, "%s", s->path);

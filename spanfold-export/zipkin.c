@@ -33,7 +33,7 @@ static void tag_int(struct sf_jw *w, const char *key, int64_t v)
 static void tags(struct sf_jw *w, const struct ex_span *s)
 {
     sf_jw_obj(w, "tags");
-    if (s->method)
+    if (s->method && !ex_span_is_rpc(s))
         sf_jw_str(w, "http.method", s->method);
     if (s->path)
         sf_jw_str(w, "http.path", s->path);
@@ -45,10 +45,26 @@ static void tags(struct sf_jw *w, const struct ex_span *s)
         if (s->grpc_status >= 0)
             tag_int(w, "grpc.status_code", s->grpc_status);
     }
+    if (ex_span_is_rpc(s)) {
+        sf_jw_str(w, "rpc.system", "jsonrpc");
+        sf_jw_str(w, "mcp.method.name", s->method);
+        if (s->rpc_id)
+            sf_jw_str(w, "jsonrpc.request.id", s->rpc_id);
+        if (s->rpc_session)
+            sf_jw_str(w, "mcp.session.id", s->rpc_session);
+        if (s->rpc_name)
+            sf_jw_str(w, "gen_ai.tool.name", s->rpc_name);
+        if (s->rpc_error_code != INT64_MIN)
+            tag_int(w, "rpc.jsonrpc.error_code", s->rpc_error_code);
+    }
     if (s->status >= 500 || s->grpc_status > 0)
         sf_jw_str(w, "error", s->grpc_message ? s->grpc_message : "server error");
     else if (ex_span_handshake_failed(s))
         sf_jw_str(w, "error", s->partial_reason);
+    else if (s->rpc_error_code != INT64_MIN)
+        sf_jw_str(w, "error", s->rpc_error ? s->rpc_error : "JSON-RPC error");
+    else if (s->rpc_tool_error)
+        sf_jw_str(w, "error", "tool_error");
     if (s->tls_version)
         sf_jw_str(w, "tls.version", s->tls_version);
     if (s->early_data)
