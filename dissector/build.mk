@@ -6,7 +6,7 @@ WS_VERSION := $(shell $(PKG_CONFIG) --modversion wireshark 2>/dev/null)
 WS_PLUGIN_DIR ?= $(HOME)/.local/lib/wireshark/plugins/4.0/epan
 ifneq ($(filter 4.0.%,$(WS_VERSION)),)
 DISSECTOR_SO  := $(B)/dissector/spanfold.so
-DISSECTOR_LIB := sf_tracectx sf_attrs sf_text sf_json $(basename $(notdir $(wildcard lib/sf_tc_*.c))) sf_hex sf_base64 sf_err
+DISSECTOR_LIB := sf_tracectx sf_attrs sf_text sf_json sf_jsonrpc sf_sse sf_buf $(basename $(notdir $(wildcard lib/sf_tc_*.c))) sf_hex sf_base64 sf_err
 DISSECTOR_OBJ := $(patsubst %.c,$(B)/pic/%.o,$(wildcard dissector/*.c)) \
                  $(patsubst %,$(B)/pic/lib/%.o,$(DISSECTOR_LIB))
 OPTIONAL += $(DISSECTOR_SO)

@@ -19,9 +19,12 @@
 #include "collect.h"
 
 #include <epan/proto.h>
+#include <math.h>
 #include <string.h>
 
 #include "sf_attrs.h"
+#include "sf_jsonrpc.h"
+#include "sf_sse.h"
 #include "sf_tracectx.h"
 
 /* Per TCP connection, in file scope. */
@@ -36,6 +39,12 @@ struct tc_conn {
     gboolean client_finished; /* the client's Finished has been seen */
     int early_outcome;        /* enum tc_early, from EncryptedExtensions */
     wmem_array_t *early_msgs; /* early-data requests waiting for that verdict */
+    wmem_map_t *rpc_reqs;     /* "DIR ID" -> struct rpc_req: JSON-RPC requests seen */
+};
+
+struct rpc_req {
+    const char *method;
+    guint32 frame;
 };
 
 struct tc_pending {
@@ -60,6 +69,8 @@ struct walk {
     gboolean ee_seen, ee_early; /* EncryptedExtensions in this frame, with early_data */
     GPtrArray *done;            /* finished struct tc_msg * */
     GPtrArray *rel;             /* const struct tc_msg * of streams touched by this frame */
+    int rpc_kind;               /* the HTTP/1 message's body: sf_jrpc_content_kind */
+    GArray *rpc;                /* struct tc_rpc of the frame */
 };
 
 /* Connections by tcp.stream index; rebuilt for every capture file. */
@@ -73,10 +84,12 @@ GArray *tc_wanted_init(struct tc_wanted *w)
         "http.response.line", "http2.streamid",
         "http2.header.name",  "http2.header.value",
         "tls.handshake.type", "tls.handshake.extension.type",
+        "http.content_type",  "http.file_data",
     };
-    int *slots[] = {&w->tcp_stream,     &w->http_req_method, &w->http_resp_code, &w->http_req_line,
-                    &w->http_resp_line, &w->h2_streamid,     &w->h2_hdr_name,    &w->h2_hdr_value,
-                    &w->tls_hs_type,    &w->tls_ext_type};
+    int *slots[] = {&w->tcp_stream,    &w->http_req_method,   &w->http_resp_code,
+                    &w->http_req_line, &w->http_resp_line,    &w->h2_streamid,
+                    &w->h2_hdr_name,   &w->h2_hdr_value,      &w->tls_hs_type,
+                    &w->tls_ext_type,  &w->http_content_type, &w->http_file_data};
     GArray *ids = g_array_new(FALSE, FALSE, sizeof(int));
 
     for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -105,6 +118,7 @@ static struct tc_conn *conn_get(guint32 index)
         c->h2_pending = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
         c->h2_reqs = wmem_map_new(wmem_file_scope(), g_direct_hash, g_direct_equal);
         c->early_msgs = wmem_array_new(wmem_file_scope(), sizeof(struct tc_msg *));
+        c->rpc_reqs = wmem_map_new(wmem_file_scope(), g_str_hash, g_str_equal);
         wmem_map_insert(conns, GUINT_TO_POINTER(index + 1), c);
     }
     return c;
@@ -315,6 +329,92 @@ static void start_message(struct walk *wk, enum msg_kind kind)
     sf_tracectx_set_init(wk->set);
     wk->kind = kind;
     wk->h2_role = 0;
+    wk->rpc_kind = 0;
+}
+
+/* ---- JSON-RPC ---------------------------------------------------------------------- */
+
+static const char *fs_str(const char *s)
+{
+    return s && s[0] ? wmem_strdup(wmem_file_scope(), s) : NULL;
+}
+
+static void rpc_message(void *arg, const struct sf_jrpc_msg *m)
+{
+    static const char *const kinds[] = {"request", "notification", "response"};
+    struct walk *wk = arg;
+    gboolean c2s = wk->kind == MSG_H1_REQ;
+    struct tc_rpc r = {0};
+    struct rpc_req *q;
+    char *key;
+
+    r.kind = kinds[m->kind];
+    r.direction = c2s ? "c2s" : "s2c";
+    r.method = fs_str(m->method);
+    r.id = fs_str(m->id);
+    r.name = fs_str(m->name);
+    r.has_error = m->has_error;
+    r.error_code = m->error_code;
+    r.error_msg = m->has_error ? fs_str(m->error_msg) : NULL;
+    r.tool_error = m->tool_error;
+    r.max_tokens = m->max_tokens;
+    r.temperature = m->temperature;
+    if (wk->conn && m->kind == SF_JRPC_REQUEST) { /* remembered for its response */
+        q = wmem_new(wmem_file_scope(), struct rpc_req);
+        q->method = r.method;
+        q->frame = wk->pinfo->num;
+        key = wmem_strdup_printf(wmem_file_scope(), "%s %s", r.direction, m->id);
+        wmem_map_insert(wk->conn->rpc_reqs, key, q);
+    } else if (wk->conn && m->kind == SF_JRPC_RESPONSE) {
+        key = wmem_strdup_printf(wmem_packet_scope(), "%s %s", c2s ? "s2c" : "c2s", m->id);
+        if ((q = wmem_map_lookup(wk->conn->rpc_reqs, key)) != NULL) {
+            r.method = q->method;
+            r.request_in = q->frame;
+        }
+    }
+    g_array_append_val(wk->rpc, r);
+}
+
+static gboolean mentions_jsonrpc(const char *p, size_t n)
+{
+    return g_strstr_len(p, (gssize)n, "\"jsonrpc\"") != NULL;
+}
+
+/* One JSON text of the body: its messages, or one malformed entry saying why. */
+static void rpc_text(struct walk *wk, const char *p, size_t n)
+{
+    struct sf_jrpc_err e;
+    struct tc_rpc r = {0};
+
+    if (sf_jrpc_parse(p, n, rpc_message, wk, &e) >= 0 || !mentions_jsonrpc(p, n))
+        return;
+    r.kind = "malformed";
+    r.direction = wk->kind == MSG_H1_REQ ? "c2s" : "s2c";
+    r.max_tokens = -1;
+    r.temperature = NAN;
+    r.why = wmem_strdup_printf(wmem_file_scope(), "%s at byte %zu", e.why, e.off);
+    g_array_append_val(wk->rpc, r);
+}
+
+static void rpc_event(void *arg, const struct sf_sse_event *ev)
+{
+    if (strcmp(ev->type, "message") == 0 && !ev->over && ev->len)
+        rpc_text(arg, ev->data, ev->len);
+}
+
+static void rpc_body(struct walk *wk, const guint8 *p, size_t n)
+{
+    struct sf_sse sse;
+
+    if (wk->rpc_kind == 1) {
+        rpc_text(wk, (const char *)p, n);
+    } else if (wk->rpc_kind == 2) {
+        sf_sse_init(&sse, n);
+        sf_sse_feed(&sse, p, n, 0, rpc_event, wk);
+        sf_sse_feed(&sse, (const guint8 *)"\n\n", sf_sse_pending(&sse) ? 2 : 0, 0, rpc_event,
+                    wk); /* a body ends its last event */
+        sf_sse_free(&sse);
+    }
 }
 
 /* "Name: value\r\n" of an HTTP/1 header line, fed to the set. */
@@ -360,6 +460,13 @@ static void visit_field(struct walk *wk, field_info *fi)
                (id == w->http_resp_line && wk->kind == MSG_H1_RESP)) {
         if ((b = field_bytes(fi)) != NULL)
             add_h1_line(wk, b, fi->length);
+    } else if (id == w->http_content_type && (wk->kind == MSG_H1_REQ || wk->kind == MSG_H1_RESP)) {
+        const char *v = fvalue_get_string(&fi->value);
+        wk->rpc_kind = v ? sf_jrpc_content_kind(v, strlen(v)) : 0;
+    } else if (id == w->http_file_data && wk->rpc_kind) {
+        if ((b = field_bytes(fi)) != NULL)
+            rpc_body(wk, b, (size_t)fi->length);
+        wk->rpc_kind = 0;
     } else if (id == w->h2_streamid) {
         const struct tc_msg *req;
         if (wk->kind == MSG_H2)
@@ -434,6 +541,7 @@ struct tc_frame *tc_collect(const struct tc_wanted *w, packet_info *pinfo, proto
     wk.set = g_new(struct sf_tracectx_set, 1);
     wk.done = g_ptr_array_new();
     wk.rel = g_ptr_array_new();
+    wk.rpc = g_array_new(FALSE, TRUE, sizeof(struct tc_rpc));
     proto_tree_children_foreach(tree, visit, &wk);
     finish_message(&wk);
     if (wk.ee_seen && wk.conn && wk.conn->early_offered)
@@ -441,8 +549,12 @@ struct tc_frame *tc_collect(const struct tc_wanted *w, packet_info *pinfo, proto
     /* a stream whose response headers are in this frame is shown through them */
     for (guint i = 0; i < wk.done->len; i++)
         g_ptr_array_remove(wk.rel, (gpointer)((struct tc_msg *)wk.done->pdata[i])->req);
-    if (wk.done->len || wk.rel->len) {
+    if (wk.done->len || wk.rel->len || wk.rpc->len) {
         f = wmem_new0(wmem_file_scope(), struct tc_frame);
+        f->nrpc = wk.rpc->len;
+        f->rpc = f->nrpc
+                     ? wmem_memdup(wmem_file_scope(), wk.rpc->data, f->nrpc * sizeof(struct tc_rpc))
+                     : NULL;
         f->n = wk.done->len;
         f->msg = wmem_alloc_array(wmem_file_scope(), struct tc_msg *, f->n ? f->n : 1);
         memcpy(f->msg, wk.done->pdata, f->n * sizeof(*f->msg));
@@ -452,6 +564,7 @@ struct tc_frame *tc_collect(const struct tc_wanted *w, packet_info *pinfo, proto
     }
     g_ptr_array_free(wk.done, TRUE);
     g_ptr_array_free(wk.rel, TRUE);
+    g_array_free(wk.rpc, TRUE);
     g_free(wk.set);
     return f;
 }

@@ -1,6 +1,10 @@
 /* collect.h - first-pass collection of trace contexts from other dissectors'
  * fields (HTTP/1.1 header lines, HTTP/2 header fields, TLS handshake facts).
  *
+ * JSON-RPC messages are read from HTTP/1.1 bodies (http.file_data, the body as
+ * Wireshark reassembled and de-chunked it) of a JSON or event-stream Content-Type, by
+ * lib/sf_jsonrpc and lib/sf_sse as pcap2spans reads them.
+ *
  * Wireshark offers the fields a postdissector wants only while a packet is
  * dissected for the first time (tshark's second pass and the GUI's re-dissection
  * on click do not prime them again), so everything is computed once, in frame
@@ -46,7 +50,23 @@ struct tc_msg {
     const char **attr_key, **attr_value;
 };
 
+/* One JSON-RPC 2.0 message in an HTTP/1.1 body of the frame (lib/sf_jsonrpc.h; strings
+ * in file scope, NULL absent). */
+struct tc_rpc {
+    const char *kind;   /* request, notification, response, malformed */
+    const char *method; /* a response's: its request's, when seen on the connection */
+    const char *id, *name, *error_msg;
+    const char *direction; /* c2s: in a request body, s2c: in a response body */
+    gboolean has_error, tool_error;
+    gint64 error_code, max_tokens; /* max_tokens -1 absent */
+    double temperature;            /* NaN absent */
+    guint32 request_in;            /* a response: the frame of its request, 0 unknown */
+    const char *why;               /* malformed: why and where */
+};
+
 struct tc_frame {
+    guint nrpc;
+    struct tc_rpc *rpc;
     guint n;
     struct tc_msg **msg; /* stable pointers: responses link back into requests */
     guint nrel;
@@ -61,6 +81,7 @@ struct tc_wanted {
     int http_req_method, http_resp_code, http_req_line, http_resp_line;
     int h2_streamid, h2_hdr_name, h2_hdr_value;
     int tls_hs_type, tls_ext_type;
+    int http_content_type, http_file_data;
 };
 
 /* Look up the wanted hfids (in the handoff); returns them as a GArray of ints for

@@ -16,6 +16,16 @@
  * Filter: tracectx.span_id == "00f067aa0ba902b7" finds the request and the
  * response of that span (the response carries the request's key context as
  * tracectx.request_span_id as well).
+ *
+ * JSON-RPC 2.0 (MCP) messages in HTTP/1.1 bodies are a protocol of their own here,
+ * "spanfold", with the names pcap2spans gives them (docs/pcap2spans.md):
+ *
+ *   spanfold JSON-RPC
+ *     JSON-RPC request tools/call search_docs, id 2 (c2s)
+ *       spanfold.jsonrpc.kind, .method, .id, .name, .direction, .error_code, ...
+ *
+ * spanfold.jsonrpc.method == "sampling/createMessage" finds the request and, on the
+ * same connection, its response (which names its request's method and frame).
  */
 #include "packet-spanfold.h"
 
@@ -42,6 +52,12 @@ static int hf_span = -1, hf_msg = -1, hf_direction = -1, hf_stream = -1, hf_requ
            hf_ts_key = -1, hf_ts_value = -1, hf_valid = -1, hf_error = -1, hf_raw = -1,
            hf_preferred = -1, hf_attr = -1, hf_attr_key = -1, hf_attr_value = -1;
 static gint ett_tracectx = -1, ett_msg = -1, ett_ctx = -1, ett_ts = -1, ett_attr = -1;
+static int proto_spanfold = -1;
+static int hf_rpc = -1, hf_rpc_kind = -1, hf_rpc_method = -1, hf_rpc_id = -1, hf_rpc_name = -1,
+           hf_rpc_direction = -1, hf_rpc_error_code = -1, hf_rpc_error = -1, hf_rpc_tool_error = -1,
+           hf_rpc_temperature = -1, hf_rpc_max_tokens = -1, hf_rpc_request_in = -1;
+static gint ett_spanfold = -1, ett_rpc = -1;
+static expert_field ei_rpc_malformed = EI_INIT, ei_rpc_error = EI_INIT;
 static expert_field ei_malformed = EI_INIT, ei_disagree = EI_INIT, ei_early = EI_INIT,
                     ei_early_rejected = EI_INIT, ei_dropped = EI_INIT;
 
@@ -184,6 +200,46 @@ static void add_message(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, con
         expert_add_info_format(pinfo, it, &ei_dropped, "%u more contexts not shown", m->dropped);
 }
 
+static void add_rpc(proto_tree *tree, packet_info *pinfo, tvbuff_t *tvb, const struct tc_rpc *r)
+{
+    proto_item *it = proto_tree_add_none_format(
+        tree, hf_rpc, tvb, 0, 0, "JSON-RPC %s%s%s%s%s%s (%s)", r->kind, r->method ? " " : "",
+        r->method ? r->method : "", r->name ? " " : "", r->name ? r->name : "",
+        r->id ? wmem_strdup_printf(wmem_packet_scope(), ", id %s", r->id) : "", r->direction);
+    proto_tree *t = proto_item_add_subtree(it, ett_rpc);
+    proto_item *x;
+
+    proto_item_set_generated(it);
+    add_string(t, hf_rpc_kind, tvb, r->kind);
+    add_string(t, hf_rpc_method, tvb, r->method);
+    add_string(t, hf_rpc_id, tvb, r->id);
+    add_string(t, hf_rpc_name, tvb, r->name);
+    add_string(t, hf_rpc_direction, tvb, r->direction);
+    if (r->request_in)
+        proto_item_set_generated(
+            proto_tree_add_uint(t, hf_rpc_request_in, tvb, 0, 0, r->request_in));
+    if (r->has_error) {
+        x = proto_tree_add_int64(t, hf_rpc_error_code, tvb, 0, 0, r->error_code);
+        proto_item_set_generated(x);
+        add_string(t, hf_rpc_error, tvb, r->error_msg);
+        expert_add_info_format(pinfo, x, &ei_rpc_error, "JSON-RPC error %" G_GINT64_FORMAT ": %s",
+                               r->error_code, r->error_msg ? r->error_msg : "");
+    }
+    if (r->tool_error) {
+        x = proto_tree_add_boolean(t, hf_rpc_tool_error, tvb, 0, 0, TRUE);
+        proto_item_set_generated(x);
+        expert_add_info_format(pinfo, x, &ei_rpc_error, "Tool result with isError");
+    }
+    if (r->temperature == r->temperature)
+        proto_item_set_generated(
+            proto_tree_add_double(t, hf_rpc_temperature, tvb, 0, 0, r->temperature));
+    if (r->max_tokens >= 0)
+        proto_item_set_generated(
+            proto_tree_add_int64(t, hf_rpc_max_tokens, tvb, 0, 0, r->max_tokens));
+    if (r->why)
+        expert_add_info_format(pinfo, it, &ei_rpc_malformed, "Malformed JSON-RPC: %s", r->why);
+}
+
 /* ---- dissection ---------------------------------------------------------------------- */
 
 static int dissect_tracectx(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data _U_)
@@ -202,6 +258,15 @@ static int dissect_tracectx(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree,
     }
     if (f == NULL)
         return 0;
+    if (f->nrpc) {
+        ti = proto_tree_add_item(tree, proto_spanfold, tvb, 0, 0, ENC_NA);
+        proto_item_set_generated(ti);
+        t = proto_item_add_subtree(ti, ett_spanfold);
+        for (guint i = 0; i < f->nrpc; i++)
+            add_rpc(t, pinfo, tvb, &f->rpc[i]);
+    }
+    if (f->n == 0 && f->nrel == 0)
+        return tvb_captured_length(tvb);
     ti = proto_tree_add_item(tree, proto_tracectx, tvb, 0, 0, ENC_NA);
     proto_item_set_generated(ti);
     t = proto_item_add_subtree(ti, ett_tracectx);
@@ -243,6 +308,58 @@ static tap_packet_status st_packet(stats_tree *st, packet_info *pinfo _U_, epan_
 }
 
 /* ---- registration ---------------------------------------------------------------------- */
+
+/* The "spanfold" protocol: JSON-RPC messages, named as pcap2spans names them. */
+static void register_spanfold(void)
+{
+    static hf_register_info hf[] = {
+        {&hf_rpc,
+         {"JSON-RPC message", "spanfold.jsonrpc", FT_NONE, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_rpc_kind,
+         {"Kind", "spanfold.jsonrpc.kind", FT_STRING, BASE_NONE, NULL, 0,
+          "request, notification, response or malformed", HFILL}},
+        {&hf_rpc_method,
+         {"Method", "spanfold.jsonrpc.method", FT_STRING, BASE_NONE, NULL, 0,
+          "The JSON-RPC method (a response: its request's, seen on the connection)", HFILL}},
+        {&hf_rpc_id,
+         {"Id", "spanfold.jsonrpc.id", FT_STRING, BASE_NONE, NULL, 0,
+          "A number as written, a string in quotes", HFILL}},
+        {&hf_rpc_name,
+         {"Tool or prompt", "spanfold.jsonrpc.name", FT_STRING, BASE_NONE, NULL, 0,
+          "params.name (tools/call, prompts/get)", HFILL}},
+        {&hf_rpc_direction,
+         {"Direction", "spanfold.jsonrpc.direction", FT_STRING, BASE_NONE, NULL, 0,
+          "c2s: in a request body, s2c: in a response body", HFILL}},
+        {&hf_rpc_request_in,
+         {"Request in", "spanfold.jsonrpc.request_in", FT_FRAMENUM, BASE_NONE,
+          FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, NULL, HFILL}},
+        {&hf_rpc_error_code,
+         {"Error code", "spanfold.jsonrpc.error_code", FT_INT64, BASE_DEC, NULL, 0, NULL, HFILL}},
+        {&hf_rpc_error,
+         {"Error message", "spanfold.jsonrpc.error", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL}},
+        {&hf_rpc_tool_error,
+         {"Tool error", "spanfold.jsonrpc.tool_error", FT_BOOLEAN, BASE_NONE, NULL, 0,
+          "A tool result with isError: true", HFILL}},
+        {&hf_rpc_temperature,
+         {"Temperature", "spanfold.jsonrpc.temperature", FT_DOUBLE, BASE_NONE, NULL, 0,
+          "Sampling parameter", HFILL}},
+        {&hf_rpc_max_tokens,
+         {"Max tokens", "spanfold.jsonrpc.max_tokens", FT_INT64, BASE_DEC, NULL, 0,
+          "Sampling parameter", HFILL}},
+    };
+    static gint *ett[] = {&ett_spanfold, &ett_rpc};
+    static ei_register_info ei[] = {
+        {&ei_rpc_malformed,
+         {"spanfold.jsonrpc.malformed", PI_MALFORMED, PI_WARN, "Malformed JSON-RPC", EXPFILL}},
+        {&ei_rpc_error,
+         {"spanfold.jsonrpc.failed", PI_RESPONSE_CODE, PI_NOTE, "JSON-RPC error", EXPFILL}},
+    };
+
+    proto_spanfold = proto_register_protocol("spanfold JSON-RPC", "spanfold", "spanfold");
+    proto_register_field_array(proto_spanfold, hf, array_length(hf));
+    proto_register_subtree_array(ett, array_length(ett));
+    expert_register_field_array(expert_register_protocol(proto_spanfold), ei, array_length(ei));
+}
 
 void proto_register_tracectx(void)
 {
@@ -340,6 +457,7 @@ void proto_register_tracectx(void)
     em = expert_register_protocol(proto_tracectx);
     expert_register_field_array(em, ei, array_length(ei));
     tap_tracectx = register_tap("tracectx");
+    register_spanfold();
     register_cleanup_routine(tc_collect_reset);
 }
 

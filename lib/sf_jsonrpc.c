@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "sf_json.h"
 
@@ -680,4 +681,23 @@ long sf_jrpc_parse(const char *p, size_t n, sf_jrpc_fn fn, void *arg, struct sf_
         return -1;
     }
     return t.count;
+}
+
+int sf_jrpc_content_kind(const char *v, size_t n)
+{
+    size_t e = 0;
+
+    while (n && (*v == ' ' || *v == '\t'))
+        v++, n--;
+    while (e < n && v[e] != ';' && v[e] != ' ' && v[e] != '\t')
+        e++;
+    if (e == 17 && strncasecmp(v, "text/event-stream", 17) == 0)
+        return 2;
+    if (e < 12 || strncasecmp(v, "application/", 12) != 0)
+        return 0;
+    if ((e == 16 && strncasecmp(v + 12, "json", 4) == 0) ||
+        (e == 20 && strncasecmp(v + 12, "json-rpc", 8) == 0) ||
+        (e > 17 && strncasecmp(v + e - 5, "+json", 5) == 0))
+        return 1;
+    return 0;
 }

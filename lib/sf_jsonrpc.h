@@ -57,6 +57,11 @@ struct sf_jrpc_err {
     const char *why; /* static */
 };
 
+/* What kind of body a Content-Type value announces (RFC 9110 media type, parameters
+ * ignored): 1 JSON (application/json, application/json-rpc, application/X+json), 2 an
+ * event stream (text/event-stream), 0 neither. */
+int sf_jrpc_content_kind(const char *v, size_t n);
+
 typedef void (*sf_jrpc_fn)(void *arg, const struct sf_jrpc_msg *m);
 
 /* Read the JSON text p[0..n) (whitespace around it allowed): each message, in order,

@@ -7,7 +7,7 @@
 #include <strings.h>
 
 #include "ctx.h"
-#include "rpc.h"
+#include "sf_jsonrpc.h"
 #include "sf_tracectx.h"
 
 static int name_is(const char *n, size_t nl, const char *want)
@@ -81,7 +81,7 @@ static void field(struct h1_head_facts *f, const char *n, size_t nl, const char 
             int64_t c = parse_clen(v, vl);
             f->clen = (f->clen >= 0 && c != f->clen) ? -2 : c;
         } else if (name_is(n, nl, "content-type")) {
-            f->rpc_kind = p2s_rpc_content_kind(v, vl);
+            f->rpc_kind = sf_jrpc_content_kind(v, vl);
         } else if (name_is(n, nl, "content-encoding")) {
             f->encoded |= !(vl == 8 && strncasecmp(v, "identity", 8) == 0);
         }

@@ -66,25 +66,6 @@ struct p2s_rpc_body {
 
 /* ---- content types and sessions ------------------------------------------------------ */
 
-int p2s_rpc_content_kind(const char *v, size_t n)
-{
-    size_t e = 0;
-
-    while (n && (*v == ' ' || *v == '\t'))
-        v++, n--;
-    while (e < n && v[e] != ';' && v[e] != ' ' && v[e] != '\t')
-        e++;
-    if (e == 17 && strncasecmp(v, "text/event-stream", 17) == 0)
-        return 2;
-    if (e < 12 || strncasecmp(v, "application/", 12) != 0)
-        return 0;
-    if ((e == 16 && strncasecmp(v + 12, "json", 4) == 0) ||
-        (e == 20 && strncasecmp(v + 12, "json-rpc", 8) == 0) ||
-        (e > 17 && strncasecmp(v + e - 5, "+json", 5) == 0))
-        return 1;
-    return 0;
-}
-
 int p2s_rpc_query_session(const char *target, char *out, size_t cap)
 {
     const char *q = target ? strchr(target, '?') : NULL;

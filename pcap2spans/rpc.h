@@ -41,15 +41,13 @@ struct p2s_rpc_carrier {
     int status;          /* the HTTP status of a response; 0 for a request */
 };
 
-/* What kind of body a Content-Type value announces: 0 none of ours, 1 JSON, 2 SSE. */
-int p2s_rpc_content_kind(const char *v, size_t n);
 /* The session named by a request target's `sessionId` (or `session_id`) query
  * parameter, copied into out (size cap); 0, or -1 when it has none. */
 int p2s_rpc_query_session(const char *target, char *out, size_t cap);
 
 struct p2s_rpc_body;
 
-/* A reader for a body of kind (p2s_rpc_content_kind) going dir; NULL when kind is 0 or
+/* A reader for a body of kind (sf_jrpc_content_kind) going dir; NULL when kind is 0 or
  * there is no memory (the body is then not read). */
 struct p2s_rpc_body *p2s_rpc_body_open(struct p2s_ctx *ctx, const struct p2s_rpc_carrier *x,
                                        enum p2s_dir dir, int kind);
