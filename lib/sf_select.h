@@ -122,6 +122,10 @@ const char *sf_select_sql(const struct sf_select *s);
  * inflect's --by endpoint and the report's groups all use it, so a name the report shows
  * can be selected as is. */
 const char *sf_select_endpoint_sql(void);
+#define SF_ENDPOINT_SQL                                                                            \
+    "(CASE WHEN proto = 'jsonrpc' THEN method || COALESCE(' ' || NULLIF(rpc_name, ''), '')"        \
+    " WHEN grpc_method IS NOT NULL THEN COALESCE(grpc_service || '/', '') || grpc_method"          \
+    " WHEN instr(path, '?') > 0 THEN substr(path, 1, instr(path, '?') - 1) ELSE path END)"
 
 struct sf_buf;
 /* The same endpoint computed in C from a span's columns (NULL where the SQL gives

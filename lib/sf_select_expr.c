@@ -31,11 +31,7 @@ struct column {
     const char *ch_sql; /* ClickHouse's, when it differs */
 };
 
-/* The path without its query string; a gRPC call's "package.Service/Method". */
-#define ENDPOINT_SQL                                                                               \
-    "(CASE WHEN proto = 'jsonrpc' THEN method || COALESCE(' ' || NULLIF(rpc_name, ''), '')"        \
-    " WHEN grpc_method IS NOT NULL THEN COALESCE(grpc_service || '/', '') || grpc_method"          \
-    " WHEN instr(path, '?') > 0 THEN substr(path, 1, instr(path, '?') - 1) ELSE path END)"
+#define ENDPOINT_SQL SF_ENDPOINT_SQL
 #define ENDPOINT_CH                                                                                \
     "(CASE WHEN proto = 'jsonrpc' THEN method || coalesce(' ' || nullIf(rpc_name, ''), '')"        \
     " WHEN grpc_method IS NOT NULL THEN coalesce(grpc_service || '/', '') || grpc_method"          \

@@ -447,15 +447,20 @@ const char *sf_spans_decision_sql(void)
            "s.span_id AND i.decision IS NOT NULL LIMIT 1))";
 }
 
+/* An HTTP exchange that carried JSON-RPC messages is counted through its calls (spans of
+ * their own, pcap2spans/rpc.h): it is in no group, or every call would count twice and
+ * the long-lived event streams of MCP would pose as slow requests. */
+#define COUNTED(expr) "(CASE WHEN rpc_messages IS NULL THEN " expr " END)"
+
 const char *sf_spans_group_expr(const char *by)
 {
     if (strcmp(by, "service") == 0)
-        return "COALESCE(s.grpc_service, s.authority, '(none)')";
-    if (strcmp(by, "endpoint") == 0)
-        return sf_select_endpoint_sql(); /* the selection language's, so names can be selected */
+        return COUNTED("COALESCE(s.grpc_service, s.authority, '(none)')");
+    if (strcmp(by, "endpoint") == 0) /* the selection language's, so names can be selected */
+        return COUNTED(SF_ENDPOINT_SQL);
     if (strcmp(by, "grpc_method") == 0)
-        return "s.grpc_service || '/' || COALESCE(s.grpc_method, '')";
-    return "'all'";
+        return COUNTED("s.grpc_service || '/' || COALESCE(s.grpc_method, '')");
+    return COUNTED("'all'");
 }
 
 static int read_rows(struct sf_span_windows *sw, sqlite3_stmt *st, struct sf_progress *pg,
@@ -521,8 +526,10 @@ int sf_spans_window(struct sf_span_windows *sw, const char *path, const char *by
              "s.grpc_status, s.reset_code, %s, s.trace_id, %s, "
              "(SELECT c.tracestate FROM contexts c WHERE c.span_row = s.id AND "
              "c.tracestate LIKE '%%ot=%%' LIMIT 1), "
-             /* a connection that never completed its handshake (pcap2spans' tls.c) */
-             "s.partial_reason LIKE 'handshake failed:%%' "
+             /* a connection that never completed its handshake (pcap2spans' tls.c), a
+              * JSON-RPC error, a tool result with isError (pcap2spans/rpc.h) */
+             "(s.partial_reason LIKE 'handshake failed:%%' OR s.rpc_error_code IS NOT NULL "
+             "OR s.rpc_tool_error = 1) "
              "FROM spans s WHERE s.req_start_ns IS NOT NULL AND (%s) IS NOT NULL "
              "ORDER BY s.req_start_ns, s.id",
              sf_spans_decision_sql(), ge, ge);

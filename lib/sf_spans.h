@@ -111,7 +111,8 @@ void sf_spans_outlier_note(const struct sf_span_windows *sw, char *buf, size_t n
 const char *sf_spans_decision_sql(void);
 
 /* The SQL expression (over `spans s`) that names a span's group for `by`; NULL when a
- * span has none.  Anything that must group spans as inflect does uses it. */
+ * span has none, and for an HTTP exchange that carried JSON-RPC calls (they are counted
+ * as spans of their own).  Anything that must group spans as inflect does uses it. */
 const char *sf_spans_group_expr(const char *by);
 
 /* The same from rows fed one by one (tests, and the reader above): call
