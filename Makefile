@@ -39,7 +39,7 @@ CPPFLAGS += -Ilib -I$(B)/gen -Itests -MMD -MP
 pc = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 pcflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 # What libspanfold.a itself needs; tools add their own in build.mk.
-LIB_LIBS = $(call pc,sqlite3 libcrypto zlib liblzma libzstd) -lm
+LIB_LIBS = $(call pc,sqlite3 libcrypto zlib liblzma libzstd libbrotlidec) -lm
 
 # Defined before the build.mk files, which use them in prerequisite lists.
 LIB_SRC := $(wildcard lib/*.c)

@@ -39,6 +39,7 @@ static void dispatch(struct sf_sse *s, int64_t ts, sf_sse_fn fn, void *arg)
     }
     sf_buf_reset(&s->data);
     s->type[0] = 0;
+    s->type_len = 0;
     s->has_data = s->over = s->started = 0;
 }
 
@@ -69,11 +70,11 @@ static void value(struct sf_sse *s, const uint8_t *p, size_t n)
         if (sf_buf_append(&s->data, p, n) < 0)
             s->over = 1;
     } else if (s->field == F_EVENT) {
-        size_t l = strlen(s->type);
-        if (l + n >= sizeof(s->type))
-            n = sizeof(s->type) - 1 - l;
-        memcpy(s->type + l, p, n);
-        s->type[l + n] = 0;
+        if (s->type_len + n >= sizeof(s->type))
+            n = sizeof(s->type) - 1 - s->type_len;
+        memcpy(s->type + s->type_len, p, n);
+        s->type_len += n;
+        s->type[s->type_len] = 0;
     }
 }
 
@@ -87,6 +88,7 @@ static void begin_value(struct sf_sse *s)
         s->has_data = 1;
     } else if (s->field == F_EVENT) {
         s->type[0] = 0;
+        s->type_len = 0;
     }
 }
 

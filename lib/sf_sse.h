@@ -35,6 +35,7 @@ typedef void (*sf_sse_fn)(void *arg, const struct sf_sse_event *ev);
 struct sf_sse {
     struct sf_buf data;
     char type[64];
+    size_t type_len; /* bytes of type (it may hold a NUL: not strlen) */
     char name[8];    /* the field name being read (cut: matches nothing) */
     size_t name_len; /* bytes of it so far */
     int state;       /* sf_sse.c */

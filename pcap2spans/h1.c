@@ -344,11 +344,7 @@ static void rpc_open(struct h1 *h, struct h1_req *r, enum p2s_dir dir,
 
     if (f->rpc_kind == 0)
         return;
-    if (f->encoded) { /* not read yet: noted, so that it is not silently missing */
-        p2s_note(h->ctx, h->conn, "jsonrpc_encoded_body", r->path, h->d[dir].start_ts);
-        return;
-    }
-    r->rb[dir] = p2s_rpc_body_open(h->ctx, &x, dir, f->rpc_kind);
+    r->rb[dir] = p2s_rpc_body_open(h->ctx, &x, dir, f->rpc_kind, f->encoding, f->encoding_len);
 }
 
 /* The MCP session a request names: its Mcp-Session-Id, else a sessionId= of its target. */

@@ -83,7 +83,8 @@ static void field(struct h1_head_facts *f, const char *n, size_t nl, const char 
         } else if (name_is(n, nl, "content-type")) {
             f->rpc_kind = sf_jrpc_content_kind(v, vl);
         } else if (name_is(n, nl, "content-encoding")) {
-            f->encoded |= !(vl == 8 && strncasecmp(v, "identity", 8) == 0);
+            f->encoding = v;
+            f->encoding_len = vl;
         }
         break;
     case 'm':

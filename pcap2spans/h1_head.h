@@ -30,8 +30,9 @@ struct h1_head_facts {
     struct p2s_ctx *pctx; /* for its pool of context sets */
     int request;          /* a request's fields: its kept headers (lib/sf_attrs.h) go to ctx */
     int rpc_kind;         /* the body may carry JSON-RPC: sf_jrpc_content_kind, 0 when encoded */
-    int encoded;          /* a Content-Encoding other than identity */
-    const char *session;  /* Mcp-Session-Id (MCP Streamable HTTP) */
+    const char *encoding; /* Content-Encoding (the last one seen), NULL none */
+    size_t encoding_len;
+    const char *session; /* Mcp-Session-Id (MCP Streamable HTTP) */
     size_t session_len;
 };
 

@@ -18,6 +18,7 @@
 #include "ctx.h"
 #include "sf_buf.h"
 #include "sf_db_net.h"
+#include "sf_http_coding.h"
 #include "sf_jsonrpc.h"
 #include "sf_map.h"
 #include "sf_sse.h"
@@ -57,6 +58,7 @@ struct p2s_rpc_body {
     int lost;     /* JSON: bytes were lost; SSE: skipping to the next blank line */
     int blank;    /* SSE resync: line-end bytes seen in a row */
     int over;     /* JSON: past the limit */
+    char enc[64]; /* JSON: the Content-Encoding to undo at the end, "" none */
     int mentions; /* JSON over the limit: its first part named "jsonrpc" */
     unsigned messages;
     /* the text being read: when it started and ended, its size */
@@ -444,13 +446,36 @@ static void on_event(void *arg, const struct sf_sse_event *ev)
     read_text(b, ev->data, ev->len, ev->first_ts, ev->last_ts, "event");
 }
 
+/* A coding that is only identity needs no decoding. */
+static int identity_only(const char *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] != ' ' && v[i] != '\t' && v[i] != ',')
+            return n - i >= 8 && strncasecmp(v + i, "identity", 8) == 0 &&
+                   identity_only(v + i + 8, n - i - 8);
+    return 1;
+}
+
 struct p2s_rpc_body *p2s_rpc_body_open(struct p2s_ctx *ctx, const struct p2s_rpc_carrier *x,
-                                       enum p2s_dir dir, int kind)
+                                       enum p2s_dir dir, int kind, const char *enc, size_t enc_len)
 {
     struct p2s_rpc_body *b;
 
-    if (kind == 0 || (b = calloc(1, sizeof(*b))) == NULL)
+    if (kind == 0)
         return NULL;
+    if (enc && identity_only(enc, enc_len))
+        enc = NULL;
+    if (enc && (kind == 2 || enc_len >= sizeof(b->enc) || !sf_http_coding_known(enc, enc_len))) {
+        char what[96];
+        snprintf(what, sizeof(what), "%s with Content-Encoding %.*s",
+                 kind == 2 ? "an event stream" : "a body", (int)(enc_len < 48 ? enc_len : 48), enc);
+        p2s_note(ctx, x->conn, "jsonrpc_encoded_body", what, ctx->pkt_ts);
+        return NULL;
+    }
+    if ((b = calloc(1, sizeof(*b))) == NULL)
+        return NULL;
+    if (enc)
+        sf_text_copy_plain(b->enc, enc, enc_len, 0)[0] = 0;
     b->ctx = ctx;
     b->x = *x;
     b->x.session = NULL;
@@ -519,6 +544,25 @@ void p2s_rpc_body_gap(struct p2s_rpc_body *b)
     }
 }
 
+/* A JSON body with a Content-Encoding: undone, bounded by the same limit, then read; a
+ * body that does not decode is said (an event). */
+static void read_decoded(struct p2s_rpc_body *b, int64_t ts)
+{
+    struct sf_buf out;
+    struct sf_err e;
+    int rc;
+
+    sf_buf_init(&out, b->ctx->lim.max_rpc_bytes);
+    sf_err_clear(&e);
+    rc = sf_http_decode(b->enc, strlen(b->enc), b->text.data, b->text.len, &out, &e);
+    if (rc == 0)
+        read_text(b, (const char *)out.data, out.len, b->first_ts, ts, "body");
+    else
+        p2s_note(b->ctx, b->x.conn, rc == SF_E_LIMIT ? "jsonrpc_over_limit" : "jsonrpc_bad_coding",
+                 e.msg, ts);
+    sf_buf_free(&out);
+}
+
 unsigned p2s_rpc_body_end(struct p2s_rpc_body *b, int64_t ts)
 {
     unsigned n;
@@ -533,6 +577,8 @@ unsigned p2s_rpc_body_end(struct p2s_rpc_body *b, int64_t ts)
             p2s_note(b->ctx, b->x.conn, "jsonrpc_over_limit", "a body", ts);
         else if (b->lost && mentions_jsonrpc(p, b->text.len))
             p2s_note(b->ctx, b->x.conn, "jsonrpc_lost_in_gap", "a body", ts);
+        else if (!b->lost && !b->over && b->text.len && b->enc[0])
+            read_decoded(b, ts);
         else if (!b->lost && !b->over && b->text.len)
             read_text(b, p, b->text.len, b->first_ts, ts, "body");
         sf_buf_free(&b->text);

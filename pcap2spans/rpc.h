@@ -3,8 +3,10 @@
  * An HTTP parser opens a body reader for each message whose Content-Type is
  * `application/json` (or `application/json-rpc`, `application/X+json`) or
  * `text/event-stream`, feeds it the body's bytes (de-chunked) and ends it with the
- * message.  JSON bodies are read whole (up to --max-rpc-bytes), event streams event by
- * event (lib/sf_sse.h); each JSON text goes through lib/sf_jsonrpc.h.  Then:
+ * message.  JSON bodies are read whole (up to --max-rpc-bytes; a Content-Encoding of gzip,
+ * deflate, br or zstd undone by lib/sf_http_coding.h, the decoded body bounded alike),
+ * event streams event by event (lib/sf_sse.h); each JSON text goes through
+ * lib/sf_jsonrpc.h.  Then:
  *
  *   - a notification is a span of zero duration at the time its message ended;
  *   - a request waits for its response, looked up by id and by the direction it went,
@@ -47,10 +49,12 @@ int p2s_rpc_query_session(const char *target, char *out, size_t cap);
 
 struct p2s_rpc_body;
 
-/* A reader for a body of kind (sf_jrpc_content_kind) going dir; NULL when kind is 0 or
- * there is no memory (the body is then not read). */
+/* A reader for a body of kind (sf_jrpc_content_kind) going dir, with the Content-Encoding
+ * enc[0..enc_len) (NULL: none); NULL when kind is 0, when the body cannot be read (a coding
+ * not known, or an encoded event stream: a `jsonrpc_encoded_body` event says so), or
+ * there is no memory. */
 struct p2s_rpc_body *p2s_rpc_body_open(struct p2s_ctx *ctx, const struct p2s_rpc_carrier *x,
-                                       enum p2s_dir dir, int kind);
+                                       enum p2s_dir dir, int kind, const char *enc, size_t enc_len);
 void p2s_rpc_body_data(struct p2s_rpc_body *b, const uint8_t *p, size_t n, int64_t ts);
 /* Bytes of the body were lost: the message they were in is not read. */
 void p2s_rpc_body_gap(struct p2s_rpc_body *b);

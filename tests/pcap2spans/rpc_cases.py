@@ -2,15 +2,19 @@
 """rpc_cases.py OUT.pcap: one HTTP/1.1 keep-alive connection of JSON-RPC exchanges, good
 and hostile, for t_mcp.sh.  Each exchange is numbered in the comments; the test states
 what each must give.  Segments are 200 bytes (bodies and events cross them)."""
+import gzip
 import json
 import sys
+import zlib
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 import tcp_pcap  # noqa: E402
 
 
-def post(body, ctype=b"application/json", session=None, chunked=False):
+def post(body, ctype=b"application/json", session=None, chunked=False, enc=None):
     h = b"POST /mcp HTTP/1.1\r\nHost: t\r\nContent-Type: " + ctype + b"\r\n"
+    if enc:
+        h += b"Content-Encoding: " + enc + b"\r\n"
     if session:
         h += b"Mcp-Session-Id: " + session + b"\r\n"
     if chunked:
@@ -21,8 +25,9 @@ def post(body, ctype=b"application/json", session=None, chunked=False):
     return h + b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
-def resp(body, ctype=b"application/json", status=b"200 OK"):
+def resp(body, ctype=b"application/json", status=b"200 OK", enc=None):
     return (b"HTTP/1.1 " + status + b"\r\nContent-Type: " + ctype +
+            (b"\r\nContent-Encoding: " + enc if enc else b"") +
             b"\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
 
 
@@ -71,6 +76,13 @@ ex = [
     # 10 a request never answered (the response is a 202): "no response" at the end
     (post(j(id=10, method="tools/call", params={"name": "slow"}), session=b"sess-1"),
      b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"),
+    # 11 a deflate (zlib) request answered by a gzip response: one call, "zipped"
+    (post(zlib.compress(j(id=11, method="tools/call", params={"name": "zipped"})), enc=b"deflate"),
+     resp(gzip.compress(j(id=11, result={})), enc=b"gzip")),
+    # 12 a gzip bomb: 64 MiB of spaces in a few KB, past --max-rpc-bytes 16 MiB: an event
+    (post(j(id=12, method="bomb")), resp(gzip.compress(b" " * (64 << 20)), enc=b"gzip")),
+    # 13 a coding not known: an event, the call stays unanswered
+    (post(j(id=13, method="lzw")), resp(b"\x1f\x9d\x90", enc=b"compress")),
 ]
 
 f = tcp_pcap.Flow(mss=200)

@@ -92,6 +92,13 @@ check "9: sampling parameters and the _meta trace id on the call, its notificati
 check "10: a request never answered: no response, named by its tool" \
     [ "$(c '[(r["endpoint"], r["partial_reason"]) for r in rows if r["stream_id"] == 10 and r["proto"] == "jsonrpc"]')" = "[('tools/call slow', 'no response')]" ]
 check "the summary counts the four malformed bodies" grep -q "jsonrpc_malformed 4" "$tmp/cases.err"
+check "11: a deflate request and a gzip response: one call, answered" \
+    [ "$(c '[(r["endpoint"], r["partial"], r["status"]) for r in rows if r["stream_id"] == 11 and r["proto"] == "jsonrpc"]')" = "[('tools/call zipped', 0, 200)]" ]
+check "12: a gzip bomb stops at --max-rpc-bytes: an over-limit event" \
+    grep -q "jsonrpc_over_limit 1" "$tmp/cases.err"
+check "13: a coding not known: an event says so" grep -q "jsonrpc_encoded_body 1" "$tmp/cases.err"
+check "12, 13: their requests are spans without a response" \
+    [ "$(c 'sorted((r["method"], r["partial_reason"]) for r in rows if r["stream_id"] in (12, 13) and r["proto"] == "jsonrpc")')" = "[('bomb', 'no response'), ('lzw', 'no response')]" ]
 
 # live: record both transports afresh with the real peers
 why=""
