@@ -534,6 +534,8 @@ static void data_bytes(struct h2_conn *c, enum p2s_dir dir, const uint8_t *p, si
         s->resp_bytes += (int64_t)body;
     if (s->grpc)
         grpc_msgs_feed(&s->msgs[dir], p, body);
+    if (s->rb[dir])
+        h2_stream_rpc_data(c, s, dir, p, body);
 }
 
 /* The last payload byte of a streamed frame arrived at ts. */
@@ -544,6 +546,7 @@ static void skip_end(struct h2_conn *c, enum p2s_dir dir, int64_t ts)
 
     if (d->skip_type == T_DATA && (d->skip_flags & F_END_STREAM) &&
         (s = h2_stream_find(c, d->skip_sid)) != NULL) {
+        h2_stream_rpc_end(s, dir, ts);
         if (dir == P2S_C2S) {
             s->req_done = 1;
             s->req_end = ts;
@@ -997,6 +1000,7 @@ static void h2_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
 
         if (s && d->skip_type == T_DATA) {
             h2_stream_partial(s, "capture gap in DATA");
+            h2_stream_rpc_data(c, s, dir, NULL, body);
             if (dir == P2S_C2S)
                 s->req_bytes += body;
             else

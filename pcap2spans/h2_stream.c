@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "hpack.h"
+#include "rpc.h"
+#include "sf_jsonrpc.h"
 
 /* Report an error of this connection: the first of a data call is returned through
  * err (the caller prints it with packet and offset), later ones are counted. */
@@ -166,9 +168,69 @@ static void stream_free(struct h2_conn *c, struct h2_stream *s)
     stream_str_free(s, s->authority);
     stream_str_free(s, s->path);
     free(s->grpc_message);
+    for (int dir = 0; dir < 2; dir++) {
+        p2s_rpc_body_end(s->rb[dir], 0); /* emit ended them; this is a stream given up */
+        free(s->rpc_enc[dir]);
+        free(s->rpc_session[dir]);
+    }
     set_release(c, s->req_ctx);
     set_release(c, s->resp_ctx);
     free(s);
+}
+
+/* ---- JSON-RPC bodies (rpc.h) ---------------------------------------------------------- */
+
+static int name_is(const struct hpack_field *f, const char *want);
+
+/* A header of a request (dir C2S) or response that the JSON-RPC reader needs. */
+static void rpc_field(struct h2_stream *s, enum p2s_dir dir, const struct hpack_field *f)
+{
+    char **dst = NULL;
+
+    if (name_is(f, "content-type"))
+        s->rpc_kind[dir] = sf_jrpc_content_kind((const char *)f->value, f->vlen);
+    else if (name_is(f, "content-encoding"))
+        dst = &s->rpc_enc[dir];
+    else if (name_is(f, "mcp-session-id"))
+        dst = &s->rpc_session[dir];
+    if (dst && *dst == NULL && f->vlen < 160 && (*dst = malloc(f->vlen + 1)) != NULL) {
+        memcpy(*dst, f->value, f->vlen);
+        (*dst)[f->vlen] = 0;
+    }
+}
+
+/* The headers of s going dir are done: a reader for its body, if its type is one. */
+static void rpc_open(struct h2_conn *c, struct h2_stream *s, enum p2s_dir dir)
+{
+    const char *session = s->rpc_session[dir] ? s->rpc_session[dir] : s->rpc_session[P2S_C2S];
+    char q[160];
+    struct p2s_rpc_carrier x;
+
+    if (s->rb[dir] || s->rpc_kind[dir] == 0)
+        return;
+    if (session == NULL && p2s_rpc_query_session(s->path, q, sizeof(q)) == 0)
+        session = q;
+    x.conn = c->conn;
+    x.stream_id = s->id;
+    x.session = session;
+    x.status = dir == P2S_S2C ? s->status : 0;
+    s->rb[dir] = p2s_rpc_body_open(c->ctx, &x, dir, s->rpc_kind[dir], s->rpc_enc[dir],
+                                   s->rpc_enc[dir] ? strlen(s->rpc_enc[dir]) : 0);
+}
+
+void h2_stream_rpc_data(struct h2_conn *c, struct h2_stream *s, enum p2s_dir dir, const uint8_t *p,
+                        size_t n)
+{
+    if (p)
+        p2s_rpc_body_data(s->rb[dir], p, n, c->ts);
+    else
+        p2s_rpc_body_gap(s->rb[dir]);
+}
+
+void h2_stream_rpc_end(struct h2_stream *s, enum p2s_dir dir, int64_t ts)
+{
+    s->rpc_messages += p2s_rpc_body_end(s->rb[dir], ts);
+    s->rb[dir] = NULL;
 }
 
 /* Hand the stream to the run context as a span (p2s_emit_span) and free it. */
@@ -177,6 +239,13 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
     struct p2s_span sp;
     char *svc = NULL, *meth = NULL;
     int rc;
+
+    if (s->partial) { /* a body cut short is not read to its end */
+        p2s_rpc_body_gap(s->rb[P2S_C2S]);
+        p2s_rpc_body_gap(s->rb[P2S_S2C]);
+    }
+    h2_stream_rpc_end(s, P2S_C2S, s->req_end);
+    h2_stream_rpc_end(s, P2S_S2C, s->resp_end);
 
     memset(&sp, 0, sizeof(sp));
     sp.stream_id = s->id;
@@ -216,6 +285,7 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s)
         sf_tracectx_set_finish(s->resp_ctx);
     sp.req_ctx = s->req_ctx;
     sp.resp_ctx = s->resp_ctx;
+    sp.rpc_messages = s->rpc_messages;
     /* a range is known only when its end is */
     if (s->seq_ended[P2S_C2S])
         sp.req_seq = s->req_seq;
@@ -330,6 +400,7 @@ static void on_request_field(struct block_ctx *b, const struct hpack_field *f)
         s->grpc = 1;
     else if (name_is(f, "grpc-timeout"))
         s->grpc_timeout = grpc_parse_timeout(f->value, f->vlen);
+    rpc_field(s, P2S_C2S, f);
     ctx_feed(b->c, &s->req_ctx, f, 1);
 }
 
@@ -356,6 +427,7 @@ static void on_response_field(struct block_ctx *b, const struct hpack_field *f)
             s->grpc_message = m;
         }
     }
+    rpc_field(s, P2S_S2C, f);
     ctx_feed(b->c, &s->resp_ctx, f, 0);
 }
 
@@ -460,6 +532,7 @@ static void block_apply(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s
     switch (role) {
     case R_REQUEST:
         s->req_seen = 1;
+        rpc_open(c, s, P2S_C2S);
         s->req_start = d->block_ts;
         s->req_seq.start = d->block_seq;
         s->req_seq.known = d->block_seq_ok;
@@ -479,12 +552,15 @@ static void block_apply(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s
         if (status >= 200 || status == 101 || status == 0) {
             s->final_seen = 1;
             s->status = status;
+            if (status >= 200)
+                rpc_open(c, s, P2S_S2C);
         }
         break;
     default:
         break;
     }
     if (d->block_end_stream) {
+        h2_stream_rpc_end(s, dir, ts);
         if (dir == P2S_C2S) {
             s->req_done = 1;
             s->req_end = ts;

@@ -76,7 +76,16 @@ struct h2_stream {
     int req_ctx_done;
     int early; /* the request started in TLS 0-RTT data (p2s_conn_early_data) */
     struct grpc_msgs msgs[2];
+    /* JSON-RPC (rpc.h): per direction the body's kind (sf_jrpc_content_kind) and
+     * Content-Encoding from its headers, its reader once they are done; the MCP session
+     * each side named (own allocations); the messages the bodies carried */
+    int rpc_kind[2];
+    char *rpc_enc[2], *rpc_session[2];
+    struct p2s_rpc_body *rb[2];
+    int64_t rpc_messages;
 };
+
+struct p2s_rpc_body; /* rpc.h */
 
 struct h2_settings {
     int64_t table; /* SETTINGS_HEADER_TABLE_SIZE, -1 absent */
@@ -165,6 +174,10 @@ void h2_stream_emit(struct h2_conn *c, struct h2_stream *s);
 
 /* Emit the stream if both directions have ended. */
 void h2_stream_check_done(struct h2_conn *c, struct h2_stream *s);
+/* DATA bytes of s going dir (p NULL: n bytes lost), and the end of that direction's body. */
+void h2_stream_rpc_data(struct h2_conn *c, struct h2_stream *s, enum p2s_dir dir, const uint8_t *p,
+                        size_t n);
+void h2_stream_rpc_end(struct h2_stream *s, enum p2s_dir dir, int64_t ts);
 /* The message of dir on s ends with the current frame of dir: its TCP range ends there. */
 void h2_stream_seq_end(struct h2_conn *c, enum p2s_dir dir, struct h2_stream *s);
 

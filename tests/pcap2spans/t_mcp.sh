@@ -5,7 +5,8 @@
 # SDK's client driving its server-everything example (both from the npm registry,
 # tests/mcp/package-lock.json) on 127.0.0.1, over Streamable HTTP and over the older SSE
 # transport; data/mcp/*.log is the client's own log of every JSON-RPC message it sent
-# and received.  The spans must match that log one for one (check_mcp.py).  With root,
+# and received.  data/mcp/h2c.* (tests/mcp/record-h2.sh) is HTTP/2: curl through nghttpx
+# to the same server, its log made from what curl sent and got.  The spans must match that log one for one (check_mcp.py).  With root,
 # node, npm and tcpdump the test records both sessions afresh and checks them too.
 # rpc_cases.py adds hostile bodies on one connection, each with what it must give.
 set -u
@@ -31,7 +32,7 @@ against_log() { # NAME LOG PCAP
     done < <(python3 "$here/check_mcp.py" "$log" "$tmp/$name.ndjson")
 }
 
-for t in http sse; do
+for t in http sse h2c; do
     against_log "$t" "$here/data/mcp/$t.log" "$here/data/mcp/$t.pcap"
 done
 
@@ -111,7 +112,7 @@ if [ -z "$why" ] && [ ! -d "$top/tests/mcp/node_modules/@modelcontextprotocol/se
         why="npm ci in tests/mcp failed: $(tail -1 "$tmp/npm.log")"
 fi
 if [ -n "$why" ]; then
-    for t in http sse; do skip "live $t session: spans match the client's log" "$why"; done
+    for t in http sse h2c; do skip "live $t session: spans match the client's log" "$why"; done
 else
     port=$((39000 + $$ % 500))
     for t in http sse; do
@@ -122,5 +123,12 @@ else
             notok "live $t session recorded ($(tail -1 "$tmp/rec-$t.log"))"
         fi
     done
+    if ! command -v curl >/dev/null || ! command -v nghttpx >/dev/null; then
+        skip "live h2c session: spans match the client's log" "curl or nghttpx not installed (scripts/deps.sh heavy)"
+    elif "$top/tests/mcp/record-h2.sh" $((port + 1)) "$tmp/live-h2c" >"$tmp/rec-h2c.log" 2>&1; then
+        against_log "live h2c" "$tmp/live-h2c.log" "$tmp/live-h2c.pcap"
+    else
+        notok "live h2c session recorded ($(tail -1 "$tmp/rec-h2c.log"))"
+    fi
 fi
 tap_plan
