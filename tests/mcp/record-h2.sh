@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Record an MCP session over HTTP/2 (h2c, prior knowledge) between curl and the
-# server-everything example behind nghttpx (nghttp2's proxy, which speaks HTTP/2 to the
-# client and HTTP/1.1 to the server), on 127.0.0.1, with tcpdump on the h2c hop.
+# Record an MCP session between curl and the server-everything example behind nghttpx
+# (nghttp2's proxy: HTTP/2 or HTTP/1.1 to the client, HTTP/1.1 to the server), on
+# 127.0.0.1, with tcpdump on the client's hop.
 #
-#   tests/mcp/record-h2.sh PORT OUT      (root, node, curl, nghttpx, tcpdump; npm ci here)
+#   tests/mcp/record-h2.sh [--tls h2|http/1.1] PORT OUT
+#                                     (root, node, curl, nghttpx, tcpdump; npm ci here)
 #
-# Writes OUT.pcap and OUT.log: every JSON-RPC message curl sent and received, in
-# client.mjs's format (the responses as the server wrote them, events split here).
-# Uses ports PORT (the server) and PORT+1 (nghttpx).
+# Without --tls: HTTP/2 in cleartext (h2c, prior knowledge).  With it: TLS (a
+# self-signed certificate made here, openssl) with that protocol chosen by ALPN, and
+# curl's TLS secrets in OUT.keylog (SSLKEYLOGFILE).  Writes OUT.pcap and OUT.log: every
+# JSON-RPC message curl sent and received, in client.mjs's format (the responses as the
+# server wrote them, events split here).  Uses ports PORT (the server) and PORT+1.
 set -euo pipefail
-[ $# -eq 2 ] || { echo "usage: record-h2.sh PORT OUT" >&2; exit 2; }
+tls=""
+if [ "${1:-}" = --tls ]; then tls=$2; shift 2; fi
+[ $# -eq 2 ] || { echo "usage: record-h2.sh [--tls h2|http/1.1] PORT OUT" >&2; exit 2; }
 port=$1 out=$2 front=$(($1 + 1))
 here=$(cd "$(dirname "$0")" && pwd)
 srv=$here/node_modules/@modelcontextprotocol/server-everything/dist/index.js
@@ -18,8 +23,19 @@ pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait 2>/dev/null' EXIT
 PORT=$port node "$srv" streamableHttp >"$out.server.log" 2>&1 &
 pids+=($!)
-nghttpx -f"127.0.0.1,$front;no-tls" -b"127.0.0.1,$port" --workers=1 --no-ocsp \
-    --log-level=WARN --pid-file="$out.nghttpx.pid" >"$out.nghttpx.log" 2>&1 &
+if [ -n "$tls" ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+        -subj /CN=mcp.test -keyout "$out.key" -out "$out.crt" 2>/dev/null
+    nghttpx -f"127.0.0.1,$front" -b"127.0.0.1,$port" --workers=1 --no-ocsp --log-level=WARN \
+        "$out.key" "$out.crt" >"$out.nghttpx.log" 2>&1 &
+    scheme=https proto_opt=$([ "$tls" = h2 ] && echo --http2 || echo --http1.1)
+    export SSLKEYLOGFILE=$out.keylog
+    : >"$out.keylog"
+else
+    nghttpx -f"127.0.0.1,$front;no-tls" -b"127.0.0.1,$port" --workers=1 --no-ocsp \
+        --log-level=WARN >"$out.nghttpx.log" 2>&1 &
+    scheme=http proto_opt=--http2-prior-knowledge
+fi
 pids+=($!)
 for p in $port $front; do
     for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
@@ -33,9 +49,9 @@ sleep 0.3
 call() { # BODY: POST it, keep what was sent and what came back
     local sid=()
     [ -s "$out.sid" ] && sid=(-H "Mcp-Session-Id: $(cat "$out.sid")" -H "Mcp-Protocol-Version: 2025-11-25")
-    curl -sS --http2-prior-knowledge -H 'Content-Type: application/json' \
+    curl -sS -k "$proto_opt" -H 'Content-Type: application/json' \
         -H 'Accept: application/json, text/event-stream' "${sid[@]}" -D "$out.hdr" \
-        -d "$1" "http://127.0.0.1:$front/mcp" >"$out.resp"
+        -d "$1" "$scheme://127.0.0.1:$front/mcp" >"$out.resp"
     [ -s "$out.sid" ] || tr -d '\r' <"$out.hdr" | sed -n 's/^mcp-session-id: //Ip' >"$out.sid"
     python3 -c 'import json,sys; print(json.dumps({"sent": sys.argv[1], "got": open(sys.argv[2]).read(), "ctype": [l.split(":",1)[1].strip() for l in open(sys.argv[3]) if l.lower().startswith("content-type:")]}))' \
         "$1" "$out.resp" "$out.hdr" >>"$out.bodies"

@@ -5,8 +5,9 @@
 # SDK's client driving its server-everything example (both from the npm registry,
 # tests/mcp/package-lock.json) on 127.0.0.1, over Streamable HTTP and over the older SSE
 # transport; data/mcp/*.log is the client's own log of every JSON-RPC message it sent
-# and received.  data/mcp/h2c.* (tests/mcp/record-h2.sh) is HTTP/2: curl through nghttpx
-# to the same server, its log made from what curl sent and got.  The spans must match that log one for one (check_mcp.py).  With root,
+# and received.  data/mcp/h2c.* and tls-*.* (tests/mcp/record-h2.sh) are HTTP/2 in
+# cleartext, and HTTP/2 and HTTP/1.1 in TLS 1.3 with curl's key log: curl through
+# nghttpx to the same server, the log made from what curl sent and got.  The spans must match that log one for one (check_mcp.py).  With root,
 # node, npm and tcpdump the test records both sessions afresh and checks them too.
 # rpc_cases.py adds hostile bodies on one connection, each with what it must give.
 set -u
@@ -17,9 +18,10 @@ tap_tmpdir t_mcp
 command -v python3 >/dev/null || tap_skip_all "python3 is needed (scripts/deps.sh check)"
 
 # check_mcp.py's verdict lines as TAP tests
-against_log() { # NAME LOG PCAP
-    local name=$1 log=$2 cap=$3 line
-    if ! "$bin/pcap2spans" --quiet "$cap" >"$tmp/$name.ndjson"; then
+against_log() { # NAME LOG PCAP [KEYLOG]
+    local name=$1 log=$2 cap=$3 line kl=()
+    [ $# -gt 3 ] && kl=(--keylog "$4")
+    if ! "$bin/pcap2spans" --quiet "${kl[@]}" "$cap" >"$tmp/$name.ndjson"; then
         notok "$name: pcap2spans read the capture"
         return
     fi
@@ -34,6 +36,9 @@ against_log() { # NAME LOG PCAP
 
 for t in http sse h2c; do
     against_log "$t" "$here/data/mcp/$t.log" "$here/data/mcp/$t.pcap"
+done
+for t in tls-h2 tls-http11; do
+    against_log "$t" "$here/data/mcp/$t.log" "$here/data/mcp/$t.pcap" "$here/data/mcp/$t.keylog"
 done
 
 # what the recorded sessions show beyond the log
@@ -112,7 +117,7 @@ if [ -z "$why" ] && [ ! -d "$top/tests/mcp/node_modules/@modelcontextprotocol/se
         why="npm ci in tests/mcp failed: $(tail -1 "$tmp/npm.log")"
 fi
 if [ -n "$why" ]; then
-    for t in http sse h2c; do skip "live $t session: spans match the client's log" "$why"; done
+    for t in http sse h2c tls-h2; do skip "live $t session: spans match the client's log" "$why"; done
 else
     port=$((39000 + $$ % 500))
     for t in http sse; do
@@ -123,12 +128,21 @@ else
             notok "live $t session recorded ($(tail -1 "$tmp/rec-$t.log"))"
         fi
     done
-    if ! command -v curl >/dev/null || ! command -v nghttpx >/dev/null; then
-        skip "live h2c session: spans match the client's log" "curl or nghttpx not installed (scripts/deps.sh heavy)"
-    elif "$top/tests/mcp/record-h2.sh" $((port + 1)) "$tmp/live-h2c" >"$tmp/rec-h2c.log" 2>&1; then
-        against_log "live h2c" "$tmp/live-h2c.log" "$tmp/live-h2c.pcap"
-    else
-        notok "live h2c session recorded ($(tail -1 "$tmp/rec-h2c.log"))"
-    fi
+    for t in h2c tls-h2; do
+        port=$((port + 2))
+        opt=()
+        [ $t = tls-h2 ] && opt=(--tls h2)
+        if ! command -v curl >/dev/null || ! command -v nghttpx >/dev/null; then
+            skip "live $t session: spans match the client's log" "curl or nghttpx not installed (scripts/deps.sh heavy)"
+        elif "$top/tests/mcp/record-h2.sh" "${opt[@]}" "$port" "$tmp/live-$t" >"$tmp/rec-$t.log" 2>&1; then
+            if [ $t = tls-h2 ]; then
+                against_log "live $t" "$tmp/live-$t.log" "$tmp/live-$t.pcap" "$tmp/live-$t.keylog"
+            else
+                against_log "live $t" "$tmp/live-$t.log" "$tmp/live-$t.pcap"
+            fi
+        else
+            notok "live $t session recorded ($(tail -1 "$tmp/rec-$t.log"))"
+        fi
+    done
 fi
 tap_plan
