@@ -11,6 +11,9 @@
  *                      context carried a sampled flag) or "service" (deferred to it)
  *   client             the client's address
  *   authority          :authority or Host
+ *   temperature, top_p, max_tokens, model_hint
+ *                      the sampling parameters a JSON-RPC request carried
+ *                      (sampling/createMessage; pcap2spans/rpc.h)
  *
  * Bounds: keys are cut at SF_ATTR_KEY_MAX - 1 bytes, values at SF_ATTR_VALUE_MAX - 1
  * (both between two UTF-8 characters); control bytes in a value become '?'.  A

@@ -33,7 +33,7 @@ enum sf_exit {
     SF_EXIT_USAGE = 2,    /* usage error or damaged/unreadable input */
 };
 
-#define SF_ERR_MSG_MAX 256
+#define SF_ERR_MSG_MAX 512
 
 struct sf_err {
     int code;          /* SF_E_* or SF_OK */

@@ -20,7 +20,8 @@
 struct trial {
     int64_t id, ts;
     int side, kept;
-    char *src; /* decision, authority, client, baggage, tracestate: NUL-separated */
+    char *src; /* decision, authority, client, baggage, tracestate, then the sampling
+                  parameters (rpc_params): NUL-separated */
     char *hdr; /* kept headers "name\0value\0"... */
     size_t hlen, hcap;
 };
@@ -135,16 +136,21 @@ static void trials_free(struct trial *t, size_t n)
     free(t);
 }
 
-static char *join5(const unsigned char *const s[5])
+/* The sampling parameters a JSON-RPC request carried (pcap2spans/rpc.h), as attributes
+ * named like their columns. */
+static const char *const rpc_params[] = {"temperature", "top_p", "max_tokens", "model_hint"};
+#define NSRC (5 + 4)
+
+static char *join_src(const unsigned char *const s[NSRC])
 {
-    size_t len[5], tot = 0;
+    size_t len[NSRC], tot = 0;
     char *r, *p;
 
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < NSRC; i++)
         tot += (len[i] = s[i] ? strlen((const char *)s[i]) : 0) + 1;
     if ((p = r = malloc(tot)) == NULL)
         return NULL;
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NSRC; i++) {
         memcpy(p, s[i] ? (const char *)s[i] : "", len[i]);
         p[len[i]] = 0;
         p += len[i] + 1;
@@ -188,7 +194,9 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
              "(SELECT x.raw FROM contexts x WHERE x.span_row = s.id AND x.direction = "
              "'request' AND x.format = 'baggage' LIMIT 1), "
              "(SELECT x.tracestate FROM contexts x WHERE x.span_row = s.id AND x.direction = "
-             "'request' AND x.tracestate IS NOT NULL LIMIT 1) "
+             "'request' AND x.tracestate IS NOT NULL LIMIT 1), "
+             "CAST(s.temperature AS TEXT), CAST(s.top_p AS TEXT), CAST(s.max_tokens AS TEXT), "
+             "s.model_hint "
              "FROM spans s LEFT JOIN connections c ON c.id = s.connection_id "
              "WHERE s.req_start_ns >= ?1 AND s.req_start_ns < ?2 AND s.trace_id IS NOT NULL "
              "AND (%s) = ?3 ORDER BY s.trace_id, s.req_start_ns, s.id",
@@ -201,7 +209,7 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
         int up = sqlite3_column_type(st, 3) != SQLITE_NULL; /* the request carried it */
         int dec = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
         char decision[48];
-        const unsigned char *src[5];
+        const unsigned char *src[NSRC];
         if (trace == NULL || strcmp(trace, last) == 0)
             continue; /* a later span of the same trace: not a trial */
         snprintf(last, sizeof(last), "%s", trace);
@@ -224,13 +232,13 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
         if (up && sqlite3_column_type(st, 5) == SQLITE_NULL)
             decision[8] = 0; /* "upstream" */
         src[0] = (const unsigned char *)decision;
-        for (int i = 1; i < 5; i++)
+        for (int i = 1; i < NSRC; i++)
             src[i] = sqlite3_column_text(st, 5 + i);
         memset(&t[n], 0, sizeof(t[n]));
         t[n].id = sqlite3_column_int64(st, 0);
         t[n].ts = ts;
         t[n].kept = dec > 0;
-        if ((t[n].src = join5(src)) == NULL) {
+        if ((t[n].src = join_src(src)) == NULL) {
             rc = SF_E_NOMEM;
             break;
         }
@@ -350,10 +358,10 @@ static int on_attr(void *arg, const char *key, const char *value)
 /* Every attribute of trial t, in order (sf_attrs.h's names), to fn. */
 static void each_attr(const struct trial *t, sf_attr_fn fn, void *arg)
 {
-    const char *src[5], *p = t->src, *name;
+    const char *src[NSRC], *p = t->src, *name;
     size_t pos = 0;
 
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < NSRC; i++) {
         src[i] = p;
         p += strlen(p) + 1;
     }
@@ -364,6 +372,9 @@ static void each_attr(const struct trial *t, sf_attr_fn fn, void *arg)
         (void)fn(arg, "client", src[2]);
     (void)sf_attrs_baggage(src[3], fn, arg);
     (void)sf_attrs_tracestate(src[4], fn, arg);
+    for (int i = 0; i < 4; i++)
+        if (*src[5 + i])
+            (void)fn(arg, rpc_params[i], src[5 + i]);
     while (pos < t->hlen) {
         name = t->hdr + pos;
         p = name + strlen(name) + 1;

@@ -19,6 +19,7 @@ enum kind {
     K_TRACE,    /* hex id, lowercased; 16 digits match the low half */
     K_SPAN,     /* hex id, lowercased */
     K_INT,      /* integer */
+    K_REAL,     /* a number with a fraction (0.7, 1e-3) */
     K_STATUS,   /* integer, and status classes (5xx) */
     K_DURATION, /* nanoseconds; literals need a unit */
     K_BOOL      /* 0/1, true/false; alone it means "= 1" */
@@ -59,13 +60,18 @@ static const struct column columns[] = {
     {"rpc_direction", K_TEXT, "rpc_direction", NULL},
     {"rpc_session", K_TEXT, "rpc_session", NULL},
     {"rpc_error_code", K_INT, "rpc_error_code", NULL},
+    /* the sampling parameters a JSON-RPC request carried (sampling/createMessage) */
+    {"temperature", K_REAL, "temperature", NULL},
+    {"top_p", K_REAL, "top_p", NULL},
+    {"max_tokens", K_INT, "max_tokens", NULL},
+    {"model_hint", K_TEXT, "model_hint", NULL},
 };
 #define NCOLUMNS (sizeof(columns) / sizeof(columns[0]))
 
 static const char column_list[] =
     "endpoint, method, path, authority, proto, status, grpc_status, grpc_service, grpc_method, "
     "duration, trace_id, span_id, early_data, partial, sampled, rpc_name, rpc_direction, "
-    "rpc_session, rpc_error_code";
+    "rpc_session, rpc_error_code, temperature, top_p, max_tokens, model_hint";
 
 /* The column's SQL in the selection's dialect. */
 static const char *col_sql(const struct sf_sel_comp *c, const struct column *col)
@@ -295,6 +301,21 @@ static int value_number(struct parser *p, const struct column *col, enum op op)
         return sf_sel_fail(p->c, SF_E_USAGE, p->off,
                            "%s is a number: %s cannot be compared with it", col->name,
                            tok_name(p->t));
+    if (col->kind == K_REAL) {
+        char t[64], *end;
+        double r;
+        if (p->len >= sizeof(t))
+            return sf_sel_fail(p->c, SF_E_USAGE, p->off, "%s: number too long", col->name);
+        memcpy(t, v, p->len);
+        t[p->len] = 0;
+        r = strtod(t, &end);
+        if (*end || r != r)
+            return sf_sel_fail(p->c, SF_E_USAGE, p->off, "%s takes a number (0.7, 1e-3)",
+                               col->name);
+        sf_sel_emit(p->c, col_sql(p->c, col));
+        sf_sel_emit(p->c, op_sql[op]);
+        return sf_sel_emit_real(p->c, r);
+    }
     if (col->kind == K_STATUS && p->len == 3 && v[0] >= '1' && v[0] <= '9' &&
         (v[1] | 0x20) == 'x' && (v[2] | 0x20) == 'x')
         return value_class(p, col, op);
@@ -411,7 +432,8 @@ static int comparison(struct parser *p)
     sf_sel_emit(p->c, "(");
     if (col->kind == K_BOOL)
         value_bool(p, col, op, op_off);
-    else if (col->kind == K_INT || col->kind == K_STATUS || col->kind == K_DURATION)
+    else if (col->kind == K_INT || col->kind == K_REAL || col->kind == K_STATUS ||
+             col->kind == K_DURATION)
         value_number(p, col, op);
     else
         value_text(p, col, op);

@@ -85,7 +85,11 @@ static const struct ch_col spans_cols[] = {C("skey", CH_KEY),
                                            C("rpc_session", CH_NSTR),
                                            C("rpc_name", CH_NSTR),
                                            C("rpc_error_code", CH_NI64),
-                                           C("rpc_tool_error", CH_NI64)};
+                                           C("rpc_tool_error", CH_NI64),
+                                           C("temperature", CH_NF64),
+                                           C("top_p", CH_NF64),
+                                           C("max_tokens", CH_NI64),
+                                           C("model_hint", CH_NSTR)};
 
 static const struct ch_col contexts_cols[] = {
     C("skey", CH_KEY),        C("id", CH_I64),          C("span_row", CH_I64),
@@ -150,7 +154,8 @@ const struct ch_table ch_tables[] = {
       "resp_start_ns,"
       " resp_end_ns, req_bytes, resp_bytes, early_data, partial, trace_id, span_id,"
       " parent_span_id, sampled, ctx_format, ctx_valid, rpc_messages, rpc_id, rpc_direction,"
-      " rpc_session, rpc_name, rpc_error_code, rpc_tool_error FROM spans WHERE source_id = ?1"
+      " rpc_session, rpc_name, rpc_error_code, rpc_tool_error, temperature, top_p, max_tokens,"
+      " model_hint FROM spans WHERE source_id = ?1"
       " ORDER BY id",
       spans_cols),
     T("contexts", "MergeTree", "(skey, span_row, id)", BY_SPAN,

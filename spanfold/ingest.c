@@ -43,11 +43,11 @@ struct input {
     char *feed; /* what the tool reads: path itself, or a decompressed temporary file */
     enum sf_kind kind;
     enum sf_comp comp;
-    int named;      /* given on the command line, not found in a folder */
-    int broken;     /* could not be read or decompressed at all */
-    int stream;     /* a FIFO, pipe or device: spooled to a file once, then read from it */
-    int skip;       /* found in a folder but not a file to read: note says why */
-    char note[320]; /* why it was skipped, or what went wrong on the way */
+    int named;  /* given on the command line, not found in a folder */
+    int broken; /* could not be read or decompressed at all */
+    int stream; /* a FIFO, pipe or device: spooled to a file once, then read from it */
+    int skip;   /* found in a folder but not a file to read: note says why */
+    char note[SF_ERR_MSG_MAX + 128]; /* why it was skipped, or what went wrong on the way */
 };
 
 struct ingest {

@@ -112,14 +112,19 @@ static const struct {
     {"(method = \"GET\" or method = \"POST\") and (status = 404 or status = 503) and id_ok = 1",
      "error 76: unknown column 'id_ok' (columns: endpoint, method, path, authority, proto, "
      "status, grpc_status, grpc_service, grpc_method, duration, trace_id, span_id, early_data, "
-     "partial, sampled, rpc_name, rpc_direction, rpc_session, rpc_error_code)"},
+     "partial, sampled, rpc_name, rpc_direction, rpc_session, rpc_error_code, temperature, "
+     "top_p, max_tokens, model_hint)"},
     {"path = \"x' OR 1=1 --\"", ""},
     {"path = \"/api/checkout\" AND NOT early_data AND status < 500 and duration < 50ms", "4"},
     {"endpiont = \"/api\"", "error 1: unknown column 'endpiont' (columns: endpoint, method, path, "
                             "authority, proto, status, grpc_status, grpc_service, grpc_method, "
                             "duration, trace_id, span_id, early_data, partial, sampled, "
-                            "rpc_name, rpc_direction, rpc_session, rpc_error_code)"},
+                            "rpc_name, rpc_direction, rpc_session, rpc_error_code, "
+                            "temperature, top_p, max_tokens, model_hint)"},
     {"duration > 120", "error 12: a duration needs a unit: ns, us, ms, s, m or h (120ms, 1.5s)"},
+    {"temperature >= 0.5 and model_hint = \"claude\" or max_tokens > 100", ""},
+    {"temperature > 7x", "error 15: temperature takes a number (0.7, 1e-3)"},
+    {"max_tokens > 1.5", "error 14: max_tokens takes a whole number"},
     {"duration > 12parsecs",
      "error 12: a duration needs a unit: ns, us, ms, s, m or h (120ms, 1.5s)"},
     {"path = /api", "error 8: unexpected character '/'"},
