@@ -35,6 +35,7 @@
 #include "rpc.h"
 #include "sf_buf.h"
 #include "sf_hex.h"
+#include "ws.h"
 
 #define MAX_PENDING    64
 #define MAX_STALLED    1024 /* requests kept while the responses wait behind a hole */
@@ -60,7 +61,7 @@ struct h1_req {
     char *method, *authority, *path; /* in the same allocation */
     int64_t req_start, req_end, req_body;
     struct p2s_seq_range req_seq, resp_seq; /* TCP bytes of the request and the response */
-    int req_done, head, connect, h2c;
+    int req_done, head, connect, h2c, ws;
     struct sf_tracectx_set *req_ctx;
     int status;
     int64_t resp_start, resp_end, resp_body;
@@ -107,9 +108,10 @@ struct h1 {
     uint32_t pos_seq;  /* TCP sequence number of that call's p[0] */
     int pos_seq_known;
     enum p2s_dir cur_dir;
-    int s2c_gap;   /* a gap was met in the responses */
-    int pipelined; /* a request was sent while an earlier one still waited (before any
-                      response gap, which would make waiting requests look pipelined) */
+    int s2c_gap;       /* a gap was met in the responses */
+    int pipelined;     /* a request was sent while an earlier one still waited (before any
+                          response gap, which would make waiting requests look pipelined) */
+    struct p2s_ws *ws; /* after a 101 to "Upgrade: websocket": its messages (ws.h) */
 };
 
 /* ---- exchanges ---------------------------------------------------------------------- */
@@ -515,6 +517,7 @@ static int on_request_head(struct h1 *h, const char *p, size_t n, int64_t ts, st
     r->connect = ml == 7 && memcmp(p, "CONNECT", 7) == 0;
     /* h2c exists only in cleartext (RFC 9113 3.1); inside TLS the parser belongs to tls.c */
     r->h2c = f.upgrade_h2c && p2s_conn_info(h->conn)->tls == NULL;
+    r->ws = f.upgrade_ws;
     if (r->h2c && keep_h2_settings(r, &f) < 0) {
         req_free(h, r);
         return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -594,6 +597,8 @@ static int on_response_head(struct h1 *h, const char *p, size_t n, int64_t ts, s
         return H1_SWITCH;
     }
     if (status == 101 || (r->connect && status / 100 == 2)) {
+        if (status == 101 && r->ws && h->ws == NULL)
+            h->ws = p2s_ws_new(h->ctx, h->conn, r->no, f.ws_ext, f.ws_ext_len);
         start_tunnel(h, r, ts);
         return 0;
     }
@@ -823,6 +828,7 @@ static void h1_free(struct h1 *h)
     }
     sf_buf_free(&h->d[0].hdr);
     sf_buf_free(&h->d[1].hdr);
+    p2s_ws_free(h->ws);
     free(h);
 }
 
@@ -920,6 +926,7 @@ static int h1_data(void *st, enum p2s_dir dir, const uint8_t *p, size_t n, int64
                 seq_start(h, dir);
             break;
         case S_TUNNEL:
+            p2s_ws_data(h->ws, dir, p + i, n - i, ts);
             i = n;
             break;
         }
@@ -939,8 +946,10 @@ static void h1_gap(void *st, enum p2s_dir dir, uint64_t len, int64_t ts)
     const char *why = dir == P2S_C2S ? "gap in the request" : "gap in the response";
 
     d->next_seq += (uint32_t)len;
-    if (d->s == S_TUNNEL)
+    if (d->s == S_TUNNEL) {
+        p2s_ws_gap(h->ws, dir);
         return;
+    }
     if ((d->s == S_BODY_CL && len < d->remain) || d->s == S_BODY_CLOSE) {
         /* the framing survives: only body bytes were lost */
         if (d->s == S_BODY_CL)

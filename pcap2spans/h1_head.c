@@ -87,6 +87,12 @@ static void field(struct h1_head_facts *f, const char *n, size_t nl, const char 
             f->encoding_len = vl;
         }
         break;
+    case 's':
+        if (name_is(n, nl, "sec-websocket-extensions") && f->ws_ext == NULL) {
+            f->ws_ext = v;
+            f->ws_ext_len = vl;
+        }
+        break;
     case 'm':
         if (name_is(n, nl, "mcp-session-id") && f->session == NULL) {
             f->session = v;
@@ -102,6 +108,7 @@ static void field(struct h1_head_facts *f, const char *n, size_t nl, const char 
         if (name_is(n, nl, "upgrade")) {
             f->upgrade_any = 1;
             f->upgrade_h2c |= has_token(v, vl, "h2c");
+            f->upgrade_ws |= has_token(v, vl, "websocket");
         }
         break;
     default:

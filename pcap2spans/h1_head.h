@@ -22,7 +22,9 @@ struct h1_head_facts {
     const char *host;
     size_t host_len;
     int64_t clen; /* -1 none, -2 invalid */
-    int chunked, upgrade_h2c, upgrade_any;
+    int chunked, upgrade_h2c, upgrade_any, upgrade_ws;
+    const char *ws_ext; /* Sec-WebSocket-Extensions (RFC 6455 9.1), NULL none */
+    size_t ws_ext_len;
     const char *h2s; /* first HTTP2-Settings value (RFC 7540 3.2.1) */
     size_t h2s_len;
     unsigned h2s_count;

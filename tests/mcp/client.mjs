@@ -1,7 +1,7 @@
 // client.mjs - an MCP session driven by the reference SDK's own client, for the capture
 // tests (tests/pcap2spans/t_mcp.sh).  Nothing here speaks the protocol: the SDK does.
 //
-//   node client.mjs http|sse URL LOG
+//   node client.mjs http|sse|ws URL LOG      (ws: Node 20 needs --experimental-websocket)
 //
 // It calls tools (one slow, one that makes the server ask *us* for a sampling, one that
 // does not exist), calls a method that does not exist (a JSON-RPC error), lists and reads resources and prompts, pings, and answers the server's
@@ -13,11 +13,12 @@ import { appendFileSync, writeFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { WebSocketClientTransport } from "@modelcontextprotocol/sdk/client/websocket.js";
 import { CreateMessageRequestSchema, EmptyResultSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [kind, url, log] = process.argv.slice(2);
-if (!["http", "sse"].includes(kind) || !url || !log) {
-  console.error("usage: node client.mjs http|sse URL LOG");
+if (!["http", "sse", "ws"].includes(kind) || !url || !log) {
+  console.error("usage: node client.mjs http|sse|ws URL LOG");
   process.exit(2);
 }
 writeFileSync(log, "");
@@ -62,11 +63,12 @@ function tap(t) {
   return t;
 }
 
-const transport = tap(
-  kind === "http"
-    ? new StreamableHTTPClientTransport(new URL(url))
-    : new SSEClientTransport(new URL(url)),
-);
+const transports = {
+  http: () => new StreamableHTTPClientTransport(new URL(url)),
+  sse: () => new SSEClientTransport(new URL(url)),
+  ws: () => new WebSocketClientTransport(new URL(url)),
+};
+const transport = tap(transports[kind]());
 const client = new Client(
   { name: "spanfold-test-client", version: "1.0.0" },
   { capabilities: { sampling: {} } },

@@ -4,7 +4,8 @@
 # data/mcp/{http,sse}.pcap were recorded here by tests/mcp/record.sh: the reference MCP
 # SDK's client driving its server-everything example (both from the npm registry,
 # tests/mcp/package-lock.json) on 127.0.0.1, over Streamable HTTP and over the older SSE
-# transport; data/mcp/*.log is the client's own log of every JSON-RPC message it sent
+# transport, and over WebSocket (the SDK's client transport, tests/mcp/ws-server.mjs in
+# front of the same server's logic, permessage-deflate on); data/mcp/*.log is the client's own log of every JSON-RPC message it sent
 # and received.  data/mcp/h2c.* and tls-*.* (tests/mcp/record-h2.sh) are HTTP/2 in
 # cleartext, and HTTP/2 and HTTP/1.1 in TLS 1.3 with curl's key log: curl through
 # nghttpx to the same server, the log made from what curl sent and got.  The spans must match that log one for one (check_mcp.py).  With root,
@@ -34,7 +35,7 @@ against_log() { # NAME LOG PCAP [KEYLOG]
     done < <(python3 "$here/check_mcp.py" "$log" "$tmp/$name.ndjson")
 }
 
-for t in http sse h2c; do
+for t in http sse ws h2c; do
     against_log "$t" "$here/data/mcp/$t.log" "$here/data/mcp/$t.pcap"
 done
 for t in tls-h2 tls-http11; do
@@ -106,7 +107,20 @@ check "13: a coding not known: an event says so" grep -q "jsonrpc_encoded_body 1
 check "12, 13: their requests are spans without a response" \
     [ "$(c 'sorted((r["method"], r["partial_reason"]) for r in rows if r["stream_id"] in (12, 13) and r["proto"] == "jsonrpc")')" = "[('bomb', 'no response'), ('lzw', 'no response')]" ]
 
-# live: record both transports afresh with the real peers
+# WebSocket (ws_cases.py numbers the parts)
+python3 "$here/ws_cases.py" "$tmp/ws.pcap"
+"$bin/pcap2spans" "$tmp/ws.pcap" >"$tmp/ws.ndjson" 2>"$tmp/ws.err"
+w() { jqn "$tmp/ws.ndjson" "$1"; }
+check "ws 1: a request in masked fragments around a ping, a deflated response: one call" \
+    [ "$(w '[(r["endpoint"], r["partial"]) for r in rows if r["rpc_id"] == "1"]')" = "[('tools/call fragmented', 0)]" ]
+check "ws 2: a response deflated with the window kept from the first (context takeover)" \
+    [ "$(w '[(r["endpoint"], r["partial"], r["resp_bytes"]) for r in rows if r["rpc_id"] == "2"]')" = "[('tools/call takeover', 0, 382)]" ]
+check "ws 3: after a control frame over 125 bytes the server's side is unread, said once" \
+    sh -c 'grep -q "websocket_unread 1" "$1"' - "$tmp/ws.err"
+check "ws 3: so its request has no response" \
+    [ "$(w '[r["partial_reason"] for r in rows if r["rpc_id"] == "3"]')" = "['no response']" ]
+
+# live: record the transports afresh with the real peers
 why=""
 [ "$(id -u)" = 0 ] || why="not root (tcpdump on lo)"
 for cmd in node npm tcpdump; do
@@ -117,10 +131,10 @@ if [ -z "$why" ] && [ ! -d "$top/tests/mcp/node_modules/@modelcontextprotocol/se
         why="npm ci in tests/mcp failed: $(tail -1 "$tmp/npm.log")"
 fi
 if [ -n "$why" ]; then
-    for t in http sse h2c tls-h2; do skip "live $t session: spans match the client's log" "$why"; done
+    for t in http sse ws h2c tls-h2; do skip "live $t session: spans match the client's log" "$why"; done
 else
     port=$((39000 + $$ % 500))
-    for t in http sse; do
+    for t in http sse ws; do
         port=$((port + 1))
         if "$top/tests/mcp/record.sh" "$t" "$port" "$tmp/live-$t" >"$tmp/rec-$t.log" 2>&1; then
             against_log "live $t" "$tmp/live-$t.log" "$tmp/live-$t.pcap"
