@@ -7,6 +7,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "sf_text.h"
+
 enum coding { C_IDENTITY, C_GZIP, C_DEFLATE, C_BR, C_ZSTD, C_UNKNOWN };
 
 #define MAX_CODINGS 8
@@ -29,23 +31,13 @@ static enum coding coding_of(const char *t, size_t n)
 static int codings(const char *v, size_t n, enum coding *out)
 {
     int k = 0;
-    size_t i = 0;
+    size_t pos = 0, l;
+    const char *t;
 
-    while (i < n) {
-        size_t j = i, e;
-        while (j < n && v[j] != ',')
-            j++;
-        e = j;
-        while (i < e && (v[i] == ' ' || v[i] == '\t'))
-            i++;
-        while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-            e--;
-        if (e > i) {
-            if (k == MAX_CODINGS)
-                return -1;
-            out[k++] = coding_of(v + i, e - i);
-        }
-        i = j + 1;
+    while (sf_text_list_next(v, n, &pos, &t, &l)) {
+        if (k == MAX_CODINGS)
+            return -1;
+        out[k++] = coding_of(t, l);
     }
     return k;
 }

@@ -93,6 +93,31 @@ static int put_ch(struct sink *k, const struct ch *c)
     return c->nrep ? put(k, c->rep, c->nrep) : put(k, c->raw, c->len);
 }
 
+int sf_text_list_next(const char *v, size_t n, size_t *pos, const char **item, size_t *len)
+{
+    size_t i = *pos;
+
+    while (i < n) {
+        size_t j = i, e;
+        while (j < n && v[j] != ',')
+            j++;
+        e = j;
+        while (i < e && (v[i] == ' ' || v[i] == '\t'))
+            i++;
+        while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+            e--;
+        *pos = j < n ? j + 1 : n;
+        if (e > i) {
+            *item = v + i;
+            *len = e - i;
+            return 1;
+        }
+        i = *pos;
+    }
+    *pos = n;
+    return 0;
+}
+
 char *sf_text_copy_plain(char *dst, const char *s, size_t n, int lower)
 {
     for (size_t i = 0; i < n; i++) {

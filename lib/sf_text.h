@@ -43,6 +43,11 @@
  * middle of a UTF-8 character: cutting there never splits a valid sequence. */
 size_t sf_text_utf8_cut(const char *s, size_t n, size_t max);
 
+/* The next member of the comma-separated list v[0..n) from *pos (RFC 9110 5.6.1: "#rule",
+ * optional white space around each member), in *item / *len; empty members are skipped.
+ * Returns 1, or 0 at the end.  Start with *pos = 0. */
+int sf_text_list_next(const char *v, size_t n, size_t *pos, const char **item, size_t *len);
+
 /* Copy s[0..n) to dst (n bytes, no NUL added) with every control byte (C0, DEL) as '?',
  * and ASCII letters lowercased when lower: a captured header name or value made safe to
  * keep as text.  Returns dst + n. */

@@ -8,6 +8,7 @@
 
 #include "ctx.h"
 #include "sf_jsonrpc.h"
+#include "sf_text.h"
 #include "sf_tracectx.h"
 
 static int name_is(const char *n, size_t nl, const char *want)
@@ -20,21 +21,12 @@ static int name_is(const char *n, size_t nl, const char *want)
 /* Case-insensitive token search in a comma list ("gzip, chunked"). */
 static int has_token(const char *v, size_t vl, const char *tok)
 {
-    size_t tl = strlen(tok), i = 0;
+    size_t tl = strlen(tok), pos = 0, l;
+    const char *t;
 
-    while (i < vl) {
-        size_t j = i, e;
-        while (j < vl && v[j] != ',')
-            j++;
-        e = j;
-        while (i < e && (v[i] == ' ' || v[i] == '\t'))
-            i++;
-        while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-            e--;
-        if (e - i == tl && strncasecmp(v + i, tok, tl) == 0)
+    while (sf_text_list_next(v, vl, &pos, &t, &l))
+        if (l == tl && strncasecmp(t, tok, tl) == 0)
             return 1;
-        i = j + 1;
-    }
     return 0;
 }
 

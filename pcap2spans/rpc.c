@@ -449,10 +449,12 @@ static void on_event(void *arg, const struct sf_sse_event *ev)
 /* A coding that is only identity needs no decoding. */
 static int identity_only(const char *v, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (v[i] != ' ' && v[i] != '\t' && v[i] != ',')
-            return n - i >= 8 && strncasecmp(v + i, "identity", 8) == 0 &&
-                   identity_only(v + i + 8, n - i - 8);
+    size_t pos = 0, l;
+    const char *t;
+
+    while (sf_text_list_next(v, n, &pos, &t, &l))
+        if (l != 8 || strncasecmp(t, "identity", 8) != 0)
+            return 0;
     return 1;
 }
 

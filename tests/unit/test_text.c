@@ -206,8 +206,26 @@ static void bounded(void)
     TAP_EQ_INT(sf_text_label(b, 0, "x", 1), 0, "cap 0 writes nothing");
 }
 
+/* sf_text_list_next: the members of an HTTP comma list, trimmed, empty ones skipped. */
+static void lists(void)
+{
+    static const char v[] = " gzip ,\tbr,, zstd\t, ";
+    char got[64] = "";
+    size_t pos = 0, l, used = 0;
+    const char *t;
+    int k = 0;
+
+    while (sf_text_list_next(v, sizeof(v) - 1, &pos, &t, &l))
+        used += (size_t)snprintf(got + used, sizeof(got) - used, "[%.*s]", (int)l, t), k++;
+    TAP_EQ_STR(got, "[gzip][br][zstd]", "a comma list: members trimmed, empty ones skipped");
+    pos = 0;
+    TAP_OK(!sf_text_list_next(" , ,", 4, &pos, &t, &l) && pos == 4, "an empty list: no member");
+    (void)k;
+}
+
 int main(void)
 {
+    lists();
     code_spans();
     md_text();
     md_cells();
