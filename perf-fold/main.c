@@ -12,6 +12,7 @@
 
 static const char usage_text[] =
     "usage: perf-fold [OPTIONS] [FILE...|-]         perf script text -> folded stacks\n"
+    "                                               (a FILE of perf.data is read directly)\n"
     "       perf-fold --db DB --group-by G [FILTER]  fold the database's samples per group\n"
     "       perf-fold diff [OPTIONS] BASE NEW        two-column diff, regressions, CI gate\n"
     "\n"
@@ -263,7 +264,7 @@ static int fold_inputs(struct perf_fold_ctx *c, int nfiles, char **files)
         c->event_set = 1;
     }
     for (int i = 0; i < nfiles; i++)
-        if (perfscript_file(c, files[i]))
+        if (perfdata_is(files[i]) ? perfdata_file(c, files[i]) : perfscript_file(c, files[i]))
             return -1;
     return perfscript_finish(c);
 }

@@ -193,6 +193,15 @@ int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n);
  * (printed). */
 int perfscript_file(struct perf_fold_ctx *c, const char *path);
 
+/* ---- perfdata.c: perf.data read directly -------------------------------------- */
+
+/* 1 when path holds perf.data (its magic, either byte order). */
+int perfdata_is(const char *path);
+/* Fold the perf.data file path into c as its `perf script -F comm,pid,tid,time,period,
+ * event,ip,sym,dso` text would be.  Returns 0 (a damaged file: what came before the
+ * damage, said and counted as bad), or -1 (no memory, --strict stop, not readable). */
+int perfdata_file(struct perf_fold_ctx *c, const char *path);
+
 /* End of all input: with --eof, count the open sample. */
 int perfscript_finish(struct perf_fold_ctx *c);
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# lib/sf_perfdata (perf.data read directly, issue #32) on recordings made here by the
-# installed perf: tests/data/perfdata/spin.c built with frame pointers, recorded in file
-# mode, in pipe mode (perf record -o -), and with two events at once (samples told apart
-# by their ids); for each, every record perf script prints is the one the reader hands
-# on (test_perfdata with the recording's name).  Skips where perf is missing or may not
-# record (perf_event_paranoid, a container without perf events).
+# perf.data read directly (issue #32) on recordings made here by the installed perf:
+# tests/data/perfdata/spin.c built with frame pointers, recorded in file mode, in pipe
+# mode (perf record -o -), and with two events at once (samples told apart by their ids);
+# and real programs (gzip, xz with two threads, python3 run through a shell: libraries,
+# PLT stubs, the vdso, debug files where installed).  For each: every record perf script
+# prints is the one lib/sf_perfdata hands on (test_perfdata with the recording's name),
+# and `perf-fold FILE` prints, byte for byte, what `perf script ... | perf-fold` prints,
+# with and without --pid --tid, --addrs.  Skips where perf is missing or may not record
+# (perf_event_paranoid, a container without perf events).
 set -u
 . "$(dirname "$0")/../tap.sh"
 t=${SF_BUILD:-$top/build}/tests/unit/test_perfdata
@@ -30,6 +33,13 @@ record() { # NAME PERF-RECORD-ARGS...: NAME.data and perf script's reading of it
 record file -c 50000 -e cpu-clock:u
 record pipe pipe -c 50000 -e cpu-clock:u
 record two -c 50000 -e cpu-clock:u -e task-clock:u
+head -c 8000000 /dev/urandom >"$tmp/rnd"
+perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/gzip.data" gzip -c "$tmp/rnd" \
+    >/dev/null 2>&1
+perf record -q -k mono -g -c 200000 -e cpu-clock:u -o "$tmp/xz.data" xz -T2 -3 -c "$tmp/rnd" \
+    >/dev/null 2>&1
+perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/python.data" sh -c \
+    'python3 -c "import json; [json.dumps({\"a\": i}) for i in range(100000)]"' >/dev/null 2>&1
 for name in file pipe two; do
     while IFS= read -r line; do
         case $line in
@@ -38,5 +48,22 @@ for name in file pipe two; do
         "#"*) echo "$line" ;;
         esac
     done < <(SF_TOP=$top "$t" "$tmp/$name")
+done
+fold=${SF_BIN:-$top/bin}/perf-fold
+for name in file pipe two gzip xz python; do
+    [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
+    for opts in "" "--pid --tid" "--addrs"; do
+        # shellcheck disable=SC2086 # the options are words
+        perf script -i "$tmp/$name.data" -F comm,pid,tid,time,period,event,ip,sym,dso --ns \
+            2>/dev/null | "$fold" $opts >"$tmp/text.folded" 2>/dev/null
+        # shellcheck disable=SC2086
+        "$fold" $opts "$tmp/$name.data" >"$tmp/data.folded" 2>"$tmp/data.err"
+        if [ -s "$tmp/text.folded" ] && cmp -s "$tmp/text.folded" "$tmp/data.folded"; then
+            ok "$name: perf-fold ${opts:+$opts }on the perf.data prints what it prints on perf script's text ($(wc -l <"$tmp/text.folded") stacks)"
+        else
+            notok "$name: perf-fold ${opts:+$opts }on the perf.data prints what it prints on perf script's text"
+            diff "$tmp/text.folded" "$tmp/data.folded" | head -5 | sed 's/^/# /'
+        fi
+    done
 done
 tap_plan

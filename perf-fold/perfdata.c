@@ -1,0 +1,809 @@
+/* perfdata.c - perf-fold on perf.data itself (issue #32): the records read by
+ * lib/sf_perfdata, each callchain address resolved to the symbol of the ELF file mapped
+ * there (libelf, the way perf resolves it), fed to the same state machine as perf
+ * script's text (perfscript_line) in the form
+ *
+ *   perf script -F comm,pid,tid,time,period,event,ip,sym,dso --ns
+ *
+ * prints them, so every option of the text path, and its output, holds.
+ *
+ * Processes: maps per pid from MMAP/MMAP2 (a new mapping replaces the ones it overlaps;
+ * FORK of a new process copies its parent's), names per thread from COMM (FORK inherits
+ * it); records are processed in time order within each FINISHED_ROUND.  Symbols: a
+ * file's .symtab, else .dynsym: its functions (STT_FUNC, STT_GNU_IFUNC) with an address,
+ * at file offsets (an ET_EXEC's moved from their section's address to its offset, as
+ * perf adjusts them), duplicates at one address resolved as perf's choose_best_symbol
+ * does (a sized one, not weak, global, fewer leading underscores, the longer name), a
+ * zero-sized one ending where the next begins.  What is not resolved prints as perf
+ * prints it: "[unknown] (FILE)", or "[unknown] ([unknown])" outside every mapping.
+ * Kernel addresses, [vdso], JIT maps and inline frames are not resolved yet.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perf_fold.h"
+#include "sf_perfdata.h"
+
+struct sym {
+    uint64_t start, end;
+    const char *name;
+    int bind, sized;
+};
+
+struct dso {
+    struct dso *next;
+    char *path;
+    struct sym *syms;
+    size_t n;
+    char *names; /* the names, one allocation */
+};
+
+struct map {
+    uint64_t start, end, pgoff;
+    struct dso *dso;
+};
+
+struct proc {
+    struct proc *next;
+    uint32_t pid;
+    struct map *maps;
+    size_t n, cap;
+};
+
+struct comm {
+    struct comm *next;
+    uint32_t tid;
+    char name[64];
+};
+
+/* A record kept until its round is processed: what processing needs of it (the
+ * callchain copied; a mapping's file already looked up), small enough to sort. */
+struct held {
+    uint64_t time, seq;
+    uint32_t type, pid, tid, ppid, ptid;
+    union {
+        struct {
+            const struct sf_pd_attr *attr;
+            uint64_t period, nr;
+            uint64_t *chain;
+        } s;
+        struct {
+            uint64_t start, len, pgoff;
+            struct dso *dso;
+        } m;
+        char comm[64];
+    } u;
+};
+
+#define PD_OOM  (-1000) /* out of memory */
+#define PD_STOP (-1001) /* the state machine stopped the run (--strict, printed) */
+
+struct pdctx {
+    struct perf_fold_ctx *c;
+    struct sf_pd *pd;
+    struct dso *dsos;
+    struct proc *procs;
+    struct comm *comms;
+    struct held *held;
+    size_t nheld, capheld;
+    uint64_t seq;
+    struct sf_buf line;
+    int failed;
+};
+
+/* ---- symbols ----------------------------------------------------------------------- */
+
+static int underscores(const char *s)
+{
+    int k = 0;
+
+    while (s[k] == '_')
+        k++;
+    return k;
+}
+
+/* perf's choose_best_symbol: 1 when a is to be kept over b. */
+static int better(const struct sym *a, const struct sym *b)
+{
+    size_t na, nb;
+
+    if (a->sized != b->sized)
+        return a->sized;
+    if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+        return b->bind == STB_WEAK;
+    if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+        return a->bind == STB_GLOBAL;
+    if (underscores(a->name) != underscores(b->name))
+        return underscores(a->name) < underscores(b->name);
+    na = strlen(a->name);
+    nb = strlen(b->name);
+    return na >= nb;
+}
+
+static int by_start(const void *x, const void *y)
+{
+    const struct sym *a = x, *b = y;
+
+    return (a->start > b->start) - (a->start < b->start);
+}
+
+static Elf_Scn *section_named(Elf *e, const char *want, GElf_Shdr *sh)
+{
+    Elf_Scn *scn = NULL;
+    size_t shstr;
+    const char *n;
+
+    if (elf_getshdrstrndx(e, &shstr) != 0)
+        return NULL;
+    while ((scn = elf_nextscn(e, scn)) != NULL)
+        if (gelf_getshdr(scn, sh) != NULL && (n = elf_strptr(e, shstr, sh->sh_name)) != NULL &&
+            strcmp(n, want) == 0)
+            return scn;
+    return NULL;
+}
+
+static int add_sym(struct dso *d, size_t *cap, uint64_t start, uint64_t size, int bind,
+                   struct sf_buf *names, const char *name, size_t nlen, const char *suffix)
+{
+    if (d->n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 1024;
+        struct sym *g = realloc(d->syms, nc * sizeof(*g));
+        if (g == NULL)
+            return -1;
+        d->syms = g;
+        *cap = nc;
+    }
+    d->syms[d->n].start = start;
+    d->syms[d->n].end = start + size;
+    d->syms[d->n].sized = size > 0;
+    d->syms[d->n].bind = bind;
+    d->syms[d->n].name = (const char *)(uintptr_t)names->len; /* an offset until the end */
+    if (sf_buf_append(names, name, nlen) < 0 ||
+        sf_buf_append(names, suffix, strlen(suffix) + 1) < 0)
+        return -1;
+    d->n++;
+    return 0;
+}
+
+/* The symbols of one symbol table section as perf's dso__load_sym takes them: a named
+ * FUNC, IFUNC or OBJECT in any section, or a label (NOTYPE) in one whose name holds
+ * "text". */
+static int load_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, int adjust, struct dso *d,
+                      struct sf_buf *names, size_t *cap)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    size_t count = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0, shstr = 0;
+
+    if (elf_getshdrstrndx(e, &shstr) != 0)
+        return 0;
+
+    for (size_t i = 0; data && i < count; i++) {
+        GElf_Sym s;
+        GElf_Shdr tsh;
+        Elf_Scn *ts;
+        const char *name, *secname;
+        int type;
+        if (gelf_getsym(data, (int)i, &s) == NULL)
+            continue;
+        type = GELF_ST_TYPE(s.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
+             type != STT_NOTYPE) ||
+            s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || s.st_name == 0)
+            continue;
+        if ((name = elf_strptr(e, sh->sh_link, s.st_name)) == NULL || !name[0])
+            continue;
+        if ((ts = elf_getscn(e, s.st_shndx)) == NULL || gelf_getshdr(ts, &tsh) == NULL ||
+            (type == STT_NOTYPE &&
+             ((secname = elf_strptr(e, shstr, tsh.sh_name)) == NULL || !strstr(secname, "text"))))
+            continue;
+        if (add_sym(d, cap, adjust ? s.st_value - tsh.sh_addr + tsh.sh_offset : s.st_value,
+                    s.st_size, GELF_ST_BIND(s.st_info), names, name, strlen(name), "") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The GNU build id of an ELF file as hex into out (41 bytes); 0, or -1 when it has none. */
+static int build_id(Elf *e, char *out)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        Elf_Data *d;
+        GElf_Nhdr nh;
+        size_t off = 0, noff, doff;
+        if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE ||
+            (d = elf_getdata(scn, NULL)) == NULL)
+            continue;
+        while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+                memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz <= 20) {
+                for (size_t i = 0; i < nh.n_descsz; i++)
+                    sprintf(out + 2 * i, "%02x", ((unsigned char *)d->d_buf)[doff + i]);
+                return 0;
+            }
+    }
+    return -1;
+}
+
+/* The .gnu_debuglink file name of e into out, or "". */
+static void debuglink(Elf *e, char *out, size_t cap)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+    size_t shstr;
+    const char *n;
+
+    out[0] = 0;
+    if (elf_getshdrstrndx(e, &shstr) != 0)
+        return;
+    while ((scn = elf_nextscn(e, scn)) != NULL) {
+        Elf_Data *d;
+        if (gelf_getshdr(scn, &sh) == NULL || (n = elf_strptr(e, shstr, sh.sh_name)) == NULL ||
+            strcmp(n, ".gnu_debuglink") != 0 || (d = elf_getdata(scn, NULL)) == NULL ||
+            d->d_size == 0)
+            continue;
+        snprintf(out, cap, "%.*s", (int)strnlen(d->d_buf, d->d_size), (const char *)d->d_buf);
+        return;
+    }
+}
+
+struct elf_file {
+    int fd;
+    Elf *e;
+};
+
+/* An ELF file named by the recording: a regular file only (a name in a perf.data is
+ * the recording's; here it might be a FIFO or a device, which must not block the run). */
+static int elf_open(struct elf_file *f, const char *path)
+{
+    struct stat st;
+
+    f->e = NULL;
+    if ((f->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        return -1;
+    if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(f->fd);
+        return -1;
+    }
+    if ((f->e = elf_begin(f->fd, ELF_C_READ, NULL)) == NULL || elf_kind(f->e) != ELF_K_ELF) {
+        if (f->e)
+            elf_end(f->e);
+        close(f->fd);
+        return -1;
+    }
+    return 0;
+}
+
+static void elf_close(struct elf_file *f)
+{
+    elf_end(f->e);
+    if (f->fd >= 0)
+        close(f->fd);
+}
+
+static Elf_Scn *table_of(Elf *e, Elf64_Word type)
+{
+    Elf_Scn *scn = NULL;
+    GElf_Shdr sh;
+
+    while ((scn = elf_nextscn(e, scn)) != NULL)
+        if (gelf_getshdr(scn, &sh) != NULL && sh.sh_type == type)
+            return scn;
+    return NULL;
+}
+
+/* A separate debug file with the .symtab the binary lacks, where perf and gdb look for
+ * one: /usr/lib/debug/.build-id/XX/REST.debug, then the .gnu_debuglink name beside the
+ * binary, in its .debug folder and under /usr/lib/debug. */
+static int debug_file(Elf *bin, const char *path, struct elf_file *out)
+{
+    char id[41], link[256], dir[4096], cand[8192];
+    const char *slash = strrchr(path, '/');
+
+    if (build_id(bin, id) == 0 && strlen(id) > 2) {
+        snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+        if (elf_open(out, cand) == 0) {
+            if (table_of(out->e, SHT_SYMTAB))
+                return 0;
+            elf_close(out);
+        }
+    }
+    debuglink(bin, link, sizeof(link));
+    if (!link[0] || slash == NULL)
+        return -1;
+    snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    const char *const fmt[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(cand, sizeof(cand), fmt[i], dir, link);
+        if (strcmp(cand, path) != 0 && elf_open(out, cand) == 0) {
+            if (table_of(out->e, SHT_SYMTAB))
+                return 0;
+            elf_close(out);
+        }
+    }
+    return -1;
+}
+
+/* The PLT's entries as "NAME@plt" (perf's dso__synthesize_plt_symbols, x86-64: a 16-byte
+ * header, then 16 bytes an entry, one per .rela.plt relocation, in order; .plt.sec's
+ * entries when there is one, without a header), named by the relocation's .dynsym entry. */
+static int plt_syms(Elf *e, struct dso *d, size_t *cap, struct sf_buf *names)
+{
+    GElf_Shdr rsh, psh, ssh, dsh;
+    Elf_Scn *rel = section_named(e, ".rela.plt", &rsh), *plt, *sec, *dyn;
+    Elf_Data *rd, *dd;
+    uint64_t off, entry = 16;
+
+    if (rel == NULL || rsh.sh_type != SHT_RELA || rsh.sh_entsize == 0 ||
+        (plt = section_named(e, ".plt", &psh)) == NULL ||
+        (dyn = elf_getscn(e, rsh.sh_link)) == NULL || gelf_getshdr(dyn, &dsh) == NULL ||
+        dsh.sh_type != SHT_DYNSYM || (rd = elf_getdata(rel, NULL)) == NULL ||
+        (dd = elf_getdata(dyn, NULL)) == NULL)
+        return 0;
+    off = psh.sh_offset + 16;
+    if ((sec = section_named(e, ".plt.sec", &ssh)) != NULL)
+        off = ssh.sh_offset;
+    for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++, off += entry) {
+        GElf_Rela r;
+        GElf_Sym s;
+        const char *name = "";
+        if (gelf_getrela(rd, (int)i, &r) == NULL)
+            break;
+        if (gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &s) != NULL && s.st_name &&
+            (name = elf_strptr(e, dsh.sh_link, s.st_name)) == NULL)
+            name = "";
+        if (add_sym(d, cap, off, entry, STB_GLOBAL, names, name, strlen(name), "@plt") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The symbols of one ELF image (its own tables, a debug file's, the PLT). */
+static void load_elf(struct dso *d, struct elf_file *bin_f);
+
+/* [vdso]: the image the kernel maps into this process, perf's source for it too (the
+ * recording's kernel is assumed to be this one, as perf assumes). */
+static void load_vdso(struct dso *d)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    unsigned long a, b;
+    struct elf_file img = {-1, NULL};
+
+    while (f && fgets(line, sizeof(line), f))
+        if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &a, &b) == 2 && b > a &&
+            b - a < (64u << 10)) {
+            static char copy[64u << 10];
+            memcpy(copy, (const void *)a, b - a);
+            if ((img.e = elf_memory(copy, b - a)) != NULL)
+                load_elf(d, &img);
+            break;
+        }
+    if (f)
+        fclose(f);
+}
+
+static void load_syms(struct dso *d)
+{
+    struct elf_file bin;
+
+    if (elf_open(&bin, d->path) == 0)
+        load_elf(d, &bin);
+}
+
+static void load_elf(struct dso *d, struct elf_file *bin_f)
+{
+    struct elf_file bin = *bin_f, dbg, *src = &bin;
+    Elf_Scn *scn;
+    GElf_Shdr ssh;
+    GElf_Ehdr eh;
+    struct sf_buf names;
+    size_t cap = 0, k;
+    int have_dbg = 0;
+
+    sf_buf_init(&names, (size_t)1 << 30);
+    if (gelf_getehdr(bin.e, &eh) != NULL) {
+        /* the symbols from the fullest table: the binary's .symtab, a debug file's, or
+         * the binary's .dynsym; whether to move them to file offsets, from the binary */
+        if (table_of(bin.e, SHT_SYMTAB) == NULL && bin.fd >= 0 &&
+            debug_file(bin.e, d->path, &dbg) == 0) {
+            src = &dbg;
+            have_dbg = 1;
+        }
+        scn = table_of(src->e, SHT_SYMTAB);
+        if (scn == NULL)
+            scn = table_of(src->e, SHT_DYNSYM);
+        if ((scn && gelf_getshdr(scn, &ssh) != NULL &&
+             load_table(src->e, scn, &ssh, eh.e_type == ET_EXEC || eh.e_type == ET_REL, d, &names,
+                        &cap) < 0) ||
+            plt_syms(bin.e, d, &cap, &names) < 0)
+            d->n = 0;
+    }
+    if (have_dbg)
+        elf_close(&dbg);
+    elf_close(&bin);
+    d->names = (char *)names.data; /* the buffer's allocation is the dso's now */
+    for (size_t i = 0; i < d->n; i++)
+        d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
+    qsort(d->syms, d->n, sizeof(*d->syms), by_start);
+    /* one symbol per address: perf's choice among aliases */
+    for (size_t i = 0, j; i < d->n; i = j) {
+        size_t best = i;
+        for (j = i + 1; j < d->n && d->syms[j].start == d->syms[i].start; j++)
+            if (!better(&d->syms[best], &d->syms[j]))
+                best = j;
+        d->syms[i] = d->syms[best];
+        for (k = i + 1; k < j; k++)
+            d->syms[k].start = UINT64_MAX; /* dropped below */
+    }
+    for (size_t i = k = 0; i < d->n; i++)
+        if (d->syms[i].start != UINT64_MAX)
+            d->syms[k++] = d->syms[i];
+    d->n = k;
+    /* a zero-sized symbol ends where the next begins (perf's symbols__fixup_end) */
+    for (size_t i = 0; i + 1 < d->n; i++)
+        if (d->syms[i].end == d->syms[i].start)
+            d->syms[i].end = d->syms[i + 1].start;
+    if (d->n && d->syms[d->n - 1].end == d->syms[d->n - 1].start)
+        d->syms[d->n - 1].end = (d->syms[d->n - 1].start + 4096) & ~(uint64_t)4095;
+}
+
+static const struct sym *find_sym(const struct dso *d, uint64_t key)
+{
+    size_t lo = 0, hi = d->n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d->syms[mid].start <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || key >= d->syms[lo - 1].end)
+        return NULL;
+    return &d->syms[lo - 1];
+}
+
+static struct dso *dso_get(struct pdctx *x, const char *path)
+{
+    struct dso *d;
+
+    for (d = x->dsos; d; d = d->next)
+        if (strcmp(d->path, path) == 0)
+            return d;
+    if ((d = calloc(1, sizeof(*d))) == NULL || (d->path = strdup(path)) == NULL) {
+        free(d);
+        return NULL;
+    }
+    if (path[0] == '/')
+        load_syms(d);
+    else if (strcmp(path, "[vdso]") == 0)
+        load_vdso(d);
+    d->next = x->dsos;
+    x->dsos = d;
+    return d;
+}
+
+/* ---- processes --------------------------------------------------------------------- */
+
+static struct proc *proc_get(struct pdctx *x, uint32_t pid, int make)
+{
+    struct proc *p;
+
+    for (p = x->procs; p; p = p->next)
+        if (p->pid == pid)
+            return p;
+    if (!make || (p = calloc(1, sizeof(*p))) == NULL)
+        return NULL;
+    p->pid = pid;
+    p->next = x->procs;
+    x->procs = p;
+    return p;
+}
+
+static int add_map(struct proc *p, const struct map *m)
+{
+    size_t k = 0;
+
+    /* the ones it overlaps give way: whole, or the part outside it */
+    for (size_t i = 0; i < p->n; i++) {
+        struct map o = p->maps[i];
+        if (o.end <= m->start || o.start >= m->end) {
+            p->maps[k++] = o;
+        } else if (o.start < m->start) {
+            o.end = m->start;
+            p->maps[k++] = o;
+        } else if (o.end > m->end) {
+            o.pgoff += m->end - o.start;
+            o.start = m->end;
+            p->maps[k++] = o;
+        }
+    }
+    p->n = k;
+    if (p->n == p->cap) {
+        size_t nc = p->cap ? 2 * p->cap : 16;
+        struct map *g = realloc(p->maps, nc * sizeof(*g));
+        if (g == NULL)
+            return -1;
+        p->maps = g;
+        p->cap = nc;
+    }
+    p->maps[p->n++] = *m;
+    return 0;
+}
+
+static const struct map *find_map(const struct proc *p, uint64_t ip)
+{
+    for (size_t i = 0; p && i < p->n; i++)
+        if (ip >= p->maps[i].start && ip < p->maps[i].end)
+            return &p->maps[i];
+    return NULL;
+}
+
+static struct comm *comm_get(struct pdctx *x, uint32_t tid, int make)
+{
+    struct comm *c;
+
+    for (c = x->comms; c; c = c->next)
+        if (c->tid == tid)
+            return c;
+    if (!make || (c = calloc(1, sizeof(*c))) == NULL)
+        return NULL;
+    c->tid = tid;
+    c->next = x->comms;
+    x->comms = c;
+    return c;
+}
+
+/* ---- records ----------------------------------------------------------------------- */
+
+static int line(struct pdctx *x)
+{
+    int rc = perfscript_line(x->c, x->line.len ? (char *)x->line.data : (char *)"", x->line.len);
+
+    sf_buf_reset(&x->line);
+    return rc < 0 ? PD_STOP : 0;
+}
+
+static int sample(struct pdctx *x, const struct held *h)
+{
+    const struct comm *cm = comm_get(x, h->tid, 0);
+    const struct proc *p = proc_get(x, h->pid, 0);
+    const char *ev = h->u.s.attr->name[0] ? h->u.s.attr->name : "event";
+    char comm[80];
+    int user = 1, rc = 0;
+
+    if (cm == NULL)
+        cm = comm_get(x, h->pid, 0);
+    if (cm)
+        snprintf(comm, sizeof(comm), "%s", cm->name);
+    else
+        snprintf(comm, sizeof(comm), ":%u", h->tid);
+    sf_buf_printf(&x->line, "%s %u/%u %" PRIu64 ".%09" PRIu64 ": %10" PRIu64 " %s: ", comm, h->pid,
+                  h->tid, h->time / 1000000000u, h->time % 1000000000u, h->u.s.period, ev);
+    if (line(x) < 0)
+        return PD_STOP;
+    for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
+        uint64_t ip = h->u.s.chain[i];
+        const struct map *m;
+        const struct sym *sy;
+        if (ip >= SF_PD_CONTEXT_MAX) {
+            user = ip == SF_PD_CONTEXT_USER;
+            continue;
+        }
+        m = user ? find_map(p, ip) : NULL;
+        if (m == NULL) {
+            sf_buf_printf(&x->line, "\t%16" PRIx64 " [unknown] ([unknown])", ip);
+        } else {
+            uint64_t key = ip - m->start + m->pgoff;
+            sy = find_sym(m->dso, key);
+            sf_buf_printf(&x->line, "\t%16" PRIx64 " %s (%s)", key, sy ? sy->name : "[unknown]",
+                          m->dso->path);
+        }
+        rc = line(x);
+    }
+    if (rc == 0)
+        rc = line(x); /* the blank line that ends the sample */
+    return rc;
+}
+
+static int process(struct pdctx *x, const struct held *h)
+{
+    struct proc *p, *parent;
+    struct comm *c, *pc;
+
+    switch (h->type) {
+    case SF_PD_SAMPLE:
+        return sample(x, h);
+    case SF_PD_MMAP:
+    case SF_PD_MMAP2: {
+        struct map m = {h->u.m.start, h->u.m.start + h->u.m.len, h->u.m.pgoff, h->u.m.dso};
+        if ((p = proc_get(x, h->pid, 1)) == NULL || add_map(p, &m) < 0)
+            return PD_OOM;
+        return 0;
+    }
+    case SF_PD_COMM:
+        if ((c = comm_get(x, h->tid, 1)) == NULL)
+            return PD_OOM;
+        snprintf(c->name, sizeof(c->name), "%s", h->u.comm);
+        return 0;
+    case SF_PD_FORK:
+        if ((pc = comm_get(x, h->ptid, 0)) != NULL && (c = comm_get(x, h->tid, 1)) != NULL)
+            snprintf(c->name, sizeof(c->name), "%s", pc->name);
+        if (h->pid != h->ppid && (parent = proc_get(x, h->ppid, 0)) != NULL &&
+            (p = proc_get(x, h->pid, 1)) != NULL && p->n == 0)
+            for (size_t i = 0; i < parent->n; i++)
+                if (add_map(p, &parent->maps[i]) < 0)
+                    return PD_OOM;
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static int by_time(const void *a, const void *b)
+{
+    const struct held *x = a, *y = b;
+
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The records held since the last FINISHED_ROUND, in time order. */
+static int flush(struct pdctx *x)
+{
+    int rc = 0;
+
+    qsort(x->held, x->nheld, sizeof(*x->held), by_time);
+    for (size_t i = 0; i < x->nheld; i++) {
+        if (rc == 0)
+            rc = process(x, &x->held[i]);
+        if (x->held[i].type == SF_PD_SAMPLE)
+            free(x->held[i].u.s.chain);
+    }
+    x->nheld = 0;
+    return rc;
+}
+
+static int hold(struct pdctx *x, const struct sf_pd_record *r)
+{
+    struct held *h;
+
+    if (x->nheld == x->capheld) {
+        size_t nc = x->capheld ? 2 * x->capheld : 4096;
+        struct held *g = realloc(x->held, nc * sizeof(*g));
+        if (g == NULL)
+            return PD_OOM;
+        x->held = g;
+        x->capheld = nc;
+    }
+    h = &x->held[x->nheld];
+    memset(h, 0, sizeof(*h));
+    h->time = r->time;
+    h->seq = x->seq++;
+    h->type = r->type;
+    h->pid = r->pid;
+    h->tid = r->tid;
+    switch (r->type) {
+    case SF_PD_SAMPLE:
+        h->u.s.attr = r->u.sample.attr;
+        h->u.s.period = r->u.sample.period;
+        h->u.s.nr = r->u.sample.nr;
+        if (r->u.sample.nr &&
+            (h->u.s.chain = malloc(r->u.sample.nr * sizeof(*h->u.s.chain))) == NULL)
+            return PD_OOM;
+        for (uint64_t i = 0; i < r->u.sample.nr; i++)
+            h->u.s.chain[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
+        break;
+    case SF_PD_MMAP:
+    case SF_PD_MMAP2:
+        h->pid = r->u.mmap.pid;
+        h->u.m.start = r->u.mmap.start;
+        h->u.m.len = r->u.mmap.len;
+        h->u.m.pgoff = r->u.mmap.pgoff;
+        if ((h->u.m.dso = dso_get(x, r->u.mmap.filename)) == NULL)
+            return PD_OOM;
+        break;
+    case SF_PD_COMM:
+        h->tid = r->u.comm.tid;
+        snprintf(h->u.comm, sizeof(h->u.comm), "%s", r->u.comm.comm);
+        break;
+    case SF_PD_FORK:
+        h->pid = r->u.task.pid;
+        h->ppid = r->u.task.ppid;
+        h->tid = r->u.task.tid;
+        h->ptid = r->u.task.ptid;
+        break;
+    }
+    x->nheld++;
+    return 0;
+}
+
+int perfdata_is(const char *path)
+{
+    unsigned char m[8];
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+    int yes = f && fread(m, 1, 8, f) == 8 &&
+              (memcmp(m, "PERFILE2", 8) == 0 || memcmp(m, "2ELIFREP", 8) == 0);
+
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+int perfdata_file(struct perf_fold_ctx *c, const char *path)
+{
+    struct pdctx x = {.c = c};
+    struct sf_pd_record r;
+    struct sf_err err;
+    int rc;
+
+    c->file = path;
+    if (c->db) {
+        fprintf(stderr,
+                "%s: %s: perf.data with --db is not read directly yet: spanfold ingest reads it "
+                "(through perf script)\n",
+                PF_TOOL, path);
+        return -1;
+    }
+    elf_version(EV_CURRENT);
+    sf_err_clear(&err);
+    if (sf_pd_open(&x.pd, path, &err) < 0) {
+        fprintf(stderr, "%s: %s: %s\n", PF_TOOL, path, err.msg);
+        return -1;
+    }
+    sf_buf_init(&x.line, (size_t)PF_RECORD_MAX);
+    while ((rc = sf_pd_next(x.pd, &r, &err)) > 0) {
+        if (r.type == SF_PD_FINISHED_ROUND)
+            rc = flush(&x);
+        else if (r.type == SF_PD_SAMPLE || r.type == SF_PD_MMAP || r.type == SF_PD_MMAP2 ||
+                 r.type == SF_PD_COMM || r.type == SF_PD_FORK)
+            rc = hold(&x, &r);
+        if (rc < 0)
+            break;
+    }
+    if (rc >= 0) {
+        rc = flush(&x);
+    } else if (rc != PD_OOM && rc != PD_STOP) { /* the reader's: what came before is folded */
+        fprintf(stderr, "%s: %s: byte %llu: %s\n", PF_TOOL, path, (unsigned long long)err.off,
+                err.msg);
+        c->total_bad++;
+        if (flush(&x) == PD_OOM)
+            rc = PD_OOM;
+    }
+    if (rc == PD_OOM)
+        fprintf(stderr, "%s: %s: out of memory\n", PF_TOOL, path);
+    while (x.dsos) {
+        struct dso *d = x.dsos;
+        x.dsos = d->next;
+        free(d->syms);
+        free(d->names);
+        free(d->path);
+        free(d);
+    }
+    while (x.procs) {
+        struct proc *p = x.procs;
+        x.procs = p->next;
+        free(p->maps);
+        free(p);
+    }
+    while (x.comms) {
+        struct comm *cm = x.comms;
+        x.comms = cm->next;
+        free(cm);
+    }
+    free(x.held);
+    sf_buf_free(&x.line);
+    sf_pd_close(x.pd);
+    return rc == PD_OOM || rc == PD_STOP ? -1 : 0;
+}
