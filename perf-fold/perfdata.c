@@ -14,9 +14,11 @@
  * at file offsets (an ET_EXEC's moved from their section's address to its offset, as
  * perf adjusts them), duplicates at one address resolved as perf's choose_best_symbol
  * does (a sized one, not weak, global, fewer leading underscores, the longer name), a
- * zero-sized one ending where the next begins.  What is not resolved prints as perf
+ * zero-sized one ending where the next begins; PLT entries as NAME@plt; the [vdso] from
+ * this process's own.  What is not resolved prints as perf
  * prints it: "[unknown] (FILE)", or "[unknown] ([unknown])" outside every mapping.
- * Kernel addresses, [vdso], JIT maps and inline frames are not resolved yet.
+ * Kernel addresses are resolved from /proc/kallsyms (this machine's: the recording's,
+ * as perf assumes too); JIT maps, inline frames and C++ demangling are not done yet.
  */
 #include <fcntl.h>
 #include <gelf.h>
@@ -35,6 +37,7 @@ struct sym {
     uint64_t start, end;
     const char *name;
     int bind, sized;
+    uint32_t ord; /* the order it was read in: the first of equal aliases stays, as perf's */
 };
 
 struct dso {
@@ -89,6 +92,8 @@ struct pdctx {
     struct perf_fold_ctx *c;
     struct sf_pd *pd;
     struct dso *dsos;
+    struct dso *kernel; /* /proc/kallsyms, loaded at the first kernel frame */
+    int kernel_tried;
     struct proc *procs;
     struct comm *comms;
     struct held *held;
@@ -131,7 +136,9 @@ static int by_start(const void *x, const void *y)
 {
     const struct sym *a = x, *b = y;
 
-    return (a->start > b->start) - (a->start < b->start);
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->ord > b->ord) - (a->ord < b->ord);
 }
 
 static Elf_Scn *section_named(Elf *e, const char *want, GElf_Shdr *sh)
@@ -164,6 +171,7 @@ static int add_sym(struct dso *d, size_t *cap, uint64_t start, uint64_t size, in
     d->syms[d->n].end = start + size;
     d->syms[d->n].sized = size > 0;
     d->syms[d->n].bind = bind;
+    d->syms[d->n].ord = (uint32_t)d->n;
     d->syms[d->n].name = (const char *)(uintptr_t)names->len; /* an offset until the end */
     if (sf_buf_append(names, name, nlen) < 0 ||
         sf_buf_append(names, suffix, strlen(suffix) + 1) < 0)
@@ -367,6 +375,34 @@ static int plt_syms(Elf *e, struct dso *d, size_t *cap, struct sf_buf *names)
     return 0;
 }
 
+/* Sorted, one symbol per address (perf's choice among aliases), a zero-sized one
+ * ending where the next begins (perf's symbols__fixup_end). */
+static void fix_syms(struct dso *d)
+{
+    size_t k;
+
+    qsort(d->syms, d->n, sizeof(*d->syms), by_start);
+    for (size_t i = 0, j; i < d->n; i = j) {
+        size_t best = i;
+        for (j = i + 1; j < d->n && d->syms[j].start == d->syms[i].start; j++)
+            if (!better(&d->syms[best], &d->syms[j]))
+                best = j;
+        d->syms[i] = d->syms[best];
+        for (k = i + 1; k < j; k++)
+            d->syms[k].start = UINT64_MAX; /* dropped below */
+    }
+    for (size_t i = k = 0; i < d->n; i++)
+        if (d->syms[i].start != UINT64_MAX)
+            d->syms[k++] = d->syms[i];
+    d->n = k;
+    /* a zero-sized symbol ends where the next begins (perf's symbols__fixup_end) */
+    for (size_t i = 0; i + 1 < d->n; i++)
+        if (d->syms[i].end == d->syms[i].start)
+            d->syms[i].end = d->syms[i + 1].start;
+    if (d->n && d->syms[d->n - 1].end == d->syms[d->n - 1].start)
+        d->syms[d->n - 1].end = (d->syms[d->n - 1].start + 4096) & ~(uint64_t)4095;
+}
+
 /* The symbols of one ELF image (its own tables, a debug file's, the PLT). */
 static void load_elf(struct dso *d, struct elf_file *bin_f);
 
@@ -407,7 +443,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
     GElf_Shdr ssh;
     GElf_Ehdr eh;
     struct sf_buf names;
-    size_t cap = 0, k;
+    size_t cap = 0;
     int have_dbg = 0;
 
     sf_buf_init(&names, (size_t)1 << 30);
@@ -434,27 +470,54 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
     d->names = (char *)names.data; /* the buffer's allocation is the dso's now */
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    qsort(d->syms, d->n, sizeof(*d->syms), by_start);
-    /* one symbol per address: perf's choice among aliases */
-    for (size_t i = 0, j; i < d->n; i = j) {
-        size_t best = i;
-        for (j = i + 1; j < d->n && d->syms[j].start == d->syms[i].start; j++)
-            if (!better(&d->syms[best], &d->syms[j]))
-                best = j;
-        d->syms[i] = d->syms[best];
-        for (k = i + 1; k < j; k++)
-            d->syms[k].start = UINT64_MAX; /* dropped below */
+    fix_syms(d);
+}
+
+/* The kernel's symbols from /proc/kallsyms, as perf's dso__load_kallsyms takes them:
+ * text, weak, data and bss symbols (T W D B in either case; a lowercase one local, W
+ * weak), aliases and ends fixed as for ELF files.  Module symbols ("name\t[mod]") keep
+ * their module's name as their file. */
+static struct dso *load_kallsyms(struct pdctx *x)
+{
+    FILE *f = fopen("/proc/kallsyms", "r");
+    struct dso *d = calloc(1, sizeof(*d));
+    struct sf_buf names;
+    char line[1024];
+    size_t cap = 0;
+
+    x->kernel_tried = 1;
+    if (f == NULL || d == NULL || (d->path = strdup("[kernel.kallsyms]")) == NULL) {
+        if (f)
+            fclose(f);
+        free(d);
+        return NULL;
     }
-    for (size_t i = k = 0; i < d->n; i++)
-        if (d->syms[i].start != UINT64_MAX)
-            d->syms[k++] = d->syms[i];
-    d->n = k;
-    /* a zero-sized symbol ends where the next begins (perf's symbols__fixup_end) */
-    for (size_t i = 0; i + 1 < d->n; i++)
-        if (d->syms[i].end == d->syms[i].start)
-            d->syms[i].end = d->syms[i + 1].start;
-    if (d->n && d->syms[d->n - 1].end == d->syms[d->n - 1].start)
-        d->syms[d->n - 1].end = (d->syms[d->n - 1].start + 4096) & ~(uint64_t)4095;
+    sf_buf_init(&names, (size_t)1 << 30);
+    while (fgets(line, sizeof(line), f)) {
+        unsigned long long a;
+        char type, name[512], mod[128] = "";
+        int k = sscanf(line, "%llx %c %511s %127s", &a, &type, name, mod), up;
+        if (k < 3 || a == 0)
+            continue;
+        up = type & ~0x20;
+        if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
+            continue;
+        /* "name" then NUL then the module ("" for the kernel itself) */
+        if (add_sym(d, &cap, a, 0,
+                    type == 'W' || type == 'w' ? STB_WEAK
+                    : type == up               ? STB_GLOBAL
+                                               : STB_LOCAL,
+                    &names, name, strlen(name) + 1, mod) < 0)
+            break;
+    }
+    fclose(f);
+    d->names = (char *)names.data;
+    for (size_t i = 0; i < d->n; i++)
+        d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
+    fix_syms(d);
+    d->next = x->dsos;
+    x->dsos = d;
+    return d;
 }
 
 static const struct sym *find_sym(const struct dso *d, uint64_t key)
@@ -600,7 +663,17 @@ static int sample(struct pdctx *x, const struct held *h)
             user = ip == SF_PD_CONTEXT_USER;
             continue;
         }
-        m = user ? find_map(p, ip) : NULL;
+        if (!user) { /* a kernel address: kallsyms, the file a module's name */
+            if (!x->kernel_tried)
+                x->kernel = load_kallsyms(x);
+            sy = x->kernel ? find_sym(x->kernel, ip) : NULL;
+            sf_buf_printf(&x->line, "\t%16" PRIx64 " %s (%s)", ip, sy ? sy->name : "[unknown]",
+                          sy && sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1
+                                                               : "[kernel.kallsyms]");
+            rc = line(x);
+            continue;
+        }
+        m = find_map(p, ip);
         if (m == NULL) {
             sf_buf_printf(&x->line, "\t%16" PRIx64 " [unknown] ([unknown])", ip);
         } else {

@@ -7,7 +7,8 @@
 # prints is the one lib/sf_perfdata hands on (test_perfdata with the recording's name),
 # and `perf-fold FILE` prints, byte for byte, what `perf script ... | perf-fold` prints,
 # with and without --pid --tid, --addrs.  Skips where perf is missing or may not record
-# (perf_event_paranoid, a container without perf events).
+# (perf_event_paranoid, a container without perf events); the kernel's frames (kallsyms)
+# are checked where this user may record them.
 set -u
 . "$(dirname "$0")/../tap.sh"
 t=${SF_BUILD:-$top/build}/tests/unit/test_perfdata
@@ -38,6 +39,9 @@ perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/gzip.data" gzip -c "
     >/dev/null 2>&1
 perf record -q -k mono -g -c 200000 -e cpu-clock:u -o "$tmp/xz.data" xz -T2 -3 -c "$tmp/rnd" \
     >/dev/null 2>&1
+# user and kernel frames (kallsyms), where this user may record the kernel
+perf record -q -k mono -g -c 100000 -e cpu-clock -o "$tmp/kernel.data" xz -T2 -3 -c "$tmp/rnd" \
+    >/dev/null 2>&1 || rm -f "$tmp/kernel.data"
 perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/python.data" sh -c \
     'python3 -c "import json; [json.dumps({\"a\": i}) for i in range(100000)]"' >/dev/null 2>&1
 for name in file pipe two; do
@@ -50,9 +54,9 @@ for name in file pipe two; do
     done < <(SF_TOP=$top "$t" "$tmp/$name")
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
-for name in file pipe two gzip xz python; do
+for name in file pipe two gzip xz python kernel; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
-    for opts in "" "--pid --tid" "--addrs"; do
+    for opts in "" "--pid --tid" "--addrs" "--kernel"; do
         # shellcheck disable=SC2086 # the options are words
         perf script -i "$tmp/$name.data" -F comm,pid,tid,time,period,event,ip,sym,dso --ns \
             2>/dev/null | "$fold" $opts >"$tmp/text.folded" 2>/dev/null
