@@ -375,13 +375,29 @@ static int plt_syms(Elf *e, struct dso *d, size_t *cap, struct sf_buf *names)
     return 0;
 }
 
-/* Sorted, one symbol per address (perf's choice among aliases), a zero-sized one
- * ending where the next begins (perf's symbols__fixup_end). */
-static void fix_syms(struct dso *d)
+/* A zero-sized symbol ends where the next begins (perf's symbols__fixup_end). */
+static void fixup_end(struct dso *d)
+{
+    for (size_t i = 0; i + 1 < d->n; i++)
+        if (d->syms[i].end == d->syms[i].start)
+            d->syms[i].end = d->syms[i + 1].start;
+    if (d->n && d->syms[d->n - 1].end == d->syms[d->n - 1].start)
+        d->syms[d->n - 1].end = (d->syms[d->n - 1].start + 4096) & ~(uint64_t)4095;
+}
+
+/* Sorted, one symbol per address (perf's choice among aliases), a zero-sized one ending
+ * where the next begins.  perf fixes the ends first for kallsyms (so of zero-sized
+ * aliases the last keeps a size, and wins), after the choice for ELF files. */
+static void fix_syms(struct dso *d, int ends_first)
 {
     size_t k;
 
     qsort(d->syms, d->n, sizeof(*d->syms), by_start);
+    if (ends_first) {
+        fixup_end(d);
+        for (size_t i = 0; i < d->n; i++)
+            d->syms[i].sized = d->syms[i].end > d->syms[i].start;
+    }
     for (size_t i = 0, j; i < d->n; i = j) {
         size_t best = i;
         for (j = i + 1; j < d->n && d->syms[j].start == d->syms[i].start; j++)
@@ -395,12 +411,7 @@ static void fix_syms(struct dso *d)
         if (d->syms[i].start != UINT64_MAX)
             d->syms[k++] = d->syms[i];
     d->n = k;
-    /* a zero-sized symbol ends where the next begins (perf's symbols__fixup_end) */
-    for (size_t i = 0; i + 1 < d->n; i++)
-        if (d->syms[i].end == d->syms[i].start)
-            d->syms[i].end = d->syms[i + 1].start;
-    if (d->n && d->syms[d->n - 1].end == d->syms[d->n - 1].start)
-        d->syms[d->n - 1].end = (d->syms[d->n - 1].start + 4096) & ~(uint64_t)4095;
+    fixup_end(d);
 }
 
 /* The symbols of one ELF image (its own tables, a debug file's, the PLT). */
@@ -470,7 +481,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
     d->names = (char *)names.data; /* the buffer's allocation is the dso's now */
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_syms(d);
+    fix_syms(d, 0);
 }
 
 /* The kernel's symbols from /proc/kallsyms, as perf's dso__load_kallsyms takes them:
@@ -493,20 +504,29 @@ static struct dso *load_kallsyms(struct pdctx *x)
         return NULL;
     }
     sf_buf_init(&names, (size_t)1 << 30);
-    while (fgets(line, sizeof(line), f)) {
-        unsigned long long a;
-        char type, name[512], mod[128] = "";
-        int k = sscanf(line, "%llx %c %511s %127s", &a, &type, name, mod), up;
-        if (k < 3 || a == 0)
+    while (fgets(line, sizeof(line), f)) { /* "ADDR TYPE NAME[\t[MODULE]]\n" */
+        char *p = line, *name, *mod = (char *)"", *e;
+        uint64_t a = 0;
+        int type, up;
+        for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+            a = a << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+        if (*p != ' ' || a == 0 || !p[1] || p[2] != ' ')
             continue;
+        type = p[1];
         up = type & ~0x20;
         if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
             continue;
+        name = p + 3;
+        name[strcspn(name, "\n")] = 0;
+        if ((e = strchr(name, '\t')) != NULL) {
+            *e = 0;
+            mod = e + 1;
+        }
         /* "name" then NUL then the module ("" for the kernel itself) */
         if (add_sym(d, &cap, a, 0,
-                    type == 'W' || type == 'w' ? STB_WEAK
-                    : type == up               ? STB_GLOBAL
-                                               : STB_LOCAL,
+                    up == 'W'    ? STB_WEAK
+                    : type == up ? STB_GLOBAL
+                                 : STB_LOCAL,
                     &names, name, strlen(name) + 1, mod) < 0)
             break;
     }
@@ -514,7 +534,7 @@ static struct dso *load_kallsyms(struct pdctx *x)
     d->names = (char *)names.data;
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_syms(d);
+    fix_syms(d, 1);
     d->next = x->dsos;
     x->dsos = d;
     return d;
@@ -637,6 +657,30 @@ static int line(struct pdctx *x)
     return rc < 0 ? PD_STOP : 0;
 }
 
+/* One frame line, "\t%16lx NAME (FILE)", as perf script prints it, without printf: the
+ * per-frame cost is most of the run. */
+static int frame(struct pdctx *x, uint64_t addr, const char *name, const char *file)
+{
+    char hex[17], lead[18];
+    int k = 16, rc;
+
+    hex[16] = 0;
+    do {
+        hex[--k] = "0123456789abcdef"[addr & 15];
+        addr >>= 4;
+    } while (addr);
+    lead[0] = '\t';
+    memset(lead + 1, ' ', (size_t)k);
+    memcpy(lead + 1 + k, hex + k, (size_t)(16 - k));
+    lead[17] = ' ';
+    rc = sf_buf_append(&x->line, lead, 18);
+    rc |= sf_buf_append(&x->line, name, strlen(name));
+    rc |= sf_buf_append(&x->line, " (", 2);
+    rc |= sf_buf_append(&x->line, file, strlen(file));
+    rc |= sf_buf_append(&x->line, ")", 1);
+    return rc ? PD_OOM : line(x);
+}
+
 static int sample(struct pdctx *x, const struct held *h)
 {
     const struct comm *cm = comm_get(x, h->tid, 0);
@@ -667,22 +711,19 @@ static int sample(struct pdctx *x, const struct held *h)
             if (!x->kernel_tried)
                 x->kernel = load_kallsyms(x);
             sy = x->kernel ? find_sym(x->kernel, ip) : NULL;
-            sf_buf_printf(&x->line, "\t%16" PRIx64 " %s (%s)", ip, sy ? sy->name : "[unknown]",
-                          sy && sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1
-                                                               : "[kernel.kallsyms]");
-            rc = line(x);
+            rc = frame(x, ip, sy ? sy->name : "[unknown]",
+                       sy && sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1
+                                                            : "[kernel.kallsyms]");
             continue;
         }
         m = find_map(p, ip);
         if (m == NULL) {
-            sf_buf_printf(&x->line, "\t%16" PRIx64 " [unknown] ([unknown])", ip);
+            rc = frame(x, ip, "[unknown]", "[unknown]");
         } else {
             uint64_t key = ip - m->start + m->pgoff;
             sy = find_sym(m->dso, key);
-            sf_buf_printf(&x->line, "\t%16" PRIx64 " %s (%s)", key, sy ? sy->name : "[unknown]",
-                          m->dso->path);
+            rc = frame(x, key, sy ? sy->name : "[unknown]", m->dso->path);
         }
-        rc = line(x);
     }
     if (rc == 0)
         rc = line(x); /* the blank line that ends the sample */
