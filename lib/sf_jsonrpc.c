@@ -539,7 +539,7 @@ static int id_value(struct jp *j, char *out)
         return 0;
     }
     if (c == 'n') {
-        strcpy(out, "null");
+        memcpy(out, "null", 5);
         return literal(j, "null");
     }
     if (c == '-' || (c >= '0' && c <= '9')) {

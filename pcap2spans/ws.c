@@ -10,6 +10,7 @@
 #include "ctx.h"
 #include "rpc.h"
 #include "sf_buf.h"
+#include "sf_rd.h"
 
 enum { OP_CONT = 0, OP_TEXT = 1, OP_BINARY = 2, OP_CLOSE = 8, OP_PING = 9, OP_PONG = 10 };
 
@@ -170,30 +171,26 @@ static void message_end(struct p2s_ws *w, enum p2s_dir dir, int64_t ts)
 /* The frame header in d->hdr is whole: check it and start the frame. */
 static void frame_start(struct p2s_ws *w, struct ws_dir *d, enum p2s_dir dir, int64_t ts)
 {
-    const uint8_t *h = d->hdr;
-    int rsv1 = h[0] >> 6 & 1, len7 = h[1] & 0x7f;
-    size_t at = 2;
+    struct sf_rd rd;
+    uint8_t b0, b1;
+    int rsv1, len7;
+    const uint8_t *m;
 
-    d->fin = h[0] >> 7;
-    d->opcode = h[0] & 0x0f;
-    d->masked = h[1] >> 7;
-    if (len7 == 126) {
-        d->left = (uint64_t)h[2] << 8 | h[3];
-        at = 4;
-    } else if (len7 == 127) {
-        d->left = 0;
-        for (int i = 0; i < 8; i++)
-            d->left = d->left << 8 | h[2 + i];
-        at = 10;
-    } else {
-        d->left = (uint64_t)len7;
-    }
-    if (d->masked)
-        memcpy(d->mask, h + at, 4);
+    sf_rd_init(&rd, d->hdr, d->hlen, 0);
+    b0 = sf_rd_u8(&rd);
+    b1 = sf_rd_u8(&rd);
+    rsv1 = b0 >> 6 & 1;
+    len7 = b1 & 0x7f;
+    d->fin = b0 >> 7;
+    d->opcode = b0 & 0x0f;
+    d->masked = b1 >> 7;
+    d->left = len7 == 126 ? sf_rd_u16be(&rd) : len7 == 127 ? sf_rd_u64be(&rd) : (uint64_t)len7;
+    if (d->masked && (m = sf_rd_bytes(&rd, 4)) != NULL)
+        memcpy(d->mask, m, 4);
     d->moff = 0;
     d->hlen = 0;
     d->hneed = 2;
-    if ((h[0] & 0x30) || (rsv1 && (!w->pmd || d->opcode >= 8 || d->opcode == OP_CONT))) {
+    if ((b0 & 0x30) || (rsv1 && (!w->pmd || d->opcode >= 8 || d->opcode == OP_CONT))) {
         lose(w, d, "WebSocket frame with reserved bits set", ts);
         return;
     }

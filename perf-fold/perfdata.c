@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "perf_fold.h"
+#include "sf_hex.h"
 #include "sf_perfdata.h"
 
 struct sym {
@@ -234,8 +235,7 @@ static int build_id(Elf *e, char *out)
         while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
             if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
                 memcmp((char *)d->d_buf + noff, "GNU", 4) == 0 && nh.n_descsz <= 20) {
-                for (size_t i = 0; i < nh.n_descsz; i++)
-                    sprintf(out + 2 * i, "%02x", ((unsigned char *)d->d_buf)[doff + i]);
+                sf_hex_encode(out, (const uint8_t *)d->d_buf + doff, nh.n_descsz);
                 return 0;
             }
     }
@@ -422,13 +422,13 @@ static void load_elf(struct dso *d, struct elf_file *bin_f);
 static void load_vdso(struct dso *d)
 {
     FILE *f = fopen("/proc/self/maps", "r");
-    char line[512];
-    unsigned long a, b;
+    char line[512], *e;
+    unsigned long long a, b;
     struct elf_file img = {-1, NULL};
 
     while (f && fgets(line, sizeof(line), f))
-        if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &a, &b) == 2 && b > a &&
-            b - a < (64u << 10)) {
+        if (strstr(line, "[vdso]") && (a = strtoull(line, &e, 16), *e == '-') &&
+            (b = strtoull(e + 1, &e, 16), *e == ' ') && b > a && b - a < (64u << 10)) {
             static char copy[64u << 10];
             memcpy(copy, (const void *)a, b - a);
             if ((img.e = elf_memory(copy, b - a)) != NULL)
