@@ -49,6 +49,9 @@ struct ex_span {
     int64_t rpc_error_code, max_tokens;
     int rpc_tool_error;
     double temperature, top_p;
+    /* the trace context of the HTTP exchange that carried a JSON-RPC call, or NULL */
+    const char *carrier_trace, *carrier_span;
+    int synthetic_span; /* the span id was made (a call under its carrier), the trace is real */
 };
 
 struct ex_span_iter;

@@ -154,6 +154,8 @@ common:
     attr_str(w, "spanfold.context_format", s->ctx_format);
     if (s->synthetic)
         attr_bool(w, "spanfold.synthetic_ids", 1);
+    if (s->synthetic_span)
+        attr_bool(w, "spanfold.synthetic_span_id", 1);
     sf_jw_end(w);
 }
 

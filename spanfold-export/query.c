@@ -46,8 +46,11 @@ static const char span_sql[] =
     "(SELECT x.flags FROM contexts x WHERE x.span_row = s.id AND x.format = s.ctx_format "
     "   AND x.valid = 1 LIMIT 1), "
     "s.rpc_id, s.rpc_direction, s.rpc_session, s.rpc_name, s.rpc_error_code, s.rpc_error, "
-    "s.rpc_tool_error, s.temperature, s.top_p, s.max_tokens, s.model_hint "
+    "s.rpc_tool_error, s.temperature, s.top_p, s.max_tokens, s.model_hint, "
+    "cr.trace_id, cr.span_id "
     "FROM spans s LEFT JOIN connections c ON c.id = s.connection_id "
+    "LEFT JOIN temp.ex_carriers cr ON s.proto = 'jsonrpc' AND s.trace_id IS NULL AND "
+    "cr.connection_id = s.connection_id AND cr.stream_id = s.stream_id "
     "WHERE (?1 IS NULL OR s.trace_id = ?1 OR s.trace_id_lo = ?1) AND (?2 IS NULL OR s.span_id = "
     "?2) "
     "AND (?3 IS NULL OR s.req_start_ns >= ?3) AND (?4 IS NULL OR s.req_start_ns < ?4) "
@@ -64,7 +67,17 @@ struct ex_span_iter *ex_span_iter_new(struct ex_ctx *c)
     if (it == NULL)
         return NULL;
     it->c = c;
-    if (sqlite3_prepare_v2(h, span_sql, -1, &it->st, NULL) != SQLITE_OK) {
+    /* the HTTP exchanges that carried JSON-RPC calls, with their trace context: a call
+     * without its own is exported as their child (indexed: one lookup a call) */
+    if (sqlite3_exec(h,
+                     "CREATE TEMP TABLE IF NOT EXISTS ex_carriers (connection_id INTEGER, "
+                     "stream_id INTEGER, trace_id TEXT, span_id TEXT, "
+                     "PRIMARY KEY (connection_id, stream_id)); DELETE FROM temp.ex_carriers; "
+                     "INSERT OR IGNORE INTO temp.ex_carriers SELECT connection_id, stream_id, "
+                     "trace_id, span_id FROM spans WHERE rpc_messages IS NOT NULL AND "
+                     "trace_id IS NOT NULL AND span_id IS NOT NULL",
+                     NULL, NULL, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(h, span_sql, -1, &it->st, NULL) != SQLITE_OK) {
         ex_fail("%s: reading spans: %s", c->db_path, sqlite3_errmsg(h));
         free(it);
         return NULL;
@@ -211,6 +224,24 @@ static void fill_span(struct ex_span *s, sqlite3_stmt *st)
     s->top_p = col_real(st, 46);
     s->max_tokens = col_int(st, 47, -1);
     s->model_hint = col_text(st, 48);
+    s->carrier_trace = col_text(st, 49);
+    s->carrier_span = col_text(st, 50);
+}
+
+/* A JSON-RPC call without a trace context of its own, in an HTTP exchange with one: the
+ * exchange's trace, the exchange as its parent, a span id of its own made from its row
+ * (the same at every export). */
+static void carrier_child(struct ex_span *s)
+{
+    char trace[33], parent[17];
+
+    copy_id(trace, sizeof(trace), s->carrier_trace);
+    copy_id(parent, sizeof(parent), s->carrier_span);
+    synthesize_ids(s);
+    memcpy(s->trace_id, trace, sizeof(trace));
+    memcpy(s->parent_id, parent, sizeof(parent));
+    s->synthetic = 0;
+    s->synthetic_span = 1;
 }
 
 int ex_span_next(struct ex_span_iter *it, struct ex_span *s)
@@ -230,7 +261,9 @@ int ex_span_next(struct ex_span_iter *it, struct ex_span *s)
         derive_service(it->c, s);
         if (it->c->flt.service && strcmp(it->c->flt.service, s->service) != 0)
             continue;
-        if (s->span_id[0] == 0 || s->trace_id[0] == 0) {
+        if ((s->span_id[0] == 0 || s->trace_id[0] == 0) && s->carrier_trace && s->carrier_span) {
+            carrier_child(s); /* a JSON-RPC call in a traced HTTP exchange */
+        } else if (s->span_id[0] == 0 || s->trace_id[0] == 0) {
             if (!it->c->flt.all) {
                 it->c->skipped++;
                 continue;

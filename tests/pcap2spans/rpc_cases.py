@@ -11,8 +11,10 @@ sys.path.insert(0, __import__("os").path.dirname(__file__))
 import tcp_pcap  # noqa: E402
 
 
-def post(body, ctype=b"application/json", session=None, chunked=False, enc=None):
+def post(body, ctype=b"application/json", session=None, chunked=False, enc=None, tp=None):
     h = b"POST /mcp HTTP/1.1\r\nHost: t\r\nContent-Type: " + ctype + b"\r\n"
+    if tp:
+        h += b"traceparent: " + tp + b"\r\n"
     if enc:
         h += b"Content-Encoding: " + enc + b"\r\n"
     if session:
@@ -83,6 +85,10 @@ ex = [
     (post(j(id=12, method="bomb")), resp(gzip.compress(b" " * (64 << 20)), enc=b"gzip")),
     # 13 a coding not known: an event, the call stays unanswered
     (post(j(id=13, method="lzw")), resp(b"\x1f\x9d\x90", enc=b"compress")),
+    # 14 trace context on the HTTP request only: the call is the exchange's child in exports
+    (post(j(id=14, method="tools/call", params={"name": "traced"}),
+          tp=b"00-11111111111111111111111111111111-2222222222222222-01"),
+     resp(j(id=14, result={}))),
 ]
 
 f = tcp_pcap.Flow(mss=200)

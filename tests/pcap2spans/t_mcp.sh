@@ -133,9 +133,22 @@ fi
 if [ -n "$why" ]; then
     for t in http sse ws h2c tls-h2; do skip "live $t session: spans match the client's log" "$why"; done
 else
-    port=$((39000 + $$ % 500))
+    # two free loopback ports in a row (record-h2.sh uses PORT and PORT+1), asked of the
+    # kernel: a fixed number would meet another run's servers
+    free_ports() {
+        python3 -c 'import socket
+for _ in range(200):
+    a = socket.socket(); a.bind(("127.0.0.1", 0)); p = a.getsockname()[1]
+    b = socket.socket()
+    try:
+        b.bind(("127.0.0.1", p + 1)); print(p); break
+    except OSError:
+        pass
+    finally:
+        a.close(); b.close()'
+    }
     for t in http sse ws; do
-        port=$((port + 1))
+        port=$(free_ports)
         if "$top/tests/mcp/record.sh" "$t" "$port" "$tmp/live-$t" >"$tmp/rec-$t.log" 2>&1; then
             against_log "live $t" "$tmp/live-$t.log" "$tmp/live-$t.pcap"
         else
@@ -143,7 +156,7 @@ else
         fi
     done
     for t in h2c tls-h2; do
-        port=$((port + 2))
+        port=$(free_ports)
         opt=()
         [ $t = tls-h2 ] && opt=(--tls h2)
         if ! command -v curl >/dev/null || ! command -v nghttpx >/dev/null; then

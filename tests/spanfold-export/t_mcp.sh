@@ -50,6 +50,21 @@ check "the server's sampling request: a CLIENT span with its gen_ai.request para
     [ "$(otlp '[(s["kind"], s["a"]["gen_ai.request.temperature"], s["a"]["gen_ai.request.max_tokens"]) for s in spans if s["name"] == "sampling/createMessage"]')" = "[(3, 0.7, '32')]" ]
 check "JSON-RPC spans carry no http.* attributes (their HTTP parent does)" \
     [ "$(otlp 'sum(1 for s in spans if s["a"].get("rpc.system") == "jsonrpc" and any(k.startswith("http.") for k in s["a"]))')" = 0 ]
+# a call whose HTTP request carried the trace context (rpc_cases.py, exchange 14)
+python3 "$top/tests/pcap2spans/rpc_cases.py" "$tmp/cases.pcap"
+"$bin/pcap2spans" --quiet --db "$tmp/c.db" "$tmp/cases.pcap"
+"$bin/spanfold-export" --db "$tmp/c.db" --format otlp -o "$tmp/c.jsonl" 2>/dev/null
+check "a call in a traced HTTP exchange: exported without --all, the exchange's child" \
+    [ "$(python3 - "$tmp/c.jsonl" <<'PY'
+import json, sys
+spans = [s for l in open(sys.argv[1]) for rs in json.loads(l)["resourceSpans"]
+         for ss in rs["scopeSpans"] for s in ss["spans"]]
+call = [s for s in spans if s["name"] == "tools/call traced"]
+http = [s for s in spans if s["spanId"] == "2222222222222222"]
+print(len(call) == 1 and len(http) == 1 and call[0]["traceId"] == "1" * 32 and
+      call[0].get("parentSpanId") == "2222222222222222" and call[0]["spanId"] != "2222222222222222")
+PY
+)" = True ]
 check "Zipkin: the tags and the error" \
     python3 -c 'import json,sys
 z = json.load(open(sys.argv[1]))
