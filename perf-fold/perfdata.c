@@ -710,7 +710,12 @@ static int sample(struct pdctx *x, const struct held *h)
         if (!user) { /* a kernel address: kallsyms, the file a module's name */
             if (!x->kernel_tried)
                 x->kernel = load_kallsyms(x);
-            sy = x->kernel ? find_sym(x->kernel, ip) : NULL;
+            if (x->kernel == NULL || x->kernel->n == 0 || ip < x->kernel->syms[0].start ||
+                ip >= x->kernel->syms[x->kernel->n - 1].end) { /* outside the kernel's map */
+                rc = frame(x, ip, "[unknown]", "[unknown]");
+                continue;
+            }
+            sy = find_sym(x->kernel, ip);
             rc = frame(x, ip, sy ? sy->name : "[unknown]",
                        sy && sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1
                                                             : "[kernel.kallsyms]");
