@@ -27,6 +27,12 @@
 #define MAX_WAITING 65536 /* requests waiting for their response, per input */
 #define SESSION_MAX 160   /* bytes of a session id kept */
 
+/* The request's strings a waiting call keeps (struct sf_jrpc_msg's, and the session). */
+enum { S_METHOD, S_ID, S_NAME, S_TRACEPARENT, S_TRACESTATE, S_BAGGAGE, S_HINT, S_SESSION, NSTR };
+
+/* A request waiting for its response: one allocation, its key and strings after it, so
+ * that a call costs what its text is, not the reader's fixed-size fields (bounded by
+ * MAX_WAITING of them). */
 struct rpc_call {
     struct rpc_call *prev, *next; /* waiting, oldest first */
     uint64_t hash;
@@ -36,8 +42,10 @@ struct rpc_call {
     int64_t stream_id;
     enum p2s_dir dir;
     int64_t start, end, bytes;
-    struct sf_jrpc_msg m; /* the request */
-    char session[SESSION_MAX];
+    double temperature, top_p;
+    int64_t max_tokens, stop_sequences;
+    const char *str[NSTR];
+    char data[];
 };
 
 struct p2s_rpc {
@@ -202,16 +210,34 @@ static void emit(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct p2s_co
     p2s_set_put(ctx, s->req_ctx);
 }
 
+/* The request a waiting call kept, as the reader handed it on. */
+static void unpack(const struct rpc_call *c, struct sf_jrpc_msg *m)
+{
+    char *const dst[] = {m->method,     m->id,      m->name,      m->traceparent,
+                         m->tracestate, m->baggage, m->model_hint};
+
+    memset(m, 0, sizeof(*m));
+    m->kind = SF_JRPC_REQUEST;
+    for (int i = 0; i < S_SESSION; i++)
+        snprintf(dst[i], SF_JRPC_STR, "%s", c->str[i]);
+    m->temperature = c->temperature;
+    m->top_p = c->top_p;
+    m->max_tokens = c->max_tokens;
+    m->stop_sequences = c->stop_sequences;
+}
+
 /* A request's span, answered by resp (NULL: never; why says so). */
 static void emit_call(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct rpc_call *c,
                       const struct sf_jrpc_msg *resp, const struct p2s_rpc_body *rb,
                       const char *why)
 {
+    struct sf_jrpc_msg req;
     struct sf_net_rpc f;
     struct p2s_span s;
 
-    span_base(&s, &c->m, c->stream_id);
-    facts_of(&f, &c->m, c->dir, c->session);
+    unpack(c, &req);
+    span_base(&s, &req, c->stream_id);
+    facts_of(&f, &req, c->dir, c->str[S_SESSION]);
     s.rpc = &f;
     s.req_start_ns = c->start;
     s.req_end_ns = c->end;
@@ -230,7 +256,7 @@ static void emit_call(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct r
         s.partial = 1;
         s.partial_reason = why;
     }
-    emit(ctx, conn, &c->ci, &s, &c->m);
+    emit(ctx, conn, &c->ci, &s, &req);
 }
 
 static void give_up(struct p2s_ctx *ctx, struct p2s_rpc *t, struct rpc_call *c, const char *why)
@@ -254,13 +280,31 @@ static void on_request(struct p2s_rpc_body *b, const struct sf_jrpc_msg *m)
     struct sf_map_slot *slot;
     struct lookup l;
     char key[512];
+    const char *src[NSTR] = {m->method,     m->id,      m->name,       m->traceparent,
+                             m->tracestate, m->baggage, m->model_hint, b->session};
+    size_t key_len = key_of(key, sizeof(key), &b->x, body_session(b), b->dir, m->id), need, at;
 
-    if (t == NULL || (c = calloc(1, sizeof(*c) + sizeof(key))) == NULL) {
+    need = key_len + 1;
+    for (int i = 0; i < NSTR; i++)
+        need += strlen(src[i]) + 1;
+    if (t == NULL || (c = calloc(1, sizeof(*c) + need)) == NULL) {
         p2s_note(b->ctx, b->x.conn, "jsonrpc_no_memory", m->method, b->t1);
         return;
     }
-    c->key = (char *)(c + 1);
-    c->key_len = key_of(c->key, sizeof(key), &b->x, body_session(b), b->dir, m->id);
+    memcpy(c->data, key, key_len + 1);
+    c->key = c->data;
+    c->key_len = key_len;
+    at = key_len + 1;
+    for (int i = 0; i < NSTR; i++) {
+        size_t sl = strlen(src[i]) + 1;
+        memcpy(c->data + at, src[i], sl);
+        c->str[i] = c->data + at;
+        at += sl;
+    }
+    c->temperature = m->temperature;
+    c->top_p = m->top_p;
+    c->max_tokens = m->max_tokens;
+    c->stop_sequences = m->stop_sequences;
     c->hash = sf_hash(c->key, c->key_len);
     c->ci = *p2s_conn_info(b->x.conn);
     c->ci.tls = NULL;
@@ -269,8 +313,6 @@ static void on_request(struct p2s_rpc_body *b, const struct sf_jrpc_msg *m)
     c->start = b->t0;
     c->end = b->t1;
     c->bytes = (int64_t)b->bytes;
-    c->m = *m;
-    memcpy(c->session, b->session, sizeof(c->session));
     l.key = c->key;
     l.len = c->key_len;
     if (sf_map_reserve(&t->map, 1) < 0) {
