@@ -375,18 +375,13 @@ static void rpc_message(void *arg, const struct sf_jrpc_msg *m)
     g_array_append_val(wk->rpc, r);
 }
 
-static gboolean mentions_jsonrpc(const char *p, size_t n)
-{
-    return g_strstr_len(p, (gssize)n, "\"jsonrpc\"") != NULL;
-}
-
 /* One JSON text of the body: its messages, or one malformed entry saying why. */
 static void rpc_text(struct walk *wk, const char *p, size_t n)
 {
     struct sf_jrpc_err e;
     struct tc_rpc r = {0};
 
-    if (sf_jrpc_parse(p, n, rpc_message, wk, &e) >= 0 || !mentions_jsonrpc(p, n))
+    if (sf_jrpc_parse(p, n, rpc_message, wk, &e) >= 0 || !sf_jrpc_mentioned(p, n))
         return;
     r.kind = "malformed";
     r.direction = wk->kind == MSG_H1_REQ ? "c2s" : "s2c";

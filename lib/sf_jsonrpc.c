@@ -701,3 +701,15 @@ int sf_jrpc_content_kind(const char *v, size_t n)
         return 1;
     return 0;
 }
+
+int sf_jrpc_mentioned(const char *p, size_t n)
+{
+    const char *e = p + n, *q = p;
+
+    while (e - q >= 9 && (q = memchr(q, '"', (size_t)(e - q - 8))) != NULL) {
+        if (memcmp(q, "\"jsonrpc\"", 9) == 0)
+            return 1;
+        q++;
+    }
+    return 0;
+}

@@ -64,6 +64,11 @@ int sf_jrpc_content_kind(const char *v, size_t n);
 
 typedef void (*sf_jrpc_fn)(void *arg, const struct sf_jrpc_msg *m);
 
+/* 1 when the text p[0..n) names the member "jsonrpc" anywhere: a body or an event that
+ * does, and still does not parse as JSON-RPC, is a malformed message, not JSON of
+ * another kind (a REST API's), which readers leave alone. */
+int sf_jrpc_mentioned(const char *p, size_t n);
+
 /* Read the JSON text p[0..n) (whitespace around it allowed): each message, in order,
  * is handed to fn (a batch's elements one by one, as they are read).  Returns the
  * number of messages, or -1 with e filled when the text is not valid JSON or not

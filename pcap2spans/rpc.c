@@ -226,7 +226,22 @@ static void unpack(const struct rpc_call *c, struct sf_jrpc_msg *m)
     m->stop_sequences = c->stop_sequences;
 }
 
-/* A request's span, answered by resp (NULL: never; why says so). */
+/* What a response m, read from body rb, tells the span of its call. */
+static void answer(struct sf_net_rpc *f, struct p2s_span *s, const struct sf_jrpc_msg *m,
+                   const struct p2s_rpc_body *rb)
+{
+    f->answered = 1;
+    f->has_error = m->has_error;
+    f->error_code = m->error_code;
+    f->error_msg = m->has_error ? m->error_msg : NULL;
+    f->tool_error = m->tool_error;
+    s->resp_start_ns = rb->t0;
+    s->resp_end_ns = rb->t1;
+    s->resp_bytes = (int64_t)rb->bytes;
+    s->status = rb->dir == P2S_S2C ? rb->x.status : 0;
+}
+
+/* A request's span, answered by resp read from rb (both NULL: never; why says so). */
 static void emit_call(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct rpc_call *c,
                       const struct sf_jrpc_msg *resp, const struct p2s_rpc_body *rb,
                       const char *why)
@@ -242,16 +257,8 @@ static void emit_call(struct p2s_ctx *ctx, struct p2s_conn *conn, const struct r
     s.req_start_ns = c->start;
     s.req_end_ns = c->end;
     s.req_bytes = c->bytes;
-    if (resp) {
-        f.answered = 1;
-        f.has_error = resp->has_error;
-        f.error_code = resp->error_code;
-        f.error_msg = resp->has_error ? resp->error_msg : NULL;
-        f.tool_error = resp->tool_error;
-        s.resp_start_ns = rb->t0;
-        s.resp_end_ns = rb->t1;
-        s.resp_bytes = (int64_t)rb->bytes;
-        s.status = rb->dir == P2S_S2C ? rb->x.status : 0;
+    if (resp && rb) {
+        answer(&f, &s, resp, rb);
     } else {
         s.partial = 1;
         s.partial_reason = why;
@@ -369,16 +376,8 @@ static void on_response(struct p2s_rpc_body *b, const struct sf_jrpc_msg *m)
     /* an answer to a request not seen: its direction is the request's */
     span_base(&s, NULL, b->x.stream_id);
     facts_of(&f, m, b->dir == P2S_C2S ? P2S_S2C : P2S_C2S, body_session(b));
-    f.answered = 1;
-    f.has_error = m->has_error;
-    f.error_code = m->error_code;
-    f.error_msg = m->has_error ? m->error_msg : NULL;
-    f.tool_error = m->tool_error;
+    answer(&f, &s, m, b);
     s.rpc = &f;
-    s.resp_start_ns = b->t0;
-    s.resp_end_ns = b->t1;
-    s.resp_bytes = (int64_t)b->bytes;
-    s.status = b->dir == P2S_S2C ? b->x.status : 0;
     s.partial = 1;
     s.partial_reason = "request not seen";
     emit(b->ctx, b->x.conn, p2s_conn_info(b->x.conn), &s, NULL);
@@ -407,18 +406,6 @@ static void on_message(void *arg, const struct sf_jrpc_msg *m)
         emit(b->ctx, b->x.conn, p2s_conn_info(b->x.conn), &s, m);
         break;
     }
-}
-
-static int mentions_jsonrpc(const char *p, size_t n)
-{
-    const char *e = p + n, *q = p;
-
-    while (e - q >= 9 && (q = memchr(q, '"', (size_t)(e - q - 8))) != NULL) {
-        if (memcmp(q, "\"jsonrpc\"", 9) == 0)
-            return 1;
-        q++;
-    }
-    return 0;
 }
 
 /* A malformed message: a span that says why and where, and an event. */
@@ -455,7 +442,7 @@ static void read_text(struct p2s_rpc_body *b, const char *p, size_t n, int64_t t
     b->t0 = t0;
     b->t1 = t1;
     b->bytes = n;
-    if (sf_jrpc_parse(p, n, on_message, b, &e) < 0 && mentions_jsonrpc(p, n))
+    if (sf_jrpc_parse(p, n, on_message, b, &e) < 0 && sf_jrpc_mentioned(p, n))
         malformed(b, what, e.why, e.off);
 }
 
@@ -481,7 +468,7 @@ static void on_event(void *arg, const struct sf_sse_event *ev)
     if (i == ev->len) /* a priming event (an id with empty data) */
         return;
     if (ev->over) {
-        if (mentions_jsonrpc(ev->data, ev->len))
+        if (sf_jrpc_mentioned(ev->data, ev->len))
             p2s_note(b->ctx, b->x.conn, "jsonrpc_over_limit", "an event", ev->last_ts);
         return;
     }
@@ -570,7 +557,7 @@ void p2s_rpc_body_data(struct p2s_rpc_body *b, const uint8_t *p, size_t n, int64
         return;
     if (sf_buf_append(&b->text, p, n) < 0) {
         b->over = 1;
-        b->mentions = mentions_jsonrpc((const char *)b->text.data, b->text.len);
+        b->mentions = sf_jrpc_mentioned((const char *)b->text.data, b->text.len);
         sf_buf_free(&b->text);
     }
 }
@@ -619,7 +606,7 @@ unsigned p2s_rpc_body_end(struct p2s_rpc_body *b, int64_t ts)
         const char *p = (const char *)b->text.data;
         if (b->over && b->mentions)
             p2s_note(b->ctx, b->x.conn, "jsonrpc_over_limit", "a body", ts);
-        else if (b->lost && mentions_jsonrpc(p, b->text.len))
+        else if (b->lost && sf_jrpc_mentioned(p, b->text.len))
             p2s_note(b->ctx, b->x.conn, "jsonrpc_lost_in_gap", "a body", ts);
         else if (!b->lost && !b->over && b->text.len && b->enc[0])
             read_decoded(b, ts);

@@ -14,7 +14,10 @@
  * at file offsets (an ET_EXEC's moved from their section's address to its offset, as
  * perf adjusts them), duplicates at one address resolved as perf's choose_best_symbol
  * does (a sized one, not weak, global, fewer leading underscores, the longer name), a
- * zero-sized one ending where the next begins; PLT entries as NAME@plt; the [vdso] from
+ * zero-sized one ending where the next begins; PLT entries as NAME@plt (one such entry
+ * inside a zero-sized symbol's fixed-up range is named by the PLT here, while perf's
+ * answer depends on the shape of its symbol tree: in a small binary it may name the
+ * other, _init); the [vdso] from
  * this process's own.  What is not resolved prints as perf
  * prints it: "[unknown] (FILE)", or "[unknown] ([unknown])" outside every mapping.
  * Kernel addresses are resolved from /proc/kallsyms (this machine's: the recording's,
@@ -99,6 +102,7 @@ struct pdctx {
     struct comm *comms;
     struct held *held;
     size_t nheld, capheld;
+    struct sf_arena chains; /* the held samples' callchains, freed at once with their round */
     uint64_t seq;
     struct sf_buf line;
     int failed;
@@ -784,13 +788,10 @@ static int flush(struct pdctx *x)
     int rc = 0;
 
     qsort(x->held, x->nheld, sizeof(*x->held), by_time);
-    for (size_t i = 0; i < x->nheld; i++) {
-        if (rc == 0)
-            rc = process(x, &x->held[i]);
-        if (x->held[i].type == SF_PD_SAMPLE)
-            free(x->held[i].u.s.chain);
-    }
+    for (size_t i = 0; i < x->nheld && rc == 0; i++)
+        rc = process(x, &x->held[i]);
     x->nheld = 0;
+    sf_arena_reset(&x->chains);
     return rc;
 }
 
@@ -818,8 +819,8 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
         h->u.s.nr = r->u.sample.nr;
-        if (r->u.sample.nr &&
-            (h->u.s.chain = malloc(r->u.sample.nr * sizeof(*h->u.s.chain))) == NULL)
+        if (r->u.sample.nr && (h->u.s.chain = sf_arena_alloc(
+                                   &x->chains, r->u.sample.nr * sizeof(*h->u.s.chain))) == NULL)
             return PD_OOM;
         for (uint64_t i = 0; i < r->u.sample.nr; i++)
             h->u.s.chain[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
@@ -882,6 +883,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         return -1;
     }
     sf_buf_init(&x.line, (size_t)PF_RECORD_MAX);
+    sf_arena_init(&x.chains, 1u << 20, 0);
     while ((rc = sf_pd_next(x.pd, &r, &err)) > 0) {
         if (r.type == SF_PD_FINISHED_ROUND)
             rc = flush(&x);
@@ -922,6 +924,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         free(cm);
     }
     free(x.held);
+    sf_arena_free(&x.chains);
     sf_buf_free(&x.line);
     sf_pd_close(x.pd);
     return rc == PD_OOM || rc == PD_STOP ? -1 : 0;
