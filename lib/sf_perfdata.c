@@ -24,6 +24,7 @@
 
 /* feature numbers (perf's header.h) */
 enum {
+    F_TRACING_DATA = 1,
     F_HOSTNAME = 3,
     F_OSRELEASE = 4,
     F_VERSION = 5,
@@ -34,6 +35,7 @@ enum {
 };
 
 #define MISC_COMM_EXEC     (1u << 13)
+#define TRACING_DATA_MAX   (64u << 20) /* the tracepoints' formats: some KiB in practice */
 #define MISC_MMAP_BUILD_ID (1u << 14)
 
 struct sf_pd {
@@ -188,6 +190,9 @@ static void read_attr(struct sf_rd *rd, size_t sz, int swap, struct sf_pd_attr *
         a->sample_regs_user = r64(&r, swap);
         a->sample_stack_user = r32(&r, swap);
     }
+    a->use_clockid = (int)(a->flags >> 25 & 1);
+    if (sf_rd_left(&r) >= 4)
+        a->clockid = (int32_t)r32(&r, swap);
 }
 
 static int add_ids(struct sf_pd_attr *a, struct sf_rd *rd, size_t n, int swap)
@@ -306,13 +311,18 @@ static int read_features(struct sf_pd *pd, const uint8_t *bitmap, uint64_t at, s
         sf_rd_init(&rd, sec, sizeof(sec), 0);
         off = r64(&rd, sw);
         size = r64(&rd, sw);
-        if (size == 0 || size > (64u << 20) ||
-            !(b == F_HOSTNAME || b == F_OSRELEASE || b == F_VERSION || b == F_ARCH ||
-              b == F_NRCPUS || b == F_CMDLINE || b == F_EVENT_DESC))
+        if (size == 0 || size > TRACING_DATA_MAX ||
+            !(b == F_TRACING_DATA || b == F_HOSTNAME || b == F_OSRELEASE || b == F_VERSION ||
+              b == F_ARCH || b == F_NRCPUS || b == F_CMDLINE || b == F_EVENT_DESC))
             continue;
         if ((body = malloc(size)) == NULL)
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "perf.data: out of memory");
-        if (read_at(pd, off, body, size, err) == 0) {
+        if (read_at(pd, off, body, size, err) == 0 && b == F_TRACING_DATA) {
+            free(pd->info.tracing);
+            pd->info.tracing = body; /* kept whole: the caller parses it */
+            pd->info.tracing_size = (size_t)size;
+            body = NULL;
+        } else if (err->code == 0) {
             sf_rd_init(&rd, body, size, off);
             feature(pd, b, &rd);
         }
@@ -474,6 +484,7 @@ void sf_pd_close(struct sf_pd *pd)
         return;
     for (size_t i = 0; i < pd->info.nattr; i++)
         free(pd->info.attr[i].ids);
+    free(pd->info.tracing);
     if (pd->own && pd->f)
         fclose(pd->f);
     free(pd->buf);
@@ -636,6 +647,43 @@ static int header_attr(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *
     return 0;
 }
 
+/* Pipe mode's HEADER_TRACING_DATA: its size bytes follow the record, outside its size. */
+static int tracing_data(struct sf_pd *pd, uint32_t size, const struct sf_pd_record *r,
+                        struct sf_err *err)
+{
+    uint8_t *t;
+    size_t got = 0;
+    int rc;
+
+    if (size > TRACING_DATA_MAX || (size_t)size % 8 != 0)
+        return sf_err_set(err, SF_E_MALFORMED, r->off,
+                          "perf.data: tracing data of %u bytes (at most %u, 8-byte aligned)", size,
+                          TRACING_DATA_MAX);
+    if ((t = malloc(size ? size : 1)) == NULL)
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    while (got < size) {
+        size_t k;
+        if ((rc = fill(pd, 1, err)) < 0) {
+            free(t);
+            return rc;
+        }
+        if ((k = pd->len - pd->pos) == 0) {
+            free(t);
+            return sf_err_set(err, SF_E_TRUNC, pd->off + pd->pos,
+                              "perf.data: the data ends inside the tracing data (%u bytes)", size);
+        }
+        if (k > size - got)
+            k = size - got;
+        memcpy(t + got, pd->buf + pd->pos, k);
+        pd->pos += k;
+        got += k;
+    }
+    free(pd->info.tracing);
+    pd->info.tracing = t;
+    pd->info.tracing_size = size;
+    return 0;
+}
+
 int sf_pd_next(struct sf_pd *pd, struct sf_pd_record *r, struct sf_err *err)
 {
     int sw = pd->info.swapped;
@@ -738,6 +786,10 @@ int sf_pd_next(struct sf_pd *pd, struct sf_pd_record *r, struct sf_err *err)
         break;
     case SF_PD_HEADER_ATTR:
         if ((rc = header_attr(pd, &rd, r, err)) < 0)
+            return rc;
+        break;
+    case SF_PD_HEADER_TRACING_DATA:
+        if ((rc = tracing_data(pd, r32(&rd, sw), r, err)) < 0)
             return rc;
         break;
     case SF_PD_HEADER_FEATURE: {

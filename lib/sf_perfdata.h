@@ -16,7 +16,8 @@
  * inode), COMM (exec), FORK, EXIT, LOST, and for every other record its type and the
  * sample_id trailer when the events have sample_id_all.  The features read are those
  * that name the recording: hostname, OS release, perf version, arch, nrcpus, cmdline,
- * and the event descriptions (names and ids).
+ * and the event descriptions (names and ids); the tracing data (the tracepoints'
+ * format files) is kept whole for the caller.
  *
  * Bounds: every field is checked against its record and every record against the file
  * (sf_rd's rules); a damaged record or a truncated file stops with SF_E_MALFORMED /
@@ -44,6 +45,7 @@ enum {
     SF_PD_SAMPLE = 9,
     SF_PD_MMAP2 = 10,
     SF_PD_HEADER_ATTR = 64,
+    SF_PD_HEADER_TRACING_DATA = 66,
     SF_PD_FINISHED_ROUND = 68,
     SF_PD_HEADER_FEATURE = 80,
 };
@@ -77,6 +79,8 @@ struct sf_pd_attr {
     uint64_t sample_regs_user;
     uint32_t sample_stack_user;
     int sample_id_all, freq;
+    int use_clockid; /* its times are of clock clockid (perf record -k) */
+    int32_t clockid;
     uint64_t sample_period; /* or sample_freq when freq */
     char name[128];         /* from the event descriptions; "" when none */
     uint64_t *ids;
@@ -91,6 +95,10 @@ struct sf_pd_info {
     struct sf_pd_attr attr[SF_PD_MAX_ATTRS];
     size_t nattr;
     uint64_t data_offset, data_size; /* file mode */
+    /* the tracepoints' formats (feature TRACING_DATA, or pipe mode's HEADER_TRACING_DATA
+     * record): perf's trace-event-read layout, tracing_size bytes; NULL when none */
+    uint8_t *tracing;
+    size_t tracing_size;
 };
 
 struct sf_pd_sample {

@@ -21,6 +21,7 @@
 #include "sf_db.h"
 #include "sf_err.h"
 #include "sf_map.h"
+#include "sf_sha256.h"
 
 #define PF_TOOL        "perf-fold"
 #define PF_SHOW_ERRORS 5             /* bad lines printed before only counting */
@@ -193,14 +194,47 @@ int perfscript_line(struct perf_fold_ctx *c, char *s, size_t n);
  * (printed). */
 int perfscript_file(struct perf_fold_ctx *c, const char *path);
 
+/* One input file as a source of the database (--db), perf script text or perf.data. */
+struct pf_hash_tap {
+    struct sf_sha256 sha;
+    int on;
+    int sized; /* a file of known size: a source that stopped early keeps no hash (a
+                * prefix's), so that a re-run finds it by size and path (sf_db.h) */
+};
+struct pf_source {
+    struct pf_hash_tap tap; /* fed by the caller with the file's bytes as they are read */
+    struct sf_db *db;       /* c->db, restored by perf_source_end */
+};
+/* Begin path (open as fd, 0 for stdin) as a source: the per-source counts reset and,
+ * with --db, its sources row begun.  Returns 0; 1 when it is stored already (c->db is
+ * NULL until perf_source_end: folded, not stored); -1 on an error (printed). */
+int perf_source_begin(struct perf_fold_ctx *c, const char *path, int fd, struct pf_source *src);
+/* End it: bad lines summed, open off-CPU intervals said, the row ended with the hash
+ * of its bytes (error: why it stopped early, or NULL).  Returns 0 or -1 (printed). */
+int perf_source_end(struct perf_fold_ctx *c, const char *path, struct pf_source *src,
+                    uint64_t bytes, const char *error);
+
 /* ---- perfdata.c: perf.data read directly -------------------------------------- */
 
 /* 1 when path holds perf.data (its magic, either byte order). */
 int perfdata_is(const char *path);
 /* Fold the perf.data file path into c as its `perf script -F comm,pid,tid,time,period,
- * event,ip,sym,dso` text would be.  Returns 0 (a damaged file: what came before the
- * damage, said and counted as bad), or -1 (no memory, --strict stop, not readable). */
+ * event,ip,sym,dso` text would be; with --db, as `perf script --header -F comm,pid,tid,
+ * cpu,time,period,event,ip,sym,dso,trace` (the clock and the events described, the
+ * tracepoints' fields).  Returns 0 (a damaged file: what came before the damage, said
+ * and counted as bad), or -1 (no memory, --strict stop, not readable). */
 int perfdata_file(struct perf_fold_ctx *c, const char *path);
+
+/* ---- tracedata.c: tracepoint records printed as perf script -F trace ----------- */
+
+struct pf_tp;
+/* Parse a perf.data's tracing data (n bytes).  Returns 0, or -1 with why. */
+int pf_tp_open(struct pf_tp **tp, const unsigned char *data, size_t n, char *why, size_t cap);
+/* Append to out what perf prints for the raw data of a record of tracepoint id (its
+ * attr's config): nothing for an event of no format.  Returns 0, or -1 (no memory). */
+int pf_tp_print(struct pf_tp *tp, uint64_t id, const unsigned char *raw, size_t n, int cpu,
+                uint64_t ts, struct sf_buf *out);
+void pf_tp_close(struct pf_tp *tp);
 
 /* End of all input: with --eof, count the open sample. */
 int perfscript_finish(struct perf_fold_ctx *c);

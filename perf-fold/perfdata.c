@@ -23,6 +23,7 @@
  * Kernel addresses are resolved from /proc/kallsyms (this machine's: the recording's,
  * as perf assumes too); JIT maps, inline frames and C++ demangling are not done yet.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
@@ -80,6 +81,8 @@ struct held {
             const struct sf_pd_attr *attr;
             uint64_t period, nr;
             uint64_t *chain;
+            unsigned char *raw; /* a tracepoint's fields (--db) */
+            uint32_t raw_size, cpu;
         } s;
         struct {
             uint64_t start, len, pgoff;
@@ -89,8 +92,11 @@ struct held {
     } u;
 };
 
-#define PD_OOM  (-1000) /* out of memory */
-#define PD_STOP (-1001) /* the state machine stopped the run (--strict, printed) */
+#define PERF_TYPE_TRACEPOINT 2 /* perf_event_attr.type of a tracepoint; config is its id */
+
+#define PD_OOM   (-1000) /* out of memory */
+#define PD_STOP  (-1001) /* the state machine stopped the run (--strict, printed) */
+#define PD_DWARF (-1002) /* a user stack to unwind (--call-graph dwarf): not done here */
 
 struct pdctx {
     struct perf_fold_ctx *c;
@@ -106,6 +112,8 @@ struct pdctx {
     uint64_t seq;
     struct sf_buf line;
     int failed;
+    int described;    /* --db: the header's clock and event lines were fed */
+    struct pf_tp *tp; /* --db: the tracepoints' formats, when the recording has them */
 };
 
 /* ---- symbols ----------------------------------------------------------------------- */
@@ -685,11 +693,56 @@ static int frame(struct pdctx *x, uint64_t addr, const char *name, const char *f
     return rc ? PD_OOM : line(x);
 }
 
+/* --db: what perf script --header says of the recording and perf-fold reads: its clock
+ * (perf record -k) and its events, tracepoints (type 2) told from the others. */
+static int describe(struct pdctx *x)
+{
+    static const char *const clocks[] = {"realtime",
+                                         "monotonic",
+                                         "process_cputime_id",
+                                         "thread_cputime_id",
+                                         "monotonic_raw",
+                                         "realtime_coarse",
+                                         "monotonic_coarse",
+                                         "boottime",
+                                         "realtime_alarm",
+                                         "boottime_alarm",
+                                         NULL,
+                                         "tai"};
+    const struct sf_pd_info *in = sf_pd_info(x->pd);
+    int rc = 0;
+
+    x->described = 1;
+    if (in->nattr && in->attr[0].use_clockid) {
+        int32_t id = in->attr[0].clockid;
+        const char *name = id >= 0 && (size_t)id < sizeof(clocks) / sizeof(clocks[0]) && clocks[id]
+                               ? clocks[id]
+                               : "unknown";
+        sf_buf_printf(&x->line, "# clockid: %s (%d)", name, (int)id);
+        rc = line(x);
+    }
+    for (size_t i = 0; i < in->nattr && rc == 0; i++) {
+        if (!in->attr[i].name[0])
+            continue;
+        sf_buf_printf(&x->line, "# event : name = %s, , type = %u", in->attr[i].name,
+                      in->attr[i].type);
+        rc = line(x);
+    }
+    if (rc == 0 && in->tracing && x->tp == NULL) {
+        char why[160];
+        if (pf_tp_open(&x->tp, in->tracing, in->tracing_size, why, sizeof(why)) < 0)
+            fprintf(stderr, "%s: %s: %s: tracepoints without their fields\n", PF_TOOL, x->c->file,
+                    why);
+    }
+    return rc;
+}
+
 static int sample(struct pdctx *x, const struct held *h)
 {
     const struct comm *cm = comm_get(x, h->tid, 0);
     const struct proc *p = proc_get(x, h->pid, 0);
-    const char *ev = h->u.s.attr->name[0] ? h->u.s.attr->name : "event";
+    const struct sf_pd_attr *a = h->u.s.attr;
+    const char *ev = a->name[0] ? a->name : "event";
     char comm[80];
     int user = 1, rc = 0;
 
@@ -699,8 +752,15 @@ static int sample(struct pdctx *x, const struct held *h)
         snprintf(comm, sizeof(comm), "%s", cm->name);
     else
         snprintf(comm, sizeof(comm), ":%u", h->tid);
-    sf_buf_printf(&x->line, "%s %u/%u %" PRIu64 ".%09" PRIu64 ": %10" PRIu64 " %s: ", comm, h->pid,
-                  h->tid, h->time / 1000000000u, h->time % 1000000000u, h->u.s.period, ev);
+    sf_buf_printf(&x->line, "%s %u/%u ", comm, h->pid, h->tid);
+    if (x->c->db && (a->sample_type & SF_PD_S_CPU))
+        sf_buf_printf(&x->line, "[%03u] ", h->u.s.cpu);
+    sf_buf_printf(&x->line, "%" PRIu64 ".%09" PRIu64 ": %10" PRIu64 " %s: ", h->time / 1000000000u,
+                  h->time % 1000000000u, h->u.s.period, ev);
+    if (h->u.s.raw && x->tp &&
+        pf_tp_print(x->tp, a->config, h->u.s.raw, h->u.s.raw_size, (int)h->u.s.cpu, h->time,
+                    &x->line) < 0)
+        return PD_OOM;
     if (line(x) < 0)
         return PD_STOP;
     for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
@@ -787,6 +847,8 @@ static int flush(struct pdctx *x)
 {
     int rc = 0;
 
+    if (x->c->db && !x->described && sf_pd_info(x->pd)->nattr)
+        rc = describe(x);
     qsort(x->held, x->nheld, sizeof(*x->held), by_time);
     for (size_t i = 0; i < x->nheld && rc == 0; i++)
         rc = process(x, &x->held[i]);
@@ -816,6 +878,8 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
     h->tid = r->tid;
     switch (r->type) {
     case SF_PD_SAMPLE:
+        if (r->u.sample.attr->sample_type & SF_PD_S_STACK_USER)
+            return PD_DWARF;
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
         h->u.s.nr = r->u.sample.nr;
@@ -824,6 +888,13 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
             return PD_OOM;
         for (uint64_t i = 0; i < r->u.sample.nr; i++)
             h->u.s.chain[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
+        h->u.s.cpu = r->u.sample.cpu;
+        if (x->c->db && r->u.sample.attr->type == PERF_TYPE_TRACEPOINT && r->u.sample.raw) {
+            h->u.s.raw_size = r->u.sample.raw_size;
+            if ((h->u.s.raw = sf_arena_alloc(&x->chains, r->u.sample.raw_size + 1u)) == NULL)
+                return PD_OOM;
+            memcpy(h->u.s.raw, r->u.sample.raw, r->u.sample.raw_size);
+        }
         break;
     case SF_PD_MMAP:
     case SF_PD_MMAP2:
@@ -861,30 +932,58 @@ int perfdata_is(const char *path)
     return yes;
 }
 
+/* --db: the file's bytes into the source's hash (read once more: perf.data is read in
+ * no single order). */
+static int hash_file(struct pf_source *src, int fd, uint64_t *bytes)
+{
+    static unsigned char buf[1 << 16];
+    ssize_t k;
+
+    *bytes = 0;
+    while ((k = read(fd, buf, sizeof(buf))) > 0) {
+        if (src->tap.on)
+            sf_sha256_update(&src->tap.sha, buf, (size_t)k);
+        *bytes += (uint64_t)k;
+    }
+    return k < 0 ? -1 : 0;
+}
+
 int perfdata_file(struct perf_fold_ctx *c, const char *path)
 {
     struct pdctx x = {.c = c};
     struct sf_pd_record r;
+    struct pf_source src;
     struct sf_err err;
-    int rc;
+    char stopped[SF_ERR_MSG_MAX + 40];
+    uint64_t bytes = 0;
+    int rc, fd;
 
     c->file = path;
-    if (c->db) {
-        fprintf(stderr,
-                "%s: %s: perf.data with --db is not read directly yet: spanfold ingest reads it "
-                "(through perf script)\n",
-                PF_TOOL, path);
+    stopped[0] = 0;
+    if ((fd = open(path, O_RDONLY)) < 0) {
+        fprintf(stderr, "%s: %s: cannot open: %s\n", PF_TOOL, path, strerror(errno));
         return -1;
     }
+    rc = perf_source_begin(c, path, fd, &src);
+    if (rc >= 0 && c->db && hash_file(&src, fd, &bytes) < 0) {
+        fprintf(stderr, "%s: %s: read: %s\n", PF_TOOL, path, strerror(errno));
+        perf_source_end(c, path, &src, 0, "read error");
+        rc = -1;
+    }
+    close(fd);
+    if (rc < 0)
+        return -1;
     elf_version(EV_CURRENT);
     sf_err_clear(&err);
     if (sf_pd_open(&x.pd, path, &err) < 0) {
         fprintf(stderr, "%s: %s: %s\n", PF_TOOL, path, err.msg);
+        perf_source_end(c, path, &src, bytes, err.msg);
         return -1;
     }
     sf_buf_init(&x.line, (size_t)PF_RECORD_MAX);
     sf_arena_init(&x.chains, 1u << 20, 0);
     while ((rc = sf_pd_next(x.pd, &r, &err)) > 0) {
+        c->lines++; /* records, for the source's count */
         if (r.type == SF_PD_FINISHED_ROUND)
             rc = flush(&x);
         else if (r.type == SF_PD_SAMPLE || r.type == SF_PD_MMAP || r.type == SF_PD_MMAP2 ||
@@ -895,15 +994,26 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     }
     if (rc >= 0) {
         rc = flush(&x);
-    } else if (rc != PD_OOM && rc != PD_STOP) { /* the reader's: what came before is folded */
+    } else if (rc != PD_OOM && rc != PD_STOP &&
+               rc != PD_DWARF) { /* the reader's: what came before is folded */
         fprintf(stderr, "%s: %s: byte %llu: %s\n", PF_TOOL, path, (unsigned long long)err.off,
                 err.msg);
-        c->total_bad++;
+        snprintf(stopped, sizeof(stopped), "stopped at byte %llu: %s", (unsigned long long)err.off,
+                 err.msg);
+        c->bad_lines++;
         if (flush(&x) == PD_OOM)
             rc = PD_OOM;
     }
     if (rc == PD_OOM)
         fprintf(stderr, "%s: %s: out of memory\n", PF_TOOL, path);
+    if (rc == PD_DWARF) {
+        fprintf(stderr,
+                "%s: %s: recorded with --call-graph dwarf: its user stacks are not unwound "
+                "here yet; fold  perf script -F comm,pid,tid,time,period,event,ip,sym,dso "
+                "--ns -i FILE  instead\n",
+                PF_TOOL, path);
+        snprintf(stopped, sizeof(stopped), "--call-graph dwarf: not unwound");
+    }
     while (x.dsos) {
         struct dso *d = x.dsos;
         x.dsos = d->next;
@@ -924,8 +1034,13 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         free(cm);
     }
     free(x.held);
+    pf_tp_close(x.tp);
     sf_arena_free(&x.chains);
     sf_buf_free(&x.line);
     sf_pd_close(x.pd);
-    return rc == PD_OOM || rc == PD_STOP ? -1 : 0;
+    if (rc == PD_OOM)
+        snprintf(stopped, sizeof(stopped), "out of memory");
+    if (perf_source_end(c, path, &src, bytes, stopped[0] ? stopped : NULL))
+        rc = PD_OOM;
+    return rc == PD_OOM || rc == PD_STOP || rc == PD_DWARF ? -1 : 0;
 }

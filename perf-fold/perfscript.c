@@ -726,19 +726,12 @@ frame:
     return perfscript_bad(c, "unrecognized line: %s", excerpt(ex, sizeof(ex), s, n));
 }
 
-struct hash_tap {
-    struct sf_sha256 sha;
-    int on;
-    int sized; /* a file of known size: a source that stopped early keeps no hash (a
-                * prefix's), so that a re-run finds it by size and path (sf_db.h) */
-};
-
 static void tap_read(void *ctx, const void *p, size_t n)
 {
-    sf_sha256_update(&((struct hash_tap *)ctx)->sha, p, n);
+    sf_sha256_update(&((struct pf_hash_tap *)ctx)->sha, p, n);
 }
 
-static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct hash_tap *tap)
+static int db_begin(struct perf_fold_ctx *c, const char *path, int fd, struct pf_hash_tap *tap)
 {
     struct sf_source_info in = {.kind = "perf", .path = path, .tool = PF_TOOL, .clock = c->o.clock};
     struct sf_err err;
@@ -799,8 +792,8 @@ static int db_events(struct perf_fold_ctx *c, const char *path, struct sf_err *e
     return 0;
 }
 
-static int db_end(struct perf_fold_ctx *c, const char *path, struct hash_tap *tap, uint64_t bytes,
-                  const char *error)
+static int db_end(struct perf_fold_ctx *c, const char *path, struct pf_hash_tap *tap,
+                  uint64_t bytes, const char *error)
 {
     char hex[SF_SHA256_HEX_LEN + 1], sum[96];
     struct sf_err err;
@@ -867,53 +860,36 @@ static int read_lines(struct perf_fold_ctx *c, struct sf_line *r, struct sf_prog
     return 0;
 }
 
-int perfscript_file(struct perf_fold_ctx *c, const char *path)
+int perf_source_begin(struct perf_fold_ctx *c, const char *path, int fd, struct pf_source *src)
 {
-    struct hash_tap tap = {.on = 0};
-    struct sf_db *db = c->db;
-    struct sf_progress pg;
-    struct sf_line r;
-    struct stat sb;
-    int fd = 0, rc;
+    int rc;
 
-    c->file = strcmp(path, "-") == 0 ? "-" : path;
-    if (fd == 0 && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0) {
-        fprintf(stderr, "%s: %s: cannot open: %s\n", PF_TOOL, path, strerror(errno));
-        return -1;
-    }
-    if (db && (rc = db_begin(c, path, fd, &tap)) != 0) {
-        if (rc < 0) {
-            if (fd)
-                close(fd);
-            return -1;
-        }
-        c->db = NULL; /* already stored: fold it, store nothing */
-    }
-    if (sf_line_open(&r, fd, 0)) {
-        fprintf(stderr, "%s: out of memory\n", PF_TOOL);
-        c->db = db;
-        return -1;
-    }
-    if (tap.on) {
-        r.on_read = tap_read;
-        r.on_read_ctx = &tap;
-    }
+    memset(src, 0, sizeof(*src));
+    src->db = c->db;
     c->lines = c->bad_lines = 0;
     c->lineno = 0;
-    if (c->db) { /* each source picks its own sampling event */
-        c->nevs = c->ev_last = 0;
-        c->evs_more = 0;
-        sf_buf_reset(&c->hdr_events);
-        if (!(c->o.event_filter && c->o.event_filter[0]))
-            c->event_set = 0;
+    if (c->db == NULL)
+        return 0;
+    if ((rc = db_begin(c, path, fd, &src->tap)) != 0) {
+        if (rc < 0)
+            return -1;
+        c->db = NULL; /* already stored: fold it, store nothing */
+        return 1;
     }
-    sf_progress_start(&pg, sf_opt_want_progress(c->o.quiet) ? stderr : NULL, path, "B",
-                      fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0);
-    rc = read_lines(c, &r, &pg);
-    /* --eof: a file's unterminated last sample is counted (and stored) with it */
-    if (rc == 0 && c->o.eof && perfscript_finish(c))
-        rc = -1;
-    sf_progress_end(&pg);
+    /* each source picks its own sampling event */
+    c->nevs = c->ev_last = 0;
+    c->evs_more = 0;
+    sf_buf_reset(&c->hdr_events);
+    if (!(c->o.event_filter && c->o.event_filter[0]))
+        c->event_set = 0;
+    return 0;
+}
+
+int perf_source_end(struct perf_fold_ctx *c, const char *path, struct pf_source *src,
+                    uint64_t bytes, const char *error)
+{
+    int rc = 0;
+
     if (c->bad_lines > PF_SHOW_ERRORS && !c->o.strict)
         fprintf(stderr, "%s: %s: %llu bad lines in all (first %d shown), skipped\n", PF_TOOL,
                 c->file, (unsigned long long)c->bad_lines, PF_SHOW_ERRORS);
@@ -928,11 +904,53 @@ int perfscript_file(struct perf_fold_ctx *c, const char *path)
                     "stored (%llu are)\n",
                     PF_TOOL, c->file, (unsigned long long)open, (unsigned long long)stored);
     }
-    if (c->db && db_end(c, path, &tap, r.bytes_read, rc ? "stopped at a bad line" : NULL))
+    if (c->db && db_end(c, path, &src->tap, bytes, error))
         rc = -1;
-    if (tap.on)
-        sf_sha256_abort(&tap.sha);
-    c->db = db;
+    if (src->tap.on)
+        sf_sha256_abort(&src->tap.sha);
+    src->tap.on = 0;
+    c->db = src->db;
+    return rc;
+}
+
+int perfscript_file(struct perf_fold_ctx *c, const char *path)
+{
+    struct pf_source src;
+    struct sf_progress pg;
+    struct sf_line r;
+    struct stat sb;
+    int fd = 0, rc;
+
+    c->file = strcmp(path, "-") == 0 ? "-" : path;
+    if (fd == 0 && strcmp(path, "-") != 0 && (fd = open(path, O_RDONLY)) < 0) {
+        fprintf(stderr, "%s: %s: cannot open: %s\n", PF_TOOL, path, strerror(errno));
+        return -1;
+    }
+    if (perf_source_begin(c, path, fd, &src) < 0) {
+        if (fd)
+            close(fd);
+        return -1;
+    }
+    if (sf_line_open(&r, fd, 0)) {
+        fprintf(stderr, "%s: out of memory\n", PF_TOOL);
+        perf_source_end(c, path, &src, 0, "out of memory");
+        if (fd)
+            close(fd);
+        return -1;
+    }
+    if (src.tap.on) {
+        r.on_read = tap_read;
+        r.on_read_ctx = &src.tap;
+    }
+    sf_progress_start(&pg, sf_opt_want_progress(c->o.quiet) ? stderr : NULL, path, "B",
+                      fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0);
+    rc = read_lines(c, &r, &pg);
+    /* --eof: a file's unterminated last sample is counted (and stored) with it */
+    if (rc == 0 && c->o.eof && perfscript_finish(c))
+        rc = -1;
+    sf_progress_end(&pg);
+    if (perf_source_end(c, path, &src, r.bytes_read, rc ? "stopped at a bad line" : NULL))
+        rc = -1;
     sf_line_close(&r);
     if (fd)
         close(fd);

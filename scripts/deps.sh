@@ -21,9 +21,9 @@ set -u
 
 build=(build-essential pkg-config libpcap-dev libsqlite3-dev sqlite3 libnghttp2-dev libssl-dev
        libprotobuf-c-dev protobuf-c-compiler zlib1g-dev liblzma-dev libzstd-dev gnuplot-nox
-       libcurl4-openssl-dev libbrotli-dev)
+       libcurl4-openssl-dev libbrotli-dev libelf-dev libtraceevent-dev)
 check=(tshark libwireshark-dev wireshark-dev clang llvm libclang-rt-14-dev libbpf-dev bpftool
-       libelf-dev python3 perl time man-db libxml2-utils cmark-gfm)
+       python3 perl time man-db libxml2-utils cmark-gfm)
 heavy=(chromium wireshark-qt xvfb xdotool imagemagick nginx nghttp2-client nghttp2-server
        nghttp2-proxy curl openssl python3-grpcio tcpdump linux-perf systemtap-sdt-dev
        clickhouse-server clickhouse-client)

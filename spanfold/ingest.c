@@ -6,12 +6,13 @@
  * Each PATH is a file or a folder (walked, in name order).  Every file is recognised by
  * its content (lib/sf_sniff), through gzip, xz or zstd (lib/sf_decomp), never by its
  * name, and handed to the tool that reads it, linked in: captures to pcap2spans (with
- * every key log found as --keylog), perf script text to perf-fold, perf.data through
- * `perf script` to perf-fold, tracefs and spantrace text to tracefs2spans, which fits
- * the clocks and attributes the samples to spans.  Then one line per input says what it
- * gave, and what is still missing for the join is said in words.  With --clickhouse the
- * database is then pushed (spanfold push, linked in); without --db it is a temporary
- * file, removed afterwards.
+ * every key log found as --keylog), perf script text and perf.data to perf-fold (which
+ * reads perf.data itself; one recorded with --call-graph dwarf, whose user stacks it
+ * does not unwind yet, goes through `perf script`), tracefs and spantrace text to
+ * tracefs2spans, which fits the clocks and attributes the samples to spans.  Then one
+ * line per input says what it gave, and what is still missing for the join is said in
+ * words.  With --clickhouse the database is then pushed (spanfold push, linked in);
+ * without --db it is a temporary file, removed afterwards.
  */
 #include <assert.h>
 #include <dirent.h>
@@ -33,6 +34,7 @@
 #include "sf_decomp.h"
 #include "sf_err.h"
 #include "sf_opt.h"
+#include "sf_perfdata.h"
 #include "sf_sniff.h"
 #include "spanfold.h"
 
@@ -47,6 +49,8 @@ struct input {
     int broken; /* could not be read or decompressed at all */
     int stream; /* a FIFO, pipe or device: spooled to a file once, then read from it */
     int skip;   /* found in a folder but not a file to read: note says why */
+    int plain;  /* feed holds the input decompressed (decompress ran) */
+    int text;   /* a perf.data read as perf script's text (--call-graph dwarf) */
     char note[SF_ERR_MSG_MAX + 128]; /* why it was skipped, or what went wrong on the way */
 };
 
@@ -89,7 +93,8 @@ static void usage(FILE *f)
           "  pcap, pcapng       pcap2spans: spans, connections, trace contexts\n"
           "  NSS key log        pcap2spans --keylog: TLS decryption of the captures\n"
           "  perf script text   perf-fold --db: samples and stacks\n"
-          "  perf.data          perf script --header --ns -F ... (needs perf), then perf-fold\n"
+          "  perf.data          perf-fold --db, read directly (with --call-graph dwarf:\n"
+          "                     through perf script, which must be installed)\n"
           "  tracefs, spantrace tracefs2spans --db: span markers, clock fits, attribution\n"
           "Then one line per input (kind, counts, clock), the clock fits, and what is still\n"
           "missing for the join (docs/recording.md says how to record each piece).\n"
@@ -245,6 +250,7 @@ static int decompress(struct ingest *g, struct input *in)
     free(in->feed);
     if ((in->feed = strdup(tmpl)) == NULL)
         return -1;
+    in->plain = 1;
     if (rc < 0) {
         snprintf(in->note, sizeof(in->note),
                  "%s at compressed byte %llu (the data before it is ingested)", err.msg,
@@ -438,7 +444,7 @@ static int perf_script(struct ingest *g, struct input *in)
     const char *src;
     int tracepoints, rc;
 
-    if (in->comp != SF_COMP_NONE && decompress(g, in) < 0)
+    if (in->comp != SF_COMP_NONE && !in->plain && decompress(g, in) < 0)
         return -1;
     if (system("command -v perf >/dev/null 2>&1") != 0) {
         snprintf(in->note, sizeof(in->note),
@@ -478,6 +484,31 @@ static int perf_script(struct ingest *g, struct input *in)
     free(in->feed);
     in->feed = strdup(out);
     return in->feed ? 0 : -1;
+}
+
+/* A perf.data whose samples carry user stacks to unwind (perf record --call-graph
+ * dwarf): perf-fold does not unwind them yet, perf script does.  Decompressed first. */
+static int dwarf_recording(struct ingest *g, struct input *in)
+{
+    struct sf_pd *pd;
+    struct sf_pd_record r;
+    struct sf_err err;
+    const struct sf_pd_info *info;
+    int dwarf = 0;
+
+    if (in->comp != SF_COMP_NONE && !in->plain && decompress(g, in) < 0)
+        return 1; /* perf_script says why */
+    sf_err_clear(&err);
+    if (sf_pd_open(&pd, in->feed ? in->feed : in->path, &err) < 0)
+        return 0; /* perf-fold says why */
+    /* pipe mode: the events are described in the records before the data */
+    while (sf_pd_next(pd, &r, &err) > 0 && r.type >= SF_PD_HEADER_ATTR)
+        ;
+    info = sf_pd_info(pd);
+    for (size_t i = 0; i < info->nattr; i++)
+        dwarf |= (info->attr[i].sample_type & SF_PD_S_STACK_USER) != 0;
+    sf_pd_close(pd);
+    return dwarf;
 }
 
 static void classify(struct input *in)
@@ -547,9 +578,11 @@ static int64_t q_int(sqlite3 *db, const char *sql, const char *arg)
     return v;
 }
 
-/* "N samples of EVENT (not CPU samples: M sched:sched_switch, ...)" for perf source id. */
+/* "N samples of EVENT (not CPU samples: M sched:sched_switch, ...), K off-CPU
+ * intervals" for perf source id. */
 static void perf_counts(sqlite3 *db, const char *id, char *out, size_t n)
 {
+    int64_t off = q_int(db, "SELECT count(*) FROM offcpu WHERE source_id = ?1", id);
     sqlite3_stmt *st;
     size_t k;
 
@@ -567,10 +600,12 @@ static void perf_counts(sqlite3 *db, const char *id, char *out, size_t n)
         if (sqlite3_column_type(st, 0) != SQLITE_NULL)
             k += (size_t)snprintf(out + k, n - k, " of %.60s", sqlite3_column_text(st, 0));
         if (sqlite3_column_type(st, 1) != SQLITE_NULL && k < n)
-            snprintf(out + k, n - k, " (not CPU samples, kept out: %.100s)",
-                     sqlite3_column_text(st, 1));
+            k += (size_t)snprintf(out + k, n - k, " (not CPU samples, kept out: %.100s)",
+                                  sqlite3_column_text(st, 1));
     }
     sqlite3_finalize(st);
+    if (off > 0 && k < n)
+        snprintf(out + k, n - k, ", %lld off-CPU intervals", (long long)off);
 }
 
 /* The newest source row for a path: its id, status, clock and units. */
@@ -578,7 +613,7 @@ static void source_line(sqlite3 *db, const struct input *in)
 {
     const char *shown = in->path;
     sqlite3_stmt *st;
-    char counts[200] = "";
+    char counts[320] = "";
     int64_t id;
 
     if (sqlite3_prepare_v2(db,
@@ -617,7 +652,9 @@ static void source_line(sqlite3 *db, const struct input *in)
             sf_kind_name(in->kind), shown, in->comp ? " via " : "",
             in->comp ? sf_comp_name(in->comp) : "", counts, (long long)sqlite3_column_int64(st, 5),
             (long long)sqlite3_column_int64(st, 4),
-            in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG ? "packets" : "lines",
+            in->kind == SF_KIND_PCAP || in->kind == SF_KIND_PCAPNG ? "packets"
+            : in->kind == SF_KIND_PERF_DATA && !in->text           ? "records"
+                                                                   : "lines",
             (const char *)sqlite3_column_text(st, 3), (const char *)sqlite3_column_text(st, 2),
             sqlite3_column_bytes(st, 6) ? " (" : "", (const char *)sqlite3_column_text(st, 6),
             sqlite3_column_bytes(st, 6) ? ")" : "");
@@ -709,14 +746,14 @@ static int run(struct ingest *g)
         } else {
             classify(in);
         }
-        if (in->kind == SF_KIND_PERF_DATA) {
+        if (in->kind == SF_KIND_PERF_DATA && (in->text = dwarf_recording(g, in)) != 0) {
             if (perf_script(g, in) < 0) {
                 fprintf(stderr, "spanfold ingest: %s: %s\n", in->path, in->note);
                 worst(g, SF_EXIT_USAGE);
                 in->kind = SF_KIND_UNKNOWN;
                 in->named = 0; /* said already */
             }
-        } else if (in->comp != SF_COMP_NONE && in->kind != SF_KIND_UNKNOWN &&
+        } else if (in->comp != SF_COMP_NONE && !in->plain && in->kind != SF_KIND_UNKNOWN &&
                    in->kind != SF_KIND_EMPTY) {
             if (decompress(g, in) < 0) {
                 fprintf(stderr, "spanfold ingest: %s: %s\n", in->path, in->note);

@@ -70,4 +70,37 @@ for name in file pipe two gzip xz python kernel; do
         fi
     done
 done
+# --db: the same database from the perf.data as from perf script's text of it, as
+# spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
+# stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),
+# in file and pipe mode, where this user may record tracepoints
+sched='cpu-clock/period=1001001,name=cpu-clock/'
+work='for i in 1 2 3; do sleep 0.01; head -c 3000000 /dev/zero | gzip -c >/dev/null; done'
+perf record -q -k mono -g --sample-cpu -c 1 -e "$sched" -e sched:sched_switch \
+    -e sched:sched_wakeup -o "$tmp/sched.data" sh -c "$work" >/dev/null 2>&1 ||
+    rm -f "$tmp/sched.data"
+perf record -q -k mono -g --sample-cpu -c 1 -e "$sched" -e sched:sched_switch \
+    -e sched:sched_wakeup -o - sh -c "$work" 2>/dev/null >"$tmp/sched-pipe.data" ||
+    rm -f "$tmp/sched-pipe.data"
+for name in sched sched-pipe kernel python; do
+    [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold --db on the perf.data" "not recorded here"; continue; }
+    f=comm,pid,tid,cpu,time,period,event,ip,sym,dso
+    case $name in kernel | python) f=${f/cpu,/} ;; esac # recorded without --sample-cpu
+    rm -f "$tmp/d.db" "$tmp/t.db"
+    perf script -i "$tmp/$name.data" --header --ns -F "$f" -F "trace:$f,trace" \
+        >"$tmp/$name.txt" 2>/dev/null
+    "$fold" --quiet --db "$tmp/t.db" "$tmp/$name.txt" >/dev/null 2>&1
+    "$fold" --quiet --db "$tmp/d.db" "$tmp/$name.data" >/dev/null 2>&1
+    same=1
+    for table in samples stacks offcpu sample_events; do
+        sql="SELECT * FROM $table ORDER BY 1"
+        [ "$(sqlite3 "$tmp/t.db" "$sql" | md5sum)" = "$(sqlite3 "$tmp/d.db" "$sql" | md5sum)" ] ||
+            { same=0; echo "# $name: $table differs"; }
+    done
+    sql="SELECT kind, clock, status FROM sources"
+    [ "$(sqlite3 "$tmp/t.db" "$sql")" = "$(sqlite3 "$tmp/d.db" "$sql")" ] || same=0
+    counts="$(sqlite3 "$tmp/d.db" "SELECT count(*) FROM samples") samples, $(sqlite3 "$tmp/d.db" "SELECT count(*) FROM offcpu") off-CPU intervals"
+    check_eval "$name: perf-fold --db on the perf.data stores what it stores from perf script's text ($counts)" \
+        '[ $same = 1 ] && [ "$(sqlite3 "$tmp/d.db" "SELECT count(*) FROM samples")" -gt 0 ]'
+done
 tap_plan
