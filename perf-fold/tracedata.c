@@ -10,26 +10,41 @@
  *   | u32 systems, systems x (NAME\0, u32 n, n x (u64 size, format text))
  *   | u32 size, kallsyms | u32 size, printk formats | from 0.6: u64 size, saved cmdlines
  *
- * Only the parts up to the event formats are needed.  Captured data is hostile: a
+ * Only the parts up to the event formats are needed.  Captured data is hostile, and
+ * libtraceevent 1.7 dies on some malformed formats (NULL dereferences its fuzzing found
+ * here): the formats are first parsed, and a record of zeros and one of 0xff bytes of
+ * every event printed, in a child process; only when it lives are they parsed here.  A
  * record's raw bytes are copied into a zeroed buffer that reaches past every offset a
  * format may read (fixed fields end within FIELD_REACH, checked before printing; dynamic ones
  * are 16-bit offset and length), so a short or lying record prints zeros, never reads
  * out of bounds.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memmem */
-#endif
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
+#include <unistd.h>
 
 #include "perf_fold.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define SF_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SF_SANITIZED 1
+#endif
+#endif
+#if SF_SANITIZED
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #define FIELD_REACH 65536u                            /* fixed fields end before this */
 #define PAD_BYTES   (FIELD_REACH + 2u * 65536u + 16u) /* + __data_loc offset and length */
-#define FORMAT_MAX  (64u << 10) /* one format file (some KiB in practice) */
+#define FORMAT_MAX  (64u << 10)                       /* one format file (some KiB in practice) */
 
 struct pf_tp {
     struct tep_handle *tep;
@@ -99,51 +114,6 @@ static int fields_bounded(const struct tep_event *e)
     return 1;
 }
 
-static int is_ident(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-           ch == '_';
-}
-
-/* A format libtraceevent may be given: every REC->NAME its print fmt names is a field it
- * declares (libtraceevent 1.7 dereferences the field of an unknown name).  The fields
- * ("field:TYPE NAME;" or "field:TYPE NAME[N];") are collected once, at most FIELDS_MAX. */
-#define FIELDS_MAX 128
-static int format_sane(const char *fmt, uint64_t size)
-{
-    const char *end = fmt + size, *p, *name[FIELDS_MAX];
-    size_t len[FIELDS_MAX], nf = 0;
-
-    for (p = fmt; (p = memmem(p, (size_t)(end - p), "field:", 6)) != NULL;) {
-        const char *semi = memchr(p, ';', (size_t)(end - p)), *e, *b;
-        if (semi == NULL || nf == FIELDS_MAX)
-            return 0;
-        e = semi;
-        if (e > p && e[-1] == ']') /* an array: the name is before its [N] */
-            while (e > p && e[-1] != '[')
-                e--;
-        if (e > p && e[-1] == '[')
-            e--;
-        for (b = e; b > p && is_ident(b[-1]);)
-            b--;
-        name[nf] = b;
-        len[nf++] = (size_t)(e - b);
-        p = semi + 1;
-    }
-    for (p = fmt; (p = memmem(p, (size_t)(end - p), "REC->", 5)) != NULL;) {
-        const char *ref = p += 5;
-        size_t k;
-        while (p < end && is_ident(*p))
-            p++;
-        for (k = 0; k < nf; k++)
-            if (len[k] == (size_t)(p - ref) && memcmp(name[k], ref, len[k]) == 0)
-                break;
-        if (k == nf)
-            return 0;
-    }
-    return 1;
-}
-
 static int parse_formats(struct pf_tp *tp, struct tdr *r, const char *sys, char *why, size_t cap)
 {
     uint32_t n = (uint32_t)num(r, 4);
@@ -153,7 +123,7 @@ static int parse_formats(struct pf_tp *tp, struct tdr *r, const char *sys, char 
         const char *fmt = block(r, &size);
         if (fmt == NULL || size > FORMAT_MAX)
             r->err = 1;
-        else if (format_sane(fmt, size)) /* one it cannot parse is left out, as perf does */
+        else /* one it cannot parse is left out, as perf does */
             (void)tep_parse_event(tp->tep, fmt, (unsigned long)size, sys);
     }
     if (r->err)
@@ -161,7 +131,7 @@ static int parse_formats(struct pf_tp *tp, struct tdr *r, const char *sys, char 
     return r->err ? -1 : 0;
 }
 
-int pf_tp_open(struct pf_tp **out, const unsigned char *data, size_t n, char *why, size_t cap)
+static int parse_all(struct pf_tp **out, const unsigned char *data, size_t n, char *why, size_t cap)
 {
     static const unsigned char magic[10] = {0x17, 0x08, 'D', 't', 'r', 'a', 'c', 'i', 'n', 'g'};
     struct tdr r = {data, data + n, 0, 0};
@@ -230,6 +200,65 @@ int pf_tp_open(struct pf_tp **out, const unsigned char *data, size_t n, char *wh
     }
     *out = tp;
     return 0;
+}
+
+/* Does libtraceevent parse the formats, and print a record of zeros and one of 0xff
+ * bytes of every event, without dying?  Tried in a child process: 1 yes, 0 no, -1 when
+ * no child could be made. */
+static int survives(const unsigned char *data, size_t n)
+{
+    pid_t pid;
+    int st;
+
+    fflush(NULL);
+    if ((pid = fork()) < 0)
+        return -1;
+    if (pid == 0) {
+        struct pf_tp *tp;
+        struct sf_buf out;
+        char why[160];
+        int null = open("/dev/null", O_WRONLY);
+#if SF_SANITIZED
+        __sanitizer_set_death_callback(NULL); /* a fuzzer's: it would save the input */
+#endif
+        if (null >= 0) { /* a sanitizer's report of the death, too */
+            dup2(null, 1);
+            dup2(null, 2);
+        }
+        if (parse_all(&tp, data, n, why, sizeof(why)) == 0) {
+            static unsigned char ff[FIELD_REACH];
+            memset(ff, 0xff, sizeof(ff));
+            sf_buf_init(&out, 1u << 20);
+            for (int i = 0; i < tep_get_events_count(tp->tep); i++) {
+                struct tep_event *e = tep_get_event(tp->tep, i);
+                if (e == NULL)
+                    continue;
+                (void)pf_tp_print(tp, (uint64_t)e->id, ff, 0, 0, 0, &out);
+                (void)pf_tp_print(tp, (uint64_t)e->id, ff, sizeof(ff), 0, 0, &out);
+                sf_buf_reset(&out);
+            }
+        }
+        _exit(0);
+    }
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+int pf_tp_open(struct pf_tp **out, const unsigned char *data, size_t n, char *why, size_t cap)
+{
+    int ok = survives(data, n);
+
+    *out = NULL;
+    if (ok <= 0) {
+        snprintf(why, cap,
+                 ok < 0 ? "the tracing data could not be checked (fork: %s)"
+                        : "libtraceevent dies on the tracing data's formats%s",
+                 ok < 0 ? strerror(errno) : "");
+        return -1;
+    }
+    return parse_all(out, data, n, why, cap);
 }
 
 int pf_tp_print(struct pf_tp *tp, uint64_t id, const unsigned char *raw, size_t n, int cpu,
