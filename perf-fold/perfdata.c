@@ -112,7 +112,8 @@ struct pdctx {
     uint64_t seq;
     struct sf_buf line;
     int failed;
-    int described;    /* --db: the header's clock and event lines were fed */
+    struct sf_map by_path, by_pid, by_tid; /* dsos, procs, comms (the lists own them) */
+    int described;                         /* --db: the header's clock and event lines were fed */
     struct pf_tp *tp; /* --db: the tracepoints' formats, when the recording has them */
 };
 
@@ -568,14 +569,44 @@ static const struct sym *find_sym(const struct dso *d, uint64_t key)
     return &d->syms[lo - 1];
 }
 
+static int dso_eq(const void *val, const void *key)
+{
+    return strcmp(((const struct dso *)val)->path, key) == 0;
+}
+
+static int proc_eq(const void *val, const void *key)
+{
+    return ((const struct proc *)val)->pid == *(const uint32_t *)key;
+}
+
+static int comm_eq(const void *val, const void *key)
+{
+    return ((const struct comm *)val)->tid == *(const uint32_t *)key;
+}
+
+/* val, new, into m under hash h (not there yet): 0, or -1 for no memory. */
+static int index_put(struct sf_map *m, uint64_t h, int (*eq)(const void *, const void *),
+                     const void *key, void *val)
+{
+    if (sf_map_reserve(m, 1) < 0)
+        return -1;
+    sf_map_fill(m, sf_map_probe(m, h, eq, key), h, val);
+    return 0;
+}
+
 static struct dso *dso_get(struct pdctx *x, const char *path)
 {
-    struct dso *d;
+    uint64_t h = sf_hash(path, strlen(path));
+    struct dso *d = sf_map_find(&x->by_path, h, dso_eq, path);
 
-    for (d = x->dsos; d; d = d->next)
-        if (strcmp(d->path, path) == 0)
-            return d;
+    if (d)
+        return d;
     if ((d = calloc(1, sizeof(*d))) == NULL || (d->path = strdup(path)) == NULL) {
+        free(d);
+        return NULL;
+    }
+    if (index_put(&x->by_path, h, dso_eq, path, d) < 0) {
+        free(d->path);
         free(d);
         return NULL;
     }
@@ -592,13 +623,15 @@ static struct dso *dso_get(struct pdctx *x, const char *path)
 
 static struct proc *proc_get(struct pdctx *x, uint32_t pid, int make)
 {
-    struct proc *p;
+    uint64_t h = sf_hash_u64(pid);
+    struct proc *p = sf_map_find(&x->by_pid, h, proc_eq, &pid);
 
-    for (p = x->procs; p; p = p->next)
-        if (p->pid == pid)
-            return p;
-    if (!make || (p = calloc(1, sizeof(*p))) == NULL)
+    if (p || !make || (p = calloc(1, sizeof(*p))) == NULL)
+        return p;
+    if (index_put(&x->by_pid, h, proc_eq, &pid, p) < 0) {
+        free(p);
         return NULL;
+    }
     p->pid = pid;
     p->next = x->procs;
     x->procs = p;
@@ -607,14 +640,21 @@ static struct proc *proc_get(struct pdctx *x, uint32_t pid, int make)
 
 static int add_map(struct proc *p, const struct map *m)
 {
+    struct map tail = {0};
     size_t k = 0;
 
-    /* the ones it overlaps give way: whole, or the part outside it */
+    /* the ones it overlaps give way: whole, or the parts outside it (one that holds it
+     * keeps its head and its tail, as perf's maps__fixup_overlappings splits it) */
     for (size_t i = 0; i < p->n; i++) {
         struct map o = p->maps[i];
         if (o.end <= m->start || o.start >= m->end) {
             p->maps[k++] = o;
         } else if (o.start < m->start) {
+            if (o.end > m->end) {
+                tail = o;
+                tail.pgoff += m->end - o.start;
+                tail.start = m->end;
+            }
             o.end = m->start;
             p->maps[k++] = o;
         } else if (o.end > m->end) {
@@ -632,27 +672,40 @@ static int add_map(struct proc *p, const struct map *m)
         p->maps = g;
         p->cap = nc;
     }
-    p->maps[p->n++] = *m;
-    return 0;
+    /* kept in address order (they do not overlap): found by binary search */
+    for (k = p->n; k > 0 && p->maps[k - 1].start > m->start; k--)
+        ;
+    memmove(&p->maps[k + 1], &p->maps[k], (p->n - k) * sizeof(*p->maps));
+    p->maps[k] = *m;
+    p->n++;
+    return tail.end > tail.start ? add_map(p, &tail) : 0;
 }
 
 static const struct map *find_map(const struct proc *p, uint64_t ip)
 {
-    for (size_t i = 0; p && i < p->n; i++)
-        if (ip >= p->maps[i].start && ip < p->maps[i].end)
-            return &p->maps[i];
-    return NULL;
+    size_t lo = 0, hi = p ? p->n : 0;
+
+    while (lo < hi) { /* the first map that starts after ip */
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->maps[mid].start <= ip)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && ip < p->maps[lo - 1].end ? &p->maps[lo - 1] : NULL;
 }
 
 static struct comm *comm_get(struct pdctx *x, uint32_t tid, int make)
 {
-    struct comm *c;
+    uint64_t h = sf_hash_u64(tid);
+    struct comm *c = sf_map_find(&x->by_tid, h, comm_eq, &tid);
 
-    for (c = x->comms; c; c = c->next)
-        if (c->tid == tid)
-            return c;
-    if (!make || (c = calloc(1, sizeof(*c))) == NULL)
+    if (c || !make || (c = calloc(1, sizeof(*c))) == NULL)
+        return c;
+    if (index_put(&x->by_tid, h, comm_eq, &tid, c) < 0) {
+        free(c);
         return NULL;
+    }
     c->tid = tid;
     c->next = x->comms;
     x->comms = c;
@@ -737,26 +790,66 @@ static int describe(struct pdctx *x)
     return rc;
 }
 
+/* v in decimal, right-aligned in at least width characters filled with fill, appended
+ * to p; returns the end.  printf's %*llu, without printf: it is per sample. */
+static char *put_u64(char *p, uint64_t v, int width, char fill)
+{
+    char d[20];
+    int k = 0;
+
+    do {
+        d[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (; width > k; width--)
+        *p++ = fill;
+    while (k)
+        *p++ = d[--k];
+    return p;
+}
+
 static int sample(struct pdctx *x, const struct held *h)
 {
     const struct comm *cm = comm_get(x, h->tid, 0);
     const struct proc *p = proc_get(x, h->pid, 0);
     const struct sf_pd_attr *a = h->u.s.attr;
     const char *ev = a->name[0] ? a->name : "event";
-    char comm[80];
+    char head[160], *e = head;
+    size_t cl, el = strlen(ev);
     int user = 1, rc = 0;
 
     if (cm == NULL)
         cm = comm_get(x, h->pid, 0);
-    if (cm)
-        snprintf(comm, sizeof(comm), "%s", cm->name);
-    else
-        snprintf(comm, sizeof(comm), ":%u", h->tid);
-    sf_buf_printf(&x->line, "%s %u/%u ", comm, h->pid, h->tid);
-    if (x->c->db && (a->sample_type & SF_PD_S_CPU))
-        sf_buf_printf(&x->line, "[%03u] ", h->u.s.cpu);
-    sf_buf_printf(&x->line, "%" PRIu64 ".%09" PRIu64 ": %10" PRIu64 " %s: ", h->time / 1000000000u,
-                  h->time % 1000000000u, h->u.s.period, ev);
+    /* "COMM PID/TID [CPU] SEC.NSEC: PERIOD EVENT: ", as perf script -F ... prints it */
+    if (cm) {
+        cl = strlen(cm->name); /* < 64 */
+        memcpy(e, cm->name, cl);
+        e += cl;
+    } else {
+        *e++ = ':';
+        e = put_u64(e, h->tid, 0, 0);
+    }
+    *e++ = ' ';
+    e = put_u64(e, h->pid, 0, 0);
+    *e++ = '/';
+    e = put_u64(e, h->tid, 0, 0);
+    *e++ = ' ';
+    if (x->c->db && (a->sample_type & SF_PD_S_CPU)) {
+        *e++ = '[';
+        e = put_u64(e, h->u.s.cpu, 3, '0');
+        *e++ = ']';
+        *e++ = ' ';
+    }
+    e = put_u64(e, h->time / 1000000000u, 0, 0);
+    *e++ = '.';
+    e = put_u64(e, h->time % 1000000000u, 9, '0');
+    *e++ = ':';
+    *e++ = ' ';
+    e = put_u64(e, h->u.s.period, 10, ' ');
+    *e++ = ' ';
+    if (sf_buf_append(&x->line, head, (size_t)(e - head)) || sf_buf_append(&x->line, ev, el) ||
+        sf_buf_append(&x->line, ": ", 2))
+        return PD_OOM;
     if (h->u.s.raw && x->tp &&
         pf_tp_print(x->tp, a->config, h->u.s.raw, h->u.s.raw_size, (int)h->u.s.cpu, h->time,
                     &x->line) < 0)
@@ -1034,6 +1127,9 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         free(cm);
     }
     free(x.held);
+    sf_map_free(&x.by_path);
+    sf_map_free(&x.by_pid);
+    sf_map_free(&x.by_tid);
     pf_tp_close(x.tp);
     sf_arena_free(&x.chains);
     sf_buf_free(&x.line);
