@@ -217,7 +217,7 @@ FUZZ_FLAGS   := -g -O1 -fsanitize=fuzzer-no-link,address,undefined -DSF_ARENA_MA
 FUZZ_BIN     := $(patsubst tests/fuzz/%.c,build/fuzz/%,$(FUZZ_SRC))
 build/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(CPPFLAGS) -Ibuild/gen $(WARN) $(FUZZ_FLAGS) -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(CPPFLAGS_$(firstword $(subst /, ,$<))) -Ibuild/gen $(WARN) $(FUZZ_FLAGS) -c $< -o $@
 build/fuzz/obj/gen/schema_sql.o: build/gen/schema_sql.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -c $< -o $@

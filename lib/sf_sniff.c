@@ -221,6 +221,8 @@ enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char 
         return SF_KIND_PCAPNG;
     if (n >= 8 && memcmp(b, "PERFILE2", 8) == 0)
         return SF_KIND_PERF_DATA;
+    if (n >= 10 && memcmp(b, "\027\010Dtracing", 10) == 0)
+        return SF_KIND_TRACE_DAT;
     return sniff_text(b, n, complete, why, whysz);
 }
 
@@ -241,6 +243,8 @@ const char *sf_kind_name(enum sf_kind k)
         return "perf.data";
     case SF_KIND_TRACEFS:
         return "tracefs";
+    case SF_KIND_TRACE_DAT:
+        return "trace.dat";
     case SF_KIND_UNKNOWN:
         break;
     }

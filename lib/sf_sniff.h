@@ -22,6 +22,7 @@ enum sf_kind {
     SF_KIND_PERF_SCRIPT, /* `perf script` text, with or without --header */
     SF_KIND_PERF_DATA,   /* perf.data (PERFILE2) */
     SF_KIND_TRACEFS,     /* tracefs trace / trace_pipe text, or spantrace output */
+    SF_KIND_TRACE_DAT,   /* trace-cmd's trace.dat ("\027\010Dtracing") */
 };
 
 /* The compression of a file from its first bytes (n may be short). */
@@ -32,7 +33,8 @@ enum sf_comp sf_sniff_compression(const unsigned char *b, size_t n);
  * why (if not NULL) gets a short reason. */
 enum sf_kind sf_sniff_kind(const unsigned char *b, size_t n, int complete, char *why, size_t whysz);
 
-/* Short names: "pcap", "pcapng", "keylog", "perf-script", "perf.data", "tracefs", ... */
+/* Short names: "pcap", "pcapng", "keylog", "perf-script", "perf.data", "tracefs",
+ * "trace.dat", ... */
 const char *sf_kind_name(enum sf_kind k);
 const char *sf_comp_name(enum sf_comp c);
 

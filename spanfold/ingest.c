@@ -96,6 +96,7 @@ static void usage(FILE *f)
           "  perf.data          perf-fold --db, read directly (with --call-graph dwarf:\n"
           "                     through perf script, which must be installed)\n"
           "  tracefs, spantrace tracefs2spans --db: span markers, clock fits, attribution\n"
+          "  trace.dat          the same, read with libtracecmd (trace-cmd record/extract)\n"
           "Then one line per input (kind, counts, clock), the clock fits, and what is still\n"
           "missing for the join (docs/recording.md says how to record each piece).\n"
           "\n"
@@ -826,7 +827,7 @@ static int run(struct ingest *g)
     av[k++] = "--db";
     av[k++] = (char *)g->db;
     for (i = 0; i < g->n; i++)
-        if (g->in[i].kind == SF_KIND_TRACEFS)
+        if (g->in[i].kind == SF_KIND_TRACEFS || g->in[i].kind == SF_KIND_TRACE_DAT)
             av[k++] = g->in[i].feed ? g->in[i].feed : g->in[i].path;
     if (k == 4) {
         sqlite3 *db;

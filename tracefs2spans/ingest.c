@@ -463,7 +463,8 @@ int ingest_file(struct t2s_ctx *c, const char *path)
     struct file_state fs = {.c = c, .path = path};
     struct sf_sha256 h = {0};
     struct iv_stats st = {0};
-    int stdin_in = strcmp(path, "-") == 0, fd, rc, hashing;
+    struct sf_err conv;
+    int stdin_in = strcmp(path, "-") == 0, fd, rc, hashing, conv_rc = 0;
     const char *fail = NULL;
     char msg[600];
 
@@ -473,6 +474,28 @@ int ingest_file(struct t2s_ctx *c, const char *path)
     if (fd < 0) {
         fprintf(stderr, "tracefs2spans: %s: cannot open: %s\n", path, strerror(errno));
         return SF_EXIT_USAGE;
+    }
+    /* trace-cmd's trace.dat: read as the tracefs text it holds (tracedat.c), from an
+     * unnamed temporary file; what a damaged file gave before the damage is read too */
+    sf_err_clear(&conv);
+    if (!stdin_in && tracedat_is(fd)) {
+        FILE *tf = tmpfile();
+        int tfd = tf ? dup(fileno(tf)) : -1;
+        if (tf)
+            fclose(tf);
+        close(fd);
+        if (tfd < 0) {
+            fprintf(stderr, "tracefs2spans: %s: temporary file: %s\n", path, strerror(errno));
+            return SF_EXIT_USAGE;
+        }
+        conv_rc = tracedat_text(path, tfd, &conv);
+        fd = tfd;
+        if (lseek(fd, 0, SEEK_SET) != 0 || (conv_rc && conv.off == 0)) { /* nothing read */
+            sf_err_format(&conv, "tracefs2spans", path, msg, sizeof(msg));
+            fprintf(stderr, "%s\n", msg);
+            close(fd);
+            return SF_EXIT_USAGE;
+        }
     }
     rc = begin_source(&fs, fd, &h);
     if (rc == SF_E_DUP || rc == SF_E_BUSY) {
@@ -488,6 +511,10 @@ int ingest_file(struct t2s_ctx *c, const char *path)
         rc = sf_err_set(&fs.err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (rc == 0)
         rc = read_lines(&fs, fd, &h, hashing);
+    if (rc == 0 && conv_rc) { /* the lines before the damage are in; the rest is lost */
+        fs.err = conv;
+        rc = conv_rc;
+    }
     if (rc == 0 && fs.err.code == 0)
         rc = intervals_finish(fs.iv, fs.max_ts);
     if (rc == 0 && fs.err.code)

@@ -18,9 +18,10 @@
 static void usage(FILE *f)
 {
     fputs("usage: tracefs2spans [--db FILE] [--ndjson] [options] FILE... | -\n"
-          "Read tracefs trace / trace_pipe text: span markers (bpf_trace_printk,\n"
-          "trace_marker) become span events and per-thread span intervals; with --db the\n"
-          "clocks are fitted against the pcap spans and perf samples get their span.\n"
+          "Read tracefs trace / trace_pipe text, or trace-cmd's trace.dat (read with\n"
+          "libtracecmd, by its content): span markers (bpf_trace_printk, trace_marker)\n"
+          "become span events and per-thread span intervals; with --db the clocks are\n"
+          "fitted against the pcap spans and perf samples get their span.\n"
           "\n"
           "  --db FILE             write span_events, losses, span_intervals, clock_fits\n"
           "                        into FILE, then attribute samples (samples.span_id)\n"

@@ -291,6 +291,15 @@ struct t2s_ctx {
  * ctx->bad_total), or SF_EXIT_USAGE for an unreadable input or a database failure. */
 int ingest_file(struct t2s_ctx *ctx, const char *path);
 
+/* ---- tracedat.c: trace-cmd's trace.dat as tracefs text ------------------------- */
+
+/* 1 when the file open as fd starts as a trace.dat does ("\027\010Dtracing"). */
+int tracedat_is(int fd);
+/* Write the tracefs text of the trace.dat at path to out (converted in a child
+ * process).  Returns 0, or SF_E_* with err: offset 0 when nothing could be read, else
+ * the lines written before the failure are good. */
+int tracedat_text(const char *path, int out, struct sf_err *err);
+
 /* sockets.c: join the socket events of tracefs source src to the capture's spans
  * (replacing an earlier join): span markers and exclusive intervals with source
  * socket, shared_intervals, and *pairs (malloc'd, the caller frees) of (event time,
