@@ -1,3 +1,4 @@
 # perf-fold: perf script text -> folded stacks, database, per-span folds, diff gate.
 TOOLS += perf-fold
-LDLIBS_perf-fold = $(call pc,sqlite3 libelf libtraceevent)
+# libiberty (static, Debian's libiberty-dev): cplus_demangle, C++ names as perf shows them
+LDLIBS_perf-fold = $(call pc,sqlite3 libelf libtraceevent) -liberty

@@ -28,6 +28,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <libiberty/demangle.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,8 +41,8 @@
 
 struct sym {
     uint64_t start, end;
-    const char *name;
-    int bind, sized;
+    const char *name; /* demangled at its first use (shown_name) */
+    int bind, sized, shown;
     uint32_t ord; /* the order it was read in: the first of equal aliases stays, as perf's */
 };
 
@@ -56,6 +57,7 @@ struct dso {
 struct map {
     uint64_t start, end, pgoff;
     struct dso *dso;
+    int identity; /* anonymous memory: addresses are their own keys (a JIT's perf map) */
 };
 
 struct proc {
@@ -87,6 +89,7 @@ struct held {
         struct {
             uint64_t start, len, pgoff;
             struct dso *dso;
+            int identity;
         } m;
         char comm[64];
     } u;
@@ -113,6 +116,7 @@ struct pdctx {
     struct sf_buf line;
     int failed;
     struct sf_map by_path, by_pid, by_tid; /* dsos, procs, comms (the lists own them) */
+    struct sf_arena demangled;             /* the C++ and Rust names shown, demangled */
     int described;                         /* --db: the header's clock and event lines were fed */
     struct pf_tp *tp; /* --db: the tracepoints' formats, when the recording has them */
 };
@@ -185,6 +189,7 @@ static int add_sym(struct dso *d, size_t *cap, uint64_t start, uint64_t size, in
     d->syms[d->n].end = start + size;
     d->syms[d->n].sized = size > 0;
     d->syms[d->n].bind = bind;
+    d->syms[d->n].shown = 0;
     d->syms[d->n].ord = (uint32_t)d->n;
     d->syms[d->n].name = (const char *)(uintptr_t)names->len; /* an offset until the end */
     if (sf_buf_append(names, name, nlen) < 0 ||
@@ -452,6 +457,62 @@ static void load_vdso(struct dso *d)
         fclose(f);
 }
 
+/* A JIT's /tmp/perf-PID.map, as perf's dso__load_perf_map reads it: "START SIZE NAME"
+ * per line, hex numbers, the name the rest of the line. */
+static void load_perf_map(struct dso *d)
+{
+    FILE *f = fopen(d->path, "r");
+    struct sf_buf names;
+    char *line = NULL;
+    size_t n = 0, cap = 0;
+    ssize_t len;
+
+    if (f == NULL)
+        return;
+    sf_buf_init(&names, (size_t)1 << 30);
+    while ((len = getline(&line, &n, f)) > 0) {
+        char *p = line, *e;
+        unsigned long long start, size;
+        line[strcspn(line, "\n")] = 0;
+        start = strtoull(p, &e, 16);
+        if (e == p || *e != ' ')
+            continue;
+        size = strtoull(p = e + 1, &e, 16);
+        if (e == p || *e != ' ' || !e[1])
+            continue;
+        if (add_sym(d, &cap, start, size, STB_GLOBAL, &names, e + 1, strlen(e + 1), "") < 0)
+            break;
+    }
+    free(line);
+    fclose(f);
+    d->names = (char *)names.data;
+    for (size_t i = 0; i < d->n; i++)
+        d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
+    fix_syms(d, 0);
+}
+
+/* The name perf shows for a symbol: C++ (and Rust's legacy) names demangled as perf
+ * demangles them, libiberty's cplus_demangle without parameters (DMGL_NO_OPTS: "ns::f",
+ * not "ns::f(int)"); done at the first use, once per symbol. */
+static const char *shown_name(struct pdctx *x, struct sym *sy)
+{
+    if (!sy->shown) {
+        char *dm;
+        sy->shown = 1;
+        if (sy->name[0] == '_' && (sy->name[1] == 'Z' || sy->name[1] == 'R') &&
+            (dm = cplus_demangle(sy->name, DMGL_NO_OPTS)) != NULL) {
+            size_t l = strlen(dm) + 1;
+            char *keep = sf_arena_alloc(&x->demangled, l);
+            if (keep) {
+                memcpy(keep, dm, l);
+                sy->name = keep;
+            }
+            free(dm);
+        }
+    }
+    return sy->name;
+}
+
 static void load_syms(struct dso *d)
 {
     struct elf_file bin;
@@ -553,7 +614,7 @@ static struct dso *load_kallsyms(struct pdctx *x)
     return d;
 }
 
-static const struct sym *find_sym(const struct dso *d, uint64_t key)
+static struct sym *find_sym(const struct dso *d, uint64_t key)
 {
     size_t lo = 0, hi = d->n;
 
@@ -610,7 +671,10 @@ static struct dso *dso_get(struct pdctx *x, const char *path)
         free(d);
         return NULL;
     }
-    if (path[0] == '/')
+    if (strncmp(path, "/tmp/perf-", 10) == 0 && strlen(path) > 14 &&
+        strcmp(path + strlen(path) - 4, ".map") == 0)
+        load_perf_map(d);
+    else if (path[0] == '/')
         load_syms(d);
     else if (strcmp(path, "[vdso]") == 0)
         load_vdso(d);
@@ -859,7 +923,7 @@ static int sample(struct pdctx *x, const struct held *h)
     for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
         uint64_t ip = h->u.s.chain[i];
         const struct map *m;
-        const struct sym *sy;
+        struct sym *sy;
         if (ip >= SF_PD_CONTEXT_MAX) {
             user = ip == SF_PD_CONTEXT_USER;
             continue;
@@ -882,9 +946,9 @@ static int sample(struct pdctx *x, const struct held *h)
         if (m == NULL) {
             rc = frame(x, ip, "[unknown]", "[unknown]");
         } else {
-            uint64_t key = ip - m->start + m->pgoff;
+            uint64_t key = m->identity ? ip : ip - m->start + m->pgoff;
             sy = find_sym(m->dso, key);
-            rc = frame(x, key, sy ? sy->name : "[unknown]", m->dso->path);
+            rc = frame(x, key, sy ? shown_name(x, sy) : "[unknown]", m->dso->path);
         }
     }
     if (rc == 0)
@@ -902,7 +966,8 @@ static int process(struct pdctx *x, const struct held *h)
         return sample(x, h);
     case SF_PD_MMAP:
     case SF_PD_MMAP2: {
-        struct map m = {h->u.m.start, h->u.m.start + h->u.m.len, h->u.m.pgoff, h->u.m.dso};
+        struct map m = {h->u.m.start, h->u.m.start + h->u.m.len, h->u.m.pgoff, h->u.m.dso,
+                        h->u.m.identity};
         if ((p = proc_get(x, h->pid, 1)) == NULL || add_map(p, &m) < 0)
             return PD_OOM;
         return 0;
@@ -950,9 +1015,30 @@ static int flush(struct pdctx *x)
     return rc;
 }
 
+/* The file a mapping is known by, as perf's map__new names it: anonymous memory (and
+ * the heap, a stack, SysV shared memory) that may execute is the JIT's
+ * /tmp/perf-PID.map, at addresses that are their own keys (*identity). */
+static const char *mapped_file(const struct sf_pd_record *r, char *buf, size_t cap, int *identity)
+{
+    const char *f = r->u.mmap.filename;
+    int anon = strcmp(f, "//anon") == 0 || strncmp(f, "/dev/zero", 9) == 0 ||
+               strncmp(f, "/anon_hugepage", 14) == 0;
+    int no_dso =
+        strncmp(f, "[stack", 6) == 0 || strncmp(f, "/SYSV", 5) == 0 || strcmp(f, "[heap]") == 0;
+    /* MMAP2 says its protection; for MMAP, a mapping not marked as data is code */
+    int exec = r->type == SF_PD_MMAP2 ? (r->u.mmap.prot & 4) != 0 : !(r->misc & (1u << 13));
+
+    *identity = anon || no_dso;
+    if (!*identity || !exec)
+        return f;
+    snprintf(buf, cap, "/tmp/perf-%u.map", r->u.mmap.pid);
+    return buf;
+}
+
 static int hold(struct pdctx *x, const struct sf_pd_record *r)
 {
     struct held *h;
+    char jit[40];
 
     if (x->nheld == x->capheld) {
         size_t nc = x->capheld ? 2 * x->capheld : 4096;
@@ -995,7 +1081,7 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.m.start = r->u.mmap.start;
         h->u.m.len = r->u.mmap.len;
         h->u.m.pgoff = r->u.mmap.pgoff;
-        if ((h->u.m.dso = dso_get(x, r->u.mmap.filename)) == NULL)
+        if ((h->u.m.dso = dso_get(x, mapped_file(r, jit, sizeof(jit), &h->u.m.identity))) == NULL)
             return PD_OOM;
         break;
     case SF_PD_COMM:
@@ -1075,6 +1161,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     }
     sf_buf_init(&x.line, (size_t)PF_RECORD_MAX);
     sf_arena_init(&x.chains, 1u << 20, 0);
+    sf_arena_init(&x.demangled, 1u << 16, 0);
     while ((rc = sf_pd_next(x.pd, &r, &err)) > 0) {
         c->lines++; /* records, for the source's count */
         if (r.type == SF_PD_FINISHED_ROUND)
@@ -1132,6 +1219,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     sf_map_free(&x.by_tid);
     pf_tp_close(x.tp);
     sf_arena_free(&x.chains);
+    sf_arena_free(&x.demangled);
     sf_buf_free(&x.line);
     sf_pd_close(x.pd);
     if (rc == PD_OOM)

@@ -44,6 +44,13 @@ perf record -q -k mono -g -c 100000 -e cpu-clock -o "$tmp/kernel.data" xz -T2 -3
     >/dev/null 2>&1 || rm -f "$tmp/kernel.data"
 perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/python.data" sh -c \
     'python3 -c "import json; [json.dumps({\"a\": i}) for i in range(100000)]"' >/dev/null 2>&1
+# C++ names perf shows demangled, and code run from anonymous memory a /tmp/perf-PID.map
+# names, as a JIT writes one (tests/data/perfdata/jitspin.cc)
+if command -v g++ >/dev/null && g++ -O1 -g -fno-omit-frame-pointer -o "$tmp/jitspin" \
+    "$top/tests/data/perfdata/jitspin.cc" 2>/dev/null; then
+    perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/jit.data" "$tmp/jitspin" \
+        >/dev/null 2>&1
+fi
 for name in file pipe two; do
     while IFS= read -r line; do
         case $line in
@@ -54,7 +61,7 @@ for name in file pipe two; do
     done < <(SF_TOP=$top "$t" "$tmp/$name")
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
-for name in file pipe two gzip xz python kernel; do
+for name in file pipe two gzip xz python kernel jit; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
     for opts in "" "--pid --tid" "--addrs" "--kernel"; do
         # shellcheck disable=SC2086 # the options are words
@@ -70,6 +77,15 @@ for name in file pipe two gzip xz python kernel; do
         fi
     done
 done
+if [ -s "$tmp/jit.data" ]; then
+    "$fold" "$tmp/jit.data" >"$tmp/jit.folded" 2>/dev/null
+    check_eval "jit: the C++ frames are demangled as perf shows them, the JIT's by its perf map" \
+        'grep -q "main;spanfold_test::(anonymous namespace)::Worker<unsigned long>::churn [0-9]" "$tmp/jit.folded" &&
+         { [ "$(uname -m)" != x86_64 ] || grep -q "main;jit_spin_loop [0-9]" "$tmp/jit.folded"; }'
+else
+    skip "jit: the C++ frames are demangled as perf shows them, the JIT's by its perf map" "no g++ or not recorded here"
+fi
+rm -f /tmp/perf-"$(perf script -i "$tmp/jit.data" -F pid 2>/dev/null | head -1 | tr -d ' ')".map
 # --db: the same database from the perf.data as from perf script's text of it, as
 # spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
 # stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),
