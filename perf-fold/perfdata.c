@@ -14,14 +14,14 @@
  * at file offsets (an ET_EXEC's moved from their section's address to its offset, as
  * perf adjusts them), duplicates at one address resolved as perf's choose_best_symbol
  * does (a sized one, not weak, global, fewer leading underscores, the longer name), a
- * zero-sized one ending where the next begins; PLT entries as NAME@plt (one such entry
- * inside a zero-sized symbol's fixed-up range is named by the PLT here, while perf's
- * answer depends on the shape of its symbol tree: in a small binary it may name the
- * other, _init); the [vdso] from
- * this process's own.  What is not resolved prints as perf
- * prints it: "[unknown] (FILE)", or "[unknown] ([unknown])" outside every mapping.
- * Kernel addresses are resolved from /proc/kallsyms (this machine's: the recording's,
- * as perf assumes too); JIT maps, inline frames and C++ demangling are not done yet.
+ * zero-sized one ending where the next begins; PLT entries as NAME@plt; kept in the tree
+ * perf keeps them in (symtree.h), so that where two hold an address the one perf's walk
+ * reaches is named; C++ names demangled as perf shows them; executable anonymous memory
+ * by the JIT's /tmp/perf-PID.map; the [vdso] from this process's own.  What is not
+ * resolved prints as perf prints it: "[unknown] (FILE)", or "[unknown] ([unknown])"
+ * outside every mapping.  Kernel addresses are resolved from /proc/kallsyms (this
+ * machine's: the recording's, as perf assumes too); inline frames and DWARF call
+ * graphs are not done yet.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,20 +38,16 @@
 #include "perf_fold.h"
 #include "sf_hex.h"
 #include "sf_perfdata.h"
-
-struct sym {
-    uint64_t start, end;
-    const char *name; /* demangled at its first use (shown_name) */
-    int bind, sized, shown;
-    uint32_t ord; /* the order it was read in: the first of equal aliases stays, as perf's */
-};
+#include "symtree.h"
 
 struct dso {
     struct dso *next;
     char *path;
-    struct sym *syms;
+    struct pf_sym *syms; /* in the order read (perf's insertion order) */
     size_t n;
-    char *names; /* the names, one allocation */
+    char *names;            /* the names, one allocation */
+    struct pf_symtree tree; /* perf's tree of them (symtree.h) */
+    uint64_t lo, hi;        /* the first symbol's start, the last one's end */
 };
 
 struct map {
@@ -133,7 +129,7 @@ static int underscores(const char *s)
 }
 
 /* perf's choose_best_symbol: 1 when a is to be kept over b. */
-static int better(const struct sym *a, const struct sym *b)
+static int better(const struct pf_sym *a, const struct pf_sym *b)
 {
     size_t na, nb;
 
@@ -148,15 +144,6 @@ static int better(const struct sym *a, const struct sym *b)
     na = strlen(a->name);
     nb = strlen(b->name);
     return na >= nb;
-}
-
-static int by_start(const void *x, const void *y)
-{
-    const struct sym *a = x, *b = y;
-
-    if (a->start != b->start)
-        return a->start < b->start ? -1 : 1;
-    return (a->ord > b->ord) - (a->ord < b->ord);
 }
 
 static Elf_Scn *section_named(Elf *e, const char *want, GElf_Shdr *sh)
@@ -179,7 +166,7 @@ static int add_sym(struct dso *d, size_t *cap, uint64_t start, uint64_t size, in
 {
     if (d->n == *cap) {
         size_t nc = *cap ? 2 * *cap : 1024;
-        struct sym *g = realloc(d->syms, nc * sizeof(*g));
+        struct pf_sym *g = realloc(d->syms, nc * sizeof(*g));
         if (g == NULL)
             return -1;
         d->syms = g;
@@ -393,43 +380,80 @@ static int plt_syms(Elf *e, struct dso *d, size_t *cap, struct sf_buf *names)
     return 0;
 }
 
-/* A zero-sized symbol ends where the next begins (perf's symbols__fixup_end). */
+/* A zero-sized symbol ends where the next begins, the last one a page on (perf's
+ * symbols__fixup_end), in the tree's order. */
 static void fixup_end(struct dso *d)
 {
-    for (size_t i = 0; i + 1 < d->n; i++)
-        if (d->syms[i].end == d->syms[i].start)
-            d->syms[i].end = d->syms[i + 1].start;
-    if (d->n && d->syms[d->n - 1].end == d->syms[d->n - 1].start)
-        d->syms[d->n - 1].end = (d->syms[d->n - 1].start + 4096) & ~(uint64_t)4095;
+    uint32_t prev = st_first(&d->tree), cur;
+
+    if (prev == ST_NIL)
+        return;
+    for (cur = st_next(&d->tree, prev); cur != ST_NIL; prev = cur, cur = st_next(&d->tree, cur))
+        if (d->syms[prev].end == d->syms[prev].start)
+            d->syms[prev].end = d->syms[cur].start;
+    if (d->syms[prev].end == d->syms[prev].start)
+        d->syms[prev].end = ((d->syms[prev].start + 4095) & ~(uint64_t)4095) + 4096;
 }
 
-/* Sorted, one symbol per address (perf's choice among aliases), a zero-sized one ending
- * where the next begins.  perf fixes the ends first for kallsyms (so of zero-sized
- * aliases the last keeps a size, and wins), after the choice for ELF files. */
-static void fix_syms(struct dso *d, int ends_first)
+/* One symbol per address, perf's choice among aliases (symbols__fixup_duplicate): the
+ * tree walked in order, of two neighbours at one address the one chosen stays and the
+ * other is erased from the tree, in perf's order of erasures. */
+static void fixup_duplicate(struct dso *d)
 {
-    size_t k;
+    uint32_t nd = st_first(&d->tree), curr, next;
 
-    qsort(d->syms, d->n, sizeof(*d->syms), by_start);
-    if (ends_first) {
+    while (nd != ST_NIL) {
+        curr = nd;
+        for (;;) {
+            if ((next = nd = st_next(&d->tree, curr)) == ST_NIL ||
+                d->syms[curr].start != d->syms[next].start)
+                break;
+            if (better(&d->syms[curr], &d->syms[next])) {
+                st_erase(&d->tree, next);
+                continue;
+            }
+            nd = st_next(&d->tree, curr);
+            st_erase(&d->tree, curr);
+            break;
+        }
+    }
+}
+
+enum { SYMS_ELF, SYMS_KALLSYMS, SYMS_PERF_MAP };
+
+/* The symbols read (syms[0..n), the first ntab from a table, the rest an ELF file's PLT)
+ * into perf's tree of them: the table's inserted in the order read, then for kallsyms
+ * the ends fixed before the choice among aliases (so of zero-sized aliases the last
+ * keeps a size, and wins), for an ELF file after it; then the PLT's entries inserted,
+ * as perf synthesizes them after the rest.  A JIT's perf map is inserted as it is. */
+static void fix_syms(struct dso *d, int kind, size_t ntab)
+{
+    uint32_t i, first;
+
+    if (st_init(&d->tree, d->n) < 0) {
+        d->n = 0;
+        return;
+    }
+    for (i = 0; i < ntab; i++)
+        st_insert(&d->tree, d->syms, i);
+    if (kind == SYMS_KALLSYMS) {
         fixup_end(d);
-        for (size_t i = 0; i < d->n; i++)
+        for (i = 0; i < ntab; i++)
             d->syms[i].sized = d->syms[i].end > d->syms[i].start;
     }
-    for (size_t i = 0, j; i < d->n; i = j) {
-        size_t best = i;
-        for (j = i + 1; j < d->n && d->syms[j].start == d->syms[i].start; j++)
-            if (!better(&d->syms[best], &d->syms[j]))
-                best = j;
-        d->syms[i] = d->syms[best];
-        for (k = i + 1; k < j; k++)
-            d->syms[k].start = UINT64_MAX; /* dropped below */
+    if (kind != SYMS_PERF_MAP)
+        fixup_duplicate(d);
+    if (kind == SYMS_ELF)
+        fixup_end(d);
+    for (i = (uint32_t)ntab; i < d->n; i++)
+        st_insert(&d->tree, d->syms, i);
+    if ((first = st_first(&d->tree)) != ST_NIL) {
+        uint32_t last = first;
+        for (i = first; i != ST_NIL; i = st_next(&d->tree, i))
+            last = i;
+        d->lo = d->syms[first].start;
+        d->hi = d->syms[last].end;
     }
-    for (size_t i = k = 0; i < d->n; i++)
-        if (d->syms[i].start != UINT64_MAX)
-            d->syms[k++] = d->syms[i];
-    d->n = k;
-    fixup_end(d);
 }
 
 /* The symbols of one ELF image (its own tables, a debug file's, the PLT). */
@@ -488,13 +512,13 @@ static void load_perf_map(struct dso *d)
     d->names = (char *)names.data;
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_syms(d, 0);
+    fix_syms(d, SYMS_PERF_MAP, d->n);
 }
 
 /* The name perf shows for a symbol: C++ (and Rust's legacy) names demangled as perf
  * demangles them, libiberty's cplus_demangle without parameters (DMGL_NO_OPTS: "ns::f",
  * not "ns::f(int)"); done at the first use, once per symbol. */
-static const char *shown_name(struct pdctx *x, struct sym *sy)
+static const char *shown_name(struct pdctx *x, struct pf_sym *sy)
 {
     if (!sy->shown) {
         char *dm;
@@ -528,7 +552,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
     GElf_Shdr ssh;
     GElf_Ehdr eh;
     struct sf_buf names;
-    size_t cap = 0;
+    size_t cap = 0, ntab = 0;
     int have_dbg = 0;
 
     sf_buf_init(&names, (size_t)1 << 30);
@@ -543,11 +567,13 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
         scn = table_of(src->e, SHT_SYMTAB);
         if (scn == NULL)
             scn = table_of(src->e, SHT_DYNSYM);
-        if ((scn && gelf_getshdr(scn, &ssh) != NULL &&
-             load_table(src->e, scn, &ssh, eh.e_type == ET_EXEC || eh.e_type == ET_REL, d, &names,
-                        &cap) < 0) ||
-            plt_syms(bin.e, d, &cap, &names) < 0)
+        if (scn && gelf_getshdr(scn, &ssh) != NULL &&
+            load_table(src->e, scn, &ssh, eh.e_type == ET_EXEC || eh.e_type == ET_REL, d, &names,
+                       &cap) < 0)
             d->n = 0;
+        ntab = d->n;
+        if (plt_syms(bin.e, d, &cap, &names) < 0)
+            d->n = ntab = 0;
     }
     if (have_dbg)
         elf_close(&dbg);
@@ -555,7 +581,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
     d->names = (char *)names.data; /* the buffer's allocation is the dso's now */
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_syms(d, 0);
+    fix_syms(d, SYMS_ELF, ntab);
 }
 
 /* The kernel's symbols from /proc/kallsyms, as perf's dso__load_kallsyms takes them:
@@ -608,26 +634,18 @@ static struct dso *load_kallsyms(struct pdctx *x)
     d->names = (char *)names.data;
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_syms(d, 1);
+    fix_syms(d, SYMS_KALLSYMS, d->n);
     d->next = x->dsos;
     x->dsos = d;
     return d;
 }
 
-static struct sym *find_sym(const struct dso *d, uint64_t key)
+/* The symbol perf names at key: its tree walk (symtree.h). */
+static struct pf_sym *find_sym(const struct dso *d, uint64_t key)
 {
-    size_t lo = 0, hi = d->n;
+    uint32_t i = d->n ? st_find(&d->tree, d->syms, key) : ST_NIL;
 
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (d->syms[mid].start <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == 0 || key >= d->syms[lo - 1].end)
-        return NULL;
-    return &d->syms[lo - 1];
+    return i == ST_NIL ? NULL : &d->syms[i];
 }
 
 static int dso_eq(const void *val, const void *key)
@@ -923,7 +941,7 @@ static int sample(struct pdctx *x, const struct held *h)
     for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
         uint64_t ip = h->u.s.chain[i];
         const struct map *m;
-        struct sym *sy;
+        struct pf_sym *sy;
         if (ip >= SF_PD_CONTEXT_MAX) {
             user = ip == SF_PD_CONTEXT_USER;
             continue;
@@ -931,8 +949,8 @@ static int sample(struct pdctx *x, const struct held *h)
         if (!user) { /* a kernel address: kallsyms, the file a module's name */
             if (!x->kernel_tried)
                 x->kernel = load_kallsyms(x);
-            if (x->kernel == NULL || x->kernel->n == 0 || ip < x->kernel->syms[0].start ||
-                ip >= x->kernel->syms[x->kernel->n - 1].end) { /* outside the kernel's map */
+            if (x->kernel == NULL || x->kernel->n == 0 || ip < x->kernel->lo ||
+                ip >= x->kernel->hi) { /* outside the kernel's map */
                 rc = frame(x, ip, "[unknown]", "[unknown]");
                 continue;
             }
@@ -1198,6 +1216,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         struct dso *d = x.dsos;
         x.dsos = d->next;
         free(d->syms);
+        st_free(&d->tree);
         free(d->names);
         free(d->path);
         free(d);

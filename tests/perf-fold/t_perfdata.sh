@@ -51,6 +51,14 @@ if command -v g++ >/dev/null && g++ -O1 -g -fno-omit-frame-pointer -o "$tmp/jits
     perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/jit.data" "$tmp/jitspin" \
         >/dev/null 2>&1
 fi
+# a real JIT and a large C++ binary: node with its perf map (labels inside sized
+# functions among its builtins: perf's tree walk decides which is named)
+if command -v node >/dev/null; then
+    (cd "$tmp" && perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/node.data" node \
+        --perf-basic-prof -e 'let s = 0; const end = Date.now() + 400;
+        while (Date.now() < end) for (let i = 0; i < 1e4; i++) s += Math.sqrt(i) * Math.sin(i);' \
+        >/dev/null 2>&1) # node leaves v8 logs in its folder
+fi
 for name in file pipe two; do
     while IFS= read -r line; do
         case $line in
@@ -61,7 +69,7 @@ for name in file pipe two; do
     done < <(SF_TOP=$top "$t" "$tmp/$name")
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
-for name in file pipe two gzip xz python kernel jit; do
+for name in file pipe two gzip xz python kernel jit node; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
     for opts in "" "--pid --tid" "--addrs" "--kernel"; do
         # shellcheck disable=SC2086 # the options are words
@@ -85,7 +93,10 @@ if [ -s "$tmp/jit.data" ]; then
 else
     skip "jit: the C++ frames are demangled as perf shows them, the JIT's by its perf map" "no g++ or not recorded here"
 fi
-rm -f /tmp/perf-"$(perf script -i "$tmp/jit.data" -F pid 2>/dev/null | head -1 | tr -d ' ')".map
+for name in jit node; do
+    [ -s "$tmp/$name.data" ] &&
+        rm -f /tmp/perf-"$(perf script -i "$tmp/$name.data" -F pid 2>/dev/null | head -1 | tr -d ' ')".map
+done
 # --db: the same database from the perf.data as from perf script's text of it, as
 # spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
 # stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),
