@@ -907,6 +907,9 @@ static int sample(struct pdctx *x, const struct held *h)
         cl = strlen(cm->name); /* < 64 */
         memcpy(e, cm->name, cl);
         e += cl;
+    } else if (h->tid == 0) { /* the idle task, which perf names so from the start */
+        memcpy(e, "swapper", 7);
+        e += 7;
     } else {
         *e++ = ':';
         e = put_u64(e, h->tid, 0, 0);

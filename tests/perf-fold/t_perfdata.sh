@@ -39,6 +39,9 @@ perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/gzip.data" gzip -c "
     >/dev/null 2>&1
 perf record -q -k mono -g -c 200000 -e cpu-clock:u -o "$tmp/xz.data" xz -T2 -3 -c "$tmp/rnd" \
     >/dev/null 2>&1
+# every CPU (-a): every process, kernel threads and the idle task, where this user may
+perf record -q -k mono -a -g -c 200000 -e cpu-clock -o "$tmp/system.data" sh -c \
+    "head -c 8000000 \"$tmp/rnd\" | gzip -c >/dev/null" >/dev/null 2>&1 || rm -f "$tmp/system.data"
 # user and kernel frames (kallsyms), where this user may record the kernel
 perf record -q -k mono -g -c 100000 -e cpu-clock -o "$tmp/kernel.data" xz -T2 -3 -c "$tmp/rnd" \
     >/dev/null 2>&1 || rm -f "$tmp/kernel.data"
@@ -69,7 +72,7 @@ for name in file pipe two; do
     done < <(SF_TOP=$top "$t" "$tmp/$name")
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
-for name in file pipe two gzip xz python kernel jit node; do
+for name in file pipe two gzip xz python kernel system jit node; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
     for opts in "" "--pid --tid" "--addrs" "--kernel"; do
         # shellcheck disable=SC2086 # the options are words
@@ -109,7 +112,7 @@ perf record -q -k mono -g --sample-cpu -c 1 -e "$sched" -e sched:sched_switch \
 perf record -q -k mono -g --sample-cpu -c 1 -e "$sched" -e sched:sched_switch \
     -e sched:sched_wakeup -o - sh -c "$work" 2>/dev/null >"$tmp/sched-pipe.data" ||
     rm -f "$tmp/sched-pipe.data"
-for name in sched sched-pipe kernel python; do
+for name in sched sched-pipe kernel python system; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold --db on the perf.data" "not recorded here"; continue; }
     f=comm,pid,tid,cpu,time,period,event,ip,sym,dso
     case $name in kernel | python) f=${f/cpu,/} ;; esac # recorded without --sample-cpu
