@@ -25,6 +25,7 @@
 /* feature numbers (perf's header.h) */
 enum {
     F_TRACING_DATA = 1,
+    F_BUILD_ID = 2,
     F_HOSTNAME = 3,
     F_OSRELEASE = 4,
     F_VERSION = 5,
@@ -242,6 +243,49 @@ static void feat_event_desc(struct sf_pd *pd, struct sf_rd *rd)
     }
 }
 
+/* Build id records (struct perf_record_header_build_id: header, pid, id[24] whose byte 20
+ * is its size when the header's misc has bit 15, the file name NUL-padded to the record's
+ * size), one after another in rd. */
+static void build_ids(struct sf_pd *pd, struct sf_rd *rd)
+{
+    int sw = pd->info.swapped;
+
+    while (sf_rd_left(rd) >= 8 + 4 + 24 && !rd->err) {
+        struct sf_pd_buildid *b;
+        struct sf_rd rec;
+        uint16_t misc, size;
+        const uint8_t *id;
+        size_t nl;
+        (void)r32(rd, sw); /* type */
+        misc = r16(rd, sw);
+        size = r16(rd, sw);
+        if (size < 8 + 4 + 24 || size - 8u > sf_rd_left(rd))
+            break;
+        rec = sf_rd_sub(rd, size - 8u);
+        if (pd->info.nbuildids == SF_PD_MAX_BUILDIDS)
+            continue;
+        if (pd->info.nbuildids % 64 == 0) {
+            struct sf_pd_buildid *g =
+                realloc(pd->info.buildids, (pd->info.nbuildids + 64) * sizeof(*g));
+            if (g == NULL)
+                return;
+            pd->info.buildids = g;
+        }
+        b = &pd->info.buildids[pd->info.nbuildids];
+        b->pid = (int32_t)r32(&rec, sw);
+        if ((id = sf_rd_bytes(&rec, 24)) == NULL)
+            break;
+        memcpy(b->id, id, 20);
+        b->size = (misc & (1u << 15)) && id[20] <= 20 ? id[20] : 20;
+        nl = strnlen((const char *)rec.p, sf_rd_left(&rec));
+        if ((b->filename = malloc(nl + 1)) == NULL)
+            return;
+        memcpy(b->filename, rec.p, nl);
+        b->filename[nl] = 0;
+        pd->info.nbuildids++;
+    }
+}
+
 /* One feature section's body (file mode) or a HEADER_FEATURE record's (pipe mode). */
 static void feature(struct sf_pd *pd, int feat, struct sf_rd *rd)
 {
@@ -281,6 +325,9 @@ static void feature(struct sf_pd *pd, int feat, struct sf_rd *rd)
     case F_EVENT_DESC:
         feat_event_desc(pd, rd);
         break;
+    case F_BUILD_ID:
+        build_ids(pd, rd);
+        break;
     default:
         break;
     }
@@ -312,8 +359,9 @@ static int read_features(struct sf_pd *pd, const uint8_t *bitmap, uint64_t at, s
         off = r64(&rd, sw);
         size = r64(&rd, sw);
         if (size == 0 || size > TRACING_DATA_MAX ||
-            !(b == F_TRACING_DATA || b == F_HOSTNAME || b == F_OSRELEASE || b == F_VERSION ||
-              b == F_ARCH || b == F_NRCPUS || b == F_CMDLINE || b == F_EVENT_DESC))
+            !(b == F_TRACING_DATA || b == F_BUILD_ID || b == F_HOSTNAME || b == F_OSRELEASE ||
+              b == F_VERSION || b == F_ARCH || b == F_NRCPUS || b == F_CMDLINE ||
+              b == F_EVENT_DESC))
             continue;
         if ((body = malloc(size)) == NULL)
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "perf.data: out of memory");
@@ -485,6 +533,9 @@ void sf_pd_close(struct sf_pd *pd)
     for (size_t i = 0; i < pd->info.nattr; i++)
         free(pd->info.attr[i].ids);
     free(pd->info.tracing);
+    for (size_t i = 0; i < pd->info.nbuildids; i++)
+        free(pd->info.buildids[i].filename);
+    free(pd->info.buildids);
     if (pd->own && pd->f)
         fclose(pd->f);
     free(pd->buf);
@@ -792,6 +843,12 @@ int sf_pd_next(struct sf_pd *pd, struct sf_pd_record *r, struct sf_err *err)
         if ((rc = tracing_data(pd, r32(&rd, sw), r, err)) < 0)
             return rc;
         break;
+    case SF_PD_HEADER_BUILD_ID: { /* the whole record, header included, is one entry */
+        struct sf_rd whole;
+        sf_rd_init(&whole, pd->buf + pd->pos - size, size, r->off);
+        build_ids(pd, &whole);
+        break;
+    }
     case SF_PD_HEADER_FEATURE: {
         uint64_t feat = r64(&rd, sw);
         if (feat < FEAT_BITS)

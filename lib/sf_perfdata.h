@@ -17,7 +17,7 @@
  * sample_id trailer when the events have sample_id_all.  The features read are those
  * that name the recording: hostname, OS release, perf version, arch, nrcpus, cmdline,
  * and the event descriptions (names and ids); the tracing data (the tracepoints'
- * format files) is kept whole for the caller.
+ * format files) is kept whole for the caller; the files' build ids.
  *
  * Bounds: every field is checked against its record and every record against the file
  * (sf_rd's rules); a damaged record or a truncated file stops with SF_E_MALFORMED /
@@ -46,6 +46,7 @@ enum {
     SF_PD_MMAP2 = 10,
     SF_PD_HEADER_ATTR = 64,
     SF_PD_HEADER_TRACING_DATA = 66,
+    SF_PD_HEADER_BUILD_ID = 67,
     SF_PD_FINISHED_ROUND = 68,
     SF_PD_HEADER_FEATURE = 80,
 };
@@ -87,6 +88,16 @@ struct sf_pd_attr {
     size_t nids;
 };
 
+/* The build id perf recorded for a file (feature BUILD_ID, pipe mode's HEADER_BUILD_ID). */
+struct sf_pd_buildid {
+    uint8_t id[20];
+    uint8_t size; /* bytes of id (20 for SHA-1 ids) */
+    int32_t pid;  /* -1 for the kernel's and the host's files */
+    char *filename;
+};
+
+#define SF_PD_MAX_BUILDIDS 65536
+
 /* What the recording says of itself. */
 struct sf_pd_info {
     int pipe, swapped; /* pipe mode; the file is of the other byte order */
@@ -99,6 +110,9 @@ struct sf_pd_info {
      * record): perf's trace-event-read layout, tracing_size bytes; NULL when none */
     uint8_t *tracing;
     size_t tracing_size;
+    /* the files' build ids, at most SF_PD_MAX_BUILDIDS */
+    struct sf_pd_buildid *buildids;
+    size_t nbuildids;
 };
 
 struct sf_pd_sample {

@@ -47,6 +47,7 @@ struct dso {
     size_t n;
     char *names;            /* the names, one allocation */
     struct pf_symtree tree; /* perf's tree of them (symtree.h) */
+    char want[41];          /* the build id the recording has for it (hex), or "" */
     uint64_t lo, hi;        /* the first symbol's start, the last one's end */
 };
 
@@ -112,9 +113,11 @@ struct pdctx {
     struct sf_buf line;
     int failed;
     struct sf_map by_path, by_pid, by_tid; /* dsos, procs, comms (the lists own them) */
-    struct sf_arena demangled;             /* the C++ and Rust names shown, demangled */
-    int described;                         /* --db: the header's clock and event lines were fed */
-    struct pf_tp *tp; /* --db: the tracepoints' formats, when the recording has them */
+    struct sf_map by_file;     /* the recording's build ids by file name (the reader owns them) */
+    size_t indexed;            /* of them, how many are in by_file */
+    struct sf_arena demangled; /* the C++ and Rust names shown, demangled */
+    int described;             /* --db: the header's clock and event lines were fed */
+    struct pf_tp *tp;          /* --db: the tracepoints' formats, when the recording has them */
 };
 
 /* ---- symbols ----------------------------------------------------------------------- */
@@ -314,17 +317,54 @@ static Elf_Scn *table_of(Elf *e, Elf64_Word type)
     return NULL;
 }
 
+/* perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug, then .build-id/XX/REST/LEAF
+ * (LEAF elf: the file as recorded, which perf record copies there; debug: its debug
+ * file). */
+static void cache_path(char *out, size_t cap, const char *id, const char *leaf)
+{
+    const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
+    if (dir && dir[0])
+        snprintf(out, cap, "%s/.build-id/%.2s/%s/%s", dir, id, id + 2, leaf);
+    else
+        snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/%s", home ? home : "", id, id + 2, leaf);
+}
+
+/* Open path when its build id is want (any, when want is ""): perf uses no file whose
+ * build id is not the recording's. */
+static int open_matching(struct elf_file *f, const char *path, const char *want)
+{
+    char id[41];
+
+    if (elf_open(f, path) != 0)
+        return -1;
+    if (want[0] && (build_id(f->e, id) != 0 || strcmp(id, want) != 0)) {
+        elf_close(f);
+        return -1;
+    }
+    return 0;
+}
+
 /* A separate debug file with the .symtab the binary lacks, where perf and gdb look for
- * one: /usr/lib/debug/.build-id/XX/REST.debug, then the .gnu_debuglink name beside the
- * binary, in its .debug folder and under /usr/lib/debug. */
+ * one, of the binary's build id: the build-id cache's debug file, /usr/lib/debug/
+ * .build-id/XX/REST.debug, then the .gnu_debuglink name beside the binary, in its .debug
+ * folder and under /usr/lib/debug. */
 static int debug_file(Elf *bin, const char *path, struct elf_file *out)
 {
     char id[41], link[256], dir[4096], cand[8192];
     const char *slash = strrchr(path, '/');
 
-    if (build_id(bin, id) == 0 && strlen(id) > 2) {
+    if (build_id(bin, id) != 0 || strlen(id) <= 2)
+        id[0] = 0;
+    if (id[0]) {
+        cache_path(cand, sizeof(cand), id, "debug");
+        if (open_matching(out, cand, id) == 0) {
+            if (table_of(out->e, SHT_SYMTAB))
+                return 0;
+            elf_close(out);
+        }
         snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
-        if (elf_open(out, cand) == 0) {
+        if (open_matching(out, cand, id) == 0) {
             if (table_of(out->e, SHT_SYMTAB))
                 return 0;
             elf_close(out);
@@ -337,7 +377,7 @@ static int debug_file(Elf *bin, const char *path, struct elf_file *out)
     const char *const fmt[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
     for (int i = 0; i < 3; i++) {
         snprintf(cand, sizeof(cand), fmt[i], dir, link);
-        if (strcmp(cand, path) != 0 && elf_open(out, cand) == 0) {
+        if (strcmp(cand, path) != 0 && open_matching(out, cand, id) == 0) {
             if (table_of(out->e, SHT_SYMTAB))
                 return 0;
             elf_close(out);
@@ -521,14 +561,22 @@ static void load_perf_map(struct dso *d)
 static const char *shown_name(struct pdctx *x, struct pf_sym *sy)
 {
     if (!sy->shown) {
-        char *dm;
+        size_t n = strlen(sy->name);
+        int plt = n > 4 && strcmp(sy->name + n - 4, "@plt") == 0;
+        char *dm = NULL, base[1024];
         sy->shown = 1;
+        /* a PLT entry: its function's name demangled, then "@plt", as perf names it */
         if (sy->name[0] == '_' && (sy->name[1] == 'Z' || sy->name[1] == 'R') &&
-            (dm = cplus_demangle(sy->name, DMGL_NO_OPTS)) != NULL) {
-            size_t l = strlen(dm) + 1;
-            char *keep = sf_arena_alloc(&x->demangled, l);
+            (!plt || n - 4 < sizeof(base))) {
+            snprintf(base, sizeof(base), "%.*s", (int)(plt ? n - 4 : n), sy->name);
+            dm = cplus_demangle(plt ? base : sy->name, DMGL_NO_OPTS);
+        }
+        if (dm) {
+            size_t l = strlen(dm);
+            char *keep = sf_arena_alloc(&x->demangled, l + (plt ? 4 : 0) + 1);
             if (keep) {
                 memcpy(keep, dm, l);
+                memcpy(keep + l, plt ? "@plt" : "", plt ? 5 : 1);
                 sy->name = keep;
             }
             free(dm);
@@ -537,12 +585,22 @@ static const char *shown_name(struct pdctx *x, struct pf_sym *sy)
     return sy->name;
 }
 
+/* The file a mapping names, if its build id is the one recorded (when one is), else
+ * the copy perf record put in the build-id cache; no symbols when neither is there. */
 static void load_syms(struct dso *d)
 {
     struct elf_file bin;
+    char cand[4096];
 
-    if (elf_open(&bin, d->path) == 0)
+    if (open_matching(&bin, d->path, d->want) == 0) {
         load_elf(d, &bin);
+        return;
+    }
+    if (d->want[0]) {
+        cache_path(cand, sizeof(cand), d->want, "elf");
+        if (open_matching(&bin, cand, d->want) == 0)
+            load_elf(d, &bin);
+    }
 }
 
 static void load_elf(struct dso *d, struct elf_file *bin_f)
@@ -673,7 +731,39 @@ static int index_put(struct sf_map *m, uint64_t h, int (*eq)(const void *, const
     return 0;
 }
 
-static struct dso *dso_get(struct pdctx *x, const char *path)
+static int buildid_eq(const void *val, const void *key)
+{
+    return strcmp(((const struct sf_pd_buildid *)val)->filename, key) == 0;
+}
+
+/* The build id the recording has for path (hex into out, "" when none): the mapping's own
+ * (MMAP2 with one), else the recording's table of them (indexed at the first call). */
+static void wanted_id(struct pdctx *x, const char *path, const uint8_t *mid, size_t msize,
+                      char *out)
+{
+    const struct sf_pd_info *in = sf_pd_info(x->pd);
+    const struct sf_pd_buildid *b;
+
+    out[0] = 0;
+    if (mid && msize) {
+        sf_hex_encode(out, mid, msize);
+        return;
+    }
+    if (x->indexed < in->nbuildids) { /* pipe mode: more may have come */
+        for (; x->indexed < in->nbuildids; x->indexed++) {
+            const struct sf_pd_buildid *e = &in->buildids[x->indexed];
+            uint64_t h = sf_hash(e->filename, strlen(e->filename));
+            if (sf_map_find(&x->by_file, h, buildid_eq, e->filename) == NULL &&
+                index_put(&x->by_file, h, buildid_eq, e->filename, (void *)e) < 0)
+                return;
+        }
+    }
+    b = sf_map_find(&x->by_file, sf_hash(path, strlen(path)), buildid_eq, path);
+    if (b && b->size)
+        sf_hex_encode(out, b->id, b->size);
+}
+
+static struct dso *dso_get(struct pdctx *x, const char *path, const uint8_t *mid, size_t msize)
 {
     uint64_t h = sf_hash(path, strlen(path));
     struct dso *d = sf_map_find(&x->by_path, h, dso_eq, path);
@@ -689,6 +779,7 @@ static struct dso *dso_get(struct pdctx *x, const char *path)
         free(d);
         return NULL;
     }
+    wanted_id(x, path, mid, msize, d->want);
     if (strncmp(path, "/tmp/perf-", 10) == 0 && strlen(path) > 14 &&
         strcmp(path + strlen(path) - 4, ".map") == 0)
         load_perf_map(d);
@@ -872,22 +963,41 @@ static int describe(struct pdctx *x)
     return rc;
 }
 
-/* v in decimal, right-aligned in at least width characters filled with fill, appended
- * to p; returns the end.  printf's %*llu, without printf: it is per sample. */
-static char *put_u64(char *p, uint64_t v, int width, char fill)
+/* v in decimal (negative when neg), in at least width characters: right-aligned and
+ * filled with fill, or left-aligned (width < 0) and filled with blanks; appended to p,
+ * returns the end.  printf's %*lld and %-*d, without printf: it is per sample. */
+static char *put_num(char *p, uint64_t v, int neg, int width, char fill)
 {
-    char d[20];
-    int k = 0;
+    char d[21];
+    int k = 0, left = width < 0;
 
     do {
         d[k++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    for (; width > k; width--)
+    if (neg)
+        d[k++] = '-';
+    width = left ? -width : width;
+    for (int w = width; !left && w > k; w--)
         *p++ = fill;
-    while (k)
-        *p++ = d[--k];
+    for (int i = k; i > 0;)
+        *p++ = d[--i];
+    for (int w = width; left && w > k; w--)
+        *p++ = ' ';
     return p;
+}
+
+static char *put_u64(char *p, uint64_t v, int width, char fill)
+{
+    return put_num(p, v, 0, width, fill);
+}
+
+/* a pid or tid as perf prints it, signed (-1 for a sample of no task) */
+static char *put_id(char *p, uint32_t id, int width)
+{
+    int32_t v = (int32_t)id;
+
+    return put_num(p, v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v, v < 0, width, ' ');
 }
 
 static int sample(struct pdctx *x, const struct held *h)
@@ -912,12 +1022,13 @@ static int sample(struct pdctx *x, const struct held *h)
         e += 7;
     } else {
         *e++ = ':';
-        e = put_u64(e, h->tid, 0, 0);
+        e = put_id(e, h->tid, 0);
     }
+    /* perf's own spacing, "%s %5d/%-5d ", which a line with a pid of -1 depends on */
     *e++ = ' ';
-    e = put_u64(e, h->pid, 0, 0);
+    e = put_id(e, h->pid, 5);
     *e++ = '/';
-    e = put_u64(e, h->tid, 0, 0);
+    e = put_id(e, h->tid, -5);
     *e++ = ' ';
     if (x->c->db && (a->sample_type & SF_PD_S_CPU)) {
         *e++ = '[';
@@ -925,7 +1036,7 @@ static int sample(struct pdctx *x, const struct held *h)
         *e++ = ']';
         *e++ = ' ';
     }
-    e = put_u64(e, h->time / 1000000000u, 0, 0);
+    e = put_u64(e, h->time / 1000000000u, 5, ' ');
     *e++ = '.';
     e = put_u64(e, h->time % 1000000000u, 9, '0');
     *e++ = ':';
@@ -1102,7 +1213,8 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.m.start = r->u.mmap.start;
         h->u.m.len = r->u.mmap.len;
         h->u.m.pgoff = r->u.mmap.pgoff;
-        if ((h->u.m.dso = dso_get(x, mapped_file(r, jit, sizeof(jit), &h->u.m.identity))) == NULL)
+        if ((h->u.m.dso = dso_get(x, mapped_file(r, jit, sizeof(jit), &h->u.m.identity),
+                                  r->u.mmap.build_id, r->u.mmap.build_id_size)) == NULL)
             return PD_OOM;
         break;
     case SF_PD_COMM:
@@ -1239,6 +1351,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     sf_map_free(&x.by_path);
     sf_map_free(&x.by_pid);
     sf_map_free(&x.by_tid);
+    sf_map_free(&x.by_file);
     pf_tp_close(x.tp);
     sf_arena_free(&x.chains);
     sf_arena_free(&x.demangled);

@@ -100,6 +100,42 @@ for name in jit node; do
     [ -s "$tmp/$name.data" ] &&
         rm -f /tmp/perf-"$(perf script -i "$tmp/$name.data" -F pid 2>/dev/null | head -1 | tr -d ' ')".map
 done
+# build ids, in a home of the test's own (perf's build-id cache is ~/.debug): a binary
+# rebuilt after its recording is not used (perf record left its copy in the cache, which
+# is); without the cache its frames are [unknown]; a stripped binary whose debug file is
+# in the cache by its build id gets its names from there
+bid() { # NAME HOME: perf-fold on NAME.data equal to the text path's, with HOME
+    local name=$1 home=$2
+    HOME=$home perf script -i "$tmp/$name.data" -F comm,pid,tid,time,period,event,ip,sym,dso \
+        --ns 2>/dev/null | "$fold" >"$tmp/text.folded" 2>/dev/null
+    HOME=$home "$fold" "$tmp/$name.data" >"$tmp/data.folded" 2>/dev/null
+    [ -s "$tmp/text.folded" ] && cmp -s "$tmp/text.folded" "$tmp/data.folded"
+}
+mkdir -p "$tmp/home" "$tmp/home2"
+cc -O1 -g -fno-omit-frame-pointer -o "$tmp/rebuilt" "$top/tests/data/perfdata/spin.c"
+HOME=$tmp/home perf record -q -k mono -g -c 50000 -e cpu-clock:u -o "$tmp/rebuilt.data" \
+    "$tmp/rebuilt" >/dev/null 2>&1
+cc -O2 -g -fno-omit-frame-pointer -o "$tmp/rebuilt" "$top/tests/data/perfdata/spin.c"
+if [ -s "$tmp/rebuilt.data" ] && [ -d "$tmp/home/.debug" ]; then
+    check_eval "a binary rebuilt after its recording: the cache's copy names its frames, as perf's" \
+        'bid rebuilt "$tmp/home" && grep -q "main;top_fn;leaf [0-9]" "$tmp/data.folded"'
+    rm -rf "$tmp/home/.debug"
+    check_eval "...and without the cache, its frames are [unknown], as perf's" \
+        'bid rebuilt "$tmp/home" && grep -q "main;\[rebuilt\]" "$tmp/data.folded" &&
+         ! grep -q top_fn "$tmp/data.folded"'
+else
+    skip "a binary rebuilt after its recording" "perf record keeps no build-id cache here"
+    skip "...and without the cache" "perf record keeps no build-id cache here"
+fi
+cc -O1 -g -fno-omit-frame-pointer -o "$tmp/stripped" "$top/tests/data/perfdata/spin.c"
+objcopy --only-keep-debug "$tmp/stripped" "$tmp/stripped.debug" && strip "$tmp/stripped"
+id=$(readelf -n "$tmp/stripped" 2>/dev/null | awk '/Build ID/ {print $3}')
+HOME=$tmp/home2 perf record -q --no-buildid-cache -k mono -g -c 50000 -e cpu-clock:u \
+    -o "$tmp/stripped.data" "$tmp/stripped" >/dev/null 2>&1
+mkdir -p "$tmp/home2/.debug/.build-id/${id:0:2}/${id:2}"
+cp "$tmp/stripped.debug" "$tmp/home2/.debug/.build-id/${id:0:2}/${id:2}/debug"
+check_eval "a stripped binary, its debug file in the build-id cache: named from it, as perf's" \
+    '[ -n "$id" ] && bid stripped "$tmp/home2" && grep -q "main;top_fn;leaf [0-9]" "$tmp/data.folded"'
 # --db: the same database from the perf.data as from perf script's text of it, as
 # spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
 # stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),
