@@ -70,6 +70,7 @@ enum {
 
 /* callchain context markers (PERF_CONTEXT_*): entries at or above this are markers */
 #define SF_PD_CONTEXT_MAX    ((uint64_t)-4095)
+#define SF_PD_CONTEXT_HV     ((uint64_t)-32)
 #define SF_PD_CONTEXT_KERNEL ((uint64_t)-128)
 #define SF_PD_CONTEXT_USER   ((uint64_t)-512)
 

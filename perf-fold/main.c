@@ -44,6 +44,11 @@ static const char usage_text[] =
     "                     named in a warning\n"
     "  --wait             with --db FILE...: when another process is ingesting the same\n"
     "                     input, wait for it (default: say so and exit 2)\n"
+    "perf.data input (as perf script takes them):\n"
+    "  --symfs DIR        look for the recorded files under DIR (a copy of the\n"
+    "                     recording machine's root)\n"
+    "  --kallsyms FILE    the kernel's symbols from FILE (a copy of the recording\n"
+    "                     machine's /proc/kallsyms), not this machine's\n"
     "  -q, --quiet        no notes or progress on stderr\n"
     "  -h, --help         this text        --version   version\n"
     "exit status: 0 ok, 1 bad lines skipped (reported as FILE:LINE:, counted),\n"
@@ -72,6 +77,8 @@ enum {
     OPT_SAMPLES,
     OPT_COMPLETE,
     OPT_WAIT,
+    OPT_SYMFS,
+    OPT_KALLSYMS,
 };
 
 static const struct option longopts[] = {
@@ -96,6 +103,8 @@ static const struct option longopts[] = {
     {"grpc-method", required_argument, NULL, OPT_GRPC},
     {"complete-only", no_argument, NULL, OPT_COMPLETE},
     {"wait", no_argument, NULL, OPT_WAIT},
+    {"symfs", required_argument, NULL, OPT_SYMFS},
+    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -167,6 +176,12 @@ static int parse_opts(struct pf_opts *o, int argc, char **argv)
             break;
         case OPT_WAIT:
             o->wait = 1;
+            break;
+        case OPT_SYMFS:
+            o->symfs = optarg;
+            break;
+        case OPT_KALLSYMS:
+            o->kallsyms = optarg;
             break;
         case OPT_GROUP:
             o->group_by = optarg;

@@ -39,8 +39,10 @@ struct pf_opts {
     const char *db_path;
     const char *clock; /* --clock: clock domain when the input has no header */
     const char *group_by, *span, *trace, *grpc_method;
-    int complete_only; /* --complete-only: read only complete sources */
-    int wait;          /* --wait: wait for another process ingesting the same input */
+    int complete_only;    /* --complete-only: read only complete sources */
+    int wait;             /* --wait: wait for another process ingesting the same input */
+    const char *symfs;    /* --symfs DIR: perf.data's files under DIR */
+    const char *kallsyms; /* --kallsyms FILE: the kernel's symbols, not /proc/kallsyms */
 };
 
 /* A piece of a line: not NUL-terminated. */

@@ -48,6 +48,7 @@ struct dso {
     char *names;            /* the names, one allocation */
     struct pf_symtree tree; /* perf's tree of them (symtree.h) */
     char want[41];          /* the build id the recording has for it (hex), or "" */
+    const char *symfs;      /* --symfs: the folder its path is under, or "" */
     uint64_t lo, hi;        /* the first symbol's start, the last one's end */
 };
 
@@ -317,14 +318,16 @@ static Elf_Scn *table_of(Elf *e, Elf64_Word type)
     return NULL;
 }
 
-/* perf's build-id cache: $PERF_BUILDID_DIR, else ~/.debug, then .build-id/XX/REST/LEAF
- * (LEAF elf: the file as recorded, which perf record copies there; debug: its debug
- * file). */
-static void cache_path(char *out, size_t cap, const char *id, const char *leaf)
+/* perf's build-id cache: SYMFS/.debug with --symfs (perf then skips the local one),
+ * else $PERF_BUILDID_DIR, else ~/.debug; then .build-id/XX/REST/LEAF (LEAF elf: the file
+ * as recorded, which perf record copies there; debug: its debug file). */
+static void cache_path(char *out, size_t cap, const char *symfs, const char *id, const char *leaf)
 {
     const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 
-    if (dir && dir[0])
+    if (symfs[0])
+        snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/%s", symfs, id, id + 2, leaf);
+    else if (dir && dir[0])
         snprintf(out, cap, "%s/.build-id/%.2s/%s/%s", dir, id, id + 2, leaf);
     else
         snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/%s", home ? home : "", id, id + 2, leaf);
@@ -349,7 +352,7 @@ static int open_matching(struct elf_file *f, const char *path, const char *want)
  * one, of the binary's build id: the build-id cache's debug file, /usr/lib/debug/
  * .build-id/XX/REST.debug, then the .gnu_debuglink name beside the binary, in its .debug
  * folder and under /usr/lib/debug. */
-static int debug_file(Elf *bin, const char *path, struct elf_file *out)
+static int debug_file(Elf *bin, const char *path, const char *symfs, struct elf_file *out)
 {
     char id[41], link[256], dir[4096], cand[8192];
     const char *slash = strrchr(path, '/');
@@ -357,13 +360,13 @@ static int debug_file(Elf *bin, const char *path, struct elf_file *out)
     if (build_id(bin, id) != 0 || strlen(id) <= 2)
         id[0] = 0;
     if (id[0]) {
-        cache_path(cand, sizeof(cand), id, "debug");
+        cache_path(cand, sizeof(cand), symfs, id, "debug");
         if (open_matching(out, cand, id) == 0) {
             if (table_of(out->e, SHT_SYMTAB))
                 return 0;
             elf_close(out);
         }
-        snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+        snprintf(cand, sizeof(cand), "%s/usr/lib/debug/.build-id/%.2s/%s.debug", symfs, id, id + 2);
         if (open_matching(out, cand, id) == 0) {
             if (table_of(out->e, SHT_SYMTAB))
                 return 0;
@@ -374,10 +377,10 @@ static int debug_file(Elf *bin, const char *path, struct elf_file *out)
     if (!link[0] || slash == NULL)
         return -1;
     snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    const char *const fmt[] = {"%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s"};
+    const char *const fmt[] = {"%s%s/%s", "%s%s/.debug/%s", "%s/usr/lib/debug%s/%s"};
     for (int i = 0; i < 3; i++) {
-        snprintf(cand, sizeof(cand), fmt[i], dir, link);
-        if (strcmp(cand, path) != 0 && open_matching(out, cand, id) == 0) {
+        snprintf(cand, sizeof(cand), fmt[i], symfs, dir, link);
+        if (strcmp(cand + strlen(symfs), path) != 0 && open_matching(out, cand, id) == 0) {
             if (table_of(out->e, SHT_SYMTAB))
                 return 0;
             elf_close(out);
@@ -590,14 +593,15 @@ static const char *shown_name(struct pdctx *x, struct pf_sym *sy)
 static void load_syms(struct dso *d)
 {
     struct elf_file bin;
-    char cand[4096];
+    char cand[4096 + 256];
 
-    if (open_matching(&bin, d->path, d->want) == 0) {
+    snprintf(cand, sizeof(cand), "%s%s", d->symfs, d->path);
+    if (open_matching(&bin, cand, d->want) == 0) {
         load_elf(d, &bin);
         return;
     }
     if (d->want[0]) {
-        cache_path(cand, sizeof(cand), d->want, "elf");
+        cache_path(cand, sizeof(cand), d->symfs, d->want, "elf");
         if (open_matching(&bin, cand, d->want) == 0)
             load_elf(d, &bin);
     }
@@ -618,7 +622,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
         /* the symbols from the fullest table: the binary's .symtab, a debug file's, or
          * the binary's .dynsym; whether to move them to file offsets, from the binary */
         if (table_of(bin.e, SHT_SYMTAB) == NULL && bin.fd >= 0 &&
-            debug_file(bin.e, d->path, &dbg) == 0) {
+            debug_file(bin.e, d->path, d->symfs, &dbg) == 0) {
             src = &dbg;
             have_dbg = 1;
         }
@@ -648,7 +652,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
  * their module's name as their file. */
 static struct dso *load_kallsyms(struct pdctx *x)
 {
-    FILE *f = fopen("/proc/kallsyms", "r");
+    FILE *f = fopen(x->c->o.kallsyms ? x->c->o.kallsyms : "/proc/kallsyms", "r");
     struct dso *d = calloc(1, sizeof(*d));
     struct sf_buf names;
     char line[1024];
@@ -780,6 +784,7 @@ static struct dso *dso_get(struct pdctx *x, const char *path, const uint8_t *mid
         return NULL;
     }
     wanted_id(x, path, mid, msize, d->want);
+    d->symfs = x->c->o.symfs ? x->c->o.symfs : "";
     if (strncmp(path, "/tmp/perf-", 10) == 0 && strlen(path) > 14 &&
         strcmp(path + strlen(path) - 4, ".map") == 0)
         load_perf_map(d);
@@ -1052,6 +1057,12 @@ static int sample(struct pdctx *x, const struct held *h)
         return PD_OOM;
     if (line(x) < 0)
         return PD_STOP;
+    /* a context marker perf does not know (a user stack walk gone wrong can leave one)
+     * makes it discard the whole callchain: the sample prints with no frames */
+    for (uint64_t i = 0; i < h->u.s.nr; i++)
+        if (h->u.s.chain[i] >= SF_PD_CONTEXT_MAX && h->u.s.chain[i] != SF_PD_CONTEXT_USER &&
+            h->u.s.chain[i] != SF_PD_CONTEXT_KERNEL && h->u.s.chain[i] != SF_PD_CONTEXT_HV)
+            return line(x);
     for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
         uint64_t ip = h->u.s.chain[i];
         const struct map *m;

@@ -136,6 +136,30 @@ mkdir -p "$tmp/home2/.debug/.build-id/${id:0:2}/${id:2}"
 cp "$tmp/stripped.debug" "$tmp/home2/.debug/.build-id/${id:0:2}/${id:2}/debug"
 check_eval "a stripped binary, its debug file in the build-id cache: named from it, as perf's" \
     '[ -n "$id" ] && bid stripped "$tmp/home2" && grep -q "main;top_fn;leaf [0-9]" "$tmp/data.folded"'
+# analysed elsewhere: the recorded files under --symfs DIR (the binary moved away from
+# its recorded path), the kernel's symbols from --kallsyms FILE (a copy, one name changed
+# to show it is the one read), as perf script takes them
+cc -O1 -g -fno-omit-frame-pointer -o "$tmp/moved" "$top/tests/data/perfdata/spin.c"
+perf record -q --no-buildid-cache -k mono -g -c 50000 -e cpu-clock:u -o "$tmp/moved.data" \
+    "$tmp/moved" >/dev/null 2>&1
+mkdir -p "$tmp/symfs$tmp" && mv "$tmp/moved" "$tmp/symfs$tmp/moved"
+perf script -i "$tmp/moved.data" --symfs "$tmp/symfs" -F comm,pid,tid,time,period,event,ip,sym,dso \
+    --ns 2>/dev/null | "$fold" >"$tmp/text.folded" 2>/dev/null
+"$fold" --symfs "$tmp/symfs" "$tmp/moved.data" >"$tmp/data.folded" 2>/dev/null
+check_eval "--symfs DIR: the binary found under DIR, as perf script --symfs finds it" \
+    '[ -s "$tmp/moved.data" ] && cmp -s "$tmp/text.folded" "$tmp/data.folded" &&
+     grep -q "main;top_fn;leaf [0-9]" "$tmp/data.folded"'
+if [ -s "$tmp/kernel.data" ]; then
+    sed 's/ do_syscall_64$/ do_syscall_64_from_the_copy/' /proc/kallsyms >"$tmp/kallsyms"
+    "$fold" --kallsyms "$tmp/kallsyms" "$tmp/kernel.data" >"$tmp/data.folded" 2>/dev/null
+    perf script -i "$tmp/kernel.data" --kallsyms "$tmp/kallsyms" \
+        -F comm,pid,tid,time,period,event,ip,sym,dso --ns 2>/dev/null | "$fold" >"$tmp/text.folded"
+    check_eval "--kallsyms FILE: the kernel's names from FILE, as perf script --kallsyms reads them" \
+        'grep -q "do_syscall_64_from_the_copy" "$tmp/data.folded" &&
+         ! grep -q "do_syscall_64;" "$tmp/data.folded" && cmp -s "$tmp/text.folded" "$tmp/data.folded"'
+else
+    skip "--kallsyms FILE: the kernel's names from FILE" "the kernel may not be recorded here"
+fi
 # --db: the same database from the perf.data as from perf script's text of it, as
 # spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
 # stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),
