@@ -112,6 +112,19 @@ static void rstr(struct sf_rd *rd, size_t n, char *out, size_t cap)
     out[l] = 0;
 }
 
+int sf_pd_user_reg(const struct sf_pd *pd, const struct sf_pd_sample *s, int reg, uint64_t *v)
+{
+    uint64_t mask = s->attr ? s->attr->sample_regs_user : 0, x;
+    int k;
+
+    if (s->regs == NULL || reg < 0 || reg > 63 || !(mask >> reg & 1))
+        return -1;
+    k = __builtin_popcountll(mask & ((UINT64_C(1) << reg) - 1));
+    memcpy(&x, s->regs + 8 * k, 8);
+    *v = pd->info.swapped ? sw64(x) : x;
+    return 0;
+}
+
 uint64_t sf_pd_chain_ip(const struct sf_pd *pd, const struct sf_pd_sample *s, uint64_t i)
 {
     uint64_t v;
@@ -666,6 +679,30 @@ static int sample(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *r, st
     if (st & SF_PD_S_RAW) {
         s->raw_size = r32(rd, sw);
         s->raw = sf_rd_bytes(rd, s->raw_size);
+    }
+    if (st & SF_PD_S_BRANCH_STACK) { /* nr, [hw_idx], nr x {from, to, flags} */
+        uint64_t nr = r64(rd, sw);
+        if (a->branch_sample_type & (1u << 17)) /* PERF_SAMPLE_BRANCH_HW_INDEX */
+            (void)r64(rd, sw);
+        if (nr > 65536 || !sf_rd_skip(rd, (size_t)(24 * nr)))
+            rd->err = 1;
+    }
+    if (st & SF_PD_S_REGS_USER) { /* abi, then one u64 per bit of sample_regs_user */
+        s->regs_abi = r64(rd, sw);
+        if (s->regs_abi) {
+            s->nregs = (uint32_t)__builtin_popcountll(a->sample_regs_user);
+            if ((s->regs = sf_rd_bytes(rd, 8u * s->nregs)) == NULL)
+                rd->err = 1;
+        }
+    }
+    if (st & SF_PD_S_STACK_USER) { /* size, the bytes, and when any the bytes used */
+        uint64_t size = r64(rd, sw);
+        if (size > 65536 * 8 || (size && (s->stack = sf_rd_bytes(rd, (size_t)size)) == NULL))
+            rd->err = 1;
+        else if (size) {
+            uint64_t dyn = r64(rd, sw); /* what the kernel could copy of it */
+            s->stack_size = (size_t)(dyn < size ? dyn : size);
+        }
     }
     r->has_id = 1;
     r->pid = s->pid;

@@ -11,8 +11,8 @@
  * sf_pd_next hands the records on in file order (perf orders samples by time between
  * FINISHED_ROUND records; that is the caller's business) with the fields of the ones a
  * profile needs decoded: SAMPLE by its event's sample_type (ip, pid/tid, time, addr, id,
- * cpu, period, read values skipped, callchain, raw data, branch stack, user registers
- * and stack skipped, the rest after them ignored), MMAP and MMAP2 (build id or device and
+ * cpu, period, read values skipped, callchain, raw data, branch stack skipped, user
+ * registers and stack, the rest after them ignored), MMAP and MMAP2 (build id or device and
  * inode), COMM (exec), FORK, EXIT, LOST, and for every other record its type and the
  * sample_id trailer when the events have sample_id_all.  The features read are those
  * that name the recording: hostname, OS release, perf version, arch, nrcpus, cmdline,
@@ -124,6 +124,13 @@ struct sf_pd_sample {
     const uint8_t *chain; /* nr u64 in the file's byte order: sf_pd_chain_ip */
     uint32_t raw_size;
     const uint8_t *raw; /* tracepoint data, raw_size bytes */
+    /* --call-graph dwarf: the user registers (regs_abi 0: none; sf_pd_user_reg) and the
+     * bytes of the user stack from the stack pointer up, stack_size of them */
+    uint64_t regs_abi;
+    uint32_t nregs;
+    const uint8_t *regs;
+    const uint8_t *stack;
+    size_t stack_size;
 };
 
 struct sf_pd_record {
@@ -172,6 +179,11 @@ const struct sf_pd_info *sf_pd_info(const struct sf_pd *pd);
  * raw data) live until the next call. */
 int sf_pd_next(struct sf_pd *pd, struct sf_pd_record *r, struct sf_err *err);
 void sf_pd_close(struct sf_pd *pd);
+
+/* User register reg of s (its bit in the event's sample_regs_user: perf's
+ * PERF_REG_X86_* numbering on x86-64) into *v, in host byte order: 0, or -1 when the
+ * sample did not record it. */
+int sf_pd_user_reg(const struct sf_pd *pd, const struct sf_pd_sample *s, int reg, uint64_t *v);
 
 /* Callchain entry i of s, in host byte order. */
 uint64_t sf_pd_chain_ip(const struct sf_pd *pd, const struct sf_pd_sample *s, uint64_t i);

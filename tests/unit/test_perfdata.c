@@ -142,6 +142,33 @@ static int chains_ok(const char *path, size_t *n)
     return ok;
 }
 
+/* --call-graph dwarf: every user-mode sample carries its registers, the instruction
+ * pointer among them equal to the sample's ip (perf's PERF_REG_X86_IP, 8), and the bytes of
+ * its stack; the count of such samples into *n. */
+static int regs_ok(const char *path, size_t *n)
+{
+    struct sf_pd *pd;
+    struct sf_pd_record r;
+    struct sf_err err;
+    int ok = 1;
+
+    *n = 0;
+    sf_err_clear(&err);
+    if (sf_pd_open(&pd, path, &err) < 0)
+        return 0;
+    while (sf_pd_next(pd, &r, &err) > 0)
+        if (r.type == SF_PD_SAMPLE && r.u.sample.regs_abi != 0) {
+            const struct sf_pd_sample *s = &r.u.sample;
+            uint64_t ip = 0, sp = 0;
+            ok &= sf_pd_user_reg(pd, s, 8, &ip) == 0 && ip == s->ip &&
+                  sf_pd_user_reg(pd, s, 7, &sp) == 0 && sp != 0 && s->stack != NULL &&
+                  s->stack_size > 0 && s->nregs > 8;
+            (*n)++;
+        }
+    sf_pd_close(pd);
+    return ok && err.code == 0;
+}
+
 static int by_time(const void *x, const void *y)
 {
     const struct rec *a = x, *b = y;
@@ -193,6 +220,12 @@ static void against_perf(const char *name)
         TAP_EQ_STR(info.attr[0].name, "cpu-clock:u", "%s: the event's name", name);
         TAP_OK(info.nattr == 1 && info.attr[0].sample_type & SF_PD_S_CALLCHAIN,
                "%s: one event, with callchains", name);
+    }
+    if (info.nattr && (info.attr[0].sample_type & SF_PD_S_STACK_USER)) {
+        TAP_OK(regs_ok(data, &samples) && samples > 0,
+               "%s: each of the %zu samples has its user registers (ip the sample's) and stack",
+               label, samples);
+        return;
     }
     TAP_OK(chains_ok(data, &samples) && samples > 0,
            "%s: each of the %zu callchains opens with a context marker, then addresses", label,
