@@ -75,7 +75,9 @@ done
 fold=${SF_BIN:-$top/bin}/perf-fold
 for name in file pipe two gzip xz python kernel system jit node; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
-    for opts in "" "--pid --tid" "--addrs" "--kernel"; do
+    inl=
+    case $name in file | jit) inl=--inline ;; esac # addr2line per address: two small ones
+    for opts in "" "--pid --tid" "--addrs" "--kernel" $inl; do
         # shellcheck disable=SC2086 # the options are words
         perf script -i "$tmp/$name.data" -F comm,pid,tid,time,period,event,ip,sym,dso --ns \
             2>/dev/null | "$fold" $opts >"$tmp/text.folded" 2>/dev/null
