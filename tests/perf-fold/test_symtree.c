@@ -43,10 +43,14 @@ static int valid(const struct pf_symtree *t, size_t live)
     if (t->root != ST_NIL && t->red[t->root])
         return 0;
     check(t, t->root, ST_NIL, &bad);
-    for (uint32_t i = st_first(t); i != ST_NIL; prev = i, i = st_next(t, i), count++)
-        if (prev != ST_NIL &&
-            (syms[prev].start > syms[i].start || (syms[prev].start == syms[i].start && prev > i)))
+    for (uint32_t i = st_first(t); i != ST_NIL; prev = i, i = st_next(t, i), count++) {
+        uint64_t before, here = syms[i].start;
+        if (prev == ST_NIL)
+            continue;
+        before = syms[prev].start;
+        if (before > here || (before == here && prev > i))
             bad = 1; /* equal keys: inserted in index order, so in index order */
+    }
     return !bad && count == live;
 }
 
