@@ -13,11 +13,11 @@ int st_init(struct pf_symtree *t, size_t n)
 {
     t->root = NIL;
     t->cap = n;
-    t->left = malloc((n ? n : 1) * sizeof(*t->left));
-    t->right = malloc((n ? n : 1) * sizeof(*t->right));
+    t->child[0] = malloc((n ? n : 1) * sizeof(*t->child[0]));
+    t->child[1] = malloc((n ? n : 1) * sizeof(*t->child[1]));
     t->parent = malloc((n ? n : 1) * sizeof(*t->parent));
     t->red = malloc(n ? n : 1);
-    if (!t->left || !t->right || !t->parent || !t->red) {
+    if (!t->child[0] || !t->child[1] || !t->parent || !t->red) {
         st_free(t);
         return -1;
     }
@@ -26,11 +26,11 @@ int st_init(struct pf_symtree *t, size_t n)
 
 void st_free(struct pf_symtree *t)
 {
-    free(t->left);
-    free(t->right);
+    free(t->child[0]);
+    free(t->child[1]);
     free(t->parent);
     free(t->red);
-    t->left = t->right = t->parent = NULL;
+    t->child[0] = t->child[1] = t->parent = NULL;
     t->red = NULL;
     t->root = NIL;
     t->cap = 0;
@@ -46,10 +46,10 @@ static void change_child(struct pf_symtree *t, uint32_t old, uint32_t new, uint3
 {
     if (parent == NIL)
         t->root = new;
-    else if (t->left[parent] == old)
-        t->left[parent] = new;
+    else if (t->child[0][parent] == old)
+        t->child[0][parent] = new;
     else
-        t->right[parent] = new;
+        t->child[1][parent] = new;
 }
 
 /* new takes old's place and colour; old becomes new's child, coloured red (1) or black */
@@ -66,18 +66,19 @@ static void rotate_set_parents(struct pf_symtree *t, uint32_t old, uint32_t new,
 
 void st_insert(struct pf_symtree *t, const struct pf_sym *s, uint32_t i)
 {
-    uint32_t *link = &t->root, parent = NIL, node = i, gparent, tmp;
+    uint32_t *link = &t->root, parent = NIL, node = i, gparent, uncle, tmp;
+    int d;
 
     assert(i < t->cap);
     while (*link != NIL) {
         parent = *link;
-        link = s[i].start < s[parent].start ? &t->left[parent] : &t->right[parent];
+        link = &t->child[s[i].start < s[parent].start ? 0 : 1][parent];
     }
-    t->left[i] = t->right[i] = NIL;
+    t->child[0][i] = t->child[1][i] = NIL;
     t->parent[i] = parent;
     t->red[i] = 1;
     *link = i;
-    /* __rb_insert */
+    /* __rb_insert; d is the side parent hangs on gparent (0 left), its cases mirrored */
     for (;;) {
         if (parent == NIL) {
             t->red[node] = 0;
@@ -86,183 +87,104 @@ void st_insert(struct pf_symtree *t, const struct pf_sym *s, uint32_t i)
         if (!t->red[parent])
             break;
         gparent = t->parent[parent];
-        tmp = t->right[gparent];
-        if (parent != tmp) { /* parent is gparent's left child */
-            if (is_red(t, tmp)) {
-                t->red[tmp] = t->red[parent] = 0; /* case 1: recolour, go up */
-                node = gparent;
-                parent = t->parent[node];
-                t->red[node] = 1;
-                continue;
-            }
-            tmp = t->right[parent];
-            if (node == tmp) { /* case 2: left rotate at parent */
-                tmp = t->left[node];
-                t->right[parent] = tmp;
-                t->left[node] = parent;
-                if (tmp != NIL) {
-                    t->parent[tmp] = parent;
-                    t->red[tmp] = 0;
-                }
-                t->parent[parent] = node;
-                t->red[parent] = 1;
-                parent = node;
-                tmp = t->right[node];
-            }
-            /* case 3: right rotate at gparent */
-            t->left[gparent] = tmp;
-            t->right[parent] = gparent;
-            if (tmp != NIL) {
-                t->parent[tmp] = gparent;
-                t->red[tmp] = 0;
-            }
-            rotate_set_parents(t, gparent, parent, 1);
-            break;
-        } else {
-            tmp = t->left[gparent];
-            if (is_red(t, tmp)) {
-                t->red[tmp] = t->red[parent] = 0;
-                node = gparent;
-                parent = t->parent[node];
-                t->red[node] = 1;
-                continue;
-            }
-            tmp = t->left[parent];
-            if (node == tmp) { /* case 2: right rotate at parent */
-                tmp = t->right[node];
-                t->left[parent] = tmp;
-                t->right[node] = parent;
-                if (tmp != NIL) {
-                    t->parent[tmp] = parent;
-                    t->red[tmp] = 0;
-                }
-                t->parent[parent] = node;
-                t->red[parent] = 1;
-                parent = node;
-                tmp = t->left[node];
-            }
-            /* case 3: left rotate at gparent */
-            t->right[gparent] = tmp;
-            t->left[parent] = gparent;
-            if (tmp != NIL) {
-                t->parent[tmp] = gparent;
-                t->red[tmp] = 0;
-            }
-            rotate_set_parents(t, gparent, parent, 1);
-            break;
+        d = parent == t->child[1][gparent];
+        uncle = t->child[!d][gparent];
+        if (is_red(t, uncle)) { /* case 1: recolour, go up */
+            t->red[uncle] = t->red[parent] = 0;
+            node = gparent;
+            parent = t->parent[node];
+            t->red[node] = 1;
+            continue;
         }
+        tmp = t->child[!d][parent];
+        if (node == tmp) { /* case 2: node on the inside: rotate at parent */
+            tmp = t->child[d][node];
+            t->child[!d][parent] = tmp;
+            t->child[d][node] = parent;
+            if (tmp != NIL) {
+                t->parent[tmp] = parent;
+                t->red[tmp] = 0;
+            }
+            t->parent[parent] = node;
+            t->red[parent] = 1;
+            parent = node;
+            tmp = t->child[!d][node];
+        }
+        /* case 3: rotate at gparent the other way */
+        t->child[d][gparent] = tmp;
+        t->child[!d][parent] = gparent;
+        if (tmp != NIL) {
+            t->parent[tmp] = gparent;
+            t->red[tmp] = 0;
+        }
+        rotate_set_parents(t, gparent, parent, 1);
+        break;
     }
 }
 
-/* ____rb_erase_color: parent lost a black node on its side that node is on */
+/* ____rb_erase_color: parent lost a black node on the side node is on (d: 0 left; node
+ * is NIL at first, and then on the left unless it is parent's right child), the four
+ * cases mirrored by d */
 static void erase_color(struct pf_symtree *t, uint32_t parent)
 {
     uint32_t node = NIL, sibling, tmp1, tmp2;
+    int d;
 
     for (;;) {
-        sibling = t->right[parent];
-        if (node != sibling) {        /* node is parent's left child */
-            if (is_red(t, sibling)) { /* case 1: left rotate at parent */
-                tmp1 = t->left[sibling];
-                t->right[parent] = tmp1;
-                t->left[sibling] = parent;
-                t->parent[tmp1] = parent;
-                t->red[tmp1] = 0;
-                rotate_set_parents(t, parent, sibling, 1);
-                sibling = tmp1;
-            }
-            tmp1 = t->right[sibling];
-            if (!is_red(t, tmp1)) {
-                tmp2 = t->left[sibling];
-                if (!is_red(t, tmp2)) { /* case 2: sibling colour flip */
-                    t->red[sibling] = 1;
-                    if (t->red[parent]) {
-                        t->red[parent] = 0;
-                    } else {
-                        node = parent;
-                        parent = t->parent[node];
-                        if (parent != NIL)
-                            continue;
-                    }
-                    break;
-                }
-                /* case 3: right rotate at sibling */
-                tmp1 = t->right[tmp2];
-                t->left[sibling] = tmp1;
-                t->right[tmp2] = sibling;
-                t->right[parent] = tmp2;
-                if (tmp1 != NIL) {
-                    t->parent[tmp1] = sibling;
-                    t->red[tmp1] = 0;
-                }
-                tmp1 = sibling;
-                sibling = tmp2;
-            }
-            /* case 4: left rotate at parent, colour flips */
-            tmp2 = t->left[sibling];
-            t->right[parent] = tmp2;
-            t->left[sibling] = parent;
-            t->parent[tmp1] = sibling;
+        d = node == t->child[1][parent];
+        sibling = t->child[!d][parent];
+        if (is_red(t, sibling)) { /* case 1: rotate at parent toward node */
+            tmp1 = t->child[d][sibling];
+            t->child[!d][parent] = tmp1;
+            t->child[d][sibling] = parent;
+            t->parent[tmp1] = parent;
             t->red[tmp1] = 0;
-            if (tmp2 != NIL)
-                t->parent[tmp2] = parent;
-            rotate_set_parents(t, parent, sibling, 0);
-            break;
-        } else {
-            sibling = t->left[parent];
-            if (is_red(t, sibling)) { /* case 1: right rotate at parent */
-                tmp1 = t->right[sibling];
-                t->left[parent] = tmp1;
-                t->right[sibling] = parent;
-                t->parent[tmp1] = parent;
-                t->red[tmp1] = 0;
-                rotate_set_parents(t, parent, sibling, 1);
-                sibling = tmp1;
-            }
-            tmp1 = t->left[sibling];
-            if (!is_red(t, tmp1)) {
-                tmp2 = t->right[sibling];
-                if (!is_red(t, tmp2)) { /* case 2 */
-                    t->red[sibling] = 1;
-                    if (t->red[parent]) {
-                        t->red[parent] = 0;
-                    } else {
-                        node = parent;
-                        parent = t->parent[node];
-                        if (parent != NIL)
-                            continue;
-                    }
-                    break;
-                }
-                /* case 3: left rotate at sibling */
-                tmp1 = t->left[tmp2];
-                t->right[sibling] = tmp1;
-                t->left[tmp2] = sibling;
-                t->left[parent] = tmp2;
-                if (tmp1 != NIL) {
-                    t->parent[tmp1] = sibling;
-                    t->red[tmp1] = 0;
-                }
-                tmp1 = sibling;
-                sibling = tmp2;
-            }
-            /* case 4: right rotate at parent, colour flips */
-            tmp2 = t->right[sibling];
-            t->left[parent] = tmp2;
-            t->right[sibling] = parent;
-            t->parent[tmp1] = sibling;
-            t->red[tmp1] = 0;
-            if (tmp2 != NIL)
-                t->parent[tmp2] = parent;
-            rotate_set_parents(t, parent, sibling, 0);
-            break;
+            rotate_set_parents(t, parent, sibling, 1);
+            sibling = tmp1;
         }
+        tmp1 = t->child[!d][sibling];
+        if (!is_red(t, tmp1)) {
+            tmp2 = t->child[d][sibling];
+            if (!is_red(t, tmp2)) { /* case 2: sibling colour flip */
+                t->red[sibling] = 1;
+                if (t->red[parent]) {
+                    t->red[parent] = 0;
+                } else {
+                    node = parent;
+                    parent = t->parent[node];
+                    if (parent != NIL)
+                        continue;
+                }
+                break;
+            }
+            /* case 3: rotate at sibling away from node */
+            tmp1 = t->child[!d][tmp2];
+            t->child[d][sibling] = tmp1;
+            t->child[!d][tmp2] = sibling;
+            t->child[!d][parent] = tmp2;
+            if (tmp1 != NIL) {
+                t->parent[tmp1] = sibling;
+                t->red[tmp1] = 0;
+            }
+            tmp1 = sibling;
+            sibling = tmp2;
+        }
+        /* case 4: rotate at parent toward node, colour flips */
+        tmp2 = t->child[d][sibling];
+        t->child[!d][parent] = tmp2;
+        t->child[d][sibling] = parent;
+        t->parent[tmp1] = sibling;
+        t->red[tmp1] = 0;
+        if (tmp2 != NIL)
+            t->parent[tmp2] = parent;
+        rotate_set_parents(t, parent, sibling, 0);
+        break;
     }
 }
 
 void st_erase(struct pf_symtree *t, uint32_t node)
 {
-    uint32_t child = t->right[node], tmp = t->left[node], parent, rebalance;
+    uint32_t child = t->child[1][node], tmp = t->child[0][node], parent, rebalance;
 
     assert(node < t->cap);
     if (tmp == NIL) { /* at most one child, the right */
@@ -283,23 +205,23 @@ void st_erase(struct pf_symtree *t, uint32_t node)
         rebalance = NIL;
     } else {
         uint32_t successor = child, child2;
-        tmp = t->left[child];
+        tmp = t->child[0][child];
         if (tmp == NIL) { /* the successor is the right child */
             parent = successor;
-            child2 = t->right[successor];
+            child2 = t->child[1][successor];
         } else { /* the leftmost of the right subtree */
             do {
                 parent = successor;
                 successor = tmp;
-                tmp = t->left[tmp];
+                tmp = t->child[0][tmp];
             } while (tmp != NIL);
-            child2 = t->right[successor];
-            t->left[parent] = child2;
-            t->right[successor] = child;
+            child2 = t->child[1][successor];
+            t->child[0][parent] = child2;
+            t->child[1][successor] = child;
             t->parent[child] = successor;
         }
-        tmp = t->left[node];
-        t->left[successor] = tmp;
+        tmp = t->child[0][node];
+        t->child[0][successor] = tmp;
         t->parent[tmp] = successor;
         change_child(t, node, successor, t->parent[node]);
         if (child2 != NIL) {
@@ -322,8 +244,8 @@ uint32_t st_first(const struct pf_symtree *t)
 
     if (n == NIL)
         return NIL;
-    while (t->left[n] != NIL)
-        n = t->left[n];
+    while (t->child[0][n] != NIL)
+        n = t->child[0][n];
     return n;
 }
 
@@ -331,12 +253,12 @@ uint32_t st_next(const struct pf_symtree *t, uint32_t n)
 {
     uint32_t p;
 
-    if (t->right[n] != NIL) {
-        for (n = t->right[n]; t->left[n] != NIL;)
-            n = t->left[n];
+    if (t->child[1][n] != NIL) {
+        for (n = t->child[1][n]; t->child[0][n] != NIL;)
+            n = t->child[0][n];
         return n;
     }
-    while ((p = t->parent[n]) != NIL && n == t->right[p])
+    while ((p = t->parent[n]) != NIL && n == t->child[1][p])
         n = p;
     return p;
 }
@@ -347,9 +269,9 @@ uint32_t st_find(const struct pf_symtree *t, const struct pf_sym *s, uint64_t ip
 
     while (n != NIL) {
         if (ip < s[n].start)
-            n = t->left[n];
+            n = t->child[0][n];
         else if (ip > s[n].end || (ip == s[n].end && ip != s[n].start))
-            n = t->right[n];
+            n = t->child[1][n];
         else
             return n;
     }

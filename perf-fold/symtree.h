@@ -26,7 +26,7 @@ struct pf_sym {
 };
 
 struct pf_symtree {
-    uint32_t *left, *right, *parent;
+    uint32_t *child[2], *parent; /* child[0]: left, child[1]: right */
     uint8_t *red;
     uint32_t root;
     size_t cap;

@@ -24,11 +24,11 @@ static int check(const struct pf_symtree *t, uint32_t n, uint32_t parent, int *b
         return 1;
     if (t->parent[n] != parent || !present[n])
         *bad = 1;
-    if (t->red[n] && ((t->left[n] != ST_NIL && t->red[t->left[n]]) ||
-                      (t->right[n] != ST_NIL && t->red[t->right[n]])))
+    if (t->red[n] && ((t->child[0][n] != ST_NIL && t->red[t->child[0][n]]) ||
+                      (t->child[1][n] != ST_NIL && t->red[t->child[1][n]])))
         *bad = 1;
-    l = check(t, t->left[n], n, bad);
-    r = check(t, t->right[n], n, bad);
+    l = check(t, t->child[0][n], n, bad);
+    r = check(t, t->child[1][n], n, bad);
     if (l != r)
         *bad = 1;
     return l + !t->red[n];
@@ -65,10 +65,11 @@ static void shapes(void)
     st_init(&t, 3);
     for (uint32_t i = 0; i < 3; i++)
         st_insert(&t, syms, i);
-    TAP_OK(t.root == 1 && t.left[1] == 0 && t.right[1] == 2 && !t.red[1] && t.red[0] && t.red[2],
+    TAP_OK(t.root == 1 && t.child[0][1] == 0 && t.child[1][1] == 2 && !t.red[1] && t.red[0] &&
+               t.red[2],
            "three keys in order: the middle one at the root, black, its children red");
     st_erase(&t, 1); /* two children: the successor (2) takes its place */
-    TAP_OK(t.root == 2 && t.left[2] == 0 && t.right[2] == ST_NIL && !t.red[2] && t.red[0],
+    TAP_OK(t.root == 2 && t.child[0][2] == 0 && t.child[1][2] == ST_NIL && !t.red[2] && t.red[0],
            "erasing the root: its successor takes its place and colour");
     st_free(&t);
 }
