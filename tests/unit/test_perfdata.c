@@ -120,7 +120,26 @@ static int same(const struct rec *a, const struct rec *b)
 }
 
 /* Every sample's callchain: its first entry a context marker, at least one address. */
-static int chains_ok(const char *path, size_t *n)
+static int chain_ok(const struct sf_pd *pd, const struct sf_pd_sample *s)
+{
+    return s->nr >= 2 && sf_pd_chain_ip(pd, s, 0) >= SF_PD_CONTEXT_MAX &&
+           sf_pd_chain_ip(pd, s, 1) < SF_PD_CONTEXT_MAX;
+}
+
+/* --call-graph dwarf: a user-mode sample carries its registers, the instruction pointer
+ * among them equal to the sample's ip (perf's PERF_REG_X86_IP, 8), and its stack's bytes. */
+static int regs_ok(const struct sf_pd *pd, const struct sf_pd_sample *s)
+{
+    uint64_t ip = 0, sp = 0;
+
+    return sf_pd_user_reg(pd, s, 8, &ip) == 0 && ip == s->ip &&
+           sf_pd_user_reg(pd, s, 7, &sp) == 0 && sp != 0 && s->stack != NULL && s->stack_size > 0 &&
+           s->nregs > 8;
+}
+
+/* check holds for every sample of the file, read to its end; their count into *n. */
+static int each_sample(const char *path,
+                       int (*check)(const struct sf_pd *, const struct sf_pd_sample *), size_t *n)
 {
     struct sf_pd *pd;
     struct sf_pd_record r;
@@ -133,36 +152,7 @@ static int chains_ok(const char *path, size_t *n)
         return 0;
     while (sf_pd_next(pd, &r, &err) > 0)
         if (r.type == SF_PD_SAMPLE) {
-            const struct sf_pd_sample *s = &r.u.sample;
-            ok &= s->nr >= 2 && sf_pd_chain_ip(pd, s, 0) >= SF_PD_CONTEXT_MAX &&
-                  sf_pd_chain_ip(pd, s, 1) < SF_PD_CONTEXT_MAX;
-            (*n)++;
-        }
-    sf_pd_close(pd);
-    return ok;
-}
-
-/* --call-graph dwarf: every user-mode sample carries its registers, the instruction
- * pointer among them equal to the sample's ip (perf's PERF_REG_X86_IP, 8), and the bytes of
- * its stack; the count of such samples into *n. */
-static int regs_ok(const char *path, size_t *n)
-{
-    struct sf_pd *pd;
-    struct sf_pd_record r;
-    struct sf_err err;
-    int ok = 1;
-
-    *n = 0;
-    sf_err_clear(&err);
-    if (sf_pd_open(&pd, path, &err) < 0)
-        return 0;
-    while (sf_pd_next(pd, &r, &err) > 0)
-        if (r.type == SF_PD_SAMPLE && r.u.sample.regs_abi != 0) {
-            const struct sf_pd_sample *s = &r.u.sample;
-            uint64_t ip = 0, sp = 0;
-            ok &= sf_pd_user_reg(pd, s, 8, &ip) == 0 && ip == s->ip &&
-                  sf_pd_user_reg(pd, s, 7, &sp) == 0 && sp != 0 && s->stack != NULL &&
-                  s->stack_size > 0 && s->nregs > 8;
+            ok &= check(pd, &r.u.sample);
             (*n)++;
         }
     sf_pd_close(pd);
@@ -222,12 +212,12 @@ static void against_perf(const char *name)
                "%s: one event, with callchains", name);
     }
     if (info.nattr && (info.attr[0].sample_type & SF_PD_S_STACK_USER)) {
-        TAP_OK(regs_ok(data, &samples) && samples > 0,
+        TAP_OK(each_sample(data, regs_ok, &samples) && samples > 0,
                "%s: each of the %zu samples has its user registers (ip the sample's) and stack",
                label, samples);
         return;
     }
-    TAP_OK(chains_ok(data, &samples) && samples > 0,
+    TAP_OK(each_sample(data, chain_ok, &samples) && samples > 0,
            "%s: each of the %zu callchains opens with a context marker, then addresses", label,
            samples);
 }
