@@ -650,20 +650,80 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
  * text, weak, data and bss symbols (T W D B in either case; a lowercase one local, W
  * weak), aliases and ends fixed as for ELF files.  Module symbols ("name\t[mod]") keep
  * their module's name as their file. */
+static void wanted_id(struct pdctx *x, const char *path, const uint8_t *mid, size_t msize,
+                      char *out);
+
+/* The running kernel's build id (its notes' NT_GNU_BUILD_ID) as hex into out, or "". */
+static void running_kernel_id(char *out)
+{
+    unsigned char b[4096];
+    FILE *f = fopen("/sys/kernel/notes", "rb");
+    size_t n = f ? fread(b, 1, sizeof(b), f) : 0, off = 0;
+
+    out[0] = 0;
+    if (f)
+        fclose(f);
+    while (off + 12 <= n) { /* namesz, descsz, type (host order), name, desc, 4-aligned */
+        uint32_t nsz, dsz, type;
+        memcpy(&nsz, b + off, 4);
+        memcpy(&dsz, b + off + 4, 4);
+        memcpy(&type, b + off + 8, 4);
+        off += 12;
+        if (nsz > n || dsz > n || off + ((nsz + 3) & ~3u) + dsz > n)
+            return;
+        if (type == NT_GNU_BUILD_ID && nsz == 4 && memcmp(b + off, "GNU", 4) == 0 && dsz <= 20) {
+            sf_hex_encode(out, b + off + 4, dsz);
+            return;
+        }
+        off += ((nsz + 3) & ~3u) + ((dsz + 3) & ~3u);
+    }
+}
+
+/* Where the kernel's symbols are, as perf's dso__find_kallsyms finds them: --kallsyms
+ * FILE; this machine's /proc/kallsyms when its kernel is the recorded one (or the
+ * recording names none); else the copy perf record kept in the build-id cache,
+ * [kernel.kallsyms]/ID/kallsyms; else none (the frames print [unknown]). */
+static const char *kallsyms_file(struct pdctx *x, char *buf, size_t cap)
+{
+    const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+    const char *symfs = x->c->o.symfs ? x->c->o.symfs : "";
+    char want[41], have[41];
+
+    if (x->c->o.kallsyms)
+        return x->c->o.kallsyms;
+    wanted_id(x, "[kernel.kallsyms]", NULL, 0, want);
+    running_kernel_id(have);
+    if (!want[0] || !have[0] || strcmp(want, have) == 0)
+        return "/proc/kallsyms";
+    if (symfs[0])
+        snprintf(buf, cap, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", symfs, want);
+    else if (dir && dir[0])
+        snprintf(buf, cap, "%s/[kernel.kallsyms]/%s/kallsyms", dir, want);
+    else
+        snprintf(buf, cap, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home ? home : "", want);
+    return buf;
+}
+
 static struct dso *load_kallsyms(struct pdctx *x)
 {
-    FILE *f = fopen(x->c->o.kallsyms ? x->c->o.kallsyms : "/proc/kallsyms", "r");
+    char path[4096 + 128];
+    FILE *f = fopen(kallsyms_file(x, path, sizeof(path)), "r");
     struct dso *d = calloc(1, sizeof(*d));
     struct sf_buf names;
     char line[1024];
     size_t cap = 0;
 
     x->kernel_tried = 1;
-    if (f == NULL || d == NULL || (d->path = strdup("[kernel.kallsyms]")) == NULL) {
+    if (d == NULL || (d->path = strdup("[kernel.kallsyms]")) == NULL) {
         if (f)
             fclose(f);
         free(d);
         return NULL;
+    }
+    if (f == NULL) { /* no symbols: every kernel frame [unknown] ([kernel.kallsyms]) */
+        d->next = x->dsos;
+        x->dsos = d;
+        return d;
     }
     sf_buf_init(&names, (size_t)1 << 30);
     while (fgets(line, sizeof(line), f)) { /* "ADDR TYPE NAME[\t[MODULE]]\n" */
@@ -1074,7 +1134,11 @@ static int sample(struct pdctx *x, const struct held *h)
         if (!user) { /* a kernel address: kallsyms, the file a module's name */
             if (!x->kernel_tried)
                 x->kernel = load_kallsyms(x);
-            if (x->kernel == NULL || x->kernel->n == 0 || ip < x->kernel->lo ||
+            if (x->kernel && x->kernel->n == 0) { /* its symbols are not here */
+                rc = frame(x, ip, "[unknown]", "[kernel.kallsyms]");
+                continue;
+            }
+            if (x->kernel == NULL || ip < x->kernel->lo ||
                 ip >= x->kernel->hi) { /* outside the kernel's map */
                 rc = frame(x, ip, "[unknown]", "[unknown]");
                 continue;

@@ -174,6 +174,29 @@ rc=$?
 check_eval "--call-graph dwarf: spanfold ingest reads it through perf script (rc $rc)" \
     '[ $rc -eq 0 ] && [ "$(sqlite3 "$tmp/dwarf.db" "SELECT count(*) FROM samples")" -gt 10 ] &&
      grep -q "dwarf.data: [0-9]* samples of cpu-clock:u, 0 of [0-9]* lines skipped" "$tmp/dwarf-ingest.err"'
+# a recording of another kernel (its build id changed in a copy): no symbols but the build-id
+# cache's copy of that kernel's kallsyms, as perf's dso__find_kallsyms; none without it
+kid=$([ -s "$tmp/kernel.data" ] && perf buildid-list -i "$tmp/kernel.data" 2>/dev/null |
+    awk '$2 == "[kernel.kallsyms]" {print $1}')
+if [ -n "$kid" ] && python3 -c '
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.find(bytes.fromhex(sys.argv[2]))
+assert i > 0
+b[i:i + 20] = bytes([0x11] * 20)
+open(sys.argv[3], "wb").write(b)' "$tmp/kernel.data" "$kid" "$tmp/otherkernel.data"; then
+    mkdir -p "$tmp/home3"
+    check_eval "another kernel's recording, no copy of its kallsyms: kernel frames [unknown], as perf's" \
+        'bid otherkernel "$tmp/home3" && grep -q "\[\[kernel.kallsyms\]\]" "$tmp/data.folded"'
+    kdir="$tmp/home3/.debug/[kernel.kallsyms]/1111111111111111111111111111111111111111"
+    mkdir -p "$kdir"
+    sed 's/ do_syscall_64$/ do_syscall_64_cached/' /proc/kallsyms >"$kdir/kallsyms"
+    check_eval "...with the cache's copy: its names, as perf's" \
+        'bid otherkernel "$tmp/home3" && grep -q do_syscall_64_cached "$tmp/data.folded"'
+else
+    skip "another kernel's recording" "the kernel may not be recorded here"
+    skip "...with the cache's copy" "the kernel may not be recorded here"
+fi
 # --db: the same database from the perf.data as from perf script's text of it, as
 # spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
 # stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),
