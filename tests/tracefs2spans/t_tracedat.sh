@@ -95,8 +95,8 @@ else
     "$data/record.sh" "$tmp/live" >/dev/null 2>&1
     rc=$?
     if [ $rc -eq 77 ]; then
-        skip "a trace.dat recorded here" "no trace-cmd or no writable tracefs (scripts/deps.sh heavy)"
-        skip "a trace.dat recorded here: the same rows" "no trace-cmd or no writable tracefs"
+        skip "a trace.dat recorded here" "no trace-cmd, no writable tracefs, or no extract here (scripts/deps.sh heavy)"
+        skip "a trace.dat recorded here: the same rows" "no trace-cmd, no writable tracefs, or no extract here"
     else
         compare "recorded here" "$tmp/live.dat" "$tmp/live.trace.txt" --clock mono
     fi

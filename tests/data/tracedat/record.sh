@@ -6,7 +6,8 @@
 # first), and OUT.dat, trace-cmd's trace.dat of the same buffer (trace-cmd extract).
 # With "top", the top-level buffer is used instead (its trace_clock set back to local
 # after): trace-cmd 3.1 then records the clock, which it records as the top buffer's for
-# an instance.  Needs root, a writable tracefs and trace-cmd; exits 77 when one is missing.
+# an instance.  Needs root, a writable tracefs and a trace-cmd that can extract its buffer;
+# exits 77 when one is missing.
 set -u
 out=$1
 T=${TRACEFS:-/sys/kernel/tracing}
