@@ -321,16 +321,24 @@ static Elf_Scn *table_of(Elf *e, Elf64_Word type)
 /* perf's build-id cache: SYMFS/.debug with --symfs (perf then skips the local one),
  * else $PERF_BUILDID_DIR, else ~/.debug; then .build-id/XX/REST/LEAF (LEAF elf: the file
  * as recorded, which perf record copies there; debug: its debug file). */
-static void cache_path(char *out, size_t cap, const char *symfs, const char *id, const char *leaf)
+static void cache_file(char *out, size_t cap, const char *symfs, const char *rest)
 {
     const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
 
     if (symfs[0])
-        snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/%s", symfs, id, id + 2, leaf);
+        snprintf(out, cap, "%s/.debug/%s", symfs, rest);
     else if (dir && dir[0])
-        snprintf(out, cap, "%s/.build-id/%.2s/%s/%s", dir, id, id + 2, leaf);
+        snprintf(out, cap, "%s/%s", dir, rest);
     else
-        snprintf(out, cap, "%s/.debug/.build-id/%.2s/%s/%s", home ? home : "", id, id + 2, leaf);
+        snprintf(out, cap, "%s/.debug/%s", home ? home : "", rest);
+}
+
+static void cache_path(char *out, size_t cap, const char *symfs, const char *id, const char *leaf)
+{
+    char rest[128];
+
+    snprintf(rest, sizeof(rest), ".build-id/%.2s/%s/%s", id, id + 2, leaf);
+    cache_file(out, cap, symfs, rest);
 }
 
 /* Open path when its build id is want (any, when want is ""): perf uses no file whose
@@ -502,15 +510,26 @@ static void fix_syms(struct dso *d, int kind, size_t ntab)
 /* The symbols of one ELF image (its own tables, a debug file's, the PLT). */
 static void load_elf(struct dso *d, struct elf_file *bin_f);
 
-/* [vdso]: the image the kernel maps into this process, perf's source for it too (the
- * recording's kernel is assumed to be this one, as perf assumes). */
+/* [vdso]: with a recorded build id, the copy perf record kept in the build-id cache
+ * ([vdso]/ID/vdso), perf's only source for it (none there: no symbols, as perf); without
+ * one, the image the kernel maps into this process (the recording's kernel assumed). */
 static void load_vdso(struct dso *d)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
+    FILE *f;
     char line[512], *e;
     unsigned long long a, b;
     struct elf_file img = {-1, NULL};
 
+    if (d->want[0]) {
+        char rest[128], path[4096 + 256];
+        snprintf(rest, sizeof(rest), "[vdso]/%s/vdso", d->want);
+        cache_file(path, sizeof(path), d->symfs, rest);
+        if (open_matching(&img, path, d->want) == 0) {
+            load_elf(d, &img);
+        }
+        return;
+    }
+    f = fopen("/proc/self/maps", "r");
     while (f && fgets(line, sizeof(line), f))
         if (strstr(line, "[vdso]") && (a = strtoull(line, &e, 16), *e == '-') &&
             (b = strtoull(e + 1, &e, 16), *e == ' ') && b > a && b - a < (64u << 10)) {
@@ -685,9 +704,7 @@ static void running_kernel_id(char *out)
  * [kernel.kallsyms]/ID/kallsyms; else none (the frames print [unknown]). */
 static const char *kallsyms_file(struct pdctx *x, char *buf, size_t cap)
 {
-    const char *dir = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
-    const char *symfs = x->c->o.symfs ? x->c->o.symfs : "";
-    char want[41], have[41];
+    char want[41], have[41], rest[128];
 
     if (x->c->o.kallsyms)
         return x->c->o.kallsyms;
@@ -695,12 +712,8 @@ static const char *kallsyms_file(struct pdctx *x, char *buf, size_t cap)
     running_kernel_id(have);
     if (!want[0] || !have[0] || strcmp(want, have) == 0)
         return "/proc/kallsyms";
-    if (symfs[0])
-        snprintf(buf, cap, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", symfs, want);
-    else if (dir && dir[0])
-        snprintf(buf, cap, "%s/[kernel.kallsyms]/%s/kallsyms", dir, want);
-    else
-        snprintf(buf, cap, "%s/.debug/[kernel.kallsyms]/%s/kallsyms", home ? home : "", want);
+    snprintf(rest, sizeof(rest), "[kernel.kallsyms]/%s/kallsyms", want);
+    cache_file(buf, cap, x->c->o.symfs ? x->c->o.symfs : "", rest);
     return buf;
 }
 
