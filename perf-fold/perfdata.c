@@ -58,15 +58,14 @@ struct map {
     int identity; /* anonymous memory: addresses are their own keys (a JIT's perf map) */
 };
 
+/* Processes and thread names are found by their id, their first member (by_id). */
 struct proc {
-    struct proc *next;
     uint32_t pid;
     struct map *maps;
     size_t n, cap;
 };
 
 struct comm {
-    struct comm *next;
     uint32_t tid;
     char name[64];
 };
@@ -105,15 +104,14 @@ struct pdctx {
     struct dso *dsos;
     struct dso *kernel; /* /proc/kallsyms, loaded at the first kernel frame */
     int kernel_tried;
-    struct proc *procs;
-    struct comm *comms;
     struct held *held;
     size_t nheld, capheld;
     struct sf_arena chains; /* the held samples' callchains, freed at once with their round */
     uint64_t seq;
     struct sf_buf line;
     int failed;
-    struct sf_map by_path, by_pid, by_tid; /* dsos, procs, comms (the lists own them) */
+    struct sf_map by_path;        /* dsos (the list owns them) */
+    struct sf_map by_pid, by_tid; /* struct proc, struct comm (the maps own them) */
     struct sf_map by_file;     /* the recording's build ids by file name (the reader owns them) */
     size_t indexed;            /* of them, how many are in by_file */
     struct sf_arena demangled; /* the C++ and Rust names shown, demangled */
@@ -788,14 +786,9 @@ static int dso_eq(const void *val, const void *key)
     return strcmp(((const struct dso *)val)->path, key) == 0;
 }
 
-static int proc_eq(const void *val, const void *key)
+static int id_eq(const void *val, const void *key)
 {
-    return ((const struct proc *)val)->pid == *(const uint32_t *)key;
-}
-
-static int comm_eq(const void *val, const void *key)
-{
-    return ((const struct comm *)val)->tid == *(const uint32_t *)key;
+    return *(const uint32_t *)val == *(const uint32_t *)key;
 }
 
 /* val, new, into m under hash h (not there yet): 0, or -1 for no memory. */
@@ -872,21 +865,29 @@ static struct dso *dso_get(struct pdctx *x, const char *path, const uint8_t *mid
 
 /* ---- processes --------------------------------------------------------------------- */
 
-static struct proc *proc_get(struct pdctx *x, uint32_t pid, int make)
+/* The entry of id in m, an allocation of size bytes whose first member is its uint32_t
+ * id; made (zeroed) when there is none and make is set; NULL when none, or no memory. */
+static void *by_id(struct sf_map *m, uint32_t id, size_t size, int make)
 {
-    uint64_t h = sf_hash_u64(pid);
-    struct proc *p = sf_map_find(&x->by_pid, h, proc_eq, &pid);
+    uint64_t h = sf_hash_u64(id);
+    void *e = sf_map_find(m, h, id_eq, &id);
 
-    if (p || !make || (p = calloc(1, sizeof(*p))) == NULL)
-        return p;
-    if (index_put(&x->by_pid, h, proc_eq, &pid, p) < 0) {
-        free(p);
+    if (e || !make || (e = calloc(1, size)) == NULL)
+        return e;
+    memcpy(e, &id, sizeof(id));
+    if (index_put(m, h, id_eq, &id, e) < 0) {
+        free(e);
         return NULL;
     }
-    p->pid = pid;
-    p->next = x->procs;
-    x->procs = p;
-    return p;
+    return e;
+}
+
+_Static_assert(offsetof(struct proc, pid) == 0 && offsetof(struct comm, tid) == 0,
+               "by_id finds an entry by its first member");
+
+static struct proc *proc_get(struct pdctx *x, uint32_t pid, int make)
+{
+    return by_id(&x->by_pid, pid, sizeof(struct proc), make);
 }
 
 static int add_map(struct proc *p, const struct map *m)
@@ -948,19 +949,7 @@ static const struct map *find_map(const struct proc *p, uint64_t ip)
 
 static struct comm *comm_get(struct pdctx *x, uint32_t tid, int make)
 {
-    uint64_t h = sf_hash_u64(tid);
-    struct comm *c = sf_map_find(&x->by_tid, h, comm_eq, &tid);
-
-    if (c || !make || (c = calloc(1, sizeof(*c))) == NULL)
-        return c;
-    if (index_put(&x->by_tid, h, comm_eq, &tid, c) < 0) {
-        free(c);
-        return NULL;
-    }
-    c->tid = tid;
-    c->next = x->comms;
-    x->comms = c;
-    return c;
+    return by_id(&x->by_tid, tid, sizeof(struct comm), make);
 }
 
 /* ---- records ----------------------------------------------------------------------- */
@@ -1424,16 +1413,14 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         free(d->path);
         free(d);
     }
-    while (x.procs) {
-        struct proc *p = x.procs;
-        x.procs = p->next;
-        free(p->maps);
-        free(p);
-    }
-    while (x.comms) {
-        struct comm *cm = x.comms;
-        x.comms = cm->next;
-        free(cm);
+    {
+        struct sf_map_slot *s;
+        for (size_t i = 0; (s = sf_map_next(&x.by_pid, &i)) != NULL;) {
+            free(((struct proc *)s->val)->maps);
+            free(s->val);
+        }
+        for (size_t i = 0; (s = sf_map_next(&x.by_tid, &i)) != NULL;)
+            free(s->val);
     }
     free(x.held);
     sf_map_free(&x.by_path);
