@@ -7,6 +7,8 @@
  *   report_json.c  DIR/findings.json
  *   report_html.c  DIR/report.html: one self-contained page
  *   report_svg.c   the timeline charts, drawn as inline SVG
+ *   report_explore.c  the explorer's data: every request and its samples, for the page
+ *                  to fold any selection (report_explore.js)
  *
  * Times: the database keeps each source's raw nanoseconds; everything here that a
  * person or a machine reads is CLOCK_REALTIME, derived through clock_fits (rp_realtime).
@@ -209,7 +211,9 @@ struct rp_ctx {
     size_t ncause_eps;
     char (*cause_reasons)[RP_NAME_MAX]; /* why threads were off CPU (rp_why.reason) */
     size_t ncause_reasons;
-    char notes[6][720]; /* what is missing or partial, said on the page */
+    struct sf_buf explore;  /* the explorer's data, JSON (report_explore.c) */
+    size_t explore_samples; /* the samples in it */
+    char notes[6][720];     /* what is missing or partial, said on the page */
     int nnotes;
 };
 
@@ -295,6 +299,12 @@ int rp_cpu_rule(struct rp_ctx *c);
 const struct rp_why *rp_why_of(const struct rp_ctx *c, size_t cp);
 /* "cpu", "blocked", "network", "downstream", "unaccounted", or "none". */
 const char *rp_cause_name(enum rp_cause k);
+
+/* ---- report_explore.c ---- */
+
+/* The explorer's data into c->explore (after the spans are read).  Returns 0 or -1
+ * (a query failed, or out of memory). */
+int rp_explore(struct rp_ctx *c, sqlite3 *h);
 
 /* ---- report_json.c ---- */
 

@@ -1178,6 +1178,8 @@ int rp_analyse(struct rp_ctx *c)
     sf_buf_init(&c->rest.folded, 1u << 30);
     sf_buf_init(&c->diff, 1u << 30);
     rc = cpu_sets(c, sf_db_handle(db));
+    if (rc == 0 && rp_explore(c, sf_db_handle(db)) < 0)
+        rc = -1;
     sf_db_close(db, NULL);
     if (rc < 0)
         return fail(c, "reading the CPU samples failed", NULL);
@@ -1213,6 +1215,7 @@ void rp_free(struct rp_ctx *c)
     sf_buf_free(&c->slow.folded);
     sf_buf_free(&c->rest.folded);
     sf_buf_free(&c->diff);
+    sf_buf_free(&c->explore);
     clock_free(&c->clk);
     sf_spans_free(&c->sw);
 }

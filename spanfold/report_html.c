@@ -15,9 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "../flamegraph/fg.h"
 #include "report.h"
+#include "report_explore_js.inc" /* ex_script: spanfold/report_explore.js */
 #include "sf_base64.h"
 #include "sf_opt.h"
 #include "sf_text.h"
@@ -53,7 +55,22 @@ static const char style[] =
     "svg.timeline .al{font-size:12px;fill:#222}svg.timeline .ml{font-size:11px;"
     "font-weight:600}\n"
     "iframe.fg{border:1px solid #ddd;background:#fff;width:1224px;max-width:100%}\n"
-    ".small{font-size:13px;color:#555}\n";
+    ".small{font-size:13px;color:#555}\n"
+    "h3.ep{cursor:pointer}h3.ep.on{color:#4263eb}h3.ep.on::after{content:' (selected)';"
+    "font-size:12px}\n"
+    "#ex-bar{display:flex;flex-wrap:wrap;gap:6px;align-items:center;margin:6px 0}"
+    "#ex-bar button{font:inherit;font-size:13px;padding:2px 10px;border:1px solid #adb5bd;"
+    "background:#fff;border-radius:3px;cursor:pointer}#ex-bar button.on{background:#dbe4ff;"
+    "border-color:#4263eb}\n"
+    "#ex-status{font-size:14px;width:100%}#ex-float{position:fixed;right:12px;bottom:12px;"
+    "max-width:420px;background:#fff;border:1px solid #4263eb;padding:6px 10px;font-size:12px;"
+    "box-shadow:0 2px 8px #0002}\n"
+    "svg.fl{background:#fff;border:1px solid #ddd;width:100%;height:auto;font:11px "
+    "monospace}svg.fl g.fr{cursor:pointer}svg.fl g.fr:hover rect{stroke:#000;"
+    "stroke-width:.5}\n"
+    "#ex-slowest tr[data-span]{cursor:pointer}#ex-slowest tr.on{background:#dbe4ff}"
+    "#ex-request-svg{background:#fff;border:1px solid #ddd;width:100%;height:auto}"
+    "#ex-request-svg .tl{font-size:11px;fill:#444}\n";
 
 /* Render folded text as the flamegraph tool's SVG into *svg (malloc'ed).  The options
  * go through flamegraph's own parser, which fills the defaults that follow from them. */
@@ -256,7 +273,9 @@ static void timelines(FILE *f, const struct rp_ctx *c)
                     "<details class=\"healthy\"><summary>%zu endpoint%s without a finding "
                     "(no inflection, no drift)</summary>\n",
                     c->sw.ng - with, c->sw.ng - with == 1 ? "" : "s");
-        fputs("<h3>", f);
+        fputs("<h3 class=\"ep\" data-ep=\"", f);
+        rp_html_esc(f, c->sw.g[g].name);
+        fputs("\">", f);
         rp_html_esc(f, c->sw.g[g].name);
         fputs("</h3>\n", f);
         findings_of(f, c, g);
@@ -281,6 +300,62 @@ static void timelines(FILE *f, const struct rp_ctx *c)
             "when none is configured.</p></section>\n",
             (double)c->sw.window_ns / 1e9, (unsigned long long)n95, (unsigned long long)n99,
             (unsigned long long)nw);
+}
+
+/* The explorer: its controls (hidden until its script has read the data, so that the
+ * page without JavaScript shows only what works there), the data deflated and
+ * base64'ed (inert in the page whatever the captured strings hold), the script. */
+static void explore(FILE *f, const struct rp_ctx *c)
+{
+    const struct sf_buf *j = &c->explore;
+    uLongf zlen = compressBound((uLong)j->len);
+    unsigned char *z = malloc(zlen);
+    char *b64 = NULL;
+    int deflated = z && compress2(z, &zlen, j->data, (uLong)j->len, 6) == Z_OK;
+    const unsigned char *raw = deflated ? z : j->data;
+    size_t rawlen = deflated ? (size_t)zlen : j->len;
+
+    fputs("<section id=\"explore\"><h2>Explore</h2>\n<noscript><p class=\"small\">The "
+          "explorer (a flame graph of any time range or endpoint, its differential and sandwich "
+          "views, one request's timeline) needs JavaScript; every other section of this page is "
+          "the same without it.</p></noscript>\n<div id=\"ex-ui\" hidden>\n<p "
+          "class=\"small\">Drag across any timeline above to select the requests that started "
+          "in that range, or click an endpoint's name; this section then shows the CPU of "
+          "exactly those requests, folded here from the samples this page carries. Click a "
+          "frame to zoom and to pick its function for the sandwich view. Escape clears, the "
+          "arrow keys move the range by its width, and the address holds the view: a link to it "
+          "opens the same selection.</p>\n<div id=\"ex-bar\"><span id=\"ex-status\">Reading "
+          "the data\xe2\x80\xa6</span><button id=\"ex-view-flame\">Flame graph</button><button "
+          "id=\"ex-view-diff\">Differential against the rest</button><button "
+          "id=\"ex-view-sandwich\">Sandwich of the function</button><button "
+          "id=\"ex-clear\">Clear (Esc)</button></div>\n<svg id=\"ex-flame\" class=\"fl\" "
+          "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 1200 40\"></svg>\n<div "
+          "id=\"ex-sandwich\" hidden><p id=\"ex-sandwich-total\"></p><h3>Its callers (the "
+          "function at the bottom)</h3><svg id=\"ex-callers\" class=\"fl\" "
+          "xmlns=\"http://www.w3.org/2000/svg\"></svg><h3>Its callees</h3><svg "
+          "id=\"ex-callees\" class=\"fl\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n"
+          "<h3>The slowest requests of the selection</h3><p class=\"small\">Click one for its "
+          "timeline.</p><table id=\"ex-slowest\"></table>\n<div id=\"ex-request\" hidden><h3 "
+          "id=\"ex-request-title\"></h3><svg id=\"ex-request-svg\" "
+          "xmlns=\"http://www.w3.org/2000/svg\"></svg><p class=\"small\">Its phases on the wire "
+          "(request, server, response), the CPU samples attributed to it in time order (colour: "
+          "the leaf function; hover for the stack) and its span markers.</p></div>\n"
+          "<div id=\"ex-float\" hidden></div></div>\n",
+          f);
+    if (raw && (b64 = malloc(SF_BASE64_ENCODED_LEN(rawlen) + 1)) != NULL) {
+        size_t n = sf_base64_encode(b64, raw, rawlen, 1);
+        fprintf(f,
+                "<script type=\"application/octet-stream\" id=\"sf-explore-data\" "
+                "data-format=\"%s\" data-bytes=\"%zu\" data-samples=\"%zu\">\n",
+                deflated ? "deflate+base64" : "base64", j->len, c->explore_samples);
+        for (size_t i = 0; i < n; i += 1024) /* lines, so that the file stays readable */
+            fprintf(f, "%.*s\n", (int)(n - i < 1024 ? n - i : 1024), b64 + i);
+        fprintf(f, "</script>\n<script>\n%s</script>\n", ex_script);
+    } else
+        fputs("<p>Out of memory for the explorer's data.</p>\n", f);
+    fputs("</section>\n", f);
+    free(b64);
+    free(z);
 }
 
 static void inflections(FILE *f, const struct rp_ctx *c)
@@ -600,13 +675,15 @@ int rp_write_html(const struct rp_ctx *c, const char *path)
             "\xc2\xb7 findings.json beside this page \xc2\xb7 spanfold %s</p>\n",
             (unsigned long long)c->sw.nspans, t0, t1, (double)c->sw.window_ns / 1e9, sf_version());
     verdict(f, c);
-    fputs("<nav><a href=\"#timeline\">timeline</a><a href=\"#inflections\">inflections</a>"
+    fputs("<nav><a href=\"#timeline\">timeline</a><a href=\"#explore\">explore</a><a "
+          "href=\"#inflections\">inflections</a>"
           "<a href=\"#sampling\">sampling</a><a href=\"#regressions\">slow vs normal</a>"
           "<a href=\"#flamegraphs\">flame graphs</a><a href=\"#endpoints\">endpoints</a>"
           "<a href=\"#clocks\">clocks</a><a href=\"#tls\">TLS</a></nav>\n",
           f);
     if (c->sw.nwin)
         timelines(f, c);
+    explore(f, c);
     inflections(f, c);
     sampling(f, c);
     regressions(f, c);

@@ -441,8 +441,11 @@ void rp_svg_timeline(FILE *f, const struct rp_ctx *c, size_t g)
     emax = vmax_of(c, err, 1, 0.01);
     fprintf(f,
             "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
-            "%.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" aria-label=\"timeline of ",
-            W, h_total, W, h_total);
+            "%.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" data-x0=\"%.0f\" "
+            "data-x1=\"%.0f\" data-t0=\"%.3f\" data-t1=\"%.3f\" aria-label=\"timeline of ",
+            W, h_total, W, h_total, ML, ML + PW, a.t0 * 1e3, a.t1 * 1e3);
+    rp_html_esc(f, wg->name);
+    fputs("\" data-ep=\"", f); /* the plot's x range and its times (ms), for brushing */
     rp_html_esc(f, wg->name);
     fputs("\">\n", f);
     y_axis(f, top, H_LAT, lmax, "%.0f", 1, "latency (ms)");

@@ -1,0 +1,496 @@
+/* report_explore.c - the data behind the page's explorer (report_explore.js): every
+ * request and every CPU sample attributed to one, so that the page folds any
+ * selection itself, offline, with no server.
+ *
+ * The samples are those `spanfold stacks` folds (perf-fold's attribution query,
+ * spans_attrib_cte), so a selection's flame graph in the page is the fold `spanfold
+ * stacks --during A..B` prints for the same range.  One JSON document (format 1):
+ *
+ *   v, unit           1; what a weight counts ("ns": cpu-clock periods)
+ *   base_ms           CLOCK_REALTIME ms that every "start" counts from (a whole ms, so
+ *                     a range snapped to ms compares exactly)
+ *   eps[g]            endpoint names, in the report's group order
+ *   frames[k]         every frame name once
+ *   nodes[2(i-1)], nodes[2(i-1)+1]
+ *                     node i >= 1 of the stack trie: its parent (0: the root) and
+ *                     frame; node i is the stack "frames of its path joined by ';'",
+ *                     stacks.frames exactly
+ *   span.{id, ep, start, dur, req, srv, resp}
+ *                     the spans in start order: id, endpoint index, start (ns after
+ *                     base_ms), duration and phases in ms (null: unknown)
+ *   at[s] .. at[s+1]  span s's samples in the arrays node, w (period), dt (us after
+ *                     the span's start, null where the sample's clock has no fit),
+ *                     in time order
+ *   marks.{span, dt, kind, text}
+ *                     the span markers (span_events of the span's id), same clock
+ *
+ * Every time is CLOCK_REALTIME through clock_fits, as the rest of the page.  The
+ * document is deflated (zlib) and base64'ed into the page by report_html.c; the
+ * page inflates it with the browser's DecompressionStream.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../perf-fold/perf_fold.h"
+#include "report.h"
+#include "sf_json.h"
+#include "sf_map.h"
+
+#define EX_CLOCKS 8   /* clocks with a fit to realtime remembered */
+#define EX_TEXT   160 /* bytes of a marker's text kept */
+
+struct ex_fit {
+    char clock[32];
+    int have;
+    int64_t off, ref;
+    double skew;
+};
+
+struct ex_sample {
+    uint32_t span, node;
+    int64_t t;      /* CLOCK_REALTIME ns, INT64_MIN: unknown */
+    int64_t weight; /* the period */
+};
+
+struct ex_mark {
+    uint32_t span;
+    int64_t t;
+    char kind[12];
+    char *text;
+};
+
+struct ex {
+    sqlite3 *h;
+    struct ex_fit fit[EX_CLOCKS];
+    int nfit;
+    /* the trie: frame names interned, node i's parent and frame (node 0 the root) */
+    char **frames;
+    size_t nframes, cframes;
+    struct sf_map frame_map; /* index + 1, by name */
+    uint32_t *parent, *frame;
+    size_t nnodes, cnodes;
+    struct sf_map edge_map;  /* node index, by (parent, frame) */
+    struct sf_map stack_map; /* node + 1 by stacks.id; entries in stack_ids */
+    int64_t *stack_ids;
+    uint32_t *stack_nodes;
+    size_t nstacks, cstacks;
+    sqlite3_stmt *frames_st;
+    struct ex_sample *s;
+    size_t ns, cs;
+    struct ex_mark *m;
+    size_t nm, cm;
+    const struct rp_span **by_id; /* the spans sorted by id */
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+    void *np;
+    size_t nc;
+
+    if (need <= *cap)
+        return 0;
+    nc = *cap ? *cap * 2 : 1024;
+    while (nc < need)
+        nc *= 2;
+    if ((np = realloc(*p, nc * size)) == NULL)
+        return -1;
+    *p = np;
+    *cap = nc;
+    return 0;
+}
+
+/* A time of clock `clock` as CLOCK_REALTIME (clock_fits' relation), or INT64_MIN. */
+static int64_t to_real(struct ex *x, const char *clock, int64_t t)
+{
+    struct ex_fit *f = NULL;
+
+    if (clock == NULL)
+        return INT64_MIN;
+    if (strcmp(clock, "realtime") == 0)
+        return t;
+    for (int i = 0; i < x->nfit; i++)
+        if (strcmp(x->fit[i].clock, clock) == 0)
+            f = &x->fit[i];
+    if (f == NULL && x->nfit < EX_CLOCKS) {
+        sqlite3_stmt *st;
+        f = &x->fit[x->nfit++];
+        memset(f, 0, sizeof(*f));
+        snprintf(f->clock, sizeof(f->clock), "%s", clock);
+        if (sqlite3_prepare_v2(x->h,
+                               "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE "
+                               "from_clock = ?1 AND to_clock = 'realtime' ORDER BY points DESC, id "
+                               "LIMIT 1",
+                               -1, &st, NULL) == SQLITE_OK) {
+            sqlite3_bind_text(st, 1, clock, -1, SQLITE_TRANSIENT);
+            if (sqlite3_step(st) == SQLITE_ROW) {
+                f->have = 1;
+                f->off = sqlite3_column_int64(st, 0);
+                f->skew = sqlite3_column_double(st, 1);
+                f->ref = sqlite3_column_int64(st, 2);
+            }
+            sqlite3_finalize(st);
+        }
+    }
+    if (f == NULL || !f->have)
+        return INT64_MIN;
+    return t + f->off + (int64_t)llround(f->skew * 1e-6 * (double)(t - f->ref));
+}
+
+/* The index of frame name s[0..n), interned. */
+static long frame_of(struct ex *x, const char *s, size_t n)
+{
+    uint64_t h = sf_hash(s, n);
+    struct sf_map_slot *sl;
+
+    if (sf_map_reserve(&x->frame_map, 1) < 0)
+        return -1;
+    SF_MAP_RUN(&x->frame_map, h, sl)
+    {
+        const char *f = x->frames[(uintptr_t)sl->val - 1];
+        if (sl->hash == h && strlen(f) == n && memcmp(f, s, n) == 0)
+            return (long)((uintptr_t)sl->val - 1);
+    }
+    if (grow((void **)&x->frames, &x->cframes, x->nframes + 1, sizeof(*x->frames)) < 0 ||
+        (x->frames[x->nframes] = strndup(s, n)) == NULL)
+        return -1;
+    sf_map_fill(&x->frame_map, sl, h, (void *)(uintptr_t)(x->nframes + 1));
+    return (long)x->nframes++;
+}
+
+/* The child of node p for frame k, made when new. */
+static long child_of(struct ex *x, uint32_t p, uint32_t k)
+{
+    uint64_t key = (uint64_t)p << 32 | k, h = sf_hash_u64(key);
+    struct sf_map_slot *sl;
+
+    if (sf_map_reserve(&x->edge_map, 1) < 0)
+        return -1;
+    SF_MAP_RUN(&x->edge_map, h, sl)
+    {
+        size_t i = (uintptr_t)sl->val;
+        if (sl->hash == h && x->parent[i] == p && x->frame[i] == k)
+            return (long)i;
+    }
+    if (grow((void **)&x->parent, &x->cnodes, x->nnodes + 1, sizeof(*x->parent)) < 0)
+        return -1;
+    {
+        size_t cap = x->cnodes;
+        uint32_t *nf = realloc(x->frame, cap * sizeof(*nf));
+        if (nf == NULL)
+            return -1;
+        x->frame = nf;
+    }
+    x->parent[x->nnodes] = p;
+    x->frame[x->nnodes] = k;
+    sf_map_fill(&x->edge_map, sl, h, (void *)(uintptr_t)x->nnodes);
+    return (long)x->nnodes++;
+}
+
+/* The trie node of stacks row id (its frames inserted the first time). */
+static long node_of(struct ex *x, int64_t id)
+{
+    uint64_t h = sf_hash_u64((uint64_t)id);
+    struct sf_map_slot *sl;
+    const char *fr;
+    size_t len, i = 0;
+    long node = 0;
+
+    if (sf_map_reserve(&x->stack_map, 1) < 0)
+        return -1;
+    SF_MAP_RUN(&x->stack_map, h, sl)
+    {
+        size_t k = (uintptr_t)sl->val - 1;
+        if (sl->hash == h && x->stack_ids[k] == id)
+            return x->stack_nodes[k];
+    }
+    sqlite3_reset(x->frames_st);
+    sqlite3_bind_int64(x->frames_st, 1, id);
+    if (sqlite3_step(x->frames_st) != SQLITE_ROW)
+        return 0; /* a sample whose stack row is gone: the root, weighed, unnamed */
+    fr = (const char *)sqlite3_column_text(x->frames_st, 0);
+    len = (size_t)sqlite3_column_bytes(x->frames_st, 0);
+    while (fr && i <= len) {
+        const char *semi = memchr(fr + i, ';', len - i);
+        size_t n = semi ? (size_t)(semi - (fr + i)) : len - i;
+        long k = frame_of(x, fr + i, n);
+        if (k < 0 || (node = child_of(x, (uint32_t)node, (uint32_t)k)) < 0)
+            return -1;
+        i += n + 1;
+    }
+    if (grow((void **)&x->stack_ids, &x->cstacks, x->nstacks + 1, sizeof(*x->stack_ids)) < 0)
+        return -1;
+    {
+        uint32_t *nn = realloc(x->stack_nodes, x->cstacks * sizeof(*nn));
+        if (nn == NULL)
+            return -1;
+        x->stack_nodes = nn;
+    }
+    x->stack_ids[x->nstacks] = id;
+    x->stack_nodes[x->nstacks] = (uint32_t)node;
+    sf_map_fill(&x->stack_map, sl, h, (void *)(uintptr_t)(++x->nstacks));
+    return node;
+}
+
+static int cmp_by_id(const void *a, const void *b)
+{
+    const struct rp_span *const *p = a, *const *q = b;
+    return strcmp((*p)->id, (*q)->id);
+}
+
+/* The index in c->spans of the span with id, or -1 (the first of equal ids). */
+static long span_of(const struct ex *x, const struct rp_ctx *c, const char *id)
+{
+    size_t lo = 0, hi = c->nspans;
+
+    if (id == NULL)
+        return -1;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (strcmp(x->by_id[mid]->id, id) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->nspans && strcmp(x->by_id[lo]->id, id) == 0 ? x->by_id[lo] - c->spans : -1;
+}
+
+static int read_samples(struct ex *x, const struct rp_ctx *c)
+{
+    struct sf_buf sql;
+    sqlite3_stmt *st;
+    int rc = -1, step;
+
+    sf_buf_init(&sql, 1 << 16);
+    if (sf_buf_printf(&sql,
+                      "%s SELECT b.span_id, s.ts_ns, so.clock, b.stack_id, b.period FROM b "
+                      "JOIN samples s ON s.id = b.row_id JOIN sources so ON so.id = s.source_id "
+                      "WHERE b.span_id IS NOT NULL",
+                      spans_attrib_cte) < 0 ||
+        sqlite3_prepare_v2(x->h, (const char *)sql.data, -1, &st, NULL) != SQLITE_OK) {
+        sf_buf_free(&sql);
+        return -1;
+    }
+    sf_buf_free(&sql);
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        long sp = span_of(x, c, (const char *)sqlite3_column_text(st, 0)), node;
+        struct ex_sample *e;
+        if (sp < 0)
+            continue;
+        if ((node = node_of(x, sqlite3_column_int64(st, 3))) < 0 ||
+            grow((void **)&x->s, &x->cs, x->ns + 1, sizeof(*x->s)) < 0)
+            goto out;
+        e = &x->s[x->ns++];
+        e->span = (uint32_t)sp;
+        e->node = (uint32_t)node;
+        e->t =
+            sqlite3_column_type(st, 1) == SQLITE_NULL
+                ? INT64_MIN
+                : to_real(x, (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 1));
+        e->weight = sqlite3_column_int64(st, 4);
+    }
+    rc = step == SQLITE_DONE ? 0 : -1;
+out:
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int read_marks(struct ex *x, const struct rp_ctx *c)
+{
+    sqlite3_stmt *st;
+    int step;
+
+    if (sqlite3_prepare_v2(
+            x->h,
+            "SELECT e.span_id, e.ts_ns, so.clock, e.kind, e.message FROM span_events "
+            "e JOIN sources so ON so.id = e.source_id WHERE e.span_id IS NOT NULL "
+            "AND e.kind <> 'raw'",
+            -1, &st, NULL) != SQLITE_OK)
+        return 0; /* a database pulled from ClickHouse has no markers: none shown */
+    while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+        long sp = span_of(x, c, (const char *)sqlite3_column_text(st, 0));
+        const char *text = (const char *)sqlite3_column_text(st, 4);
+        struct ex_mark *m;
+        if (sp < 0)
+            continue;
+        if (grow((void **)&x->m, &x->cm, x->nm + 1, sizeof(*x->m)) < 0) {
+            sqlite3_finalize(st);
+            return -1;
+        }
+        m = &x->m[x->nm++];
+        m->span = (uint32_t)sp;
+        m->t = to_real(x, (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 1));
+        snprintf(m->kind, sizeof(m->kind), "%s",
+                 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+        m->text = text ? strndup(text, EX_TEXT) : NULL;
+    }
+    sqlite3_finalize(st);
+    return step == SQLITE_DONE ? 0 : -1;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+    const struct ex_sample *p = a, *q = b;
+    if (p->span != q->span)
+        return p->span < q->span ? -1 : 1;
+    if (p->t != q->t)
+        return p->t < q->t ? -1 : 1;
+    return (p->node > q->node) - (p->node < q->node);
+}
+
+static void num_or_null(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.3f", v);
+    else
+        fputs("null", f);
+}
+
+/* us from a span's start, or null. */
+static void dt_of(FILE *f, int64_t t, int64_t start)
+{
+    if (t == INT64_MIN)
+        fputs("null", f);
+    else
+        fprintf(f, "%lld", (long long)llround((double)(t - start) / 1e3));
+}
+
+static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int64_t base_ms)
+{
+    int64_t base = base_ms * 1000000;
+    size_t k;
+
+    fprintf(f, "{\"v\":1,\"unit\":");
+    sf_json_str(f, c->count_unit, strlen(c->count_unit));
+    fprintf(f, ",\"base_ms\":%lld,\"eps\":[", (long long)base_ms);
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        fputs(g ? "," : "", f);
+        sf_json_str(f, c->sw.g[g].name, strlen(c->sw.g[g].name));
+    }
+    fputs("],\"frames\":[", f);
+    for (size_t i = 0; i < x->nframes; i++) {
+        fputs(i ? "," : "", f);
+        sf_json_str(f, x->frames[i], strlen(x->frames[i]));
+    }
+    fputs("],\"nodes\":[", f);
+    for (size_t i = 1; i < x->nnodes; i++)
+        fprintf(f, "%s%u,%u", i > 1 ? "," : "", x->parent[i], x->frame[i]);
+    fputs("],\"span\":{\"id\":[", f);
+    for (size_t i = 0; i < c->nspans; i++) {
+        fputs(i ? "," : "", f);
+        sf_json_str(f, c->spans[i].id, strlen(c->spans[i].id));
+    }
+    fputs("],\"ep\":[", f);
+    for (size_t i = 0; i < c->nspans; i++)
+        fprintf(f, "%s%zu", i ? "," : "", c->spans[i].group);
+    fputs("],\"start\":[", f);
+    for (size_t i = 0; i < c->nspans; i++)
+        fprintf(f, "%s%lld", i ? "," : "",
+                (long long)(rp_realtime(c, c->spans[i].start_ns) - base));
+    for (int p = 0; p < 4; p++) {
+        static const char *const key[] = {"dur", "req", "srv", "resp"};
+        fprintf(f, "],\"%s\":[", key[p]);
+        for (size_t i = 0; i < c->nspans; i++) {
+            double ph[3];
+            rp_phases(&c->spans[i], &ph[0], &ph[1], &ph[2]);
+            fputs(i ? "," : "", f);
+            num_or_null(f, p == 0 ? c->spans[i].lat_ms : ph[p - 1]);
+        }
+    }
+    fputs("]},\"at\":[0", f);
+    k = 0;
+    for (size_t i = 0; i < c->nspans; i++) {
+        while (k < x->ns && x->s[k].span == i)
+            k++;
+        fprintf(f, ",%zu", k);
+    }
+    fputs("],\"node\":[", f);
+    for (size_t i = 0; i < x->ns; i++)
+        fprintf(f, "%s%u", i ? "," : "", x->s[i].node);
+    fputs("],\"w\":[", f);
+    for (size_t i = 0; i < x->ns; i++)
+        fprintf(f, "%s%lld", i ? "," : "", (long long)x->s[i].weight);
+    fputs("],\"dt\":[", f);
+    for (size_t i = 0; i < x->ns; i++) {
+        fputs(i ? "," : "", f);
+        dt_of(f, x->s[i].t, rp_realtime(c, c->spans[x->s[i].span].start_ns));
+    }
+    fputs("],\"marks\":{\"span\":[", f);
+    for (size_t i = 0; i < x->nm; i++)
+        fprintf(f, "%s%u", i ? "," : "", x->m[i].span);
+    fputs("],\"dt\":[", f);
+    for (size_t i = 0; i < x->nm; i++) {
+        fputs(i ? "," : "", f);
+        dt_of(f, x->m[i].t, rp_realtime(c, c->spans[x->m[i].span].start_ns));
+    }
+    fputs("],\"kind\":[", f);
+    for (size_t i = 0; i < x->nm; i++) {
+        fputs(i ? "," : "", f);
+        sf_json_str(f, x->m[i].kind, strlen(x->m[i].kind));
+    }
+    fputs("],\"text\":[", f);
+    for (size_t i = 0; i < x->nm; i++) {
+        fputs(i ? "," : "", f);
+        if (x->m[i].text)
+            sf_json_str(f, x->m[i].text, strlen(x->m[i].text));
+        else
+            fputs("null", f);
+    }
+    fputs("]}}\n", f);
+}
+
+static void ex_free(struct ex *x)
+{
+    for (size_t i = 0; i < x->nframes; i++)
+        free(x->frames[i]);
+    for (size_t i = 0; i < x->nm; i++)
+        free(x->m[i].text);
+    free(x->frames);
+    free(x->parent);
+    free(x->frame);
+    free(x->stack_ids);
+    free(x->stack_nodes);
+    free(x->s);
+    free(x->m);
+    free(x->by_id);
+    sf_map_free(&x->frame_map);
+    sf_map_free(&x->edge_map);
+    sf_map_free(&x->stack_map);
+    if (x->frames_st)
+        sqlite3_finalize(x->frames_st);
+}
+
+int rp_explore(struct rp_ctx *c, sqlite3 *h)
+{
+    struct ex x;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m;
+    int rc = -1;
+
+    memset(&x, 0, sizeof(x));
+    x.h = h;
+    sf_buf_init(&c->explore, (size_t)1 << 31);
+    if ((x.by_id = malloc((c->nspans ? c->nspans : 1) * sizeof(*x.by_id))) == NULL ||
+        grow((void **)&x.parent, &x.cnodes, 1, sizeof(*x.parent)) < 0 ||
+        (x.frame = calloc(x.cnodes, sizeof(*x.frame))) == NULL)
+        goto out;
+    x.nnodes = 1; /* the root */
+    for (size_t i = 0; i < c->nspans; i++)
+        x.by_id[i] = &c->spans[i];
+    qsort(x.by_id, c->nspans, sizeof(*x.by_id), cmp_by_id);
+    if (sqlite3_prepare_v2(h, "SELECT frames FROM stacks WHERE id = ?1", -1, &x.frames_st, NULL) !=
+            SQLITE_OK ||
+        read_samples(&x, c) < 0 || read_marks(&x, c) < 0)
+        goto out;
+    qsort(x.s, x.ns, sizeof(*x.s), cmp_sample);
+    if ((m = open_memstream(&text, &len)) == NULL)
+        goto out;
+    write_json(m, &x, c, c->nspans ? rp_win_time(c, 0) / 1000000 : 0);
+    rc = fclose(m) != 0 ? -1 : sf_buf_append(&c->explore, text, len);
+    c->explore_samples = x.ns;
+out:
+    free(text);
+    ex_free(&x);
+    return rc < 0 ? -1 : 0;
+}
