@@ -58,4 +58,7 @@ import json, statistics, sys
 r = [json.loads(l) for l in sys.stdin]
 m = lambda k: statistics.median(x[k] for x in r if x[k] is not None)
 print("Chromium: first contentful paint %.0f ms, DOMContentLoaded %.0f ms, load %.0f ms (median of %d)"
-      % (m("fcp"), m("dcl"), m("load"), len(r)))'
+      % (m("fcp"), m("dcl"), m("load"), len(r)))
+if all("explore" in x for x in r):
+    print("explorer: ready at %.0f ms; a selection re-rendered in %.0f ms (a tenth of the range), "
+          "%.0f ms (all of it)" % (m("explore"), m("tenth"), m("all")))'

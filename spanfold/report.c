@@ -51,6 +51,9 @@ static const char usage_text[] =
     "                    tracestate ot=th rate, else the first regime's kept share\n"
     "  --complete-only   leave out sources that are not complete (interrupted, failed,\n"
     "                    being ingested); without it they are used and named in a note\n"
+    "  --page-samples N  at most N CPU samples in the page's explorer (default 2000000,\n"
+    "                    ~3 MB of page); past it the explorer carries a uniform sample of\n"
+    "                    the requests, and says so (docs/spanfold.md, \"The report page\")\n"
     "  --quiet           no notes on stderr\n"
     "  -h, --help\n"
     "\n"
@@ -93,7 +96,7 @@ static int make_dir(const char *dir)
     return -1;
 }
 
-enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP, O_NAME };
+enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP, O_NAME, O_PAGE };
 
 static const struct option longopts[] = {
     {"db", required_argument, NULL, O_DB},
@@ -106,6 +109,7 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, O_HELP},
     CH_LONGOPTS,
     {"name", required_argument, NULL, O_NAME},
+    {"page-samples", required_argument, NULL, O_PAGE},
     {NULL, 0, NULL, 0},
 };
 
@@ -148,6 +152,11 @@ static int parse(int argc, char **argv, struct rp_opts *o)
             break;
         case O_NAME:
             o->name = optarg;
+            break;
+        case O_PAGE:
+            if (sf_opt_i64(optarg, 0, INT64_MAX, &o->page_samples) < 0)
+                return sf_cmd_usage_error("report", "bad --page-samples (a count, 0 or more)",
+                                          optarg);
             break;
         case 'h':
         case O_HELP:
@@ -211,6 +220,7 @@ int sf_cmd_report(int argc, char **argv)
         fprintf(stderr, "spanfold report: out of memory\n");
         return SF_EXIT_USAGE;
     }
+    c->o.page_samples = RP_PAGE_SAMPLES;
     if ((rc = parse(argc, argv, &c->o)) != 0) {
         free(c);
         return rc < 0 ? SF_EXIT_OK : rc;

@@ -29,13 +29,14 @@
 #include "sf_explain.h"
 #include "sf_spans.h"
 
-#define RP_TOP_FUNCS     10   /* functions listed per slow set */
-#define RP_SLOW_SHARE    0.05 /* "the slowest 5 %" */
-#define RP_MAX_CPS       256  /* inflections kept over all endpoints */
-#define RP_DRIFT_REF_MIN 50   /* traces of the estimated reference regime of a kept share */
-#define RP_HEAT_BINS     24   /* latency rows of an endpoint's heatmap, log-spaced */
-#define RP_HEAT_COLS     240  /* its columns at most: more windows share a column */
-#define RP_COV_MAX       16   /* processes in the attribution coverage table */
+#define RP_TOP_FUNCS     10      /* functions listed per slow set */
+#define RP_SLOW_SHARE    0.05    /* "the slowest 5 %" */
+#define RP_MAX_CPS       256     /* inflections kept over all endpoints */
+#define RP_DRIFT_REF_MIN 50      /* traces of the estimated reference regime of a kept share */
+#define RP_HEAT_BINS     24      /* latency rows of an endpoint's heatmap, log-spaced */
+#define RP_HEAT_COLS     240     /* its columns at most: more windows share a column */
+#define RP_COV_MAX       16      /* processes in the attribution coverage table */
+#define RP_PAGE_SAMPLES  2000000 /* the explorer's samples at most, by default */
 
 /* An inflection: a classified change point of one endpoint's metric. */
 struct rp_cp {
@@ -166,7 +167,8 @@ struct rp_opts {
     struct ch_shards shards; /* --cluster: the shards that did not answer (ch_cluster) */
     int64_t window_ns;       /* 0: adapted (inflect/window.h) */
     double expect_rate;
-    int complete_only; /* --complete-only */
+    int complete_only;    /* --complete-only */
+    int64_t page_samples; /* --page-samples: the explorer's samples at most */
     int quiet;
 };
 
@@ -213,6 +215,7 @@ struct rp_ctx {
     size_t ncause_reasons;
     struct sf_buf explore;  /* the explorer's data, JSON (report_explore.c) */
     size_t explore_samples; /* the samples in it */
+    size_t explore_spans;   /* the spans in it: all, or a uniform sample past page_samples */
     char notes[6][720];     /* what is missing or partial, said on the page */
     int nnotes;
 };

@@ -23,6 +23,12 @@
  *                     in time order
  *   marks.{span, dt, kind, text}
  *                     the span markers (span_events of the span's id), same clock
+ *   kept.{spans, of, fraction}
+ *                     the spans carried, of how many: past --page-samples samples the
+ *                     page carries a uniform sample of the requests (each kept when a
+ *                     hash of its span id falls below the fraction that brings the
+ *                     samples under the limit), so that a page of a long incident
+ *                     stays one that opens; the page says so wherever it shows a figure
  *
  * Every time is CLOCK_REALTIME through clock_fits, as the rest of the page.  The
  * document is deflated (zlib) and base64'ed into the page by report_html.c; the
@@ -81,6 +87,10 @@ struct ex {
     struct ex_mark *m;
     size_t nm, cm;
     const struct rp_span **by_id; /* the spans sorted by id */
+    uint32_t *kept;               /* kept[i]: span i's index in the page, or UINT32_MAX */
+    uint32_t *orig;               /* orig[k]: the span that is the page's span k */
+    size_t nkept;
+    double fraction; /* of the spans kept */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -328,6 +338,45 @@ static int read_marks(struct ex *x, const struct rp_ctx *c)
     return step == SQLITE_DONE ? 0 : -1;
 }
 
+/* A uniform sample of the spans whose samples fit in max (all of them when they do):
+ * span i is kept when the hash of its id, as a number in [0, 1), is below the
+ * fraction; the samples and markers of the others are dropped, the rest renumbered. */
+static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
+{
+    size_t j = 0;
+
+    x->fraction = x->ns <= (uint64_t)max ? 1.0 : (double)max / (double)x->ns;
+    if ((x->kept = malloc((c->nspans ? c->nspans : 1) * sizeof(*x->kept))) == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nspans; i++) {
+        const char *id = c->spans[i].id;
+        double u = (double)(sf_hash(id, strlen(id)) >> 11) * 0x1p-53;
+        x->kept[i] = x->fraction >= 1.0 || u < x->fraction ? (uint32_t)x->nkept++ : UINT32_MAX;
+    }
+    for (size_t i = 0; i < x->ns; i++)
+        if (x->kept[x->s[i].span] != UINT32_MAX) {
+            x->s[j] = x->s[i];
+            x->s[j++].span = x->kept[x->s[i].span];
+        }
+    x->ns = j;
+    if ((x->orig = malloc((x->nkept ? x->nkept : 1) * sizeof(*x->orig))) == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (x->kept[i] != UINT32_MAX)
+            x->orig[x->kept[i]] = (uint32_t)i;
+    j = 0;
+    for (size_t i = 0; i < x->nm; i++) {
+        if (x->kept[x->m[i].span] == UINT32_MAX) {
+            free(x->m[i].text);
+            continue;
+        }
+        x->m[j] = x->m[i];
+        x->m[j++].span = x->kept[x->m[i].span];
+    }
+    x->nm = j;
+    return 0;
+}
+
 static int cmp_sample(const void *a, const void *b)
 {
     const struct ex_sample *p = a, *q = b;
@@ -362,7 +411,8 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
 
     fprintf(f, "{\"v\":1,\"unit\":");
     sf_json_str(f, c->count_unit, strlen(c->count_unit));
-    fprintf(f, ",\"base_ms\":%lld,\"eps\":[", (long long)base_ms);
+    fprintf(f, ",\"base_ms\":%lld,\"kept\":{\"spans\":%zu,\"of\":%zu,\"fraction\":%.6g},\"eps\":[",
+            (long long)base_ms, x->nkept, c->nspans, x->fraction);
     for (size_t g = 0; g < c->sw.ng; g++) {
         fputs(g ? "," : "", f);
         sf_json_str(f, c->sw.g[g].name, strlen(c->sw.g[g].name));
@@ -376,30 +426,32 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
     for (size_t i = 1; i < x->nnodes; i++)
         fprintf(f, "%s%u,%u", i > 1 ? "," : "", x->parent[i], x->frame[i]);
     fputs("],\"span\":{\"id\":[", f);
-    for (size_t i = 0; i < c->nspans; i++) {
+    for (size_t i = 0; i < x->nkept; i++) {
+        const char *id = c->spans[x->orig[i]].id;
         fputs(i ? "," : "", f);
-        sf_json_str(f, c->spans[i].id, strlen(c->spans[i].id));
+        sf_json_str(f, id, strlen(id));
     }
     fputs("],\"ep\":[", f);
-    for (size_t i = 0; i < c->nspans; i++)
-        fprintf(f, "%s%zu", i ? "," : "", c->spans[i].group);
+    for (size_t i = 0; i < x->nkept; i++)
+        fprintf(f, "%s%zu", i ? "," : "", c->spans[x->orig[i]].group);
     fputs("],\"start\":[", f);
-    for (size_t i = 0; i < c->nspans; i++)
+    for (size_t i = 0; i < x->nkept; i++)
         fprintf(f, "%s%lld", i ? "," : "",
-                (long long)(rp_realtime(c, c->spans[i].start_ns) - base));
+                (long long)(rp_realtime(c, c->spans[x->orig[i]].start_ns) - base));
     for (int p = 0; p < 4; p++) {
         static const char *const key[] = {"dur", "req", "srv", "resp"};
         fprintf(f, "],\"%s\":[", key[p]);
-        for (size_t i = 0; i < c->nspans; i++) {
+        for (size_t i = 0; i < x->nkept; i++) {
+            const struct rp_span *sp = &c->spans[x->orig[i]];
             double ph[3];
-            rp_phases(&c->spans[i], &ph[0], &ph[1], &ph[2]);
+            rp_phases(sp, &ph[0], &ph[1], &ph[2]);
             fputs(i ? "," : "", f);
-            num_or_null(f, p == 0 ? c->spans[i].lat_ms : ph[p - 1]);
+            num_or_null(f, p == 0 ? sp->lat_ms : ph[p - 1]);
         }
     }
     fputs("]},\"at\":[0", f);
     k = 0;
-    for (size_t i = 0; i < c->nspans; i++) {
+    for (size_t i = 0; i < x->nkept; i++) {
         while (k < x->ns && x->s[k].span == i)
             k++;
         fprintf(f, ",%zu", k);
@@ -413,7 +465,7 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
     fputs("],\"dt\":[", f);
     for (size_t i = 0; i < x->ns; i++) {
         fputs(i ? "," : "", f);
-        dt_of(f, x->s[i].t, rp_realtime(c, c->spans[x->s[i].span].start_ns));
+        dt_of(f, x->s[i].t, rp_realtime(c, c->spans[x->orig[x->s[i].span]].start_ns));
     }
     fputs("],\"marks\":{\"span\":[", f);
     for (size_t i = 0; i < x->nm; i++)
@@ -421,7 +473,7 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
     fputs("],\"dt\":[", f);
     for (size_t i = 0; i < x->nm; i++) {
         fputs(i ? "," : "", f);
-        dt_of(f, x->m[i].t, rp_realtime(c, c->spans[x->m[i].span].start_ns));
+        dt_of(f, x->m[i].t, rp_realtime(c, c->spans[x->orig[x->m[i].span]].start_ns));
     }
     fputs("],\"kind\":[", f);
     for (size_t i = 0; i < x->nm; i++) {
@@ -453,6 +505,8 @@ static void ex_free(struct ex *x)
     free(x->s);
     free(x->m);
     free(x->by_id);
+    free(x->kept);
+    free(x->orig);
     sf_map_free(&x->frame_map);
     sf_map_free(&x->edge_map);
     sf_map_free(&x->stack_map);
@@ -481,7 +535,8 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
     qsort(x.by_id, c->nspans, sizeof(*x.by_id), cmp_by_id);
     if (sqlite3_prepare_v2(h, "SELECT frames FROM stacks WHERE id = ?1", -1, &x.frames_st, NULL) !=
             SQLITE_OK ||
-        read_samples(&x, c) < 0 || read_marks(&x, c) < 0)
+        read_samples(&x, c) < 0 || read_marks(&x, c) < 0 ||
+        sample_spans(&x, c, c->o.page_samples) < 0)
         goto out;
     qsort(x.s, x.ns, sizeof(*x.s), cmp_sample);
     if ((m = open_memstream(&text, &len)) == NULL)
@@ -489,6 +544,7 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
     write_json(m, &x, c, c->nspans ? rp_win_time(c, 0) / 1000000 : 0);
     rc = fclose(m) != 0 ? -1 : sf_buf_append(&c->explore, text, len);
     c->explore_samples = x.ns;
+    c->explore_spans = x.nkept;
 out:
     free(text);
     ex_free(&x);

@@ -430,7 +430,10 @@
     const q = {};
     for (const kv of h.split('&')) {
       const i = kv.indexOf('=');
-      if (i > 0) q[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+      if (i <= 0) continue;
+      try {
+        q[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+      } catch (e) { /* a damaged link: that part is left out */ }
     }
     const t = (v) => (v === undefined || isNaN(Date.parse(v)) ? null : Date.parse(v));
     st.from = t(q.from);
@@ -459,7 +462,11 @@
       : `${st.from === null ? 'start' : iso(st.from)} \u2013 ${st.to === null ? 'end' : iso(st.to)}`;
     const text = `Selection: ${range}, ${st.ep === null ? 'every endpoint' : st.ep}: ${sel.length} of ${D.span.id.length} requests, ` +
       `${weightText(cum[0])} of CPU attributed to them (${Math.round(cum[0])} ${D.unit})` +
-      (st.fn !== null ? `; function: ${st.fn}` : '');
+      (st.fn !== null ? `; function: ${st.fn}` : '') +
+      (D.kept.spans < D.kept.of
+        ? `. This page carries a uniform sample of the requests, ${D.kept.spans} of ${D.kept.of} ` +
+          `(--page-samples): figures here are of those; spanfold stacks on the database has them all`
+        : '');
     $('ex-status').textContent = text;
     $('ex-float').textContent = text;
     $('ex-float').hidden = inView || (st.from === null && st.ep === null);

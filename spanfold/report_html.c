@@ -346,8 +346,10 @@ static void explore(FILE *f, const struct rp_ctx *c)
         size_t n = sf_base64_encode(b64, raw, rawlen, 1);
         fprintf(f,
                 "<script type=\"application/octet-stream\" id=\"sf-explore-data\" "
-                "data-format=\"%s\" data-bytes=\"%zu\" data-samples=\"%zu\">\n",
-                deflated ? "deflate+base64" : "base64", j->len, c->explore_samples);
+                "data-format=\"%s\" data-bytes=\"%zu\" data-samples=\"%zu\" "
+                "data-spans=\"%zu\">\n",
+                deflated ? "deflate+base64" : "base64", j->len, c->explore_samples,
+                c->explore_spans);
         for (size_t i = 0; i < n; i += 1024) /* lines, so that the file stays readable */
             fprintf(f, "%.*s\n", (int)(n - i < 1024 ? n - i : 1024), b64 + i);
         fprintf(f, "</script>\n<script>\n%s</script>\n", ex_script);

@@ -368,10 +368,10 @@ synth "$odb" 3000 "CASE i % 3 WHEN 0 THEN '/calm-a' WHEN 1 THEN '/slow' ELSE '/c
 python3 - "$tmp/order/report.html" >"$tmp/order.check" 2>&1 <<'PY6'
 import re, sys
 sec = re.search(r'<section id="timeline">.*?</section>', open(sys.argv[1]).read(), re.S).group(0)
-heads = re.findall(r'<h3>(.*?)</h3>', sec)
-first = re.search(r'<h3>/slow</h3>\n<ul class="findings"><li>p50 step 10 \S+ 90 ms at', sec)
+heads = re.findall(r'<h3 class="ep" data-ep="[^"]*">(.*?)</h3>', sec)
+first = re.search(r'<h3 class="ep" data-ep="/slow">/slow</h3>\n<ul class="findings"><li>p50 step 10 \S+ 90 ms at', sec)
 fold = re.search(r'<details class="healthy"><summary>2 endpoints without a finding.*?</details>', sec, re.S)
-ok = heads[:1] == ["/slow"] and first and fold and sorted(re.findall(r'<h3>(.*?)</h3>', fold.group(0))) == ["/calm-a", "/calm-b"]
+ok = heads[:1] == ["/slow"] and first and fold and sorted(re.findall(r'<h3 class="ep" data-ep="[^"]*">(.*?)</h3>', fold.group(0))) == ["/calm-a", "/calm-b"]
 print("ORDER_OK" if ok else "ORDER_BAD", heads, bool(first), bool(fold))
 PY6
 sed 's/^/# /' "$tmp/order.check"
@@ -424,6 +424,33 @@ sqlite3 "$cdb" "INSERT INTO span_intervals(source_id, span_id, tid, start_ns, en
 "$sf" report --db "$cdb" --out "$tmp/coverage" --quiet 2>/dev/null
 check_eval "coverage per process: 1 by markers, 1 by sockets, 1 shared, 2 outside (findings.json, page)" \
     "python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))[\"coverage\"]; sys.exit(not (c[0] == {\"pid\": 7, \"comm\": \"svc\", \"samples\": 5, \"by_markers\": 1, \"by_sockets\": 1, \"shared\": 1, \"unattributed\": 2} and c[1][\"samples\"] == 1 and c[1][\"unattributed\"] == 1))' '$tmp/coverage/findings.json' && grep -q 'What attributed the samples' '$tmp/coverage/report.html'"
+
+# the explorer's data, read with no browser (explore_data.py, a second reader of the format):
+# consistent, and its folds are the CLI's, for every span and for a range
+xd=$top/tests/spanfold/explore_data.py
+read -r xok _ xsamples _ xof _ < <(python3 "$xd" "$html" check)
+check_eval "the explorer's data: every span ($xof), sizes consistent, samples in start order" \
+    "[ '$xok' = OK ] && [ '$xof' = \$(sqlite3 '$db' 'SELECT count(*) FROM spans') ]"
+"$sf" stacks --db "$db" | tail -n +2 >"$tmp/x.all"
+check_eval "... folded over every span: 'spanfold stacks' byte for byte ($xsamples samples)" \
+    "[ -s '$tmp/x.all' ] && python3 '$xd' '$html' fold | cmp -s - '$tmp/x.all'"
+xr=$(sqlite3 "$db" "SELECT strftime('%Y-%m-%dT%H:%M:%f', (min(req_start_ns) + 3000000000) / 1e9, 'unixepoch') || 'Z',
+    strftime('%Y-%m-%dT%H:%M:%f', (min(req_start_ns) + 9500000000) / 1e9, 'unixepoch') || 'Z' FROM spans")
+"$sf" stacks --db "$db" --during "${xr%|*}..${xr#*|}" | tail -n +2 >"$tmp/x.range"
+check_eval "... over the spans that started in [${xr%|*}, ${xr#*|}): 'stacks --during' byte for byte" \
+    "[ -s '$tmp/x.range' ] && python3 '$xd' '$html' fold '${xr%|*}' '${xr#*|}' | cmp -s - '$tmp/x.range'"
+"$sf" report --db "$db" --out "$tmp/sampled" --quiet --page-samples 200
+read -r xok xspans xsamples _ xof xfrac < <(python3 "$xd" "$tmp/sampled/report.html" check)
+python3 "$xd" "$tmp/sampled/report.html" ids >"$tmp/x.ids"
+xwant=$(python3 -c 'import sqlite3, sys
+ids = set(open(sys.argv[2]).read().split())
+print(sum(r[0] in ids for r in sqlite3.connect(sys.argv[1]).execute("SELECT span_id FROM samples")))' "$db" "$tmp/x.ids")
+check_eval "--page-samples 200: a uniform sample of the spans ($xspans of $xof, fraction $xfrac), every sample of those ($xsamples)" \
+    "[ '$xok' = OK ] && [ '$xspans' -lt '$xof' ] && [ '$xspans' -gt 0 ] && [ '$xsamples' = '$xwant' ] && [ '$xsamples' -lt 400 ]"
+"$sf" report --db "$db" --out "$tmp/sampled" --quiet --page-samples -1 2>"$tmp/e5"
+check_eval "--page-samples -1: exit 2" "[ $? -eq 2 ] && grep -q 'page-samples' '$tmp/e5'"
+check_eval "hostile path: the explorer carries it as data, inert in the page" \
+    "python3 '$xd' '$tmp/hostile/report.html' eps | grep -qF '<script>alert(1)</script>'"
 
 # samples but no span markers: the page and findings.json say what is missing, and how
 ndb=$tmp/nomarkers.db
