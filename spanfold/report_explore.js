@@ -468,7 +468,7 @@
           `(--page-samples): figures here are of those; spanfold stacks on the database has them all`
         : '');
     $('ex-status').textContent = text;
-    $('ex-float').textContent = text;
+    $('ex-float').textContent = text + ' \u2193 (click: the explorer)';
     $('ex-float').hidden = inView || (st.from === null && st.ep === null);
     writeHash();
   }
@@ -533,6 +533,7 @@
     for (const v of ['flame', 'diff', 'sandwich'])
       $('ex-view-' + v).addEventListener('click', () => { st.view = v; update(); });
     $('ex-clear').addEventListener('click', clear);
+    $('ex-float').addEventListener('click', () => $('explore').scrollIntoView());
     document.addEventListener('keydown', (ev) => {
       if (ev.target instanceof HTMLInputElement) return;
       if (ev.key === 'Escape') clear();

@@ -64,7 +64,7 @@ static const char style[] =
     "border-color:#4263eb}\n"
     "#ex-status{font-size:14px;width:100%}#ex-float{position:fixed;right:12px;bottom:12px;"
     "max-width:420px;background:#fff;border:1px solid #4263eb;padding:6px 10px;font-size:12px;"
-    "box-shadow:0 2px 8px #0002}\n"
+    "box-shadow:0 2px 8px #0002;cursor:pointer}\n"
     "svg.fl{background:#fff;border:1px solid #ddd;width:100%;height:auto;font:11px "
     "monospace}svg.fl g.fr{cursor:pointer}svg.fl g.fr:hover rect{stroke:#000;"
     "stroke-width:.5}\n"
