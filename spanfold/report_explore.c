@@ -17,7 +17,7 @@
  *                     stacks.frames exactly
  *   span.{id, ep, start, dur, req, srv, resp}
  *                     the spans in start order: id, endpoint index, start (ns after
- *                     base_ms), duration and phases in ms (null: unknown)
+ *                     base_ms), duration and phases in us (null: unknown)
  *   at[s] .. at[s+1]  span s's samples in the arrays node, w (period), dt (us after
  *                     the span's start, null where the sample's clock has no fit),
  *                     in time order
@@ -387,108 +387,119 @@ static int cmp_sample(const void *a, const void *b)
     return (p->node > q->node) - (p->node < q->node);
 }
 
-static void num_or_null(FILE *f, double v)
+/* A time in ms as integer us (exact, and a third of %.17g's size), or null. */
+static void us_or_null(struct sf_jw *w, double ms)
 {
-    if (isfinite(v))
-        fprintf(f, "%.3f", v);
+    if (isfinite(ms))
+        sf_jw_int(w, NULL, llround(ms * 1e3));
     else
-        fputs("null", f);
+        sf_jw_null(w, NULL);
 }
 
-/* us from a span's start, or null. */
-static void dt_of(FILE *f, int64_t t, int64_t start)
+/* A CLOCK_REALTIME time as us after a span's start, or null. */
+static void dt_of(struct sf_jw *w, int64_t t, int64_t start)
 {
     if (t == INT64_MIN)
-        fputs("null", f);
+        sf_jw_null(w, NULL);
     else
-        fprintf(f, "%lld", (long long)llround((double)(t - start) / 1e3));
+        sf_jw_int(w, NULL, llround((double)(t - start) / 1e3));
 }
 
 static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int64_t base_ms)
 {
+    static const char *const phase[] = {"dur", "req", "srv", "resp"};
     int64_t base = base_ms * 1000000;
-    size_t k;
+    struct sf_jw w;
+    size_t k = 0;
 
-    fprintf(f, "{\"v\":1,\"unit\":");
-    sf_json_str(f, c->count_unit, strlen(c->count_unit));
-    fprintf(f, ",\"base_ms\":%lld,\"kept\":{\"spans\":%zu,\"of\":%zu,\"fraction\":%.6g},\"eps\":[",
-            (long long)base_ms, x->nkept, c->nspans, x->fraction);
-    for (size_t g = 0; g < c->sw.ng; g++) {
-        fputs(g ? "," : "", f);
-        sf_json_str(f, c->sw.g[g].name, strlen(c->sw.g[g].name));
+    sf_jw_init(&w, f);
+    sf_jw_obj(&w, NULL);
+    sf_jw_int(&w, "v", 1);
+    sf_jw_str(&w, "unit", c->count_unit);
+    sf_jw_int(&w, "base_ms", base_ms);
+    sf_jw_obj(&w, "kept");
+    sf_jw_int(&w, "spans", (int64_t)x->nkept);
+    sf_jw_int(&w, "of", (int64_t)c->nspans);
+    sf_jw_num(&w, "fraction", x->fraction);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "eps");
+    for (size_t g = 0; g < c->sw.ng; g++)
+        sf_jw_str(&w, NULL, c->sw.g[g].name);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "frames");
+    for (size_t i = 0; i < x->nframes; i++)
+        sf_jw_str(&w, NULL, x->frames[i]);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "nodes");
+    for (size_t i = 1; i < x->nnodes; i++) {
+        sf_jw_int(&w, NULL, x->parent[i]);
+        sf_jw_int(&w, NULL, x->frame[i]);
     }
-    fputs("],\"frames\":[", f);
-    for (size_t i = 0; i < x->nframes; i++) {
-        fputs(i ? "," : "", f);
-        sf_json_str(f, x->frames[i], strlen(x->frames[i]));
-    }
-    fputs("],\"nodes\":[", f);
-    for (size_t i = 1; i < x->nnodes; i++)
-        fprintf(f, "%s%u,%u", i > 1 ? "," : "", x->parent[i], x->frame[i]);
-    fputs("],\"span\":{\"id\":[", f);
-    for (size_t i = 0; i < x->nkept; i++) {
-        const char *id = c->spans[x->orig[i]].id;
-        fputs(i ? "," : "", f);
-        sf_json_str(f, id, strlen(id));
-    }
-    fputs("],\"ep\":[", f);
+    sf_jw_end(&w);
+    sf_jw_obj(&w, "span");
+    sf_jw_arr(&w, "id");
     for (size_t i = 0; i < x->nkept; i++)
-        fprintf(f, "%s%zu", i ? "," : "", c->spans[x->orig[i]].group);
-    fputs("],\"start\":[", f);
+        sf_jw_str(&w, NULL, c->spans[x->orig[i]].id);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "ep");
     for (size_t i = 0; i < x->nkept; i++)
-        fprintf(f, "%s%lld", i ? "," : "",
-                (long long)(rp_realtime(c, c->spans[x->orig[i]].start_ns) - base));
+        sf_jw_int(&w, NULL, (int64_t)c->spans[x->orig[i]].group);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "start");
+    for (size_t i = 0; i < x->nkept; i++)
+        sf_jw_int(&w, NULL, rp_realtime(c, c->spans[x->orig[i]].start_ns) - base);
+    sf_jw_end(&w);
     for (int p = 0; p < 4; p++) {
-        static const char *const key[] = {"dur", "req", "srv", "resp"};
-        fprintf(f, "],\"%s\":[", key[p]);
+        sf_jw_arr(&w, phase[p]);
         for (size_t i = 0; i < x->nkept; i++) {
             const struct rp_span *sp = &c->spans[x->orig[i]];
             double ph[3];
             rp_phases(sp, &ph[0], &ph[1], &ph[2]);
-            fputs(i ? "," : "", f);
-            num_or_null(f, p == 0 ? sp->lat_ms : ph[p - 1]);
+            us_or_null(&w, p == 0 ? sp->lat_ms : ph[p - 1]);
         }
+        sf_jw_end(&w);
     }
-    fputs("]},\"at\":[0", f);
-    k = 0;
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "at");
+    sf_jw_int(&w, NULL, 0);
     for (size_t i = 0; i < x->nkept; i++) {
         while (k < x->ns && x->s[k].span == i)
             k++;
-        fprintf(f, ",%zu", k);
+        sf_jw_int(&w, NULL, (int64_t)k);
     }
-    fputs("],\"node\":[", f);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "node");
     for (size_t i = 0; i < x->ns; i++)
-        fprintf(f, "%s%u", i ? "," : "", x->s[i].node);
-    fputs("],\"w\":[", f);
+        sf_jw_int(&w, NULL, x->s[i].node);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "w");
     for (size_t i = 0; i < x->ns; i++)
-        fprintf(f, "%s%lld", i ? "," : "", (long long)x->s[i].weight);
-    fputs("],\"dt\":[", f);
-    for (size_t i = 0; i < x->ns; i++) {
-        fputs(i ? "," : "", f);
-        dt_of(f, x->s[i].t, rp_realtime(c, c->spans[x->orig[x->s[i].span]].start_ns));
-    }
-    fputs("],\"marks\":{\"span\":[", f);
+        sf_jw_int(&w, NULL, x->s[i].weight);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "dt");
+    for (size_t i = 0; i < x->ns; i++)
+        dt_of(&w, x->s[i].t, rp_realtime(c, c->spans[x->orig[x->s[i].span]].start_ns));
+    sf_jw_end(&w);
+    sf_jw_obj(&w, "marks");
+    sf_jw_arr(&w, "span");
     for (size_t i = 0; i < x->nm; i++)
-        fprintf(f, "%s%u", i ? "," : "", x->m[i].span);
-    fputs("],\"dt\":[", f);
-    for (size_t i = 0; i < x->nm; i++) {
-        fputs(i ? "," : "", f);
-        dt_of(f, x->m[i].t, rp_realtime(c, c->spans[x->orig[x->m[i].span]].start_ns));
-    }
-    fputs("],\"kind\":[", f);
-    for (size_t i = 0; i < x->nm; i++) {
-        fputs(i ? "," : "", f);
-        sf_json_str(f, x->m[i].kind, strlen(x->m[i].kind));
-    }
-    fputs("],\"text\":[", f);
-    for (size_t i = 0; i < x->nm; i++) {
-        fputs(i ? "," : "", f);
-        if (x->m[i].text)
-            sf_json_str(f, x->m[i].text, strlen(x->m[i].text));
-        else
-            fputs("null", f);
-    }
-    fputs("]}}\n", f);
+        sf_jw_int(&w, NULL, x->m[i].span);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "dt");
+    for (size_t i = 0; i < x->nm; i++)
+        dt_of(&w, x->m[i].t, rp_realtime(c, c->spans[x->orig[x->m[i].span]].start_ns));
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "kind");
+    for (size_t i = 0; i < x->nm; i++)
+        sf_jw_str(&w, NULL, x->m[i].kind);
+    sf_jw_end(&w);
+    sf_jw_arr(&w, "text");
+    for (size_t i = 0; i < x->nm; i++)
+        sf_jw_str(&w, NULL, x->m[i].text);
+    sf_jw_end(&w);
+    sf_jw_end(&w);
+    sf_jw_end(&w);
+    sf_jw_finish(&w);
 }
 
 static void ex_free(struct ex *x)

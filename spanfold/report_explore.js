@@ -36,6 +36,8 @@
       text = await new Response(s).text();
     } else text = new TextDecoder().decode(bin);
     D = JSON.parse(text);
+    for (const k of ['dur', 'req', 'srv', 'resp']) /* us in the data, ms here */
+      D.span[k] = D.span[k].map((v) => (v === null ? null : v / 1e3));
     trie();
   }
 
