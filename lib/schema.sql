@@ -1,4 +1,4 @@
--- spanfold database schema, version 7 (PRAGMA user_version = 7).
+-- spanfold database schema, version 8 (PRAGMA user_version = 8).
 --
 -- The interface between the tools: pcap2spans, perf-fold and tracefs2spans write
 -- it, perf-fold --db, flamegraph, inflect and exports read it.  It is embedded in
@@ -142,7 +142,8 @@ CREATE TABLE spans (
     top_p           REAL,
     max_tokens      INTEGER,
     stop_sequences  INTEGER,
-    model_hint      TEXT
+    model_hint      TEXT,
+    parent_source   INTEGER                -- NULL: parent_span_id is the context's; else the tracefs source whose socket events gave it
 );
 CREATE INDEX spans_span_id ON spans(span_id);
 CREATE INDEX spans_trace_id ON spans(trace_id);
@@ -333,4 +334,4 @@ CREATE TABLE clock_fits (
 
 -- The version this file is (sf_db sets it too when it creates a database from it), so
 -- that a file made with `sqlite3 DB < lib/schema.sql` is a current spanfold database.
-PRAGMA user_version = 7;
+PRAGMA user_version = 8;

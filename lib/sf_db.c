@@ -92,6 +92,8 @@ static const char *const migrations[] = {
     "ALTER TABLE spans ADD COLUMN max_tokens INTEGER;"
     "ALTER TABLE spans ADD COLUMN stop_sequences INTEGER;"
     "ALTER TABLE spans ADD COLUMN model_hint TEXT;",
+    /* 7 -> 8: a downstream call's parent from socket events (tracefs2spans/sockets.c) */
+    "ALTER TABLE spans ADD COLUMN parent_source INTEGER;",
 };
 
 int sf_dbi_fail(struct sf_db *db, struct sf_err *err, const char *what)

@@ -27,7 +27,7 @@
 
 #include "sf_err.h"
 
-#define SF_DB_SCHEMA_VERSION 7
+#define SF_DB_SCHEMA_VERSION 8
 #define SF_DB_BATCH          5000
 #define SF_DB_APP_ID         0x53706e46 /* PRAGMA application_id: "SpnF" */
 #define SF_DB_OWNER_SUFFIX   "-owners"  /* the lock file: the database path + this */

@@ -99,6 +99,7 @@ int sf_db_trace_clear_socket(struct sf_db *db, int64_t source_id, struct sf_err 
         "DELETE FROM span_events WHERE source_id = ?1 AND source = 'socket'",
         "DELETE FROM span_intervals WHERE source_id = ?1 AND source = 'socket'",
         "DELETE FROM shared_intervals WHERE source_id = ?1",
+        "UPDATE spans SET parent_span_id = NULL, parent_source = NULL WHERE parent_source = ?1",
     };
     int rc = 0;
 

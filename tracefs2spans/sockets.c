@@ -7,10 +7,15 @@
  *     JOIN connections (4-tuple)                      time one span owns alone on a thread)
  *                                                   shared_intervals        (the rest)
  *                                                   clock pairs (event, packet of its bytes)
+ *                                                   spans.parent_span_id of a call the
+ *                                                     traced process made (its client side)
  *
  * Every run replaces what an earlier one made for the source, so the join can run
  * again when a capture arrives later (tracefs2spans --refit).  Only spans with a span
- * id take part: samples.span_id and span_intervals.span_id name spans by it.
+ * id get thread time: samples.span_id and span_intervals.span_id name spans by it.  A
+ * call the traced process made (a downstream request, seen on its client socket) needs
+ * none: the span its thread was serving when it sent the request becomes its parent,
+ * where the request's trace context named none (spans.parent_source = this source).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +29,8 @@
 #define SPAN_ID_SIZE 17
 
 struct span_meta {
-    char span_id[SPAN_ID_SIZE];
+    int64_t row;                /* spans.id */
+    char span_id[SPAN_ID_SIZE]; /* "": the request carried no context */
     char trace_id[33];
     int64_t req_start_ns, resp_start_ns;
     int pair_clock; /* its capture has the clock the pairs are for */
@@ -40,7 +46,7 @@ struct run {
     size_t ns;
     char to_clock[64];
     int64_t exclusive_ns, shared_ns;
-    uint64_t exclusive, shared;
+    uint64_t exclusive, shared, calls, linked;
     struct sf_err *err;
 };
 
@@ -100,6 +106,7 @@ static void span_row(struct run *r, sqlite3_stmt *st, struct sj_span *s, struct 
     const char *ca = (const char *)sqlite3_column_text(st, 4);
     const char *clock = (const char *)sqlite3_column_text(st, 12);
 
+    m->row = sqlite3_column_int64(st, 13);
     text_into(m->span_id, sizeof(m->span_id), st, 0);
     text_into(m->trace_id, sizeof(m->trace_id), st, 1);
     s->conn =
@@ -123,7 +130,8 @@ static void span_row(struct run *r, sqlite3_stmt *st, struct sj_span *s, struct 
     m->pair_clock = clock && strcmp(clock, r->to_clock) == 0;
 }
 
-/* The capture's spans that know their bytes, in capture order per connection. */
+/* The capture's spans that know their bytes, in capture order per connection (those
+ * without a span id too: they can be a traced process's calls). */
 static int load_spans(struct run *r)
 {
     sqlite3_stmt *st;
@@ -133,10 +141,10 @@ static int load_spans(struct run *r)
             sf_db_handle(r->c->db),
             "SELECT s.span_id, s.trace_id, c.server_addr, c.server_port, c.client_addr, "
             "c.client_port, s.req_seq_start, s.req_seq_end, s.resp_seq_start, s.resp_seq_end, "
-            "s.req_start_ns, s.resp_start_ns, so.clock FROM spans s JOIN connections c ON c.id = "
-            "s.connection_id JOIN sources so ON so.id = s.source_id WHERE so.kind = 'pcap' AND "
-            "s.span_id IS NOT NULL AND (s.req_seq_start IS NOT NULL OR s.resp_seq_start IS NOT "
-            "NULL) ORDER BY s.connection_id, s.id",
+            "s.req_start_ns, s.resp_start_ns, so.clock, s.id FROM spans s JOIN connections c ON "
+            "c.id = s.connection_id JOIN sources so ON so.id = s.source_id WHERE so.kind = 'pcap' "
+            "AND (s.req_seq_start IS NOT NULL OR s.resp_seq_start IS NOT NULL) ORDER BY "
+            "s.connection_id, s.id",
             -1, &st, NULL) != SQLITE_OK)
         return sf_err_set(r->err, SF_E_DB, UINT64_MAX, "reading spans: %s",
                           sqlite3_errmsg(sf_db_handle(r->c->db)));
@@ -231,7 +239,7 @@ static int make_pairs(struct run *r, const struct sj_result *res, struct cf_pair
         return sf_err_set(r->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     for (size_t i = 0; i < r->ns; i++) {
         const struct span_meta *m = &r->meta[i];
-        if (!m->pair_clock)
+        if (!m->pair_clock || m->span_id[0] == 0)
             continue;
         if (res[i].req_a_ts != SJ_NONE && m->req_start_ns != SJ_NONE)
             p[(*n)++] = (struct cf_pair){res[i].req_a_ts, m->req_start_ns};
@@ -240,6 +248,49 @@ static int make_pairs(struct run *r, const struct sj_result *res, struct cf_pair
     }
     *out = p;
     return 0;
+}
+
+/* The calls the traced process made (their client side in the events): each one's
+ * parent is the span whose interval on the calling thread (markers or socket events,
+ * the innermost) holds the send of its request, unless its trace context named one. */
+static int link_calls(struct run *r, const struct sj_result *res)
+{
+    static const char find_sql[] =
+        "SELECT i.span_id FROM span_intervals i JOIN sources si ON si.id = i.source_id "
+        "WHERE i.tid = ?1 AND i.start_ns <= ?2 AND i.end_ns >= ?2 AND i.span_id <> ?3 AND "
+        "si.clock = (SELECT clock FROM sources WHERE id = ?4) "
+        "ORDER BY i.depth DESC, i.start_ns DESC, i.id DESC LIMIT 1";
+    static const char set_sql[] = "UPDATE spans SET parent_span_id = ?1, parent_source = ?2 "
+                                  "WHERE id = ?3 AND parent_span_id IS NULL";
+    int rc = 0;
+
+    for (size_t i = 0; i < r->ns && rc == 0; i++) {
+        sqlite3_stmt *find, *set;
+        char parent[SPAN_ID_SIZE];
+        if (res[i].caller_tid < 0)
+            continue;
+        r->calls++;
+        if ((find = sf_db_stmt(r->c->db, find_sql, r->err)) == NULL)
+            return SF_E_DB;
+        sqlite3_bind_int64(find, 1, res[i].caller_tid);
+        sqlite3_bind_int64(find, 2, res[i].call_start_ts);
+        sqlite3_bind_text(find, 3, r->meta[i].span_id, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(find, 4, r->src);
+        if (sqlite3_step(find) != SQLITE_ROW) {
+            sqlite3_reset(find);
+            continue; /* the thread served no span then: a call of its own */
+        }
+        text_into(parent, sizeof(parent), find, 0);
+        sqlite3_reset(find);
+        if ((set = sf_db_stmt(r->c->db, set_sql, r->err)) == NULL)
+            return SF_E_DB;
+        sqlite3_bind_text(set, 1, parent, -1, SQLITE_TRANSIENT);
+        sqlite3_bind_int64(set, 2, r->src);
+        sqlite3_bind_int64(set, 3, r->meta[i].row);
+        rc = sf_db_exec_stmt(r->c->db, set, NULL, r->err);
+        r->linked += sqlite3_changes(sf_db_handle(r->c->db)) > 0;
+    }
+    return rc;
 }
 
 static void report(const struct run *r, const struct sj_result *res, uint64_t hits)
@@ -260,11 +311,13 @@ static void report(const struct run *r, const struct sj_result *res, uint64_t hi
     fprintf(stderr,
             "tracefs2spans: source %lld: %zu socket events, %llu on the bytes of %llu of %zu "
             "spans (%llu read and answered on one thread, %llu handed off); thread time: "
-            "%llu exclusive pieces (%.3f ms), %llu shared (%.3f ms)\n",
+            "%llu exclusive pieces (%.3f ms), %llu shared (%.3f ms); %llu calls made by traced "
+            "threads, %llu given the span their thread served as parent\n",
             (long long)r->src, r->ne, (unsigned long long)hits, (unsigned long long)placed, r->ns,
             (unsigned long long)one, (unsigned long long)handoff, (unsigned long long)r->exclusive,
             (double)r->exclusive_ns / 1e6, (unsigned long long)r->shared,
-            (double)r->shared_ns / 1e6);
+            (double)r->shared_ns / 1e6, (unsigned long long)r->calls,
+            (unsigned long long)r->linked);
 }
 
 int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *npairs,
@@ -290,11 +343,16 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
     }
     if ((rc = sockjoin_match(r.sp, r.ns, r.ev, r.ne, res, &hits)))
         goto out;
+    for (size_t i = 0; i < r.ns; i++)
+        if (r.meta[i].span_id[0] == 0) /* no id to give thread time to: a call, at most */
+            res[i].reader_tid = res[i].writer_tid = -1;
     nc = sockjoin_claims(res, r.ns, cl);
     for (size_t i = 0; i < nc && rc == 0; i++)
         rc = write_markers(&r, &cl[i], &res[cl[i].span]);
     if (rc == 0)
         rc = sockjoin_split(cl, nc, on_piece, &r);
+    if (rc == 0)
+        rc = link_calls(&r, res);
     if (rc == 0)
         rc = make_pairs(&r, res, pairs, npairs);
     if (rc == 0) {

@@ -156,6 +156,8 @@ int sockjoin_parse(const char *s, size_t n, struct sj_event *ev, struct sf_err *
         goto bad;
     /* on the server's socket local is the server: the key of the capture's connection */
     ev->conn = sockjoin_conn_key(la, ll, lp, ra, rl, rp);
+    /* on the client's socket (a call the traced process made) remote is the server */
+    ev->conn_rev = sockjoin_conn_key(ra, rl, rp, la, ll, lp);
     ev->seq = (uint32_t)seq;
     ev->len = (uint32_t)len;
     return 0;
@@ -226,9 +228,25 @@ static void note(struct sj_result *r, const struct entry *e, const struct sj_eve
         r->resp_last_ts = ev->ts_ns;
 }
 
-/* Entries of group g whose bytes overlap the event's. */
+/* An event on the client's socket: its send wrote request bytes, its recv read
+ * response bytes.  The thread that sent the request's first byte made the call, until
+ * the recv of the response's last byte. */
+static void note_client(struct sj_result *r, const struct entry *e, const struct sj_event *ev)
+{
+    if (!e->send) {
+        if (r->caller_tid < 0 && covers(ev->seq, ev->len, e->a)) {
+            r->caller_tid = ev->tid;
+            r->caller_pid = ev->pid;
+            r->call_start_ts = ev->ts_ns;
+        }
+    } else if (r->call_end_ts == SJ_NONE && covers(ev->seq, ev->len, e->a + e->len - 1))
+        r->call_end_ts = ev->ts_ns;
+}
+
+/* Entries of group g whose bytes overlap the event's (client: the event is on the
+ * client's socket). */
 static void match_event(const struct entry *en, const struct group *g, const struct sj_event *ev,
-                        struct sj_result *res, uint64_t *hits)
+                        int client, struct sj_result *res, uint64_t *hits)
 {
     uint64_t rs = ev->seq - g->base, re = rs + ev->len;
     size_t lo = 0, hi = g->n;
@@ -253,7 +271,10 @@ static void match_event(const struct entry *en, const struct group *g, const str
         if ((uint64_t)e->rel + g->maxlen <= rs)
             break;
         if ((uint64_t)e->rel + e->len > rs) {
-            note(&res[e->span], e, ev);
+            if (client)
+                note_client(&res[e->span], e, ev);
+            else
+                note(&res[e->span], e, ev);
             (*hits)++;
         }
     }
@@ -264,6 +285,8 @@ static void result_init(struct sj_result *r)
     r->reader_tid = r->writer_tid = r->reader_pid = r->writer_pid = -1;
     r->req_first_ts = r->req_last_ts = r->req_a_ts = SJ_NONE;
     r->resp_first_ts = r->resp_last_ts = SJ_NONE;
+    r->caller_tid = r->caller_pid = -1;
+    r->call_start_ts = r->call_end_ts = SJ_NONE;
 }
 
 static int cmp_capture(const void *x, const void *y)
@@ -350,9 +373,13 @@ int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *e
     ng = build_groups(en, n, gr);
     for (size_t j = 0; j < ne; j++) {
         const struct group *g;
-        if (ev[j].len == 0 || (g = find_group(en, gr, ng, ev[j].conn, ev[j].send)) == NULL)
+        if (ev[j].len == 0)
             continue;
-        match_event(en, g, &ev[j], res, hits);
+        /* the server's socket; else the client's, whose send carries the request */
+        if ((g = find_group(en, gr, ng, ev[j].conn, ev[j].send)) != NULL)
+            match_event(en, g, &ev[j], 0, res, hits);
+        else if ((g = find_group(en, gr, ng, ev[j].conn_rev, !ev[j].send)) != NULL)
+            match_event(en, g, &ev[j], 1, res, hits);
     }
     free(en);
     free(gr);

@@ -204,7 +204,9 @@ double clockfit_theil_sen(const double *x, const double *y, size_t n, uint64_t s
 struct sj_event {
     int64_t ts_ns, pid, tid;
     uint64_t conn;     /* sockjoin_conn_key(local, remote): the server's view */
-    int send;          /* 1 send (response bytes), 0 recv (request bytes) */
+    uint64_t conn_rev; /* sockjoin_conn_key(remote, local): the client's view */
+    int send;          /* on the server's socket: 1 send (response bytes), 0 recv (request
+                          bytes); on the client's, the other way round */
     uint32_t seq, len; /* the bytes copied: [seq, seq + len) modulo 2^32 */
 };
 
@@ -221,6 +223,9 @@ struct sj_result {
     int64_t writer_tid, writer_pid;              /* send of the response's first byte */
     int64_t req_first_ts, req_last_ts, req_a_ts; /* first recv; the last byte's; first byte's */
     int64_t resp_first_ts, resp_last_ts;         /* send of the first byte; of the last */
+    /* the client's side, where its socket is traced too (a downstream call) */
+    int64_t caller_tid, caller_pid;     /* send of the request's first byte */
+    int64_t call_start_ts, call_end_ts; /* that send; recv of the response's last byte */
 };
 
 /* A span's claim on a thread's time. */

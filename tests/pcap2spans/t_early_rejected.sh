@@ -41,8 +41,8 @@ check_eval "NDJSON spans carry delivered too" \
 ver=$(sed -n 's/^#define SF_DB_SCHEMA_VERSION //p' "$top/lib/sf_db.h")
 check_eval "the database is the current schema version ($ver)" '[ "$(q "PRAGMA user_version")" = "$ver" ]'
 # a version 2 file: the current schema without spans.delivered, which 2 -> 3 adds, and
-# without sample_events and offcpu (4 -> 5), span_headers (5 -> 6) and the JSON-RPC columns
-# of spans (6 -> 7)
+# without sample_events and offcpu (4 -> 5), span_headers (5 -> 6), the JSON-RPC columns
+# of spans (6 -> 7) and spans.parent_source (7 -> 8)
 sqlite3 "$tmp/v2.db" <"$top/lib/schema.sql"
 sqlite3 "$tmp/v2.db" "ALTER TABLE spans DROP COLUMN delivered; DROP TABLE sample_events; DROP TABLE offcpu;
     DROP TABLE span_headers;
@@ -58,6 +58,7 @@ sqlite3 "$tmp/v2.db" "ALTER TABLE spans DROP COLUMN delivered; DROP TABLE sample
     ALTER TABLE spans DROP COLUMN top_p;
     ALTER TABLE spans DROP COLUMN max_tokens;
     ALTER TABLE spans DROP COLUMN stop_sequences;
+    ALTER TABLE spans DROP COLUMN parent_source;
     ALTER TABLE spans DROP COLUMN model_hint;
     PRAGMA user_version = 2;
     INSERT INTO sources(id, kind, path, tool, tool_version)

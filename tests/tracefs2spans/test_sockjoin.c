@@ -45,7 +45,23 @@ static uint64_t key(void)
 
 static struct sj_event ev(int64_t ts, int64_t tid, int send, uint32_t seq, uint32_t len)
 {
-    struct sj_event e = {ts, 100, tid, key(), send, seq, len};
+    struct sj_event e = {
+        .ts_ns = ts, .pid = 100, .tid = tid, .conn = key(), .send = send, .seq = seq, .len = len};
+    return e;
+}
+
+/* An event on the client's socket of the same connection (local 10.0.0.2:5555). */
+static struct sj_event cev(int64_t ts, int64_t tid, int send, uint32_t seq, uint32_t len)
+{
+    char msg[128];
+    struct sj_event e;
+    int n = snprintf(msg, sizeof(msg), "%s 10.0.0.2:5555 10.0.0.1:8080 seq=%u len=%u",
+                     send ? "send" : "recv", seq, len);
+
+    sockjoin_parse(msg, (size_t)n, &e, NULL);
+    e.ts_ns = ts;
+    e.pid = 200;
+    e.tid = tid;
     return e;
 }
 
@@ -81,6 +97,8 @@ static void test_parse(void)
     TAP_EQ_INT(sockjoin_parse(v4, strlen(v4), &e, &err), 0, "parse: IPv4 recv");
     TAP_OK(e.send == 0 && e.seq == 4294967295u && e.len == 200 && e.conn == key(),
            "parse: direction, seq, len and the server-side key");
+    TAP_OK(e.conn_rev == sockjoin_conn_key("10.0.0.2", 8, 5555, "10.0.0.1", 8, 8080),
+           "parse: the client-side key, remote as the server");
     TAP_EQ_INT(sockjoin_parse(v6, strlen(v6), &e, &err), 0, "parse: IPv6 send in brackets");
     TAP_OK(e.send == 1 && e.conn == sockjoin_conn_key("::1", 3, 8080, "fe80::1", 7, 5555),
            "parse: IPv6 key without the brackets");
@@ -267,6 +285,33 @@ static void test_other_connection(void)
     TAP_OK(r[0].reader_tid == -1 && r[0].writer_tid == -1 && pc.n == 0, "no reader, no writer");
 }
 
+/* A call traced on the client's side too (a downstream request the traced process
+ * made): its send of the request and recv of the response name the calling thread and
+ * the call's times, and claim nothing; the server's side is joined as before. */
+static void test_client_side(void)
+{
+    struct sj_span sp[1] = {span(1000, 1100, 5000, 5300)};
+    struct sj_event e[] = {cev(5, 42, 1, 1000, 100), ev(10, 7, 0, 1000, 100),
+                           ev(30, 7, 1, 5000, 300), cev(33, 42, 0, 5000, 200),
+                           cev(35, 42, 0, 5200, 100)};
+    struct sj_result res[1];
+    struct pieces pc;
+    size_t nc = run(sp, 1, e, 5, res, &pc);
+
+    TAP_OK(res[0].caller_tid == 42 && res[0].caller_pid == 200 && res[0].call_start_ts == 5 &&
+               res[0].call_end_ts == 35,
+           "client side: caller 42, from its send of the request (5) to its recv of the "
+           "response's last byte (35)");
+    TAP_OK(res[0].reader_tid == 7 && res[0].writer_tid == 7 && nc == 1 && pc.n == 1 &&
+               pc.p[0].tid == 7 && pc.p[0].start == 10 && pc.p[0].end == 30,
+           "client side: the server's thread alone claims the span's time");
+    struct sj_event only[] = {cev(5, 42, 1, 1000, 100)};
+    nc = run(sp, 1, only, 1, res, &pc);
+    TAP_OK(res[0].caller_tid == 42 && res[0].call_end_ts == SJ_NONE && res[0].reader_tid < 0 &&
+               nc == 0,
+           "client side without its response: a caller, no end, no claim");
+}
+
 int main(void)
 {
     test_parse();
@@ -279,5 +324,6 @@ int main(void)
     test_handoff();
     test_event_loop();
     test_other_connection();
+    test_client_side();
     return tap_done();
 }
