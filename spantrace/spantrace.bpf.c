@@ -157,7 +157,7 @@ static __always_inline bool sock_wanted(struct sock *sk)
 {
     __u64 id = bpf_get_current_pid_tgid();
     __u16 family = BPF_CORE_READ(sk, __sk_common.skc_family);
-    __u16 lport;
+    __u16 lport, rport;
 
     if (target_tgid && (id >> 32) != (__u64)target_tgid)
         return false;
@@ -165,9 +165,11 @@ static __always_inline bool sock_wanted(struct sock *sk)
         return false;
     if (!sock_filter_ports)
         return true;
+    /* the local port (a server's) or the remote one (a call to a backend on that port) */
     lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+    rport = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
     for (int i = 0; i < SPANTRACE_MAX_PORTS; i++)
-        if (sock_ports[i] && sock_ports[i] == lport)
+        if (sock_ports[i] && (sock_ports[i] == lport || sock_ports[i] == rport))
             return true;
     return false;
 }
