@@ -24,6 +24,8 @@
 #      --slow-kind lock: a pool of one connection and a 15 ms answer); OFFCPU=1 records
 #      with docs/recording.md's off-CPU recipe: every sched_switch and sched_wakeup of the
 #      service beside a cpu-clock of the same rate (-c 1, period 5025125 ns: 199 Hz);
+#      OFFCPU=bpf records the off-CPU time with `spantrace --offcpu -p PID` instead (the
+#      CPU profile stays perf's 199 Hz cpu-clock), into OUTDIR/offcpu.txt;
 #      SCENARIO=baggage|header|upstream|uniform records 2 x PHASE_SECONDS instead: normal,
 #      then one sampling failure mode (demo-load.py --scenario; the service runs with the
 #      matching rule: --drop-baggage env=prod-legacy, --rate-header
@@ -142,6 +144,12 @@ if [ "${SOCKETS:-0}" = 1 ]; then
     pids+=("$sock_pid")
     wait_for "$W/sockets.err" "tracing" "spantrace --sockets"
 fi
+if [ "${OFFCPU:-0}" = bpf ]; then
+    "$spantrace" --offcpu -p "$svc_pid" -o "$W/offcpu.txt" 2>"$W/offcpu.err" &
+    off_pid=$!
+    pids+=("$off_pid")
+    wait_for "$W/offcpu.err" "tracing" "spantrace --offcpu"
+fi
 sleep 1 # perf record has no ready message; give it time to open its events
 
 "$W/clockoffset" >"$W/offset-before.json"
@@ -153,6 +161,7 @@ load_rc=0
 sleep 0.5
 stop_pid "$st_pid" INT
 [ -z "${sock_pid:-}" ] || stop_pid "$sock_pid" INT
+[ -z "${off_pid:-}" ] || stop_pid "$off_pid" INT
 stop_pid "$perf_pid" INT
 stop_pid "$tcpdump_pid" INT
 stop_pid "$svc_pid" TERM
@@ -163,6 +172,7 @@ rm -f "$out/perf.txt" "$out/perf.txt.gz"
 cp "$W/demo.pcap" "$out/demo.pcap"
 cp "$W/markers.txt" "$out/markers.txt"
 [ -z "${sock_pid:-}" ] || cp "$W/sockets.txt" "$W/sockets.err" "$out/"
+[ -z "${off_pid:-}" ] || cp "$W/offcpu.txt" "$W/offcpu.err" "$out/"
 fields=comm,pid,tid,cpu,time,period,event,ip,sym,dso
 tp=()
 [ "${OFFCPU:-0}" = 1 ] && tp=(-F "trace:$fields,trace") # the tracepoints with their fields
@@ -190,11 +200,13 @@ m = {
             "packets on lo, perf record -k mono -g of the service at 199 Hz%s, spantrace span "
             "markers (USDT spanfold:span_begin/span_end); normal phase, slow phase (%s), "
             "sampling-rate change" % (
-                " with every sched_switch and sched_wakeup (-c 1)" if offcpu == "1" else "",
+                " with every sched_switch and sched_wakeup (-c 1)" if offcpu == "1" else
+                ", spantrace --offcpu (every off-CPU interval, BPF)" if offcpu == "bpf" else "",
                 "search waits for a pool of one connection and its 15 ms answer"
                 if slow_kind == "lock" else "search burns CPU in slow_regex_backtrack"),
     "slow_kind": slow_kind,
-    "offcpu": offcpu == "1",
+    "offcpu": offcpu == "1" or offcpu == "bpf",
+    "offcpu_recorder": {"1": "perf", "bpf": "spantrace"}.get(offcpu),
     "recorded_by": "scripts/record-demo.sh",
     "kernel": platform.release(),
     "tools": {"perf": perfv, "tcpdump": tcpdumpv, "curl": curlv,

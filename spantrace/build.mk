@@ -22,9 +22,12 @@ $(ST)/spantrace.skel.h: $(ST)/spantrace.bpf.o
 	$(BPFTOOL) gen skeleton $< name spantrace_bpf > $@
 $(ST)/spantrace.o: spantrace/spantrace.c spantrace/spantrace.h $(ST)/spantrace.skel.h
 	$(CC) $(CPPFLAGS) -I$(ST) -Ispantrace $(WARN) $(CFLAGS) -c $< -o $@
-$(BIN)/spantrace: $(ST)/spantrace.o $(LIBA)
+$(ST)/sym.o: spantrace/sym.c spantrace/sym.h
+	$(CC) $(CPPFLAGS) -Ispantrace $(WARN) $(CFLAGS) -c $< -o $@
+# libelf and libiberty: --offcpu names its stacks' addresses (sym.c)
+$(BIN)/spantrace: $(ST)/spantrace.o $(ST)/sym.o $(LIBA)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) $^ $(call pc,libbpf) $(LIB_LIBS) -o $@
+	$(CC) $(LDFLAGS) $^ $(call pc,libbpf) $(call pc,libelf) -liberty $(LIB_LIBS) -o $@
 else
 OPTIONAL += spantrace-skipped
 spantrace-skipped:

@@ -43,7 +43,8 @@ struct {
 /* Count of events the ring buffer had no room for, reported by the loader. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
-    __uint(max_entries, 2); /* 0: span markers, 1: socket events */
+    __uint(max_entries, 4); /* 0: span markers, 1: socket events, 2: off-CPU intervals,
+                               3: threads left untracked (offcpu_open full) */
     __type(key, __u32);
     __type(value, __u64);
 } drops SEC(".maps");
@@ -319,3 +320,101 @@ int BPF_PROG(tp_sock_recv_length, struct sock *sk, int ret, int flags)
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* ---- --offcpu -------------------------------------------------------------------- */
+
+/* sched_switch out of a thread of the target process: its stacks (the kernel's down to
+ * the scheduler, and the user's) and state, kept per thread until it is switched in
+ * again; then one offcpu_event of at least offcpu_min_ns.  sched_waking, which runs in
+ * the waker's context, names the waker of a thread that is off CPU. */
+const volatile __u64 offcpu_min_ns = 0;
+
+struct {
+    __uint(type, BPF_MAP_TYPE_RINGBUF);
+    __uint(max_entries, 1 << 24);
+} offcpu_events SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 8192);
+    __type(key, __u32);
+    __type(value, struct offcpu_event);
+} offcpu_open SEC(".maps");
+
+/* a zeroed value to insert from: too large for the BPF stack */
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct offcpu_event);
+} offcpu_zero SEC(".maps");
+
+struct task_struct___pre514 {
+    long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+    if (bpf_core_field_exists(t->__state))
+        return BPF_CORE_READ(t, __state);
+    return (__u32)BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+static __always_inline void offcpu_drop(__u32 k)
+{
+    __u64 *d = bpf_map_lookup_elem(&drops, &k);
+    if (d)
+        __sync_fetch_and_add(d, 1);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+    __u64 now = bpf_ktime_get_ns();
+    __u32 ptid = BPF_CORE_READ(prev, pid), ntid = BPF_CORE_READ(next, pid), zero = 0;
+    struct offcpu_event *o, *z;
+
+    if (BPF_CORE_READ(prev, tgid) == target_tgid && ptid != 0 &&
+        (z = bpf_map_lookup_elem(&offcpu_zero, &zero)) != NULL) {
+        if (bpf_map_update_elem(&offcpu_open, &ptid, z, BPF_ANY) == 0 &&
+            (o = bpf_map_lookup_elem(&offcpu_open, &ptid)) != NULL) {
+            o->start_ns = now;
+            o->pid = target_tgid;
+            o->tid = ptid;
+            o->cpu = bpf_get_smp_processor_id();
+            o->state = task_state(prev);
+            o->preempt = preempt;
+            o->waker = 0;
+            /* prev is still current: these are its stacks */
+            /* bytes, or < 0: an error (the loader divides; BPF has no signed division) */
+            o->nk = bpf_get_stack(ctx, o->kstack, sizeof(o->kstack), 0);
+            o->nu = bpf_get_stack(ctx, o->ustack, sizeof(o->ustack), BPF_F_USER_STACK);
+            BPF_CORE_READ_STR_INTO(&o->comm, prev, comm);
+        } else
+            offcpu_drop(3);
+    }
+    if ((o = bpf_map_lookup_elem(&offcpu_open, &ntid)) != NULL) {
+        if (now - o->start_ns >= offcpu_min_ns) {
+            struct offcpu_event *e = bpf_ringbuf_reserve(&offcpu_events, sizeof(*e), 0);
+            if (e) {
+                bpf_probe_read_kernel(e, sizeof(*e), o);
+                e->end_ns = now;
+                bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+            } else
+                offcpu_drop(2);
+        }
+        bpf_map_delete_elem(&offcpu_open, &ntid);
+    }
+    return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(offcpu_waking, struct task_struct *p)
+{
+    __u32 tid = BPF_CORE_READ(p, pid);
+    struct offcpu_event *o = bpf_map_lookup_elem(&offcpu_open, &tid);
+
+    if (o && o->waker == 0)
+        o->waker = (__u32)bpf_get_current_pid_tgid();
+    return 0;
+}

@@ -16,6 +16,14 @@
  *   nginx-812     (    810) [000] ..... 12345.678901234: spantrace_sock: recv
  * 127.0.0.1:8080 127.0.0.1:51234 seq=3775671812 len=214
  *
+ * --offcpu (with -p PID) adds one line per time a thread of the process was off its
+ * CPU: from its sched_switch out to its switch in, its state, its waker, the program's
+ * innermost own frame (an index from the leaf), and its stack, user frames then the
+ * kernel's down to the scheduler, named here (sym.c) while the process runs:
+ *
+ *   svc-4243      (   4242) [001] ..... 12345.678901234: spantrace_offcpu: end=12345.6990
+ * 01234 state=S waker=4250 frame=9 stack=svc;main;...;pool_acquire;...;__schedule
+ *
  * Straight-line flow, as libbpf-tools do: parse -> check -> open -> configure ->
  * load -> attach -> poll, with one cleanup path.
  */
@@ -37,6 +45,7 @@
 #include "sf_err.h"
 #include "sf_opt.h"
 #include "spantrace.skel.h"
+#include "sym.h"
 
 #define TOOL    "spantrace"
 #define TRACEFS "/sys/kernel/tracing"
@@ -49,10 +58,13 @@ struct spantrace_ctx {
     int span_arg, decision_arg, trace_hi_arg, trace_lo_arg;
     int printk, verbose;
     int sockets, nports;
+    int offcpu;
+    int64_t offcpu_min_ns;
+    struct st_syms *syms; /* --offcpu: the process's symbols */
     unsigned short ports[SPANTRACE_MAX_PORTS];
     double duration;
     FILE *out;
-    unsigned long long events, sock_events;
+    unsigned long long events, sock_events, offcpu_events;
     char saved_clock[64]; /* trace_clock to restore, "" if untouched */
 };
 
@@ -70,6 +82,7 @@ static void usage(FILE *f)
         f,
         "usage: spantrace [options] (--usdt PROVIDER:BEGIN[:END] | --func BEGIN[,END]) BINARY\n"
         "       spantrace --sockets [-p PID] [--port N]... [options] [--usdt|--func ... BINARY]\n"
+        "       spantrace --offcpu -p PID [--sockets] [options] [--usdt|--func ... BINARY]\n"
         "Attach to a service's span begin/end probes and write span markers in the tracefs\n"
         "text format (tracefs2spans reads them), timestamped with CLOCK_MONOTONIC in ns.\n\n"
         "  --usdt P:B[:E]      USDT probes (survive strip; preferred)\n"
@@ -78,6 +91,9 @@ static void usage(FILE *f)
         "                      4-tuple, sequence range (no instrumentation in the service)\n"
         "  --port N            --sockets: only sockets with this port at either end: a\n"
         "                      server's, or a backend's it calls (up to 8)\n"
+        "  --offcpu            also (or only) one line per time a thread of -p PID was off\n"
+        "                      CPU: start, end, state, waker, the stack it blocked in\n"
+        "  --offcpu-min DUR    --offcpu: only intervals of at least DUR (e.g. 50us; default 0)\n"
         "  -p, --pid PID       only this process (default: every process of BINARY)\n"
         "  --span-arg N        argument index (0-based) holding the 64-bit span id (default 0)\n"
         "  --decision-arg N    argument holding the sampling decision (default: none)\n"
@@ -155,6 +171,8 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
         O_PRINTK,
         O_SOCKETS,
         O_PORT,
+        O_OFFCPU,
+        O_OFFMIN,
         O_HELP,
         O_VERSION
     };
@@ -168,6 +186,8 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
                                          {"printk", no_argument, 0, O_PRINTK},
                                          {"sockets", no_argument, 0, O_SOCKETS},
                                          {"port", required_argument, 0, O_PORT},
+                                         {"offcpu", no_argument, 0, O_OFFCPU},
+                                         {"offcpu-min", required_argument, 0, O_OFFMIN},
                                          {"duration", required_argument, 0, 'd'},
                                          {"verbose", no_argument, 0, 'v'},
                                          {"help", no_argument, 0, O_HELP},
@@ -224,6 +244,13 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
                 return fail("at most %d --port options", SPANTRACE_MAX_PORTS);
             c->ports[c->nports++] = (unsigned short)v;
             break;
+        case O_OFFCPU:
+            c->offcpu = 1;
+            break;
+        case O_OFFMIN:
+            if (sf_opt_duration_ns(optarg, &c->offcpu_min_ns) || c->offcpu_min_ns < 0)
+                return fail("bad --offcpu-min '%s' (e.g. 50us, 1ms)", optarg);
+            break;
         case 'd':
             if (sf_opt_double(optarg, &c->duration) || c->duration <= 0)
                 return fail("bad duration '%s'", optarg);
@@ -245,8 +272,12 @@ static int parse_args(struct spantrace_ctx *c, int argc, char **argv)
     }
     if (c->nports && !c->sockets)
         return fail("--port needs --sockets");
+    if (c->offcpu && c->pid == 0)
+        return fail("--offcpu needs -p PID: the process whose threads' off-CPU time to record");
+    if (c->offcpu_min_ns && !c->offcpu)
+        return fail("--offcpu-min needs --offcpu");
     if (probes > 1 || (probes == 1 && optind != argc - 1) ||
-        (probes == 0 && (!c->sockets || optind != argc))) {
+        (probes == 0 && (!(c->sockets || c->offcpu) || optind != argc))) {
         usage(stderr);
         return SF_EXIT_USAGE;
     }
@@ -355,6 +386,72 @@ static int on_sock_event(void *data, void *ev, size_t size)
     return 0;
 }
 
+/* The kernel's letters for a prev_state (sched_switch's format), "R+" when preempted. */
+static const char *state_text(unsigned int state, unsigned int preempt)
+{
+    static const char *const letter[] = {"S", "D", "T", "t", "X", "Z", "P"};
+
+    if (preempt)
+        return "R+";
+    if ((state & 0x402) == 0x402) /* TASK_IDLE: uninterruptible, not counted as load */
+        return "I";
+    for (unsigned i = 0; i < sizeof(letter) / sizeof(letter[0]); i++)
+        if (state & (1u << i))
+            return letter[i];
+    return "R";
+}
+
+static int on_offcpu_event(void *data, void *ev, size_t size)
+{
+    struct spantrace_ctx *c = data;
+    const struct offcpu_event *e = ev;
+    char comm[SPANTRACE_COMM_LEN + 1];
+    int nk, nu, k0 = 0, frame = -1, rt;
+
+    if (size < sizeof(*e))
+        return 0;
+    memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
+    comm[SPANTRACE_COMM_LEN] = 0;
+    nk = e->nk > 0 ? e->nk / 8 : 0;
+    nu = e->nu > 0 ? e->nu / 8 : 0;
+    nk = nk > SPANTRACE_KSTACK ? SPANTRACE_KSTACK : nk;
+    nu = nu > SPANTRACE_USTACK ? SPANTRACE_USTACK : nu;
+    /* the kernel's stack down to __schedule, as perf's sched_switch records have it:
+     * not the tracepoint's and this program's own frames below it */
+    for (int i = 0; i < nk; i++)
+        if (strcmp(st_syms_name(c->syms, e->kstack[i], 1, &rt), "__schedule") == 0) {
+            k0 = i;
+            break;
+        }
+    /* the program's innermost own frame, counted from the leaf (the kernel's frames
+     * first) */
+    for (int i = 0; i < nu && frame < 0; i++) {
+        st_syms_name(c->syms, e->ustack[i], 0, &rt);
+        if (!rt)
+            frame = nk - k0 + i;
+    }
+    fprintf(c->out,
+            "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_offcpu: end=%llu.%09llu "
+            "state=%s waker=",
+            comm, e->tid, e->pid, e->cpu, e->start_ns / 1000000000ull, e->start_ns % 1000000000ull,
+            e->end_ns / 1000000000ull, e->end_ns % 1000000000ull, state_text(e->state, e->preempt));
+    if (e->waker)
+        fprintf(c->out, "%u", e->waker);
+    else
+        fputc('-', c->out);
+    if (frame >= 0)
+        fprintf(c->out, " frame=%d stack=%s", frame, comm);
+    else
+        fprintf(c->out, " frame=- stack=%s", comm);
+    for (int i = nu - 1; i >= 0; i--) /* root first */
+        fprintf(c->out, ";%s", st_syms_name(c->syms, e->ustack[i], 0, &rt));
+    for (int i = nk - 1; i >= k0; i--)
+        fprintf(c->out, ";%s", st_syms_name(c->syms, e->kstack[i], 1, &rt));
+    fputc('\n', c->out);
+    c->offcpu_events++;
+    return 0;
+}
+
 /* The socket programs of one kind: fentry/fexit (tp 0) or raw tracepoints (tp 1). */
 static struct bpf_program *const *sock_progs(struct spantrace_bpf *s, int tp, int *n)
 {
@@ -386,6 +483,9 @@ static struct spantrace_bpf *open_load(const struct spantrace_ctx *c, int tp)
         for (int i = 0; i < n; i++)
             bpf_program__set_autoload(p[i], c->sockets && k == tp);
     }
+    bpf_program__set_autoload(skel->progs.offcpu_switch, c->offcpu);
+    bpf_program__set_autoload(skel->progs.offcpu_waking, c->offcpu);
+    skel->rodata->offcpu_min_ns = (unsigned long long)c->offcpu_min_ns;
     skel->rodata->target_tgid = c->pid;
     skel->rodata->span_arg = c->span_arg;
     skel->rodata->decision_arg = c->decision_arg;
@@ -446,7 +546,7 @@ int main(int argc, char **argv)
     struct spantrace_ctx c = {
         .span_arg = 0, .decision_arg = -1, .trace_hi_arg = -1, .trace_lo_arg = -1, .out = stdout};
     struct spantrace_bpf *skel = NULL;
-    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0};
+    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0};
     struct ring_buffer *rb = NULL;
     unsigned long long dropped = 0, sock_dropped = 0;
     unsigned int one = 1;
@@ -467,6 +567,10 @@ int main(int argc, char **argv)
     skel = open_load(&c, 0);
     if (skel == NULL && c.sockets)
         skel = open_load(&c, tp = 1);
+    if (c.offcpu && (c.syms = st_syms_new(c.pid)) == NULL) {
+        fail("out of memory");
+        goto cleanup;
+    }
     if (skel == NULL) {
         fail("failed to load BPF programs: %s (run with -v for the verifier log)", strerror(errno));
         goto cleanup;
@@ -489,9 +593,17 @@ int main(int argc, char **argv)
             }
         }
     }
+    if (c.offcpu && ((lo[0] = bpf_program__attach(skel->progs.offcpu_switch)) == NULL ||
+                     (lo[1] = bpf_program__attach(skel->progs.offcpu_waking)) == NULL)) {
+        fail("failed to attach the scheduler tracepoints: %s", strerror(errno));
+        goto cleanup;
+    }
     rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &c, NULL);
-    if (rb == NULL || (c.sockets && ring_buffer__add(rb, bpf_map__fd(skel->maps.sock_events),
-                                                     on_sock_event, &c) < 0)) {
+    if (rb == NULL ||
+        (c.sockets &&
+         ring_buffer__add(rb, bpf_map__fd(skel->maps.sock_events), on_sock_event, &c) < 0) ||
+        (c.offcpu &&
+         ring_buffer__add(rb, bpf_map__fd(skel->maps.offcpu_events), on_offcpu_event, &c) < 0)) {
         fail("failed to create ring buffer: %s", strerror(errno));
         goto cleanup;
     }
@@ -503,14 +615,19 @@ int main(int argc, char **argv)
     if (c.sockets)
         fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d\n", tp ? "tracepoint" : "fentry",
                 c.pid, c.nports);
+    if (c.offcpu)
+        fprintf(c.out, "# spantrace: offcpu pid=%d min_ns=%lld\n", c.pid,
+                (long long)c.offcpu_min_ns);
     fflush(c.out);
-    fprintf(stderr, TOOL ": tracing %s%s%s; Ctrl-C to stop\n", c.binary ? c.binary : "",
-            c.binary && c.sockets ? " and " : "", c.sockets ? "TCP sockets" : "");
+    fprintf(stderr, TOOL ": tracing %s%s%s%s%s; Ctrl-C to stop\n", c.binary ? c.binary : "",
+            c.binary && c.sockets ? " and " : "", c.sockets ? "TCP sockets" : "",
+            c.offcpu && (c.binary || c.sockets) ? " and " : "", c.offcpu ? "off-CPU time" : "");
     t_end = c.duration > 0 ? now_s() + c.duration : 0;
     while (!stop && (t_end == 0 || now_s() < t_end)) {
         int n = ring_buffer__poll(rb, 100);
-        /* socket events come without wakeups (spantrace.bpf.c): take them each round */
-        if (n >= 0 && c.sockets)
+        /* socket and off-CPU events come without wakeups (spantrace.bpf.c): take them
+         * each round */
+        if (n >= 0 && (c.sockets || c.offcpu))
             n = ring_buffer__consume(rb);
         if (n < 0 && n != -EINTR) {
             fail("failed to poll ring buffer: %s", strerror(-n));
@@ -525,6 +642,19 @@ int main(int argc, char **argv)
         fprintf(stderr, TOOL ": %llu markers written%s", c.events, dropped ? "" : "\n");
     if (c.binary && dropped)
         fprintf(stderr, ", %llu dropped (ring buffer full)\n", dropped);
+    if (c.offcpu) {
+        unsigned long long lost = 0, untracked = 0;
+        unsigned int two = 2, three = 3;
+        bpf_map_lookup_elem(bpf_map__fd(skel->maps.drops), &two, &lost);
+        bpf_map_lookup_elem(bpf_map__fd(skel->maps.drops), &three, &untracked);
+        fprintf(stderr,
+                TOOL ": %llu off-CPU intervals written, %llu dropped (ring buffer full), %llu "
+                     "switches not followed (too many threads off CPU at once)\n",
+                c.offcpu_events, lost, untracked);
+        if (lost + untracked)
+            fprintf(c.out, "# entries-in-buffer/entries-written: %llu/%llu   #P:0\n",
+                    c.offcpu_events, c.offcpu_events + lost + untracked);
+    }
     if (c.sockets) {
         fprintf(stderr, TOOL ": %llu socket events written, %llu dropped (ring buffer full)\n",
                 c.sock_events, sock_dropped);
@@ -536,12 +666,15 @@ int main(int argc, char **argv)
     rc = 0;
 cleanup:
     ring_buffer__free(rb);
+    bpf_link__destroy(lo[1]);
+    bpf_link__destroy(lo[0]);
     for (int i = 5; i >= 0; i--)
         bpf_link__destroy(ls[i]);
     bpf_link__destroy(le);
     bpf_link__destroy(lb);
     spantrace_bpf__destroy(skel);
     restore_trace_clock(&c);
+    st_syms_free(c.syms);
     if (c.out && c.out != stdout)
         fclose(c.out);
     else

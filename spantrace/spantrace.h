@@ -39,4 +39,21 @@ struct sock_event {
     char comm[SPANTRACE_COMM_LEN];
 };
 
+#define SPANTRACE_KSTACK 32 /* kernel frames kept of a thread that leaves its CPU */
+#define SPANTRACE_USTACK 64 /* user frames */
+
+/* One off-CPU interval (--offcpu): thread tid left its CPU at start_ns in state
+ * `state` (prev_state; preempt: it was preempted, runnable) with these stacks (the
+ * leaf first, as the kernel gives them; 0-terminated when shorter), and ran again at
+ * end_ns; waker: the thread whose sched_waking woke it, 0 when none was seen. */
+struct offcpu_event {
+    unsigned long long start_ns, end_ns; /* CLOCK_MONOTONIC */
+    unsigned int pid, tid, cpu, waker;
+    unsigned int state, preempt;
+    int nk, nu; /* bytes of kstack, ustack bpf_get_stack filled (< 0: none, an error) */
+    char comm[SPANTRACE_COMM_LEN];
+    unsigned long long kstack[SPANTRACE_KSTACK];
+    unsigned long long ustack[SPANTRACE_USTACK];
+};
+
 #endif
