@@ -2,6 +2,8 @@
 #include "sf_db_perf.h"
 
 #include <assert.h>
+#include <stdio.h>
+#include <string.h>
 
 int sf_db_perf_stack(struct sf_db *db, const char *frames, size_t n, int64_t *id,
                      struct sf_err *err)
@@ -95,4 +97,36 @@ int sf_db_perf_offcpu(struct sf_db *db, int64_t source_id, const struct sf_offcp
     sf_db_bind_int(st, 12, o->waker_tid);
     sf_db_bind_int(st, 13, o->waker_stack_id ? o->waker_stack_id : SF_DB_NULL);
     return sf_db_exec_stmt(db, st, NULL, err);
+}
+
+void sf_offcpu_reason(const char *state, const char *stack, size_t len, char *out, size_t n)
+{
+    static const char *const skip[] = {"__traceiter_", "perf_trace_", "trace_event_",
+                                       "__schedule",   "schedule",    "__cond_resched"};
+    size_t e = len;
+
+    if (n == 0)
+        return;
+    out[0] = 0;
+    if (state && state[0] == 'R') {
+        snprintf(out, n, "preempted");
+        return;
+    }
+    while (e > 0) {
+        size_t b = e, k, i;
+        while (b > 0 && stack[b - 1] != ';')
+            b--;
+        if (b == 0)
+            return; /* only the comm left */
+        for (k = b; k < e && stack[k] != '+';)
+            k++; /* "io_schedule+0x4f": the name */
+        for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
+            if (k - b >= strlen(skip[i]) && memcmp(stack + b, skip[i], strlen(skip[i])) == 0)
+                break;
+        if (i == sizeof(skip) / sizeof(skip[0])) {
+            snprintf(out, n, "%.*s", (int)(k - b), stack + b);
+            return;
+        }
+        e = b - 1;
+    }
 }

@@ -45,6 +45,16 @@ struct sf_offcpu {
     int64_t stack_id, waker_tid, waker_stack_id;
 };
 
+/* The offcpu.reason of an interval (one rule for every writer: perf-fold's sched_switch
+ * records, tracefs2spans' spantrace_offcpu lines) into out (n bytes, NUL-terminated,
+ * "" when none): "preempted" when state (prev_state as the kernel prints it; NULL when
+ * unknown) starts with R, the thread left runnable; else the kernel function that
+ * blocked, the first frame of stack ("comm;root;...;leaf", len bytes) from the leaf
+ * that is neither the tracepoint's nor the scheduler's own (__schedule, schedule,
+ * schedule_timeout, ...: every name that starts so), without its +0x offset.  The comm
+ * is never a reason. */
+void sf_offcpu_reason(const char *state, const char *stack, size_t len, char *out, size_t n);
+
 /* Insert one off-CPU interval of source source_id (batched).  Returns 0 or SF_E_DB. */
 int sf_db_perf_offcpu(struct sf_db *db, int64_t source_id, const struct sf_offcpu *o,
                       struct sf_err *err);

@@ -18,10 +18,11 @@
  * Without the fields (perf script -F without trace) a switch record still says which
  * thread left (the record's own thread), in an unknown state.
  *
- * reason: the kernel function that blocked, the first frame from the leaf that is
- * not the tracepoint's or the scheduler's own (__schedule, schedule*, ...), without
- * its +0x offset; "preempted" when the thread left runnable (state R: it waited for
- * a CPU, it did not block).  frame: the innermost frame of the program itself, the
+ * reason (sf_offcpu_reason, lib/sf_db_perf.h, which tracefs2spans applies too): the
+ * kernel function that blocked, the first frame from the leaf that is not the
+ * tracepoint's or the scheduler's own (__schedule, schedule*, ...), without its +0x
+ * offset; "preempted" when the thread left runnable (state R: it waited for a CPU, it
+ * did not block).  frame: the innermost frame of the program itself, the
  * first from the leaf whose module is neither the kernel ("[kernel.kallsyms]", any
  * "[...]") nor the C runtime (libc, libpthread, ld-linux, libstdc++, libgcc_s, libm):
  * pool_acquire above futex_wait, not pthread_mutex_lock.
@@ -258,35 +259,6 @@ void offcpu_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
     snprintf(o->frame, sizeof(o->frame), "%.*s", (int)k, f->func.p);
 }
 
-/* The kernel function that blocked: the first frame from the leaf that is neither the
- * tracepoint's nor the scheduler's own (__schedule, schedule, schedule_timeout,
- * schedule_hrtimeout_range, ...: every name that starts so). */
-static void blocked_in(const char *stack, size_t len, char *out, size_t n)
-{
-    static const char *const skip[] = {"__traceiter_", "perf_trace_", "trace_event_",
-                                       "__schedule",   "schedule",    "__cond_resched"};
-    size_t e = len;
-
-    out[0] = 0;
-    while (e > 0) {
-        size_t b = e, k, i;
-        while (b > 0 && stack[b - 1] != ';')
-            b--;
-        if (b == 0)
-            return; /* only the comm left */
-        for (k = b; k < e && stack[k] != '+';)
-            k++; /* "io_schedule+0x4f": the name */
-        for (i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
-            if (k - b >= strlen(skip[i]) && memcmp(stack + b, skip[i], strlen(skip[i])) == 0)
-                break;
-        if (i == sizeof(skip) / sizeof(skip[0])) {
-            snprintf(out, n, "%.*s", (int)(k - b), stack + b);
-            return;
-        }
-        e = b - 1;
-    }
-}
-
 /* The stack without the tracepoint's own frames at its leaf (__traceiter_sched_switch,
  * perf_trace_sched_switch, ...): they are how it was recorded, not where it blocked. */
 static size_t without_tracing(const char *stack, size_t len)
@@ -357,10 +329,7 @@ int offcpu_commit(struct perf_fold_ctx *c, const char *stack, size_t len)
     snprintf(p->comm, sizeof(p->comm), "%s", c->comm.len ? (const char *)c->comm.data : "");
     snprintf(p->state, sizeof(p->state), "%s", o->state);
     snprintf(p->frame, sizeof(p->frame), "%s", o->frame);
-    if (o->state[0] == 'R')
-        snprintf(p->reason, sizeof(p->reason), "preempted");
-    else
-        blocked_in(stack, len, p->reason, sizeof(p->reason));
+    sf_offcpu_reason(o->state, stack, len, p->reason, sizeof(p->reason));
     return 0;
 }
 

@@ -18,6 +18,31 @@ static int64_t one(struct sf_db *db, const char *sql)
     return v;
 }
 
+/* sf_offcpu_reason of stack text s in state st. */
+static const char *reason(const char *st, const char *s)
+{
+    static char out[64];
+
+    sf_offcpu_reason(st, s, strlen(s), out, sizeof(out));
+    return out;
+}
+
+static void test_reason(void)
+{
+    TAP_EQ_STR(reason("S", "app;main;futex_wait_queue;schedule;__schedule"), "futex_wait_queue",
+               "the first frame from the leaf that is not the scheduler's");
+    TAP_EQ_STR(reason("D", "app;read;io_schedule+0x4f;schedule_timeout+0x1;__schedule+0x2a5"),
+               "io_schedule", "without its +0x offset");
+    TAP_EQ_STR(reason("S", "app;ep_poll;__cond_resched;__traceiter_sched_switch;"
+                           "perf_trace_sched_switch;trace_event_raw_event"),
+               "ep_poll", "the tracepoint's frames are skipped too");
+    TAP_EQ_STR(reason("R+", "app;main;futex_wait_queue;__schedule"), "preempted",
+               "a runnable thread was preempted, whatever its stack");
+    TAP_EQ_STR(reason(NULL, "app;main;ep_poll;__schedule"), "ep_poll", "state unknown");
+    TAP_EQ_STR(reason("S", "app;schedule;__schedule"), "", "only the comm left: no reason");
+    TAP_EQ_STR(reason("S", "app"), "", "the comm alone");
+}
+
 int main(void)
 {
     struct sf_source_info in = {"perf", "p.txt", "ff", 1, "monotonic", "test_db_perf"};
@@ -67,5 +92,6 @@ int main(void)
                7000, "comm, event and period stored from their lengths");
     sf_db_close(db, &err);
     unlink(path);
+    test_reason();
     return tap_done();
 }
