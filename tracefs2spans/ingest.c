@@ -7,15 +7,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sf_clock.h"
 #include "sf_db.h"
+#include "sf_db_perf.h"
 #include "sf_db_trace.h"
 #include "sf_json.h"
 #include "sf_line.h"
+#include "sf_map.h"
 #include "sf_opt.h"
 #include "sf_progress.h"
 #include "sf_sha256.h"
@@ -28,11 +31,27 @@ struct file_state {
     const char *clock;
     int64_t last_ts, max_ts;
     int have_ts;
-    uint64_t lines, events, markers, sock, raw, bad, losses, frames, backwards;
+    uint64_t lines, events, markers, sock, offcpu, raw, bad, losses, frames, backwards;
     int64_t back_max;
     uint64_t bytes;
     struct iv_state *iv;
+    struct sf_map stacks; /* the off-CPU lines' distinct stacks -> struct stack_id */
     struct sf_err err;
+};
+
+/* A stack of this file's off-CPU lines and its stacks.id: one database lookup per
+ * distinct stack (up to MAX_STACKS of them, then one per line). */
+struct stack_id {
+    int64_t id;
+    size_t len;
+    char text[];
+};
+
+#define MAX_STACKS 65536
+
+struct stack_key {
+    const char *s;
+    size_t n;
 };
 
 /* NDJSON goes through lib/sf_json: one object per line, SF_DB_NULL and absent text as null. */
@@ -263,6 +282,125 @@ static int on_sock(struct file_state *fs, const struct tf_line *l, const char *l
     return emit_event(fs, &ev, 1);
 }
 
+static int stack_eq(const void *val, const void *key)
+{
+    const struct stack_id *v = val;
+    const struct stack_key *k = key;
+
+    return v->len == k->n && memcmp(v->text, k->s, k->n) == 0;
+}
+
+/* The stacks.id of stack s[0..n), interned when new.  0 or SF_E_DB / SF_E_NOMEM. */
+static int stack_of(struct file_state *fs, const char *s, size_t n, int64_t *id)
+{
+    struct stack_key key = {s, n};
+    uint64_t h = sf_hash(s, n);
+    struct sf_map_slot *slot = NULL;
+    struct stack_id *v;
+
+    if (fs->stacks.n < MAX_STACKS && sf_map_reserve(&fs->stacks, 1) == 0) {
+        slot = sf_map_probe(&fs->stacks, h, stack_eq, &key);
+        if (slot->val) {
+            *id = ((struct stack_id *)slot->val)->id;
+            return 0;
+        }
+    }
+    if (sf_db_perf_stack(fs->c->db, s, n, id, &fs->err))
+        return SF_E_DB;
+    if (slot && (v = malloc(sizeof(*v) + n)) != NULL) {
+        v->id = *id;
+        v->len = n;
+        memcpy(v->text, s, n);
+        sf_map_fill(&fs->stacks, slot, h, v);
+    }
+    return 0;
+}
+
+static void stacks_free(struct file_state *fs)
+{
+    size_t it = 0;
+    struct sf_map_slot *s;
+
+    while ((s = sf_map_next(&fs->stacks, &it)) != NULL)
+        free(s->val);
+    sf_map_free(&fs->stacks);
+}
+
+/* "%.*s" of s[0..n) into out (size bytes): the NUL-terminated text a row binds. */
+static const char *cstr(char *out, size_t size, const char *s, size_t n)
+{
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), s);
+    return out;
+}
+
+/* The offcpu row of a good off-CPU line: NDJSON and/or the database. */
+static int emit_offcpu(struct file_state *fs, const struct tf_line *l, const struct oc_event *oc,
+                       uint64_t lineno)
+{
+    char comm[64], state[OC_STATE_MAX + 1], frame[128], reason[64];
+    struct sf_offcpu row = {
+        .ts_ns = l->ts_ns,
+        .end_ns = oc->end_ns,
+        .end_rule = "switch-in",
+        .pid = l->tgid >= 0 ? l->tgid : SF_DB_NULL,
+        .tid = l->pid,
+        .comm = cstr(comm, sizeof(comm), l->comm, l->comm_len),
+        .state = cstr(state, sizeof(state), oc->state, oc->state_len),
+        .frame = oc->frame ? cstr(frame, sizeof(frame), oc->frame, oc->frame_len) : NULL,
+        .waker_tid = oc->waker_tid >= 0 ? oc->waker_tid : SF_DB_NULL};
+
+    sf_offcpu_reason(state, oc->stack, oc->stack_len, reason, sizeof(reason));
+    row.reason = reason[0] ? reason : NULL;
+    fs->offcpu++;
+    if (fs->c->out) {
+        struct sf_jw w;
+
+        sf_jw_init(&w, fs->c->out);
+        sf_jw_obj(&w, NULL);
+        sf_jw_str(&w, "type", "offcpu");
+        sf_jw_int(&w, "line", (int64_t)lineno);
+        sf_jw_int(&w, "ts_ns", row.ts_ns);
+        sf_jw_int(&w, "end_ns", row.end_ns);
+        sf_jw_str(&w, "end_rule", row.end_rule);
+        jw_opt_int(&w, "pid", row.pid);
+        sf_jw_int(&w, "tid", row.tid);
+        sf_jw_str(&w, "comm", row.comm);
+        sf_jw_str(&w, "state", row.state);
+        sf_jw_str(&w, "reason", row.reason);
+        sf_jw_str(&w, "frame", row.frame);
+        jw_opt_int(&w, "waker_tid", row.waker_tid);
+        sf_jw_strn(&w, "stack", oc->stack, oc->stack_len);
+        jw_line_end(&w);
+    }
+    if (fs->c->db == NULL)
+        return 0;
+    if (stack_of(fs, oc->stack, oc->stack_len, &row.stack_id))
+        return SF_E_DB;
+    return sf_db_perf_offcpu(fs->c->db, fs->src, &row, &fs->err);
+}
+
+/* An off-CPU line of spantrace --offcpu: an offcpu row (offcpu.c has the format).  A
+ * bad one is reported at its column and kept raw, as a bad socket event is. */
+static int on_offcpu(struct file_state *fs, const struct tf_line *l, const char *line,
+                     uint64_t lineno)
+{
+    struct oc_event oc;
+    struct sf_err e;
+
+    note_time(fs, l);
+    fs->events++;
+    sf_err_clear(&e);
+    if (offcpu_parse(l->msg, l->msg_len, l->ts_ns, l->ts_raw, &oc, &e) < 0) {
+        struct sf_trace_event ev = event_of(l, "raw", lineno);
+        e.col += (uint32_t)(l->msg - line);
+        report_bad(fs, &e, lineno);
+        ev.message = l->event;
+        ev.message_len = (size_t)(l->msg + l->msg_len - l->event);
+        return emit_event(fs, &ev, 0);
+    }
+    return emit_offcpu(fs, l, &oc, lineno);
+}
+
 /* Keep an unparseable line as a raw event at the last good time. */
 static int keep_bad(struct file_state *fs, const char *s, size_t n, uint64_t lineno)
 {
@@ -347,7 +485,11 @@ static int on_line(struct file_state *fs, const char *s, size_t n, uint64_t line
     }
     switch (l.kind) {
     case TF_EVENT:
-        return is_sock_event(&l) ? on_sock(fs, &l, s, lineno) : on_event(fs, &l, lineno);
+        if (is_sock_event(&l))
+            return on_sock(fs, &l, s, lineno);
+        if (offcpu_is_event(&l))
+            return on_offcpu(fs, &l, s, lineno);
+        return on_event(fs, &l, lineno);
     case TF_CLOCK:
         set_clock(fs, l.text, l.text_len);
         return 0;
@@ -406,13 +548,17 @@ static void summary(const struct file_state *fs, const struct iv_stats *st)
     if (fs->sock)
         fprintf(stderr, "tracefs2spans: %s: %llu socket events (joined to the spans with --db)\n",
                 fs->path, (unsigned long long)fs->sock);
+    /* off-CPU intervals are counted when there are any (spantrace --offcpu) */
+    char off[48] = "";
+    if (fs->offcpu)
+        snprintf(off, sizeof(off), ", %llu off-CPU intervals", (unsigned long long)fs->offcpu);
     fprintf(stderr,
             "tracefs2spans: %s: %llu lines, %llu events, %llu markers, %llu intervals, %llu "
-            "orphan ends, %llu loss records, %llu bad lines; clock %s\n",
+            "orphan ends, %llu loss records, %llu bad lines%s; clock %s\n",
             fs->path, (unsigned long long)fs->lines, (unsigned long long)fs->events,
             (unsigned long long)fs->markers, (unsigned long long)st->intervals,
             (unsigned long long)st->orphan_ends, (unsigned long long)fs->losses,
-            (unsigned long long)fs->bad, fs->clock);
+            (unsigned long long)fs->bad, off, fs->clock);
 }
 
 static int read_lines(struct file_state *fs, int fd, struct sf_sha256 *h, int hashing)
@@ -521,6 +667,7 @@ int ingest_file(struct t2s_ctx *c, const char *path)
         rc = fs.err.code;
     intervals_stats(fs.iv, &st);
     intervals_free(fs.iv);
+    stacks_free(&fs);
     if (!stdin_in)
         close(fd);
     if (rc) {

@@ -6,8 +6,11 @@
  *           -> markers.c  (an event's message -> span id, trace id, decision, begin/end)
  *           -> intervals.c (markers per thread -> nested span intervals)
  *           -> lib/sf_db_trace.c (span_events, losses, span_intervals) or NDJSON
+ *   or        offcpu.c    (a spantrace_offcpu line's fields -> struct oc_event)
+ *           -> lib/sf_db_perf.c (offcpu rows, their stacks interned) or NDJSON
  *   then      clockfit.c  (matched (tracefs, pcap) pairs -> offset, skew, steps)
- *           -> attribute.c (pairs from the database, clock_fits rows, samples.span_id)
+ *           -> attribute.c (pairs from the database, clock_fits rows, samples.span_id and
+ *                           offcpu.span_id)
  *
  * The parsers know nothing of the database or of printing; main.c drives them.
  */
@@ -263,6 +266,34 @@ size_t sockjoin_claims(const struct sj_result *res, size_t ns, struct sj_claim *
 /* Split the claims' time per thread into exclusive and shared pieces (emit).  Returns 0,
  * SF_E_NOMEM, or what emit returned. */
 int sockjoin_split(const struct sj_claim *cl, size_t n, sj_piece_fn emit, void *ctx);
+
+/* ---- offcpu.c: spantrace --offcpu lines ----------------------------------------- */
+
+#define OC_STATE_MAX 7 /* offcpu.state as perf-fold keeps it */
+
+/* One off-CPU interval of the line's thread, from the line's time to end_ns; pointers
+ * into the message (not NUL-terminated). */
+struct oc_event {
+    int64_t end_ns;
+    const char *state; /* prev_state as given: 1..OC_STATE_MAX characters */
+    size_t state_len;
+    int64_t waker_tid; /* -1: unknown ("waker=-") */
+    const char *frame; /* the frame "frame=K" names, without "+0x..."; NULL for "frame=-" */
+    size_t frame_len;
+    const char *stack; /* "comm;root;...;leaf", every frame non-empty */
+    size_t stack_len;
+};
+
+/* 1 when l is a spantrace_offcpu event line. */
+int offcpu_is_event(const struct tf_line *l);
+
+/* Parse an off-CPU event's message ("end=SEC.NSEC state=S waker=TID|- frame=K|-
+ * stack=FRAMES") of a line stamped start_ns (raw: the line's time is a count, and so
+ * must end= be).  Returns 0, or SF_E_MALFORMED with err->col (1-based, in the message)
+ * at the field that did not parse: a missing field, end= before start_ns, an empty
+ * frame, frame=K past the stack's frames. */
+int offcpu_parse(const char *msg, size_t n, int64_t start_ns, int raw, struct oc_event *ev,
+                 struct sf_err *err);
 
 /* ---- main.c / ingest.c / attribute.c: the run ------------------------------------ */
 

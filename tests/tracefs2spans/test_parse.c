@@ -1,4 +1,5 @@
-/* Unit tests: tracefs2spans line parser (tracefs.c) and marker grammar (markers.c).
+/* Unit tests: tracefs2spans line parser (tracefs.c), marker grammar (markers.c) and
+ * off-CPU lines (offcpu.c).
  * The shared corpus lines are checked field by field by t_corpus.sh; these are the
  * layouts and failure modes around them. */
 #include <string.h>
@@ -154,10 +155,77 @@ static void test_markers(void)
     TAP_EQ_INT(markers_add_key(&g, "span", &e), SF_E_USAGE, "no '=' refused");
 }
 
+static int offcpu(const char *msg, int64_t start, int raw, struct oc_event *oc, struct sf_err *e)
+{
+    sf_err_clear(e);
+    return offcpu_parse(msg, strlen(msg), start, raw, oc, e);
+}
+
+/* The error's column is where the message says; *msg is the message. */
+static int refused_at(const char *msg, int64_t start, int raw, uint32_t col, const char *why)
+{
+    struct oc_event oc;
+    struct sf_err e;
+
+    return offcpu(msg, start, raw, &oc, &e) == SF_E_MALFORMED && e.col == col &&
+           strstr(e.msg, why) != NULL;
+}
+
+static void test_offcpu(void)
+{
+    struct oc_event oc;
+    struct sf_err e;
+
+    TAP_EQ_INT(offcpu("end=5.000000100 state=D waker=12 frame=1 stack=app;main;read;io_schedule",
+                      5000000000, 0, &oc, &e),
+               0, "an off-CPU message");
+    TAP_OK(oc.end_ns == 5000000100 && field_is(oc.state, oc.state_len, "D") && oc.waker_tid == 12 &&
+               field_is(oc.frame, oc.frame_len, "read") &&
+               field_is(oc.stack, oc.stack_len, "app;main;read;io_schedule"),
+           "end, state, waker, frame 1 from the leaf, stack");
+    TAP_EQ_INT(offcpu("frame=- prio=120 waker=- state=R+ end=5.1 stack=app;x y;op+0x1f/0x40", 5, 0,
+                      &oc, &e),
+               0, "fields in any order, an unknown one skipped, blanks in a frame");
+    TAP_OK(oc.waker_tid == -1 && oc.frame == NULL && oc.end_ns == 5100000000 &&
+               field_is(oc.stack, oc.stack_len, "app;x y;op+0x1f/0x40"),
+           "waker=- and frame=- are unknown; the stack to the end of the line");
+    TAP_EQ_INT(offcpu("end=1.0 state=S waker=- frame=0 stack=app;op+0x1f/0x40", 0, 0, &oc, &e), 0,
+               "frame=0 is the leaf");
+    TAP_OK(field_is(oc.frame, oc.frame_len, "op"), "the frame without its +0x offset");
+    TAP_EQ_INT(offcpu("end=200 state=S waker=3 frame=- stack=app", 100, 1, &oc, &e), 0,
+               "a raw-count clock: end= a count; a stack of the comm alone");
+    TAP_OK(refused_at("end=1.5 state=S waker=- frame=- stack=a", 100, 1, 5, "expected end=N"),
+           "a raw-count clock refuses end=SEC.NSEC");
+    TAP_OK(refused_at("end=0.9 state=S waker=- frame=- stack=a", 1000000000, 0, 5, "end= before"),
+           "end before the line's time, at end='s value");
+    TAP_OK(refused_at("end=1.0 state=S waker=- frame=-", 0, 0, 32, "expected stack="),
+           "no stack=: at the end");
+    TAP_OK(refused_at("end=1.0 waker=- frame=- stack=a", 0, 0, 25, "expected state="),
+           "a field missing: at stack=");
+    TAP_OK(refused_at("end=1.0 state=S state=D waker=- frame=- stack=a", 0, 0, 17, "twice"),
+           "a field given twice");
+    TAP_OK(refused_at("end=1.0 state=RUNNABLE waker=- frame=- stack=a", 0, 0, 15, "state="),
+           "a state longer than 7 characters");
+    TAP_OK(refused_at("end=1.0 state=S waker=12x frame=- stack=a", 0, 0, 23, "waker="),
+           "a bad waker, at its value");
+    TAP_OK(refused_at("end=1.0 state=S waker=- frame=-1 stack=a", 0, 0, 31, "frame="),
+           "a negative frame");
+    TAP_OK(refused_at("end=1.0 state=S waker=- frame=2 stack=a;b;c", 0, 0, 31, "beyond"),
+           "frame=K at the comm is past the frames");
+    TAP_OK(refused_at("end=1.0 state=S waker=- frame=- stack=a;;c", 0, 0, 41, "empty frame"),
+           "an empty frame, at it");
+    TAP_OK(refused_at("end=1.0 state=S waker=- frame=- stack=a;b;", 0, 0, 43, "empty frame"),
+           "a trailing ';'");
+    TAP_OK(refused_at("end=1.0 state=S waker=- frame=- stack=", 0, 0, 39, "empty frame"),
+           "an empty stack");
+    TAP_OK(refused_at("end=1.0 =S stack=a", 0, 0, 9, "KEY=VALUE"), "a field without a key");
+}
+
 int main(void)
 {
     test_layouts();
     test_bad();
     test_markers();
+    test_offcpu();
     return tap_done();
 }
