@@ -284,7 +284,8 @@ CREATE TABLE sample_events (
     PRIMARY KEY (source_id, event)
 );
 
--- Off-CPU intervals of perf sources, from sched:sched_switch records: thread tid left
+-- Off-CPU intervals of perf sources, from sched:sched_switch records (and of tracefs
+-- sources, from spantrace --offcpu's spantrace_offcpu lines): thread tid left
 -- its CPU at ts_ns in state `state` (S sleeping, D uninterruptible, R preempted, ...)
 -- with the stack it had (stack_id: "comm;root;...;leaf", the kernel frames down to the
 -- scheduler included) and ran again at end_ns: its switch in (end_rule 'switch-in'), or
