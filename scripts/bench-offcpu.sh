@@ -10,12 +10,14 @@
 # most).  Each round runs every path three ways, in turn so that a shared machine's load
 # falls on all alike: no recorder; `perf record -k mono -g -F 199 -e cpu-clock -p PID`
 # (the CPU profile alone); and the off-CPU recipe, `perf record -k mono -g --sample-cpu
-# -c 1 -e cpu-clock/period=5025125/ -e sched:sched_switch -e sched:sched_wakeup -p PID`.
+# -c 1 -e cpu-clock/period=5025125/ -e sched:sched_switch -e sched:sched_wakeup -p PID`;
+# and, where spantrace is built, the CPU profile with `spantrace --offcpu -p PID` beside it
+# (BPF: every off-CPU interval with its stacks, named in user space).
 # The demo service is not CPU-bound under this load (each connection waits on the
 # network), so requests/s barely move; what a recorder costs is CPU: the service's
 # own CPU time per request (utime + stime from /proc) and perf record's (its children's
-# rusage).  Prints, per path, the medians of requests/s, the service's CPU us a request
-# and perf's CPU us a request, for each way.
+# rusage; spantrace's too in the last way).  Prints, per path, the medians of requests/s,
+# the service's CPU us a request and the recorders' CPU us a request, for each way.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-3}
@@ -54,7 +56,19 @@ recorded() { # PATH perf-record-args... -> "requests/s:service us:perf us" with 
     wait "$pp" || true
     echo "$r:$(awk -v n="$reqs" '{printf "%d", ($1 + $2) * 1000000 / n}' "$W/perf.time")"
 }
-declare -A none cpu offcpu
+spantrace=${SF_BIN:-$top/bin}/spantrace
+bpf_recorded() { # PATH -> the same, with perf's CPU profile and spantrace --offcpu attached
+    local p=$1 st r
+    /usr/bin/time -f '%U %S' -o "$W/st.time" "$spantrace" --offcpu -p "$svc_pid" \
+        -o "$W/offcpu.txt" 2>"$W/st.err" &
+    st=$!
+    for _ in $(seq 100); do grep -q tracing "$W/st.err" 2>/dev/null && break; sleep 0.1; done
+    r=$(recorded "$p" -F 199 -e cpu-clock)
+    kill -INT "$(pgrep -P "$st" spantrace || echo "$st")" 2>/dev/null || true
+    wait "$st" || true
+    awk -v r="$r" -v n="$reqs" '{split(r, a, ":"); printf "%s:%s:%d", a[1], a[2], a[3] + ($1 + $2) * 1000000 / n}' "$W/st.time"
+}
+declare -A none cpu offcpu bpf
 for r in $(seq "$rounds"); do
     for p in /api/checkout /nothing; do
         none[$p]+="$(run $p) "
@@ -62,19 +76,27 @@ for r in $(seq "$rounds"); do
         offcpu[$p]+="$(recorded $p --sample-cpu -c 1 -e 'cpu-clock/period=5025125,name=cpu-clock/' \
             -e sched:sched_switch -e sched:sched_wakeup) "
         say "round $r $p: perf.data of the off-CPU run $(du -h "$W/perf.data" | cut -f1)"
+        if [ -x "$spantrace" ]; then
+            bpf[$p]+="$(bpf_recorded $p) "
+            say "round $r $p: spantrace --offcpu: $(tail -n 1 "$W/st.err")"
+        fi
     done
 done
 for p in /api/checkout /nothing; do
-    python3 - "$p" "${none[$p]}" "${cpu[$p]}" "${offcpu[$p]}" <<'PY'
+    python3 - "$p" "${none[$p]}" "${cpu[$p]}" "${offcpu[$p]}" "${bpf[$p]:-}" <<'PY'
 import statistics, sys
 p = sys.argv[1]
-ways = [[[float(v) for v in run.split(":")] for run in a.split()] for a in sys.argv[2:5]]
+ways = [[[float(v) for v in run.split(":")] for run in a.split()] for a in sys.argv[2:6]]
 med = lambda w, k: statistics.median(r[k] for r in w)
 out = []
-for name, w in zip(("no recorder", "CPU profile (-F 199)", "off-CPU recipe"), ways):
+names = ("no recorder", "CPU profile (-F 199)", "off-CPU recipe",
+         "CPU profile + spantrace --offcpu")
+for name, w in zip(names, ways):
+    if not w:
+        continue
     s = "%s %.0f req/s, service %.0f us CPU a request" % (name, med(w, 0), med(w, 1))
     if len(w[0]) > 2:
-        s += ", perf record %.0f us a request" % med(w, 2)
+        s += ", recorders %.0f us a request" % med(w, 2)
     out.append(s)
 print(p + ": " + "; ".join(out))
 PY
