@@ -198,6 +198,20 @@ static void note_time(struct file_state *fs, const struct tf_line *l)
         set_clock(fs, "counter", 7);
 }
 
+/* An off-CPU line is written when its interval ends but stamped with its start, so the
+ * lines of several threads come out of order by their stamps, which is no clock step:
+ * its time counts only for the input's extent (up to end_ns) and the clock's kind. */
+static void note_offcpu_time(struct file_state *fs, const struct tf_line *l, int64_t end_ns)
+{
+    if (!fs->have_ts || end_ns > fs->max_ts)
+        fs->max_ts = end_ns;
+    if (!fs->have_ts)
+        fs->last_ts = l->ts_ns;
+    fs->have_ts = 1;
+    if (l->ts_raw && !fs->c->clock_opt && fs->events == 0)
+        set_clock(fs, "counter", 7);
+}
+
 /* The span_events row of trace line l (line lineno): its time, cpu, thread and message. */
 static struct sf_trace_event event_of(const struct tf_line *l, const char *kind, uint64_t lineno)
 {
@@ -387,17 +401,19 @@ static int on_offcpu(struct file_state *fs, const struct tf_line *l, const char 
     struct oc_event oc;
     struct sf_err e;
 
-    note_time(fs, l);
-    fs->events++;
     sf_err_clear(&e);
     if (offcpu_parse(l->msg, l->msg_len, l->ts_ns, l->ts_raw, &oc, &e) < 0) {
         struct sf_trace_event ev = event_of(l, "raw", lineno);
+        note_offcpu_time(fs, l, l->ts_ns);
+        fs->events++;
         e.col += (uint32_t)(l->msg - line);
         report_bad(fs, &e, lineno);
         ev.message = l->event;
         ev.message_len = (size_t)(l->msg + l->msg_len - l->event);
         return emit_event(fs, &ev, 0);
     }
+    note_offcpu_time(fs, l, oc.end_ns);
+    fs->events++;
     return emit_offcpu(fs, l, &oc, lineno);
 }
 

@@ -24,8 +24,9 @@ line() { printf '%16s-%-7s (%7s) [001] ..... %14s: %s\n' svc "$1" 4242 "$2" "$3"
     echo "# tracer: spantrace"
     echo "# trace_clock: mono"
     line 4243 100.000000000 "spantrace: span:$span begin decision:1"
-    line 4243 100.001000000 "spantrace_offcpu: end=100.003500000 state=S waker=4250 frame=11 stack=$futex"
+    # written when they end, as spantrace does: their stamps (the starts) go back
     line 4244 100.002000000 "spantrace_offcpu: end=100.002700000 state=D waker=- frame=- stack=$io"
+    line 4243 100.001000000 "spantrace_offcpu: end=100.003500000 state=S waker=4250 frame=11 stack=$futex"
     line 4243 100.004000000 "spantrace_offcpu: end=100.004500000 state=S waker=4243 frame=3 stack=$epoll"
     line 4243 100.005000000 "spantrace: span:$span end decision:1"
     line 4243 100.006000000 "spantrace_offcpu: end=100.006250000 state=R+ waker=- frame=- stack=$preempt"
@@ -57,6 +58,8 @@ check_eval "frame= past the stack: FILE:LINE:COL at frame=" \
     "grep -qF 'off.txt:12:$(col_after 12 'frame='): off-CPU event: frame=K beyond' '$tmp/err'"
 check_eval "the summary counts the off-CPU intervals stored and the bad lines" \
     "grep -q 'off.txt: 12 lines, 10 events, 2 markers, 1 intervals, .* 4 bad lines, 4 off-CPU intervals; clock monotonic' '$tmp/err'"
+check_eval "off-CPU lines out of order by their stamps are no clock step" \
+    "! grep -q 'time goes back' '$tmp/err'"
 
 q() { sqlite3 -separator '|' "$db" "$1"; }
 check_eval "the four good lines are offcpu rows ($(q "SELECT count(*) FROM offcpu"))" \
