@@ -571,8 +571,9 @@ static int offcpu_ready(const struct stacks_opts *o, sqlite3 *h, const char *db,
     }
     if (count(h, "SELECT count(*) FROM offcpu", NULL) <= 0) {
         fprintf(stderr,
-                "%s: %s: %s: no off-CPU intervals in the database: record sched:sched_switch "
-                "beside the CPU profile (docs/recording.md, \"Several events\") and ingest it\n",
+                "%s: %s: %s: no off-CPU intervals in the database: record them with "
+                "spantrace --offcpu -p PID, or sched:sched_switch beside the CPU profile "
+                "(docs/recording.md, \"Several events\"), and ingest them\n",
                 TOOL, db, flag);
         return SF_EXIT_USAGE;
     }

@@ -226,7 +226,7 @@ check_eval "stacks --wall: CPU stacks and off-CPU ones marked [off-CPU: REASON]"
     'grep -q ";score_doc [0-9]*$" "$tmp/blk.wall" && grep -q ";\[off-CPU: do_nanosleep\] [0-9]*$" "$tmp/blk.wall"'
 "$sf" stacks --db "$tmp/demo2.db" --offcpu >/dev/null 2>"$tmp/nooff.err"
 check_eval "stacks --offcpu without scheduler records: exit 2 and the recipe" \
-    '[ $? = 2 ] && grep -q "no off-CPU intervals in the database: record sched:sched_switch" "$tmp/nooff.err"'
+    '[ $? = 2 ] && grep -q "no off-CPU intervals in the database: record them with spantrace --offcpu -p PID, or sched:sched_switch" "$tmp/nooff.err"'
 "$sf" stacks --db "$tmp/blk.db" --offcpu --weight samples >/dev/null 2>"$tmp/offw.err"
 check_eval "stacks --offcpu --weight samples: exit 2, time is not a sample count" \
     '[ $? = 2 ] && grep -q "weighs time" "$tmp/offw.err"'
