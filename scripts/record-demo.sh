@@ -21,7 +21,10 @@
 #      With SOCKETS=1 in the environment, a second `spantrace --sockets -p PID --port PORT`
 #      records the service's TCP send/receive calls at the same time (OUTDIR/sockets.txt);
 #      SLOW_KIND=lock makes the slow mode wait instead of burn CPU (the service's
-#      --slow-kind lock: a pool of one connection and a 15 ms answer); OFFCPU=1 records
+#      --slow-kind lock: a pool of one connection and a 15 ms answer), SLOW_KIND=downstream
+#      makes every search call a backend of its own (scripts/record/backend.py, python3's
+#      ThreadingHTTPServer, captured too) that slow mode asks to take 25 ms instead of 2
+#      (the service passes its trace on in B3 headers); OFFCPU=1 records
 #      with docs/recording.md's off-CPU recipe: every sched_switch and sched_wakeup of the
 #      service beside a cpu-clock of the same rate (-c 1, period 5025125 ns: 199 Hz);
 #      OFFCPU=bpf records the off-CPU time with `spantrace --offcpu -p PID` instead (the
@@ -102,7 +105,16 @@ cc -O2 -o "$W/clockoffset" "$top/scripts/record/demo-clockoffset.c"
 # latency rather than the neighbours' builds.  The admin commands go to a second port,
 # outside the capture, so that the packets hold the service's traffic only.
 slow_kind=${SLOW_KIND:-cpu}
-case $slow_kind in cpu | lock) ;; *) die "SLOW_KIND is cpu or lock" ;; esac
+case $slow_kind in cpu | lock | downstream) ;; *) die "SLOW_KIND is cpu, lock or downstream" ;; esac
+backend=()
+if [ "$slow_kind" = downstream ]; then
+    "$py" "$top/scripts/record/backend.py" 0 >"$W/backend.out" 2>&1 &
+    backend_pid=$!
+    pids+=("$backend_pid")
+    wait_for "$W/backend.out" "listening on" "the search backend"
+    backend_port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$W/backend.out")
+    backend=(--backend "$backend_port")
+fi
 scenario=${SCENARIO:-}
 rules=()
 case $scenario in
@@ -111,7 +123,7 @@ baggage) rules=(--drop-baggage env=prod-legacy) ;;
 header) rules=(--rate-header x-envoy-downstream-service-cluster=0.05) ;;
 *) die "SCENARIO is baggage, header, upstream or uniform" ;;
 esac
-nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$slow_kind" "${rules[@]}" \
+nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$slow_kind" "${backend[@]}" "${rules[@]}" \
     >"$W/svc.out" 2>"$W/svc.err" &
 svc_pid=$!
 pids+=("$svc_pid")
@@ -119,7 +131,8 @@ wait_for "$W/svc.out" "listening on" "the demo service"
 port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$W/svc.out")
 admin_port=$(sed -n 's/.*(admin 127\.0\.0\.1:\([0-9]*\)).*/\1/p' "$W/svc.out")
 
-tcpdump -i lo -U -s 0 -w "$W/demo.pcap" "tcp port $port" 2>"$W/tcpdump.err" &
+tcpdump -i lo -U -s 0 -w "$W/demo.pcap" "tcp port $port${backend_port:+ or tcp port $backend_port}" \
+    2>"$W/tcpdump.err" &
 pids+=($!)
 tcpdump_pid=$!
 wait_for "$W/tcpdump.err" "listening on" tcpdump
@@ -165,6 +178,8 @@ stop_pid "$st_pid" INT
 stop_pid "$perf_pid" INT
 stop_pid "$tcpdump_pid" INT
 stop_pid "$svc_pid" TERM
+# a background python3 ignores SIGINT (a non-interactive shell's background job)
+[ -z "${backend_pid:-}" ] || stop_pid "$backend_pid" TERM
 [ "$load_rc" -eq 0 ] || { say "load failed (status $load_rc)"; exit 1; }
 
 mkdir -p "$out"
@@ -203,7 +218,9 @@ m = {
                 " with every sched_switch and sched_wakeup (-c 1)" if offcpu == "1" else
                 ", spantrace --offcpu (every off-CPU interval, BPF)" if offcpu == "bpf" else "",
                 "search waits for a pool of one connection and its 15 ms answer"
-                if slow_kind == "lock" else "search burns CPU in slow_regex_backtrack"),
+                if slow_kind == "lock" else
+                "search waits 25 ms instead of 2 for its backend, GET /api/backend"
+                if slow_kind == "downstream" else "search burns CPU in slow_regex_backtrack"),
     "slow_kind": slow_kind,
     "offcpu": offcpu == "1" or offcpu == "bpf",
     "offcpu_recorder": {"1": "perf", "bpf": "spantrace"}.get(offcpu),
@@ -233,6 +250,7 @@ m = {
         "slow_endpoint": "/api/search",
         "slow_function": "slow_regex_backtrack" if slow_kind == "cpu" else None,
         "slow_blocked_in": ["pool_acquire", "backend_wait"] if slow_kind == "lock" else None,
+        "slow_downstream": "/api/backend" if slow_kind == "downstream" else None,
         "marker_functions": ["sf_demo_span_begin", "sf_demo_span_end"],
         "usdt": ["spanfold:span_begin", "spanfold:span_end"],
         "workers": 16, "nice": -10,

@@ -237,7 +237,9 @@ size_t rp_win_of(const struct rp_ctx *c, int64_t t);
 double rp_span_seconds(const struct rp_ctx *c);
 /* The endpoint's series of metric m (never NULL for g < ng). */
 const struct inflect_result *rp_result(const struct rp_ctx *c, size_t g, enum sf_span_metric m);
-/* Index of the most important latency inflection (largest rise), or -1. */
+/* Index of the most important latency inflection (largest rise), or -1.  An endpoint
+ * that is the downstream cause of another's inflection is not the headline: its
+ * caller's is, and names it. */
 long rp_headline(const struct rp_ctx *c);
 /* A finding in words, as its chart labels it: "p50 step 5 -> 20 ms", "errors step
  * 0.1 % -> 5.0 %", "throughput ramp 6.5 -> 6.6 /s" (arrows as U+2192). */

@@ -1034,6 +1034,19 @@ size_t rp_group_order(const struct rp_ctx *c, size_t *order)
     return with;
 }
 
+/* Whether group g is the downstream endpoint another endpoint's latency inflection
+ * waited on: its own slowdown is told there, as that one's cause. */
+static int a_cause_of_another(const struct rp_ctx *c, size_t g)
+{
+    for (size_t j = 0; j < c->nwhys; j++) {
+        const struct rp_why *y = &c->whys[j];
+        if (y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX && y->ep < c->ncause_eps &&
+            c->cps[y->cp].group != g && strcmp(c->cause_eps[y->ep], c->sw.g[g].name) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 long rp_headline(const struct rp_ctx *c)
 {
     long best = -1;
@@ -1044,6 +1057,9 @@ long rp_headline(const struct rp_ctx *c)
         double rise;
         if ((p->metric != SF_M_P50 && p->metric != SF_M_P95 && p->metric != SF_M_P99) ||
             p->kind == CP_SPIKE || !(p->before > 0))
+            continue;
+        /* the caller's slowdown is the headline, and names this one as its cause */
+        if (a_cause_of_another(c, p->group))
             continue;
         rise = p->after / p->before;
         /* p50 first: it moves with most requests; a tail change must be larger */

@@ -47,9 +47,11 @@ struct demo_ctx {
     double scale;         /* CPU work multiplier */
     pthread_mutex_t lock; /* guards sampler and slow */
     struct demo_sampler s;
-    int threads;   /* worker threads */
-    int slow;      /* slow mode on: /api/search is slow, as slow_kind says */
-    int slow_kind; /* DEMO_SLOW_CPU (slow_regex_backtrack) or DEMO_SLOW_LOCK (a pool) */
+    int threads;      /* worker threads */
+    int slow;         /* slow mode on: /api/search is slow, as slow_kind says */
+    int slow_kind;    /* DEMO_SLOW_CPU (slow_regex_backtrack), DEMO_SLOW_LOCK (a pool) or
+                         DEMO_SLOW_DOWNSTREAM (the search backend, a service of its own) */
+    int backend_port; /* DEMO_SLOW_DOWNSTREAM: the backend on 127.0.0.1, else 0 */
 };
 
 /* One request as the protocol layers hand it over. */
@@ -79,8 +81,8 @@ void demo_serve_h2(struct demo_ctx *c, int fd, const char *pre, size_t npre);
 /* Endpoint work (work.c): returns a checksum so the compiler keeps the work;
  * *error is set for the requests the endpoint fails. */
 uint64_t work_checkout(double scale, uint64_t seed, int *error);
-/* slow: 0, DEMO_SLOW_CPU or DEMO_SLOW_LOCK */
-enum { DEMO_SLOW_CPU = 1, DEMO_SLOW_LOCK };
+/* slow: 0, DEMO_SLOW_CPU or DEMO_SLOW_LOCK (DEMO_SLOW_DOWNSTREAM is the backend's) */
+enum { DEMO_SLOW_CPU = 1, DEMO_SLOW_LOCK, DEMO_SLOW_DOWNSTREAM };
 uint64_t work_search(double scale, uint64_t seed, int slow, int *error);
 uint64_t work_lookup(double scale, uint64_t seed, int *error);
 
@@ -96,5 +98,11 @@ void demo_sampler_record(struct demo_sampler *s, double lat_ms, int error, int64
 double demo_sampler_effective(const struct demo_sampler *s, int64_t now_ns);
 
 int64_t demo_now_ns(void);
+
+/* The search backend (backend.c): GET /api/backend (X-Demo-Slow: 0|1) on 127.0.0.1:port, over a
+ * connection of its own, with B3 headers naming the calling span as parent (a child
+ * span id made from it, the caller's trace id when it has one).  Returns the HTTP
+ * status, or -1 when the backend could not be reached or answered nothing. */
+int demo_backend_call(int port, const char *trace_id, uint64_t parent_span, int slow);
 
 #endif

@@ -6,7 +6,7 @@
  *
  *   spanfold-demo-service [--port N] [--rate R] [--scale X] [--trace-marker FILE]
  *                         [--breaker-latency-ms MS] [--breaker-errors SHARE] [--slow]
- *                         [--slow-kind cpu|lock]
+ *                         [--slow-kind cpu|lock|downstream] [--backend PORT]
  *                         [--threads N] [--admin-port N]
  *
  * Prints "listening on 127.0.0.1:PORT[ (admin 127.0.0.1:APORT)], N workers" on
@@ -105,7 +105,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: spanfold-demo-service [--port N] [--rate R] [--scale X]\n"
                "         [--trace-marker FILE] [--breaker-latency-ms MS] [--breaker-errors SHARE]\n"
-               "         [--slow] [--slow-kind cpu|lock] [--threads N] [--admin-port N]\n"
+               "         [--slow] [--slow-kind cpu|lock|downstream] [--backend PORT]\n"
+               "         [--threads N] [--admin-port N]\n"
                "         [--drop-baggage KEY=VALUE] [--rate-header NAME=R]\n"
                "HTTP/1.1 and h2c (prior knowledge) demo service on 127.0.0.1 with gRPC-style\n"
                "calls, a head sampler and span markers (USDT spanfold:span_begin/span_end).\n"
@@ -119,6 +120,9 @@ static void usage(FILE *f)
                "  --slow-kind K         what slow mode does to /api/search: cpu (burns CPU in\n"
                "                        slow_regex_backtrack, the default) or lock (waits for\n"
                "                        a pool of one connection, then 15 ms for its answer)\n"
+               "                        or downstream (every search calls the backend, which\n"
+               "                        slow mode asks to be slow)\n"
+               "  --backend PORT        the search backend on 127.0.0.1 (--slow-kind downstream)\n"
                "  --threads N           worker threads, each serving one connection (16)\n"
                "  --admin-port N        also listen here (0: any free port), e.g. to keep the\n"
                "                        admin commands out of a capture of the main port\n"
@@ -138,6 +142,7 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
                                        {"breaker-errors", 1, 0, 'E'},
                                        {"slow", 0, 0, 'S'},
                                        {"slow-kind", 1, 0, 'K'},
+                                       {"backend", 1, 0, 'b'},
                                        {"threads", 1, 0, 't'},
                                        {"admin-port", 1, 0, 'a'},
                                        {"drop-baggage", 1, 0, 'B'},
@@ -174,9 +179,17 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
             c->slow = 1;
             break;
         case 'K':
-            if (strcmp(optarg, "cpu") != 0 && strcmp(optarg, "lock") != 0)
-                return fprintf(stderr, "demo-service: --slow-kind cpu or lock\n"), -1;
-            c->slow_kind = strcmp(optarg, "lock") == 0 ? DEMO_SLOW_LOCK : DEMO_SLOW_CPU;
+            if (strcmp(optarg, "cpu") != 0 && strcmp(optarg, "lock") != 0 &&
+                strcmp(optarg, "downstream") != 0)
+                return fprintf(stderr, "demo-service: --slow-kind cpu, lock or downstream\n"), -1;
+            c->slow_kind = strcmp(optarg, "lock") == 0         ? DEMO_SLOW_LOCK
+                           : strcmp(optarg, "downstream") == 0 ? DEMO_SLOW_DOWNSTREAM
+                                                               : DEMO_SLOW_CPU;
+            break;
+        case 'b':
+            if (v < 1 || v > 65535)
+                return fprintf(stderr, "demo-service: --backend 1..65535\n"), -1;
+            c->backend_port = (int)v;
             break;
         case 'a':
             c->admin_port = (int)v;
@@ -203,6 +216,9 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
             return -1;
         }
     }
+    if ((c->slow_kind == DEMO_SLOW_DOWNSTREAM) != (c->backend_port != 0))
+        return fprintf(stderr, "demo-service: --slow-kind downstream and --backend go together\n"),
+               -1;
     return optind == argc ? 0 : -1;
 }
 

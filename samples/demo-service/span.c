@@ -110,8 +110,8 @@ static uint64_t span_of(struct demo_ctx *c, struct demo_req *rq, int *parent, co
     return id ? id : 1;
 }
 
-static int run_endpoint(struct demo_ctx *c, struct demo_req *rq, uint64_t id, int slow,
-                        struct demo_resp *rs)
+static int run_endpoint(struct demo_ctx *c, struct demo_req *rq, uint64_t id, const char *trace,
+                        int slow, struct demo_resp *rs)
 {
     int err = 0;
     uint64_t h;
@@ -124,7 +124,12 @@ static int run_endpoint(struct demo_ctx *c, struct demo_req *rq, uint64_t id, in
     } else if (strncmp(p, "/api/checkout", 13) == 0 && (p[13] == 0 || p[13] == '?')) {
         h = work_checkout(c->scale, id, &err);
     } else if (strncmp(p, "/api/search", 11) == 0 && (p[11] == 0 || p[11] == '?')) {
-        h = work_search(c->scale, id, slow, &err);
+        if (c->slow_kind == DEMO_SLOW_DOWNSTREAM) { /* the backend first, then its work */
+            int st = demo_backend_call(c->backend_port, trace, id, slow != 0);
+            h = work_search(c->scale, id, 0, &err);
+            err |= st != 200;
+        } else
+            h = work_search(c->scale, id, slow, &err);
     } else {
         reply(rs, 404, "no such endpoint %s\n", p);
         rs->grpc_status = 12; /* UNIMPLEMENTED */
@@ -156,7 +161,7 @@ void demo_handle(struct demo_ctx *c, struct demo_req *rq, struct demo_resp *rs)
 
     marker(c, id, "begin", decision, trace);
     sf_demo_span_begin(id, decision);
-    err = run_endpoint(c, rq, id, slow, rs);
+    err = run_endpoint(c, rq, id, trace, slow, rs);
     sf_demo_span_end(id, decision);
     marker(c, id, "end", decision, NULL);
 

@@ -391,6 +391,8 @@ sqlite3 "$ddb" "INSERT INTO spans(source_id, method, authority, path, status, re
 why_check "$tmp/downstream/findings.json" /api downstream /query >"$tmp/ds.why"
 sed 's/^/# /' "$tmp/ds.why"
 check_eval "a slow downstream call: /api's cause is downstream, to /query" "grep -q WHY_OK '$tmp/ds.why'"
+check_eval "... and the headline is the caller's, naming the slow call (not /query's own rise)" \
+    "python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[\"verdict\"]; sys.exit(not (v.startswith(\"/api p50 rose\") and \"downstream call to /query\" in v))' '$tmp/downstream/findings.json'"
 ndb=$tmp/network.db
 synth "$ndb" 2000 "'/big'" "1700000000000000000 + i * 20000000" \
     "1700000000000000000 + i * 20000000 + 3000000 + (CASE WHEN i >= 1000 THEN 60 ELSE 1 END) * 1000000 + (i * 7919 % 500) * 1000"

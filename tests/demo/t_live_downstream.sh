@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Live (issue #30.5): the demo service slowed by a dependency (--slow-kind downstream: every
+# search calls a backend of its own, python3's ThreadingHTTPServer, over a new connection,
+# passing its trace on in B3 headers; slow mode asks the backend for 25 ms instead of 2),
+# recorded on this machine with both services' traffic in the capture
+# (scripts/record-demo.sh with SLOW_KIND=downstream, about 14 s), then spanfold ingest and
+# report: every backend call is a child of the search that made it, and the report names
+# /api/search's slow phase as waiting on a downstream call to /api/backend, near the true
+# start, the parts adding up.  Needs root, BPF, perf, tcpdump; skips with the reason
+# otherwise.
+set -u
+. "$(dirname "$0")/../tap.sh"
+bin=${SF_BIN:-$top/bin}
+tap_name="demo live recording, slowed by its backend"
+. "$top/tests/demo/live_need.sh"
+tap_tmpdir t_demo_live_downstream
+
+live_record 4.5 SLOW_KIND=downstream
+ok "scripts/record-demo.sh recorded a run slowed by the search backend"
+perf=$tmp/rec/perf.txt
+[ -f "$perf" ] || perf=$perf.gz
+"$bin/spanfold" ingest --db "$tmp/r.db" "$tmp/rec/demo.pcap" "$perf" "$tmp/rec/markers.txt" \
+    2>"$tmp/ingest.err"
+q() { sqlite3 "$tmp/r.db" "$1"; }
+nb=$(q "SELECT count(*) FROM spans WHERE path = '/api/backend'")
+ns=$(q "SELECT count(*) FROM spans WHERE path = '/api/search'")
+linked=$(q "SELECT count(*) FROM spans b JOIN spans s ON s.span_id = b.parent_span_id AND
+            s.path = '/api/search' AND b.req_start_ns BETWEEN s.req_start_ns AND s.resp_end_ns
+            WHERE b.path = '/api/backend'")
+check_eval "every backend call ($nb, for $ns searches) is a child of the search that made it, within it ($linked)" \
+    "[ $nb -ge 30 ] && [ $linked = $nb ] && [ $nb -ge \$(($ns - 5)) ]"
+"$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
+python3 - "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" >"$tmp/why" 2>&1 <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+m = json.load(open(sys.argv[2]))
+lat = [i for i in f["inflections"] if i["endpoint"] == "/api/search" and i["metric"] in ("p50", "p95", "p99")]
+i = min(lat, key=lambda i: abs(i["time_ns"] - m["slow_start_realtime_ns"])) if lat else None
+ok = i is not None and i["cause"] == "downstream" and i.get("cause_endpoint") == "/api/backend" and \
+    abs(i["time_ns"] - m["slow_start_realtime_ns"]) < 2.5e9  # live, short phases, a busy machine
+if ok:
+    s, n = i["breakdown"]["slow"], i["breakdown"]["normal"]
+    parts = sum(s[k] or 0 for k in ("cpu_ns", "blocked_ns", "downstream_ns", "network_ns", "unaccounted_ns"))
+    ok = abs(parts - s["duration_ns"]) <= 4 and s["downstream_ns"] - n["downstream_ns"] > 15e6
+print("LIVE_OK" if ok else "LIVE_BAD", i and i["cause"], i and i.get("cause_endpoint"),
+      i and (i["time_ns"] - m["slow_start_realtime_ns"]) / 1e9)
+PY
+sed 's/^/# /' "$tmp/why"
+check_eval "report: /api/search's slow phase waits on /api/backend, near the true start, the parts adding up" \
+    "grep -q LIVE_OK '$tmp/why'"
+sed -n '1s/^/# /p' "$tmp/rep.err" | cut -c1-400
+check_eval "the verdict says it in words" "grep -q 'downstream call to /api/backend' '$tmp/rep.err'"
+tap_plan
