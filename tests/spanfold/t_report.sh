@@ -92,15 +92,17 @@ done
 
 # why it was slow: every latency inflection's time taken apart, the parts adding up to the
 # mean duration; on the demo's CPU-bound slow phase the cause is the CPU
-# why_check FINDINGS ENDPOINT CAUSE [CAUSE_ENDPOINT]: the largest latency rise of ENDPOINT
-# (- any) has cause CAUSE (and that downstream endpoint; "offcpu": the database has off-CPU
-# intervals, so blocked_ns is measured, where it is null otherwise)
+# why_check FINDINGS ENDPOINT CAUSE [CAUSE_ENDPOINT] [offcpu]: the largest latency rise of
+# ENDPOINT (- any) has cause CAUSE (and that downstream endpoint); "offcpu": the database has
+# off-CPU intervals, so blocked_ns is measured, where it is null otherwise
 why_check() {
     python3 - "$@" <<'PY7'
 import json, sys
 f = json.load(open(sys.argv[1]))
 lat = [i for i in f["inflections"] if i["metric"] in ("p50", "p95", "p99")]
 bad = []
+off = "offcpu" in sys.argv[4:]  # the recording has off-CPU intervals: blocked_ns is measured
+want_ep = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] != "offcpu" else None
 for i in lat:
     for side in ("slow", "normal"):
         b = i["breakdown"][side]
@@ -108,12 +110,12 @@ for i in lat:
             (b["blocked_ns"] or 0)
         if b["spans"] and abs(parts - b["duration_ns"]) > 4:
             bad.append((i["endpoint"], side, parts, b["duration_ns"]))
-        if (b["blocked_ns"] is not None) != (len(sys.argv) > 4 and sys.argv[4] == "offcpu"):
+        if (b["blocked_ns"] is not None) != off:
             bad.append("blocked_ns %s" % b["blocked_ns"])
 mine = [i for i in lat if sys.argv[2] in ("-", i["endpoint"])]
 head = max(mine, key=lambda i: i["after"] / max(i["before"], 1e-9)) if mine else None
 ok = head and not bad and head["cause"] == sys.argv[3] and head["cause_share"] > 0.25 and \
-    (len(sys.argv) < 5 or sys.argv[4] == "offcpu" or head.get("cause_endpoint") == sys.argv[4]) and \
+    (want_ep is None or head.get("cause_endpoint") == want_ep) and \
     f["verdict"].count("of the added time is") == 1
 print("WHY_OK" if ok else "WHY_BAD", head and head["cause"], head and head["cause_share"],
       head and (head.get("cause_endpoint") or head.get("cause_reason")), bad[:3])
@@ -453,6 +455,24 @@ check_eval "--page-samples 200: a uniform sample of the spans ($xspans of $xof, 
 check_eval "--page-samples -1: exit 2" "[ $? -eq 2 ] && grep -q 'page-samples' '$tmp/e5'"
 check_eval "hostile path: the explorer carries it as data, inert in the page" \
     "python3 '$xd' '$tmp/hostile/report.html' eps | grep -qF '<script>alert(1)</script>'"
+
+# a dependency that got slow, recorded (tests/data/demo-downstream): the backend's calls are
+# children of the searches (B3), spantrace --offcpu's lines are off-CPU rows, and the report
+# leads with the search, its cause downstream to /api/backend
+dsd=$top/tests/data/demo-downstream
+"$sf" ingest --quiet --db "$tmp/ds2.db" "$dsd/demo.pcap" "$dsd/perf.txt.gz" "$dsd/markers.txt" \
+    "$dsd/offcpu.txt.gz" 2>"$tmp/ds2.err"
+dsl=$(zcat "$dsd/offcpu.txt.gz" | grep -c 'spantrace_offcpu: end=')
+check_eval "demo-downstream: every spantrace_offcpu line an offcpu row of a tracefs source ($dsl)" \
+    "[ '$(sqlite3 "$tmp/ds2.db" "SELECT count(*) FROM offcpu o JOIN sources s ON s.id = o.source_id WHERE s.kind = 'tracefs'")' = '$dsl' ] && [ $dsl -gt 500 ]"
+check_eval "demo-downstream: every backend call a child of a search, within it" \
+    "[ '$(sqlite3 "$tmp/ds2.db" "SELECT count(*) FROM spans b JOIN spans s ON s.span_id = b.parent_span_id AND s.path = '/api/search' AND b.req_start_ns BETWEEN s.req_start_ns AND s.resp_end_ns WHERE b.path = '/api/backend'")' = \
+       '$(sqlite3 "$tmp/ds2.db" "SELECT count(*) FROM spans WHERE path = '/api/backend'")' ]"
+"$sf" report --quiet --db "$tmp/ds2.db" --out "$tmp/ds2" 2>/dev/null
+why_check "$tmp/ds2/findings.json" /api/search downstream /api/backend offcpu >"$tmp/ds2.why"
+sed 's/^/# /' "$tmp/ds2.why"
+check_eval "demo-downstream: /api/search's cause is downstream, to /api/backend, the parts adding up; the headline is the search's" \
+    "grep -q WHY_OK '$tmp/ds2.why' && python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))[\"verdict\"].startswith(\"/api/search p50 rose\"))' '$tmp/ds2/findings.json'"
 
 # samples but no span markers: the page and findings.json say what is missing, and how
 ndb=$tmp/nomarkers.db
