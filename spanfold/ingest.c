@@ -644,10 +644,16 @@ static void source_line(sqlite3 *db, const struct input *in)
                          db, "SELECT count(*) FROM spans WHERE source_id = ?1 AND partial", idbuf));
         else if (strcmp(kind, "perf") == 0)
             perf_counts(db, idbuf, counts, sizeof(counts));
-        else
-            snprintf(counts, sizeof(counts), "%lld span events",
-                     (long long)q_int(db, "SELECT count(*) FROM span_events WHERE source_id = ?1",
-                                      idbuf));
+        else {
+            int64_t off = q_int(db, "SELECT count(*) FROM offcpu WHERE source_id = ?1", idbuf);
+            int n =
+                snprintf(counts, sizeof(counts), "%lld span events",
+                         (long long)q_int(
+                             db, "SELECT count(*) FROM span_events WHERE source_id = ?1", idbuf));
+            if (off > 0 && n > 0 && (size_t)n < sizeof(counts)) /* spantrace --offcpu's lines */
+                snprintf(counts + n, sizeof(counts) - (size_t)n, ", %lld off-CPU intervals",
+                         (long long)off);
+        }
     }
     fprintf(stderr, "  %-11s %s%s%s: %s, %lld of %lld %s skipped, clock %s, %s%s%s%s\n",
             sf_kind_name(in->kind), shown, in->comp ? " via " : "",
