@@ -362,6 +362,8 @@ struct spans_filter {
  * row per sample (row_id = samples.id, stack_id, period, span_id = the attributed
  * span or NULL, itrace, idec), for a query that goes on with " SELECT ... FROM b". */
 extern const char spans_attrib_cte[];
+/* The same over the off-CPU intervals (row_id = offcpu.id, period = its length in ns). */
+extern const char spans_attrib_offcpu_cte[];
 
 int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group_by,
                      struct pf_table *t, struct sf_err *err);

@@ -35,6 +35,9 @@
     "   iv.trace_id AS itrace, iv.decision AS idec FROM a LEFT JOIN span_intervals iv"             \
     "   ON iv.id = a.iid)"
 #define ATTRIB_CTE ATTRIB_CTE_FROM("samples")
+/* off-CPU intervals as rows to fold: each weighs its length in ns */
+#define OFFCPU_ROWS                                                                                \
+    "(SELECT id, source_id, ts_ns, tid, stack_id, end_ns - ts_ns AS period, span_id FROM offcpu)"
 
 /* What is folded, as rows of (id, source_id, ts_ns, tid, stack_id, period, span_id):
  * CPU samples weighing their period; off-CPU intervals weighing their length in ns,
@@ -42,8 +45,7 @@
  * marked with a leaf frame that says why the thread was off CPU. */
 static const char *const fold_rows[] = {
     [PF_ROWS_CPU] = "samples",
-    [PF_ROWS_OFFCPU] = "(SELECT id, source_id, ts_ns, tid, stack_id, end_ns - ts_ns AS period, "
-                       "span_id FROM offcpu)",
+    [PF_ROWS_OFFCPU] = OFFCPU_ROWS,
     [PF_ROWS_WALL] = "(SELECT id, source_id, ts_ns, tid, stack_id, period, span_id FROM samples "
                      "UNION ALL SELECT -o.id, o.source_id, o.ts_ns, o.tid, (SELECT x.id FROM "
                      "sf_wall_stacks x WHERE x.offcpu_id = o.id), o.end_ns - o.ts_ns, o.span_id "
@@ -63,6 +65,7 @@ static const char *const fold_rows[] = {
 #define ATTRIB_GROUP " GROUP BY b.span_id, 4, 7, st.id"
 
 const char spans_attrib_cte[] = ATTRIB_CTE;
+const char spans_attrib_offcpu_cte[] = ATTRIB_CTE_FROM(OFFCPU_ROWS);
 #define ATTRIB_SQL ATTRIB_CTE ATTRIB_SELECT_ST("stacks")
 
 enum {

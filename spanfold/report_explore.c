@@ -21,6 +21,10 @@
  *   at[s] .. at[s+1]  span s's samples in the arrays node, w (period), dt (us after
  *                     the span's start, null where the sample's clock has no fit),
  *                     in time order
+ *   off.{at, node, w, dt}
+ *                     the same of the off-CPU intervals attributed to the spans (what
+ *                     `spanfold stacks --offcpu` folds): w their length in ns, dt when
+ *                     the thread left its CPU
  *   marks.{span, dt, kind, text}
  *                     the span markers (span_events of the span's id), same clock
  *   kept.{spans, of, fraction}
@@ -56,7 +60,13 @@ struct ex_fit {
 struct ex_sample {
     uint32_t span, node;
     int64_t t;      /* CLOCK_REALTIME ns, INT64_MIN: unknown */
-    int64_t weight; /* the period */
+    int64_t weight; /* the period; an off-CPU interval's length in ns */
+};
+
+/* The rows of one kind attributed to the spans: CPU samples, or off-CPU intervals. */
+struct ex_rows {
+    struct ex_sample *s;
+    size_t n, cap;
 };
 
 struct ex_mark {
@@ -82,8 +92,7 @@ struct ex {
     uint32_t *stack_nodes;
     size_t nstacks, cstacks;
     sqlite3_stmt *frames_st;
-    struct ex_sample *s;
-    size_t ns, cs;
+    struct ex_rows cpu, off;
     struct ex_mark *m;
     size_t nm, cm;
     const struct rp_span **by_id; /* the spans sorted by id */
@@ -265,7 +274,10 @@ static long span_of(const struct ex *x, const struct rp_ctx *c, const char *id)
     return lo < c->nspans && strcmp(x->by_id[lo]->id, id) == 0 ? x->by_id[lo] - c->spans : -1;
 }
 
-static int read_samples(struct ex *x, const struct rp_ctx *c)
+/* The rows of table (samples or offcpu) attributed to a span, through cte (the
+ * attribution query of those rows), into r. */
+static int read_rows(struct ex *x, const struct rp_ctx *c, const char *cte, const char *table,
+                     struct ex_rows *r)
 {
     struct sf_buf sql;
     sqlite3_stmt *st;
@@ -274,9 +286,9 @@ static int read_samples(struct ex *x, const struct rp_ctx *c)
     sf_buf_init(&sql, 1 << 16);
     if (sf_buf_printf(&sql,
                       "%s SELECT b.span_id, s.ts_ns, so.clock, b.stack_id, b.period FROM b "
-                      "JOIN samples s ON s.id = b.row_id JOIN sources so ON so.id = s.source_id "
+                      "JOIN %s s ON s.id = b.row_id JOIN sources so ON so.id = s.source_id "
                       "WHERE b.span_id IS NOT NULL",
-                      spans_attrib_cte) < 0 ||
+                      cte, table) < 0 ||
         sqlite3_prepare_v2(x->h, (const char *)sql.data, -1, &st, NULL) != SQLITE_OK) {
         sf_buf_free(&sql);
         return -1;
@@ -288,9 +300,9 @@ static int read_samples(struct ex *x, const struct rp_ctx *c)
         if (sp < 0)
             continue;
         if ((node = node_of(x, sqlite3_column_int64(st, 3))) < 0 ||
-            grow((void **)&x->s, &x->cs, x->ns + 1, sizeof(*x->s)) < 0)
+            grow((void **)&r->s, &r->cap, r->n + 1, sizeof(*r->s)) < 0)
             goto out;
-        e = &x->s[x->ns++];
+        e = &r->s[r->n++];
         e->span = (uint32_t)sp;
         e->node = (uint32_t)node;
         e->t =
@@ -345,7 +357,7 @@ static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
 {
     size_t j = 0;
 
-    x->fraction = x->ns <= (uint64_t)max ? 1.0 : (double)max / (double)x->ns;
+    x->fraction = x->cpu.n <= (uint64_t)max ? 1.0 : (double)max / (double)x->cpu.n;
     if ((x->kept = malloc((c->nspans ? c->nspans : 1) * sizeof(*x->kept))) == NULL)
         return -1;
     for (size_t i = 0; i < c->nspans; i++) {
@@ -353,12 +365,16 @@ static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
         double u = (double)(sf_hash(id, strlen(id)) >> 11) * 0x1p-53;
         x->kept[i] = x->fraction >= 1.0 || u < x->fraction ? (uint32_t)x->nkept++ : UINT32_MAX;
     }
-    for (size_t i = 0; i < x->ns; i++)
-        if (x->kept[x->s[i].span] != UINT32_MAX) {
-            x->s[j] = x->s[i];
-            x->s[j++].span = x->kept[x->s[i].span];
-        }
-    x->ns = j;
+    for (int k = 0; k < 2; k++) {
+        struct ex_rows *r = k ? &x->off : &x->cpu;
+        j = 0;
+        for (size_t i = 0; i < r->n; i++)
+            if (x->kept[r->s[i].span] != UINT32_MAX) {
+                r->s[j] = r->s[i];
+                r->s[j++].span = x->kept[r->s[i].span];
+            }
+        r->n = j;
+    }
     if ((x->orig = malloc((x->nkept ? x->nkept : 1) * sizeof(*x->orig))) == NULL)
         return -1;
     for (size_t i = 0; i < c->nspans; i++)
@@ -405,12 +421,39 @@ static void dt_of(struct sf_jw *w, int64_t t, int64_t start)
         sf_jw_int(w, NULL, llround((double)(t - start) / 1e3));
 }
 
+/* Rows r as the members at, node, w, dt of the object open in w. */
+static void write_rows(struct sf_jw *w, const struct ex *x, const struct rp_ctx *c,
+                       const struct ex_rows *r)
+{
+    size_t k = 0;
+
+    sf_jw_arr(w, "at");
+    sf_jw_int(w, NULL, 0);
+    for (size_t i = 0; i < x->nkept; i++) {
+        while (k < r->n && r->s[k].span == i)
+            k++;
+        sf_jw_int(w, NULL, (int64_t)k);
+    }
+    sf_jw_end(w);
+    sf_jw_arr(w, "node");
+    for (size_t i = 0; i < r->n; i++)
+        sf_jw_int(w, NULL, r->s[i].node);
+    sf_jw_end(w);
+    sf_jw_arr(w, "w");
+    for (size_t i = 0; i < r->n; i++)
+        sf_jw_int(w, NULL, r->s[i].weight);
+    sf_jw_end(w);
+    sf_jw_arr(w, "dt");
+    for (size_t i = 0; i < r->n; i++)
+        dt_of(w, r->s[i].t, rp_realtime(c, c->spans[x->orig[r->s[i].span]].start_ns));
+    sf_jw_end(w);
+}
+
 static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int64_t base_ms)
 {
     static const char *const phase[] = {"dur", "req", "srv", "resp"};
     int64_t base = base_ms * 1000000;
     struct sf_jw w;
-    size_t k = 0;
 
     sf_jw_init(&w, f);
     sf_jw_obj(&w, NULL);
@@ -460,25 +503,9 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
         sf_jw_end(&w);
     }
     sf_jw_end(&w);
-    sf_jw_arr(&w, "at");
-    sf_jw_int(&w, NULL, 0);
-    for (size_t i = 0; i < x->nkept; i++) {
-        while (k < x->ns && x->s[k].span == i)
-            k++;
-        sf_jw_int(&w, NULL, (int64_t)k);
-    }
-    sf_jw_end(&w);
-    sf_jw_arr(&w, "node");
-    for (size_t i = 0; i < x->ns; i++)
-        sf_jw_int(&w, NULL, x->s[i].node);
-    sf_jw_end(&w);
-    sf_jw_arr(&w, "w");
-    for (size_t i = 0; i < x->ns; i++)
-        sf_jw_int(&w, NULL, x->s[i].weight);
-    sf_jw_end(&w);
-    sf_jw_arr(&w, "dt");
-    for (size_t i = 0; i < x->ns; i++)
-        dt_of(&w, x->s[i].t, rp_realtime(c, c->spans[x->orig[x->s[i].span]].start_ns));
+    write_rows(&w, x, c, &x->cpu);
+    sf_jw_obj(&w, "off");
+    write_rows(&w, x, c, &x->off);
     sf_jw_end(&w);
     sf_jw_obj(&w, "marks");
     sf_jw_arr(&w, "span");
@@ -513,7 +540,8 @@ static void ex_free(struct ex *x)
     free(x->frame);
     free(x->stack_ids);
     free(x->stack_nodes);
-    free(x->s);
+    free(x->cpu.s);
+    free(x->off.s);
     free(x->m);
     free(x->by_id);
     free(x->kept);
@@ -546,15 +574,17 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
     qsort(x.by_id, c->nspans, sizeof(*x.by_id), cmp_by_id);
     if (sqlite3_prepare_v2(h, "SELECT frames FROM stacks WHERE id = ?1", -1, &x.frames_st, NULL) !=
             SQLITE_OK ||
-        read_samples(&x, c) < 0 || read_marks(&x, c) < 0 ||
+        read_rows(&x, c, spans_attrib_cte, "samples", &x.cpu) < 0 ||
+        read_rows(&x, c, spans_attrib_offcpu_cte, "offcpu", &x.off) < 0 || read_marks(&x, c) < 0 ||
         sample_spans(&x, c, c->o.page_samples) < 0)
         goto out;
-    qsort(x.s, x.ns, sizeof(*x.s), cmp_sample);
+    qsort(x.cpu.s, x.cpu.n, sizeof(*x.cpu.s), cmp_sample);
+    qsort(x.off.s, x.off.n, sizeof(*x.off.s), cmp_sample);
     if ((m = open_memstream(&text, &len)) == NULL)
         goto out;
     write_json(m, &x, c, c->nspans ? rp_win_time(c, 0) / 1000000 : 0);
     rc = fclose(m) != 0 ? -1 : sf_buf_append(&c->explore, text, len);
-    c->explore_samples = x.ns;
+    c->explore_samples = x.cpu.n;
     c->explore_spans = x.nkept;
 out:
     free(text);

@@ -4,9 +4,12 @@
  * server and nothing fetched.  Views: the selection's flame graph, its differential
  * against every other request, the sandwich of one function (its callers and its
  * callees); the selection's slowest requests, and one request's timeline (its phases
- * on the wire, its samples in time order, its markers).  The URL fragment holds the
- * view (#from=ISO&to=ISO&ep=NAME&view=flame|diff|sandwich&fn=NAME&span=ID) so that a
- * link to it can be shared; Escape clears, the arrow keys move a range by its width.
+ * on the wire, its samples and off-CPU intervals in time order, its markers).  Each
+ * view is of the CPU samples or, where the page carries them, of the off-CPU intervals
+ * (the time the requests' threads waited, by the stack that blocked).  The URL fragment
+ * holds the view (#from=ISO&to=ISO&ep=NAME&what=offcpu&view=flame|diff|sandwich&fn=NAME
+ * &span=ID) so that a link to it can be shared; Escape clears, the arrow keys move a
+ * range by its width.
  *
  * Captured strings are data: they reach the document only as text nodes and
  * attribute values (textContent, setAttribute), never as markup.
@@ -16,10 +19,13 @@
   const SVGNS = 'http://www.w3.org/2000/svg';
   const FW = 1200, FH = 17, MINW = 0.4; /* flame graph: width, frame height, px drawn */
   const $ = (id) => document.getElementById(id);
-  const st = { from: null, to: null, ep: null, view: 'flame', fn: null, span: null, zoom: 0 };
+  const st = { from: null, to: null, ep: null, what: 'cpu', view: 'flame', fn: null, span: null, zoom: 0 };
   let D = null;
   let T = null; /* the stack trie: parent, frame, kids (sorted by name) */
-  let allSelf = null; /* self weight of every attributed sample, per node */
+  const all = {}; /* per kind of rows (cpu, offcpu): self weight of every attributed row, per node */
+  /* the rows the views are of: the CPU samples (the data's top level) or off-CPU intervals */
+  const rows = () => (st.what === 'offcpu' ? D.off : D);
+  const unit = () => (st.what === 'offcpu' ? 'ns' : D.unit);
   let inView = false; /* the explorer is on screen: the floating summary is not needed */
 
   /* ---- data ---- */
@@ -56,8 +62,10 @@
     const name = (i) => (i === 0 ? 'all' : D.frames[frame[i]]);
     for (const k of kids) k.sort((a, b) => cmpStr(name(a), name(b)));
     T = { n: nn, parent, frame, depth, kids, name };
-    allSelf = new Float64Array(nn);
-    for (let k = 0; k < D.node.length; k++) allSelf[D.node[k]] += D.w[k];
+    for (const [what, R] of [['cpu', D], ['offcpu', D.off]]) {
+      all[what] = new Float64Array(nn);
+      for (let k = 0; k < R.node.length; k++) all[what][R.node[k]] += R.w[k];
+    }
   }
 
   /* Code point order, which is UTF-8 byte order (the CLI sorts bytes). */
@@ -98,7 +106,8 @@
 
   function selfOf(spans) {
     const self = new Float64Array(T.n);
-    for (const s of spans) for (let k = D.at[s]; k < D.at[s + 1]; k++) self[D.node[k]] += D.w[k];
+    const R = rows();
+    for (const s of spans) for (let k = R.at[s]; k < R.at[s + 1]; k++) self[R.node[k]] += R.w[k];
     return self;
   }
 
@@ -199,7 +208,7 @@
   }
 
   function weightText(w) {
-    if (D.unit !== 'ns') return Math.round(w) + ' ' + D.unit;
+    if (unit() !== 'ns') return Math.round(w) + ' ' + unit();
     return w >= 1e9 ? (w / 1e9).toFixed(2) + ' s' : (w / 1e6).toFixed(1) + ' ms';
   }
 
@@ -243,7 +252,7 @@
       const g = el('g', { class: 'fr' }, svg);
       const nm = t.name(i);
       el('title', {}, g).textContent =
-        `${nm} (${Math.round(cum[i])} ${D.unit}, ${((100 * cum[i]) / all).toFixed(2)} %${extra ? extra(i) : ''})`;
+        `${nm} (${Math.round(cum[i])} ${unit()}, ${((100 * cum[i]) / all).toFixed(2)} %${extra ? extra(i) : ''})`;
       const y = H - (d + 1) * FH;
       el('rect', { x: x.toFixed(2), y, width: Math.max(w - 0.5, 0.1).toFixed(2), height: FH - 1,
                    fill: i === 0 ? 'rgb(220,220,220)' : color(i), rx: 2 }, g);
@@ -266,7 +275,7 @@
       update();
     };
     if (st.view === 'diff') {
-      const rest = cumOf(allSelf.map((v, i) => v - selSelf[i]));
+      const rest = cumOf(all[st.what].map((v, i) => v - selSelf[i]));
       const ts = cum[0], tr = rest[0];
       const delta = (i) => (ts > 0 ? cum[i] / ts : 0) - (tr > 0 ? rest[i] / tr : 0);
       const color = (i) => {
@@ -291,7 +300,7 @@
     }
     const sw = sandwichOf(selSelf, fn);
     $('ex-sandwich-total').textContent =
-      `${fn}: ${sw.total} ${D.unit} in the selection (${weightText(sw.total)}), ${sw.self} ${D.unit} of it in the function itself.`;
+      `${fn}: ${sw.total} ${unit()} in the selection (${weightText(sw.total)}), ${sw.self} ${unit()} of it in the function itself.`;
     const up = treeOf(sw.callers), down = treeOf(sw.callees);
     const noop = () => {};
     flame($('ex-callers'), up, up.cum, 0, (i) => warm(up.name(i)), null, noop);
@@ -301,17 +310,20 @@
   const iso = (ms) => new Date(ms).toISOString();
   const fmt = (v) => (v === null ? '\u2014' : v.toFixed(1));
 
-  function spanCpu(s) {
+  function spanWeight(R, s) {
     let w = 0;
-    for (let k = D.at[s]; k < D.at[s + 1]; k++) w += D.w[k];
+    for (let k = R.at[s]; k < R.at[s + 1]; k++) w += R.w[k];
     return w;
   }
+  const msText = (ns) => (ns / 1e6).toFixed(1) + ' ms';
 
   function drawSlowest(sel) {
     const tb = $('ex-slowest');
     while (tb.firstChild) tb.removeChild(tb.firstChild);
     const head = document.createElement('tr');
-    for (const h of ['endpoint', 'started', 'duration ms', 'request ms', 'server ms', 'response ms', 'CPU', 'span id']) {
+    const hasOff = D.off.node.length > 0;
+    for (const h of ['endpoint', 'started', 'duration ms', 'request ms', 'server ms', 'response ms', 'CPU',
+                     ...(hasOff ? ['off CPU'] : []), 'span id']) {
       const th = document.createElement('th');
       th.textContent = h;
       head.appendChild(th);
@@ -324,11 +336,13 @@
       tr.tabIndex = 0;
       if (st.span === D.span.id[s]) tr.className = 'on';
       const cells = [D.eps[D.span.ep[s]], iso(D.base_ms + D.span.start[s] / 1e6), fmt(D.span.dur[s]),
-                     fmt(D.span.req[s]), fmt(D.span.srv[s]), fmt(D.span.resp[s]), weightText(spanCpu(s)), D.span.id[s]];
+                     fmt(D.span.req[s]), fmt(D.span.srv[s]), fmt(D.span.resp[s]),
+                     D.unit === 'ns' ? msText(spanWeight(D, s)) : spanWeight(D, s) + ' ' + D.unit,
+                     ...(hasOff ? [msText(spanWeight(D.off, s))] : []), D.span.id[s]];
       cells.forEach((c, k) => {
         const td = document.createElement('td');
         td.textContent = c;
-        if (k >= 2 && k <= 6) td.className = 'n';
+        if (k >= 2 && k < cells.length - 1) td.className = 'n';
         tr.appendChild(td);
       });
       const open = () => { st.span = D.span.id[s]; update(); $('ex-request').scrollIntoView({ block: 'nearest' }); };
@@ -352,18 +366,21 @@
     let end = dur;
     for (let k = D.at[s]; k < D.at[s + 1]; k++) if (D.dt[k] !== null) end = Math.max(end, D.dt[k] / 1e3);
     for (const k of marks) if (D.marks.dt[k] !== null) end = Math.max(end, D.marks.dt[k] / 1e3);
+    const O = D.off;
+    for (let k = O.at[s]; k < O.at[s + 1]; k++) if (O.dt[k] !== null) end = Math.max(end, O.dt[k] / 1e3 + O.w[k] / 1e6);
     let beg = 0;
     for (let k = D.at[s]; k < D.at[s + 1]; k++) if (D.dt[k] !== null) beg = Math.min(beg, D.dt[k] / 1e3);
     for (const k of marks) if (D.marks.dt[k] !== null) beg = Math.min(beg, D.marks.dt[k] / 1e3);
     const span = end - beg || 1;
     const x = (ms) => L + ((ms - beg) / span) * (W - L - R);
-    const H = 150;
+    const H = 190;
     svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
     svg.setAttribute('height', H);
     const label = (y, t) => { el('text', { x: 4, y, class: 'tl' }, svg).textContent = t; };
     label(28, 'on the wire');
     label(68, 'samples');
-    label(108, 'markers');
+    label(108, 'off CPU');
+    label(148, 'markers');
     const ph = [['request', 0, D.span.req[s], '#74c0fc'], ['server', D.span.req[s], D.span.srv[s], '#ffa94d'],
                 ['response', (D.span.req[s] || 0) + (D.span.srv[s] || 0), D.span.resp[s], '#8ce99a']];
     for (const [name, at, len, color] of ph) {
@@ -378,23 +395,32 @@
       const leaf = D.node[k] > 0 ? D.frames[T.frame[D.node[k]]] : '?';
       const r = el('rect', { class: 'sample', 'data-t': t.toFixed(3), x: x(t), y: 52, width: 2, height: 24, fill: warm(leaf) }, svg);
       const fr = pathOf(D.node[k]).split(';');
-      el('title', {}, r).textContent = `+${t.toFixed(3)} ms, ${D.w[k]} ${D.unit}: ${fr.slice(-6).reverse().join(' \u2190 ')}`;
+      el('title', {}, r).textContent = `+${t.toFixed(3)} ms, ${D.w[k]} ${unit()}: ${fr.slice(-6).reverse().join(' \u2190 ')}`;
+    }
+    for (let k = O.at[s]; k < O.at[s + 1]; k++) {
+      if (O.dt[k] === null) continue;
+      const t = O.dt[k] / 1e3, len = O.w[k] / 1e6;
+      const r = el('rect', { class: 'offcpu', 'data-t': t.toFixed(3), 'data-ms': len.toFixed(3), x: x(t), y: 92,
+                             width: Math.max(x(t + len) - x(t), 1), height: 24, fill: '#adb5bd' }, svg);
+      const fr = pathOf(O.node[k]).split(';');
+      el('title', {}, r).textContent = `+${t.toFixed(3)} ms, off CPU ${len.toFixed(3)} ms: ${fr.slice(-8).reverse().join(' \u2190 ')}`;
     }
     for (const k of marks) {
       if (D.marks.dt[k] === null) continue;
       const t = D.marks.dt[k] / 1e3;
       const g = el('g', { class: 'marker', 'data-t': t.toFixed(3) }, svg);
-      el('line', { x1: x(t), x2: x(t), y1: 92, y2: 118, stroke: '#862e9c', 'stroke-width': 2 }, g);
+      el('line', { x1: x(t), x2: x(t), y1: 132, y2: 158, stroke: '#862e9c', 'stroke-width': 2 }, g);
       el('title', {}, g).textContent = `+${t.toFixed(3)} ms ${D.marks.kind[k]}: ${D.marks.text[k] || ''}`;
     }
     for (let v = 0; v <= 4; v++) {
       const ms = beg + (span * v) / 4;
       el('text', { x: x(ms), y: H - 8, class: 'tl', 'text-anchor': 'middle' }, svg).textContent = `${ms.toFixed(1)} ms`;
     }
-    const n = D.at[s + 1] - D.at[s];
+    const n = D.at[s + 1] - D.at[s], no = O.at[s + 1] - O.at[s];
     $('ex-request-title').textContent =
       `Request ${D.span.id[s]} (${D.eps[D.span.ep[s]]}), ${fmt(D.span.dur[s])} ms from ${iso(D.base_ms + D.span.start[s] / 1e6)}: ` +
-      `${n} sample${n === 1 ? '' : 's'} on its thread, ${marks.length} marker${marks.length === 1 ? '' : 's'}`;
+      `${n} sample${n === 1 ? '' : 's'} on its thread, ${no} off-CPU interval${no === 1 ? '' : 's'} ` +
+      `(${msText(spanWeight(O, s))}), ${marks.length} marker${marks.length === 1 ? '' : 's'}`;
   }
 
   /* The brushed range on every timeline. */
@@ -419,6 +445,7 @@
     if (st.from !== null) p.push('from=' + encodeURIComponent(iso(st.from)));
     if (st.to !== null) p.push('to=' + encodeURIComponent(iso(st.to)));
     if (st.ep !== null) p.push('ep=' + encodeURIComponent(st.ep));
+    if (st.what !== 'cpu') p.push('what=' + st.what);
     if (st.view !== 'flame') p.push('view=' + st.view);
     if (st.fn !== null) p.push('fn=' + encodeURIComponent(st.fn));
     if (st.span !== null) p.push('span=' + encodeURIComponent(st.span));
@@ -442,6 +469,7 @@
     st.to = t(q.to);
     st.ep = q.ep === undefined ? null : q.ep;
     st.view = ['flame', 'diff', 'sandwich'].includes(q.view) ? q.view : 'flame';
+    st.what = q.what === 'offcpu' && D.off.node.length ? 'offcpu' : 'cpu';
     st.fn = q.fn === undefined ? null : q.fn;
     st.span = q.span === undefined ? null : q.span;
     st.zoom = 0;
@@ -460,10 +488,11 @@
     drawBrushes();
     for (const v of ['flame', 'diff', 'sandwich'])
       $('ex-view-' + v).classList.toggle('on', st.view === v);
+    for (const w of ['cpu', 'offcpu']) $('ex-what-' + w).classList.toggle('on', st.what === w);
     const range = st.from === null && st.to === null ? 'the whole capture'
       : `${st.from === null ? 'start' : iso(st.from)} \u2013 ${st.to === null ? 'end' : iso(st.to)}`;
     const text = `Selection: ${range}, ${st.ep === null ? 'every endpoint' : st.ep}: ${sel.length} of ${D.span.id.length} requests, ` +
-      `${weightText(cum[0])} of CPU attributed to them (${Math.round(cum[0])} ${D.unit})` +
+      `${weightText(cum[0])} ${st.what === 'offcpu' ? 'off' : 'of'} CPU attributed to them (${Math.round(cum[0])} ${unit()})` +
       (st.fn !== null ? `; function: ${st.fn}` : '') +
       (D.kept.spans < D.kept.of
         ? `. This page carries a uniform sample of the requests, ${D.kept.spans} of ${D.kept.of} ` +
@@ -512,7 +541,7 @@
   }
 
   function clear() {
-    Object.assign(st, { from: null, to: null, ep: null, view: 'flame', fn: null, span: null, zoom: 0 });
+    Object.assign(st, { from: null, to: null, ep: null, what: 'cpu', view: 'flame', fn: null, span: null, zoom: 0 });
     update();
   }
 
@@ -535,6 +564,10 @@
     for (const v of ['flame', 'diff', 'sandwich'])
       $('ex-view-' + v).addEventListener('click', () => { st.view = v; update(); });
     $('ex-clear').addEventListener('click', clear);
+    for (const w of ['cpu', 'offcpu']) {
+      $('ex-what-' + w).hidden = D.off.node.length === 0; /* nothing to choose between */
+      $('ex-what-' + w).addEventListener('click', () => { st.what = w; st.zoom = 0; update(); });
+    }
     $('ex-float').addEventListener('click', () => $('explore').scrollIntoView());
     document.addEventListener('keydown', (ev) => {
       if (ev.target instanceof HTMLInputElement) return;
@@ -556,11 +589,12 @@
     update();
     window.sfExplore = {
       folded: () => foldedOf(selfOf(selected())),
-      foldedRest: () => { const s = selfOf(selected()); return foldedOf(allSelf.map((v, i) => v - s[i])); },
+      foldedRest: () => { const s = selfOf(selected()); return foldedOf(all[st.what].map((v, i) => v - s[i])); },
       selection: () => {
         const sel = selected();
         return { from: st.from === null ? null : iso(st.from), to: st.to === null ? null : iso(st.to), ep: st.ep,
-                 view: st.view, fn: st.fn, span: st.span, spans: sel.length, weight: cumOf(selfOf(sel))[0] };
+                 what: st.what, view: st.view, fn: st.fn, span: st.span, spans: sel.length,
+                 weight: cumOf(selfOf(sel))[0] };
       },
       sandwich: (fn) => { const r = sandwichOf(selfOf(selected()), fn); return { total: r.total, self: r.self }; },
       select: (o) => { Object.assign(st, o, { zoom: 0 }); update(); },

@@ -321,11 +321,14 @@ static void explore(FILE *f, const struct rp_ctx *c)
           "the same without it.</p></noscript>\n<div id=\"ex-ui\" hidden>\n<p "
           "class=\"small\">Drag across any timeline above to select the requests that started "
           "in that range, or click an endpoint's name; this section then shows the CPU of "
-          "exactly those requests, folded here from the samples this page carries. Click a "
+          "exactly those requests, folded here from the samples this page carries, or with Off "
+          "CPU the time their threads waited, by the stack that blocked. Click a "
           "frame to zoom and to pick its function for the sandwich view. Escape clears, the "
           "arrow keys move the range by its width, and the address holds the view: a link to it "
           "opens the same selection.</p>\n<div id=\"ex-bar\"><span id=\"ex-status\">Reading "
-          "the data\xe2\x80\xa6</span><button id=\"ex-view-flame\">Flame graph</button><button "
+          "the data\xe2\x80\xa6</span><button id=\"ex-what-cpu\">On CPU</button><button "
+          "id=\"ex-what-offcpu\">Off CPU (waiting)</button><button id=\"ex-view-flame\">Flame "
+          "graph</button><button "
           "id=\"ex-view-diff\">Differential against the rest</button><button "
           "id=\"ex-view-sandwich\">Sandwich of the function</button><button "
           "id=\"ex-clear\">Clear (Esc)</button></div>\n<svg id=\"ex-flame\" class=\"fl\" "
@@ -339,7 +342,8 @@ static void explore(FILE *f, const struct rp_ctx *c)
           "id=\"ex-request-title\"></h3><svg id=\"ex-request-svg\" "
           "xmlns=\"http://www.w3.org/2000/svg\"></svg><p class=\"small\">Its phases on the wire "
           "(request, server, response), the CPU samples attributed to it in time order (colour: "
-          "the leaf function; hover for the stack) and its span markers.</p></div>\n"
+          "the leaf function; hover for the stack), the intervals its thread was off CPU (hover "
+          "for the stack that blocked) and its span markers.</p></div>\n"
           "<div id=\"ex-float\" hidden></div></div>\n",
           f);
     if (raw && (b64 = malloc(SF_BASE64_ENCODED_LEN(rawlen) + 1)) != NULL) {

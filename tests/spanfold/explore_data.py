@@ -6,6 +6,7 @@ checked for consistency, folded.
   explore_data.py PAGE check           sizes agree; prints "spans SAMPLES KEPT OF FRACTION"
   explore_data.py PAGE fold [A B]      folded lines of the spans that started in [A, B)
                                        (ISO 8601 UTC times, whole ms; none: every span)
+  explore_data.py PAGE fold-off [A B]  the same of their off-CPU intervals (ns)
   explore_data.py PAGE ids             the span ids carried, one a line
   explore_data.py PAGE eps             the endpoint names, as JSON
 """
@@ -29,13 +30,16 @@ ns = len(sp["id"])
 if cmd == "check":
     ok = (len(d["at"]) == ns + 1 and d["at"][0] == 0 and d["at"][-1] == len(d["node"])
           and len(d["w"]) == len(d["dt"]) == len(d["node"])
+          and len(d["off"]["at"]) == ns + 1 and d["off"]["at"][-1] == len(d["off"]["node"])
+          and len(d["off"]["w"]) == len(d["off"]["dt"]) == len(d["off"]["node"])
           and all(len(sp[k]) == ns for k in ("ep", "start", "dur", "req", "srv", "resp"))
           and all(a <= b for a, b in zip(sp["start"], sp["start"][1:]))
           and all(0 <= n <= len(d["nodes"]) // 2 for n in d["node"])
           and d["kept"]["spans"] == ns)
     print("OK" if ok else "BAD", ns, len(d["node"]), d["kept"]["spans"], d["kept"]["of"],
           d["kept"]["fraction"])
-elif cmd == "fold":
+elif cmd in ("fold", "fold-off"):
+    rows = d["off"] if cmd == "fold-off" else d
     lo, hi = (ms(sys.argv[3]), ms(sys.argv[4])) if len(sys.argv) > 4 else (None, None)
     path = {0: None}
 
@@ -52,9 +56,9 @@ elif cmd == "fold":
         t = d["base_ms"] * 1000000 + sp["start"][s]
         if lo is not None and not (lo * 1000000 <= t < hi * 1000000):
             continue
-        for k in range(d["at"][s], d["at"][s + 1]):
-            key = name(d["node"][k])
-            fold[key] = fold.get(key, 0) + d["w"][k]
+        for k in range(rows["at"][s], rows["at"][s + 1]):
+            key = name(rows["node"][k])
+            fold[key] = fold.get(key, 0) + rows["w"][k]
     for key in sorted(fold, key=lambda k: k.encode()):
         print(key, fold[key])
 elif cmd == "ids":

@@ -471,6 +471,9 @@ check_eval "demo-downstream: every backend call a child of a search, within it" 
 "$sf" report --quiet --db "$tmp/ds2.db" --out "$tmp/ds2" 2>/dev/null
 why_check "$tmp/ds2/findings.json" /api/search downstream /api/backend offcpu >"$tmp/ds2.why"
 sed 's/^/# /' "$tmp/ds2.why"
+"$sf" stacks --db "$tmp/ds2.db" --offcpu | tail -n +2 >"$tmp/ds2.off"
+check_eval "demo-downstream: the page's off-CPU data folds to 'spanfold stacks --offcpu' byte for byte" \
+    "[ -s '$tmp/ds2.off' ] && python3 '$xd' '$tmp/ds2/report.html' fold-off | cmp -s - '$tmp/ds2.off'"
 check_eval "demo-downstream: /api/search's cause is downstream, to /api/backend, the parts adding up; the headline is the search's" \
     "grep -q WHY_OK '$tmp/ds2.why' && python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))[\"verdict\"].startswith(\"/api/search p50 rose\"))' '$tmp/ds2/findings.json'"
 
