@@ -192,7 +192,7 @@ static void verdict(FILE *f, const struct rp_ctx *c)
     fputs("</section>\n", f);
 }
 
-/* The findings of group g in words, beside its chart ("p50 step 5 -> 20 ms at
+/* The findings of group g in words, above its chart ("p50 step 5 -> 20 ms at
  * 10:21:20.123Z"), or nothing. */
 static void findings_of(FILE *f, const struct rp_ctx *c, size_t g)
 {
@@ -228,7 +228,12 @@ static void findings_of(FILE *f, const struct rp_ctx *c, size_t g)
     }
     if (open)
         fputs("</ul>\n", f);
-    /* where the time went, for the endpoint's largest latency inflection */
+}
+
+/* Where the time went, for group g's largest latency inflection: the words and the two
+ * bars, below its chart (the chart, with its heatmap, comes first on the screen). */
+static void breakdown_of(FILE *f, const struct rp_ctx *c, size_t g)
+{
     {
         const struct rp_why *best = NULL;
         for (size_t i = 0; i < c->nwhys; i++) {
@@ -280,6 +285,7 @@ static void timelines(FILE *f, const struct rp_ctx *c)
         fputs("</h3>\n", f);
         findings_of(f, c, g);
         rp_svg_timeline(f, c, g);
+        breakdown_of(f, c, g);
         for (size_t w = 0; w < c->sw.nwin; w++) {
             nw += c->sw.g[g].spans[w] > 0;
             n95 += isfinite(c->sw.g[g].m[SF_M_P95][w]);

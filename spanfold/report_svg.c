@@ -27,7 +27,7 @@
 #define MR     20.0
 #define PW     (W - ML - MR)
 #define PAD    8.0
-#define H_LAT  230.0
+#define H_LAT  170.0
 #define H_HEAT 144.0 /* 24 rows of 6 */
 #define H_ERR  80.0
 #define H_KEPT 100.0
