@@ -15,9 +15,11 @@
  *                     node i >= 1 of the stack trie: its parent (0: the root) and
  *                     frame; node i is the stack "frames of its path joined by ';'",
  *                     stacks.frames exactly
- *   span.{id, ep, start, dur, req, srv, resp}
+ *   span.{id, ep, start, dur, req, srv, resp, hs}
  *                     the spans in start order: id, endpoint index, start (ns after
- *                     base_ms), duration and phases in us (null: unknown)
+ *                     base_ms), duration and phases in us (null: unknown); hs, the TCP
+ *                     and TLS handshakes it waited for before its first byte (the first
+ *                     request on a connection it opened; null for the others)
  *   at[s] .. at[s+1]  span s's samples in the arrays node, w (period), dt (us after
  *                     the span's start, null where the sample's clock has no fit),
  *                     in time order
@@ -98,6 +100,7 @@ struct ex {
     const struct rp_span **by_id; /* the spans sorted by id */
     uint32_t *kept;               /* kept[i]: span i's index in the page, or UINT32_MAX */
     uint32_t *orig;               /* orig[k]: the span that is the page's span k */
+    int64_t *hs;                  /* hs[i]: span i's handshakes in ns, or -1 */
     size_t nkept;
     double fraction; /* of the spans kept */
 };
@@ -393,6 +396,65 @@ static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
     return 0;
 }
 
+/* hs[i] for every span: the handshakes of the connection (pcap2spans' connection_events,
+ * "ns=N") where span i is its first request (the spans are in start order), else -1. */
+static int read_handshakes(struct ex *x, const struct rp_ctx *c)
+{
+    struct sf_map seen = {0}; /* conn -> 1: a span of it met */
+    sqlite3_stmt *st;
+
+    if ((x->hs = malloc((c->nspans ? c->nspans : 1) * sizeof(*x->hs))) == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nspans; i++)
+        x->hs[i] = -1;
+    if (sqlite3_prepare_v2(x->h,
+                           "SELECT connection_id, sum(CAST(substr(detail, instr(detail, '=') + 1) "
+                           "AS INTEGER)) FROM connection_events WHERE kind = 'tcp_handshake_done' "
+                           "OR kind = 'tls_handshake_done' GROUP BY connection_id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0; /* a database pulled from ClickHouse has no connection events */
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int64_t conn = sqlite3_column_int64(st, 0);
+        uint64_t h = sf_hash_u64((uint64_t)conn);
+        struct sf_map_slot *sl;
+        if (sf_map_reserve(&seen, 1) < 0)
+            break;
+        SF_MAP_RUN(&seen, h, sl)
+        if (sl->hash == h && *(const int64_t *)sl->val == conn)
+            break;
+        if (sl->val == NULL) {
+            int64_t *v = malloc(2 * sizeof(*v));
+            if (v == NULL)
+                break;
+            v[0] = conn;
+            v[1] = sqlite3_column_int64(st, 1);
+            sf_map_fill(&seen, sl, h, v);
+        }
+    }
+    sqlite3_finalize(st);
+    for (size_t i = 0; i < c->nspans; i++) {
+        uint64_t h = sf_hash_u64((uint64_t)c->spans[i].conn);
+        struct sf_map_slot *sl;
+        if (c->spans[i].conn == 0 || seen.n == 0)
+            continue;
+        SF_MAP_RUN(&seen, h, sl)
+        if (sl->hash == h && ((const int64_t *)sl->val)[0] == c->spans[i].conn)
+            break;
+        if (sl->val && ((int64_t *)sl->val)[1] >= 0) {
+            x->hs[i] = ((int64_t *)sl->val)[1];
+            ((int64_t *)sl->val)[1] = -1; /* its later requests waited for none */
+        }
+    }
+    {
+        struct sf_map_slot *sl;
+        size_t it = 0;
+        while ((sl = sf_map_next(&seen, &it)) != NULL)
+            free(sl->val);
+    }
+    sf_map_free(&seen);
+    return 0;
+}
+
 static int cmp_sample(const void *a, const void *b)
 {
     const struct ex_sample *p = a, *q = b;
@@ -492,6 +554,13 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
     for (size_t i = 0; i < x->nkept; i++)
         sf_jw_int(&w, NULL, rp_realtime(c, c->spans[x->orig[i]].start_ns) - base);
     sf_jw_end(&w);
+    sf_jw_arr(&w, "hs");
+    for (size_t i = 0; i < x->nkept; i++)
+        if (x->hs[x->orig[i]] >= 0)
+            sf_jw_int(&w, NULL, (x->hs[x->orig[i]] + 500) / 1000);
+        else
+            sf_jw_null(&w, NULL);
+    sf_jw_end(&w);
     for (int p = 0; p < 4; p++) {
         sf_jw_arr(&w, phase[p]);
         for (size_t i = 0; i < x->nkept; i++) {
@@ -546,6 +615,7 @@ static void ex_free(struct ex *x)
     free(x->by_id);
     free(x->kept);
     free(x->orig);
+    free(x->hs);
     sf_map_free(&x->frame_map);
     sf_map_free(&x->edge_map);
     sf_map_free(&x->stack_map);
@@ -576,7 +646,7 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
             SQLITE_OK ||
         read_rows(&x, c, spans_attrib_cte, "samples", &x.cpu) < 0 ||
         read_rows(&x, c, spans_attrib_offcpu_cte, "offcpu", &x.off) < 0 || read_marks(&x, c) < 0 ||
-        sample_spans(&x, c, c->o.page_samples) < 0)
+        read_handshakes(&x, c) < 0 || sample_spans(&x, c, c->o.page_samples) < 0)
         goto out;
     qsort(x.cpu.s, x.cpu.n, sizeof(*x.cpu.s), cmp_sample);
     qsort(x.off.s, x.off.n, sizeof(*x.off.s), cmp_sample);

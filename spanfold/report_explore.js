@@ -42,7 +42,7 @@
       text = await new Response(s).text();
     } else text = new TextDecoder().decode(bin);
     D = JSON.parse(text);
-    for (const k of ['dur', 'req', 'srv', 'resp']) /* us in the data, ms here */
+    for (const k of ['dur', 'req', 'srv', 'resp', 'hs']) /* us in the data, ms here */
       D.span[k] = D.span[k].map((v) => (v === null ? null : v / 1e3));
     trie();
   }
@@ -368,7 +368,7 @@
     for (const k of marks) if (D.marks.dt[k] !== null) end = Math.max(end, D.marks.dt[k] / 1e3);
     const O = D.off;
     for (let k = O.at[s]; k < O.at[s + 1]; k++) if (O.dt[k] !== null) end = Math.max(end, O.dt[k] / 1e3 + O.w[k] / 1e6);
-    let beg = 0;
+    let beg = D.span.hs[s] !== null ? -D.span.hs[s] : 0;
     for (let k = D.at[s]; k < D.at[s + 1]; k++) if (D.dt[k] !== null) beg = Math.min(beg, D.dt[k] / 1e3);
     for (const k of marks) if (D.marks.dt[k] !== null) beg = Math.min(beg, D.marks.dt[k] / 1e3);
     const span = end - beg || 1;
@@ -381,7 +381,8 @@
     label(68, 'samples');
     label(108, 'off CPU');
     label(148, 'markers');
-    const ph = [['request', 0, D.span.req[s], '#74c0fc'], ['server', D.span.req[s], D.span.srv[s], '#ffa94d'],
+    const ph = [['handshake', D.span.hs[s] === null ? null : -D.span.hs[s], D.span.hs[s], '#ced4da'],
+                ['request', 0, D.span.req[s], '#74c0fc'], ['server', D.span.req[s], D.span.srv[s], '#ffa94d'],
                 ['response', (D.span.req[s] || 0) + (D.span.srv[s] || 0), D.span.resp[s], '#8ce99a']];
     for (const [name, at, len, color] of ph) {
       if (at === null || len === null) continue;

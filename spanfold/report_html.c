@@ -347,7 +347,8 @@ static void explore(FILE *f, const struct rp_ctx *c)
           "timeline.</p><table id=\"ex-slowest\"></table>\n<div id=\"ex-request\" hidden><h3 "
           "id=\"ex-request-title\"></h3><svg id=\"ex-request-svg\" "
           "xmlns=\"http://www.w3.org/2000/svg\"></svg><p class=\"small\">Its phases on the wire "
-          "(request, server, response), the CPU samples attributed to it in time order (colour: "
+          "(the TCP and TLS handshakes of the connection it opened, request, server, response), "
+          "the CPU samples attributed to it in time order (colour: "
           "the leaf function; hover for the stack), the intervals its thread was off CPU (hover "
           "for the stack that blocked) and its span markers.</p></div>\n"
           "<div id=\"ex-float\" hidden></div></div>\n",

@@ -202,16 +202,20 @@ try {
   const sp = expect({ span }).span;
   const req = await page.locator('#ex-request svg#ex-request-svg').evaluate((s) => ({
     phases: Array.from(s.querySelectorAll('rect.phase')).map((r) => r.getAttribute('data-phase')),
+    hs: Array.from(s.querySelectorAll('rect.phase[data-phase="handshake"] title')).map((t) => t.textContent),
     t: Array.from(s.querySelectorAll('.sample')).map((e) => parseFloat(e.getAttribute('data-t'))),
     markers: s.querySelectorAll('.marker').length }));
   const visible = await page.locator('#ex-request').isVisible();
-  const phasesOk = req.phases.length >= 1 && req.phases.length <= 3 &&
-    req.phases.every((p) => ['request', 'server', 'response'].includes(p));
+  // the handshake phase exactly where the request opened its connection (database), of its length
+  const hsMs = req.hs.length ? parseFloat(req.hs[0].replace(/^handshake: /, '')) : null;
+  const phasesOk = req.phases.length >= 1 && req.phases.length <= 4 &&
+    req.phases.every((p) => ['handshake', 'request', 'server', 'response'].includes(p)) &&
+    (sp.handshake_ms === null ? hsMs === null : hsMs !== null && Math.abs(hsMs - sp.handshake_ms) < 0.002);
   const ascending = req.t.every((t, i) => Number.isFinite(t) && (i === 0 || t >= req.t[i - 1]));
   const near = req.t.length === sp.t_ms.length && req.t.every((t, i) => Math.abs(t - sp.t_ms[i]) <= 1);
   ok(visible && (await fragment()).span === span && phasesOk && sp.samples > 0 &&
      req.t.length === sp.samples && ascending && near && req.markers === sp.markers,
-     `request ${span}: #ex-request shows ${req.phases.length} phases, ${sp.samples} samples in time order ` +
+     `request ${span}: #ex-request shows ${req.phases.length} phases (handshake ${sp.handshake_ms} ms), ${sp.samples} samples in time order ` +
      `at their ms from the request start, ${sp.markers} markers (database)`,
      { visible, page: req, expected: sp });
   await page.locator('#ex-request').screenshot({ path: shot('request') });

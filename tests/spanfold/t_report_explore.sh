@@ -102,9 +102,17 @@ if q.get("span"):
     start = fit(clock[row[1]])(row[0])
     ts = [fit(clock[src])(t) for t, src in c.execute(
         "SELECT ts_ns, source_id FROM samples WHERE span_id = ? ORDER BY ts_ns", (sp,))]
+    # the handshakes it waited for: the TCP and TLS ones of its connection, when it is the
+    # connection's first request
+    hs = c.execute("SELECT sum(CAST(substr(e.detail, 4) AS INTEGER)) FROM spans s "
+                   "JOIN connection_events e ON e.connection_id = s.connection_id AND "
+                   "e.kind IN ('tcp_handshake_done', 'tls_handshake_done') WHERE s.span_id = ? AND "
+                   "s.id = (SELECT x.id FROM spans x WHERE x.connection_id = s.connection_id "
+                   "ORDER BY x.req_start_ns, x.id LIMIT 1)", (sp,)).fetchone()[0]
     out["span"] = {"samples": len(ts), "t_ms": [(t - start) / 1e6 for t in ts],
                    "markers": c.execute("SELECT count(*) FROM span_events WHERE span_id = ?",
                                         (sp,)).fetchone()[0],
+                   "handshake_ms": None if hs is None else hs / 1e6,
                    "in_range": sp in ids}
 print(json.dumps(out))
 PY
