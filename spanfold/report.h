@@ -68,9 +68,10 @@ struct rp_func {
     double share, rest; /* in this set, in the set compared against */
 };
 
-#define RP_NAME_MAX        256 /* an endpoint's name as the cause section keeps it */
-#define RP_CAUSE_EPS       16  /* downstream endpoints told apart; the rest are "(other)" */
-#define RP_CAUSE_MIN_SHARE 0.1 /* a measured part named as the cause explains this much */
+#define RP_NAME_MAX           256  /* an endpoint's name as the cause section keeps it */
+#define RP_CAUSE_EPS          16   /* downstream endpoints told apart; the rest are "(other)" */
+#define RP_CAUSE_MIN_SHARE    0.1  /* a measured part named as the cause explains this much */
+#define RP_CAUSE_SECOND_SHARE 0.25 /* a second measured part named beside it explains this */
 
 /* Where a span set's wall-clock time went, per span on average, in ns
  * (report_cause.c): the parts add up to dur_ns. */
@@ -101,10 +102,15 @@ struct rp_why {
     size_t cp; /* index in cps */
     struct rp_breakdown normal, slow;
     enum rp_cause cause;
-    double share;             /* of the growth of the mean duration, 0..1 */
+    double share;         /* of the growth of the mean duration, 0..1 */
+    enum rp_cause cause2; /* a second measured part that explains RP_CAUSE_SECOND_SHARE
+                             of the growth too (a mixed slowdown), or RP_CAUSE_NONE */
+    double share2;
     double unaccounted_share; /* the part of the growth nobody measured, 0..1 */
-    size_t ep;     /* downstream: the child endpoint that grew most (cause_eps), or SIZE_MAX */
-    size_t reason; /* blocked: the reason that grew most (cause_reasons), or SIZE_MAX */
+    size_t ep;                /* downstream (cause or cause2): the child endpoint that grew most
+                                 (cause_eps), or SIZE_MAX */
+    size_t reason; /* blocked (cause or cause2): the reason that grew most (cause_reasons),
+                      or SIZE_MAX */
     int offcpu;    /* the database has off-CPU intervals: blocked_ns is measured */
     int retx;      /* retransmissions are known (a --db file; push does not carry them) */
 };

@@ -398,15 +398,27 @@ static void name_cause(struct rp_why *y)
     }
     y->share = fmin(1, best / added);
     y->unaccounted_share = fmin(1, fmax(0, grew[4] / added));
+    /* a mixed slowdown: a second measured part that explains a good share too */
+    y->cause2 = RP_CAUSE_NONE;
+    y->share2 = 0;
+    for (int k = 0; k < 4 && y->cause != RP_CAUSE_UNACCOUNTED; k++)
+        if ((enum rp_cause)(RP_CAUSE_CPU + k) != y->cause &&
+            grew[k] >= RP_CAUSE_SECOND_SHARE * added && grew[k] / added > y->share2) {
+            y->share2 = fmin(1, grew[k] / added);
+            y->cause2 = (enum rp_cause)(RP_CAUSE_CPU + k);
+        }
     y->ep = y->reason = SIZE_MAX;
     best = 0;
-    for (size_t e = 0; y->cause == RP_CAUSE_DOWNSTREAM && e < RP_CAUSE_EPS; e++)
+    for (size_t e = 0;
+         (y->cause == RP_CAUSE_DOWNSTREAM || y->cause2 == RP_CAUSE_DOWNSTREAM) && e < RP_CAUSE_EPS;
+         e++)
         if (y->slow.downstream_by[e] - y->normal.downstream_by[e] > best) {
             best = y->slow.downstream_by[e] - y->normal.downstream_by[e];
             y->ep = e;
         }
     best = 0;
-    for (size_t e = 0; y->cause == RP_CAUSE_BLOCKED && e < RP_CAUSE_EPS; e++)
+    for (size_t e = 0;
+         (y->cause == RP_CAUSE_BLOCKED || y->cause2 == RP_CAUSE_BLOCKED) && e < RP_CAUSE_EPS; e++)
         if (y->slow.blocked_by[e] - y->normal.blocked_by[e] > best) {
             best = y->slow.blocked_by[e] - y->normal.blocked_by[e];
             y->reason = e;

@@ -248,7 +248,14 @@ static void breakdown_of(FILE *f, const struct rp_ctx *c, size_t g)
                     "<p class=\"small\">Where the time went, per request before and after "
                     "it: %.0f %% of the added time is %s",
                     100 * best->share, rp_cause_name(best->cause));
-            if (best->reason != SIZE_MAX) {
+            if (best->reason != SIZE_MAX && best->cause == RP_CAUSE_BLOCKED) {
+                fputs(" (in ", f);
+                rp_html_esc(f, c->cause_reasons[best->reason]);
+                fputs(")", f);
+            }
+            if (best->cause2 != RP_CAUSE_NONE) /* a mixed slowdown: both named */
+                fprintf(f, ", and %.0f %% %s", 100 * best->share2, rp_cause_name(best->cause2));
+            if (best->reason != SIZE_MAX && best->cause2 == RP_CAUSE_BLOCKED) {
                 fputs(" (in ", f);
                 rp_html_esc(f, c->cause_reasons[best->reason]);
                 fputs(")", f);

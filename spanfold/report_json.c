@@ -92,19 +92,17 @@ static const char *metric_unit(enum sf_span_metric m)
     }
 }
 
-/* "; 91 % of the added time is on CPU (14.2 -> 61.0 ms a request)" into buf at *at. */
-static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf, size_t n,
-                      size_t *at)
+/* "on CPU (14.2 -> 61.0 ms a request)": part `cause` of y in words, into buf at *at. */
+static void part_words(const struct rp_ctx *c, const struct rp_why *y, enum rp_cause cause,
+                       char *buf, size_t n, size_t *at)
 {
-    const struct rp_breakdown *a, *b;
+    const struct rp_breakdown *a = &y->normal, *b = &y->slow;
     double from, to;
     int k;
 
-    if (y == NULL || y->cause == RP_CAUSE_NONE || *at >= n)
+    if (*at >= n)
         return;
-    a = &y->normal;
-    b = &y->slow;
-    switch (y->cause) {
+    switch (cause) {
     case RP_CAUSE_CPU:
         from = a->cpu_ns, to = b->cpu_ns;
         break;
@@ -121,25 +119,46 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
         from = a->unaccounted_ns, to = b->unaccounted_ns;
         break;
     }
-    k = snprintf(buf + *at, n - *at,
-                 "; %.0f %% of the added time is %s%s%s (%.1f \xe2\x86\x92 %.1f ms a request)",
-                 100 * y->share,
-                 y->cause == RP_CAUSE_CPU          ? "on CPU"
-                 : y->cause == RP_CAUSE_BLOCKED    ? "blocked off CPU"
-                 : y->cause == RP_CAUSE_NETWORK    ? "in transfer on the wire"
-                 : y->cause == RP_CAUSE_DOWNSTREAM ? "waiting on a downstream call"
-                 : y->offcpu                       ? "unaccounted (queued or unsampled)"
-                                                   : "unaccounted (off CPU, queued or unsampled)",
-                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX    ? " to "
-                 : y->cause == RP_CAUSE_BLOCKED && y->reason != SIZE_MAX ? " in "
-                                                                         : "",
-                 y->cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX ? c->cause_eps[y->ep]
-                 : y->cause == RP_CAUSE_BLOCKED && y->reason != SIZE_MAX
-                     ? c->cause_reasons[y->reason]
-                     : "",
+    k = snprintf(buf + *at, n - *at, "%s%s%s (%.1f \xe2\x86\x92 %.1f ms a request)",
+                 cause == RP_CAUSE_CPU          ? "on CPU"
+                 : cause == RP_CAUSE_BLOCKED    ? "blocked off CPU"
+                 : cause == RP_CAUSE_NETWORK    ? "in transfer on the wire"
+                 : cause == RP_CAUSE_DOWNSTREAM ? "waiting on a downstream call"
+                 : y->offcpu                    ? "unaccounted (queued or unsampled)"
+                                                : "unaccounted (off CPU, queued or unsampled)",
+                 cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX    ? " to "
+                 : cause == RP_CAUSE_BLOCKED && y->reason != SIZE_MAX ? " in "
+                                                                      : "",
+                 cause == RP_CAUSE_DOWNSTREAM && y->ep != SIZE_MAX    ? c->cause_eps[y->ep]
+                 : cause == RP_CAUSE_BLOCKED && y->reason != SIZE_MAX ? c->cause_reasons[y->reason]
+                                                                      : "",
                  from / 1e6, to / 1e6);
     if (k > 0)
         *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+}
+
+/* "; 91 % of the added time is on CPU (14.2 -> 61.0 ms a request)[, and 30 % ...]" and
+ * the network's evidence into buf at *at. */
+static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf, size_t n,
+                      size_t *at)
+{
+    const struct rp_breakdown *a, *b;
+    int k;
+
+    if (y == NULL || y->cause == RP_CAUSE_NONE || *at >= n)
+        return;
+    a = &y->normal;
+    b = &y->slow;
+    k = snprintf(buf + *at, n - *at, "; %.0f %% of the added time is ", 100 * y->share);
+    if (k > 0)
+        *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+    part_words(c, y, y->cause, buf, n, at);
+    if (y->cause2 != RP_CAUSE_NONE && *at < n) { /* a mixed slowdown: both named */
+        k = snprintf(buf + *at, n - *at, ", and %.0f %% ", 100 * y->share2);
+        if (k > 0)
+            *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
+        part_words(c, y, y->cause2, buf, n, at);
+    }
     /* the network's evidence: the retransmissions that stalled the slow requests */
     if (y->cause == RP_CAUSE_NETWORK && y->retx && b->retransmits > a->retransmits && *at < n) {
         k = snprintf(buf + *at, n - *at,
@@ -311,6 +330,14 @@ static void json_why(struct sf_jw *w, const struct rp_ctx *c, const struct rp_wh
         return;
     sf_jw_str(w, "cause", rp_cause_name(y->cause));
     sf_jw_num(w, "cause_share", y->cause == RP_CAUSE_NONE ? 0 : y->share);
+    /* a mixed slowdown: the second measured part that explains a good share too, or null */
+    if (y->cause2 != RP_CAUSE_NONE) {
+        sf_jw_str(w, "cause_second", rp_cause_name(y->cause2));
+        sf_jw_num(w, "cause_second_share", y->share2);
+    } else {
+        sf_jw_null(w, "cause_second");
+        sf_jw_null(w, "cause_second_share");
+    }
     sf_jw_num(w, "unaccounted_share", y->cause == RP_CAUSE_NONE ? 0 : y->unaccounted_share);
     if (y->ep != SIZE_MAX)
         sf_jw_str(w, "cause_endpoint", c->cause_eps[y->ep]);

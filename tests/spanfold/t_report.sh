@@ -395,6 +395,38 @@ sed 's/^/# /' "$tmp/ds.why"
 check_eval "a slow downstream call: /api's cause is downstream, to /query" "grep -q WHY_OK '$tmp/ds.why'"
 check_eval "... and the headline is the caller's, naming the slow call (not /query's own rise)" \
     "python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))[\"verdict\"]; sys.exit(not (v.startswith(\"/api p50 rose\") and \"downstream call to /query\" in v))' '$tmp/downstream/findings.json'"
+# a mixed slowdown: the same call +35 ms, and +20 ms of CPU (two 10 ms cpu-clock samples a slow
+# request): both are named, the larger first
+mdb=$tmp/mixed.db
+synth "$mdb" 2000 "'/api'" "1700000000000000000 + i * 100000000" \
+    "1700000000000000000 + i * 100000000 + 4000000 + (CASE WHEN i >= 1000 THEN 60 ELSE 2 END) * 1000000 + (i * 7919 % 500) * 1000"
+sqlite3 "$mdb" "INSERT INTO spans(source_id, method, authority, path, status, req_start_ns,
+    resp_end_ns, trace_id, span_id, parent_span_id)
+  SELECT 1, 'GET', 'db', '/query', 200, req_start_ns + 1000000,
+         req_start_ns + 2000000 + (CASE WHEN id > 1000 THEN 35 ELSE 0 END) * 1000000,
+         trace_id, printf('%016x', id + 100000), span_id FROM spans WHERE path = '/api';
+  INSERT INTO sources(id, kind, path, clock, tool, tool_version, status)
+    VALUES (2, 'perf', 'p.txt', 'realtime', 'test', '0', 'complete');
+  INSERT INTO stacks(id, frames) VALUES (1, 'svc;main;handle;render');
+  INSERT INTO samples(source_id, ts_ns, pid, tid, comm, event, period, stack_id, span_id)
+  SELECT 2, s.req_start_ns + 40000000 + k.v * 1000000, 7, 7, 'svc', 'cpu-clock', 10000000, 1, s.span_id
+    FROM spans s, (SELECT 0 AS v UNION ALL SELECT 1) k WHERE s.path = '/api' AND s.id > 1000"
+"$sf" report --db "$mdb" --out "$tmp/mixed" --quiet 2>/dev/null
+python3 - "$tmp/mixed/findings.json" >"$tmp/mixed.why" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+i = max((i for i in f["inflections"] if i["endpoint"] == "/api" and i["metric"] == "p50"),
+        key=lambda i: i["after"] - i["before"], default=None)
+ok = i is not None and i["cause"] == "downstream" and i["cause_endpoint"] == "/query" and \
+    i["cause_second"] == "cpu" and 0.25 <= i["cause_second_share"] < i["cause_share"] and \
+    "waiting on a downstream call to /query" in f["verdict"] and ", and " in f["verdict"] and \
+    "on CPU (" in f["verdict"].split(", and ", 1)[1]
+print("MIXED_OK" if ok else "MIXED_BAD", i and (i["cause"], i["cause_share"], i.get("cause_second"),
+      i.get("cause_second_share")), f["verdict"][:200])
+PY
+sed 's/^/# /' "$tmp/mixed.why"
+check_eval "a mixed slowdown names both: downstream to /query first, then the CPU, each with its share" \
+    "grep -q MIXED_OK '$tmp/mixed.why'"
 ndb=$tmp/network.db
 synth "$ndb" 2000 "'/big'" "1700000000000000000 + i * 20000000" \
     "1700000000000000000 + i * 20000000 + 3000000 + (CASE WHEN i >= 1000 THEN 60 ELSE 1 END) * 1000000 + (i * 7919 % 500) * 1000"
