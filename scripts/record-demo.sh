@@ -24,7 +24,8 @@
 #      --slow-kind lock: a pool of one connection and a 15 ms answer), SLOW_KIND=downstream
 #      makes every search call a backend of its own (scripts/record/backend.py, python3's
 #      ThreadingHTTPServer, captured too) that slow mode asks to take 25 ms instead of 2
-#      (the service passes its trace on in B3 headers); OFFCPU=1 records
+#      (the service passes its trace on in B3 headers), SLOW_KIND=mixed both that and the
+#      cpu kind's slow_regex_backtrack at once; OFFCPU=1 records
 #      with docs/recording.md's off-CPU recipe: every sched_switch and sched_wakeup of the
 #      service beside a cpu-clock of the same rate (-c 1, period 5025125 ns: 199 Hz);
 #      OFFCPU=bpf records the off-CPU time with `spantrace --offcpu -p PID` instead (the
@@ -105,9 +106,9 @@ cc -O2 -o "$W/clockoffset" "$top/scripts/record/demo-clockoffset.c"
 # latency rather than the neighbours' builds.  The admin commands go to a second port,
 # outside the capture, so that the packets hold the service's traffic only.
 slow_kind=${SLOW_KIND:-cpu}
-case $slow_kind in cpu | lock | downstream) ;; *) die "SLOW_KIND is cpu, lock or downstream" ;; esac
+case $slow_kind in cpu | lock | downstream | mixed) ;; *) die "SLOW_KIND is cpu, lock, downstream or mixed" ;; esac
 backend=()
-if [ "$slow_kind" = downstream ]; then
+if [ "$slow_kind" = downstream ] || [ "$slow_kind" = mixed ]; then
     "$py" "$top/scripts/record/backend.py" 0 >"$W/backend.out" 2>&1 &
     backend_pid=$!
     pids+=("$backend_pid")
@@ -220,7 +221,9 @@ m = {
                 "search waits for a pool of one connection and its 15 ms answer"
                 if slow_kind == "lock" else
                 "search waits 25 ms instead of 2 for its backend, GET /api/backend"
-                if slow_kind == "downstream" else "search burns CPU in slow_regex_backtrack"),
+                if slow_kind == "downstream" else
+                "search waits 25 ms for its backend and burns CPU in slow_regex_backtrack"
+                if slow_kind == "mixed" else "search burns CPU in slow_regex_backtrack"),
     "slow_kind": slow_kind,
     "offcpu": offcpu == "1" or offcpu == "bpf",
     "offcpu_recorder": {"1": "perf", "bpf": "spantrace"}.get(offcpu),
@@ -250,7 +253,7 @@ m = {
         "slow_endpoint": "/api/search",
         "slow_function": "slow_regex_backtrack" if slow_kind == "cpu" else None,
         "slow_blocked_in": ["pool_acquire", "backend_wait"] if slow_kind == "lock" else None,
-        "slow_downstream": "/api/backend" if slow_kind == "downstream" else None,
+        "slow_downstream": "/api/backend" if slow_kind in ("downstream", "mixed") else None,
         "marker_functions": ["sf_demo_span_begin", "sf_demo_span_end"],
         "usdt": ["spanfold:span_begin", "spanfold:span_end"],
         "workers": 16, "nice": -10,

@@ -68,10 +68,12 @@ struct rp_func {
     double share, rest; /* in this set, in the set compared against */
 };
 
-#define RP_NAME_MAX           256  /* an endpoint's name as the cause section keeps it */
-#define RP_CAUSE_EPS          16   /* downstream endpoints told apart; the rest are "(other)" */
-#define RP_CAUSE_MIN_SHARE    0.1  /* a measured part named as the cause explains this much */
-#define RP_CAUSE_SECOND_SHARE 0.25 /* a second measured part named beside it explains this */
+#define RP_NAME_MAX        256 /* an endpoint's name as the cause section keeps it */
+#define RP_CAUSE_EPS       16  /* downstream endpoints told apart; the rest are "(other)" */
+#define RP_CAUSE_MIN_SHARE 0.1 /* a measured part named as the cause explains this much */
+#define RP_CAUSE_SECOND_SHARE                                                                      \
+    0.2 /* a second measured part named beside it explains this                                    \
+           (a fifth, as an unaccounted share is said beside) */
 
 /* Where a span set's wall-clock time went, per span on average, in ns
  * (report_cause.c): the parts add up to dur_ns. */

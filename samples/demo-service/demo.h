@@ -49,9 +49,10 @@ struct demo_ctx {
     struct demo_sampler s;
     int threads;      /* worker threads */
     int slow;         /* slow mode on: /api/search is slow, as slow_kind says */
-    int slow_kind;    /* DEMO_SLOW_CPU (slow_regex_backtrack), DEMO_SLOW_LOCK (a pool) or
-                         DEMO_SLOW_DOWNSTREAM (the search backend, a service of its own) */
-    int backend_port; /* DEMO_SLOW_DOWNSTREAM: the backend on 127.0.0.1, else 0 */
+    int slow_kind;    /* DEMO_SLOW_CPU (slow_regex_backtrack), DEMO_SLOW_LOCK (a pool),
+                         DEMO_SLOW_DOWNSTREAM (the search backend, a service of its own) or
+                         DEMO_SLOW_MIXED (both the backend and slow_regex_backtrack) */
+    int backend_port; /* DEMO_SLOW_DOWNSTREAM, _MIXED: the backend on 127.0.0.1, else 0 */
 };
 
 /* One request as the protocol layers hand it over. */
@@ -82,7 +83,7 @@ void demo_serve_h2(struct demo_ctx *c, int fd, const char *pre, size_t npre);
  * *error is set for the requests the endpoint fails. */
 uint64_t work_checkout(double scale, uint64_t seed, int *error);
 /* slow: 0, DEMO_SLOW_CPU or DEMO_SLOW_LOCK (DEMO_SLOW_DOWNSTREAM is the backend's) */
-enum { DEMO_SLOW_CPU = 1, DEMO_SLOW_LOCK, DEMO_SLOW_DOWNSTREAM };
+enum { DEMO_SLOW_CPU = 1, DEMO_SLOW_LOCK, DEMO_SLOW_DOWNSTREAM, DEMO_SLOW_MIXED };
 uint64_t work_search(double scale, uint64_t seed, int slow, int *error);
 uint64_t work_lookup(double scale, uint64_t seed, int *error);
 

@@ -6,7 +6,7 @@
  *
  *   spanfold-demo-service [--port N] [--rate R] [--scale X] [--trace-marker FILE]
  *                         [--breaker-latency-ms MS] [--breaker-errors SHARE] [--slow]
- *                         [--slow-kind cpu|lock|downstream] [--backend PORT]
+ *                         [--slow-kind cpu|lock|downstream|mixed] [--backend PORT]
  *                         [--threads N] [--admin-port N]
  *
  * Prints "listening on 127.0.0.1:PORT[ (admin 127.0.0.1:APORT)], N workers" on
@@ -105,7 +105,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: spanfold-demo-service [--port N] [--rate R] [--scale X]\n"
                "         [--trace-marker FILE] [--breaker-latency-ms MS] [--breaker-errors SHARE]\n"
-               "         [--slow] [--slow-kind cpu|lock|downstream] [--backend PORT]\n"
+               "         [--slow] [--slow-kind cpu|lock|downstream|mixed] [--backend PORT]\n"
                "         [--threads N] [--admin-port N]\n"
                "         [--drop-baggage KEY=VALUE] [--rate-header NAME=R]\n"
                "HTTP/1.1 and h2c (prior knowledge) demo service on 127.0.0.1 with gRPC-style\n"
@@ -121,7 +121,8 @@ static void usage(FILE *f)
                "                        slow_regex_backtrack, the default) or lock (waits for\n"
                "                        a pool of one connection, then 15 ms for its answer)\n"
                "                        or downstream (every search calls the backend, which\n"
-               "                        slow mode asks to be slow)\n"
+               "                        slow mode asks to be slow), or mixed (downstream and\n"
+               "                        cpu at once)\n"
                "  --backend PORT        the search backend on 127.0.0.1 (--slow-kind downstream)\n"
                "  --threads N           worker threads, each serving one connection (16)\n"
                "  --admin-port N        also listen here (0: any free port), e.g. to keep the\n"
@@ -180,10 +181,13 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
             break;
         case 'K':
             if (strcmp(optarg, "cpu") != 0 && strcmp(optarg, "lock") != 0 &&
-                strcmp(optarg, "downstream") != 0)
-                return fprintf(stderr, "demo-service: --slow-kind cpu, lock or downstream\n"), -1;
+                strcmp(optarg, "downstream") != 0 && strcmp(optarg, "mixed") != 0)
+                return fprintf(stderr,
+                               "demo-service: --slow-kind cpu, lock, downstream or mixed\n"),
+                       -1;
             c->slow_kind = strcmp(optarg, "lock") == 0         ? DEMO_SLOW_LOCK
                            : strcmp(optarg, "downstream") == 0 ? DEMO_SLOW_DOWNSTREAM
+                           : strcmp(optarg, "mixed") == 0      ? DEMO_SLOW_MIXED
                                                                : DEMO_SLOW_CPU;
             break;
         case 'b':
@@ -216,8 +220,10 @@ static int parse(struct demo_ctx *c, int argc, char **argv)
             return -1;
         }
     }
-    if ((c->slow_kind == DEMO_SLOW_DOWNSTREAM) != (c->backend_port != 0))
-        return fprintf(stderr, "demo-service: --slow-kind downstream and --backend go together\n"),
+    if ((c->slow_kind == DEMO_SLOW_DOWNSTREAM || c->slow_kind == DEMO_SLOW_MIXED) !=
+        (c->backend_port != 0))
+        return fprintf(stderr, "demo-service: --slow-kind downstream or mixed, and --backend, "
+                               "go together\n"),
                -1;
     return optind == argc ? 0 : -1;
 }

@@ -418,7 +418,7 @@ f = json.load(open(sys.argv[1]))
 i = max((i for i in f["inflections"] if i["endpoint"] == "/api" and i["metric"] == "p50"),
         key=lambda i: i["after"] - i["before"], default=None)
 ok = i is not None and i["cause"] == "downstream" and i["cause_endpoint"] == "/query" and \
-    i["cause_second"] == "cpu" and 0.25 <= i["cause_second_share"] < i["cause_share"] and \
+    i["cause_second"] == "cpu" and 0.2 <= i["cause_second_share"] < i["cause_share"] and \
     "waiting on a downstream call to /query" in f["verdict"] and ", and " in f["verdict"] and \
     "on CPU (" in f["verdict"].split(", and ", 1)[1]
 print("MIXED_OK" if ok else "MIXED_BAD", i and (i["cause"], i["cause_share"], i.get("cause_second"),
