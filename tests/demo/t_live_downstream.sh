@@ -30,21 +30,8 @@ linked=$(q "SELECT count(*) FROM spans b JOIN spans s ON s.span_id = b.parent_sp
 check_eval "every backend call ($nb, for $ns searches) is a child of the search that made it, within it ($linked)" \
     "[ $nb -ge 30 ] && [ $linked = $nb ] && [ $nb -ge \$(($ns - 5)) ]"
 "$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
-python3 - "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" >"$tmp/why" 2>&1 <<'PY'
-import json, sys
-f = json.load(open(sys.argv[1]))
-m = json.load(open(sys.argv[2]))
-lat = [i for i in f["inflections"] if i["endpoint"] == "/api/search" and i["metric"] in ("p50", "p95", "p99")]
-i = min(lat, key=lambda i: abs(i["time_ns"] - m["slow_start_realtime_ns"])) if lat else None
-ok = i is not None and i["cause"] == "downstream" and i.get("cause_endpoint") == "/api/backend" and \
-    abs(i["time_ns"] - m["slow_start_realtime_ns"]) < 2.5e9  # live, short phases, a busy machine
-if ok:
-    s, n = i["breakdown"]["slow"], i["breakdown"]["normal"]
-    parts = sum(s[k] or 0 for k in ("cpu_ns", "blocked_ns", "downstream_ns", "network_ns", "unaccounted_ns"))
-    ok = abs(parts - s["duration_ns"]) <= 4 and s["downstream_ns"] - n["downstream_ns"] > 15e6
-print("LIVE_OK" if ok else "LIVE_BAD", i and i["cause"], i and i.get("cause_endpoint"),
-      i and (i["time_ns"] - m["slow_start_realtime_ns"]) / 1e9)
-PY
+python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" downstream \
+    --endpoint /api/backend --grew downstream_ns:15e6 >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase waits on /api/backend, near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"

@@ -19,22 +19,8 @@ perf=$tmp/rec/perf.txt
 "$bin/spanfold" ingest --db "$tmp/r.db" "$tmp/rec/demo.pcap" "$perf" "$tmp/rec/markers.txt" \
     2>"$tmp/ingest.err"
 "$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
-python3 - "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" >"$tmp/why" 2>&1 <<'PY'
-import json, sys
-f = json.load(open(sys.argv[1]))
-m = json.load(open(sys.argv[2]))
-lat = [i for i in f["inflections"] if i["endpoint"] == "/api/search" and i["metric"] in ("p50", "p95", "p99")]
-i = min(lat, key=lambda i: abs(i["time_ns"] - m["slow_start_realtime_ns"])) if lat else None
-ok = i is not None and {i["cause"], i.get("cause_second")} == {"downstream", "cpu"} and \
-    i.get("cause_endpoint") == "/api/backend" and i["cause_second_share"] >= 0.2 and \
-    abs(i["time_ns"] - m["slow_start_realtime_ns"]) < 2.5e9  # live, short phases, a busy machine
-if ok:
-    s = i["breakdown"]["slow"]
-    parts = sum(s[k] or 0 for k in ("cpu_ns", "blocked_ns", "downstream_ns", "network_ns", "unaccounted_ns"))
-    ok = abs(parts - s["duration_ns"]) <= 4
-print("LIVE_OK" if ok else "LIVE_BAD", i and (i["cause"], i["cause_share"], i.get("cause_second"),
-      i.get("cause_second_share")), i and (i["time_ns"] - m["slow_start_realtime_ns"]) / 1e9)
-PY
+python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" downstream \
+    --second cpu --endpoint /api/backend >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase is downstream (to /api/backend) and CPU, both named, near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"

@@ -42,22 +42,8 @@ echo "# heaviest: ${heavy:0:300}"
 check_eval "stacks --offcpu of the slowest searches: the heaviest blocks under search_backend" \
     "echo \"\$heavy\" | grep -q 'search_backend'"
 "$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
-python3 - "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" >"$tmp/why" 2>&1 <<'PY'
-import json, sys
-f = json.load(open(sys.argv[1]))
-m = json.load(open(sys.argv[2]))
-lat = [i for i in f["inflections"] if i["endpoint"] == "/api/search" and i["metric"] in ("p50", "p95", "p99")]
-i = min(lat, key=lambda i: abs(i["time_ns"] - m["slow_start_realtime_ns"])) if lat else None
-ok = i is not None and i["cause"] == "blocked" and \
-    any(w in (i.get("cause_reason") or "") for w in ("do_nanosleep", "futex")) and \
-    abs(i["time_ns"] - m["slow_start_realtime_ns"]) < 2.5e9  # live, short phases, a busy machine
-if ok:
-    s, n = i["breakdown"]["slow"], i["breakdown"]["normal"]
-    parts = sum(s[k] for k in ("cpu_ns", "blocked_ns", "downstream_ns", "network_ns", "unaccounted_ns"))
-    ok = abs(parts - s["duration_ns"]) <= 4 and s["blocked_ns"] - n["blocked_ns"] > 8e6
-print("LIVE_OK" if ok else "LIVE_BAD", i and i["cause"], i and i.get("cause_reason"),
-      i and (i["time_ns"] - m["slow_start_realtime_ns"]) / 1e9)
-PY
+python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" blocked \
+    --reason-any do_nanosleep,futex --grew blocked_ns:8e6 >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase is blocked (the backend's sleep or the pool's futex), near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"
