@@ -15,18 +15,11 @@ tap_name="demo live recording, slowed by waiting"
     tap_skip_all "no sched:sched_switch tracepoint"
 tap_tmpdir t_demo_live_blocked
 
-live_record 4.5 SLOW_KIND=lock OFFCPU=1
+live_cause blocked --reason-any do_nanosleep,futex --grew blocked_ns:8e6 -- SLOW_KIND=lock OFFCPU=1
 ok "scripts/record-demo.sh recorded a run slowed by waiting, with every sched_switch"
-perf=$tmp/rec/perf.txt
-[ -f "$perf" ] || perf=$perf.gz
-"$bin/spanfold" ingest --db "$tmp/r.db" "$tmp/rec/demo.pcap" "$perf" "$tmp/rec/markers.txt" \
-    2>"$tmp/ingest.err"
 check_eval "ingest: off-CPU intervals, attributed to spans" \
     '[ "$(sqlite3 "$tmp/r.db" "SELECT count(span_id) > 50 FROM offcpu")" = 1 ]'
-"$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
 check_eval "report: exit 0" '[ -s "$tmp/rep/findings.json" ]'
-python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" blocked \
-    --reason-any do_nanosleep,futex --grew blocked_ns:8e6 >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase is blocked (the backend's sleep or the pool's futex), near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"

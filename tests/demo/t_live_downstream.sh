@@ -15,12 +15,8 @@ tap_name="demo live recording, slowed by its backend"
 . "$top/tests/demo/live_need.sh"
 tap_tmpdir t_demo_live_downstream
 
-live_record 4.5 SLOW_KIND=downstream
+live_cause downstream --endpoint /api/backend --grew downstream_ns:15e6 -- SLOW_KIND=downstream
 ok "scripts/record-demo.sh recorded a run slowed by the search backend"
-perf=$tmp/rec/perf.txt
-[ -f "$perf" ] || perf=$perf.gz
-"$bin/spanfold" ingest --db "$tmp/r.db" "$tmp/rec/demo.pcap" "$perf" "$tmp/rec/markers.txt" \
-    2>"$tmp/ingest.err"
 q() { sqlite3 "$tmp/r.db" "$1"; }
 nb=$(q "SELECT count(*) FROM spans WHERE path = '/api/backend'")
 ns=$(q "SELECT count(*) FROM spans WHERE path = '/api/search'")
@@ -29,9 +25,6 @@ linked=$(q "SELECT count(*) FROM spans b JOIN spans s ON s.span_id = b.parent_sp
             WHERE b.path = '/api/backend'")
 check_eval "every backend call ($nb, for $ns searches) is a child of the search that made it, within it ($linked)" \
     "[ $nb -ge 30 ] && [ $linked = $nb ] && [ $nb -ge \$(($ns - 5)) ]"
-"$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
-python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" downstream \
-    --endpoint /api/backend --grew downstream_ns:15e6 >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase waits on /api/backend, near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"

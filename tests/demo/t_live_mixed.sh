@@ -12,15 +12,8 @@ tap_name="demo live recording, slowed by its backend and its CPU at once"
 . "$top/tests/demo/live_need.sh"
 tap_tmpdir t_demo_live_mixed
 
-live_record 4.5 SLOW_KIND=mixed
+live_cause downstream --second cpu --endpoint /api/backend -- SLOW_KIND=mixed
 ok "scripts/record-demo.sh recorded a run slowed by the backend and the CPU at once"
-perf=$tmp/rec/perf.txt
-[ -f "$perf" ] || perf=$perf.gz
-"$bin/spanfold" ingest --db "$tmp/r.db" "$tmp/rec/demo.pcap" "$perf" "$tmp/rec/markers.txt" \
-    2>"$tmp/ingest.err"
-"$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
-python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" downstream \
-    --second cpu --endpoint /api/backend >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase is downstream (to /api/backend) and CPU, both named, near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"

@@ -16,7 +16,7 @@ tap_name="demo live recording, off-CPU time from spantrace --offcpu"
 . "$top/tests/demo/live_need.sh"
 tap_tmpdir t_demo_live_offcpu_bpf
 
-live_record 4.5 SLOW_KIND=lock OFFCPU=bpf
+live_cause blocked --reason-any do_nanosleep,futex --grew blocked_ns:8e6 -- SLOW_KIND=lock OFFCPU=bpf
 check_eval "scripts/record-demo.sh recorded a run slowed by waiting, with spantrace --offcpu" \
     "[ -s '$tmp/rec/offcpu.txt' ] && grep -q 'spantrace_offcpu: end=' '$tmp/rec/offcpu.txt'"
 sed 's/^/# /' "$tmp/rec/offcpu.err"
@@ -24,8 +24,6 @@ perf=$tmp/rec/perf.txt
 [ -f "$perf" ] || perf=$perf.gz
 check_eval "the CPU profile has no scheduler events (off-CPU time is spantrace's alone)" \
     "! zgrep -q 'sched:sched_switch' '$perf'"
-"$bin/spanfold" ingest --db "$tmp/r.db" "$tmp/rec/demo.pcap" "$perf" "$tmp/rec/markers.txt" \
-    "$tmp/rec/offcpu.txt" 2>"$tmp/ingest.err"
 sed 's/^/# /' "$tmp/ingest.err" | grep -i -E 'off-cpu|offcpu' | head -3
 q() { sqlite3 "$tmp/r.db" "$1"; }
 lines=$(grep -c 'spantrace_offcpu: end=' "$tmp/rec/offcpu.txt")
@@ -41,9 +39,6 @@ heavy=$(tail -n +2 "$tmp/slow.off" | awk '{print $NF, $0}' | sort -n -r | head -
 echo "# heaviest: ${heavy:0:300}"
 check_eval "stacks --offcpu of the slowest searches: the heaviest blocks under search_backend" \
     "echo \"\$heavy\" | grep -q 'search_backend'"
-"$bin/spanfold" report --db "$tmp/r.db" --out "$tmp/rep" 2>"$tmp/rep.err"
-python3 "$top/tests/demo/check_cause.py" "$tmp/rep/findings.json" "$tmp/rec/MANIFEST.json" blocked \
-    --reason-any do_nanosleep,futex --grew blocked_ns:8e6 >"$tmp/why" 2>&1
 sed 's/^/# /' "$tmp/why"
 check_eval "report: /api/search's slow phase is blocked (the backend's sleep or the pool's futex), near the true start, the parts adding up" \
     "grep -q LIVE_OK '$tmp/why'"
