@@ -468,7 +468,9 @@
     const t = (v) => (v === undefined || isNaN(Date.parse(v)) ? null : Date.parse(v));
     st.from = t(q.from);
     st.to = t(q.to);
-    st.ep = q.ep === undefined ? null : q.ep;
+    /* an endpoint this page does not have (a link from another report) filters nothing:
+       dropped, so the summary never names a filter that is not applied */
+    st.ep = q.ep !== undefined && D.eps.includes(q.ep) ? q.ep : null;
     st.view = ['flame', 'diff', 'sandwich'].includes(q.view) ? q.view : 'flame';
     st.what = q.what === 'offcpu' && D.off.node.length ? 'offcpu' : 'cpu';
     st.fn = q.fn === undefined ? null : q.fn;
