@@ -99,6 +99,21 @@ int sf_db_perf_offcpu(struct sf_db *db, int64_t source_id, const struct sf_offcp
     return sf_db_exec_stmt(db, st, NULL, err);
 }
 
+int sf_offcpu_runtime_file(const char *file, size_t n)
+{
+    static const char *const runtime[] = {"libc.so",   "libc-",    "libpthread", "ld-linux",
+                                          "libstdc++", "libgcc_s", "libm.so",    "ld-musl"};
+    const char *base = file + n;
+
+    while (base > file && base[-1] != '/')
+        base--;
+    n = (size_t)(file + n - base);
+    for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
+        if (n >= strlen(runtime[i]) && memcmp(base, runtime[i], strlen(runtime[i])) == 0)
+            return 1;
+    return 0;
+}
+
 void sf_offcpu_reason(const char *state, const char *stack, size_t len, char *out, size_t n)
 {
     static const char *const skip[] = {"__traceiter_", "perf_trace_", "trace_event_",

@@ -55,6 +55,11 @@ struct sf_offcpu {
  * is never a reason. */
 void sf_offcpu_reason(const char *state, const char *stack, size_t len, char *out, size_t n);
 
+/* Whether a file (a path or its base name, n bytes) is the C runtime's (libc, libpthread,
+ * ld-linux, libstdc++, libgcc_s, libm, ld-musl): offcpu.frame, the program's innermost own
+ * frame, is the first from the leaf in no such file (one rule for perf-fold and spantrace). */
+int sf_offcpu_runtime_file(const char *file, size_t n);
+
 /* Insert one off-CPU interval of source source_id (batched).  Returns 0 or SF_E_DB. */
 int sf_db_perf_offcpu(struct sf_db *db, int64_t source_id, const struct sf_offcpu *o,
                       struct sf_err *err);

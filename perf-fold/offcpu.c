@@ -239,21 +239,13 @@ int offcpu_header(struct perf_fold_ctx *c, const struct pf_header *h)
 
 void offcpu_frame(struct perf_fold_ctx *c, const struct pf_frame *f)
 {
-    static const char *const runtime[] = {"libc.so",   "libc-",    "libpthread", "ld-linux",
-                                          "libstdc++", "libgcc_s", "libm.so",    "ld-musl"};
     struct pf_offcpu *o = c->off;
-    const char *base;
-    size_t k, bl;
+    size_t k;
 
     if (o == NULL || c->side != OFFCPU_SWITCH || o->frame[0] || f->mod.n == 0 ||
-        f->mod.p[0] == '[' || f->func.n == 0 || f->func.p[0] == '[')
+        f->mod.p[0] == '[' || f->func.n == 0 || f->func.p[0] == '[' ||
+        sf_offcpu_runtime_file(f->mod.p, f->mod.n))
         return;
-    base = memrchr(f->mod.p, '/', f->mod.n);
-    base = base ? base + 1 : f->mod.p;
-    bl = (size_t)(f->mod.p + f->mod.n - base);
-    for (size_t i = 0; i < sizeof(runtime) / sizeof(runtime[0]); i++)
-        if (bl >= strlen(runtime[i]) && memcmp(base, runtime[i], strlen(runtime[i])) == 0)
-            return;
     for (k = 0; k < f->func.n && f->func.p[k] != '+';)
         k++;
     snprintf(o->frame, sizeof(o->frame), "%.*s", (int)k, f->func.p);

@@ -180,6 +180,13 @@ struct rp_opts {
     int quiet;
 };
 
+/* A clock_fits relation to CLOCK_REALTIME: t_real = t + off + skew_ppm * 1e-6 * (t - ref). */
+struct rp_fit {
+    int have; /* 0: no row relates the clock to realtime */
+    int64_t off, ref;
+    double skew_ppm;
+};
+
 struct rp_ctx {
     struct rp_opts o;
     struct inflect_ctx ictx; /* inflect's settings, for its functions */
@@ -190,9 +197,7 @@ struct rp_ctx {
     double **pi;
     struct clock_report clk;
     char span_clock[32]; /* the spans' clock (sources.clock of their capture) */
-    int have_fit;        /* a clock_fits row maps span_clock to realtime */
-    int64_t fit_off, fit_ref;
-    double fit_skew;
+    struct rp_fit fit;   /* span_clock to realtime (fit.have: a clock_fits row says) */
     struct rp_span *spans;
     size_t nspans;
     size_t *by_group; /* span indexes grouped by endpoint, each group in start order */
@@ -236,10 +241,21 @@ int rp_analyse(struct rp_ctx *c);
 void rp_free(struct rp_ctx *c);
 /* A time in the spans' clock as CLOCK_REALTIME ns (through clock_fits). */
 int64_t rp_realtime(const struct rp_ctx *c, int64_t t);
+/* The fit of clock (sources.clock) to realtime: the clock_fits row of most points.
+ * "realtime" itself maps as it is (have, no offset).  Returns 0 (f->have 0: no row),
+ * or -1 when the query failed. */
+int rp_fit_read(sqlite3 *h, const char *clock, struct rp_fit *f);
+/* t through f; t itself where f has no relation. */
+int64_t rp_fit_apply(const struct rp_fit *f, int64_t t);
 /* Start of window w, CLOCK_REALTIME ns. */
 int64_t rp_win_time(const struct rp_ctx *c, size_t w);
 /* The stored window that holds time t (the spans' clock), or the last one before it. */
 size_t rp_win_of(const struct rp_ctx *c, int64_t t);
+
+/* The spans sorted by id, for rp_span_find (malloc'ed; NULL: out of memory). */
+const struct rp_span **rp_spans_by_id(const struct rp_ctx *c);
+/* The first span with id in idx (n of them, rp_spans_by_id), or NULL. */
+const struct rp_span *rp_span_find(const struct rp_span *const *idx, size_t n, const char *id);
 
 /* Seconds from the first stored window's start to the end of the last. */
 double rp_span_seconds(const struct rp_ctx *c);

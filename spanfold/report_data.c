@@ -134,11 +134,41 @@ static size_t tally_top(const struct tally *t, int by_delta, struct rp_func *out
 
 /* ---- clocks ----------------------------------------------------------------------- */
 
+int rp_fit_read(sqlite3 *h, const char *clock, struct rp_fit *f)
+{
+    sqlite3_stmt *st;
+
+    memset(f, 0, sizeof(*f));
+    if (strcmp(clock, "realtime") == 0) {
+        f->have = 1;
+        return 0;
+    }
+    if (sqlite3_prepare_v2(h,
+                           "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE from_clock = "
+                           "?1 AND to_clock = 'realtime' ORDER BY points DESC, id LIMIT 1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, clock, -1, SQLITE_TRANSIENT);
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        f->have = 1;
+        f->off = sqlite3_column_int64(st, 0);
+        f->skew_ppm = sqlite3_column_double(st, 1);
+        f->ref = sqlite3_column_int64(st, 2);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int64_t rp_fit_apply(const struct rp_fit *f, int64_t t)
+{
+    if (!f->have)
+        return t;
+    return t + f->off + (int64_t)llround(f->skew_ppm * 1e-6 * (double)(t - f->ref));
+}
+
 int64_t rp_realtime(const struct rp_ctx *c, int64_t t)
 {
-    if (!c->have_fit)
-        return t;
-    return t + c->fit_off + (int64_t)llround(c->fit_skew * 1e-6 * (double)(t - c->fit_ref));
+    return rp_fit_apply(&c->fit, t);
 }
 
 int64_t rp_win_time(const struct rp_ctx *c, size_t w)
@@ -197,19 +227,9 @@ static int read_clock(struct rp_ctx *c, sqlite3 *h)
     sqlite3_finalize(st);
     if (strcmp(c->span_clock, "realtime") == 0)
         return 0;
-    if (sqlite3_prepare_v2(
-            h,
-            "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE from_clock = ?1 "
-            "AND to_clock = 'realtime' ORDER BY points DESC, id LIMIT 1",
-            -1, &st, NULL) != SQLITE_OK)
+    if (rp_fit_read(h, c->span_clock, &c->fit) < 0)
         return -1;
-    sqlite3_bind_text(st, 1, c->span_clock, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        c->have_fit = 1;
-        c->fit_off = sqlite3_column_int64(st, 0);
-        c->fit_skew = sqlite3_column_double(st, 1);
-        c->fit_ref = sqlite3_column_int64(st, 2);
-    } else {
+    if (!c->fit.have) {
         char b[256];
         snprintf(b, sizeof(b),
                  "the spans' clock (%s) has no clock_fits row to realtime: times are shown "
@@ -217,7 +237,6 @@ static int read_clock(struct rp_ctx *c, sqlite3 *h)
                  c->span_clock);
         note(c, b);
     }
-    sqlite3_finalize(st);
     return 0;
 }
 
@@ -666,20 +685,32 @@ static int cmp_span_id(const void *a, const void *b)
     return strcmp((*x)->id, (*y)->id);
 }
 
-static const struct rp_span *find_span(struct rp_span *const *idx, size_t n, const char *id)
+const struct rp_span **rp_spans_by_id(const struct rp_ctx *c)
+{
+    const struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
+
+    if (idx == NULL)
+        return NULL;
+    for (size_t k = 0; k < c->nspans; k++)
+        idx[k] = &c->spans[k];
+    qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
+    return idx;
+}
+
+const struct rp_span *rp_span_find(const struct rp_span *const *idx, size_t n, const char *id)
 {
     size_t lo = 0, hi = n;
-    while (lo < hi) {
+
+    if (id == NULL)
+        return NULL;
+    while (lo < hi) { /* the first of equal ids */
         size_t mid = (lo + hi) / 2;
-        int r = strcmp(idx[mid]->id, id);
-        if (r == 0)
-            return idx[mid];
-        if (r < 0)
+        if (strcmp(idx[mid]->id, id) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return NULL;
+    return lo < n && strcmp(idx[lo]->id, id) == 0 ? idx[lo] : NULL;
 }
 
 /* Fold the samples that pass f (perf-fold's span attribution, spans_fold_table) into t;
@@ -745,13 +776,10 @@ static int tally_table(const struct pf_table *t, int which, struct tally *leaves
 static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally *pergroup)
 {
     const struct pf_entry *e;
-    struct rp_span **idx = malloc((c->nspans ? c->nspans : 1) * sizeof(*idx));
+    const struct rp_span **idx = rp_spans_by_id(c);
 
     if (idx == NULL)
         return -1;
-    for (size_t k = 0; k < c->nspans; k++)
-        idx[k] = &c->spans[k];
-    qsort(idx, c->nspans, sizeof(*idx), cmp_span_id);
     for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
         const char *semi, *l;
         const struct rp_span *sp;
@@ -763,7 +791,7 @@ static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally
         for (const char *p = e->key + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
             id[k++] = *p;
         id[k] = 0;
-        if ((sp = find_span(idx, c->nspans, id)) == NULL)
+        if ((sp = rp_span_find(idx, c->nspans, id)) == NULL)
             continue;
         l = leaf_of(semi + 1, e->len - (size_t)(semi + 1 - e->key), &ln);
         if (tally_add(&pergroup[sp->group], l, ln, sp->slow_group ? 0 : 1, (double)e->count) < 0) {

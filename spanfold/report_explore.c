@@ -54,9 +54,7 @@
 
 struct ex_fit {
     char clock[32];
-    int have;
-    int64_t off, ref;
-    double skew;
+    struct rp_fit fit;
 };
 
 struct ex_sample {
@@ -86,12 +84,16 @@ struct ex {
     char **frames;
     size_t nframes, cframes;
     struct sf_map frame_map; /* index + 1, by name */
-    uint32_t *parent, *frame;
+    struct {
+        uint32_t parent, frame;
+    } * node;
     size_t nnodes, cnodes;
     struct sf_map edge_map;  /* node index, by (parent, frame) */
-    struct sf_map stack_map; /* node + 1 by stacks.id; entries in stack_ids */
-    int64_t *stack_ids;
-    uint32_t *stack_nodes;
+    struct sf_map stack_map; /* index + 1 into stack, by stacks.id */
+    struct {
+        int64_t id;    /* stacks.id */
+        uint32_t node; /* its node */
+    } * stack;
     size_t nstacks, cstacks;
     sqlite3_stmt *frames_st;
     struct ex_rows cpu, off;
@@ -122,41 +124,24 @@ static int grow(void **p, size_t *cap, size_t need, size_t size)
     return 0;
 }
 
-/* A time of clock `clock` as CLOCK_REALTIME (clock_fits' relation), or INT64_MIN. */
+/* A time of clock `clock` as CLOCK_REALTIME (clock_fits' relation, each clock's read
+ * once), or INT64_MIN where none relates it. */
 static int64_t to_real(struct ex *x, const char *clock, int64_t t)
 {
     struct ex_fit *f = NULL;
 
     if (clock == NULL)
         return INT64_MIN;
-    if (strcmp(clock, "realtime") == 0)
-        return t;
-    for (int i = 0; i < x->nfit; i++)
+    for (int i = 0; i < x->nfit && f == NULL; i++)
         if (strcmp(x->fit[i].clock, clock) == 0)
             f = &x->fit[i];
     if (f == NULL && x->nfit < EX_CLOCKS) {
-        sqlite3_stmt *st;
         f = &x->fit[x->nfit++];
-        memset(f, 0, sizeof(*f));
         snprintf(f->clock, sizeof(f->clock), "%s", clock);
-        if (sqlite3_prepare_v2(x->h,
-                               "SELECT offset_ns, skew_ppm, ref_ns FROM clock_fits WHERE "
-                               "from_clock = ?1 AND to_clock = 'realtime' ORDER BY points DESC, id "
-                               "LIMIT 1",
-                               -1, &st, NULL) == SQLITE_OK) {
-            sqlite3_bind_text(st, 1, clock, -1, SQLITE_TRANSIENT);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                f->have = 1;
-                f->off = sqlite3_column_int64(st, 0);
-                f->skew = sqlite3_column_double(st, 1);
-                f->ref = sqlite3_column_int64(st, 2);
-            }
-            sqlite3_finalize(st);
-        }
+        if (rp_fit_read(x->h, clock, &f->fit) < 0)
+            f->fit.have = 0;
     }
-    if (f == NULL || !f->have)
-        return INT64_MIN;
-    return t + f->off + (int64_t)llround(f->skew * 1e-6 * (double)(t - f->ref));
+    return f && f->fit.have ? rp_fit_apply(&f->fit, t) : INT64_MIN;
 }
 
 /* The index of frame name s[0..n), interned. */
@@ -191,20 +176,13 @@ static long child_of(struct ex *x, uint32_t p, uint32_t k)
     SF_MAP_RUN(&x->edge_map, h, sl)
     {
         size_t i = (uintptr_t)sl->val;
-        if (sl->hash == h && x->parent[i] == p && x->frame[i] == k)
+        if (sl->hash == h && x->node[i].parent == p && x->node[i].frame == k)
             return (long)i;
     }
-    if (grow((void **)&x->parent, &x->cnodes, x->nnodes + 1, sizeof(*x->parent)) < 0)
+    if (grow((void **)&x->node, &x->cnodes, x->nnodes + 1, sizeof(*x->node)) < 0)
         return -1;
-    {
-        size_t cap = x->cnodes;
-        uint32_t *nf = realloc(x->frame, cap * sizeof(*nf));
-        if (nf == NULL)
-            return -1;
-        x->frame = nf;
-    }
-    x->parent[x->nnodes] = p;
-    x->frame[x->nnodes] = k;
+    x->node[x->nnodes].parent = p;
+    x->node[x->nnodes].frame = k;
     sf_map_fill(&x->edge_map, sl, h, (void *)(uintptr_t)x->nnodes);
     return (long)x->nnodes++;
 }
@@ -223,8 +201,8 @@ static long node_of(struct ex *x, int64_t id)
     SF_MAP_RUN(&x->stack_map, h, sl)
     {
         size_t k = (uintptr_t)sl->val - 1;
-        if (sl->hash == h && x->stack_ids[k] == id)
-            return x->stack_nodes[k];
+        if (sl->hash == h && x->stack[k].id == id)
+            return x->stack[k].node;
     }
     sqlite3_reset(x->frames_st);
     sqlite3_bind_int64(x->frames_st, 1, id);
@@ -240,41 +218,19 @@ static long node_of(struct ex *x, int64_t id)
             return -1;
         i += n + 1;
     }
-    if (grow((void **)&x->stack_ids, &x->cstacks, x->nstacks + 1, sizeof(*x->stack_ids)) < 0)
+    if (grow((void **)&x->stack, &x->cstacks, x->nstacks + 1, sizeof(*x->stack)) < 0)
         return -1;
-    {
-        uint32_t *nn = realloc(x->stack_nodes, x->cstacks * sizeof(*nn));
-        if (nn == NULL)
-            return -1;
-        x->stack_nodes = nn;
-    }
-    x->stack_ids[x->nstacks] = id;
-    x->stack_nodes[x->nstacks] = (uint32_t)node;
+    x->stack[x->nstacks].id = id;
+    x->stack[x->nstacks].node = (uint32_t)node;
     sf_map_fill(&x->stack_map, sl, h, (void *)(uintptr_t)(++x->nstacks));
     return node;
-}
-
-static int cmp_by_id(const void *a, const void *b)
-{
-    const struct rp_span *const *p = a, *const *q = b;
-    return strcmp((*p)->id, (*q)->id);
 }
 
 /* The index in c->spans of the span with id, or -1 (the first of equal ids). */
 static long span_of(const struct ex *x, const struct rp_ctx *c, const char *id)
 {
-    size_t lo = 0, hi = c->nspans;
-
-    if (id == NULL)
-        return -1;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (strcmp(x->by_id[mid]->id, id) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < c->nspans && strcmp(x->by_id[lo]->id, id) == 0 ? x->by_id[lo] - c->spans : -1;
+    const struct rp_span *sp = rp_span_find(x->by_id, c->nspans, id);
+    return sp ? sp - c->spans : -1;
 }
 
 /* The rows of table (samples or offcpu) attributed to a span, through cte (the
@@ -396,11 +352,16 @@ static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
     return 0;
 }
 
-/* hs[i] for every span: the handshakes of the connection (pcap2spans' connection_events,
- * "ns=N") where span i is its first request (the spans are in start order), else -1. */
+/* hs[i] for every span: the handshakes of its connection (pcap2spans' connection_events,
+ * "ns=N") where span i is the connection's first request (the spans are in start order),
+ * else -1.  The query gives the connections in id order, so each span finds its own by
+ * a binary search; a connection's sum is taken by its first span. */
 static int read_handshakes(struct ex *x, const struct rp_ctx *c)
 {
-    struct sf_map seen = {0}; /* conn -> 1: a span of it met */
+    struct hs {
+        int64_t conn, ns;
+    } *v = NULL;
+    size_t n = 0, cap = 0;
     sqlite3_stmt *st;
 
     if ((x->hs = malloc((c->nspans ? c->nspans : 1) * sizeof(*x->hs))) == NULL)
@@ -410,48 +371,34 @@ static int read_handshakes(struct ex *x, const struct rp_ctx *c)
     if (sqlite3_prepare_v2(x->h,
                            "SELECT connection_id, sum(CAST(substr(detail, instr(detail, '=') + 1) "
                            "AS INTEGER)) FROM connection_events WHERE kind = 'tcp_handshake_done' "
-                           "OR kind = 'tls_handshake_done' GROUP BY connection_id",
+                           "OR kind = 'tls_handshake_done' GROUP BY connection_id "
+                           "ORDER BY connection_id",
                            -1, &st, NULL) != SQLITE_OK)
         return 0; /* a database pulled from ClickHouse has no connection events */
     while (sqlite3_step(st) == SQLITE_ROW) {
-        int64_t conn = sqlite3_column_int64(st, 0);
-        uint64_t h = sf_hash_u64((uint64_t)conn);
-        struct sf_map_slot *sl;
-        if (sf_map_reserve(&seen, 1) < 0)
-            break;
-        SF_MAP_RUN(&seen, h, sl)
-        if (sl->hash == h && *(const int64_t *)sl->val == conn)
-            break;
-        if (sl->val == NULL) {
-            int64_t *v = malloc(2 * sizeof(*v));
-            if (v == NULL)
-                break;
-            v[0] = conn;
-            v[1] = sqlite3_column_int64(st, 1);
-            sf_map_fill(&seen, sl, h, v);
+        if (grow((void **)&v, &cap, n + 1, sizeof(*v)) < 0) {
+            sqlite3_finalize(st);
+            free(v);
+            return -1;
         }
+        v[n++] = (struct hs){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)};
     }
     sqlite3_finalize(st);
     for (size_t i = 0; i < c->nspans; i++) {
-        uint64_t h = sf_hash_u64((uint64_t)c->spans[i].conn);
-        struct sf_map_slot *sl;
-        if (c->spans[i].conn == 0 || seen.n == 0)
-            continue;
-        SF_MAP_RUN(&seen, h, sl)
-        if (sl->hash == h && ((const int64_t *)sl->val)[0] == c->spans[i].conn)
-            break;
-        if (sl->val && ((int64_t *)sl->val)[1] >= 0) {
-            x->hs[i] = ((int64_t *)sl->val)[1];
-            ((int64_t *)sl->val)[1] = -1; /* its later requests waited for none */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (v[mid].conn < c->spans[i].conn)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (c->spans[i].conn && lo < n && v[lo].conn == c->spans[i].conn && v[lo].ns >= 0) {
+            x->hs[i] = v[lo].ns;
+            v[lo].ns = -1; /* its later requests waited for none */
         }
     }
-    {
-        struct sf_map_slot *sl;
-        size_t it = 0;
-        while ((sl = sf_map_next(&seen, &it)) != NULL)
-            free(sl->val);
-    }
-    sf_map_free(&seen);
+    free(v);
     return 0;
 }
 
@@ -537,8 +484,8 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
     sf_jw_end(&w);
     sf_jw_arr(&w, "nodes");
     for (size_t i = 1; i < x->nnodes; i++) {
-        sf_jw_int(&w, NULL, x->parent[i]);
-        sf_jw_int(&w, NULL, x->frame[i]);
+        sf_jw_int(&w, NULL, x->node[i].parent);
+        sf_jw_int(&w, NULL, x->node[i].frame);
     }
     sf_jw_end(&w);
     sf_jw_obj(&w, "span");
@@ -605,10 +552,8 @@ static void ex_free(struct ex *x)
     for (size_t i = 0; i < x->nm; i++)
         free(x->m[i].text);
     free(x->frames);
-    free(x->parent);
-    free(x->frame);
-    free(x->stack_ids);
-    free(x->stack_nodes);
+    free(x->node);
+    free(x->stack);
     free(x->cpu.s);
     free(x->off.s);
     free(x->m);
@@ -634,14 +579,11 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
     memset(&x, 0, sizeof(x));
     x.h = h;
     sf_buf_init(&c->explore, (size_t)1 << 31);
-    if ((x.by_id = malloc((c->nspans ? c->nspans : 1) * sizeof(*x.by_id))) == NULL ||
-        grow((void **)&x.parent, &x.cnodes, 1, sizeof(*x.parent)) < 0 ||
-        (x.frame = calloc(x.cnodes, sizeof(*x.frame))) == NULL)
+    if ((x.by_id = rp_spans_by_id(c)) == NULL ||
+        grow((void **)&x.node, &x.cnodes, 1, sizeof(*x.node)) < 0)
         goto out;
-    x.nnodes = 1; /* the root */
-    for (size_t i = 0; i < c->nspans; i++)
-        x.by_id[i] = &c->spans[i];
-    qsort(x.by_id, c->nspans, sizeof(*x.by_id), cmp_by_id);
+    x.nnodes = 1; /* the root: no parent, no frame */
+    x.node[0].parent = x.node[0].frame = 0;
     if (sqlite3_prepare_v2(h, "SELECT frames FROM stacks WHERE id = ?1", -1, &x.frames_st, NULL) !=
             SQLITE_OK ||
         read_rows(&x, c, spans_attrib_cte, "samples", &x.cpu) < 0 ||

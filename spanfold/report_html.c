@@ -621,7 +621,7 @@ static void clocks_tls(FILE *f, const struct rp_ctx *c)
     fputs("<section id=\"clocks\"><h2>Clocks</h2>\n", f);
     fprintf(f, "<p class=\"small\">Times on this page are CLOCK_REALTIME; the spans' clock is ");
     rp_html_esc(f, c->span_clock);
-    fputs(c->have_fit ? ", mapped through the fit below.</p>\n" : ".</p>\n", f);
+    fputs(c->fit.have ? ", mapped through the fit below.</p>\n" : ".</p>\n", f);
     if (c->clk.n) {
         head(f, h, 6);
         for (size_t i = 0; i < c->clk.n; i++) {

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sf_db_perf.h"
 #include "sf_map.h"
 
 struct fsym {
@@ -144,17 +145,6 @@ static void read_kallsyms(struct st_syms *s)
 
 /* ---- files ---- */
 
-static int is_runtime(const char *base)
-{
-    static const char *const rt[] = {"[libc.so",   "[libc-",    "[libpthread", "[ld-linux",
-                                     "[libstdc++", "[libgcc_s", "[libm.so",    "[libm-",
-                                     "[ld-musl",   "[libdl",    "[librt"};
-    for (size_t i = 0; i < sizeof(rt) / sizeof(rt[0]); i++)
-        if (strncmp(base, rt[i], strlen(rt[i])) == 0)
-            return 1;
-    return 0;
-}
-
 static void load_symtab(struct file *fl, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
     Elf_Data *d = elf_getdata(scn, NULL);
@@ -246,7 +236,7 @@ static struct file *file_of(struct st_syms *s, const char *path)
     bl = strlen(slash ? slash + 1 : path);
     if ((fl->base = malloc(bl + 3)) != NULL)
         snprintf(fl->base, bl + 3, "[%s]", slash ? slash + 1 : path);
-    fl->runtime = fl->base && is_runtime(fl->base);
+    fl->runtime = sf_offcpu_runtime_file(path, strlen(path));
     if (fl->path && path[0] == '/')
         load_file(fl);
     return fl;

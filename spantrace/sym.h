@@ -25,7 +25,7 @@ void st_syms_free(struct st_syms *s);
 
 /* The name of addr (a kernel address when kernel is set), owned by s.  *runtime gets 1
  * where the frame is the kernel's or the C runtime's (libc, libpthread, ld-linux,
- * libstdc++, libgcc_s, libm: not the program's own code), or of no known file. */
+ * libstdc++, libgcc_s, libm: sf_offcpu_runtime_file), or of no known file. */
 const char *st_syms_name(struct st_syms *s, uint64_t addr, int kernel, int *runtime);
 
 #endif

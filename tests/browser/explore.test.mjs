@@ -8,7 +8,7 @@
 // Every expected value comes from `spanfold stacks` on the database or from expect.py
 // (python3 on the same database), run once the brush has chosen the range; none is read
 // from the page.
-import { ok, done, launch } from './tap.mjs';
+import { ok, done, launch, watch } from './tap.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -62,10 +62,7 @@ let page = null;
 async function open(hash = '') {
   if (page) await page.close();
   page = await context.newPage();
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
-  page.on('request', (r) => { if (!/^(file|data|blob|about):/.test(r.url())) errors.push('fetch ' + r.url()); });
-  page.on('requestfailed', (r) => errors.push('request failed ' + r.url().slice(0, 80)));
+  watch(page, errors);
   page.on('dialog', (d) => d.dismiss());
   await page.goto(url + hash);
   await page.waitForLoadState('load');

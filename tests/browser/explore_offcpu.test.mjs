@@ -5,7 +5,7 @@
 //     --during of the same range), "cpu": FOLDED (the same without --offcpu),
 //     "request": { "span": ID, "offcpu": N (its intervals, from the database) },
 //     "artifacts": DIR }
-import { ok, done, launch } from './tap.mjs';
+import { ok, done, launch, watch } from './tap.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,10 +13,7 @@ import { pathToFileURL } from 'node:url';
 const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1240, height: 1000 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(String(e)));
-page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
-page.on('request', (r) => { if (!/^(file|data|blob|about):/.test(r.url())) errors.push('fetch ' + r.url()); });
+const errors = watch(page);
 const ready = () => page.waitForFunction(() => document.documentElement.dataset.explore === 'ready', null,
                                          { timeout: 20000 });
 try {

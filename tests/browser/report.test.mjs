@@ -5,7 +5,7 @@
 //   { "html": "DIR/report.html", "term": "regex", "expect_pct": 12.3, "artifacts": "dir" }
 // expect_pct is the share of the slowest requests' samples whose stack matches term,
 // computed by the script from the folded stacks, not from the page.
-import { ok, done, launch } from './tap.mjs';
+import { ok, done, launch, watch } from './tap.mjs';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,11 +13,7 @@ import { pathToFileURL } from 'node:url';
 const cfg = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1240, height: 1000 } });
-const errors = [];
-page.on('pageerror', (e) => errors.push(String(e)));
-page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
-page.on('request', (r) => { if (!/^(file|data|about):/.test(r.url())) errors.push('fetch ' + r.url()); });
-page.on('requestfailed', (r) => errors.push('request failed ' + r.url().slice(0, 80)));
+const errors = watch(page);
 let answer = null; // text typed into a flame graph's search prompt
 page.on('dialog', (d) => (answer === null ? d.dismiss() : d.accept(answer)));
 fs.mkdirSync(cfg.artifacts, { recursive: true });

@@ -29,3 +29,15 @@ export function launch() {
            '--disable-dev-shm-usage', '--no-first-run', '--disable-extensions'],
   });
 }
+
+// What a page must not do, collected as it happens: script errors, console errors, any
+// fetch but of the file itself and its data: / blob: URLs, failed requests.  The array
+// stays empty on a page that behaves; a test asserts that at its end.  errors: an array
+// to add to (one for several pages), else a new one.
+export function watch(page, errors = []) {
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
+  page.on('request', (r) => { if (!/^(file|data|blob|about):/.test(r.url())) errors.push('fetch ' + r.url()); });
+  page.on('requestfailed', (r) => errors.push('request failed ' + r.url().slice(0, 80)));
+  return errors;
+}

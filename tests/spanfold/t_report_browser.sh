@@ -9,14 +9,8 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 sf=${SF_BIN:-$top/bin}/spanfold
 data=$top/tests/data/demo2
-browser=$top/tests/browser
-art=$top/tests/artifacts
 
-command -v chromium >/dev/null || tap_skip_all "chromium missing (tests/flamegraph/t_browser.sh installs it as root)"
-command -v node >/dev/null || tap_skip_all "node missing (Debian nodejs)"
-[ -d "$browser/node_modules/playwright-core" ] ||
-    tap_skip_all "playwright-core missing (cd tests/browser && npm ci)"
-command -v python3 >/dev/null || tap_skip_all "python3 missing"
+. "$top/tests/browser/need.sh"
 tap_tmpdir t_report_browser
 db=$tmp/spans.db
 {
@@ -30,7 +24,6 @@ db=$tmp/spans.db
     echo "1..1"
     exit 1
 }
-mkdir -p "$art"
 # the share a correct search of the slowest 5 % graph must report, from the database: the
 # slowest 5 % of spans by duration (k = ceil(0.05 n), ties kept, as --slowest 5% selects),
 # their samples' periods, those whose stack has a frame matching the slow function

@@ -12,14 +12,8 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 sf=${SF_BIN:-$top/bin}/spanfold
 data=$top/tests/data/demo2
-browser=$top/tests/browser
-art=$top/tests/artifacts
 
-command -v chromium >/dev/null || tap_skip_all "chromium missing (tests/flamegraph/t_browser.sh installs it as root)"
-command -v node >/dev/null || tap_skip_all "node missing (Debian nodejs)"
-[ -d "$browser/node_modules/playwright-core" ] ||
-    tap_skip_all "playwright-core missing (cd tests/browser && npm ci)"
-command -v python3 >/dev/null || tap_skip_all "python3 missing"
+. "$top/tests/browser/need.sh"
 tap_tmpdir t_report_explore
 db=$tmp/spans.db
 {
@@ -33,7 +27,6 @@ db=$tmp/spans.db
     echo "1..1"
     exit 1
 }
-mkdir -p "$art"
 
 # expect.py DB QUERY-JSON: what the database says about a selection, for the browser test
 # to compare with the page.  QUERY: {"from": ISO, "to": ISO, "fn": NAME, "span": ID}, each

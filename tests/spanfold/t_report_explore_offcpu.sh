@@ -9,13 +9,8 @@ set -u
 . "$(dirname "$0")/../tap.sh"
 sf=${SF_BIN:-$top/bin}/spanfold
 data=$top/tests/data/demo-downstream
-browser=$top/tests/browser
 
-command -v chromium >/dev/null || tap_skip_all "chromium missing (tests/flamegraph/t_browser.sh installs it as root)"
-command -v node >/dev/null || tap_skip_all "node missing (Debian nodejs)"
-[ -d "$browser/node_modules/playwright-core" ] ||
-    tap_skip_all "playwright-core missing (cd tests/browser && npm ci)"
-command -v python3 >/dev/null || tap_skip_all "python3 missing"
+. "$top/tests/browser/need.sh"
 tap_tmpdir t_report_explore_offcpu
 db=$tmp/r.db
 if ! "$sf" ingest --quiet --db "$db" "$data/demo.pcap" "$data/perf.txt.gz" "$data/markers.txt" \
@@ -25,7 +20,6 @@ if ! "$sf" ingest --quiet --db "$db" "$data/demo.pcap" "$data/perf.txt.gz" "$dat
     echo "1..1"
     exit 1
 fi
-mkdir -p "$top/tests/artifacts"
 # the middle half of the requests' time, in whole ms, and the slowest request in it with
 # off-CPU intervals (the explorer lists the selection's slowest)
 read -r a b < <(python3 - "$db" <<'PY'
