@@ -106,7 +106,11 @@ struct pdctx {
     int kernel_tried;
     struct held *held;
     size_t nheld, capheld;
-    struct sf_arena chains; /* the held samples' callchains, freed at once with their round */
+    /* the held samples' callchains and fields: all in chains[cur]; a round's flush copies
+     * what it keeps into the other arena and frees the rest at once */
+    struct sf_arena chains[2];
+    int cur;
+    uint64_t max_time, next_flush; /* perf's ordered_events: max_timestamp, next_flush */
     uint64_t seq;
     struct sf_buf line;
     int failed;
@@ -1209,19 +1213,52 @@ static int by_time(const void *a, const void *b)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* The records held since the last FINISHED_ROUND, in time order. */
-static int flush(struct pdctx *x)
+static void *arena_copy(struct sf_arena *a, const void *p, size_t size)
 {
+    void *q = sf_arena_alloc(a, size + 1); /* never 0 bytes */
+
+    if (q)
+        memcpy(q, p, size);
+    return q;
+}
+
+/* The records held, in time order, as perf's ordered_events hands them on: at a
+ * FINISHED_ROUND (last == 0) those no later than the latest time seen when the round
+ * before ended — a record of this round may still be followed by an earlier one on
+ * another CPU in the next — and at the end (last == 1) all of them.  Ties stay in
+ * file order. */
+static int flush(struct pdctx *x, int last)
+{
+    uint64_t limit = last ? UINT64_MAX : x->next_flush;
+    struct sf_arena *keep = &x->chains[!x->cur];
+    size_t i = 0, k = 0;
     int rc = 0;
 
     if (x->c->db && !x->described && sf_pd_info(x->pd)->nattr)
         rc = describe(x);
     qsort(x->held, x->nheld, sizeof(*x->held), by_time);
-    for (size_t i = 0; i < x->nheld && rc == 0; i++)
+    for (; i < x->nheld && rc == 0 && x->held[i].time <= limit; i++)
         rc = process(x, &x->held[i]);
-    x->nheld = 0;
-    sf_arena_reset(&x->chains);
-    return rc;
+    if (rc < 0)
+        return rc;
+    sf_arena_reset(keep);
+    for (; i < x->nheld; i++) {
+        struct held h = x->held[i];
+        if (h.type == SF_PD_SAMPLE) {
+            if (h.u.s.nr && (h.u.s.chain = arena_copy(keep, h.u.s.chain,
+                                                      h.u.s.nr * sizeof(*h.u.s.chain))) == NULL)
+                return PD_OOM;
+            if (h.u.s.raw && (h.u.s.raw = arena_copy(keep, h.u.s.raw, h.u.s.raw_size)) == NULL)
+                return PD_OOM;
+        }
+        x->held[k++] = h;
+    }
+    x->nheld = k;
+    sf_arena_reset(&x->chains[x->cur]);
+    x->cur = !x->cur;
+    if (!last)
+        x->next_flush = x->max_time;
+    return 0;
 }
 
 /* The file a mapping is known by, as perf's map__new names it: anonymous memory (and
@@ -1260,6 +1297,8 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
     h = &x->held[x->nheld];
     memset(h, 0, sizeof(*h));
     h->time = r->time;
+    if (r->time > x->max_time)
+        x->max_time = r->time;
     h->seq = x->seq++;
     h->type = r->type;
     h->pid = r->pid;
@@ -1271,15 +1310,17 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
         h->u.s.nr = r->u.sample.nr;
-        if (r->u.sample.nr && (h->u.s.chain = sf_arena_alloc(
-                                   &x->chains, r->u.sample.nr * sizeof(*h->u.s.chain))) == NULL)
+        if (r->u.sample.nr &&
+            (h->u.s.chain = sf_arena_alloc(&x->chains[x->cur],
+                                           r->u.sample.nr * sizeof(*h->u.s.chain))) == NULL)
             return PD_OOM;
         for (uint64_t i = 0; i < r->u.sample.nr; i++)
             h->u.s.chain[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
         h->u.s.cpu = r->u.sample.cpu;
         if (x->c->db && r->u.sample.attr->type == PERF_TYPE_TRACEPOINT && r->u.sample.raw) {
             h->u.s.raw_size = r->u.sample.raw_size;
-            if ((h->u.s.raw = sf_arena_alloc(&x->chains, r->u.sample.raw_size + 1u)) == NULL)
+            if ((h->u.s.raw = sf_arena_alloc(&x->chains[x->cur], r->u.sample.raw_size + 1u)) ==
+                NULL)
                 return PD_OOM;
             memcpy(h->u.s.raw, r->u.sample.raw, r->u.sample.raw_size);
         }
@@ -1370,12 +1411,13 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         return -1;
     }
     sf_buf_init(&x.line, (size_t)PF_RECORD_MAX);
-    sf_arena_init(&x.chains, 1u << 20, 0);
+    sf_arena_init(&x.chains[0], 1u << 20, 0);
+    sf_arena_init(&x.chains[1], 1u << 20, 0);
     sf_arena_init(&x.demangled, 1u << 16, 0);
     while ((rc = sf_pd_next(x.pd, &r, &err)) > 0) {
         c->lines++; /* records, for the source's count */
         if (r.type == SF_PD_FINISHED_ROUND)
-            rc = flush(&x);
+            rc = flush(&x, 0);
         else if (r.type == SF_PD_SAMPLE || r.type == SF_PD_MMAP || r.type == SF_PD_MMAP2 ||
                  r.type == SF_PD_COMM || r.type == SF_PD_FORK)
             rc = hold(&x, &r);
@@ -1383,7 +1425,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
             break;
     }
     if (rc >= 0) {
-        rc = flush(&x);
+        rc = flush(&x, 1);
     } else if (rc != PD_OOM && rc != PD_STOP &&
                rc != PD_DWARF) { /* the reader's: what came before is folded */
         fprintf(stderr, "%s: %s: byte %llu: %s\n", PF_TOOL, path, (unsigned long long)err.off,
@@ -1391,7 +1433,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         snprintf(stopped, sizeof(stopped), "stopped at byte %llu: %s", (unsigned long long)err.off,
                  err.msg);
         c->bad_lines++;
-        if (flush(&x) == PD_OOM)
+        if (flush(&x, 1) == PD_OOM)
             rc = PD_OOM;
     }
     if (rc == PD_OOM)
@@ -1428,7 +1470,8 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     sf_map_free(&x.by_tid);
     sf_map_free(&x.by_file);
     pf_tp_close(x.tp);
-    sf_arena_free(&x.chains);
+    sf_arena_free(&x.chains[0]);
+    sf_arena_free(&x.chains[1]);
     sf_arena_free(&x.demangled);
     sf_buf_free(&x.line);
     sf_pd_close(x.pd);

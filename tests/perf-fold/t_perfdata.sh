@@ -225,10 +225,23 @@ perf record -q -k mono -g --sample-cpu -c 1 -e "$sched" -e sched:sched_switch \
 perf record -q -k mono -g --sample-cpu -c 1 -e "$sched" -e sched:sched_switch \
     -e sched:sched_wakeup -o - sh -c "$work" 2>/dev/null >"$tmp/sched-pipe.data" ||
     rm -f "$tmp/sched-pipe.data"
-for name in sched sched-pipe kernel python system; do
+# ...and a recording with a sample read a round late (tests/perf-fold/reround.py), which
+# perf still hands on in time order: where a CPU's ring is read after another's has gone
+# on, as on a busy machine recording every CPU
+for name in xz kernel python; do
+    python3 "$top/tests/perf-fold/reround.py" "$tmp/$name.data" "$tmp/reround.data" && break
+    rm -f "$tmp/reround.data"
+done
+if [ -s "$tmp/reround.data" ]; then
+    check_eval "reround: perf script reads the sample a round late in its place ($name.data)" \
+        'cmp -s <(perf script -i "$tmp/$name.data" --ns 2>/dev/null) <(perf script -i "$tmp/reround.data" --ns 2>/dev/null)'
+else
+    skip "reround: perf script reads the sample a round late in its place" "no recording here with two samples in its first round"
+fi
+for name in sched sched-pipe kernel python system reround; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold --db on the perf.data" "not recorded here"; continue; }
     f=comm,pid,tid,cpu,time,period,event,ip,sym,dso
-    case $name in kernel | python) f=${f/cpu,/} ;; esac # recorded without --sample-cpu
+    case $name in kernel | python | reround) f=${f/cpu,/} ;; esac # recorded without --sample-cpu
     rm -f "$tmp/d.db" "$tmp/t.db"
     perf script -i "$tmp/$name.data" --header --ns -F "$f" -F "trace:$f,trace" \
         >"$tmp/$name.txt" 2>/dev/null
