@@ -12,7 +12,10 @@
  *                waiting on a call it made is off CPU too; by reason (the kernel
  *                function that blocked, or preempted)
  *   network      request first to last byte plus response first to last byte: the
- *                transfer as the capture saw it
+ *                transfer as the capture saw it; and between the two, the time the
+ *                request's bytes waited for a retransmission (pcap2spans' stall of a
+ *                request-direction "retransmit": the server could not have had them),
+ *                which a capture on the sending side sees as server time
  *   unaccounted  the rest: queued before a thread took it, or work nobody sampled
  *
  * Without off-CPU intervals in the database blocked is not measured: it stays inside
@@ -71,6 +74,7 @@ static size_t first_of(const struct id_ns *v, size_t n, const char *id)
 struct retx {
     int64_t conn, ts, stall;
     int kind; /* EV_* */
+    int req;  /* the request direction's (retransmit, zero_window) */
 };
 enum { EV_RETRANSMIT, EV_ZERO_WINDOW, EV_HANDSHAKE };
 
@@ -201,7 +205,8 @@ static int load(struct cause_data *d, sqlite3 *h)
     if (sqlite3_prepare_v2(h,
                            "SELECT connection_id, ts_ns, CAST(substr(detail, instr(detail, "
                            "'=') + 1) AS INTEGER), CASE kind WHEN 'zero_window' THEN 1 WHEN "
-                           "'retransmit' THEN 0 ELSE 2 END FROM connection_events WHERE (kind "
+                           "'retransmit' THEN 0 ELSE 2 END, instr(detail, ' request') > 0 "
+                           "FROM connection_events WHERE (kind "
                            "= 'retransmit' OR kind = 'zero_window' OR kind = "
                            "'tcp_handshake_done' OR kind = 'tls_handshake_done') AND ts_ns IS "
                            "NOT NULL ORDER BY connection_id, ts_ns",
@@ -215,9 +220,9 @@ static int load(struct cause_data *d, sqlite3 *h)
                 d->retx = p;
                 cap = nc;
             }
-            d->retx[d->nretx++] =
-                (struct retx){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                              sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3)};
+            d->retx[d->nretx++] = (struct retx){
+                sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                sqlite3_column_int64(st, 2), sqlite3_column_int(st, 3), sqlite3_column_int(st, 4)};
         }
         sqlite3_finalize(st);
     }
@@ -264,6 +269,51 @@ static int is_first(const struct cause_data *d, const struct rp_span *sp)
     return f && f->start == sp->start_ns;
 }
 
+/* The first event of connection conn at or after ts in d->retx (by connection, then
+ * time), or d->nretx. */
+static size_t retx_from(const struct cause_data *d, int64_t conn, int64_t ts)
+{
+    size_t lo = 0, hi = d->nretx;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct retx *r = &d->retx[mid];
+        if (r->conn < conn || (r->conn == conn && r->ts < ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The time within [a, b) that span sp's request waited for retransmitted bytes: the union
+ * of its connection's request-direction retransmissions' stalls [ts - stall, ts). */
+static double request_stalls(const struct cause_data *d, const struct rp_span *sp, int64_t a,
+                             int64_t b)
+{
+    int64_t covered = a;
+    double ns = 0;
+
+    if (sp->conn == 0 || b <= a)
+        return 0;
+    /* the stalls end in time order, so the part of each past the last end is new */
+    for (size_t k = retx_from(d, sp->conn, a); k < d->nretx && d->retx[k].conn == sp->conn; k++) {
+        const struct retx *r = &d->retx[k];
+        int64_t from = r->ts - r->stall, to = r->ts < b ? r->ts : b;
+        if (r->kind != EV_RETRANSMIT || !r->req)
+            continue;
+        if (from < covered)
+            from = covered;
+        if (to > from) {
+            ns += (double)(to - from);
+            covered = to;
+        }
+        if (r->ts >= b)
+            break;
+    }
+    return ns;
+}
+
 /* Add span sp's parts to b (sums, divided into means later). */
 static void add_span(const struct cause_data *d, const struct rp_span *sp, struct rp_breakdown *b)
 {
@@ -306,6 +356,9 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
         net += (double)(sp->req_end_ns - t0);
     if (sp->resp_start_ns != INT64_MIN && sp->resp_start_ns <= t1)
         net += (double)(t1 - sp->resp_start_ns);
+    if (sp->req_end_ns != INT64_MIN && sp->resp_start_ns != INT64_MIN)
+        net += request_stalls(d, sp, sp->req_end_ns > t0 ? sp->req_end_ns : t0,
+                              sp->resp_start_ns < t1 ? sp->resp_start_ns : t1);
     part = fmin(net, left);
     b->network_ns += part;
     left -= part;
@@ -315,15 +368,7 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
     /* the retransmissions and zero windows on its connection while it ran (a stall ends
      * at or after t0: its event's time) */
     {
-        size_t lo = 0, hi = d->nretx;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            const struct retx *r = &d->retx[mid];
-            if (r->conn < sp->conn || (r->conn == sp->conn && r->ts < t0))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = retx_from(d, sp->conn, t0);
         for (; sp->conn && lo < d->nretx && d->retx[lo].conn == sp->conn && d->retx[lo].ts <= t1;
              lo++) {
             if (d->retx[lo].kind == EV_ZERO_WINDOW) {

@@ -122,7 +122,7 @@ static void part_words(const struct rp_ctx *c, const struct rp_why *y, enum rp_c
     k = snprintf(buf + *at, n - *at, "%s%s%s (%.1f \xe2\x86\x92 %.1f ms a request)",
                  cause == RP_CAUSE_CPU          ? "on CPU"
                  : cause == RP_CAUSE_BLOCKED    ? "blocked off CPU"
-                 : cause == RP_CAUSE_NETWORK    ? "in transfer on the wire"
+                 : cause == RP_CAUSE_NETWORK    ? "in the network (transfer, retransmissions)"
                  : cause == RP_CAUSE_DOWNSTREAM ? "waiting on a downstream call"
                  : y->offcpu                    ? "unaccounted (queued or unsampled)"
                                                 : "unaccounted (off CPU, queued or unsampled)",

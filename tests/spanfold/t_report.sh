@@ -444,6 +444,23 @@ sed 's/^/# /' "$tmp/net.why"
 check_eval "a response slow on the wire: the cause is network" "grep -q WHY_OK '$tmp/net.why'"
 check_eval "... and its evidence: a retransmission a slow request, none before, 50 ms stalled, in words" \
     "python3 -c 'import json,sys; f = json.load(open(sys.argv[1])); i = [x for x in f[\"inflections\"] if x.get(\"cause\") == \"network\"][0]; s, n = i[\"breakdown\"][\"slow\"], i[\"breakdown\"][\"normal\"]; sys.exit(not (0.9 < s[\"retransmits\"] <= 1 and n[\"retransmits\"] < 0.05 and 45e6 < s[\"retransmit_stall_ns\"] <= 50e6 and \"TCP retransmissions a request\" in f[\"verdict\"]))' '$tmp/network/findings.json'"
+# a request that waited for its own retransmission: the server answered 60 ms after the
+# first copy of the request's only segment (the capture saw it before it was lost), 55 ms
+# of it waiting for the second copy: server time on the wire, network by its stall
+rdb=$tmp/reqloss.db
+synth "$rdb" 2000 "'/lossy'" "1700000000000000000 + i * 20000000" \
+    "1700000000000000000 + i * 20000000 + (CASE WHEN i >= 1000 THEN 61 ELSE 4 END) * 1000000 + (i * 7919 % 500) * 1000"
+sqlite3 "$rdb" "UPDATE spans SET req_end_ns = req_start_ns, resp_start_ns = resp_end_ns - 1000000;
+    INSERT INTO connections(id, source_id) SELECT id, 1 FROM spans;
+    UPDATE spans SET connection_id = id;
+    INSERT INTO connection_events(connection_id, ts_ns, kind, detail)
+    SELECT id, req_start_ns + 55000000, 'retransmit', 'stall_ns=55000000 bytes=170 request repeated'
+    FROM spans WHERE resp_end_ns - req_start_ns > 40000000"
+"$sf" report --db "$rdb" --out "$tmp/reqloss" --quiet 2>/dev/null
+why_check "$tmp/reqloss/findings.json" - network >"$tmp/reqloss.why"
+sed 's/^/# /' "$tmp/reqloss.why"
+check_eval "a request that waited for its retransmission: the server time it stalled is network, 55 ms of it" \
+    "grep -q WHY_OK '$tmp/reqloss.why' && python3 -c 'import json,sys; f = json.load(open(sys.argv[1])); i = [x for x in f[\"inflections\"] if x.get(\"cause\") == \"network\"][0]; s, n = i[\"breakdown\"][\"slow\"], i[\"breakdown\"][\"normal\"]; sys.exit(not (54e6 < s[\"network_ns\"] - n[\"network_ns\"] < 56e6 and \"in the network (transfer, retransmissions)\" in f[\"verdict\"]))' '$tmp/reqloss/findings.json'"
 
 # what attributed the samples, per process: a span marker interval, socket events, time
 # several spans share, nothing
@@ -508,6 +525,19 @@ check_eval "demo-downstream: the page's off-CPU data folds to 'spanfold stacks -
     "[ -s '$tmp/ds2.off' ] && python3 '$xd' '$tmp/ds2/report.html' fold-off | cmp -s - '$tmp/ds2.off'"
 check_eval "demo-downstream: /api/search's cause is downstream, to /api/backend, the parts adding up; the headline is the search's" \
     "grep -q WHY_OK '$tmp/ds2.why' && python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))[\"verdict\"].startswith(\"/api/search p50 rose\"))' '$tmp/ds2/findings.json'"
+
+# a network that lost request segments (tests/data/demo-network): each dropped segment a
+# request-direction retransmission, the report leads with the search, its cause network
+nwd=$top/tests/data/demo-network
+"$sf" ingest --quiet --db "$tmp/nw.db" "$nwd/demo.pcap" "$nwd/perf.txt.gz" "$nwd/markers.txt" 2>"$tmp/nw.err"
+nwdrop=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["service"]["slow_network"]["dropped_segments"])' "$nwd/MANIFEST.json")
+check_eval "demo-network: every segment dropped ($nwdrop) a request-direction retransmission in the capture" \
+    "[ $nwdrop -ge 20 ] && [ '$(sqlite3 "$tmp/nw.db" "SELECT count(*) FROM connection_events WHERE kind = 'retransmit' AND detail LIKE '% request %'")' -ge $nwdrop ]"
+"$sf" report --quiet --db "$tmp/nw.db" --out "$tmp/nw" 2>/dev/null
+why_check "$tmp/nw/findings.json" /api/search network >"$tmp/nw.why"
+sed 's/^/# /' "$tmp/nw.why"
+check_eval "demo-network: /api/search's cause is the network, the parts adding up, the retransmissions said; the headline is the search's" \
+    "grep -q WHY_OK '$tmp/nw.why' && python3 -c 'import json,sys; v = json.load(open(sys.argv[1]))[\"verdict\"]; sys.exit(not (v.startswith(\"/api/search p50 rose\") and \"in the network (transfer, retransmissions)\" in v and \"TCP retransmissions a request\" in v))' '$tmp/nw/findings.json'"
 
 # samples but no span markers: the page and findings.json say what is missing, and how
 ndb=$tmp/nomarkers.db
