@@ -25,7 +25,12 @@
 #      makes every search call a backend of its own (scripts/record/backend.py, python3's
 #      ThreadingHTTPServer, captured too) that slow mode asks to take 25 ms instead of 2
 #      (the service passes its trace on in B3 headers), SLOW_KIND=mixed both that and the
-#      cpu kind's slow_regex_backtrack at once; OFFCPU=1 records
+#      cpu kind's slow_regex_backtrack at once; SLOW_KIND=network leaves the service alone
+#      and makes the network slow instead: from the slow phase on, each of the clients'
+#      request segments to the service is dropped with LOSS % odds (default 60), at most
+#      one a connection (conntrack's mark), so that no request waits out TCP's backoff
+#      (nftables, a table of its own on the input hook, removed at exit); the capture on
+#      lo saw the segment before the drop, so it holds both copies; OFFCPU=1 records
 #      with docs/recording.md's off-CPU recipe: every sched_switch and sched_wakeup of the
 #      service beside a cpu-clock of the same rate (-c 1, period 5025125 ns: 199 Hz);
 #      OFFCPU=bpf records the off-CPU time with `spantrace --offcpu -p PID` instead (the
@@ -38,7 +43,8 @@
 #      comm,pid,tid,cpu,time,period,event,ip,sym,dso`, gzipped to perf.txt.gz when over
 #      1 MB), OUTDIR/markers.txt (spantrace), OUTDIR/MANIFEST.json.
 # Needs: root, perf (linux-perf), tcpdump, curl, python3-grpcio, libnghttp2-dev,
-# systemtap-sdt-dev, and spantrace's build needs (clang, bpftool, libbpf-dev, kernel BTF).
+# systemtap-sdt-dev, and spantrace's build needs (clang, bpftool, libbpf-dev, kernel BTF);
+# SLOW_KIND=network nft (nftables) and a kernel with nf_tables.
 # Exits 2 with the reason when something is missing, 1 when the recording failed.
 set -euo pipefail
 if [ -z "${SPANFOLD_REC_TIMED:-}" ]; then
@@ -75,6 +81,7 @@ cleanup() {
     local p
     for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; done
     for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    [ -z "${loss_table:-}" ] || nft delete table inet "$loss_table" 2>/dev/null || true
     rm -rf "$W"
 }
 trap cleanup EXIT
@@ -106,7 +113,19 @@ cc -O2 -o "$W/clockoffset" "$top/scripts/record/demo-clockoffset.c"
 # latency rather than the neighbours' builds.  The admin commands go to a second port,
 # outside the capture, so that the packets hold the service's traffic only.
 slow_kind=${SLOW_KIND:-cpu}
-case $slow_kind in cpu | lock | downstream | mixed) ;; *) die "SLOW_KIND is cpu, lock, downstream or mixed" ;; esac
+case $slow_kind in cpu | lock | downstream | mixed | network) ;; *) die "SLOW_KIND is cpu, lock, downstream, mixed or network" ;; esac
+svc_kind=$slow_kind
+slow_cmd=()
+if [ "$slow_kind" = network ]; then
+    svc_kind=cpu # never switched on: the load script drops packets instead
+    loss=${LOSS:-60}
+    case $loss in [1-9] | [1-9][0-9]) ;; *) die "LOSS is a percentage, 1 to 99" ;; esac
+    command -v nft >/dev/null || die "nft not installed (nftables: SLOW_KIND=network drops packets with it)"
+    loss_table=spanfold_loss_$$
+    nft add table inet "$loss_table" 2>"$W/nft.err" &&
+        nft add chain inet "$loss_table" in '{ type filter hook input priority 0 ; }' 2>>"$W/nft.err" ||
+        { loss_table_err=$(head -1 "$W/nft.err"); nft delete table inet "$loss_table" 2>/dev/null; loss_table=; die "nftables cannot filter here: $loss_table_err"; }
+fi
 backend=()
 if [ "$slow_kind" = downstream ] || [ "$slow_kind" = mixed ]; then
     "$py" "$top/scripts/record/backend.py" 0 >"$W/backend.out" 2>&1 &
@@ -124,13 +143,19 @@ baggage) rules=(--drop-baggage env=prod-legacy) ;;
 header) rules=(--rate-header x-envoy-downstream-service-cluster=0.05) ;;
 *) die "SCENARIO is baggage, header, upstream or uniform" ;;
 esac
-nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$slow_kind" "${backend[@]}" "${rules[@]}" \
+nice -n -10 "$svc" --port 0 --admin-port 0 --rate 0.5 --slow-kind "$svc_kind" "${backend[@]}" "${rules[@]}" \
     >"$W/svc.out" 2>"$W/svc.err" &
 svc_pid=$!
 pids+=("$svc_pid")
 wait_for "$W/svc.out" "listening on" "the demo service"
 port=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$W/svc.out")
 admin_port=$(sed -n 's/.*(admin 127\.0\.0\.1:\([0-9]*\)).*/\1/p' "$W/svc.out")
+# the clients' segments that carry a request: over 120 bytes (IP and TCP headers are 52
+# with TCP's timestamps; HTTP/2's preface, settings and window updates stay under it, and
+# their loss would be repaired within microseconds: the request's segment behind it
+# arrives, SACKs it, and RACK resends at once); one a connection at most (marked 0x5f
+# once one is lost), so no request waits out TCP's backoff; SYNs and ACKs pass
+[ "$slow_kind" != network ] || slow_cmd=(--slow-cmd "nft add rule inet $loss_table in ip daddr 127.0.0.1 tcp dport $port ip length > 120 ct mark != 0x5f numgen random mod 100 < $loss ct mark set 0x5f counter drop")
 
 tcpdump -i lo -U -s 0 -w "$W/demo.pcap" "tcp port $port${backend_port:+ or tcp port $backend_port}" \
     2>"$W/tcpdump.err" &
@@ -170,7 +195,7 @@ sleep 1 # perf record has no ready message; give it time to open its events
 say "recording ${scenario:+$scenario: }$([ -n "$scenario" ] && echo 2 || echo 3) x ${phase}s of load on 127.0.0.1:$port"
 load_rc=0
 "$py" "$top/scripts/record/demo-load.py" "$port" "$W/load.json" --admin-port "$admin_port" \
-    --phase "$phase" ${scenario:+--scenario "$scenario"} || load_rc=$?
+    --phase "$phase" ${scenario:+--scenario "$scenario"} "${slow_cmd[@]}" || load_rc=$?
 "$W/clockoffset" >"$W/offset-after.json"
 sleep 0.5
 stop_pid "$st_pid" INT
@@ -179,6 +204,12 @@ stop_pid "$st_pid" INT
 stop_pid "$perf_pid" INT
 stop_pid "$tcpdump_pid" INT
 stop_pid "$svc_pid" TERM
+dropped=0
+if [ -n "${loss_table:-}" ]; then
+    dropped=$(nft list table inet "$loss_table" | sed -n 's/.*counter packets \([0-9]*\).*/\1/p')
+    nft delete table inet "$loss_table"
+    loss_table=
+fi
 # a background python3 ignores SIGINT (a non-interactive shell's background job)
 [ -z "${backend_pid:-}" ] || stop_pid "$backend_pid" TERM
 [ "$load_rc" -eq 0 ] || { say "load failed (status $load_rc)"; exit 1; }
@@ -198,9 +229,9 @@ if [ "$(stat -c %s "$out/perf.txt")" -gt 1048576 ]; then
     gzip -9n "$out/perf.txt"
 fi
 "$py" - "$W" "$out" "$svc" "$(perf --version)" "$(tcpdump --version 2>&1 | head -1)" \
-    "$(curl --version | head -1)" "$slow_kind" "${OFFCPU:-0}" <<'PY'
+    "$(curl --version | head -1)" "$slow_kind" "${OFFCPU:-0}" "${loss:-0}" "$dropped" <<'PY'
 import glob, gzip, json, os, platform, sys
-W, out, svc, perfv, tcpdumpv, curlv, slow_kind, offcpu = sys.argv[1:9]
+W, out, svc, perfv, tcpdumpv, curlv, slow_kind, offcpu, loss, dropped = sys.argv[1:11]
 load = json.load(open(os.path.join(W, "load.json")))
 before = json.load(open(os.path.join(W, "offset-before.json")))
 after = json.load(open(os.path.join(W, "offset-after.json")))
@@ -223,7 +254,10 @@ m = {
                 "search waits 25 ms instead of 2 for its backend, GET /api/backend"
                 if slow_kind == "downstream" else
                 "search waits 25 ms for its backend and burns CPU in slow_regex_backtrack"
-                if slow_kind == "mixed" else "search burns CPU in slow_regex_backtrack"),
+                if slow_kind == "mixed" else
+                "the clients' data segments to the service dropped at %s %% odds, one a connection "
+                "at most, after the capture (nftables, input hook): TCP retransmits them" % loss
+                if slow_kind == "network" else "search burns CPU in slow_regex_backtrack"),
     "slow_kind": slow_kind,
     "offcpu": offcpu == "1" or offcpu == "bpf",
     "offcpu_recorder": {"1": "perf", "bpf": "spantrace"}.get(offcpu),
@@ -254,6 +288,11 @@ m = {
         "slow_function": "slow_regex_backtrack" if slow_kind == "cpu" else None,
         "slow_blocked_in": ["pool_acquire", "backend_wait"] if slow_kind == "lock" else None,
         "slow_downstream": "/api/backend" if slow_kind in ("downstream", "mixed") else None,
+        "slow_network": {"loss_pct": int(loss), "dropped_segments": int(dropped or 0),
+                         "how": "nft: ip daddr 127.0.0.1 tcp dport PORT ip length > 120 "
+                                "ct mark != 0x5f numgen random mod 100 < LOSS ct mark set "
+                                "0x5f drop (input hook: one data segment a connection at "
+                                "most; every endpoint alike)"} if slow_kind == "network" else None,
         "marker_functions": ["sf_demo_span_begin", "sf_demo_span_end"],
         "usdt": ["spanfold:span_begin", "spanfold:span_end"],
         "workers": 16, "nice": -10,

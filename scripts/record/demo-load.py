@@ -2,6 +2,7 @@
 """Load for the spanfold demo service (scripts/record-demo.sh): real clients, in phases.
 
   demo-load.py PORT OUT.json [--admin-port P] [--phase S] [--rate-after R] [--seed N]
+               [--slow-cmd CMD]
 
 Three lanes run at once for 3 x S seconds (default S = 15):
   h1    curl, HTTP/1.1, one process and connection per request, ~8 requests/s
@@ -28,7 +29,9 @@ Phases: normal; at S the slow mode is switched on (POST /admin/slow?on=1); at 2 
 the service's sampling rate is lowered (POST /admin/rate?r=R, default 0.1).  Each
 switch is an HTTP/1.1 request without trace context to the admin port (default: PORT;
 the recorder uses a second port so that the capture holds the service's traffic only);
-its time is taken just before it is sent and just after the answer.
+its time is taken just before it is sent and just after the answer.  With --slow-cmd
+CMD the slow phase is CMD run instead (a command line, split as the shell's words
+without expansion; e.g. the recorder's packet loss on the service's port), timed alike.
 
 OUT.json: {"requests": [{id, trace_id, endpoint, protocol, client, ctx_format,
   sampled_sent, realtime_ns, monotonic_ns, status, grpc_status}], "phases": [...]}.
@@ -38,6 +41,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import subprocess
 import sys
 import threading
@@ -169,6 +173,16 @@ def admin(run, path, what):
             "answered_realtime_ns": rt1, "answered_monotonic_ns": mono1}
 
 
+def command(run, cmd, what):
+    rt0, mono0 = now()
+    p = subprocess.run(shlex.split(cmd), capture_output=True, text=True)
+    rt1, mono1 = now()
+    if p.returncode != 0:
+        run.errors.append("%s: exit %d: %s" % (cmd, p.returncode, p.stderr.strip()))
+    return {"what": what, "command": cmd, "realtime_ns": rt0, "monotonic_ns": mono0,
+            "answered_realtime_ns": rt1, "answered_monotonic_ns": mono1}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("port", type=int)
@@ -178,6 +192,7 @@ def main():
     ap.add_argument("--rate-after", type=float, default=0.1)
     ap.add_argument("--seed", type=int, default=int.from_bytes(os.urandom(4), "big"))
     ap.add_argument("--scenario", choices=("baggage", "header", "upstream", "uniform"))
+    ap.add_argument("--slow-cmd")
     a = ap.parse_args()
     run = Run(a.port, a.admin_port or a.port, a.seed)
     run.scenario = a.scenario
@@ -198,7 +213,8 @@ def main():
         phases.append({"what": "scenario:" + a.scenario, "realtime_ns": rt,
                        "monotonic_ns": mono})
     else:
-        phases.append(admin(run, "/admin/slow?on=1", "slow"))
+        phases.append(command(run, a.slow_cmd, "slow") if a.slow_cmd else
+                      admin(run, "/admin/slow?on=1", "slow"))
         time.sleep(max(0.0, t0 + 2 * a.phase - time.monotonic()))
         phases.append(admin(run, "/admin/rate?r=%g" % a.rate_after, "rate"))
     for t in lanes:
