@@ -129,7 +129,10 @@ int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, si
         " sum(s.span_id IS NOT NULL),"
         " sum(s.span_id IS NULL AND EXISTS (SELECT 1 FROM (SELECT h.end_ns FROM"
         "  shared_intervals h WHERE h.tid = s.tid AND h.start_ns <= s.ts_ns ORDER BY"
-        "  h.start_ns DESC LIMIT 1) WHERE end_ns >= s.ts_ns))"
+        "  h.start_ns DESC LIMIT 1) WHERE end_ns >= s.ts_ns)),"
+        " sum(s.span_id IS NOT NULL AND EXISTS (SELECT 1 FROM span_intervals i WHERE"
+        "  i.span_id = s.span_id AND i.tid = s.tid AND i.start_ns <= s.ts_ns AND"
+        "  i.end_ns >= s.ts_ns AND i.source = 'socket' AND i.end_rule = 'loop'))"
         " FROM samples s GROUP BY s.pid ORDER BY count(*) DESC, s.pid LIMIT ?1";
     sqlite3_stmt *st;
     int rc;
@@ -145,8 +148,9 @@ int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, si
         r->pid = sqlite3_column_int64(st, 0);
         snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "");
         r->samples = sqlite3_column_int64(st, 2);
-        r->sockets = sqlite3_column_int64(st, 3);
-        r->markers = attributed - r->sockets;
+        r->loop = sqlite3_column_int64(st, 6);
+        r->sockets = sqlite3_column_int64(st, 3) - r->loop;
+        r->markers = attributed - r->sockets - r->loop;
         r->shared = sqlite3_column_int64(st, 5);
         r->none = r->samples - attributed - r->shared;
     }

@@ -491,8 +491,8 @@ static double loglik(double k, double n)
 static int cmp_ts(const void *a, const void *b)
 {
     const struct trial *x = a, *y = b;
-    return (x->ts > y->ts) - (x->ts < y->ts) ? (x->ts > y->ts) - (x->ts < y->ts)
-                                             : (x->id > y->id) - (x->id < y->id);
+    int c = (x->ts > y->ts) - (x->ts < y->ts);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
 /* The trials in time order, cut where one change of the kept share is likeliest

@@ -670,7 +670,37 @@ static void source_line(sqlite3 *db, const struct input *in)
     sqlite3_finalize(st);
 }
 
-static void missing_pieces(sqlite3 *db, int nkeylogs, int quiet)
+/* Per process with a span's samples, what gave them their span (sf_db_coverage): how
+ * far a flame graph of requests can be trusted. */
+static void signals(const char *path)
+{
+    struct sf_db_coverage cov[16];
+    struct sf_db *db = NULL;
+    struct sf_err err;
+    size_t n = 0;
+
+    sf_err_clear(&err);
+    if (sf_db_open_mode(&db, path, SF_DB_READ, &err) < 0 ||
+        sf_db_coverage(db, cov, sizeof(cov) / sizeof(cov[0]), &n, &err) < 0)
+        n = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct sf_db_coverage *r = &cov[i];
+        double t = r->samples ? (double)r->samples : 1;
+        if (r->markers + r->sockets + r->loop + r->shared == 0)
+            continue; /* nothing of it in a span: said by the line above */
+        fprintf(stderr,
+                "              %s (%lld): %lld samples: %.1f %% by span markers, %.1f %% by "
+                "socket events, %.1f %% by an event loop's waits, %.1f %% shared by spans "
+                "(not attributed), %.1f %% outside every span\n",
+                r->comm, (long long)r->pid, (long long)r->samples, 100.0 * (double)r->markers / t,
+                100.0 * (double)r->sockets / t, 100.0 * (double)r->loop / t,
+                100.0 * (double)r->shared / t, 100.0 * (double)r->none / t);
+    }
+    if (db)
+        sf_db_close(db, NULL);
+}
+
+static void missing_pieces(sqlite3 *db, const char *path, int nkeylogs, int quiet)
 {
     int64_t spans = q_int(db, "SELECT count(*) FROM spans", NULL);
     int64_t samples = q_int(db, "SELECT count(*) FROM samples", NULL);
@@ -711,6 +741,8 @@ static void missing_pieces(sqlite3 *db, int nkeylogs, int quiet)
         fprintf(stderr, "  attributed  %lld of %lld samples (%.1f %%) fall inside a span\n",
                 (long long)attributed, (long long)samples,
                 samples ? 100.0 * (double)attributed / (double)samples : 0.0);
+    if (!quiet && samples > 0 && markers > 0)
+        signals(path);
     if (tls > 0)
         fprintf(stderr,
                 "missing: %lld TLS connections were not decrypted%s: give their key log "
@@ -879,7 +911,7 @@ static void summary(struct ingest *g)
             source_line(db, in);
         }
     }
-    missing_pieces(db, (int)nkeys, g->quiet);
+    missing_pieces(db, g->db, (int)nkeys, g->quiet);
     sqlite3_close(db);
 }
 

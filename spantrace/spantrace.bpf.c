@@ -154,6 +154,22 @@ struct {
     __type(value, struct sock_entry);
 } sock_inflight SEC(".maps");
 
+/* The threads that made a traced call: their readiness waits are traced too. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 16384);
+    __type(key, __u32);
+    __type(value, __u8);
+} sock_threads SEC(".maps");
+
+/* When such a thread entered its wait, until the wait returns. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 16384);
+    __type(key, __u32);
+    __type(value, __u64);
+} sock_wait_enter SEC(".maps");
+
 static __always_inline bool sock_wanted(struct sock *sk)
 {
     __u64 id = bpf_get_current_pid_tgid();
@@ -211,6 +227,7 @@ static __always_inline int sock_emit(struct sock *sk, bool send, __u32 before, _
         return 0;
     }
     e->ts_ns = bpf_ktime_get_ns();
+    e->enter_ns = 0;
     e->pid = id >> 32;
     e->tid = (__u32)id;
     e->cpu = bpf_get_smp_processor_id();
@@ -233,8 +250,80 @@ static __always_inline int sock_emit(struct sock *sk, bool send, __u32 before, _
     /* no wakeup per event: at tens of thousands of calls a second, waking the reader
      * for each costs the service more than the probe; the loader polls on a timer */
     bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    {
+        __u32 tid = (__u32)id;
+        __u8 one = 1;
+        bpf_map_update_elem(&sock_threads, &tid, &one, BPF_ANY);
+    }
     return 0;
 }
+
+/* ---- readiness waits of the threads above: an event loop's iterations ---------------- */
+
+static __always_inline int wait_enter(void)
+{
+    __u32 tid = (__u32)bpf_get_current_pid_tgid();
+    __u64 now;
+
+    if (!bpf_map_lookup_elem(&sock_threads, &tid))
+        return 0;
+    now = bpf_ktime_get_ns();
+    bpf_map_update_elem(&sock_wait_enter, &tid, &now, BPF_ANY);
+    return 0;
+}
+
+static __always_inline int wait_exit(long ret)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    __u32 tid = (__u32)id, k = 1;
+    __u64 *since = bpf_map_lookup_elem(&sock_wait_enter, &tid), enter;
+    struct sock_event *e;
+
+    if (!since)
+        return 0;
+    enter = *since;
+    bpf_map_delete_elem(&sock_wait_enter, &tid);
+    if (ret < 0) /* EINTR and the like: no iteration began */
+        return 0;
+    e = bpf_ringbuf_reserve(&sock_events, sizeof(*e), 0);
+    if (!e) {
+        __u64 *d = bpf_map_lookup_elem(&drops, &k);
+        if (d)
+            __sync_fetch_and_add(d, 1);
+        return 0;
+    }
+    __builtin_memset(e, 0, sizeof(*e));
+    e->ts_ns = bpf_ktime_get_ns();
+    e->enter_ns = enter;
+    e->pid = id >> 32;
+    e->tid = tid;
+    e->cpu = bpf_get_smp_processor_id();
+    e->len = (__u32)ret;
+    e->send = SPANTRACE_SOCK_WAIT;
+    bpf_get_current_comm(e->comm, sizeof(e->comm));
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
+#define WAIT_PROGS(name)                                                                           \
+    SEC("tracepoint/syscalls/sys_enter_" #name)                                                    \
+    int wait_enter_##name(void *ctx)                                                               \
+    {                                                                                              \
+        return wait_enter();                                                                       \
+    }                                                                                              \
+    SEC("tracepoint/syscalls/sys_exit_" #name)                                                     \
+    int wait_exit_##name(struct trace_event_raw_sys_exit *ctx)                                     \
+    {                                                                                              \
+        return wait_exit(ctx->ret);                                                                \
+    }
+
+WAIT_PROGS(epoll_wait)
+WAIT_PROGS(epoll_pwait)
+WAIT_PROGS(epoll_pwait2)
+WAIT_PROGS(poll)
+WAIT_PROGS(ppoll)
+WAIT_PROGS(select)
+WAIT_PROGS(pselect6)
 
 static __always_inline int sock_exit(bool send)
 {

@@ -16,6 +16,12 @@
  *   nginx-812     (    810) [000] ..... 12345.678901234: spantrace_sock: recv
  * 127.0.0.1:8080 127.0.0.1:51234 seq=3775671812 len=214
  *
+ * and, for a thread that made such a call, one line per readiness wait that returned
+ * (epoll_wait and its kin, poll, select: an event loop's iterations), called at from=:
+ *
+ *   nginx-812     (    810) [000] ..... 12345.679001234: spantrace_sock: wait
+ * from=12345.678950000 ready=2
+ *
  * --offcpu (with -p PID) adds one line per time a thread of the process was off its
  * CPU: from its sched_switch out to its switch in, its state, its waker, the program's
  * innermost own frame (an index from the leaf), and its stack, user frames then the
@@ -64,7 +70,7 @@ struct spantrace_ctx {
     unsigned short ports[SPANTRACE_MAX_PORTS];
     double duration;
     FILE *out;
-    unsigned long long events, sock_events, offcpu_events;
+    unsigned long long events, sock_events, sock_waits, offcpu_events;
     char saved_clock[64]; /* trace_clock to restore, "" if untouched */
 };
 
@@ -376,6 +382,15 @@ static int on_sock_event(void *data, void *ev, size_t size)
         return 0;
     memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
     comm[SPANTRACE_COMM_LEN] = 0;
+    if (e->send == SPANTRACE_SOCK_WAIT) {
+        fprintf(c->out,
+                "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: wait "
+                "from=%llu.%09llu ready=%u\n",
+                comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
+                e->enter_ns / 1000000000ull, e->enter_ns % 1000000000ull, e->len);
+        c->sock_waits++;
+        return 0;
+    }
     endpoint(l, sizeof(l), e->family, e->laddr, e->lport);
     endpoint(r, sizeof(r), e->family, e->raddr, e->rport);
     fprintf(c->out,
@@ -468,6 +483,25 @@ static struct bpf_program *const *sock_progs(struct spantrace_bpf *s, int tp, in
     return p;
 }
 
+/* The readiness waits' programs (--sockets): a syscall's enter and exit tracepoints. */
+static struct bpf_program *const *wait_progs(struct spantrace_bpf *s, int *n)
+{
+    static struct bpf_program *p[14];
+    int k = 0;
+
+#define WAIT_PAIR(name) p[k++] = s->progs.wait_enter_##name, p[k++] = s->progs.wait_exit_##name
+    WAIT_PAIR(epoll_wait);
+    WAIT_PAIR(epoll_pwait);
+    WAIT_PAIR(epoll_pwait2);
+    WAIT_PAIR(poll);
+    WAIT_PAIR(ppoll);
+    WAIT_PAIR(select);
+    WAIT_PAIR(pselect6);
+#undef WAIT_PAIR
+    *n = k;
+    return p;
+}
+
 /* Open and load the object with the socket programs of one kind (fentry/fexit, or
  * tracepoints) or none; NULL when it does not load. */
 static struct spantrace_bpf *open_load(const struct spantrace_ctx *c, int tp)
@@ -483,6 +517,9 @@ static struct spantrace_bpf *open_load(const struct spantrace_ctx *c, int tp)
         for (int i = 0; i < n; i++)
             bpf_program__set_autoload(p[i], c->sockets && k == tp);
     }
+    p = wait_progs(skel, &n);
+    for (int i = 0; i < n; i++)
+        bpf_program__set_autoload(p[i], c->sockets);
     bpf_program__set_autoload(skel->progs.offcpu_switch, c->offcpu);
     bpf_program__set_autoload(skel->progs.offcpu_waking, c->offcpu);
     skel->rodata->offcpu_min_ns = (unsigned long long)c->offcpu_min_ns;
@@ -546,7 +583,8 @@ int main(int argc, char **argv)
     struct spantrace_ctx c = {
         .span_arg = 0, .decision_arg = -1, .trace_hi_arg = -1, .trace_lo_arg = -1, .out = stdout};
     struct spantrace_bpf *skel = NULL;
-    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0};
+    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0}, *lw[14] = {0};
+    int waits = 0;
     struct ring_buffer *rb = NULL;
     unsigned long long dropped = 0, sock_dropped = 0;
     unsigned int one = 1;
@@ -592,6 +630,20 @@ int main(int argc, char **argv)
                 goto cleanup;
             }
         }
+        /* the waits are a further signal: without the syscall tracepoints (a kernel
+         * without CONFIG_FTRACE_SYSCALLS) the socket events stand alone, as before */
+        p = wait_progs(skel, &n);
+        waits = 1;
+        for (int i = 0; i < n && waits; i++)
+            if ((lw[i] = bpf_program__attach(p[i])) == NULL) {
+                fprintf(stderr, TOOL ": readiness waits not traced: %s: %s\n",
+                        bpf_program__section_name(p[i]), strerror(errno));
+                waits = 0;
+            }
+        for (int i = 0; i < n && !waits; i++) {
+            bpf_link__destroy(lw[i]);
+            lw[i] = NULL;
+        }
     }
     if (c.offcpu && ((lo[0] = bpf_program__attach(skel->progs.offcpu_switch)) == NULL ||
                      (lo[1] = bpf_program__attach(skel->progs.offcpu_waking)) == NULL)) {
@@ -613,8 +665,8 @@ int main(int argc, char **argv)
                 c.use_usdt ? c.usdt_provider : "", c.use_usdt ? ":" : "", c.begin, c.end ? "/" : "",
                 c.end ? c.end : "", c.pid);
     if (c.sockets)
-        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d\n", tp ? "tracepoint" : "fentry",
-                c.pid, c.nports);
+        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d waits=%s\n",
+                tp ? "tracepoint" : "fentry", c.pid, c.nports, waits ? "yes" : "no");
     if (c.offcpu)
         fprintf(c.out, "# spantrace: offcpu pid=%d min_ns=%lld\n", c.pid,
                 (long long)c.offcpu_min_ns);
@@ -656,18 +708,22 @@ int main(int argc, char **argv)
                     c.offcpu_events, c.offcpu_events + lost + untracked);
     }
     if (c.sockets) {
-        fprintf(stderr, TOOL ": %llu socket events written, %llu dropped (ring buffer full)\n",
-                c.sock_events, sock_dropped);
+        fprintf(stderr,
+                TOOL ": %llu socket events and %llu readiness waits written, %llu dropped (ring "
+                     "buffer full)\n",
+                c.sock_events, c.sock_waits, sock_dropped);
         /* the loss in the output too, where tracefs2spans counts it (a losses row) */
         if (sock_dropped)
-            fprintf(c.out, "# entries-in-buffer/entries-written: %llu/%llu   #P:0\n", c.sock_events,
-                    c.sock_events + sock_dropped);
+            fprintf(c.out, "# entries-in-buffer/entries-written: %llu/%llu   #P:0\n",
+                    c.sock_events + c.sock_waits, c.sock_events + c.sock_waits + sock_dropped);
     }
     rc = 0;
 cleanup:
     ring_buffer__free(rb);
     bpf_link__destroy(lo[1]);
     bpf_link__destroy(lo[0]);
+    for (int i = 13; i >= 0; i--)
+        bpf_link__destroy(lw[i]);
     for (int i = 5; i >= 0; i--)
         bpf_link__destroy(ls[i]);
     bpf_link__destroy(le);

@@ -26,15 +26,20 @@ struct span_event {
 #define SPANTRACE_MAX_PORTS 8
 
 /* One TCP send or receive call (--sockets): the bytes the call copied, by sequence
- * number, on the socket's 4-tuple.  Addresses in network order; IPv4 in addr[0..4). */
+ * number, on the socket's 4-tuple.  Addresses in network order; IPv4 in addr[0..4).
+ * Or (send == SPANTRACE_SOCK_WAIT) one readiness wait of a thread that made such calls:
+ * an epoll_wait, epoll_pwait(2), poll, ppoll, select or pselect6 from enter_ns to ts_ns,
+ * len the descriptors it found ready (0: it timed out; an error: not sent). */
+#define SPANTRACE_SOCK_WAIT 2
 struct sock_event {
-    unsigned long long ts_ns; /* at the call's return: CLOCK_MONOTONIC */
+    unsigned long long ts_ns;    /* at the call's return: CLOCK_MONOTONIC */
+    unsigned long long enter_ns; /* a wait: when it was called */
     unsigned int pid, tid, cpu;
     unsigned int seq;            /* first byte copied (write_seq / copied_seq before the call) */
     unsigned int len;            /* bytes copied (the sequence number's advance) */
     unsigned short family;       /* AF_INET, AF_INET6 */
     unsigned short lport, rport; /* host order */
-    unsigned char send;          /* 1 send, 0 receive */
+    unsigned char send;          /* 1 send, 0 receive, SPANTRACE_SOCK_WAIT */
     unsigned char laddr[16], raddr[16];
     char comm[SPANTRACE_COMM_LEN];
 };

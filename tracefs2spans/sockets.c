@@ -45,7 +45,9 @@ struct run {
     struct span_meta *meta;
     size_t ns;
     char to_clock[64];
-    int64_t exclusive_ns, shared_ns;
+    int64_t exclusive_ns, shared_ns, loop_ns;
+    uint64_t loop;
+    int in_loop; /* on_piece: the event loop's rules gave it */
     uint64_t exclusive, shared, calls, linked;
     struct sf_err *err;
 };
@@ -212,10 +214,14 @@ static int on_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64
                                        end_ns,
                                        0,
                                        SF_DB_NULL,
-                                       "socket",
+                                       r->in_loop ? "loop" : "socket",
                                        "socket"};
         r->exclusive++;
         r->exclusive_ns += end_ns - start_ns;
+        if (r->in_loop) {
+            r->loop++;
+            r->loop_ns += end_ns - start_ns;
+        }
         return sf_db_trace_interval(r->c->db, r->src, &iv, r->err);
     }
     for (k = 0; k < n && k < SHARED_IDS; k++)
@@ -293,6 +299,19 @@ static int link_calls(struct run *r, const struct sj_result *res)
     return rc;
 }
 
+/* A piece the event loop's rules gave one span (sockjoin.c): end_rule "loop". */
+static int on_loop_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
+                         const size_t *spans, size_t n)
+{
+    struct run *r = ctx;
+    int rc;
+
+    r->in_loop = 1;
+    rc = on_piece(ctx, pid, tid, start_ns, end_ns, spans, n);
+    r->in_loop = 0;
+    return rc;
+}
+
 static void report(const struct run *r, const struct sj_result *res, uint64_t hits)
 {
     uint64_t placed = 0, one = 0, handoff = 0;
@@ -311,12 +330,13 @@ static void report(const struct run *r, const struct sj_result *res, uint64_t hi
     fprintf(stderr,
             "tracefs2spans: source %lld: %zu socket events, %llu on the bytes of %llu of %zu "
             "spans (%llu read and answered on one thread, %llu handed off); thread time: "
-            "%llu exclusive pieces (%.3f ms), %llu shared (%.3f ms); %llu calls made by traced "
+            "%llu exclusive pieces (%.3f ms; %llu of them, %.3f ms, by an event loop's waits), "
+            "%llu shared (%.3f ms); %llu calls made by traced "
             "threads, %llu given the span their thread served as parent\n",
             (long long)r->src, r->ne, (unsigned long long)hits, (unsigned long long)placed, r->ns,
             (unsigned long long)one, (unsigned long long)handoff, (unsigned long long)r->exclusive,
-            (double)r->exclusive_ns / 1e6, (unsigned long long)r->shared,
-            (double)r->shared_ns / 1e6, (unsigned long long)r->calls,
+            (double)r->exclusive_ns / 1e6, (unsigned long long)r->loop, (double)r->loop_ns / 1e6,
+            (unsigned long long)r->shared, (double)r->shared_ns / 1e6, (unsigned long long)r->calls,
             (unsigned long long)r->linked);
 }
 
@@ -326,6 +346,7 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
     struct run r = {.c = c, .src = src, .err = err};
     struct sj_result *res = NULL;
     struct sj_claim *cl = NULL;
+    size_t *ev_span = NULL;
     uint64_t hits = 0;
     size_t nc = 0;
     int rc;
@@ -337,11 +358,12 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
         goto out;
     res = malloc((r.ns + 1) * sizeof(*res));
     cl = malloc((2 * r.ns + 1) * sizeof(*cl));
-    if (res == NULL || cl == NULL) {
+    ev_span = malloc((r.ne + 1) * sizeof(*ev_span));
+    if (res == NULL || cl == NULL || ev_span == NULL) {
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
         goto out;
     }
-    if ((rc = sockjoin_match(r.sp, r.ns, r.ev, r.ne, res, &hits)))
+    if ((rc = sockjoin_match(r.sp, r.ns, r.ev, r.ne, res, &hits, ev_span)))
         goto out;
     for (size_t i = 0; i < r.ns; i++)
         if (r.meta[i].span_id[0] == 0) /* no id to give thread time to: a call, at most */
@@ -350,7 +372,7 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
     for (size_t i = 0; i < nc && rc == 0; i++)
         rc = write_markers(&r, &cl[i], &res[cl[i].span]);
     if (rc == 0)
-        rc = sockjoin_split(cl, nc, on_piece, &r);
+        rc = sockjoin_split_loops(cl, nc, r.ev, ev_span, r.ne, on_piece, on_loop_piece, &r);
     if (rc == 0)
         rc = link_calls(&r, res);
     if (rc == 0)
@@ -364,6 +386,7 @@ out:
         sf_err_set(err, rc, UINT64_MAX, "out of memory");
     free(res);
     free(cl);
+    free(ev_span);
     free(r.ev);
     free(r.sp);
     free(r.meta);
@@ -382,8 +405,11 @@ int sockets_report_cpu(struct t2s_ctx *c, struct sf_err *err)
             sf_db_handle(c->db),
             "SELECT s.pid, MAX(s.comm), count(*), sum(s.span_id IS NOT NULL), sum(EXISTS (SELECT "
             "1 FROM shared_intervals h WHERE h.tid = s.tid AND h.start_ns <= s.ts_ns AND "
-            "h.end_ns >= s.ts_ns)) FROM samples s WHERE s.pid IN (SELECT DISTINCT pid FROM "
-            "span_events WHERE kind = 'sock') GROUP BY s.pid ORDER BY s.pid",
+            "h.end_ns >= s.ts_ns)), sum(s.span_id IS NOT NULL AND EXISTS (SELECT 1 FROM "
+            "span_intervals i WHERE i.span_id = s.span_id AND i.tid = s.tid AND i.start_ns <= "
+            "s.ts_ns AND i.end_ns >= s.ts_ns AND i.end_rule = 'loop')) FROM samples s WHERE "
+            "s.pid IN (SELECT DISTINCT pid FROM span_events WHERE kind = 'sock') GROUP BY s.pid "
+            "ORDER BY s.pid",
             -1, &st, NULL) != SQLITE_OK)
         return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading samples: %s",
                           sqlite3_errmsg(sf_db_handle(c->db)));
@@ -391,11 +417,13 @@ int sockets_report_cpu(struct t2s_ctx *c, struct sf_err *err)
         double n = (double)sqlite3_column_int64(st, 2);
         const char *comm = (const char *)sqlite3_column_text(st, 1);
         fprintf(stderr,
-                "tracefs2spans: pid %lld (%s): %lld samples, %.1f %% attributed to one span, "
-                "%.1f %% in time several spans share (not attributed)\n",
+                "tracefs2spans: pid %lld (%s): %lld samples, %.1f %% attributed to one span "
+                "(%.1f %% by an event loop's waits), %.1f %% in time several spans share (not "
+                "attributed)\n",
                 (long long)sqlite3_column_int64(st, 0), comm ? comm : "?",
                 (long long)sqlite3_column_int64(st, 2),
                 100.0 * (double)sqlite3_column_int64(st, 3) / n,
+                100.0 * (double)sqlite3_column_int64(st, 5) / n,
                 100.0 * (double)sqlite3_column_int64(st, 4) / n);
     }
     sqlite3_finalize(st);

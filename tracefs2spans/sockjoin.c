@@ -131,9 +131,30 @@ int sockjoin_parse(const char *s, size_t n, struct sj_event *ev, struct sf_err *
     size_t i = 0, ll, rl;
     unsigned lp, rp;
     uint64_t seq, len;
-    const char *what = "expected send or recv";
+    const char *what = "expected send, recv or wait";
 
     memset(ev, 0, sizeof(*ev));
+    if (n >= 5 && memcmp(s, "wait ", 5) == 0) {
+        uint64_t sec, ns, ready;
+        size_t k;
+        i = 4;
+        what = "expected from=SECONDS.NANOSECONDS";
+        if (skip_blank(s, n, &i) || number(s, n, &i, "from=", 1ull << 33, &sec) || i >= n ||
+            s[i] != '.')
+            goto bad;
+        k = ++i;
+        if (number(s, n, &i, "", 999999999, &ns) || i - k != 9)
+            goto bad;
+        what = "expected ready=N";
+        if (skip_blank(s, n, &i) || number(s, n, &i, "ready=", INT32_MAX, &ready))
+            goto bad;
+        if (i < n && s[i] != ' ')
+            goto bad;
+        ev->wait = 1;
+        ev->from_ns = (int64_t)(sec * 1000000000ull + ns);
+        ev->len = (uint32_t)ready;
+        return 0;
+    }
     if (n >= 5 && memcmp(s, "send ", 5) == 0)
         ev->send = 1;
     else if (!(n >= 5 && memcmp(s, "recv ", 5) == 0))
@@ -246,7 +267,7 @@ static void note_client(struct sj_result *r, const struct entry *e, const struct
 /* Entries of group g whose bytes overlap the event's (client: the event is on the
  * client's socket). */
 static void match_event(const struct entry *en, const struct group *g, const struct sj_event *ev,
-                        int client, struct sj_result *res, uint64_t *hits)
+                        int client, struct sj_result *res, uint64_t *hits, size_t *span)
 {
     uint64_t rs = ev->seq - g->base, re = rs + ev->len;
     size_t lo = 0, hi = g->n;
@@ -276,6 +297,8 @@ static void match_event(const struct entry *en, const struct group *g, const str
             else
                 note(&res[e->span], e, ev);
             (*hits)++;
+            if (span && !client)
+                *span = *span == SJ_NOSPAN || *span == e->span ? e->span : SJ_SPANS;
         }
     }
 }
@@ -349,7 +372,7 @@ static size_t build_groups(struct entry *en, size_t n, struct group *gr)
 }
 
 int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *ev, size_t ne,
-                   struct sj_result *res, uint64_t *hits)
+                   struct sj_result *res, uint64_t *hits, size_t *ev_span)
 {
     struct entry *en = malloc((2 * ns + 1) * sizeof(*en));
     struct group *gr = malloc((2 * ns + 1) * sizeof(*gr));
@@ -373,13 +396,16 @@ int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *e
     ng = build_groups(en, n, gr);
     for (size_t j = 0; j < ne; j++) {
         const struct group *g;
-        if (ev[j].len == 0)
+        size_t *span = ev_span ? &ev_span[j] : NULL;
+        if (span)
+            *span = SJ_NOSPAN;
+        if (ev[j].len == 0 || ev[j].wait)
             continue;
         /* the server's socket; else the client's, whose send carries the request */
         if ((g = find_group(en, gr, ng, ev[j].conn, ev[j].send)) != NULL)
-            match_event(en, g, &ev[j], 0, res, hits);
+            match_event(en, g, &ev[j], 0, res, hits, span);
         else if ((g = find_group(en, gr, ng, ev[j].conn_rev, !ev[j].send)) != NULL)
-            match_event(en, g, &ev[j], 1, res, hits);
+            match_event(en, g, &ev[j], 1, res, hits, span);
     }
     free(en);
     free(gr);
@@ -498,5 +524,163 @@ int sockjoin_split(const struct sj_claim *cl, size_t n, sj_piece_fn emit, void *
     free(ed);
     free(act);
     free(spans);
+    return rc;
+}
+
+/* ---- event loops: shared time taken apart by the readiness waits -------------------- */
+
+/* A thread's marks in time order: its socket events (the span whose bytes each copied)
+ * and its readiness waits, each [from, ts) off its CPU.  Between two waits lies one
+ * iteration of its loop. */
+struct mark {
+    int64_t tid, ts, from; /* from: a wait's call; an event's own time */
+    size_t span;           /* an event's; SJ_NOSPAN for a wait */
+    int wait;
+};
+
+static int cmp_mark(const void *x, const void *y)
+{
+    const struct mark *a = x, *b = y;
+
+    if (a->tid != b->tid)
+        return a->tid < b->tid ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return a->wait - b->wait;
+}
+
+struct loops {
+    struct mark *m;
+    size_t nm;
+    sj_piece_fn emit, loop_emit;
+    void *ctx;
+};
+
+/* The first mark of tid at or after ts (or the end of tid's marks). */
+static size_t mark_at(const struct loops *L, int64_t tid, int64_t ts)
+{
+    size_t lo = 0, hi = L->nm;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (L->m[mid].tid < tid || (L->m[mid].tid == tid && L->m[mid].ts < ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int is_candidate(size_t span, const size_t *spans, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (spans[k] == span)
+            return 1;
+    return 0;
+}
+
+/* Whose is the time at t of thread tid, among the candidates spans[0..n): the one span
+ * the loop's order names, or SJ_NOSPAN (it stays shared).  m[k] is the thread's first
+ * mark after t.  Only within an iteration seen whole (a wait's return before it, a
+ * wait's call after it):
+ *   - in a wait (between its call and its return) the thread is off its CPU serving
+ *     no one: shared;
+ *   - before a call of the iteration (since its wait returned, or since the call before):
+ *     the span whose bytes that call copies: a loop prepares an answer, then writes it;
+ *   - after the iteration's last call, until the next wait: that call's span (nginx fills
+ *     its next buffer after a write the socket did not take whole);
+ *   - a call on several spans' bytes or on none (another socket), or a span not among the
+ *     candidates: shared.
+ * Chosen by measurement on nginx (tracefs2spans.md, "Event loops"). */
+static size_t owner(const struct loops *L, size_t k, int64_t tid, int64_t t, const size_t *spans,
+                    size_t n)
+{
+    size_t first = k, last = k, who;
+
+    /* the wait that ends this iteration, or the one t lies in */
+    while (last < L->nm && L->m[last].tid == tid && !L->m[last].wait)
+        last++;
+    if (last >= L->nm || L->m[last].tid != tid || L->m[last].from <= t)
+        return SJ_NOSPAN; /* inside a wait, or no wait after it */
+    /* back to the wait that began it */
+    while (first > 0 && L->m[first - 1].tid == tid && !L->m[first - 1].wait)
+        first--;
+    if (first == 0 || L->m[first - 1].tid != tid || first == last)
+        return SJ_NOSPAN; /* no wait before it, or an iteration without calls */
+    who = k < last ? L->m[k].span : L->m[last - 1].span;
+    return who < SJ_SPANS && is_candidate(who, spans, n) ? who : SJ_NOSPAN;
+}
+
+static int emit_run(struct loops *L, int64_t pid, int64_t tid, int64_t a, int64_t b, size_t who,
+                    const size_t *spans, size_t n)
+{
+    if (b <= a)
+        return 0;
+    if (who == SJ_NOSPAN)
+        return L->emit(L->ctx, pid, tid, a, b, spans, n);
+    return L->loop_emit(L->ctx, pid, tid, a, b, &who, 1);
+}
+
+/* A piece of sockjoin_split: shared ones of a thread with waits are cut at its marks and
+ * each part given by owner(); neighbouring parts with one owner go out as one piece. */
+static int loop_piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                      const size_t *spans, size_t n)
+{
+    struct loops *L = ctx;
+    size_t k = mark_at(L, tid, start);
+    int64_t a = start, run_from = start;
+    size_t run_who = SJ_NOSPAN;
+    int rc;
+
+    if (n < 2 || k >= L->nm || L->m[k].tid != tid)
+        return L->emit(L->ctx, pid, tid, start, end, spans, n);
+    /* a part: [a, b) with b the next mark's time (a wait's call and return both count) */
+    while (a < end) {
+        int64_t b = end;
+        size_t who;
+        while (k < L->nm && L->m[k].tid == tid && L->m[k].ts <= a)
+            k++;
+        if (k < L->nm && L->m[k].tid == tid) {
+            int64_t next = L->m[k].wait && L->m[k].from > a ? L->m[k].from : L->m[k].ts;
+            if (next < b)
+                b = next;
+        }
+        who = owner(L, k, tid, a, spans, n);
+        if (who != run_who) {
+            if ((rc = emit_run(L, pid, tid, run_from, a, run_who, spans, n)) < 0)
+                return rc;
+            run_from = a;
+            run_who = who;
+        }
+        a = b;
+    }
+    return emit_run(L, pid, tid, run_from, end, run_who, spans, n);
+}
+
+int sockjoin_split_loops(const struct sj_claim *cl, size_t n, const struct sj_event *ev,
+                         const size_t *ev_span, size_t ne, sj_piece_fn emit, sj_piece_fn loop_emit,
+                         void *ctx)
+{
+    struct loops L = {.emit = emit, .loop_emit = loop_emit, .ctx = ctx};
+    size_t waits = 0;
+    int rc;
+
+    for (size_t j = 0; j < ne; j++)
+        waits += ev[j].wait;
+    if (waits == 0) /* nothing to go by: the plain split */
+        return sockjoin_split(cl, n, emit, ctx);
+    if ((L.m = malloc(ne * sizeof(*L.m))) == NULL)
+        return SF_E_NOMEM;
+    for (size_t j = 0; j < ne; j++) {
+        if (ev[j].wait)
+            L.m[L.nm++] = (struct mark){ev[j].tid, ev[j].ts_ns,
+                                        ev[j].from_ns < ev[j].ts_ns ? ev[j].from_ns : ev[j].ts_ns,
+                                        SJ_NOSPAN, 1};
+        else if (ev[j].len)
+            L.m[L.nm++] = (struct mark){ev[j].tid, ev[j].ts_ns, ev[j].ts_ns, ev_span[j], 0};
+    }
+    qsort(L.m, L.nm, sizeof(*L.m), cmp_mark);
+    rc = sockjoin_split(cl, n, loop_piece, &L);
+    free(L.m);
     return rc;
 }

@@ -203,9 +203,13 @@ double clockfit_theil_sen(const double *x, const double *y, size_t n, uint64_t s
 
 #define SJ_NONE INT64_MIN /* no such time */
 
-/* One socket event (a send or recv call of a thread), from its message text. */
+/* One socket event (a send or recv call of a thread), from its message text; or one
+ * readiness wait of such a thread (wait: it was called at from_ns and returned at ts_ns:
+ * an event loop's iteration begins). */
 struct sj_event {
     int64_t ts_ns, pid, tid;
+    int wait;
+    int64_t from_ns;   /* a wait: when it was called, in the events' clock */
     uint64_t conn;     /* sockjoin_conn_key(local, remote): the server's view */
     uint64_t conn_rev; /* sockjoin_conn_key(remote, local): the client's view */
     int send;          /* on the server's socket: 1 send (response bytes), 0 recv (request
@@ -248,17 +252,21 @@ typedef int (*sj_piece_fn)(void *ctx, int64_t pid, int64_t tid, int64_t start_ns
 uint64_t sockjoin_conn_key(const char *server, size_t sn, unsigned sport, const char *client,
                            size_t cn, unsigned cport);
 
-/* Parse an event's message ("recv 10.0.0.1:8080 10.0.0.2:5123 seq=1000 len=200"; the
- * event's times and threads are the caller's).  Returns 0, or SF_E_MALFORMED with
- * err->col at the field that did not parse. */
+/* Parse an event's message ("recv 10.0.0.1:8080 10.0.0.2:5123 seq=1000 len=200", or
+ * "wait from=12345.678901234 ready=2"; the event's times and threads are the caller's).
+ * Returns 0, or SF_E_MALFORMED with err->col at the field that did not parse. */
 int sockjoin_parse(const char *msg, size_t n, struct sj_event *ev, struct sf_err *err);
+
+#define SJ_NOSPAN SIZE_MAX       /* an event on no span's bytes (or a wait) */
+#define SJ_SPANS  (SIZE_MAX - 1) /* an event on the bytes of several spans */
 
 /* Join: res[i] for sp[i] (spans in capture order, so that offsets within a connection
  * grow across a sequence wrap), from the events in input order (the first event to
- * cover a byte keeps it).  *hits counts event/message overlaps.  Returns 0 or
- * SF_E_NOMEM. */
+ * cover a byte keeps it).  *hits counts event/message overlaps.  ev_span (NULL: not
+ * wanted), room for ne: per event on a server's socket the span whose bytes it copied,
+ * SJ_NOSPAN or SJ_SPANS.  Returns 0 or SF_E_NOMEM. */
 int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *ev, size_t ne,
-                   struct sj_result *res, uint64_t *hits);
+                   struct sj_result *res, uint64_t *hits, size_t *ev_span);
 
 /* The claims of the results into out (room for 2 * ns); returns how many. */
 size_t sockjoin_claims(const struct sj_result *res, size_t ns, struct sj_claim *out);
@@ -266,6 +274,15 @@ size_t sockjoin_claims(const struct sj_result *res, size_t ns, struct sj_claim *
 /* Split the claims' time per thread into exclusive and shared pieces (emit).  Returns 0,
  * SF_E_NOMEM, or what emit returned. */
 int sockjoin_split(const struct sj_claim *cl, size_t n, sj_piece_fn emit, void *ctx);
+
+/* sockjoin_split, then the shared pieces of threads whose readiness waits were traced
+ * taken apart by the event loop's rules (sockjoin.c, "event loops"), from the events and
+ * ev_span of sockjoin_match: what the rules give one span goes to loop_emit (n == 1),
+ * the rest to emit as sockjoin_split gives it.  Returns 0, SF_E_NOMEM, or what a
+ * callback returned. */
+int sockjoin_split_loops(const struct sj_claim *cl, size_t n, const struct sj_event *ev,
+                         const size_t *ev_span, size_t ne, sj_piece_fn emit, sj_piece_fn loop_emit,
+                         void *ctx);
 
 /* ---- offcpu.c: spantrace --offcpu lines ----------------------------------------- */
 

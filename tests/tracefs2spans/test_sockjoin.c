@@ -17,6 +17,7 @@ struct pieces {
         int64_t tid, start, end;
         size_t spans[4];
         size_t n;
+        int loop; /* given by the event loop's rules */
     } p[MAXP];
 };
 
@@ -35,6 +36,18 @@ static int collect(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t e
             g->p[g->n].spans[k] = spans[k];
         g->n++;
     }
+    return 0;
+}
+
+static int collect_loop(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                        const size_t *spans, size_t n)
+{
+    struct pieces *g = ctx;
+    int at = g->n;
+
+    collect(ctx, pid, tid, start, end, spans, n);
+    if (at < MAXP)
+        g->p[at].loop = 1;
     return 0;
 }
 
@@ -80,7 +93,7 @@ static size_t run(const struct sj_span *sp, size_t ns, const struct sj_event *e,
     size_t nc;
 
     memset(pc, 0, sizeof(*pc));
-    if (sockjoin_match(sp, ns, e, ne, res, &hits))
+    if (sockjoin_match(sp, ns, e, ne, res, &hits, NULL))
         return 0;
     nc = sockjoin_claims(res, ns, cl);
     sockjoin_split(cl, nc, collect, pc);
@@ -93,6 +106,7 @@ static void test_parse(void)
     struct sf_err err;
     const char *v4 = "recv 10.0.0.1:8080 10.0.0.2:5555 seq=4294967295 len=200";
     const char *v6 = "send [::1]:8080 [fe80::1]:5555 seq=7 len=0";
+    const char *w = "wait from=12345.000000042 ready=3";
 
     TAP_EQ_INT(sockjoin_parse(v4, strlen(v4), &e, &err), 0, "parse: IPv4 recv");
     TAP_OK(e.send == 0 && e.seq == 4294967295u && e.len == 200 && e.conn == key(),
@@ -102,10 +116,16 @@ static void test_parse(void)
     TAP_EQ_INT(sockjoin_parse(v6, strlen(v6), &e, &err), 0, "parse: IPv6 send in brackets");
     TAP_OK(e.send == 1 && e.conn == sockjoin_conn_key("::1", 3, 8080, "fe80::1", 7, 5555),
            "parse: IPv6 key without the brackets");
+    TAP_EQ_INT(sockjoin_parse(w, strlen(w), &e, &err), 0, "parse: a readiness wait");
+    TAP_OK(e.wait == 1 && e.from_ns == 12345000000042ll && e.len == 3,
+           "parse: the wait's call time and the descriptors it found ready");
     static const struct {
         const char *s;
         int col;
     } bad[] = {
+        {"wait from=12.5 ready=1", 15},
+        {"wait ready=1", 6},
+        {"wait from=12.000000001", 23},
         {"peek 10.0.0.1:1 10.0.0.2:2 seq=1 len=1", 1},
         {"recv 10.0.0.1:99999 10.0.0.2:2 seq=1 len=1", 6},
         {"recv 10.0.0.1:1 10.0.0.2:2 seq=4294967296 len=1", 28},
@@ -272,6 +292,71 @@ static void test_event_loop(void)
            "event loop: [15, 30) is shared with both candidates, never split by guess");
 }
 
+static struct sj_event wait(int64_t from, int64_t ts, int64_t tid)
+{
+    struct sj_event e = {.ts_ns = ts, .pid = 100, .tid = tid, .wait = 1, .from_ns = from, .len = 1};
+    return e;
+}
+
+/* The same event loop with its readiness waits: in an iteration, the work before a
+ * call is that call's span's, the work after its last call that call's; time in a wait
+ * stays shared. */
+static void test_event_loop_waits(void)
+{
+    uint64_t k2 = sockjoin_conn_key("10.0.0.1", 8, 8080, "10.0.0.3", 8, 6000);
+    struct sj_span sp[2] = {span(0, 100, 0, 100), span(0, 100, 0, 100)};
+    struct sj_event e[] = {wait(0, 10, 5),       ev(12, 5, 0, 0, 100), wait(14, 20, 5),
+                           ev(22, 5, 0, 0, 100), wait(24, 30, 5),      ev(38, 5, 1, 0, 50),
+                           wait(40, 50, 5),      ev(55, 5, 1, 0, 100), ev(60, 5, 1, 50, 50),
+                           wait(62, 70, 5)};
+    size_t ne = sizeof(e) / sizeof(e[0]), ev_span[16], nc;
+    struct sj_claim cl[4];
+    struct sj_result r[2];
+    struct pieces pc;
+    uint64_t hits;
+    static const struct {
+        int64_t a, b;
+        size_t n, span;
+        int loop;
+    } want[] = {{12, 22, 1, 0, 0}, {22, 24, 1, 1, 1}, {24, 30, 2, 0, 0}, {30, 40, 1, 0, 1},
+                {40, 50, 2, 0, 0}, {50, 55, 1, 1, 1}, {55, 60, 1, 0, 0}};
+    int same;
+
+    sp[1].conn = e[3].conn = e[7].conn = k2;
+    memset(&pc, 0, sizeof(pc));
+    TAP_EQ_INT(sockjoin_match(sp, 2, e, ne, r, &hits, ev_span), 0, "event loop with waits: match");
+    TAP_OK(ev_span[0] == SJ_NOSPAN && ev_span[1] == 0 && ev_span[3] == 1 && ev_span[5] == 0 &&
+               ev_span[7] == 1 && ev_span[8] == 0,
+           "event loop with waits: each call names the span whose bytes it copied, a wait none");
+    nc = sockjoin_claims(r, 2, cl);
+    TAP_EQ_INT(sockjoin_split_loops(cl, nc, e, ev_span, ne, collect, collect_loop, &pc), 0,
+               "event loop with waits: split");
+    same = pc.n == (int)(sizeof(want) / sizeof(want[0]));
+    for (int i = 0; same && i < pc.n; i++)
+        same = pc.p[i].start == want[i].a && pc.p[i].end == want[i].b && pc.p[i].n == want[i].n &&
+               (want[i].n > 1 || pc.p[i].spans[0] == want[i].span) && pc.p[i].loop == want[i].loop;
+    TAP_OK(same, "event loop with waits: [22,24) B's (after its iteration's last call), [24,30) "
+                 "shared (a wait), [30,40) A's, [40,50) shared, [50,55) B's (before its call), "
+                 "A alone after");
+    /* a call on neither connection's bytes (another socket) makes an iteration no one's */
+    struct sj_event e2[sizeof(e) / sizeof(e[0]) + 1];
+    memcpy(e2, e, 5 * sizeof(*e));
+    e2[5] = ev(35, 5, 1, 0, 10);
+    e2[5].conn = sockjoin_conn_key("10.0.0.9", 8, 1, "10.0.0.8", 8, 2);
+    memcpy(e2 + 6, e + 5, (ne - 5) * sizeof(*e));
+    memset(&pc, 0, sizeof(pc));
+    sockjoin_match(sp, 2, e2, ne + 1, r, &hits, ev_span);
+    nc = sockjoin_claims(r, 2, cl);
+    sockjoin_split_loops(cl, nc, e2, ev_span, ne + 1, collect, collect_loop, &pc);
+    same = 0;
+    for (int i = 0; i < pc.n; i++)
+        same += (pc.p[i].start == 24 && pc.p[i].end == 35 && pc.p[i].n == 2) +
+                (pc.p[i].start == 35 && pc.p[i].end == 40 && pc.p[i].n == 1 &&
+                 pc.p[i].spans[0] == 0 && pc.p[i].loop);
+    TAP_OK(same == 2, "event loop with waits: the work before a call on an unknown socket stays "
+                      "shared ([24,35), the wait with it), after it the next call's ([35,40) A's)");
+}
+
 static void test_other_connection(void)
 {
     struct sj_span sp[1] = {span(0, 100, 0, 100)};
@@ -323,6 +408,7 @@ int main(void)
     test_h2_preface();
     test_handoff();
     test_event_loop();
+    test_event_loop_waits();
     test_other_connection();
     test_client_side();
     return tap_done();

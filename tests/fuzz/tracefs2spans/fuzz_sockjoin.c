@@ -1,9 +1,11 @@
 /* Fuzz target: tracefs2spans/sockjoin.c - the socket event parser and the join.
- * Input: one socket event message per line ("recv 10.0.0.1:80 10.0.0.2:5 seq=1 len=2");
- * every parsed event also makes a span of its bytes (alternately request and response
- * of the span before), then the events are matched, claimed and split, and the
- * invariants are checked: pieces are non-empty, in time order per thread, never
- * overlapping, and name only spans that exist. */
+ * Input: one socket event message per line ("recv 10.0.0.1:80 10.0.0.2:5 seq=1 len=2",
+ * or a readiness wait, "wait from=1.000000500 ready=1"); every parsed call also makes a
+ * span of its bytes (alternately request and response of the span before), then the
+ * events are matched, claimed and split (with the event loop's rules, where there are
+ * waits), and the invariants are checked: pieces are non-empty, in time order per
+ * thread, never overlapping, and name only spans that exist; a piece the loop's rules
+ * gave names one span. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,17 @@ struct check {
     int64_t tid, end;
     int any;
 };
+
+static int piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                 const size_t *spans, size_t n);
+
+static int loop_piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                      const size_t *spans, size_t n)
+{
+    if (n != 1)
+        abort();
+    return piece(ctx, pid, tid, start, end, spans, n);
+}
 
 static int piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
                  const size_t *spans, size_t n)
@@ -45,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct sj_span sp[MAXN];
     static struct sj_result res[MAXN];
     static struct sj_claim cl[2 * MAXN];
+    static size_t ev_span[MAXN];
     const char *s = (const char *)data, *end = s + size;
     size_t ne = 0, ns = 0, nc;
     struct check c = {0};
@@ -59,7 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             e.tid = (int64_t)(e.seq % 3);
             e.pid = 1;
             ev[ne++] = e;
-            if (!e.send || ns == 0) {
+            if (e.wait) {
+                e.tid = (int64_t)(e.from_ns % 3);
+                ev[ne - 1] = e;
+            } else if (!e.send || ns == 0) {
                 sp[ns] = (struct sj_span){e.conn, e.seq, e.seq + e.len, 0, 0, 1, 0};
                 ns++;
             } else {
@@ -70,12 +87,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         s += n + 1;
     }
-    if (sockjoin_match(sp, ns, ev, ne, res, &hits))
+    if (sockjoin_match(sp, ns, ev, ne, res, &hits, ev_span))
         return 0;
+    for (size_t j = 0; j < ne; j++)
+        if (ev_span[j] != SJ_NOSPAN && ev_span[j] != SJ_SPANS && ev_span[j] >= ns)
+            abort();
     nc = sockjoin_claims(res, ns, cl);
     if (nc > 2 * ns)
         abort();
     c.ns = ns;
-    sockjoin_split(cl, nc, piece, &c);
+    sockjoin_split_loops(cl, nc, ev, ev_span, ne, piece, loop_piece, &c);
     return 0;
 }
