@@ -210,22 +210,30 @@ static __always_inline int sock_enter(struct sock *sk, bool send)
     return 0;
 }
 
+/* Room for one socket event, or NULL with the loss counted (drops[1]). */
+static __always_inline struct sock_event *sock_reserve(void)
+{
+    struct sock_event *e = bpf_ringbuf_reserve(&sock_events, sizeof(*e), 0);
+    __u32 k = 1;
+
+    if (!e) {
+        __u64 *d = bpf_map_lookup_elem(&drops, &k);
+        if (d)
+            __sync_fetch_and_add(d, 1);
+    }
+    return e;
+}
+
 /* One event: the call on sk copied [before, after). */
 static __always_inline int sock_emit(struct sock *sk, bool send, __u32 before, __u32 after)
 {
     __u64 id = bpf_get_current_pid_tgid();
     struct sock_event *e;
-    __u32 k = 1;
 
     if (after == before)
         return 0; /* nothing copied (an error, EAGAIN, MSG_PEEK) */
-    e = bpf_ringbuf_reserve(&sock_events, sizeof(*e), 0);
-    if (!e) {
-        __u64 *d = bpf_map_lookup_elem(&drops, &k);
-        if (d)
-            __sync_fetch_and_add(d, 1);
+    if (!(e = sock_reserve()))
         return 0;
-    }
     e->ts_ns = bpf_ktime_get_ns();
     e->enter_ns = 0;
     e->pid = id >> 32;
@@ -275,7 +283,7 @@ static __always_inline int wait_enter(void)
 static __always_inline int wait_exit(long ret)
 {
     __u64 id = bpf_get_current_pid_tgid();
-    __u32 tid = (__u32)id, k = 1;
+    __u32 tid = (__u32)id;
     __u64 *since = bpf_map_lookup_elem(&sock_wait_enter, &tid), enter;
     struct sock_event *e;
 
@@ -285,13 +293,8 @@ static __always_inline int wait_exit(long ret)
     bpf_map_delete_elem(&sock_wait_enter, &tid);
     if (ret < 0) /* EINTR and the like: no iteration began */
         return 0;
-    e = bpf_ringbuf_reserve(&sock_events, sizeof(*e), 0);
-    if (!e) {
-        __u64 *d = bpf_map_lookup_elem(&drops, &k);
-        if (d)
-            __sync_fetch_and_add(d, 1);
+    if (!(e = sock_reserve()))
         return 0;
-    }
     __builtin_memset(e, 0, sizeof(*e));
     e->ts_ns = bpf_ktime_get_ns();
     e->enter_ns = enter;

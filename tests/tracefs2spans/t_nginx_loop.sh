@@ -18,18 +18,8 @@ d=$top/tests/data/nginx-loop
 check_eval "spanfold ingest reads the three: exit 0" "[ $? = 0 ]"
 gzip -dc "$d/sockets.txt.gz" | grep -v 'spantrace_sock: wait' >"$tmp/nowait.txt"
 "$bin/spanfold" ingest --quiet --db "$tmp/n.db" "$d/cap.pcap" "$d/perf.txt.gz" "$tmp/nowait.txt"
-score() { python3 "$top/tests/spantrace/loop_score.py" "$1" "$d/truth.json"; }
-read -r nsamp att dz dza right wrong < <(score "$tmp/x.db")
-read -r _ natt _ ndza nright _ < <(score "$tmp/n.db")
-check_eval "the worker's $nsamp samples, $dz of them in deflate" "[ $nsamp -ge 200 ] && [ $dz -ge 150 ]"
-check_eval "the worker's samples given to one span: $att % (goal >= 80; without the waits $natt %)" \
-    "awk 'BEGIN { exit !($att >= 80 && $natt + 20 < $att) }'"
-check_eval "its deflate samples given to one span: $dza % (without the waits $ndza %)" \
-    "awk 'BEGIN { exit !($dza >= 80) }'"
-check_eval "deflate samples on a big.txt request, right: $right % (goal >= 80; without the waits $nright %)" \
-    "awk 'BEGIN { exit !($right >= 80) }'"
-check_eval "deflate samples given to a small.txt request, wrong: $wrong % of those given (goal <= 2)" \
-    "awk 'BEGIN { exit !($wrong <= 2) }'"
+. "$top/tests/spantrace/loop_grade.sh"
+loop_grade "$tmp/x.db" "$tmp/n.db" "$d/truth.json" 150
 sed -n 's/^ *\(nginx (.*\)/# \1/p' "$tmp/ingest.err"
 check_eval "ingest says per process what gave the samples their span, the event loop's waits among them" \
     "grep -q 'nginx ([0-9]*): [0-9]* samples: .* by an event loop.s waits' '$tmp/ingest.err'"
