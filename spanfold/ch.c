@@ -23,6 +23,7 @@ struct ch {
     char *url; /* base URL, with '?' or '&' ready for query= */
     char db[CH_IDENT_MAX];
     long fail_at, fail_count, nreq; /* SF_CH_FAIL_AT / SF_CH_FAIL_COUNT */
+    int trace;                      /* SF_CH_TRACE: each request's number and start */
     unsigned long long qid_base;    /* random: query_id of this client's INSERTs */
     unsigned long ninsert;
     char *answering; /* ch_cluster found shards missing: those that answer, for remote() */
@@ -86,6 +87,7 @@ int ch_open(struct ch **out, const char *url, const char *db, struct sf_err *err
     memcpy(c->db, db, dn + 1);
     c->fail_at = env_long("SF_CH_FAIL_AT", 0);
     c->fail_count = env_long("SF_CH_FAIL_COUNT", 1);
+    c->trace = env_long("SF_CH_TRACE", 0) > 0;
     if (getentropy(&c->qid_base, sizeof(c->qid_base)) != 0)
         c->qid_base = (unsigned long long)getpid() << 32 ^ (unsigned long long)time(NULL);
     *out = c;
@@ -157,6 +159,9 @@ static int attempt(struct ch *c, const char *url, const void *body, size_t n, st
 
     sf_buf_reset(r);
     c->nreq++;
+    if (c->trace) /* the tests' fault injection counts these */
+        fprintf(stderr, "ClickHouse request %ld: %.*s\n", c->nreq, (int)(n < 70 ? n : 70),
+                n ? (const char *)body : "");
     if (c->fail_at > 0 && c->nreq >= c->fail_at && c->nreq < c->fail_at + c->fail_count) {
         sf_err_set(err, SF_E_DB, UINT64_MAX, "request %ld failed (SF_CH_FAIL_AT)", c->nreq);
         return CH_AGAIN;

@@ -91,7 +91,8 @@ static enum act act_of(const struct ch_table *t, size_t k, const char **name)
         *name = "source_id";
         /* the tables with no source_id in SQLite: the key is there for the ids */
         return strcmp(tn, "sources") == 0 || strcmp(tn, "contexts") == 0 ||
-                       strcmp(tn, "span_headers") == 0 || strcmp(tn, "clock_fits") == 0
+                       strcmp(tn, "span_headers") == 0 || strcmp(tn, "clock_fits") == 0 ||
+                       strcmp(tn, "connection_events") == 0
                    ? A_SKIP
                    : A_SOURCE;
     }

@@ -99,6 +99,10 @@ static const struct ch_col contexts_cols[] = {
     C("trace_id_64", CH_I64), C("tracestate", CH_NSTR), C("valid", CH_I64),
     C("error", CH_NSTR)};
 
+static const struct ch_col connection_events_cols[] = {
+    C("skey", CH_KEY),   C("id", CH_I64),   C("connection_id", CH_I64),
+    C("ts_ns", CH_NI64), C("kind", CH_STR), C("detail", CH_NSTR)};
+
 static const struct ch_col span_headers_cols[] = {C("skey", CH_KEY), C("id", CH_I64),
                                                   C("span_row", CH_I64), C("name", CH_STR),
                                                   C("value", CH_STR)};
@@ -148,6 +152,11 @@ const struct ch_table ch_tables[] = {
       " tls_cipher, sni, alpn, early_data, early_data_bytes, decrypted, first_ns, last_ns,"
       " bytes_c2s, bytes_s2c, gaps, close FROM connections WHERE source_id = ?1 ORDER BY id",
       connections_cols),
+    /* retransmissions, zero windows, handshake times, TLS alerts: the report's network */
+    T("connection_events", "MergeTree", "(skey, connection_id, id)", "skey",
+      "SELECT e.id, e.connection_id, e.ts_ns, e.kind, e.detail FROM connection_events e JOIN "
+      "connections c ON c.id = e.connection_id WHERE c.source_id = ?1 ORDER BY e.id",
+      connection_events_cols),
     T("spans", "MergeTree", "(ifNull(trace_id, ''), ifNull(span_id, ''), skey, id)", BY_SPAN,
       "SELECT id, connection_id, stream_id, proto, method, authority, path, status,"
       " grpc_service, grpc_method, grpc_status, reset_code, req_start_ns, req_end_ns, "

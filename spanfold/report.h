@@ -114,7 +114,6 @@ struct rp_why {
     size_t reason; /* blocked (cause or cause2): the reason that grew most (cause_reasons),
                       or SIZE_MAX */
     int offcpu;    /* the database has off-CPU intervals: blocked_ns is measured */
-    int retx;      /* retransmissions are known (a --db file; push does not carry them) */
 };
 
 /* One span, as the sets need it. */

@@ -497,7 +497,6 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
         y->cp = i;
         y->ep = y->reason = SIZE_MAX;
         y->offcpu = d.offcpu;
-        y->retx = c->o.cho.url == NULL; /* connection_events are not pushed to ClickHouse */
         for (size_t k = 0; k < n; k++) {
             const struct rp_span *sp = &c->spans[ix[k]];
             if (!(isfinite(sp->lat_ms) && sp->lat_ms >= 0))

@@ -161,21 +161,21 @@ static void why_words(const struct rp_ctx *c, const struct rp_why *y, char *buf,
         part_words(c, y, y->cause2, buf, n, at);
     }
     /* the network's evidence: the retransmissions that stalled the slow requests */
-    if (y->cause == RP_CAUSE_NETWORK && y->retx && b->retransmits > a->retransmits && *at < n) {
+    if (y->cause == RP_CAUSE_NETWORK && b->retransmits > a->retransmits && *at < n) {
         k = snprintf(buf + *at, n - *at,
                      ", %.2f TCP retransmissions a request (%.2f before) stalling it %.1f ms",
                      b->retransmits, a->retransmits, b->retransmit_stall_ns / 1e6);
         if (k > 0)
             *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
     }
-    if (y->cause == RP_CAUSE_NETWORK && y->retx && b->handshake_ns > 1.5 * a->handshake_ns &&
+    if (y->cause == RP_CAUSE_NETWORK && b->handshake_ns > 1.5 * a->handshake_ns &&
         b->handshake_ns > 1e6 && *at < n) {
         k = snprintf(buf + *at, n - *at, ", TCP and TLS handshakes %.1f ms a request (%.1f before)",
                      b->handshake_ns / 1e6, a->handshake_ns / 1e6);
         if (k > 0)
             *at = *at + (size_t)k < n ? *at + (size_t)k : n - 1;
     }
-    if (y->cause == RP_CAUSE_NETWORK && y->retx && b->zero_windows > a->zero_windows && *at < n) {
+    if (y->cause == RP_CAUSE_NETWORK && b->zero_windows > a->zero_windows && *at < n) {
         k = snprintf(buf + *at, n - *at,
                      ", %.2f zero receive windows a request (%.2f before) stalling it %.1f ms",
                      b->zero_windows, a->zero_windows, b->zero_window_stall_ns / 1e6);
@@ -293,7 +293,7 @@ static void by_name(struct sf_jw *w, const char *key, const char *name_key,
 }
 
 static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *key,
-                           const struct rp_breakdown *b, int offcpu, int retx)
+                           const struct rp_breakdown *b, int offcpu)
 {
     sf_jw_obj(w, key);
     sf_jw_int(w, "spans", (int64_t)b->spans);
@@ -306,19 +306,11 @@ static void json_breakdown(struct sf_jw *w, const struct rp_ctx *c, const char *
     sf_jw_num(w, "downstream_ns", round(b->downstream_ns));
     sf_jw_num(w, "network_ns", round(b->network_ns));
     sf_jw_num(w, "unaccounted_ns", round(b->unaccounted_ns));
-    if (retx) {
-        sf_jw_num(w, "retransmits", b->retransmits);
-        sf_jw_num(w, "retransmit_stall_ns", round(b->retransmit_stall_ns));
-        sf_jw_num(w, "zero_windows", b->zero_windows);
-        sf_jw_num(w, "zero_window_stall_ns", round(b->zero_window_stall_ns));
-        sf_jw_num(w, "handshake_ns", round(b->handshake_ns));
-    } else { /* --clickhouse: connection_events are not pushed */
-        sf_jw_null(w, "retransmits");
-        sf_jw_null(w, "retransmit_stall_ns");
-        sf_jw_null(w, "zero_windows");
-        sf_jw_null(w, "zero_window_stall_ns");
-        sf_jw_null(w, "handshake_ns");
-    }
+    sf_jw_num(w, "retransmits", b->retransmits);
+    sf_jw_num(w, "retransmit_stall_ns", round(b->retransmit_stall_ns));
+    sf_jw_num(w, "zero_windows", b->zero_windows);
+    sf_jw_num(w, "zero_window_stall_ns", round(b->zero_window_stall_ns));
+    sf_jw_num(w, "handshake_ns", round(b->handshake_ns));
     by_name(w, "downstream_by_endpoint", "endpoint", c->cause_eps, c->ncause_eps, b->downstream_by);
     by_name(w, "blocked_by_reason", "reason", c->cause_reasons, c->ncause_reasons, b->blocked_by);
     sf_jw_end(w);
@@ -345,8 +337,8 @@ static void json_why(struct sf_jw *w, const struct rp_ctx *c, const struct rp_wh
     if (y->reason != SIZE_MAX)
         sf_jw_str(w, "cause_reason", c->cause_reasons[y->reason]);
     sf_jw_obj(w, "breakdown");
-    json_breakdown(w, c, "slow", &y->slow, y->offcpu, y->retx);
-    json_breakdown(w, c, "normal", &y->normal, y->offcpu, y->retx);
+    json_breakdown(w, c, "slow", &y->slow, y->offcpu);
+    json_breakdown(w, c, "normal", &y->normal, y->offcpu);
     sf_jw_end(w);
 }
 

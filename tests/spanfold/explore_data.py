@@ -9,11 +9,8 @@ checked for consistency, folded.
   explore_data.py PAGE fold-off [A B]  the same of their off-CPU intervals (ns)
   explore_data.py PAGE ids             the span ids carried, one a line
   explore_data.py PAGE eps             the endpoint names, as JSON
-  explore_data.py PAGE canon [--unretx]
-                                       the page with its explorer data as plain JSON (keys
-                                       sorted), to compare two pages; --unretx: the
-                                       handshakes (span.hs, from connection_events, which
-                                       spanfold push does not carry) set to null
+  explore_data.py PAGE canon           the page with its explorer data as plain JSON (keys
+                                       sorted), to compare two pages
 """
 import base64, datetime, json, re, sys, zlib
 
@@ -67,8 +64,6 @@ elif cmd in ("fold", "fold-off"):
     for key in sorted(fold, key=lambda k: k.encode()):
         print(key, fold[key])
 elif cmd == "canon":
-    if "--unretx" in sys.argv[3:]:
-        d["span"]["hs"] = [None] * ns
     sys.stdout.write(html[:m.start()] + json.dumps(d, sort_keys=True) + html[m.end():])
 elif cmd == "ids":
     print("\n".join(sp["id"]))
