@@ -27,7 +27,7 @@
 #      (the service passes its trace on in B3 headers), SLOW_KIND=mixed both that and the
 #      cpu kind's slow_regex_backtrack at once; SLOW_KIND=network leaves the service alone
 #      and makes the network slow instead: from the slow phase on, each of the clients'
-#      request segments to the service is dropped with LOSS % odds (default 60), at most
+#      request segments to the service is dropped with LOSS % odds (default 80), at most
 #      one a connection (conntrack's mark), so that no request waits out TCP's backoff
 #      (nftables, a table of its own on the input hook, removed at exit); the capture on
 #      lo saw the segment before the drop, so it holds both copies; OFFCPU=1 records
@@ -118,7 +118,7 @@ svc_kind=$slow_kind
 slow_cmd=()
 if [ "$slow_kind" = network ]; then
     svc_kind=cpu # never switched on: the load script drops packets instead
-    loss=${LOSS:-60}
+    loss=${LOSS:-80}
     case $loss in [1-9] | [1-9][0-9]) ;; *) die "LOSS is a percentage, 1 to 99" ;; esac
     command -v nft >/dev/null || die "nft not installed (nftables: SLOW_KIND=network drops packets with it)"
     loss_table=spanfold_loss_$$

@@ -10,6 +10,8 @@ the one injected.  Prints "LIVE_OK ..." or "LIVE_BAD ..." with what was found.
     --reason-any A,B     the blocked reason holds one of these words
     --grew PART:NS       the slow side's PART (blocked_ns, downstream_ns, ...) is at least NS
                          more than the normal side's
+    --any-endpoint       the inflection of any endpoint, not only /api/search's (a slowdown
+                         that is not the service's own, such as the network's, hits them all)
 """
 import argparse
 import json
@@ -22,11 +24,13 @@ ap.add_argument("--second")
 ap.add_argument("--endpoint")
 ap.add_argument("--reason-any")
 ap.add_argument("--grew")
+ap.add_argument("--any-endpoint", action="store_true")
 a = ap.parse_args()
 f = json.load(open(a.findings))
 m = json.load(open(a.manifest))
 start = m["slow_start_realtime_ns"]
-lat = [i for i in f["inflections"] if i["endpoint"] == "/api/search" and i["metric"] in ("p50", "p95", "p99")]
+lat = [i for i in f["inflections"] if (a.any_endpoint or i["endpoint"] == "/api/search")
+       and i["metric"] in ("p50", "p95", "p99")]
 i = min(lat, key=lambda i: abs(i["time_ns"] - start)) if lat else None
 ok = i is not None and abs(i["time_ns"] - start) < 2.5e9
 if ok and a.second:
