@@ -1236,7 +1236,8 @@ static int flush(struct pdctx *x, int last)
 
     if (x->c->db && !x->described && sf_pd_info(x->pd)->nattr)
         rc = describe(x);
-    qsort(x->held, x->nheld, sizeof(*x->held), by_time);
+    if (x->nheld > 1)
+        qsort(x->held, x->nheld, sizeof(*x->held), by_time);
     for (; i < x->nheld && rc == 0 && x->held[i].time <= limit; i++)
         rc = process(x, &x->held[i]);
     if (rc < 0)

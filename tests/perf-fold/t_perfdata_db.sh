@@ -51,6 +51,18 @@ for name in sleep-sched sleep-sched-pipe; do
         'grep -q "$name.data: [0-9]* samples of cpu-clock.*, $noff off-CPU intervals, 0 of [0-9]* records skipped, clock monotonic, complete" "$tmp/ingest.err"'
 done
 
+# in perf's order, ids and all: the samples as perf script hands them on (by time, a round
+# late), also from the file with the first sample of its first round moved past that
+# round's end (tests/perf-fold/reround.py: perf reads it in its place)
+order() { q "$1" "SELECT id, ts_ns, pid, tid, cpu, period, comm FROM samples ORDER BY id"; }
+for name in sleep-sched sleep-sched-pipe; do
+    python3 "$top/tests/perf-fold/reround.py" "$data/$name.data" "$tmp/$name.rr.data"
+    "$bin/perf-fold" --quiet --db "$tmp/$name.rr.db" "$tmp/$name.rr.data" >/dev/null 2>&1
+    check_eval "$name: the samples in perf's order, ids and all, from the file and from it with a sample a round late" \
+        'order "$tmp/$name.text.db" >"$tmp/o.text" && order "$tmp/$name.data.db" | cmp -s - "$tmp/o.text" &&
+         order "$tmp/$name.rr.db" | cmp -s - "$tmp/o.text" && ! cmp -s "$data/$name.data" "$tmp/$name.rr.data"'
+done
+
 # cut short: the rows before the cut are kept, the place is said, the source is partial
 size=$(wc -c <"$data/sleep-sched-pipe.data")
 head -c $((size * 2 / 3)) "$data/sleep-sched-pipe.data" >"$tmp/cut.data"
