@@ -13,7 +13,7 @@
 #   heavy   what only some tests use, each skipping with its reason without it: a browser
 #           (report and flame-graph tests), the Wireshark GUI (screenshot test), real
 #           servers and clients (ClickHouse: started by its test, never as a service),
-#           tcpdump, perf, trace-cmd and nftables (live recordings), node for the
+#           tcpdump, perf, trace-cmd, nftables and Go (live recordings), node for the
 #           exporters' consumers; CI installs it so that those tests run
 #   dev     linters and valgrind (make lint, make format-check, make check-valgrind)
 #   all     every profile
@@ -27,7 +27,7 @@ check=(tshark libwireshark-dev wireshark-dev clang llvm libclang-rt-14-dev libbp
        python3 perl time man-db libxml2-utils cmark-gfm)
 heavy=(chromium wireshark-qt xvfb xdotool imagemagick nginx nghttp2-client nghttp2-server
        nghttp2-proxy curl openssl python3-grpcio tcpdump linux-perf trace-cmd systemtap-sdt-dev
-       clickhouse-server clickhouse-client nftables)
+       clickhouse-server clickhouse-client nftables golang-go)
 dev=(valgrind cppcheck clang-format)
 # Commands that may come from another packaging (e.g. a newer Node.js that bundles npm):
 # their Debian package is installed only when the command is missing.

@@ -308,6 +308,33 @@ static __always_inline int wait_exit(long ret)
     return 0;
 }
 
+/* ---- Go: which goroutine each thread runs ------------------------------------------ */
+
+/* runtime.execute(gp *g, inheritTime bool) begins running gp on this thread (Go's register
+ * ABI, 1.17 and later: the first argument in the return-value register, RAX / X0); the g's
+ * address names the goroutine while it lives. */
+SEC("uprobe")
+int BPF_KPROBE(go_execute)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct sock_event *e;
+
+    if (target_tgid && (id >> 32) != (__u64)target_tgid)
+        return 0;
+    if (!(e = sock_reserve()))
+        return 0;
+    __builtin_memset(e, 0, sizeof(*e));
+    e->ts_ns = bpf_ktime_get_ns();
+    e->enter_ns = (__u64)PT_REGS_RC(ctx);
+    e->pid = id >> 32;
+    e->tid = (__u32)id;
+    e->cpu = bpf_get_smp_processor_id();
+    e->send = SPANTRACE_SOCK_GO;
+    bpf_get_current_comm(e->comm, sizeof(e->comm));
+    bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    return 0;
+}
+
 #define WAIT_PROGS(name)                                                                           \
     SEC("tracepoint/syscalls/sys_enter_" #name)                                                    \
     int wait_enter_##name(void *ctx)                                                               \

@@ -70,7 +70,7 @@ struct spantrace_ctx {
     unsigned short ports[SPANTRACE_MAX_PORTS];
     double duration;
     FILE *out;
-    unsigned long long events, sock_events, sock_waits, offcpu_events;
+    unsigned long long events, sock_events, sock_waits, go_runs, offcpu_events;
     char saved_clock[64]; /* trace_clock to restore, "" if untouched */
 };
 
@@ -382,6 +382,13 @@ static int on_sock_event(void *data, void *ev, size_t size)
         return 0;
     memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
     comm[SPANTRACE_COMM_LEN] = 0;
+    if (e->send == SPANTRACE_SOCK_GO) {
+        fprintf(c->out, "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: go g=0x%llx\n",
+                comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
+                e->enter_ns);
+        c->go_runs++;
+        return 0;
+    }
     if (e->send == SPANTRACE_SOCK_WAIT) {
         fprintf(c->out,
                 "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: wait "
@@ -520,6 +527,7 @@ static struct spantrace_bpf *open_load(const struct spantrace_ctx *c, int tp)
     p = wait_progs(skel, &n);
     for (int i = 0; i < n; i++)
         bpf_program__set_autoload(p[i], c->sockets);
+    bpf_program__set_autoload(skel->progs.go_execute, c->sockets && c->pid);
     bpf_program__set_autoload(skel->progs.offcpu_switch, c->offcpu);
     bpf_program__set_autoload(skel->progs.offcpu_waking, c->offcpu);
     skel->rodata->offcpu_min_ns = (unsigned long long)c->offcpu_min_ns;
@@ -583,7 +591,7 @@ int main(int argc, char **argv)
     struct spantrace_ctx c = {
         .span_arg = 0, .decision_arg = -1, .trace_hi_arg = -1, .trace_lo_arg = -1, .out = stdout};
     struct spantrace_bpf *skel = NULL;
-    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0}, *lw[14] = {0};
+    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0}, *lw[14] = {0}, *lg = NULL;
     int waits = 0;
     struct ring_buffer *rb = NULL;
     unsigned long long dropped = 0, sock_dropped = 0;
@@ -644,6 +652,13 @@ int main(int argc, char **argv)
             bpf_link__destroy(lw[i]);
             lw[i] = NULL;
         }
+        /* a Go program: which goroutine each of its threads runs (no symbol: not Go) */
+        if (c.pid) {
+            char exe[64];
+            LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "runtime.execute");
+            snprintf(exe, sizeof(exe), "/proc/%d/exe", c.pid);
+            lg = bpf_program__attach_uprobe_opts(skel->progs.go_execute, c.pid, exe, 0, &uo);
+        }
     }
     if (c.offcpu && ((lo[0] = bpf_program__attach(skel->progs.offcpu_switch)) == NULL ||
                      (lo[1] = bpf_program__attach(skel->progs.offcpu_waking)) == NULL)) {
@@ -665,8 +680,9 @@ int main(int argc, char **argv)
                 c.use_usdt ? c.usdt_provider : "", c.use_usdt ? ":" : "", c.begin, c.end ? "/" : "",
                 c.end ? c.end : "", c.pid);
     if (c.sockets)
-        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d waits=%s\n",
-                tp ? "tracepoint" : "fentry", c.pid, c.nports, waits ? "yes" : "no");
+        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d waits=%s go=%s\n",
+                tp ? "tracepoint" : "fentry", c.pid, c.nports, waits ? "yes" : "no",
+                lg ? "yes" : "no");
     if (c.offcpu)
         fprintf(c.out, "# spantrace: offcpu pid=%d min_ns=%lld\n", c.pid,
                 (long long)c.offcpu_min_ns);
@@ -709,19 +725,21 @@ int main(int argc, char **argv)
     }
     if (c.sockets) {
         fprintf(stderr,
-                TOOL ": %llu socket events and %llu readiness waits written, %llu dropped (ring "
-                     "buffer full)\n",
-                c.sock_events, c.sock_waits, sock_dropped);
+                TOOL ": %llu socket events, %llu readiness waits and %llu goroutine runs "
+                     "written, %llu dropped (ring buffer full)\n",
+                c.sock_events, c.sock_waits, c.go_runs, sock_dropped);
         /* the loss in the output too, where tracefs2spans counts it (a losses row) */
         if (sock_dropped)
             fprintf(c.out, "# entries-in-buffer/entries-written: %llu/%llu   #P:0\n",
-                    c.sock_events + c.sock_waits, c.sock_events + c.sock_waits + sock_dropped);
+                    c.sock_events + c.sock_waits + c.go_runs,
+                    c.sock_events + c.sock_waits + c.go_runs + sock_dropped);
     }
     rc = 0;
 cleanup:
     ring_buffer__free(rb);
     bpf_link__destroy(lo[1]);
     bpf_link__destroy(lo[0]);
+    bpf_link__destroy(lg);
     for (int i = 13; i >= 0; i--)
         bpf_link__destroy(lw[i]);
     for (int i = 5; i >= 0; i--)

@@ -31,6 +31,9 @@ struct span_event {
  * an epoll_wait, epoll_pwait(2), poll, ppoll, select or pselect6 from enter_ns to ts_ns,
  * len the descriptors it found ready (0: it timed out; an error: not sent). */
 #define SPANTRACE_SOCK_WAIT 2
+/* Or (send == SPANTRACE_SOCK_GO) a Go thread (an M) began running a goroutine:
+ * runtime.execute(gp, ...), enter_ns the g's address. */
+#define SPANTRACE_SOCK_GO 3
 struct sock_event {
     unsigned long long ts_ns;    /* at the call's return: CLOCK_MONOTONIC */
     unsigned long long enter_ns; /* a wait: when it was called */

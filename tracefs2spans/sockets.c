@@ -47,7 +47,8 @@ struct run {
     char to_clock[64];
     int64_t exclusive_ns, shared_ns, loop_ns;
     uint64_t loop;
-    int in_loop; /* on_piece: the event loop's rules gave it */
+    int in_loop;      /* on_piece: the event loop's rules gave it */
+    struct go_map go; /* a Go program's goroutines, as the join's threads */
     uint64_t exclusive, shared, calls, linked;
     struct sf_err *err;
 };
@@ -188,13 +189,16 @@ static int write_markers(struct run *r, const struct sj_claim *cl, const struct 
                                 .source = "socket"};
     int rc;
 
+    /* a goroutine's claim: the markers on the threads that ran it then */
     ev.ts_ns = cl->start_ns;
     ev.kind = "begin";
-    if ((rc = sf_db_trace_event(r->c->db, r->src, &ev, r->err)))
+    ev.tid = go_map_thread(&r->go, cl->tid, cl->start_ns);
+    if (ev.tid >= 0 && (rc = sf_db_trace_event(r->c->db, r->src, &ev, r->err)))
         return rc;
     ev.ts_ns = cl->end_ns;
     ev.kind = "end";
-    return sf_db_trace_event(r->c->db, r->src, &ev, r->err);
+    ev.tid = go_map_thread(&r->go, cl->tid, cl->end_ns);
+    return ev.tid >= 0 ? sf_db_trace_event(r->c->db, r->src, &ev, r->err) : 0;
 }
 
 static int on_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
@@ -278,7 +282,7 @@ static int link_calls(struct run *r, const struct sj_result *res)
         r->calls++;
         if ((find = sf_db_stmt(r->c->db, find_sql, r->err)) == NULL)
             return SF_E_DB;
-        sqlite3_bind_int64(find, 1, res[i].caller_tid);
+        sqlite3_bind_int64(find, 1, go_map_thread(&r->go, res[i].caller_tid, res[i].call_start_ts));
         sqlite3_bind_int64(find, 2, res[i].call_start_ts);
         sqlite3_bind_text(find, 3, r->meta[i].span_id, -1, SQLITE_STATIC);
         sqlite3_bind_int64(find, 4, r->src);
@@ -299,6 +303,16 @@ static int link_calls(struct run *r, const struct sj_result *res)
     return rc;
 }
 
+/* A piece of a thread's or a goroutine's time: a goroutine's goes to the threads that
+ * ran it then (goroutines.c). */
+static int on_join_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
+                         const size_t *spans, size_t n)
+{
+    struct run *r = ctx;
+
+    return go_map_pieces(&r->go, pid, tid, start_ns, end_ns, spans, n, on_piece, ctx);
+}
+
 /* A piece the event loop's rules gave one span (sockjoin.c): end_rule "loop". */
 static int on_loop_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
                          const size_t *spans, size_t n)
@@ -307,7 +321,7 @@ static int on_loop_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, 
     int rc;
 
     r->in_loop = 1;
-    rc = on_piece(ctx, pid, tid, start_ns, end_ns, spans, n);
+    rc = on_join_piece(ctx, pid, tid, start_ns, end_ns, spans, n);
     r->in_loop = 0;
     return rc;
 }
@@ -354,8 +368,9 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
     *pairs = NULL;
     *npairs = 0;
     if ((rc = sf_db_trace_clear_socket(c->db, src, err)) || (rc = load_events(&r)) ||
-        (rc = load_spans(&r)))
+        (rc = load_spans(&r)) || (rc = go_map_build(&r.go, r.ev, r.ne)))
         goto out;
+    go_map_events(&r.go, r.ev, r.ne);
     res = malloc((r.ns + 1) * sizeof(*res));
     cl = malloc((2 * r.ns + 1) * sizeof(*cl));
     ev_span = malloc((r.ne + 1) * sizeof(*ev_span));
@@ -372,7 +387,7 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
     for (size_t i = 0; i < nc && rc == 0; i++)
         rc = write_markers(&r, &cl[i], &res[cl[i].span]);
     if (rc == 0)
-        rc = sockjoin_split_loops(cl, nc, r.ev, ev_span, r.ne, on_piece, on_loop_piece, &r);
+        rc = sockjoin_split_loops(cl, nc, r.ev, ev_span, r.ne, on_join_piece, on_loop_piece, &r);
     if (rc == 0)
         rc = link_calls(&r, res);
     if (rc == 0)
@@ -387,6 +402,7 @@ out:
     free(res);
     free(cl);
     free(ev_span);
+    go_map_free(&r.go);
     free(r.ev);
     free(r.sp);
     free(r.meta);

@@ -131,7 +131,7 @@ int sockjoin_parse(const char *s, size_t n, struct sj_event *ev, struct sf_err *
     size_t i = 0, ll, rl;
     unsigned lp, rp;
     uint64_t seq, len;
-    const char *what = "expected send, recv or wait";
+    const char *what = "expected send, recv, wait or go";
 
     memset(ev, 0, sizeof(*ev));
     if (n >= 5 && memcmp(s, "wait ", 5) == 0) {
@@ -153,6 +153,26 @@ int sockjoin_parse(const char *s, size_t n, struct sj_event *ev, struct sf_err *
         ev->wait = 1;
         ev->from_ns = (int64_t)(sec * 1000000000ull + ns);
         ev->len = (uint32_t)ready;
+        return 0;
+    }
+    if (n >= 3 && memcmp(s, "go ", 3) == 0) {
+        uint64_t g = 0;
+        size_t k;
+        i = 2;
+        what = "expected g=0xHEX";
+        if (skip_blank(s, n, &i) || n - i < 5 || memcmp(s + i, "g=0x", 4) != 0)
+            goto bad;
+        for (k = i + 4; k < n && k - i - 4 < 16 && s[k] != ' '; k++) {
+            char c = s[k];
+            int v = is_digit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (v < 0)
+                goto bad;
+            g = g << 4 | (uint64_t)v;
+        }
+        if (k == i + 4 || (k < n && s[k] != ' '))
+            goto bad;
+        ev->go = 1;
+        ev->g = g;
         return 0;
     }
     if (n >= 5 && memcmp(s, "send ", 5) == 0)
@@ -399,7 +419,7 @@ int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *e
         size_t *span = ev_span ? &ev_span[j] : NULL;
         if (span)
             *span = SJ_NOSPAN;
-        if (ev[j].len == 0 || ev[j].wait)
+        if (ev[j].len == 0 || ev[j].wait || ev[j].go)
             continue;
         /* the server's socket; else the client's, whose send carries the request */
         if ((g = find_group(en, gr, ng, ev[j].conn, ev[j].send)) != NULL)

@@ -209,7 +209,9 @@ double clockfit_theil_sen(const double *x, const double *y, size_t n, uint64_t s
 struct sj_event {
     int64_t ts_ns, pid, tid;
     int wait;
-    int64_t from_ns;   /* a wait: when it was called, in the events' clock */
+    int64_t from_ns; /* a wait: when it was called, in the events' clock */
+    int go;          /* a Go thread began running goroutine g ("go g=0x...") */
+    uint64_t g;
     uint64_t conn;     /* sockjoin_conn_key(local, remote): the server's view */
     uint64_t conn_rev; /* sockjoin_conn_key(remote, local): the client's view */
     int send;          /* on the server's socket: 1 send (response bytes), 0 recv (request
@@ -283,6 +285,33 @@ int sockjoin_split(const struct sj_claim *cl, size_t n, sj_piece_fn emit, void *
 int sockjoin_split_loops(const struct sj_claim *cl, size_t n, const struct sj_event *ev,
                          const size_t *ev_span, size_t ne, sj_piece_fn emit, sj_piece_fn loop_emit,
                          void *ctx);
+
+/* ---- goroutines.c: Go's goroutines as the socket join's threads ----------------- */
+
+/* Which goroutine each thread of a Go program ran when ("go g=0x..." events: one at each
+ * runtime.execute; it runs until the thread's next).  Built from the events of a source;
+ * empty (n == 0) where there are none. */
+struct go_map {
+    struct go_run *runs; /* by goroutine, then time */
+    size_t n;
+    struct go_run *by_tid; /* the same, by thread, then time */
+};
+
+/* Build m from ev[0..ne).  Returns 0 or SF_E_NOMEM. */
+int go_map_build(struct go_map *m, const struct sj_event *ev, size_t ne);
+void go_map_free(struct go_map *m);
+
+/* The socket calls of threads m knows move to their goroutine: tid becomes a goroutine's
+ * id (2^62 and up, never a thread's) where the thread was running one at the call. */
+void go_map_events(const struct go_map *m, struct sj_event *ev, size_t ne);
+
+/* The thread that ran goroutine id vtid (go_map_events) at time t, or -1. */
+int64_t go_map_thread(const struct go_map *m, int64_t vtid, int64_t t);
+
+/* A piece [a, b) of goroutine vtid's time as pieces of the threads that ran it then,
+ * each to emit.  A thread's tid (below 2^62) is emitted as it is. */
+int go_map_pieces(const struct go_map *m, int64_t pid, int64_t vtid, int64_t a, int64_t b,
+                  const size_t *spans, size_t n, sj_piece_fn emit, void *ctx);
 
 /* ---- offcpu.c: spantrace --offcpu lines ----------------------------------------- */
 

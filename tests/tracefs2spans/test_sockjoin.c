@@ -107,6 +107,7 @@ static void test_parse(void)
     const char *v4 = "recv 10.0.0.1:8080 10.0.0.2:5555 seq=4294967295 len=200";
     const char *v6 = "send [::1]:8080 [fe80::1]:5555 seq=7 len=0";
     const char *w = "wait from=12345.000000042 ready=3";
+    const char *go = "go g=0xc0000061a0";
 
     TAP_EQ_INT(sockjoin_parse(v4, strlen(v4), &e, &err), 0, "parse: IPv4 recv");
     TAP_OK(e.send == 0 && e.seq == 4294967295u && e.len == 200 && e.conn == key(),
@@ -119,10 +120,14 @@ static void test_parse(void)
     TAP_EQ_INT(sockjoin_parse(w, strlen(w), &e, &err), 0, "parse: a readiness wait");
     TAP_OK(e.wait == 1 && e.from_ns == 12345000000042ll && e.len == 3,
            "parse: the wait's call time and the descriptors it found ready");
+    TAP_EQ_INT(sockjoin_parse(go, strlen(go), &e, &err), 0, "parse: a goroutine's run");
+    TAP_OK(e.go == 1 && e.g == 0xc0000061a0ull && e.len == 0, "parse: the g's address");
     static const struct {
         const char *s;
         int col;
     } bad[] = {
+        {"go g=0x", 4},
+        {"go g=0xc0z", 4},
         {"wait from=12.5 ready=1", 15},
         {"wait ready=1", 6},
         {"wait from=12.000000001", 23},
@@ -357,6 +362,59 @@ static void test_event_loop_waits(void)
                       "shared ([24,35), the wait with it), after it the next call's ([35,40) A's)");
 }
 
+static struct sj_event gorun(int64_t ts, int64_t tid, uint64_t g)
+{
+    struct sj_event e = {.ts_ns = ts, .pid = 100, .tid = tid, .go = 1, .g = g};
+    return e;
+}
+
+/* A Go server: one goroutine reads a request on thread 5, parks, and answers it on
+ * thread 6, while thread 5 runs another goroutine's request: by goroutine, each span's
+ * time is on the threads that ran its goroutine, nothing shared, nothing on the other's. */
+static void test_goroutines(void)
+{
+    uint64_t k2 = sockjoin_conn_key("10.0.0.1", 8, 8080, "10.0.0.3", 8, 6000);
+    struct sj_span sp[2] = {span(0, 100, 0, 100), span(0, 100, 0, 100)};
+    struct sj_event e[] = {gorun(0, 5, 0xa0),    ev(10, 5, 0, 0, 100), gorun(20, 5, 0xb0),
+                           ev(25, 5, 0, 0, 100), gorun(30, 6, 0xa0),   ev(40, 6, 1, 0, 100),
+                           gorun(45, 6, 0xc0),   ev(50, 5, 1, 0, 100), gorun(60, 5, 0xd0)};
+    size_t ne = sizeof(e) / sizeof(e[0]), ev_span[16], nc;
+    struct sj_claim cl[4];
+    struct sj_result r[2];
+    struct pieces pc;
+    struct go_map gm;
+    uint64_t hits;
+    int good;
+
+    sp[1].conn = e[3].conn = e[7].conn = k2;
+    TAP_EQ_INT(go_map_build(&gm, e, ne), 0, "goroutines: the map of runs");
+    TAP_OK(go_map_thread(&gm, 5, 12) == 5, "goroutines: a thread's id stays itself");
+    go_map_events(&gm, e, ne);
+    TAP_OK(e[1].tid == e[5].tid && e[1].tid != e[3].tid && e[1].tid > 0xffffffffll && e[0].tid == 5,
+           "goroutines: the calls move to the goroutine that made them (a's read on 5 and "
+           "answer on 6 alike), the runs stay on their threads");
+    TAP_OK(go_map_thread(&gm, e[1].tid, 12) == 5 && go_map_thread(&gm, e[1].tid, 35) == 6 &&
+               go_map_thread(&gm, e[1].tid, 25) == -1,
+           "goroutines: which thread ran a goroutine when (none while it was parked)");
+    sockjoin_match(sp, 2, e, ne, r, &hits, ev_span);
+    nc = sockjoin_claims(r, 2, cl);
+    memset(&pc, 0, sizeof(pc));
+    /* each goroutine piece out as the threads' pieces */
+    for (size_t i = 0; i < nc; i++)
+        go_map_pieces(&gm, cl[i].pid, cl[i].tid, cl[i].start_ns, cl[i].end_ns, &cl[i].span, 1,
+                      collect, &pc);
+    good = nc == 2 && pc.n == 3;
+    for (int i = 0; good && i < pc.n; i++)
+        good =
+            (pc.p[i].spans[0] == 0 &&
+             ((pc.p[i].tid == 5 && pc.p[i].start == 10 && pc.p[i].end == 20) ||
+              (pc.p[i].tid == 6 && pc.p[i].start == 30 && pc.p[i].end == 40))) ||
+            (pc.p[i].spans[0] == 1 && pc.p[i].tid == 5 && pc.p[i].start == 25 && pc.p[i].end == 50);
+    TAP_OK(good, "goroutines: a's span on 5 [10,20) and on 6 [30,40), b's on 5 [25,50): "
+                 "the threads that ran each, when");
+    go_map_free(&gm);
+}
+
 static void test_other_connection(void)
 {
     struct sj_span sp[1] = {span(0, 100, 0, 100)};
@@ -409,6 +467,7 @@ int main(void)
     test_handoff();
     test_event_loop();
     test_event_loop_waits();
+    test_goroutines();
     test_other_connection();
     test_client_side();
     return tap_done();

@@ -23,6 +23,17 @@ struct check {
 static int piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
                  const size_t *spans, size_t n);
 
+/* A goroutine's piece on a thread (goroutines.c): inside the claim, on a real thread. */
+static int64_t claim_a, claim_b;
+static int go_piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
+                    const size_t *spans, size_t n)
+{
+    (void)ctx, (void)pid, (void)spans, (void)n;
+    if (end <= start || start < claim_a || end > claim_b || tid >= (1ll << 62))
+        abort();
+    return 0;
+}
+
 static int loop_piece(void *ctx, int64_t pid, int64_t tid, int64_t start, int64_t end,
                       const size_t *spans, size_t n)
 {
@@ -73,8 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             e.tid = (int64_t)(e.seq % 3);
             e.pid = 1;
             ev[ne++] = e;
-            if (e.wait) {
-                e.tid = (int64_t)(e.from_ns % 3);
+            if (e.wait || e.go) {
+                e.tid = (int64_t)((e.wait ? (uint64_t)e.from_ns : e.g) % 3);
                 ev[ne - 1] = e;
             } else if (!e.send || ns == 0) {
                 sp[ns] = (struct sj_span){e.conn, e.seq, e.seq + e.len, 0, 0, 1, 0};
@@ -87,8 +98,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         s += n + 1;
     }
-    if (sockjoin_match(sp, ns, ev, ne, res, &hits, ev_span))
+    struct go_map gm;
+    if (go_map_build(&gm, ev, ne))
         return 0;
+    go_map_events(&gm, ev, ne);
+    if (sockjoin_match(sp, ns, ev, ne, res, &hits, ev_span)) {
+        go_map_free(&gm);
+        return 0;
+    }
     for (size_t j = 0; j < ne; j++)
         if (ev_span[j] != SJ_NOSPAN && ev_span[j] != SJ_SPANS && ev_span[j] >= ns)
             abort();
@@ -97,5 +114,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     c.ns = ns;
     sockjoin_split_loops(cl, nc, ev, ev_span, ne, piece, loop_piece, &c);
+    for (size_t i = 0; i < nc; i++) {
+        claim_a = cl[i].start_ns;
+        claim_b = cl[i].end_ns;
+        go_map_pieces(&gm, 1, cl[i].tid, claim_a, claim_b, &cl[i].span, 1, go_piece, NULL);
+    }
+    go_map_free(&gm);
     return 0;
 }
