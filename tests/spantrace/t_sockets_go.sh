@@ -55,13 +55,8 @@ check_eval "spanfold ingest joins capture, profile and socket events: exit 0" "[
 grep "($svc)" "$tmp/ingest.err" | sed 's/^/# /'
 grep -v 'spantrace_sock: go ' "$tmp/sockets.txt" >"$tmp/nogo.txt"
 "$bin/spanfold" ingest --quiet --db "$tmp/n.db" "$tmp/cap.pcap" "$tmp/perf.data" "$tmp/nogo.txt"
-read -r nsamp att hot hota right wrong < <(python3 "$top/tests/spantrace/loop_score.py" "$tmp/x.db" "$tmp/truth.json" 'main\.burn')
-read -r _ natt _ nhota nright _ < <(python3 "$top/tests/spantrace/loop_score.py" "$tmp/n.db" "$tmp/truth.json" 'main\.burn')
-check_eval "the server was sampled: $nsamp samples, $hot in burn()" "[ ${hot:-0} -ge 100 ]"
-check_eval "burn()'s samples on an expensive request, right: $right % (goal >= 90; by thread $nright %)" \
-    "awk 'BEGIN { exit !($right >= 90 && $nright < $right) }'"
-check_eval "burn()'s samples given to a cheap request, wrong: $wrong % of those given (goal <= 2)" \
-    "awk 'BEGIN { exit !($wrong <= 2) }'"
+. "$top/tests/spantrace/grade.sh"
+go_grade "$tmp/x.db" "$tmp/n.db" "$tmp/truth.json" 100
 double=$(sqlite3 "$tmp/x.db" "SELECT count(*) FROM span_intervals x JOIN span_intervals y ON x.tid = y.tid AND x.id < y.id
             AND x.start_ns < y.end_ns AND y.start_ns < x.end_ns")
 check_eval "no thread time goes to two spans ($double); every interval is on a real thread" \

@@ -41,7 +41,7 @@ grep -v 'spantrace_sock: wait' "$tmp/rec/sockets.txt" >"$tmp/nowait.txt"
 nbig=$(sqlite3 "$tmp/x.db" "SELECT count(*) FROM spans WHERE path LIKE '/big.txt%' AND span_id IS NOT NULL")
 check_eval "the capture holds the 48 requests, 12 of them for big.txt ($nbig)" \
     "[ $nbig = 12 ] && [ $(sqlite3 "$tmp/x.db" "SELECT count(*) FROM spans WHERE span_id IS NOT NULL") = 48 ]"
-. "$top/tests/spantrace/loop_grade.sh"
+. "$top/tests/spantrace/grade.sh"
 loop_grade "$tmp/x.db" "$tmp/n.db" "$tmp/rec/truth.json" 200
 double=$(sqlite3 "$tmp/x.db" "SELECT count(*) FROM span_intervals x JOIN span_intervals y ON x.tid = y.tid AND x.id < y.id
             AND x.start_ns < y.end_ns AND y.start_ns < x.end_ns WHERE x.source = 'socket' AND y.source = 'socket'")

@@ -17,13 +17,8 @@ d=$top/tests/data/go-requests
 check_eval "spanfold ingest reads the three: exit 0" "[ $? = 0 ]"
 gzip -dc "$d/sockets.txt.gz" | grep -v 'spantrace_sock: go ' >"$tmp/nogo.txt"
 "$bin/spanfold" ingest --quiet --db "$tmp/n.db" "$d/cap.pcap" "$d/perf.txt.gz" "$tmp/nogo.txt"
-read -r nsamp att hot hota right wrong < <(python3 "$top/tests/spantrace/loop_score.py" "$tmp/x.db" "$d/truth.json" 'main\.burn')
-read -r _ natt _ nhota nright _ < <(python3 "$top/tests/spantrace/loop_score.py" "$tmp/n.db" "$d/truth.json" 'main\.burn')
-check_eval "the server's $nsamp samples, $hot of them in burn()" "[ ${hot:-0} -ge 200 ]"
-check_eval "burn()'s samples on an expensive request, right: $right % (goal >= 90; by thread $nright %)" \
-    "awk 'BEGIN { exit !($right >= 90 && $nright + 30 < $right) }'"
-check_eval "burn()'s samples given to a cheap request, wrong: $wrong % of those given (goal <= 2)" \
-    "awk 'BEGIN { exit !($wrong <= 2) }'"
+. "$top/tests/spantrace/grade.sh"
+go_grade "$tmp/x.db" "$tmp/n.db" "$d/truth.json" 200
 check_eval "every span interval on a real thread, none overlapping another" \
     "[ \$(sqlite3 '$tmp/x.db' 'SELECT count(*) FROM span_intervals WHERE tid >= 4294967296 OR tid < 0') = 0 ] && [ \$(sqlite3 '$tmp/x.db' 'SELECT count(*) FROM span_intervals x JOIN span_intervals y ON x.tid = y.tid AND x.id < y.id AND x.start_ns < y.end_ns AND y.start_ns < x.end_ns') = 0 ]"
 tap_plan

@@ -18,7 +18,7 @@ d=$top/tests/data/nginx-loop
 check_eval "spanfold ingest reads the three: exit 0" "[ $? = 0 ]"
 gzip -dc "$d/sockets.txt.gz" | grep -v 'spantrace_sock: wait' >"$tmp/nowait.txt"
 "$bin/spanfold" ingest --quiet --db "$tmp/n.db" "$d/cap.pcap" "$d/perf.txt.gz" "$tmp/nowait.txt"
-. "$top/tests/spantrace/loop_grade.sh"
+. "$top/tests/spantrace/grade.sh"
 loop_grade "$tmp/x.db" "$tmp/n.db" "$d/truth.json" 150
 sed -n 's/^ *\(nginx (.*\)/# \1/p' "$tmp/ingest.err"
 check_eval "ingest says per process what gave the samples their span, the event loop's waits among them" \
