@@ -24,6 +24,7 @@
 
 #include <sqlite3.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sf_err.h"
 
@@ -190,5 +191,10 @@ struct sf_db_coverage {
  * most first); *n their number.  Returns 0 or SF_E_DB. */
 int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, size_t *n,
                    struct sf_err *err);
+
+/* The processes of sf_db_coverage that have samples in some span, one line each to f after
+ * prefix: "comm (pid): N samples: x % by span markers, ... % outside every span" (spanfold
+ * ingest's summary and tracefs2spans').  Returns 0 or SF_E_DB / SF_E_NOMEM. */
+int sf_db_coverage_say(struct sf_db *db, FILE *f, const char *prefix, struct sf_err *err);
 
 #endif

@@ -115,6 +115,29 @@ int sf_db_partial_note(struct sf_db *db, int complete_only, char *note, size_t n
     return 0;
 }
 
+int sf_db_coverage_say(struct sf_db *db, FILE *f, const char *prefix, struct sf_err *err)
+{
+    struct sf_db_coverage cov[16];
+    size_t n = 0;
+    int rc = sf_db_coverage(db, cov, sizeof(cov) / sizeof(cov[0]), &n, err);
+
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const struct sf_db_coverage *r = &cov[i];
+        double t = r->samples ? (double)r->samples : 1;
+        if (r->markers + r->sockets + r->loop + r->shared == 0)
+            continue; /* nothing of it in a span */
+        fprintf(f,
+                "%s%s (%lld): %lld samples: %.1f %% by span markers, %.1f %% by socket events, "
+                "%.1f %% by an event loop's waits, %.1f %% shared by spans (not attributed), "
+                "%.1f %% outside every span\n",
+                prefix, r->comm, (long long)r->pid, (long long)r->samples,
+                100.0 * (double)r->markers / t, 100.0 * (double)r->sockets / t,
+                100.0 * (double)r->loop / t, 100.0 * (double)r->shared / t,
+                100.0 * (double)r->none / t);
+    }
+    return rc;
+}
+
 int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, size_t *n,
                    struct sf_err *err)
 {

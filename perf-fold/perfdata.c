@@ -1320,10 +1320,9 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.s.cpu = r->u.sample.cpu;
         if (x->c->db && r->u.sample.attr->type == PERF_TYPE_TRACEPOINT && r->u.sample.raw) {
             h->u.s.raw_size = r->u.sample.raw_size;
-            if ((h->u.s.raw = sf_arena_alloc(&x->chains[x->cur], r->u.sample.raw_size + 1u)) ==
-                NULL)
+            if ((h->u.s.raw =
+                     arena_copy(&x->chains[x->cur], r->u.sample.raw, r->u.sample.raw_size)) == NULL)
                 return PD_OOM;
-            memcpy(h->u.s.raw, r->u.sample.raw, r->u.sample.raw_size);
         }
         break;
     case SF_PD_MMAP:

@@ -674,28 +674,12 @@ static void source_line(sqlite3 *db, const struct input *in)
  * far a flame graph of requests can be trusted. */
 static void signals(const char *path)
 {
-    struct sf_db_coverage cov[16];
     struct sf_db *db = NULL;
     struct sf_err err;
-    size_t n = 0;
 
     sf_err_clear(&err);
-    if (sf_db_open_mode(&db, path, SF_DB_READ, &err) < 0 ||
-        sf_db_coverage(db, cov, sizeof(cov) / sizeof(cov[0]), &n, &err) < 0)
-        n = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct sf_db_coverage *r = &cov[i];
-        double t = r->samples ? (double)r->samples : 1;
-        if (r->markers + r->sockets + r->loop + r->shared == 0)
-            continue; /* nothing of it in a span: said by the line above */
-        fprintf(stderr,
-                "              %s (%lld): %lld samples: %.1f %% by span markers, %.1f %% by "
-                "socket events, %.1f %% by an event loop's waits, %.1f %% shared by spans "
-                "(not attributed), %.1f %% outside every span\n",
-                r->comm, (long long)r->pid, (long long)r->samples, 100.0 * (double)r->markers / t,
-                100.0 * (double)r->sockets / t, 100.0 * (double)r->loop / t,
-                100.0 * (double)r->shared / t, 100.0 * (double)r->none / t);
-    }
+    if (sf_db_open_mode(&db, path, SF_DB_READ, &err) == 0)
+        sf_db_coverage_say(db, stderr, "              ", &err);
     if (db)
         sf_db_close(db, NULL);
 }

@@ -382,14 +382,7 @@ static void add_span(const struct cause_data *d, const struct rp_span *sp, struc
     }
     /* the first request on a new connection waited for its TCP and TLS handshakes */
     if (sp->conn && is_first(d, sp)) {
-        size_t lo = 0, hi = d->nretx;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (d->retx[mid].conn < sp->conn)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        size_t lo = retx_from(d, sp->conn, INT64_MIN);
         for (; lo < d->nretx && d->retx[lo].conn == sp->conn; lo++)
             if (d->retx[lo].kind == EV_HANDSHAKE)
                 b->handshake_ns += (double)d->retx[lo].stall;

@@ -411,37 +411,7 @@ out:
 
 int sockets_report_cpu(struct t2s_ctx *c, struct sf_err *err)
 {
-    sqlite3_stmt *st;
-
-    if (c->quiet)
-        return 0;
-    /* the services whose sockets were traced; samples and socket events share the
-     * monotonic clock (perf record -k mono, spantrace) */
-    if (sqlite3_prepare_v2(
-            sf_db_handle(c->db),
-            "SELECT s.pid, MAX(s.comm), count(*), sum(s.span_id IS NOT NULL), sum(EXISTS (SELECT "
-            "1 FROM shared_intervals h WHERE h.tid = s.tid AND h.start_ns <= s.ts_ns AND "
-            "h.end_ns >= s.ts_ns)), sum(s.span_id IS NOT NULL AND EXISTS (SELECT 1 FROM "
-            "span_intervals i WHERE i.span_id = s.span_id AND i.tid = s.tid AND i.start_ns <= "
-            "s.ts_ns AND i.end_ns >= s.ts_ns AND i.end_rule = 'loop')) FROM samples s WHERE "
-            "s.pid IN (SELECT DISTINCT pid FROM span_events WHERE kind = 'sock') GROUP BY s.pid "
-            "ORDER BY s.pid",
-            -1, &st, NULL) != SQLITE_OK)
-        return sf_err_set(err, SF_E_DB, UINT64_MAX, "reading samples: %s",
-                          sqlite3_errmsg(sf_db_handle(c->db)));
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        double n = (double)sqlite3_column_int64(st, 2);
-        const char *comm = (const char *)sqlite3_column_text(st, 1);
-        fprintf(stderr,
-                "tracefs2spans: pid %lld (%s): %lld samples, %.1f %% attributed to one span "
-                "(%.1f %% by an event loop's waits), %.1f %% in time several spans share (not "
-                "attributed)\n",
-                (long long)sqlite3_column_int64(st, 0), comm ? comm : "?",
-                (long long)sqlite3_column_int64(st, 2),
-                100.0 * (double)sqlite3_column_int64(st, 3) / n,
-                100.0 * (double)sqlite3_column_int64(st, 5) / n,
-                100.0 * (double)sqlite3_column_int64(st, 4) / n);
-    }
-    sqlite3_finalize(st);
-    return 0;
+    /* per process, what gave its samples their span: markers, socket events, an event
+     * loop's waits, or nothing (shared) -- one summary with spanfold ingest's */
+    return c->quiet ? 0 : sf_db_coverage_say(c->db, stderr, "tracefs2spans: ", err);
 }
