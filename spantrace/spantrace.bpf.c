@@ -335,6 +335,64 @@ int BPF_KPROBE(go_execute)
     return 0;
 }
 
+/* Go's register ABI: the second integer argument (RBX / X1). */
+#if defined(__TARGET_ARCH_arm64)
+#define GO_ARG2(ctx) (((const struct user_pt_regs *)(ctx))->regs[1])
+#else
+#define GO_ARG2(ctx) ((ctx)->bx)
+#endif
+
+/* The goroutine each thread is starting one for: runtime.newproc1(fn, callergp, callerpc)
+ * runs on the thread's system stack, called by runtime.newproc's closure; callergp is the
+ * goroutine whose go statement it is. */
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, 16384);
+    __type(key, __u32);
+    __type(value, __u64);
+} go_spawning SEC(".maps");
+
+SEC("uprobe")
+int BPF_KPROBE(go_newproc1)
+{
+    __u64 id = bpf_get_current_pid_tgid(), parent = GO_ARG2(ctx);
+    __u32 tid = (__u32)id;
+
+    if (target_tgid && (id >> 32) != (__u64)target_tgid)
+        return 0;
+    bpf_map_update_elem(&go_spawning, &tid, &parent, BPF_ANY);
+    return 0;
+}
+
+/* Right after newproc1 returned to its caller (the loader finds the instruction): the new
+ * goroutine's g in the result register, its parent from go_newproc1. */
+SEC("uprobe")
+int BPF_KPROBE(go_spawned)
+{
+    __u64 id = bpf_get_current_pid_tgid(), *parent;
+    __u32 tid = (__u32)id;
+    struct sock_event *e;
+
+    if (target_tgid && (id >> 32) != (__u64)target_tgid)
+        return 0;
+    if (!(parent = bpf_map_lookup_elem(&go_spawning, &tid)))
+        return 0;
+    if ((e = sock_reserve())) {
+        __builtin_memset(e, 0, sizeof(*e));
+        e->ts_ns = bpf_ktime_get_ns();
+        e->enter_ns = (__u64)PT_REGS_RC(ctx);
+        e->parent_g = *parent;
+        e->pid = id >> 32;
+        e->tid = tid;
+        e->cpu = bpf_get_smp_processor_id();
+        e->send = SPANTRACE_SOCK_SPAWN;
+        bpf_get_current_comm(e->comm, sizeof(e->comm));
+        bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+    }
+    bpf_map_delete_elem(&go_spawning, &tid);
+    return 0;
+}
+
 #define WAIT_PROGS(name)                                                                           \
     SEC("tracepoint/syscalls/sys_enter_" #name)                                                    \
     int wait_enter_##name(void *ctx)                                                               \

@@ -70,7 +70,7 @@ struct spantrace_ctx {
     unsigned short ports[SPANTRACE_MAX_PORTS];
     double duration;
     FILE *out;
-    unsigned long long events, sock_events, sock_waits, go_runs, offcpu_events;
+    unsigned long long events, sock_events, sock_waits, go_runs, go_spawns, offcpu_events;
     char saved_clock[64]; /* trace_clock to restore, "" if untouched */
 };
 
@@ -389,6 +389,15 @@ static int on_sock_event(void *data, void *ev, size_t size)
         c->go_runs++;
         return 0;
     }
+    if (e->send == SPANTRACE_SOCK_SPAWN) {
+        fprintf(c->out,
+                "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: spawn g=0x%llx "
+                "parent=0x%llx\n",
+                comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
+                e->enter_ns, e->parent_g);
+        c->go_spawns++;
+        return 0;
+    }
     if (e->send == SPANTRACE_SOCK_WAIT) {
         fprintf(c->out,
                 "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: wait "
@@ -491,6 +500,35 @@ static struct bpf_program *const *sock_progs(struct spantrace_bpf *s, int tp, in
 }
 
 /* The readiness waits' programs (--sockets): a syscall's enter and exit tracepoints. */
+/* The goroutine starts of a Go program (exe, of process pid): runtime.newproc1's entry (the
+ * parent) and the instruction after its call in runtime.newproc's closure (the new g).  The
+ * call site is found in the binary's code; where it is not (another Go, no symbol table),
+ * the runs alone go on, as before.  links[1] is set when both are attached. */
+static void attach_go_spawns(struct spantrace_bpf *skel, int pid, const char *exe,
+                             struct bpf_link **links)
+{
+    static const char closure[] = "runtime.newproc.func1";
+    long at = st_call_return(exe, closure, "runtime.newproc1");
+    LIBBPF_OPTS(bpf_uprobe_opts, entry, .func_name = "runtime.newproc1");
+    LIBBPF_OPTS(bpf_uprobe_opts, after, .func_name = closure);
+
+    if (at < 0) {
+        fprintf(stderr,
+                TOOL ": goroutine starts not traced: no call of runtime.newproc1 found "
+                     "in %s\n",
+                closure);
+        return;
+    }
+    if ((links[0] = bpf_program__attach_uprobe_opts(skel->progs.go_newproc1, pid, exe, 0,
+                                                    &entry)) == NULL ||
+        (links[1] = bpf_program__attach_uprobe_opts(skel->progs.go_spawned, pid, exe, (size_t)at,
+                                                    &after)) == NULL) {
+        fprintf(stderr, TOOL ": goroutine starts not traced: %s\n", strerror(errno));
+        bpf_link__destroy(links[0]);
+        links[0] = NULL;
+    }
+}
+
 static struct bpf_program *const *wait_progs(struct spantrace_bpf *s, int *n)
 {
     static struct bpf_program *p[14];
@@ -528,6 +566,8 @@ static struct spantrace_bpf *open_load(const struct spantrace_ctx *c, int tp)
     for (int i = 0; i < n; i++)
         bpf_program__set_autoload(p[i], c->sockets);
     bpf_program__set_autoload(skel->progs.go_execute, c->sockets && c->pid);
+    bpf_program__set_autoload(skel->progs.go_newproc1, c->sockets && c->pid);
+    bpf_program__set_autoload(skel->progs.go_spawned, c->sockets && c->pid);
     bpf_program__set_autoload(skel->progs.offcpu_switch, c->offcpu);
     bpf_program__set_autoload(skel->progs.offcpu_waking, c->offcpu);
     skel->rodata->offcpu_min_ns = (unsigned long long)c->offcpu_min_ns;
@@ -591,7 +631,8 @@ int main(int argc, char **argv)
     struct spantrace_ctx c = {
         .span_arg = 0, .decision_arg = -1, .trace_hi_arg = -1, .trace_lo_arg = -1, .out = stdout};
     struct spantrace_bpf *skel = NULL;
-    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0}, *lw[14] = {0}, *lg = NULL;
+    struct bpf_link *lb = NULL, *le = NULL, *ls[6] = {0}, *lo[2] = {0}, *lw[14] = {0}, *lg = NULL,
+                    *lgs[2] = {0};
     int waits = 0;
     struct ring_buffer *rb = NULL;
     unsigned long long dropped = 0, sock_dropped = 0;
@@ -658,6 +699,8 @@ int main(int argc, char **argv)
             LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "runtime.execute");
             snprintf(exe, sizeof(exe), "/proc/%d/exe", c.pid);
             lg = bpf_program__attach_uprobe_opts(skel->progs.go_execute, c.pid, exe, 0, &uo);
+            if (lg)
+                attach_go_spawns(skel, c.pid, exe, lgs);
         }
     }
     if (c.offcpu && ((lo[0] = bpf_program__attach(skel->progs.offcpu_switch)) == NULL ||
@@ -680,9 +723,9 @@ int main(int argc, char **argv)
                 c.use_usdt ? c.usdt_provider : "", c.use_usdt ? ":" : "", c.begin, c.end ? "/" : "",
                 c.end ? c.end : "", c.pid);
     if (c.sockets)
-        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d waits=%s go=%s\n",
+        fprintf(c.out, "# spantrace: sockets %s pid=%d ports=%d waits=%s go=%s spawns=%s\n",
                 tp ? "tracepoint" : "fentry", c.pid, c.nports, waits ? "yes" : "no",
-                lg ? "yes" : "no");
+                lg ? "yes" : "no", lgs[1] ? "yes" : "no");
     if (c.offcpu)
         fprintf(c.out, "# spantrace: offcpu pid=%d min_ns=%lld\n", c.pid,
                 (long long)c.offcpu_min_ns);
@@ -725,20 +768,22 @@ int main(int argc, char **argv)
     }
     if (c.sockets) {
         fprintf(stderr,
-                TOOL ": %llu socket events, %llu readiness waits and %llu goroutine runs "
-                     "written, %llu dropped (ring buffer full)\n",
-                c.sock_events, c.sock_waits, c.go_runs, sock_dropped);
+                TOOL ": %llu socket events, %llu readiness waits, %llu goroutine runs and %llu "
+                     "starts written, %llu dropped (ring buffer full)\n",
+                c.sock_events, c.sock_waits, c.go_runs, c.go_spawns, sock_dropped);
         /* the loss in the output too, where tracefs2spans counts it (a losses row) */
         if (sock_dropped)
             fprintf(c.out, "# entries-in-buffer/entries-written: %llu/%llu   #P:0\n",
-                    c.sock_events + c.sock_waits + c.go_runs,
-                    c.sock_events + c.sock_waits + c.go_runs + sock_dropped);
+                    c.sock_events + c.sock_waits + c.go_runs + c.go_spawns,
+                    c.sock_events + c.sock_waits + c.go_runs + c.go_spawns + sock_dropped);
     }
     rc = 0;
 cleanup:
     ring_buffer__free(rb);
     bpf_link__destroy(lo[1]);
     bpf_link__destroy(lo[0]);
+    bpf_link__destroy(lgs[1]);
+    bpf_link__destroy(lgs[0]);
     bpf_link__destroy(lg);
     for (int i = 13; i >= 0; i--)
         bpf_link__destroy(lw[i]);

@@ -34,6 +34,9 @@ struct span_event {
 /* Or (send == SPANTRACE_SOCK_GO) a Go thread (an M) began running a goroutine:
  * runtime.execute(gp, ...), enter_ns the g's address. */
 #define SPANTRACE_SOCK_GO 3
+/* Or (send == SPANTRACE_SOCK_SPAWN) a goroutine started one: runtime.newproc1 returned the
+ * new g (enter_ns) for the go statement of goroutine parent_g. */
+#define SPANTRACE_SOCK_SPAWN 4
 struct sock_event {
     unsigned long long ts_ns;    /* at the call's return: CLOCK_MONOTONIC */
     unsigned long long enter_ns; /* a wait: when it was called */
@@ -45,6 +48,7 @@ struct sock_event {
     unsigned char send;          /* 1 send, 0 receive, SPANTRACE_SOCK_WAIT */
     unsigned char laddr[16], raddr[16];
     char comm[SPANTRACE_COMM_LEN];
+    unsigned long long parent_g; /* a spawn: the parent goroutine's g */
 };
 
 #define SPANTRACE_KSTACK 32 /* kernel frames kept of a thread that leaves its CPU */

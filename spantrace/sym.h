@@ -28,4 +28,9 @@ void st_syms_free(struct st_syms *s);
  * libstdc++, libgcc_s, libm: sf_offcpu_runtime_file), or of no known file. */
 const char *st_syms_name(struct st_syms *s, uint64_t addr, int kernel, int *runtime);
 
+/* The offset, within function caller of ELF file path, of the instruction after its first
+ * direct call to function callee (the place to read what callee returned), or -1: no
+ * symbol table, no such functions, no such call. */
+long st_call_return(const char *path, const char *caller, const char *callee);
+
 #endif
