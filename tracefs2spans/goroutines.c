@@ -15,6 +15,26 @@
  * does on a thread's own stack (the scheduler, GC assists) counts as the goroutine's it
  * ran last.  A g's address is reused after its goroutine exits; a claim spans one
  * request, so a later goroutine at the same address is a later claim.
+ *
+ * Servers of HTTP/2 (grpc-go, Go's net/http) read a connection's frames on one goroutine
+ * and run each stream's handler on a goroutine started for it, which touches no socket;
+ * the answers go out from a third.  spantrace adds one event per goroutine start
+ * ("spawn g=0x... parent=0x...", at runtime.newproc1's return), and go_map_spawn_claims
+ * gives a started goroutine the request its parent started it for:
+ *
+ *   - the parent read the request's first byte at or before the start (its HEADERS);
+ *   - the parent has not read on past the request since: the recv that copied the
+ *     request's last byte is not older than the parent's last recv before the start
+ *     (a request whose goroutine the parent did not start, or started before we saw,
+ *     drops out at the parent's next read instead of shifting every later start);
+ *   - no earlier start took it; of those left, the first read (by time, then by its
+ *     place in the connection's bytes): a reader starts the streams' goroutines in the
+ *     order of their frames.
+ *
+ * The claim is the child's, from its start to the response's last byte (or, unknown,
+ * until its g starts another goroutine).  A goroutine a request's reader starts for
+ * another purpose (net/http's background read) is claimed the same way: it runs for
+ * that request.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +63,6 @@ static int by_g(const void *x, const void *y)
         return a->g < b->g ? -1 : 1;
     return (a->start > b->start) - (a->start < b->start);
 }
-
-#define GO_VTID (1ll << 62)
 
 static int64_t vtid_of(uint64_t g)
 {
@@ -106,7 +124,8 @@ void go_map_events(const struct go_map *m, struct sj_event *ev, size_t ne)
 {
     for (size_t j = 0; m->n && j < ne; j++) {
         const struct go_run *r;
-        if (ev[j].go || ev[j].wait || (r = run_at(m, ev[j].tid, ev[j].ts_ns)) == NULL)
+        if (ev[j].go || ev[j].wait || ev[j].spawn ||
+            (r = run_at(m, ev[j].tid, ev[j].ts_ns)) == NULL)
             continue;
         ev[j].tid = vtid_of(r->g);
     }
@@ -156,4 +175,129 @@ int go_map_pieces(const struct go_map *m, int64_t pid, int64_t vtid, int64_t a, 
             rc = emit(ctx, pid, r->tid, s, e, spans, n);
     }
     return rc;
+}
+
+/* ---- goroutines started for a request ---------------------------------------------- */
+
+struct tick {
+    int64_t who, ts; /* a goroutine (vtid) and a time */
+    size_t i;        /* a spawn: its event; a pending request: its span */
+    uint32_t at;     /* a pending request: its first byte's sequence number */
+};
+
+static int by_who_ts(const void *x, const void *y)
+{
+    const struct tick *a = x, *b = y;
+
+    if (a->who != b->who)
+        return a->who < b->who ? -1 : 1;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The last tick of who at or before ts in t[0..n) (sorted by who, ts), or NULL. */
+static const struct tick *last_at(const struct tick *t, size_t n, int64_t who, int64_t ts)
+{
+    size_t lo = 0, hi = n;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid].who < who || (t[mid].who == who && t[mid].ts <= ts))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && t[lo - 1].who == who ? &t[lo - 1] : NULL;
+}
+
+/* Pending requests of one reader in the order it read them: the time of the recv of
+ * the first byte, then the place of that byte in the connection (one recv, one
+ * connection: compared modulo 2^32). */
+static int by_read(const void *x, const void *y)
+{
+    const struct tick *a = x, *b = y;
+    int32_t d;
+
+    if (a->who != b->who || a->ts != b->ts)
+        return by_who_ts(x, y);
+    d = (int32_t)(a->at - b->at);
+    return d ? (d > 0 ? 1 : -1) : (a->i > b->i) - (a->i < b->i);
+}
+
+/* A goroutine's recv of bytes (go_map_events gave it the goroutine's id). */
+static int is_recv(const struct sj_event *e)
+{
+    return !e->go && !e->wait && !e->spawn && !e->send && e->len && e->tid >= GO_VTID;
+}
+
+size_t go_map_spawn_claims(const struct go_map *m, const struct sj_event *ev, size_t ne,
+                           const struct sj_span *sp, const struct sj_result *res, size_t ns,
+                           struct sj_claim *out)
+{
+    struct tick *spawn = NULL, *born = NULL, *recv = NULL, *pend = NULL;
+    size_t nsp = 0, nrecv = 0, npend = 0, nout = 0, p = 0;
+
+    for (size_t j = 0; j < ne; j++) {
+        nsp += ev[j].spawn;
+        nrecv += is_recv(&ev[j]);
+    }
+    for (size_t i = 0; i < ns; i++)
+        npend += res[i].req_a_tid >= GO_VTID;
+    if (m->n == 0 || nsp == 0 || npend == 0 || (spawn = malloc(nsp * sizeof(*spawn))) == NULL ||
+        (born = malloc(nsp * sizeof(*born))) == NULL ||
+        (recv = malloc((nrecv + 1) * sizeof(*recv))) == NULL ||
+        (pend = malloc(npend * sizeof(*pend))) == NULL)
+        goto out; /* nothing to go by (or no memory: the claims made so far stand) */
+    nsp = nrecv = npend = 0;
+    for (size_t j = 0; j < ne; j++) {
+        if (ev[j].spawn) {
+            spawn[nsp] = (struct tick){vtid_of(ev[j].parent), ev[j].ts_ns, j, 0};
+            born[nsp++] = (struct tick){vtid_of(ev[j].g), ev[j].ts_ns, j, 0};
+        } else if (is_recv(&ev[j]))
+            recv[nrecv++] = (struct tick){ev[j].tid, ev[j].ts_ns, j, 0};
+    }
+    for (size_t i = 0; i < ns; i++)
+        if (res[i].req_a_tid >= GO_VTID)
+            pend[npend++] = (struct tick){res[i].req_a_tid, res[i].req_a_ts, i, sp[i].req_start};
+    qsort(spawn, nsp, sizeof(*spawn), by_who_ts);
+    qsort(born, nsp, sizeof(*born), by_who_ts);
+    qsort(recv, nrecv, sizeof(*recv), by_who_ts);
+    qsort(pend, npend, sizeof(*pend), by_read);
+    for (size_t k = 0; k < nsp; k++) {
+        const struct tick *s = &spawn[k], *last = last_at(recv, nrecv, s->who, s->ts), *next;
+        const struct sj_event *e = &ev[s->i];
+        int64_t child = vtid_of(e->g), end;
+        size_t q;
+        /* the parent's pending requests: skip those no start can take any more */
+        while (p < npend && (pend[p].who < s->who || (pend[p].who == s->who && last &&
+                                                      res[pend[p].i].req_last_ts != SJ_NONE &&
+                                                      res[pend[p].i].req_last_ts < last->ts)))
+            p++;
+        q = p;
+        if (q >= npend || pend[q].who != s->who || pend[q].ts > s->ts)
+            continue; /* started for something else: nothing read is waiting */
+        p++;
+        /* to the response's end; else until its g is born again */
+        end = res[pend[q].i].resp_last_ts;
+        if (end == SJ_NONE || end <= s->ts) {
+            size_t lo = 0, hi = nsp;
+            while (lo < hi) { /* the first birth of child after this one */
+                size_t mid = lo + (hi - lo) / 2;
+                if (born[mid].who < child || (born[mid].who == child && born[mid].ts <= s->ts))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            next = lo < nsp && born[lo].who == child ? &born[lo] : NULL;
+            end = next ? next->ts : INT64_MAX;
+        }
+        out[nout++] = (struct sj_claim){pend[q].i, e->pid, child, s->ts, end};
+    }
+out:
+    free(spawn);
+    free(born);
+    free(recv);
+    free(pend);
+    return nout;
 }

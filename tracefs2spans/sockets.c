@@ -48,6 +48,7 @@ struct run {
     int64_t exclusive_ns, shared_ns, loop_ns;
     uint64_t loop;
     int in_loop;      /* on_piece: the event loop's rules gave it */
+    int in_go;        /* on_piece: a goroutine's claim, on the threads that ran it */
     struct go_map go; /* a Go program's goroutines, as the join's threads */
     uint64_t exclusive, shared, calls, linked;
     struct sf_err *err;
@@ -218,7 +219,9 @@ static int on_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64
                                        end_ns,
                                        0,
                                        SF_DB_NULL,
-                                       r->in_loop ? "loop" : "socket",
+                                       r->in_loop ? "loop"
+                                       : r->in_go ? "goroutine"
+                                                  : "socket",
                                        "socket"};
         r->exclusive++;
         r->exclusive_ns += end_ns - start_ns;
@@ -304,13 +307,17 @@ static int link_calls(struct run *r, const struct sj_result *res)
 }
 
 /* A piece of a thread's or a goroutine's time: a goroutine's goes to the threads that
- * ran it then (goroutines.c). */
+ * ran it then (goroutines.c), end_rule "goroutine". */
 static int on_join_piece(void *ctx, int64_t pid, int64_t tid, int64_t start_ns, int64_t end_ns,
                          const size_t *spans, size_t n)
 {
     struct run *r = ctx;
+    int rc;
 
-    return go_map_pieces(&r->go, pid, tid, start_ns, end_ns, spans, n, on_piece, ctx);
+    r->in_go = tid >= GO_VTID;
+    rc = go_map_pieces(&r->go, pid, tid, start_ns, end_ns, spans, n, on_piece, ctx);
+    r->in_go = 0;
+    return rc;
 }
 
 /* A piece the event loop's rules gave one span (sockjoin.c): end_rule "loop". */
@@ -372,7 +379,7 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
         goto out;
     go_map_events(&r.go, r.ev, r.ne);
     res = malloc((r.ns + 1) * sizeof(*res));
-    cl = malloc((2 * r.ns + 1) * sizeof(*cl));
+    cl = malloc((3 * r.ns + 1) * sizeof(*cl));
     ev_span = malloc((r.ne + 1) * sizeof(*ev_span));
     if (res == NULL || cl == NULL || ev_span == NULL) {
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -382,8 +389,9 @@ int sockets_run(struct t2s_ctx *c, int64_t src, struct cf_pair **pairs, size_t *
         goto out;
     for (size_t i = 0; i < r.ns; i++)
         if (r.meta[i].span_id[0] == 0) /* no id to give thread time to: a call, at most */
-            res[i].reader_tid = res[i].writer_tid = -1;
+            res[i].reader_tid = res[i].writer_tid = res[i].req_a_tid = -1;
     nc = sockjoin_claims(res, r.ns, cl);
+    nc += go_map_spawn_claims(&r.go, r.ev, r.ne, r.sp, res, r.ns, cl + nc);
     for (size_t i = 0; i < nc && rc == 0; i++)
         rc = write_markers(&r, &cl[i], &res[cl[i].span]);
     if (rc == 0)

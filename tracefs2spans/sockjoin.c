@@ -113,6 +113,28 @@ static int number(const char *s, size_t n, size_t *i, const char *key, uint64_t 
     return 0;
 }
 
+/* "KEY" and 1 to 16 lowercase hex digits at s[*i], ending the text or at a blank. */
+static int hex(const char *s, size_t n, size_t *i, const char *key, uint64_t *out)
+{
+    size_t kl = strlen(key), k;
+    uint64_t v = 0;
+
+    if (n - *i <= kl || memcmp(s + *i, key, kl) != 0)
+        return -1;
+    for (k = *i + kl; k < n && k - *i - kl < 16 && s[k] != ' '; k++) {
+        char c = s[k];
+        int d = is_digit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v << 4 | (uint64_t)d;
+    }
+    if (k == *i + kl || (k < n && s[k] != ' '))
+        return -1;
+    *out = v;
+    *i = k;
+    return 0;
+}
+
 static int skip_blank(const char *s, size_t n, size_t *i)
 {
     size_t k = *i;
@@ -131,7 +153,7 @@ int sockjoin_parse(const char *s, size_t n, struct sj_event *ev, struct sf_err *
     size_t i = 0, ll, rl;
     unsigned lp, rp;
     uint64_t seq, len;
-    const char *what = "expected send, recv, wait or go";
+    const char *what = "expected send, recv, wait, go or spawn";
 
     memset(ev, 0, sizeof(*ev));
     if (n >= 5 && memcmp(s, "wait ", 5) == 0) {
@@ -156,23 +178,22 @@ int sockjoin_parse(const char *s, size_t n, struct sj_event *ev, struct sf_err *
         return 0;
     }
     if (n >= 3 && memcmp(s, "go ", 3) == 0) {
-        uint64_t g = 0;
-        size_t k;
         i = 2;
         what = "expected g=0xHEX";
-        if (skip_blank(s, n, &i) || n - i < 5 || memcmp(s + i, "g=0x", 4) != 0)
-            goto bad;
-        for (k = i + 4; k < n && k - i - 4 < 16 && s[k] != ' '; k++) {
-            char c = s[k];
-            int v = is_digit(c) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-            if (v < 0)
-                goto bad;
-            g = g << 4 | (uint64_t)v;
-        }
-        if (k == i + 4 || (k < n && s[k] != ' '))
+        if (skip_blank(s, n, &i) || hex(s, n, &i, "g=0x", &ev->g))
             goto bad;
         ev->go = 1;
-        ev->g = g;
+        return 0;
+    }
+    if (n >= 6 && memcmp(s, "spawn ", 6) == 0) {
+        i = 5;
+        what = "expected g=0xHEX";
+        if (skip_blank(s, n, &i) || hex(s, n, &i, "g=0x", &ev->g))
+            goto bad;
+        what = "expected parent=0xHEX";
+        if (skip_blank(s, n, &i) || hex(s, n, &i, "parent=0x", &ev->parent))
+            goto bad;
+        ev->spawn = 1;
         return 0;
     }
     if (n >= 5 && memcmp(s, "send ", 5) == 0)
@@ -251,8 +272,10 @@ static void note(struct sj_result *r, const struct entry *e, const struct sj_eve
     if (!e->send) {
         if (r->req_first_ts == SJ_NONE || ev->ts_ns < r->req_first_ts)
             r->req_first_ts = ev->ts_ns;
-        if (r->req_a_ts == SJ_NONE && covers(ev->seq, ev->len, e->a))
+        if (r->req_a_ts == SJ_NONE && covers(ev->seq, ev->len, e->a)) {
             r->req_a_ts = ev->ts_ns;
+            r->req_a_tid = ev->tid;
+        }
         if (r->reader_tid < 0 && covers(ev->seq, ev->len, last)) {
             r->reader_tid = ev->tid;
             r->reader_pid = ev->pid;
@@ -325,7 +348,7 @@ static void match_event(const struct entry *en, const struct group *g, const str
 
 static void result_init(struct sj_result *r)
 {
-    r->reader_tid = r->writer_tid = r->reader_pid = r->writer_pid = -1;
+    r->reader_tid = r->writer_tid = r->reader_pid = r->writer_pid = r->req_a_tid = -1;
     r->req_first_ts = r->req_last_ts = r->req_a_ts = SJ_NONE;
     r->resp_first_ts = r->resp_last_ts = SJ_NONE;
     r->caller_tid = r->caller_pid = -1;
@@ -370,18 +393,33 @@ static const struct group *find_group(const struct entry *en, const struct group
 }
 
 /* Entries grouped by (connection, direction), each group sorted by offset from its base:
- * the first message of its first span (spans come in capture order), so offsets grow
- * over the connection's life, across a wrap of the sequence space. */
+ * its lowest message.  Spans come in capture order, which is not the order of their
+ * bytes where streams share a connection (HTTP/2 spans end in any order), but each lies
+ * within 2 GiB of the one before: the place of each is the one before's plus their
+ * difference taken as signed, so offsets hold across a wrap of the sequence space. */
 static size_t build_groups(struct entry *en, size_t n, struct group *gr)
 {
     size_t ng = 0;
+    int64_t pos = 0, low = 0;
 
     qsort(en, n, sizeof(*en), cmp_capture);
-    for (size_t i = 0; i < n; i++) {
-        if (i == 0 || cmp_group_key(en[i].conn, en[i].send, &en[i - 1]) != 0)
+    for (size_t i = 0; i <= n; i++) {
+        if (i == n || i == 0 || cmp_group_key(en[i].conn, en[i].send, &en[i - 1]) != 0) {
+            if (ng > 0) { /* the group before: offsets from its lowest message */
+                struct group *g = &gr[ng - 1];
+                g->base = en[g->first].a + (uint32_t)low;
+                for (size_t k = g->first; k < g->first + g->n; k++)
+                    en[k].rel = en[k].a - g->base;
+            }
+            if (i == n)
+                break;
             gr[ng++] = (struct group){i, 0, en[i].a, 0};
+            pos = low = 0;
+        } else {
+            pos += (int32_t)(en[i].a - en[i - 1].a);
+            low = pos < low ? pos : low;
+        }
         struct group *g = &gr[ng - 1];
-        en[i].rel = en[i].a - g->base;
         g->n++;
         if (en[i].len > g->maxlen)
             g->maxlen = en[i].len;
@@ -419,7 +457,7 @@ int sockjoin_match(const struct sj_span *sp, size_t ns, const struct sj_event *e
         size_t *span = ev_span ? &ev_span[j] : NULL;
         if (span)
             *span = SJ_NOSPAN;
-        if (ev[j].len == 0 || ev[j].wait || ev[j].go)
+        if (ev[j].len == 0 || ev[j].wait || ev[j].go || ev[j].spawn)
             continue;
         /* the server's socket; else the client's, whose send carries the request */
         if ((g = find_group(en, gr, ng, ev[j].conn, ev[j].send)) != NULL)

@@ -211,7 +211,8 @@ struct sj_event {
     int wait;
     int64_t from_ns; /* a wait: when it was called, in the events' clock */
     int go;          /* a Go thread began running goroutine g ("go g=0x...") */
-    uint64_t g;
+    int spawn;       /* goroutine parent started goroutine g ("spawn g=0x... parent=0x...") */
+    uint64_t g, parent;
     uint64_t conn;     /* sockjoin_conn_key(local, remote): the server's view */
     uint64_t conn_rev; /* sockjoin_conn_key(remote, local): the client's view */
     int send;          /* on the server's socket: 1 send (response bytes), 0 recv (request
@@ -231,6 +232,7 @@ struct sj_result {
     int64_t reader_tid, reader_pid;              /* recv of the request's last byte */
     int64_t writer_tid, writer_pid;              /* send of the response's first byte */
     int64_t req_first_ts, req_last_ts, req_a_ts; /* first recv; the last byte's; first byte's */
+    int64_t req_a_tid;                           /* whose recv copied the first byte */
     int64_t resp_first_ts, resp_last_ts;         /* send of the first byte; of the last */
     /* the client's side, where its socket is traced too (a downstream call) */
     int64_t caller_tid, caller_pid;     /* send of the request's first byte */
@@ -288,6 +290,9 @@ int sockjoin_split_loops(const struct sj_claim *cl, size_t n, const struct sj_ev
 
 /* ---- goroutines.c: Go's goroutines as the socket join's threads ----------------- */
 
+/* A goroutine's id in place of a thread's: GO_VTID | (its g's address), above every tid. */
+#define GO_VTID (1ll << 62)
+
 /* Which goroutine each thread of a Go program ran when ("go g=0x..." events: one at each
  * runtime.execute; it runs until the thread's next).  Built from the events of a source;
  * empty (n == 0) where there are none. */
@@ -307,6 +312,16 @@ void go_map_events(const struct go_map *m, struct sj_event *ev, size_t ne);
 
 /* The thread that ran goroutine id vtid (go_map_events) at time t, or -1. */
 int64_t go_map_thread(const struct go_map *m, int64_t vtid, int64_t t);
+
+/* The claims of goroutines started for a request into out (room for ns; returns how
+ * many): a goroutine that read a request's first byte and then started one, before
+ * reading on, started it for that request (a server that runs each HTTP/2 stream on a
+ * goroutine of its own: grpc-go, Go's net/http), from its start to the response's last
+ * byte; goroutines.c says the rule.  res from sockjoin_match over events go_map_events
+ * has mapped; sp the spans given to it. */
+size_t go_map_spawn_claims(const struct go_map *m, const struct sj_event *ev, size_t ne,
+                           const struct sj_span *sp, const struct sj_result *res, size_t ns,
+                           struct sj_claim *out);
 
 /* A piece [a, b) of goroutine vtid's time as pieces of the threads that ran it then,
  * each to emit.  A thread's tid (below 2^62) is emitted as it is. */

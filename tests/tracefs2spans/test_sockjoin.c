@@ -122,12 +122,19 @@ static void test_parse(void)
            "parse: the wait's call time and the descriptors it found ready");
     TAP_EQ_INT(sockjoin_parse(go, strlen(go), &e, &err), 0, "parse: a goroutine's run");
     TAP_OK(e.go == 1 && e.g == 0xc0000061a0ull && e.len == 0, "parse: the g's address");
+    const char *sp = "spawn g=0xc000007380 parent=0xc000083860";
+    TAP_EQ_INT(sockjoin_parse(sp, strlen(sp), &e, &err), 0, "parse: a goroutine's start");
+    TAP_OK(e.spawn == 1 && e.go == 0 && e.g == 0xc000007380ull && e.parent == 0xc000083860ull,
+           "parse: the new g and its parent");
     static const struct {
         const char *s;
         int col;
     } bad[] = {
         {"go g=0x", 4},
         {"go g=0xc0z", 4},
+        {"spawn g=0x1", 12},
+        {"spawn g=0x1 parent=0x", 13},
+        {"spawn parent=0x1 g=0x2", 7},
         {"wait from=12.5 ready=1", 15},
         {"wait ready=1", 6},
         {"wait from=12.000000001", 23},
@@ -368,6 +375,69 @@ static struct sj_event gorun(int64_t ts, int64_t tid, uint64_t g)
     return e;
 }
 
+/* HTTP/2 spans end in any order, so the capture's order is not their bytes' order on the
+ * connection: a read of all three places each, the lowest not first in the list too. */
+static void test_h2_out_of_order(void)
+{
+    struct sj_span sp[3] = {span(200, 300, 0, 10), span(100, 200, 10, 20), span(0, 100, 20, 30)};
+    struct sj_event e[] = {ev(10, 9, 0, 0, 300)};
+    struct sj_result r[3];
+    struct pieces pc;
+
+    run(sp, 3, e, 1, r, &pc);
+    TAP_OK(r[0].reader_tid == 9 && r[1].reader_tid == 9 && r[2].reader_tid == 9 &&
+               r[0].req_a_tid == 9 && r[2].req_a_ts == 10,
+           "h2 out of order: one read places the three requests, listed in any order");
+}
+
+static struct sj_event spawn(int64_t ts, int64_t tid, uint64_t g, uint64_t parent)
+{
+    struct sj_event e = {.ts_ns = ts, .pid = 100, .tid = tid, .spawn = 1, .g = g, .parent = parent};
+    return e;
+}
+
+/* grpc-go: goroutine 0xa0 reads three streams' requests in one recv and starts goroutines
+ * for the first two (the third's start was not seen), reads a fourth and starts one; the
+ * answers go out from goroutine 0xe0.  Each started goroutine gets its stream in the
+ * order of their bytes; the third stream drops out at the next read instead of taking
+ * the fourth's goroutine; a start before any read, and one after nothing is pending,
+ * get nothing. */
+static void test_go_spawns(void)
+{
+    struct sj_span sp[4] = {span(100, 200, 10, 20), span(0, 100, 0, 10), span(300, 400, 30, 40),
+                            span(200, 300, 20, 30)};
+    struct sj_event e[] = {
+        gorun(0, 5, 0xa0),        spawn(1, 5, 0x99, 0xa0),  ev(10, 5, 0, 0, 300),
+        spawn(11, 5, 0xb1, 0xa0), spawn(12, 5, 0xb2, 0xa0), gorun(13, 6, 0xb1),
+        ev(20, 5, 0, 300, 100),   spawn(21, 5, 0xb3, 0xa0), spawn(22, 5, 0xb4, 0xa0),
+        gorun(23, 7, 0xe0),       ev(40, 7, 1, 0, 10),      ev(41, 7, 1, 10, 10),
+        ev(42, 7, 1, 20, 10),     ev(43, 7, 1, 30, 10)};
+    size_t ne = sizeof(e) / sizeof(e[0]), nc, i;
+    struct sj_claim cl[4];
+    struct sj_result r[4];
+    struct go_map gm;
+    uint64_t hits;
+    int64_t want[3][4] = {{1, 0xb1, 11, 40}, {0, 0xb2, 12, 41}, {2, 0xb3, 21, 43}};
+    int good;
+
+    TAP_EQ_INT(go_map_build(&gm, e, ne), 0, "go spawns: the map of runs");
+    go_map_events(&gm, e, ne);
+    sockjoin_match(sp, 4, e, ne, r, &hits, NULL);
+    nc = go_map_spawn_claims(&gm, e, ne, sp, r, 4, cl);
+    good = nc == 3;
+    for (i = 0; good && i < nc; i++) {
+        const int64_t *w = want[i];
+        good = (int64_t)cl[i].span == w[0] && cl[i].tid == ((1ll << 62) | w[1]) &&
+               cl[i].start_ns == w[2] && cl[i].end_ns == w[3];
+    }
+    TAP_OK(good,
+           "go spawns: 0xb1 runs the first stream [11,40), 0xb2 the second [12,41), "
+           "0xb3 the fourth [21,43); the third and the starts at 1 and 22 get nothing "
+           "(%zu claims)",
+           nc);
+    go_map_free(&gm);
+}
+
 /* A Go server: one goroutine reads a request on thread 5, parks, and answers it on
  * thread 6, while thread 5 runs another goroutine's request: by goroutine, each span's
  * time is on the threads that ran its goroutine, nothing shared, nothing on the other's. */
@@ -468,6 +538,8 @@ int main(void)
     test_event_loop();
     test_event_loop_waits();
     test_goroutines();
+    test_h2_out_of_order();
+    test_go_spawns();
     test_other_connection();
     test_client_side();
     return tap_done();
