@@ -183,6 +183,7 @@ struct sf_db_coverage {
     int64_t markers; /* attributed by a span marker interval on its thread */
     int64_t sockets; /* attributed by socket events (no instrumentation): the thread's claim */
     int64_t loop;    /* ...in time an event loop's order gave one span (its waits) */
+    int64_t go;      /* ...by a goroutine's claim, on the threads that ran it (Go) */
     int64_t shared;  /* in time several spans claim: not attributed */
     int64_t none;    /* outside every span */
 };

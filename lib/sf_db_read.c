@@ -124,16 +124,16 @@ int sf_db_coverage_say(struct sf_db *db, FILE *f, const char *prefix, struct sf_
     for (size_t i = 0; rc == 0 && i < n; i++) {
         const struct sf_db_coverage *r = &cov[i];
         double t = r->samples ? (double)r->samples : 1;
-        if (r->markers + r->sockets + r->loop + r->shared == 0)
+        if (r->markers + r->sockets + r->loop + r->go + r->shared == 0)
             continue; /* nothing of it in a span */
         fprintf(f,
                 "%s%s (%lld): %lld samples: %.1f %% by span markers, %.1f %% by socket events, "
-                "%.1f %% by an event loop's waits, %.1f %% shared by spans (not attributed), "
-                "%.1f %% outside every span\n",
+                "%.1f %% by an event loop's waits, %.1f %% by goroutines, %.1f %% shared by "
+                "spans (not attributed), %.1f %% outside every span\n",
                 prefix, r->comm, (long long)r->pid, (long long)r->samples,
                 100.0 * (double)r->markers / t, 100.0 * (double)r->sockets / t,
-                100.0 * (double)r->loop / t, 100.0 * (double)r->shared / t,
-                100.0 * (double)r->none / t);
+                100.0 * (double)r->loop / t, 100.0 * (double)r->go / t,
+                100.0 * (double)r->shared / t, 100.0 * (double)r->none / t);
     }
     return rc;
 }
@@ -155,7 +155,10 @@ int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, si
         "  h.start_ns DESC LIMIT 1) WHERE end_ns >= s.ts_ns)),"
         " sum(s.span_id IS NOT NULL AND EXISTS (SELECT 1 FROM span_intervals i WHERE"
         "  i.span_id = s.span_id AND i.tid = s.tid AND i.start_ns <= s.ts_ns AND"
-        "  i.end_ns >= s.ts_ns AND i.source = 'socket' AND i.end_rule = 'loop'))"
+        "  i.end_ns >= s.ts_ns AND i.source = 'socket' AND i.end_rule = 'loop')),"
+        " sum(s.span_id IS NOT NULL AND EXISTS (SELECT 1 FROM span_intervals i WHERE"
+        "  i.span_id = s.span_id AND i.tid = s.tid AND i.start_ns <= s.ts_ns AND"
+        "  i.end_ns >= s.ts_ns AND i.source = 'socket' AND i.end_rule = 'goroutine'))"
         " FROM samples s GROUP BY s.pid ORDER BY count(*) DESC, s.pid LIMIT ?1";
     sqlite3_stmt *st;
     int rc;
@@ -172,8 +175,9 @@ int sf_db_coverage(struct sf_db *db, struct sf_db_coverage *rows, size_t max, si
         snprintf(r->comm, sizeof(r->comm), "%s", comm ? comm : "");
         r->samples = sqlite3_column_int64(st, 2);
         r->loop = sqlite3_column_int64(st, 6);
-        r->sockets = sqlite3_column_int64(st, 3) - r->loop;
-        r->markers = attributed - r->sockets - r->loop;
+        r->go = sqlite3_column_int64(st, 7);
+        r->sockets = sqlite3_column_int64(st, 3) - r->loop - r->go;
+        r->markers = attributed - r->sockets - r->loop - r->go;
         r->shared = sqlite3_column_int64(st, 5);
         r->none = r->samples - attributed - r->shared;
     }

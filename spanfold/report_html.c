@@ -528,6 +528,7 @@ static void coverage(FILE *f, const struct rp_ctx *c)
                                     "by span markers",
                                     "by socket events",
                                     "by an event loop's waits",
+                                    "by goroutines",
                                     "shared by spans",
                                     "outside every span"};
 
@@ -537,21 +538,23 @@ static void coverage(FILE *f, const struct rp_ctx *c)
           "a span marker interval on their thread gave to one span, those socket events gave "
           "(no instrumentation: the time between a request's read and its answer on a "
           "thread), those an event loop's order gave (its readiness waits: the work before "
-          "a call on a connection is that connection's), those in time several spans claim "
-          "(left out, never guessed) and those outside every span. Only the first three are "
-          "in the graphs of requests.</p>"
+          "a call on a connection is that connection's), those a goroutine's claim gave (Go: "
+          "the goroutine that read a request and answered it, or was started for it, on "
+          "whichever threads ran it), those in time several spans claim (left out, never "
+          "guessed) and those outside every span. Only the first four are in the graphs of "
+          "requests.</p>"
           "\n<table>",
           f);
-    head(f, h, 7);
+    head(f, h, 8);
     for (size_t i = 0; i < c->ncov; i++) {
         const struct sf_db_coverage *r = &c->cov[i];
-        const int64_t part[5] = {r->markers, r->sockets, r->loop, r->shared, r->none};
+        const int64_t part[6] = {r->markers, r->sockets, r->loop, r->go, r->shared, r->none};
         char name[64];
         snprintf(name, sizeof(name), "%lld", (long long)r->pid);
         fputs("<tr><td>", f);
         rp_html_esc(f, r->comm);
         fprintf(f, " (%s)</td><td class=\"n\">%lld</td>", name, (long long)r->samples);
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             fprintf(f, "<td class=\"n\">%.1f %%</td>",
                     r->samples ? 100.0 * (double)part[k] / (double)r->samples : 0.0);
         fputs("</tr>\n", f);

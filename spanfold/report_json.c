@@ -22,7 +22,7 @@
  *                        qps_before, qps_after},
  *     clock_fits[] {from, to, segments, offset_ns, skew_ppm, residual_rms_ns},
  *     tls {connections, tls, decrypted, versions, ciphers, alpn, sni, early_data_*},
- *     coverage[] {pid, comm, samples, by_markers, by_sockets, by_event_loop, shared,
+ *     coverage[] {pid, comm, samples, by_markers, by_sockets, by_event_loop, by_goroutine, shared,
  *                 unattributed} }
  * time_ns is CLOCK_REALTIME ns; time_utc its ISO 8601 text in UTC, time in --tz.
  */
@@ -564,6 +564,7 @@ int rp_write_json(const struct rp_ctx *c, const char *path)
         sf_jw_int(&w, "by_markers", r->markers);
         sf_jw_int(&w, "by_sockets", r->sockets);
         sf_jw_int(&w, "by_event_loop", r->loop);
+        sf_jw_int(&w, "by_goroutine", r->go);
         sf_jw_int(&w, "shared", r->shared);
         sf_jw_int(&w, "unattributed", r->none);
         sf_jw_end(&w);

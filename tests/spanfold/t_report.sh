@@ -469,17 +469,17 @@ synth "$cdb" 100 "'/c'" "1700000000000000000 + i * 50000000" "170000000000000000
 sqlite3 "$cdb" "INSERT INTO span_intervals(source_id, span_id, tid, start_ns, end_ns, source) VALUES
     (1, 'a', 10, 100, 200, 'marker'), (1, 'b', 11, 100, 200, 'socket');
   INSERT INTO span_intervals(source_id, span_id, tid, start_ns, end_ns, end_rule, source) VALUES
-    (1, 'g', 14, 100, 200, 'loop', 'socket');
+    (1, 'g', 14, 100, 200, 'loop', 'socket'), (1, 'h', 15, 100, 200, 'goroutine', 'socket');
   INSERT INTO shared_intervals(source_id, tid, start_ns, end_ns, spans, span_ids) VALUES
     (1, 12, 100, 200, 2, 'c,d'), (1, 12, 50, 60, 2, 'e,f');
   INSERT INTO samples(source_id, ts_ns, pid, tid, comm, event, period, span_id) VALUES
     (1, 150, 7, 10, 'svc', 'cpu-clock', 1, 'a'), (1, 150, 7, 11, 'svc', 'cpu-clock', 1, 'b'),
     (1, 150, 7, 12, 'svc', 'cpu-clock', 1, NULL), (1, 300, 7, 12, 'svc', 'cpu-clock', 1, NULL),
     (1, 1, 7, 13, 'svc', 'cpu-clock', 1, NULL), (1, 5, 8, 20, 'other', 'cpu-clock', 1, NULL),
-    (1, 160, 7, 14, 'svc', 'cpu-clock', 1, 'g')"
+    (1, 160, 7, 14, 'svc', 'cpu-clock', 1, 'g'), (1, 170, 7, 15, 'svc', 'cpu-clock', 1, 'h')"
 "$sf" report --db "$cdb" --out "$tmp/coverage" --quiet 2>/dev/null
-check_eval "coverage per process: 1 by markers, 1 by sockets, 1 by an event loop, 1 shared, 2 outside (findings.json, page)" \
-    "python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))[\"coverage\"]; sys.exit(not (c[0] == {\"pid\": 7, \"comm\": \"svc\", \"samples\": 6, \"by_markers\": 1, \"by_sockets\": 1, \"by_event_loop\": 1, \"shared\": 1, \"unattributed\": 2} and c[1][\"samples\"] == 1 and c[1][\"unattributed\"] == 1))' '$tmp/coverage/findings.json' && grep -q 'What attributed the samples' '$tmp/coverage/report.html' && grep -q 'by an event loop' '$tmp/coverage/report.html'"
+check_eval "coverage per process: 1 by markers, 1 by sockets, 1 by an event loop, 1 by a goroutine, 1 shared, 2 outside (findings.json, page)" \
+    "python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))[\"coverage\"]; sys.exit(not (c[0] == {\"pid\": 7, \"comm\": \"svc\", \"samples\": 7, \"by_markers\": 1, \"by_sockets\": 1, \"by_event_loop\": 1, \"by_goroutine\": 1, \"shared\": 1, \"unattributed\": 2} and c[1][\"samples\"] == 1 and c[1][\"unattributed\"] == 1))' '$tmp/coverage/findings.json' && grep -q 'What attributed the samples' '$tmp/coverage/report.html' && grep -q 'by an event loop' '$tmp/coverage/report.html' && grep -q 'by goroutines' '$tmp/coverage/report.html'"
 
 # the explorer's data, read with no browser (explore_data.py, a second reader of the format):
 # consistent, and its folds are the CLI's, for every span and for a range
