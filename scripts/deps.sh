@@ -27,7 +27,7 @@ check=(tshark libwireshark-dev wireshark-dev clang llvm libclang-rt-14-dev libbp
        python3 perl time man-db libxml2-utils cmark-gfm)
 heavy=(chromium wireshark-qt xvfb xdotool imagemagick nginx nghttp2-client nghttp2-server
        nghttp2-proxy curl openssl python3-grpcio tcpdump linux-perf trace-cmd systemtap-sdt-dev
-       clickhouse-server clickhouse-client nftables golang-go)
+       clickhouse-server clickhouse-client nftables golang-go golang-google-grpc-dev)
 dev=(valgrind cppcheck clang-format)
 # Commands that may come from another packaging (e.g. a newer Node.js that bundles npm):
 # their Debian package is installed only when the command is missing.

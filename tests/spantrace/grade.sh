@@ -6,7 +6,7 @@
 #   of scripts/record/nginx-loop.sh's recording, against the same recording ingested without
 #   its wait lines (t_sockets_loop.sh live, tests/tracefs2spans/t_nginx_loop.sh committed);
 # go_grade DB NOGO_DB TRUTH.json MIN_BURN: a Go server's goroutines against its threads
-#   (the same recording without the goroutine lines; t_sockets_go.sh live,
+#   (the same recording without the goroutine lines; t_sockets_go.sh, t_sockets_grpc.sh live,
 #   tests/tracefs2spans/t_go_requests.sh committed).
 loop_grade() {
     local nsamp att dz dza right wrong natt ndza nright
