@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The throughput cost of spantrace --sockets on the demo service under load (root).
 #
-#   scripts/bench-sockets.sh [ROUNDS] [REQUESTS] [demo|nginx]   (default 3 4000 demo)
+#   scripts/bench-sockets.sh [ROUNDS] [REQUESTS] [demo|nginx|go|grpc]   (default 3 4000 demo)
 #
 # demo: builds the demo service (samples/demo-service/, as scripts/record-demo.sh
 # does), starts it on 127.0.0.1, and drives it with h2load (nghttp2-client) over
 # HTTP/1.1, 8 connections, on two paths: /api/checkout (the service's real work) and
 # /nothing (a 404: no work, so the socket events' per-call cost weighs most).
 # nginx: one nginx worker serving a 2000-byte file (tens of thousands of requests a
-# second: the worst case, two socket events per request and no work).  Each round runs
+# second: the worst case, two socket events per request and no work).
+# go, grpc: tests/data/goserver (net/http, HTTP/1.1: /work?n=1, no work, and /work?n=300, 300
+# rounds of SHA-256) and tests/data/gogrpc (grpc-go, one cheap unary call, h2load over h2c
+# with 8 connections) built with Debian's Go,
+# GOMAXPROCS=2: spantrace adds its goroutine probes (runtime.execute, and the goroutine
+# starts' two), which fire on every goroutine switch and start.  Each round runs
 # both paths without and then with `spantrace --sockets -p PID --port PORT` attached,
 # alternating so that the load of a shared machine falls on both alike; prints the
 # requests/s of every run and the median loss per path.
@@ -30,6 +35,7 @@ cleanup() {
     rm -rf "$W"
 }
 trap cleanup EXIT
+h2opt=(--h1)
 if [ "$target" = nginx ]; then
     nginx=$(command -v nginx || echo /usr/sbin/nginx)
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -42,6 +48,25 @@ if [ "$target" = nginx ]; then
     svc_pid=
     paths=/index.html
     pidopt=()
+elif [ "$target" = go ] || [ "$target" = grpc ]; then
+    command -v go >/dev/null || { say "go not installed (golang-go)"; exit 2; }
+    src=$top/tests/data/goserver prog=goserver args=()
+    [ "$target" = go ] || { src=$top/tests/data/gogrpc prog=gogrpc args=(serve); }
+    mkdir -p "$W/go/src/$prog" && cp "$src/main.go" "$W/go/src/$prog/"
+    (cd "$W/go/src/$prog" && GO111MODULE=off GOPATH=$W/go:/usr/share/gocode GOCACHE=$W/gocache \
+        go build -o "$W/$prog" .) || { say "go build of $prog failed"; exit 2; }
+    GOMAXPROCS=2 "$W/$prog" "${args[@]}" >"$W/svc.out" 2>&1 &
+    svc_pid=$!
+    for _ in $(seq 50); do grep -q listening "$W/svc.out" && break; sleep 0.1; done
+    port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$W/svc.out")
+    pidopt=(-p "$svc_pid")
+    if [ "$target" = go ]; then
+        paths="/work?n=1 /work?n=300"
+    else # one gRPC message: Int64Value{value: 1}, length-prefixed
+        printf '\0\0\0\0\2\10\1' >"$W/call.bin"
+        paths=/spanfold.Work/Burn
+        h2opt=(-d "$W/call.bin" -H "content-type: application/grpc" -H "te: trailers")
+    fi
 else
 . "$top/scripts/bench/demo_service.sh"
 bench_demo_start "$W"
@@ -49,7 +74,7 @@ paths="/api/checkout /nothing"
 pidopt=(-p "$svc_pid")
 fi
 run() { # PATH -> requests/s
-    h2load --h1 -n "$reqs" -c 8 -t 1 "http://127.0.0.1:$port$1" 2>/dev/null |
+    h2load "${h2opt[@]}" -n "$reqs" -c 8 -t 1 "http://127.0.0.1:$port$1" 2>/dev/null |
         sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'
 }
 declare -A off on
