@@ -597,6 +597,18 @@ int fold_commit(struct perf_fold_ctx *c)
     return rc;
 }
 
+int fold_again(struct perf_fold_ctx *c, struct pf_entry *e, uint64_t period)
+{
+    assert(c->db == NULL && !c->side); /* the callers' contract: no row to write */
+    if (period > (uint64_t)SF_COUNT_MAX)
+        return fatal(c, "the sample's period is more than " SF_COUNT_MAX_TEXT);
+    if (sf_count_add(&e->count, c->o.samples ? 1 : period) < 0)
+        return fatal(c, "the periods of one stack sum past " SF_COUNT_MAX_TEXT);
+    c->last_entry = e;
+    c->samples++;
+    return 0;
+}
+
 /* ---- the table ---------------------------------------------------------------- */
 
 static int entry_eq(const void *val, const void *key)

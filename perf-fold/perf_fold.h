@@ -287,6 +287,10 @@ int fold_srcline_flush(struct perf_fold_ctx *c);
 
 /* End of a sample (blank line): count pname;stack.  Returns 0 or -1 (fatal). */
 int fold_commit(struct perf_fold_ctx *c);
+/* One more sample of stack e, which an earlier sample folded into: its weight added as
+ * fold_commit adds it (period, or 1 with --samples).  Without --db only, outside a
+ * scheduler record.  0, or -1 (fatal, printed). */
+int fold_again(struct perf_fold_ctx *c, struct pf_entry *e, uint64_t period);
 
 /* Add count to key in the table; *e gets the entry.  Returns 0, SF_E_NOMEM /
  * SF_E_LIMIT, or SF_E_RANGE when the entry's count would pass SF_COUNT_MAX (the

@@ -47,9 +47,11 @@ struct dso {
     size_t n;
     char *names;            /* the names, one allocation */
     struct pf_symtree tree; /* perf's tree of them (symtree.h) */
-    char want[41];          /* the build id the recording has for it (hex), or "" */
-    const char *symfs;      /* --symfs: the folder its path is under, or "" */
-    uint64_t lo, hi;        /* the first symbol's start, the last one's end */
+    uint32_t *sorted;       /* kallsyms: the symbols kept, by start (no tree: fix_kallsyms) */
+    size_t nsorted;
+    char want[41];     /* the build id the recording has for it (hex), or "" */
+    const char *symfs; /* --symfs: the folder its path is under, or "" */
+    uint64_t lo, hi;   /* the first symbol's start, the last one's end */
 };
 
 struct map {
@@ -121,6 +123,24 @@ struct pdctx {
     struct sf_arena demangled; /* the C++ and Rust names shown, demangled */
     int described;             /* --db: the header's clock and event lines were fed */
     struct pf_tp *tp;          /* --db: the tracepoints' formats, when the recording has them */
+    /* Without --db, a sample's fold is decided by its thread, process, event and
+     * callchain, given the processes' maps and names: each distinct one goes through
+     * perf script's text once, the next ones add their weight to the stack it made
+     * (struct seen).  Any MMAP, COMM or FORK may change a name, so it forgets them all. */
+    struct sf_map seen;
+    struct sf_arena seen_mem;
+    int seen_stale;
+};
+
+/* A sample's fold as the text made it: entry, or NULL when the fold kept nothing of it
+ * (another event than the one folded, no stack). */
+struct seen {
+    uint64_t hash;
+    uint32_t pid, tid;
+    const struct sf_pd_attr *attr;
+    uint64_t nr;
+    struct pf_entry *entry;
+    uint64_t chain[]; /* nr */
 };
 
 /* ---- symbols ----------------------------------------------------------------------- */
@@ -472,13 +492,86 @@ static void fixup_duplicate(struct dso *d)
     }
 }
 
-enum { SYMS_ELF, SYMS_KALLSYMS, SYMS_PERF_MAP };
+enum { SYMS_ELF, SYMS_PERF_MAP };
+
+struct at {
+    uint64_t start;
+    uint32_t i; /* the symbol, its place in the order read */
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct at *x = a, *y = b;
+
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i; /* equal keys in the order read */
+}
+
+/* kallsyms without the tree: every symbol is read zero-sized, so once the ends are fixed
+ * (each to the next one's start) and one symbol kept per address, no two overlap, and
+ * perf's walk finds what a binary search finds.  The same steps as fix_syms' on the
+ * same order (the tree's in-order is by start, equal starts in the order read): the
+ * ends, then of each run of one address the one better() keeps as perf's pairwise
+ * erasures leave it.  perf's tree costs a red-black insertion per symbol, ~200,000 of
+ * them: a third of a run on a small recording. */
+static void fix_kallsyms(struct dso *d)
+{
+    uint32_t *o = malloc((d->n ? d->n : 1) * sizeof(*o));
+    size_t n = d->n, k, kept = 0;
+    int sorted = 1;
+
+    if (o == NULL) {
+        d->n = 0;
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        o[k] = (uint32_t)k;
+        sorted &= k == 0 || d->syms[k - 1].start <= d->syms[k].start;
+    }
+    if (!sorted) {
+        struct at *a = malloc(n * sizeof(*a));
+        if (a == NULL) {
+            free(o);
+            d->n = 0;
+            return;
+        }
+        for (k = 0; k < n; k++)
+            a[k] = (struct at){d->syms[k].start, (uint32_t)k};
+        qsort(a, n, sizeof(*a), by_start);
+        for (k = 0; k < n; k++)
+            o[k] = a[k].i;
+        free(a);
+    }
+    for (k = 0; k + 1 < n; k++)
+        if (d->syms[o[k]].end == d->syms[o[k]].start)
+            d->syms[o[k]].end = d->syms[o[k + 1]].start;
+    if (n && d->syms[o[n - 1]].end == d->syms[o[n - 1]].start)
+        d->syms[o[n - 1]].end = ((d->syms[o[n - 1]].start + 4095) & ~(uint64_t)4095) + 4096;
+    for (k = 0; k < n; k++)
+        d->syms[o[k]].sized = d->syms[o[k]].end > d->syms[o[k]].start;
+    for (k = 0; k < n; k++) { /* a run of one start: its champion, as fixup_duplicate */
+        if (kept && d->syms[o[kept - 1]].start == d->syms[o[k]].start) {
+            if (!better(&d->syms[o[kept - 1]], &d->syms[o[k]]))
+                o[kept - 1] = o[k];
+            continue;
+        }
+        o[kept++] = o[k];
+    }
+    d->sorted = o;
+    d->nsorted = kept;
+    if (kept) {
+        d->lo = d->syms[o[0]].start;
+        d->hi = d->syms[o[kept - 1]].end;
+    }
+}
 
 /* The symbols read (syms[0..n), the first ntab from a table, the rest an ELF file's PLT)
- * into perf's tree of them: the table's inserted in the order read, then for kallsyms
- * the ends fixed before the choice among aliases (so of zero-sized aliases the last
- * keeps a size, and wins), for an ELF file after it; then the PLT's entries inserted,
- * as perf synthesizes them after the rest.  A JIT's perf map is inserted as it is. */
+ * into perf's tree of them: the table's inserted in the order read, the choice among
+ * aliases, then the ends fixed; then the PLT's entries inserted, as perf synthesizes
+ * them after the rest.  A JIT's perf map is inserted as it is.  (kallsyms fixes its ends
+ * before the choice, so of zero-sized aliases the last keeps a size and wins: see
+ * fix_kallsyms.) */
 static void fix_syms(struct dso *d, int kind, size_t ntab)
 {
     uint32_t i, first;
@@ -489,11 +582,6 @@ static void fix_syms(struct dso *d, int kind, size_t ntab)
     }
     for (i = 0; i < ntab; i++)
         st_insert(&d->tree, d->syms, i);
-    if (kind == SYMS_KALLSYMS) {
-        fixup_end(d);
-        for (i = 0; i < ntab; i++)
-            d->syms[i].sized = d->syms[i].end > d->syms[i].start;
-    }
     if (kind != SYMS_PERF_MAP)
         fixup_duplicate(d);
     if (kind == SYMS_ELF)
@@ -771,17 +859,33 @@ static struct dso *load_kallsyms(struct pdctx *x)
     d->names = (char *)names.data;
     for (size_t i = 0; i < d->n; i++)
         d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_syms(d, SYMS_KALLSYMS, d->n);
+    fix_kallsyms(d);
     d->next = x->dsos;
     x->dsos = d;
     return d;
 }
 
-/* The symbol perf names at key: its tree walk (symtree.h). */
+/* The symbol perf names at key: its tree walk (symtree.h), or for kallsyms the one
+ * symbol that holds it (fix_kallsyms). */
 static struct pf_sym *find_sym(const struct dso *d, uint64_t key)
 {
-    uint32_t i = d->n ? st_find(&d->tree, d->syms, key) : ST_NIL;
+    uint32_t i;
 
+    if (d->sorted) {
+        size_t lo = 0, hi = d->nsorted;
+        while (lo < hi) { /* the first symbol starting after key */
+            size_t mid = lo + (hi - lo) / 2;
+            if (d->syms[d->sorted[mid]].start <= key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == 0)
+            return NULL;
+        struct pf_sym *s = &d->syms[d->sorted[lo - 1]];
+        return key < s->end || (key == s->start && s->end == s->start) ? s : NULL;
+    }
+    i = d->n ? st_find(&d->tree, d->syms, key) : ST_NIL;
     return i == ST_NIL ? NULL : &d->syms[i];
 }
 
@@ -1071,7 +1175,67 @@ static char *put_id(char *p, uint32_t id, int width)
     return put_num(p, v < 0 ? (uint64_t)(-(int64_t)v) : (uint64_t)v, v < 0, width, ' ');
 }
 
+struct seen_key {
+    uint64_t hash;
+    const struct held *h;
+};
+
+static int seen_eq(const void *val, const void *key)
+{
+    const struct seen *a = val;
+    const struct seen_key *k = key;
+    const struct held *h = k->h;
+
+    return a->hash == k->hash && a->pid == h->pid && a->tid == h->tid && a->attr == h->u.s.attr &&
+           a->nr == h->u.s.nr && memcmp(a->chain, h->u.s.chain, a->nr * sizeof(a->chain[0])) == 0;
+}
+
+static int sample_text(struct pdctx *x, const struct held *h);
+
+/* One sample: an earlier one alike adds its weight to the stack that one made; else
+ * through perf script's text (sample_text), remembered. */
 static int sample(struct pdctx *x, const struct held *h)
+{
+    struct perf_fold_ctx *c = x->c;
+    struct seen_key key = {0, h};
+    struct seen *s;
+    struct sf_map_slot *sl;
+    uint64_t before = c->samples;
+    int rc;
+
+    /* only where the text's fold depends on nothing else: no --db row, no tracepoint
+     * fields, the event to fold chosen (by the first sample) */
+    if (c->db || !c->event_set || (h->u.s.raw && x->tp))
+        return sample_text(x, h);
+    if (x->seen_stale) {
+        sf_map_free(&x->seen);
+        memset(&x->seen, 0, sizeof(x->seen));
+        sf_arena_reset(&x->seen_mem);
+        x->seen_stale = 0;
+    }
+    key.hash = sf_hash(h->u.s.chain, h->u.s.nr * sizeof(h->u.s.chain[0])) ^
+               sf_hash_u64((uint64_t)h->pid << 32 | h->tid) ^
+               sf_hash_u64((uint64_t)(uintptr_t)h->u.s.attr);
+    if (sf_map_reserve(&x->seen, 1) < 0)
+        return PD_OOM;
+    sl = sf_map_probe(&x->seen, key.hash, seen_eq, &key);
+    if (sl->val) {
+        s = sl->val;
+        return s->entry && fold_again(c, s->entry, h->u.s.period) < 0 ? PD_STOP : 0;
+    }
+    if ((rc = sample_text(x, h)) != 0)
+        return rc;
+    s = sf_arena_alloc(&x->seen_mem, sizeof(*s) + h->u.s.nr * sizeof(s->chain[0]));
+    if (s == NULL)
+        return PD_OOM;
+    *s = (struct seen){key.hash,    h->pid,    h->tid,
+                       h->u.s.attr, h->u.s.nr, c->samples > before ? c->last_entry : NULL};
+    memcpy(s->chain, h->u.s.chain, h->u.s.nr * sizeof(s->chain[0]));
+    sf_map_fill(&x->seen, sl, key.hash, s);
+    return 0;
+}
+
+static int sample_text(struct pdctx *x, const struct held *h)
 {
     const struct comm *cm = comm_get(x, h->tid, 0);
     const struct proc *p = proc_get(x, h->pid, 0);
@@ -1174,6 +1338,8 @@ static int process(struct pdctx *x, const struct held *h)
     struct proc *p, *parent;
     struct comm *c, *pc;
 
+    x->seen_stale |= h->type == SF_PD_MMAP || h->type == SF_PD_MMAP2 || h->type == SF_PD_COMM ||
+                     h->type == SF_PD_FORK;
     switch (h->type) {
     case SF_PD_SAMPLE:
         return sample(x, h);
@@ -1414,6 +1580,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     sf_arena_init(&x.chains[0], 1u << 20, 0);
     sf_arena_init(&x.chains[1], 1u << 20, 0);
     sf_arena_init(&x.demangled, 1u << 16, 0);
+    sf_arena_init(&x.seen_mem, 1u << 16, 0);
     while ((rc = sf_pd_next(x.pd, &r, &err)) > 0) {
         c->lines++; /* records, for the source's count */
         if (r.type == SF_PD_FINISHED_ROUND)
@@ -1451,6 +1618,7 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         x.dsos = d->next;
         free(d->syms);
         st_free(&d->tree);
+        free(d->sorted);
         free(d->names);
         free(d->path);
         free(d);
@@ -1469,6 +1637,8 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     sf_map_free(&x.by_pid);
     sf_map_free(&x.by_tid);
     sf_map_free(&x.by_file);
+    sf_map_free(&x.seen);
+    sf_arena_free(&x.seen_mem);
     pf_tp_close(x.tp);
     sf_arena_free(&x.chains[0]);
     sf_arena_free(&x.chains[1]);
