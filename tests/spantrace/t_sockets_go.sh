@@ -19,9 +19,8 @@ tap_name="spantrace --sockets on a Go server: goroutines, not threads"
 for t in go perf tcpdump python3 curl sqlite3; do command -v $t >/dev/null || tap_skip_all "$t not installed (scripts/deps.sh heavy)"; done
 [ "$(uname -m)" = x86_64 ] || [ "$(uname -m)" = aarch64 ] || tap_skip_all "Go's register ABI is read on x86_64 and arm64 only"
 tap_tmpdir t_sockets_go
-pids=()
-stop_all() { for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null; done; for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done; pids=(); }
-trap 'stop_all; [ -n "${svc:-}" ] && kill "$svc" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
+. "$top/tests/spantrace/go_live.sh"
+trap 'go_live_stop; [ -n "${svc:-}" ] && kill "$svc" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/src"
 cp "$top/tests/data/goserver/main.go" "$tmp/src/"
 (cd "$tmp/src" && printf 'module goserver\n\ngo 1.19\n' >go.mod &&
@@ -31,34 +30,10 @@ GOMAXPROCS=2 "$tmp/server" >"$tmp/svc.out" 2>&1 &
 svc=$!
 for _ in $(seq 50); do grep -q listening "$tmp/svc.out" && break; sleep 0.1; done
 port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/svc.out")
-tcpdump -i lo -U -s 0 -w "$tmp/cap.pcap" "tcp port $port" 2>"$tmp/tcpdump.err" &
-pids+=($!)
-"$bin/spantrace" --sockets -p "$svc" --port "$port" -o "$tmp/sockets.txt" 2>"$tmp/st.err" &
-pids+=($!)
-perf record -q -k mono -g -F 2999 -e cpu-clock --sample-cpu -p "$svc" -o "$tmp/perf.data" 2>"$tmp/perf.err" &
-pids+=($!)
-for _ in $(seq 100); do grep -q tracing "$tmp/st.err" 2>/dev/null && grep -q listening "$tmp/tcpdump.err" && break; sleep 0.1; done
-sleep 0.5
-seq 1 80 | xargs -P 16 -I{} sh -c 'i=$(printf %016x {}); k=1; [ $(({} % 4)) = 1 ] && k=100000
-    curl -s -o /dev/null -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-$i-01" "http://127.0.0.1:'"$port"'/work?n=$k"'
-sleep 1
-stop_all
-grep -q 'go=yes' "$tmp/sockets.txt" || tap_skip_all "spantrace could not probe runtime.execute here: $(head -3 "$tmp/st.err" | tr '\n' ' ')"
-ok "recorded 80 requests to the Go server with $(grep -c 'spantrace_sock: go ' "$tmp/sockets.txt") goroutine runs"
-python3 - "$tmp/truth.json" "$svc" <<'PY'
-import json, sys
-json.dump({"worker_pid": int(sys.argv[2]),
-           "big_span_ids": ["%016x" % i for i in range(1, 81) if i % 4 == 1]}, open(sys.argv[1], "w"))
-PY
-"$bin/spanfold" ingest --db "$tmp/x.db" "$tmp/cap.pcap" "$tmp/perf.data" "$tmp/sockets.txt" 2>"$tmp/ingest.err"
-check_eval "spanfold ingest joins capture, profile and socket events: exit 0" "[ $? = 0 ]"
-grep "($svc)" "$tmp/ingest.err" | sed 's/^/# /'
-grep -v 'spantrace_sock: go ' "$tmp/sockets.txt" >"$tmp/nogo.txt"
-"$bin/spanfold" ingest --quiet --db "$tmp/n.db" "$tmp/cap.pcap" "$tmp/perf.data" "$tmp/nogo.txt"
-. "$top/tests/spantrace/grade.sh"
-go_grade "$tmp/x.db" "$tmp/n.db" "$tmp/truth.json" 100
-double=$(sqlite3 "$tmp/x.db" "SELECT count(*) FROM span_intervals x JOIN span_intervals y ON x.tid = y.tid AND x.id < y.id
-            AND x.start_ns < y.end_ns AND y.start_ns < x.end_ns")
-check_eval "no thread time goes to two spans ($double); every interval is on a real thread" \
-    "[ $double = 0 ] && [ \$(sqlite3 '$tmp/x.db' 'SELECT count(*) FROM span_intervals WHERE tid >= 4294967296 OR tid < 0') = 0 ]"
+client() {
+    seq 1 80 | xargs -P 16 -I{} sh -c 'i=$(printf %016x {}); k=1; [ $(({} % 4)) = 1 ] && k=100000
+        curl -s -o /dev/null -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-$i-01" "http://127.0.0.1:'"$port"'/work?n=$k"'
+}
+go_live_record client
+go_live_grade net/http
 tap_plan

@@ -1,11 +1,12 @@
 /* Fuzz target: tracefs2spans/sockjoin.c - the socket event parser and the join.
  * Input: one socket event message per line ("recv 10.0.0.1:80 10.0.0.2:5 seq=1 len=2",
- * or a readiness wait, "wait from=1.000000500 ready=1"); every parsed call also makes a
+ * or a readiness wait, "wait from=1.000000500 ready=1", a goroutine's run "go g=0x1" or
+ * start "spawn g=0x2 parent=0x1"); every parsed call also makes a
  * span of its bytes (alternately request and response of the span before), then the
  * events are matched, claimed and split (with the event loop's rules, where there are
  * waits), and the invariants are checked: pieces are non-empty, in time order per
  * thread, never overlapping, and name only spans that exist; a piece the loop's rules
- * gave names one span. */
+ * gave names one span; goroutine starts' claims name spans that exist, one each at most. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static struct sj_event ev[MAXN];
     static struct sj_span sp[MAXN];
     static struct sj_result res[MAXN];
-    static struct sj_claim cl[2 * MAXN];
+    static struct sj_claim cl[3 * MAXN];
     static size_t ev_span[MAXN];
     const char *s = (const char *)data, *end = s + size;
     size_t ne = 0, ns = 0, nc;
@@ -84,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             e.tid = (int64_t)(e.seq % 3);
             e.pid = 1;
             ev[ne++] = e;
-            if (e.wait || e.go) {
+            if (e.wait || e.go || e.spawn) {
                 e.tid = (int64_t)((e.wait ? (uint64_t)e.from_ns : e.g) % 3);
                 ev[ne - 1] = e;
             } else if (!e.send || ns == 0) {
@@ -112,6 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nc = sockjoin_claims(res, ns, cl);
     if (nc > 2 * ns)
         abort();
+    size_t ng = go_map_spawn_claims(&gm, ev, ne, sp, res, ns, cl + nc);
+    for (size_t i = nc; i < nc + ng; i++)
+        for (size_t k = i + 1; k < nc + ng; k++)
+            if (cl[i].span >= ns || cl[i].span == cl[k].span || cl[i].tid < (1ll << 62))
+                abort(); /* a span, a goroutine, one start each */
+    if (ng > ns)
+        abort();
+    nc += ng;
     c.ns = ns;
     sockjoin_split_loops(cl, nc, ev, ev_span, ne, piece, loop_piece, &c);
     for (size_t i = 0; i < nc; i++) {
