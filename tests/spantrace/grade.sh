@@ -25,8 +25,8 @@ loop_grade() {
 
 go_grade() {
     local nsamp att hot hota right wrong nright
-    read -r nsamp att hot hota right wrong < <(python3 "$top/tests/spantrace/loop_score.py" "$1" "$3" 'main\.burn')
-    read -r _ _ _ _ nright _ < <(python3 "$top/tests/spantrace/loop_score.py" "$2" "$3" 'main\.burn')
+    read -r nsamp att hot hota right wrong < <(python3 "$top/tests/spantrace/loop_score.py" "$1" "$3" 'main\.burn(;|$)')
+    read -r _ _ _ _ nright _ < <(python3 "$top/tests/spantrace/loop_score.py" "$2" "$3" 'main\.burn(;|$)')
     check_eval "the server was sampled: $nsamp samples, $hot in burn() (at least $4)" "[ ${hot:-0} -ge $4 ]"
     check_eval "burn()'s samples on an expensive request, right: $right % (goal >= 90; by thread $nright %)" \
         "awk 'BEGIN { exit !($right >= 90 && $nright + 30 < $right) }'"
