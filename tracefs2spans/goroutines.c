@@ -196,8 +196,9 @@ static int by_who_ts(const void *x, const void *y)
     return (a->i > b->i) - (a->i < b->i);
 }
 
-/* The last tick of who at or before ts in t[0..n) (sorted by who, ts), or NULL. */
-static const struct tick *last_at(const struct tick *t, size_t n, int64_t who, int64_t ts)
+/* In t[0..n) (sorted by who, ts): the place of the first tick after (who, ts); the ticks
+ * of who at or before ts end there, its later ones begin there. */
+static size_t after(const struct tick *t, size_t n, int64_t who, int64_t ts)
 {
     size_t lo = 0, hi = n;
 
@@ -208,7 +209,7 @@ static const struct tick *last_at(const struct tick *t, size_t n, int64_t who, i
         else
             hi = mid;
     }
-    return lo > 0 && t[lo - 1].who == who ? &t[lo - 1] : NULL;
+    return lo;
 }
 
 /* Pending requests of one reader in the order it read them: the time of the recv of
@@ -265,34 +266,26 @@ size_t go_map_spawn_claims(const struct go_map *m, const struct sj_event *ev, si
     qsort(recv, nrecv, sizeof(*recv), by_who_ts);
     qsort(pend, npend, sizeof(*pend), by_read);
     for (size_t k = 0; k < nsp; k++) {
-        const struct tick *s = &spawn[k], *last = last_at(recv, nrecv, s->who, s->ts), *next;
+        const struct tick *s = &spawn[k], *w;
         const struct sj_event *e = &ev[s->i];
+        size_t r = after(recv, nrecv, s->who, s->ts), b;
+        const struct tick *last = r > 0 && recv[r - 1].who == s->who ? &recv[r - 1] : NULL;
         int64_t child = vtid_of(e->g), end;
-        size_t q;
         /* the parent's pending requests: skip those no start can take any more */
         while (p < npend && (pend[p].who < s->who || (pend[p].who == s->who && last &&
                                                       res[pend[p].i].req_last_ts != SJ_NONE &&
                                                       res[pend[p].i].req_last_ts < last->ts)))
             p++;
-        q = p;
-        if (q >= npend || pend[q].who != s->who || pend[q].ts > s->ts)
+        if (p >= npend || pend[p].who != s->who || pend[p].ts > s->ts)
             continue; /* started for something else: nothing read is waiting */
-        p++;
+        w = &pend[p++];
         /* to the response's end; else until its g is born again */
-        end = res[pend[q].i].resp_last_ts;
+        end = res[w->i].resp_last_ts;
         if (end == SJ_NONE || end <= s->ts) {
-            size_t lo = 0, hi = nsp;
-            while (lo < hi) { /* the first birth of child after this one */
-                size_t mid = lo + (hi - lo) / 2;
-                if (born[mid].who < child || (born[mid].who == child && born[mid].ts <= s->ts))
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            next = lo < nsp && born[lo].who == child ? &born[lo] : NULL;
-            end = next ? next->ts : INT64_MAX;
+            b = after(born, nsp, child, s->ts);
+            end = b < nsp && born[b].who == child ? born[b].ts : INT64_MAX;
         }
-        out[nout++] = (struct sj_claim){pend[q].i, e->pid, child, s->ts, end};
+        out[nout++] = (struct sj_claim){w->i, e->pid, child, s->ts, end};
     }
 out:
     free(spawn);
