@@ -108,6 +108,9 @@ struct pdctx {
     int kernel_tried;
     struct held *held;
     size_t nheld, capheld;
+    struct when *order; /* flush: the held records' times, sorted (capheld of them) */
+    struct when *merge; /* flush: sort_when's other buffer (capheld) */
+    struct held *spare; /* flush: the records carried to the next round (capheld) */
     /* the held samples' callchains and fields: all in chains[cur]; a round's flush copies
      * what it keeps into the other arena and frees the rest at once */
     struct sf_arena chains[2];
@@ -126,21 +129,31 @@ struct pdctx {
     /* Without --db, a sample's fold is decided by its thread, process, event and
      * callchain, given the processes' maps and names: each distinct one goes through
      * perf script's text once, the next ones add their weight to the stack it made
-     * (struct seen).  Any MMAP, COMM or FORK may change a name, so it forgets them all. */
+     * (struct seen), found by the callchain's addresses, else by the names and files
+     * they resolve to (where no option prints an address or a source line).  Any MMAP,
+     * COMM or FORK may change a name, so it forgets them all; so it does past SEEN_MAX. */
     struct sf_map seen;
     struct sf_arena seen_mem;
     int seen_stale;
+    uint64_t *words; /* scratch: a sample's names and files, as a key */
+    size_t nwords_cap;
 };
 
+#define SEEN_MAX (1u << 20)
+
 /* A sample's fold as the text made it: entry, or NULL when the fold kept nothing of it
- * (another event than the one folded, no stack). */
+ * (another event than the one folded, no stack).  Its key: kind SEEN_IPS, words the
+ * callchain as recorded; SEEN_NAMES, each frame's name and file (pointers to strings
+ * that live as long as the run). */
+enum { SEEN_IPS, SEEN_NAMES };
 struct seen {
     uint64_t hash;
     uint32_t pid, tid;
     const struct sf_pd_attr *attr;
     uint64_t nr;
+    int kind;
     struct pf_entry *entry;
-    uint64_t chain[]; /* nr */
+    uint64_t w[]; /* nr words */
 };
 
 /* ---- symbols ----------------------------------------------------------------------- */
@@ -1178,6 +1191,9 @@ static char *put_id(char *p, uint32_t id, int width)
 struct seen_key {
     uint64_t hash;
     const struct held *h;
+    int kind;
+    uint64_t nr;
+    const uint64_t *w;
 };
 
 static int seen_eq(const void *val, const void *key)
@@ -1186,53 +1202,155 @@ static int seen_eq(const void *val, const void *key)
     const struct seen_key *k = key;
     const struct held *h = k->h;
 
-    return a->hash == k->hash && a->pid == h->pid && a->tid == h->tid && a->attr == h->u.s.attr &&
-           a->nr == h->u.s.nr && memcmp(a->chain, h->u.s.chain, a->nr * sizeof(a->chain[0])) == 0;
+    return a->hash == k->hash && a->kind == k->kind && a->pid == h->pid && a->tid == h->tid &&
+           a->attr == h->u.s.attr && a->nr == k->nr && memcmp(a->w, k->w, a->nr * 8) == 0;
 }
 
+/* The slot of key k in x->seen (empty when not there: fill it with remember). */
+static struct sf_map_slot *seen_probe(struct pdctx *x, struct seen_key *k)
+{
+    const struct held *h = k->h;
+
+    k->hash = sf_hash(k->w, k->nr * 8) ^ sf_hash_u64((uint64_t)h->pid << 32 | h->tid) ^
+              sf_hash_u64((uint64_t)(uintptr_t)h->u.s.attr) ^ (uint64_t)k->kind;
+    return sf_map_reserve(&x->seen, 1) < 0 ? NULL : sf_map_probe(&x->seen, k->hash, seen_eq, k);
+}
+
+static int remember(struct pdctx *x, struct sf_map_slot *sl, const struct seen_key *k,
+                    struct pf_entry *entry)
+{
+    struct seen *s = sf_arena_alloc(&x->seen_mem, sizeof(*s) + k->nr * 8);
+
+    if (s == NULL)
+        return PD_OOM;
+    *s = (struct seen){k->hash, k->h->pid, k->h->tid, k->h->u.s.attr, k->nr, k->kind, entry};
+    memcpy(s->w, k->w, k->nr * 8);
+    sf_map_fill(&x->seen, sl, k->hash, s);
+    return 0;
+}
+
+static void resolve(struct pdctx *x, const struct proc *p, uint64_t ip, int user, uint64_t *addr,
+                    const char **name, const char **file);
 static int sample_text(struct pdctx *x, const struct held *h);
+
+/* The sample's frames as names and files (two words each) into x->words; their count,
+ * or -1: out of memory, or a context marker perf does not know (then the text, which
+ * prints no frames, is the rule). */
+static int64_t name_words(struct pdctx *x, const struct held *h)
+{
+    const struct proc *p = proc_get(x, h->pid, 0);
+    size_t n = 0;
+    int user = 1;
+
+    if (2 * h->u.s.nr > x->nwords_cap) {
+        uint64_t *w = realloc(x->words, 2 * h->u.s.nr * sizeof(*w));
+        if (w == NULL)
+            return -1;
+        x->words = w;
+        x->nwords_cap = 2 * h->u.s.nr;
+    }
+    for (uint64_t i = 0; i < h->u.s.nr; i++) {
+        uint64_t ip = h->u.s.chain[i], addr;
+        const char *name, *file;
+        if (ip >= SF_PD_CONTEXT_MAX) {
+            if (ip != SF_PD_CONTEXT_USER && ip != SF_PD_CONTEXT_KERNEL && ip != SF_PD_CONTEXT_HV)
+                return -1;
+            user = ip == SF_PD_CONTEXT_USER;
+            continue;
+        }
+        resolve(x, p, ip, user, &addr, &name, &file);
+        x->words[n++] = (uint64_t)(uintptr_t)name;
+        x->words[n++] = (uint64_t)(uintptr_t)file;
+    }
+    return (int64_t)n;
+}
 
 /* One sample: an earlier one alike adds its weight to the stack that one made; else
  * through perf script's text (sample_text), remembered. */
 static int sample(struct pdctx *x, const struct held *h)
 {
     struct perf_fold_ctx *c = x->c;
-    struct seen_key key = {0, h};
-    struct seen *s;
-    struct sf_map_slot *sl;
+    struct seen_key ips = {0, h, SEEN_IPS, h->u.s.nr, h->u.s.chain},
+                    names = {0, h, SEEN_NAMES, 0, NULL};
+    const struct seen *s;
+    struct sf_map_slot *sl, *sn = NULL;
     uint64_t before = c->samples;
+    struct pf_entry *e;
+    int64_t nw;
     int rc;
 
     /* only where the text's fold depends on nothing else: no --db row, no tracepoint
      * fields, the event to fold chosen (by the first sample) */
     if (c->db || !c->event_set || (h->u.s.raw && x->tp))
         return sample_text(x, h);
-    if (x->seen_stale) {
+    if (x->seen_stale || x->seen.n > SEEN_MAX) {
         sf_map_free(&x->seen);
         memset(&x->seen, 0, sizeof(x->seen));
         sf_arena_reset(&x->seen_mem);
         x->seen_stale = 0;
     }
-    key.hash = sf_hash(h->u.s.chain, h->u.s.nr * sizeof(h->u.s.chain[0])) ^
-               sf_hash_u64((uint64_t)h->pid << 32 | h->tid) ^
-               sf_hash_u64((uint64_t)(uintptr_t)h->u.s.attr);
-    if (sf_map_reserve(&x->seen, 1) < 0)
+    if ((sl = seen_probe(x, &ips)) == NULL)
         return PD_OOM;
-    sl = sf_map_probe(&x->seen, key.hash, seen_eq, &key);
-    if (sl->val) {
-        s = sl->val;
+    if ((s = sl->val) != NULL)
         return s->entry && fold_again(c, s->entry, h->u.s.period) < 0 ? PD_STOP : 0;
+    /* no option prints an address or source line: the names decide */
+    if (!c->o.addrs && !c->o.inline_ && !c->o.srcline && (nw = name_words(x, h)) >= 0) {
+        names.nr = (uint64_t)nw;
+        names.w = x->words;
+        if ((sn = seen_probe(x, &names)) == NULL || (sl = seen_probe(x, &ips)) == NULL)
+            return PD_OOM; /* (the second probe: the first may have grown the map) */
+        if ((s = sn->val) != NULL) {
+            if (s->entry && fold_again(c, s->entry, h->u.s.period) < 0)
+                return PD_STOP;
+            return remember(x, sl, &ips, s->entry);
+        }
     }
     if ((rc = sample_text(x, h)) != 0)
         return rc;
-    s = sf_arena_alloc(&x->seen_mem, sizeof(*s) + h->u.s.nr * sizeof(s->chain[0]));
-    if (s == NULL)
+    e = c->samples > before ? c->last_entry : NULL;
+    if ((sl = seen_probe(x, &ips)) == NULL || (rc = remember(x, sl, &ips, e)) != 0)
+        return rc ? rc : PD_OOM;
+    if (sn == NULL)
+        return 0;
+    if ((sn = seen_probe(x, &names)) == NULL)
         return PD_OOM;
-    *s = (struct seen){key.hash,    h->pid,    h->tid,
-                       h->u.s.attr, h->u.s.nr, c->samples > before ? c->last_entry : NULL};
-    memcpy(s->chain, h->u.s.chain, h->u.s.nr * sizeof(s->chain[0]));
-    sf_map_fill(&x->seen, sl, key.hash, s);
-    return 0;
+    return remember(x, sn, &names, e);
+}
+
+/* What perf script prints for a callchain address of process p: the address (a user
+ * one as its mapping's file offset), the symbol's name and the file. */
+static void resolve(struct pdctx *x, const struct proc *p, uint64_t ip, int user, uint64_t *addr,
+                    const char **name, const char **file)
+{
+    const struct map *m;
+    struct pf_sym *sy;
+
+    *addr = ip;
+    *name = *file = "[unknown]";
+    if (!user) { /* a kernel address: kallsyms, the file a module's name */
+        if (!x->kernel_tried)
+            x->kernel = load_kallsyms(x);
+        if (x->kernel && x->kernel->n == 0) { /* its symbols are not here */
+            *file = "[kernel.kallsyms]";
+            return;
+        }
+        if (x->kernel == NULL || ip < x->kernel->lo || ip >= x->kernel->hi)
+            return; /* outside the kernel's map */
+        if ((sy = find_sym(x->kernel, ip)) == NULL) {
+            *file = "[kernel.kallsyms]";
+            return;
+        }
+        *name = sy->name;
+        *file =
+            sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1 : "[kernel.kallsyms]";
+        return;
+    }
+    if ((m = find_map(p, ip)) == NULL)
+        return;
+    *addr = m->identity ? ip : ip - m->start + m->pgoff;
+    if ((sy = find_sym(m->dso, *addr)) != NULL)
+        *name = shown_name(x, sy);
+    *file = m->dso->path;
 }
 
 static int sample_text(struct pdctx *x, const struct held *h)
@@ -1294,39 +1412,14 @@ static int sample_text(struct pdctx *x, const struct held *h)
             h->u.s.chain[i] != SF_PD_CONTEXT_KERNEL && h->u.s.chain[i] != SF_PD_CONTEXT_HV)
             return line(x);
     for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
-        uint64_t ip = h->u.s.chain[i];
-        const struct map *m;
-        struct pf_sym *sy;
+        uint64_t ip = h->u.s.chain[i], addr;
+        const char *name, *file;
         if (ip >= SF_PD_CONTEXT_MAX) {
             user = ip == SF_PD_CONTEXT_USER;
             continue;
         }
-        if (!user) { /* a kernel address: kallsyms, the file a module's name */
-            if (!x->kernel_tried)
-                x->kernel = load_kallsyms(x);
-            if (x->kernel && x->kernel->n == 0) { /* its symbols are not here */
-                rc = frame(x, ip, "[unknown]", "[kernel.kallsyms]");
-                continue;
-            }
-            if (x->kernel == NULL || ip < x->kernel->lo ||
-                ip >= x->kernel->hi) { /* outside the kernel's map */
-                rc = frame(x, ip, "[unknown]", "[unknown]");
-                continue;
-            }
-            sy = find_sym(x->kernel, ip);
-            rc = frame(x, ip, sy ? sy->name : "[unknown]",
-                       sy && sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1
-                                                            : "[kernel.kallsyms]");
-            continue;
-        }
-        m = find_map(p, ip);
-        if (m == NULL) {
-            rc = frame(x, ip, "[unknown]", "[unknown]");
-        } else {
-            uint64_t key = m->identity ? ip : ip - m->start + m->pgoff;
-            sy = find_sym(m->dso, key);
-            rc = frame(x, key, sy ? shown_name(x, sy) : "[unknown]", m->dso->path);
-        }
+        resolve(x, p, ip, user, &addr, &name, &file);
+        rc = frame(x, addr, name, file);
     }
     if (rc == 0)
         rc = line(x); /* the blank line that ends the sample */
@@ -1370,9 +1463,16 @@ static int process(struct pdctx *x, const struct held *h)
     }
 }
 
+/* A held record's place in time: sorted instead of the records themselves (a hundred
+ * bytes each: moving them was a tenth of a run). */
+struct when {
+    uint64_t time, seq;
+    size_t i; /* in held */
+};
+
 static int by_time(const void *a, const void *b)
 {
-    const struct held *x = a, *y = b;
+    const struct when *x = a, *y = b;
 
     if (x->time != y->time)
         return x->time < y->time ? -1 : 1;
@@ -1388,6 +1488,41 @@ static void *arena_copy(struct sf_arena *a, const void *p, size_t size)
     return q;
 }
 
+/* a[0..n) by time, b as large for scratch: a round's records come from each CPU's ring
+ * buffer in turn, a sorted run each, so runs are found and merged pairwise (n log runs,
+ * against n log n for a sort that knows nothing of them).  Returns the sorted array:
+ * a or b. */
+static struct when *sort_when(struct when *a, struct when *b, size_t n)
+{
+    size_t runs = 1;
+
+    for (size_t j = 1; j < n; j++)
+        runs += by_time(&a[j - 1], &a[j]) > 0;
+    if (runs > 64) { /* no runs to speak of */
+        qsort(a, n, sizeof(*a), by_time);
+        return a;
+    }
+    while (runs > 1) {
+        size_t i = 0, k = 0;
+        runs = 0;
+        while (i < n) { /* two runs [i, m) and [m, e) into b[k..) */
+            size_t m = i + 1, e;
+            while (m < n && by_time(&a[m - 1], &a[m]) <= 0)
+                m++;
+            for (e = m; e < n && (e == m || by_time(&a[e - 1], &a[e]) <= 0); e++)
+                ;
+            for (size_t p = i, q = m; p < m || q < e;)
+                b[k++] = q >= e || (p < m && by_time(&a[p], &a[q]) <= 0) ? a[p++] : a[q++];
+            runs++;
+            i = e;
+        }
+        struct when *t = a;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 /* The records held, in time order, as perf's ordered_events hands them on: at a
  * FINISHED_ROUND (last == 0) those no later than the latest time seen when the round
  * before ended — a record of this round may still be followed by an earlier one on
@@ -1397,20 +1532,23 @@ static int flush(struct pdctx *x, int last)
 {
     uint64_t limit = last ? UINT64_MAX : x->next_flush;
     struct sf_arena *keep = &x->chains[!x->cur];
+    struct held *swap;
+    struct when *order;
     size_t i = 0, k = 0;
     int rc = 0;
 
     if (x->c->db && !x->described && sf_pd_info(x->pd)->nattr)
         rc = describe(x);
-    if (x->nheld > 1)
-        qsort(x->held, x->nheld, sizeof(*x->held), by_time);
-    for (; i < x->nheld && rc == 0 && x->held[i].time <= limit; i++)
-        rc = process(x, &x->held[i]);
+    for (size_t j = 0; j < x->nheld; j++)
+        x->order[j] = (struct when){x->held[j].time, x->held[j].seq, j};
+    order = sort_when(x->order, x->merge, x->nheld);
+    for (; i < x->nheld && rc == 0 && order[i].time <= limit; i++)
+        rc = process(x, &x->held[order[i].i]);
     if (rc < 0)
         return rc;
     sf_arena_reset(keep);
     for (; i < x->nheld; i++) {
-        struct held h = x->held[i];
+        struct held h = x->held[order[i].i];
         if (h.type == SF_PD_SAMPLE) {
             if (h.u.s.nr && (h.u.s.chain = arena_copy(keep, h.u.s.chain,
                                                       h.u.s.nr * sizeof(*h.u.s.chain))) == NULL)
@@ -1418,8 +1556,11 @@ static int flush(struct pdctx *x, int last)
             if (h.u.s.raw && (h.u.s.raw = arena_copy(keep, h.u.s.raw, h.u.s.raw_size)) == NULL)
                 return PD_OOM;
         }
-        x->held[k++] = h;
+        x->spare[k++] = h;
     }
+    swap = x->held; /* what is carried is the next round's first records */
+    x->held = x->spare;
+    x->spare = swap;
     x->nheld = k;
     sf_arena_reset(&x->chains[x->cur]);
     x->cur = !x->cur;
@@ -1455,10 +1596,20 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
 
     if (x->nheld == x->capheld) {
         size_t nc = x->capheld ? 2 * x->capheld : 4096;
-        struct held *g = realloc(x->held, nc * sizeof(*g));
+        struct held *g = realloc(x->held, nc * sizeof(*g)), *sp;
+        struct when *o;
         if (g == NULL)
             return PD_OOM;
         x->held = g;
+        if ((sp = realloc(x->spare, nc * sizeof(*sp))) == NULL)
+            return PD_OOM;
+        x->spare = sp;
+        if ((o = realloc(x->order, nc * sizeof(*o))) == NULL)
+            return PD_OOM;
+        x->order = o;
+        if ((o = realloc(x->merge, nc * sizeof(*o))) == NULL)
+            return PD_OOM;
+        x->merge = o;
         x->capheld = nc;
     }
     h = &x->held[x->nheld];
@@ -1633,6 +1784,10 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
             free(s->val);
     }
     free(x.held);
+    free(x.words);
+    free(x.spare);
+    free(x.order);
+    free(x.merge);
     sf_map_free(&x.by_path);
     sf_map_free(&x.by_pid);
     sf_map_free(&x.by_tid);
