@@ -1589,27 +1589,29 @@ static const char *mapped_file(const struct sf_pd_record *r, char *buf, size_t c
     return buf;
 }
 
+/* *p to n elements of size bytes: 0, or -1 (no memory; *p unchanged). */
+static int resize(void **p, size_t n, size_t size)
+{
+    void *q = realloc(*p, n * size);
+
+    if (q == NULL)
+        return -1;
+    *p = q;
+    return 0;
+}
+
 static int hold(struct pdctx *x, const struct sf_pd_record *r)
 {
     struct held *h;
     char jit[40];
 
-    if (x->nheld == x->capheld) {
+    if (x->nheld == x->capheld) { /* the records and flush's three arrays beside them */
         size_t nc = x->capheld ? 2 * x->capheld : 4096;
-        struct held *g = realloc(x->held, nc * sizeof(*g)), *sp;
-        struct when *o;
-        if (g == NULL)
+        if (resize((void **)&x->held, nc, sizeof(*x->held)) ||
+            resize((void **)&x->spare, nc, sizeof(*x->spare)) ||
+            resize((void **)&x->order, nc, sizeof(*x->order)) ||
+            resize((void **)&x->merge, nc, sizeof(*x->merge)))
             return PD_OOM;
-        x->held = g;
-        if ((sp = realloc(x->spare, nc * sizeof(*sp))) == NULL)
-            return PD_OOM;
-        x->spare = sp;
-        if ((o = realloc(x->order, nc * sizeof(*o))) == NULL)
-            return PD_OOM;
-        x->order = o;
-        if ((o = realloc(x->merge, nc * sizeof(*o))) == NULL)
-            return PD_OOM;
-        x->merge = o;
         x->capheld = nc;
     }
     h = &x->held[x->nheld];
