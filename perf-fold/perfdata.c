@@ -1206,13 +1206,18 @@ static int seen_eq(const void *val, const void *key)
            a->attr == h->u.s.attr && a->nr == k->nr && memcmp(a->w, k->w, a->nr * 8) == 0;
 }
 
-/* The slot of key k in x->seen (empty when not there: fill it with remember). */
-static struct sf_map_slot *seen_probe(struct pdctx *x, struct seen_key *k)
+static void seen_hash(struct seen_key *k)
 {
     const struct held *h = k->h;
 
     k->hash = sf_hash(k->w, k->nr * 8) ^ sf_hash_u64((uint64_t)h->pid << 32 | h->tid) ^
               sf_hash_u64((uint64_t)(uintptr_t)h->u.s.attr) ^ (uint64_t)k->kind;
+}
+
+/* The slot of key k (hashed) in x->seen, room made for one more (empty when not there:
+ * fill it with remember); NULL: no memory. */
+static struct sf_map_slot *seen_probe(struct pdctx *x, const struct seen_key *k)
+{
     return sf_map_reserve(&x->seen, 1) < 0 ? NULL : sf_map_probe(&x->seen, k->hash, seen_eq, k);
 }
 
@@ -1289,6 +1294,7 @@ static int sample(struct pdctx *x, const struct held *h)
         sf_arena_reset(&x->seen_mem);
         x->seen_stale = 0;
     }
+    seen_hash(&ips);
     if ((sl = seen_probe(x, &ips)) == NULL)
         return PD_OOM;
     if ((s = sl->val) != NULL)
@@ -1297,6 +1303,7 @@ static int sample(struct pdctx *x, const struct held *h)
     if (!c->o.addrs && !c->o.inline_ && !c->o.srcline && (nw = name_words(x, h)) >= 0) {
         names.nr = (uint64_t)nw;
         names.w = x->words;
+        seen_hash(&names);
         if ((sn = seen_probe(x, &names)) == NULL || (sl = seen_probe(x, &ips)) == NULL)
             return PD_OOM; /* (the second probe: the first may have grown the map) */
         if ((s = sn->val) != NULL) {

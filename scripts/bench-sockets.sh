@@ -50,15 +50,12 @@ if [ "$target" = nginx ]; then
     pidopt=()
 elif [ "$target" = go ] || [ "$target" = grpc ]; then
     command -v go >/dev/null || { say "go not installed (golang-go)"; exit 2; }
-    src=$top/tests/data/goserver prog=goserver args=()
-    [ "$target" = go ] || { src=$top/tests/data/gogrpc prog=gogrpc args=(serve); }
-    mkdir -p "$W/go/src/$prog" && cp "$src/main.go" "$W/go/src/$prog/"
-    (cd "$W/go/src/$prog" && GO111MODULE=off GOPATH=$W/go:/usr/share/gocode GOCACHE=$W/gocache \
-        go build -o "$W/$prog" .) || { say "go build of $prog failed"; exit 2; }
-    GOMAXPROCS=2 "$W/$prog" "${args[@]}" >"$W/svc.out" 2>&1 &
-    svc_pid=$!
-    for _ in $(seq 50); do grep -q listening "$W/svc.out" && break; sleep 0.1; done
-    port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$W/svc.out")
+    . "$top/scripts/bench/go_server.sh"
+    prog=goserver args=()
+    [ "$target" = go ] || { prog=gogrpc args=(serve); }
+    go_server_build "$prog" "$W" || { say "go build of $prog failed: $(head -c 300 "$W/build.err")"; exit 2; }
+    go_server_start "$W/$prog" "${args[@]}" || { svc_pid=$svc; say "$prog did not start"; exit 2; }
+    svc_pid=$svc
     pidopt=(-p "$svc_pid")
     if [ "$target" = go ]; then
         paths="/work?n=1 /work?n=300"

@@ -339,6 +339,18 @@ static void restore_trace_clock(struct spantrace_ctx *c)
                 strerror(errno));
 }
 
+/* The head of every line, the kernel's trace_print_context() layout with nanoseconds, up
+ * to and with "EVENT: "; raw the task's comm as the kernel gives it (maybe without a NUL),
+ * copied into comm. */
+static void line_head(FILE *f, char comm[SPANTRACE_COMM_LEN + 1], const char *raw, unsigned tid,
+                      unsigned pid, unsigned cpu, unsigned long long ts, const char *event)
+{
+    memcpy(comm, raw, SPANTRACE_COMM_LEN);
+    comm[SPANTRACE_COMM_LEN] = 0;
+    fprintf(f, "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: %s: ", comm, tid, pid, cpu,
+            ts / 1000000000ull, ts % 1000000000ull, event);
+}
+
 static int on_event(void *data, void *ev, size_t size)
 {
     struct spantrace_ctx *c = data;
@@ -347,12 +359,8 @@ static int on_event(void *data, void *ev, size_t size)
 
     if (size < sizeof(*e))
         return 0;
-    memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
-    comm[SPANTRACE_COMM_LEN] = 0;
-    /* the kernel's trace_print_context() layout, with nanoseconds */
-    fprintf(c->out, "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace: span:%016llx %s", comm,
-            e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull, e->span_id,
-            e->kind == SPANTRACE_END ? "end" : "begin");
+    line_head(c->out, comm, e->comm, e->tid, e->pid, e->cpu, e->ts_ns, "spantrace");
+    fprintf(c->out, "span:%016llx %s", e->span_id, e->kind == SPANTRACE_END ? "end" : "begin");
     if (e->decision >= 0)
         fprintf(c->out, " decision:%d", e->decision);
     if (e->trace_hi || e->trace_lo)
@@ -380,39 +388,25 @@ static int on_sock_event(void *data, void *ev, size_t size)
 
     if (size < sizeof(*e))
         return 0;
-    memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
-    comm[SPANTRACE_COMM_LEN] = 0;
-    if (e->send == SPANTRACE_SOCK_GO) {
-        fprintf(c->out, "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: go g=0x%llx\n",
-                comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
-                e->enter_ns);
+    line_head(c->out, comm, e->comm, e->tid, e->pid, e->cpu, e->ts_ns, "spantrace_sock");
+    switch (e->send) {
+    case SPANTRACE_SOCK_GO:
+        fprintf(c->out, "go g=0x%llx\n", e->enter_ns);
         c->go_runs++;
         return 0;
-    }
-    if (e->send == SPANTRACE_SOCK_SPAWN) {
-        fprintf(c->out,
-                "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: spawn g=0x%llx "
-                "parent=0x%llx\n",
-                comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
-                e->enter_ns, e->parent_g);
+    case SPANTRACE_SOCK_SPAWN:
+        fprintf(c->out, "spawn g=0x%llx parent=0x%llx\n", e->enter_ns, e->parent_g);
         c->go_spawns++;
         return 0;
-    }
-    if (e->send == SPANTRACE_SOCK_WAIT) {
-        fprintf(c->out,
-                "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: wait "
-                "from=%llu.%09llu ready=%u\n",
-                comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
-                e->enter_ns / 1000000000ull, e->enter_ns % 1000000000ull, e->len);
+    case SPANTRACE_SOCK_WAIT:
+        fprintf(c->out, "wait from=%llu.%09llu ready=%u\n", e->enter_ns / 1000000000ull,
+                e->enter_ns % 1000000000ull, e->len);
         c->sock_waits++;
         return 0;
     }
     endpoint(l, sizeof(l), e->family, e->laddr, e->lport);
     endpoint(r, sizeof(r), e->family, e->raddr, e->rport);
-    fprintf(c->out,
-            "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_sock: %s %s %s seq=%u len=%u\n",
-            comm, e->tid, e->pid, e->cpu, e->ts_ns / 1000000000ull, e->ts_ns % 1000000000ull,
-            e->send ? "send" : "recv", l, r, e->seq, e->len);
+    fprintf(c->out, "%s %s %s seq=%u len=%u\n", e->send ? "send" : "recv", l, r, e->seq, e->len);
     c->sock_events++;
     return 0;
 }
@@ -441,8 +435,6 @@ static int on_offcpu_event(void *data, void *ev, size_t size)
 
     if (size < sizeof(*e))
         return 0;
-    memcpy(comm, e->comm, SPANTRACE_COMM_LEN);
-    comm[SPANTRACE_COMM_LEN] = 0;
     nk = e->nk > 0 ? e->nk / 8 : 0;
     nu = e->nu > 0 ? e->nu / 8 : 0;
     nk = nk > SPANTRACE_KSTACK ? SPANTRACE_KSTACK : nk;
@@ -461,11 +453,9 @@ static int on_offcpu_event(void *data, void *ev, size_t size)
         if (!rt)
             frame = nk - k0 + i;
     }
-    fprintf(c->out,
-            "%16s-%-7u (%7u) [%03u] ..... %5llu.%09llu: spantrace_offcpu: end=%llu.%09llu "
-            "state=%s waker=",
-            comm, e->tid, e->pid, e->cpu, e->start_ns / 1000000000ull, e->start_ns % 1000000000ull,
-            e->end_ns / 1000000000ull, e->end_ns % 1000000000ull, state_text(e->state, e->preempt));
+    line_head(c->out, comm, e->comm, e->tid, e->pid, e->cpu, e->start_ns, "spantrace_offcpu");
+    fprintf(c->out, "end=%llu.%09llu state=%s waker=", e->end_ns / 1000000000ull,
+            e->end_ns % 1000000000ull, state_text(e->state, e->preempt));
     if (e->waker)
         fprintf(c->out, "%u", e->waker);
     else

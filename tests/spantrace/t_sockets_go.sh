@@ -21,15 +21,9 @@ for t in go perf tcpdump python3 curl sqlite3; do command -v $t >/dev/null || ta
 tap_tmpdir t_sockets_go
 . "$top/tests/spantrace/go_live.sh"
 trap 'go_live_stop; [ -n "${svc:-}" ] && kill "$svc" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src"
-cp "$top/tests/data/goserver/main.go" "$tmp/src/"
-(cd "$tmp/src" && printf 'module goserver\n\ngo 1.19\n' >go.mod &&
-    GOCACHE=$tmp/gocache GOPATH=$tmp/gopath GOFLAGS=-mod=mod go build -o "$tmp/server" .) \
-    >"$tmp/build.err" 2>&1 || tap_skip_all "go build failed: $(head -c 200 "$tmp/build.err")"
-GOMAXPROCS=2 "$tmp/server" >"$tmp/svc.out" 2>&1 &
-svc=$!
-for _ in $(seq 50); do grep -q listening "$tmp/svc.out" && break; sleep 0.1; done
-port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/svc.out")
+. "$top/scripts/bench/go_server.sh"
+go_server_build goserver "$tmp" || tap_skip_all "go build failed: $(head -c 200 "$tmp/build.err")"
+go_server_start "$tmp/goserver" || tap_skip_all "the server did not start: $(head -c 200 "$tmp/svc.out")"
 client() {
     seq 1 80 | xargs -P 16 -I{} sh -c 'i=$(printf %016x {}); k=1; [ $(({} % 4)) = 1 ] && k=100000
         curl -s -o /dev/null -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-$i-01" "http://127.0.0.1:'"$port"'/work?n=$k"'

@@ -24,16 +24,9 @@ for t in go perf tcpdump python3 sqlite3; do command -v $t >/dev/null || tap_ski
 tap_tmpdir t_sockets_grpc
 . "$top/tests/spantrace/go_live.sh"
 trap 'go_live_stop; [ -n "${svc:-}" ] && kill "$svc" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/go/src/gogrpc"
-cp "$top/tests/data/gogrpc/main.go" "$tmp/go/src/gogrpc/"
-# GOPATH mode over Debian's Go source packages: no module download
-(cd "$tmp/go/src/gogrpc" && GO111MODULE=off GOPATH=$tmp/go:/usr/share/gocode GOCACHE=$tmp/gocache \
-    go build -o "$tmp/gogrpc" .) >"$tmp/build.err" 2>&1 ||
-    tap_skip_all "go build failed: $(head -c 200 "$tmp/build.err")"
-GOMAXPROCS=2 "$tmp/gogrpc" serve >"$tmp/svc.out" 2>&1 &
-svc=$!
-for _ in $(seq 50); do grep -q listening "$tmp/svc.out" && break; sleep 0.1; done
-port=$(sed -n 's/.*127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/svc.out")
+. "$top/scripts/bench/go_server.sh"
+go_server_build gogrpc "$tmp" || tap_skip_all "go build failed: $(head -c 200 "$tmp/build.err")"
+go_server_start "$tmp/gogrpc" serve || tap_skip_all "the server did not start: $(head -c 200 "$tmp/svc.out")"
 go_live_record "$tmp/gogrpc" call "127.0.0.1:$port" 80 16 2>"$tmp/client.err"
 check_eval "the client's 80 calls succeeded" "[ $? = 0 ]"
 go_live_grade grpc-go
