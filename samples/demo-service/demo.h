@@ -82,7 +82,8 @@ void demo_serve_h2(struct demo_ctx *c, int fd, const char *pre, size_t npre);
 /* Endpoint work (work.c): returns a checksum so the compiler keeps the work;
  * *error is set for the requests the endpoint fails. */
 uint64_t work_checkout(double scale, uint64_t seed, int *error);
-/* slow: 0, DEMO_SLOW_CPU or DEMO_SLOW_LOCK (DEMO_SLOW_DOWNSTREAM is the backend's) */
+/* slow: 0, DEMO_SLOW_CPU, DEMO_SLOW_LOCK or DEMO_SLOW_MIXED (its CPU part; the backend's
+ * wait is DEMO_SLOW_DOWNSTREAM's) */
 enum { DEMO_SLOW_CPU = 1, DEMO_SLOW_LOCK, DEMO_SLOW_DOWNSTREAM, DEMO_SLOW_MIXED };
 uint64_t work_search(double scale, uint64_t seed, int slow, int *error);
 uint64_t work_lookup(double scale, uint64_t seed, int *error);

@@ -126,7 +126,7 @@ static int run_endpoint(struct demo_ctx *c, struct demo_req *rq, uint64_t id, co
     } else if (strncmp(p, "/api/search", 11) == 0 && (p[11] == 0 || p[11] == '?')) {
         if (c->backend_port) { /* the backend first, then its work */
             int st = demo_backend_call(c->backend_port, trace, id, slow != 0);
-            h = work_search(c->scale, id, slow == DEMO_SLOW_MIXED ? DEMO_SLOW_CPU : 0, &err);
+            h = work_search(c->scale, id, slow == DEMO_SLOW_MIXED ? DEMO_SLOW_MIXED : 0, &err);
             err |= st != 200;
         } else
             h = work_search(c->scale, id, slow, &err);

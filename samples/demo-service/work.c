@@ -8,6 +8,7 @@
  *   GET /api/checkout          work_checkout -> price_cart -> tax_rules
  *   GET /api/search            work_search -> rank_results -> score_doc
  *     (slow mode, cpu)         work_search -> slow_regex_backtrack
+ *     (slow mode, mixed)       the backend's answer, then slow_regex_backtrack twice over
  *     (slow mode, lock)        work_search -> search_backend -> pool_acquire (a pool of
  *                              one connection: the others wait on its mutex), then
  *                              backend_wait (15 ms asleep while holding it)
@@ -146,6 +147,8 @@ uint64_t work_search(double scale, uint64_t seed, int slow, int *error)
     *error = 0;
     if (slow == DEMO_SLOW_CPU)
         h ^= slow_regex_backtrack(h, iters(scale, seed, 32));
+    else if (slow == DEMO_SLOW_MIXED) /* twice the matcher: CPU a third of the growth */
+        h ^= slow_regex_backtrack(h, iters(scale, seed, 64));
     else if (slow == DEMO_SLOW_LOCK)
         h ^= search_backend(h);
     return h;
