@@ -3,8 +3,9 @@
  * Values are read in the host's order and swapped when the magic says the file was
  * written in the other one ("PERFILE2" read backwards); each field is read at its own
  * width, which is all a swap needs (perf itself swaps u64 words and then fixes up the
- * u32 pairs).  The data section is read through a buffer that holds at least one whole
- * record (a record is at most 64 KiB: its size is 16 bits).
+ * u32 pairs).  The data section of a regular file is mapped whole, so that records are
+ * read where they lie, not copied (sf_pd_stable); a pipe's is read through a buffer that
+ * holds at least one whole record (a record is at most 64 KiB: its size is 16 bits).
  */
 #include "sf_perfdata.h"
 
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "sf_rd.h"
 
@@ -43,10 +46,13 @@ struct sf_pd {
     FILE *f;
     int own; /* f is ours to close */
     struct sf_pd_info info;
-    uint64_t off; /* input offset of buf[0] */
-    uint8_t *buf;
+    uint64_t off;    /* input offset of buf[0] */
+    uint8_t *buf;    /* mem, or the data section in map */
     size_t len, pos; /* bytes held, next record */
-    uint64_t end;    /* file mode: one past the data section; pipe: UINT64_MAX */
+    uint8_t *mem;    /* the buffer a pipe is read through */
+    void *map;       /* a regular file, mapped whole (maplen bytes), or NULL */
+    size_t maplen;
+    uint64_t end; /* file mode: one past the data section; pipe: UINT64_MAX */
     int eof;
     int id_pos;      /* SAMPLE: u64 index of the id when no IDENTIFIER (-1: none) */
     int trailer_id;  /* sample_id trailers end in the id (IDENTIFIER) */
@@ -420,6 +426,36 @@ static int attrs_done(struct sf_pd *pd, struct sf_err *err)
     return 0;
 }
 
+/* A regular file's data section read where it lies: the whole file mapped, the buffer
+ * its data section (or what of it the file holds: a cut file ends early, as a read
+ * would).  Left to the buffered reads when the file cannot be mapped. */
+static void map_data(struct sf_pd *pd)
+{
+    struct stat st;
+    uint64_t stop;
+    void *m;
+
+    if (fstat(fileno(pd->f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (uint64_t)st.st_size > SIZE_MAX || pd->off > (uint64_t)st.st_size)
+        return;
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(pd->f), 0);
+    if (m == MAP_FAILED)
+        return;
+    (void)madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+    pd->map = m;
+    pd->maplen = (size_t)st.st_size;
+    pd->buf = (uint8_t *)m + pd->off;
+    stop = pd->end >= pd->off && pd->end < (uint64_t)st.st_size ? pd->end : (uint64_t)st.st_size;
+    pd->len = (size_t)(stop - pd->off);
+    pd->pos = 0;
+    pd->eof = 1;
+}
+
+int sf_pd_stable(const struct sf_pd *pd)
+{
+    return pd->map != NULL;
+}
+
 static int open_file(struct sf_pd *pd, const uint8_t *h, struct sf_err *err)
 {
     struct sf_rd rd;
@@ -474,6 +510,7 @@ static int open_file(struct sf_pd *pd, const uint8_t *h, struct sf_err *err)
         return sf_err_set(err, SF_E_IO, doff, "perf.data: seek: %s", strerror(errno));
     pd->off = doff;
     pd->end = doff + dlen;
+    map_data(pd);
     return attrs_done(pd, err);
 }
 
@@ -508,7 +545,7 @@ static int open_on(struct sf_pd **out, FILE *f, int own, struct sf_err *err)
     int rc;
 
     *out = NULL;
-    if (pd == NULL || (pd->buf = malloc(BUF_SIZE)) == NULL) {
+    if (pd == NULL || (pd->buf = pd->mem = malloc(BUF_SIZE)) == NULL) {
         free(pd);
         if (own)
             fclose(f);
@@ -551,7 +588,9 @@ void sf_pd_close(struct sf_pd *pd)
     free(pd->info.buildids);
     if (pd->own && pd->f)
         fclose(pd->f);
-    free(pd->buf);
+    if (pd->map)
+        munmap(pd->map, pd->maplen);
+    free(pd->mem);
     free(pd);
 }
 

@@ -176,8 +176,11 @@ int sf_pd_open(struct sf_pd **pd, const char *path, struct sf_err *err);
 int sf_pd_open_stream(struct sf_pd **pd, FILE *f, struct sf_err *err);
 const struct sf_pd_info *sf_pd_info(const struct sf_pd *pd);
 /* The next record into r: 1, 0 at the end, or SF_E_* with err.  Pointers in r (callchain,
- * raw data) live until the next call. */
+ * raw data) live until the next call, or until sf_pd_close where sf_pd_stable says so. */
 int sf_pd_next(struct sf_pd *pd, struct sf_pd_record *r, struct sf_err *err);
+/* Whether records are read where they lie in a mapped file (a regular file in file mode),
+ * so that their pointers stay valid until sf_pd_close. */
+int sf_pd_stable(const struct sf_pd *pd);
 void sf_pd_close(struct sf_pd *pd);
 
 /* User register reg of s (its bit in the event's sample_regs_user: perf's

@@ -19,9 +19,9 @@
  * reaches is named; C++ names demangled as perf shows them; executable anonymous memory
  * by the JIT's /tmp/perf-PID.map; the [vdso] from this process's own.  What is not
  * resolved prints as perf prints it: "[unknown] (FILE)", or "[unknown] ([unknown])"
- * outside every mapping.  Kernel addresses are resolved from /proc/kallsyms (this
- * machine's: the recording's, as perf assumes too); inline frames and DWARF call
- * graphs are not done yet.
+ * outside every mapping.  Kernel addresses are resolved from kallsyms (kallsyms.h: the
+ * copy perf record kept of the recording's, else this machine's when it runs the
+ * recorded kernel: load_kernel); inline frames and DWARF call graphs are not done yet.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,9 +32,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kallsyms.h"
 #include "perf_fold.h"
 #include "sf_hex.h"
 #include "sf_perfdata.h"
@@ -47,11 +49,8 @@ struct dso {
     size_t n;
     char *names;            /* the names, one allocation */
     struct pf_symtree tree; /* perf's tree of them (symtree.h) */
-    uint32_t *sorted;       /* kallsyms: the symbols kept, by start (no tree: fix_kallsyms) */
-    size_t nsorted;
-    char want[41];     /* the build id the recording has for it (hex), or "" */
-    const char *symfs; /* --symfs: the folder its path is under, or "" */
-    uint64_t lo, hi;   /* the first symbol's start, the last one's end */
+    char want[41];          /* the build id the recording has for it (hex), or "" */
+    const char *symfs;      /* --symfs: the folder its path is under, or "" */
 };
 
 struct map {
@@ -81,9 +80,12 @@ struct held {
         struct {
             const struct sf_pd_attr *attr;
             uint64_t period, nr;
-            uint64_t *chain;
-            unsigned char *raw; /* a tracepoint's fields (--db) */
+            /* in the mapped file where sf_pd_stable and its order is the host's, else
+             * copied into the arena of the round */
+            const uint64_t *chain;
+            const unsigned char *raw; /* a tracepoint's fields (--db) */
             uint32_t raw_size, cpu;
+            int copied; /* chain and raw are in the round's arena */
         } s;
         struct {
             uint64_t start, len, pgoff;
@@ -104,7 +106,7 @@ struct pdctx {
     struct perf_fold_ctx *c;
     struct sf_pd *pd;
     struct dso *dsos;
-    struct dso *kernel; /* /proc/kallsyms, loaded at the first kernel frame */
+    struct pf_kallsyms *kernel; /* loaded at the first kernel frame (kallsyms.h) */
     int kernel_tried;
     struct held *held;
     size_t nheld, capheld;
@@ -326,7 +328,7 @@ static int elf_open(struct elf_file *f, const char *path)
         close(f->fd);
         return -1;
     }
-    if ((f->e = elf_begin(f->fd, ELF_C_READ, NULL)) == NULL || elf_kind(f->e) != ELF_K_ELF) {
+    if ((f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL)) == NULL || elf_kind(f->e) != ELF_K_ELF) {
         if (f->e)
             elf_end(f->e);
         close(f->fd);
@@ -507,87 +509,15 @@ static void fixup_duplicate(struct dso *d)
 
 enum { SYMS_ELF, SYMS_PERF_MAP };
 
-struct at {
-    uint64_t start;
-    uint32_t i; /* the symbol, its place in the order read */
-};
-
-static int by_start(const void *a, const void *b)
-{
-    const struct at *x = a, *y = b;
-
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i; /* equal keys in the order read */
-}
-
-/* kallsyms without the tree: every symbol is read zero-sized, so once the ends are fixed
- * (each to the next one's start) and one symbol kept per address, no two overlap, and
- * perf's walk finds what a binary search finds.  The same steps as fix_syms' on the
- * same order (the tree's in-order is by start, equal starts in the order read): the
- * ends, then of each run of one address the one better() keeps as perf's pairwise
- * erasures leave it.  perf's tree costs a red-black insertion per symbol, ~200,000 of
- * them: a third of a run on a small recording. */
-static void fix_kallsyms(struct dso *d)
-{
-    uint32_t *o = malloc((d->n ? d->n : 1) * sizeof(*o));
-    size_t n = d->n, k, kept = 0;
-    int sorted = 1;
-
-    if (o == NULL) {
-        d->n = 0;
-        return;
-    }
-    for (k = 0; k < n; k++) {
-        o[k] = (uint32_t)k;
-        sorted &= k == 0 || d->syms[k - 1].start <= d->syms[k].start;
-    }
-    if (!sorted) {
-        struct at *a = malloc(n * sizeof(*a));
-        if (a == NULL) {
-            free(o);
-            d->n = 0;
-            return;
-        }
-        for (k = 0; k < n; k++)
-            a[k] = (struct at){d->syms[k].start, (uint32_t)k};
-        qsort(a, n, sizeof(*a), by_start);
-        for (k = 0; k < n; k++)
-            o[k] = a[k].i;
-        free(a);
-    }
-    for (k = 0; k + 1 < n; k++)
-        if (d->syms[o[k]].end == d->syms[o[k]].start)
-            d->syms[o[k]].end = d->syms[o[k + 1]].start;
-    if (n && d->syms[o[n - 1]].end == d->syms[o[n - 1]].start)
-        d->syms[o[n - 1]].end = ((d->syms[o[n - 1]].start + 4095) & ~(uint64_t)4095) + 4096;
-    for (k = 0; k < n; k++)
-        d->syms[o[k]].sized = d->syms[o[k]].end > d->syms[o[k]].start;
-    for (k = 0; k < n; k++) { /* a run of one start: its champion, as fixup_duplicate */
-        if (kept && d->syms[o[kept - 1]].start == d->syms[o[k]].start) {
-            if (!better(&d->syms[o[kept - 1]], &d->syms[o[k]]))
-                o[kept - 1] = o[k];
-            continue;
-        }
-        o[kept++] = o[k];
-    }
-    d->sorted = o;
-    d->nsorted = kept;
-    if (kept) {
-        d->lo = d->syms[o[0]].start;
-        d->hi = d->syms[o[kept - 1]].end;
-    }
-}
-
 /* The symbols read (syms[0..n), the first ntab from a table, the rest an ELF file's PLT)
  * into perf's tree of them: the table's inserted in the order read, the choice among
  * aliases, then the ends fixed; then the PLT's entries inserted, as perf synthesizes
  * them after the rest.  A JIT's perf map is inserted as it is.  (kallsyms fixes its ends
  * before the choice, so of zero-sized aliases the last keeps a size and wins: see
- * fix_kallsyms.) */
+ * kallsyms.h.) */
 static void fix_syms(struct dso *d, int kind, size_t ntab)
 {
-    uint32_t i, first;
+    uint32_t i;
 
     if (st_init(&d->tree, d->n) < 0) {
         d->n = 0;
@@ -601,13 +531,6 @@ static void fix_syms(struct dso *d, int kind, size_t ntab)
         fixup_end(d);
     for (i = (uint32_t)ntab; i < d->n; i++)
         st_insert(&d->tree, d->syms, i);
-    if ((first = st_first(&d->tree)) != ST_NIL) {
-        uint32_t last = first;
-        for (i = first; i != ST_NIL; i = st_next(&d->tree, i))
-            last = i;
-        d->lo = d->syms[first].start;
-        d->hi = d->syms[last].end;
-    }
 }
 
 /* The symbols of one ELF image (its own tables, a debug file's, the PLT). */
@@ -768,10 +691,6 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
     fix_syms(d, SYMS_ELF, ntab);
 }
 
-/* The kernel's symbols from /proc/kallsyms, as perf's dso__load_kallsyms takes them:
- * text, weak, data and bss symbols (T W D B in either case; a lowercase one local, W
- * weak), aliases and ends fixed as for ELF files.  Module symbols ("name\t[mod]") keep
- * their module's name as their file. */
 static void wanted_id(struct pdctx *x, const char *path, const uint8_t *mid, size_t msize,
                       char *out);
 
@@ -801,104 +720,42 @@ static void running_kernel_id(char *out)
     }
 }
 
-/* Where the kernel's symbols are, as perf's dso__find_kallsyms finds them: --kallsyms
- * FILE; this machine's /proc/kallsyms when its kernel is the recorded one (or the
- * recording names none); else the copy perf record kept in the build-id cache,
- * [kernel.kallsyms]/ID/kallsyms; else none (the frames print [unknown]). */
-static const char *kallsyms_file(struct pdctx *x, char *buf, size_t cap)
+/* The kernel's symbols (kallsyms.h), found as perf's dso__find_kallsyms finds them but
+ * for one step: --kallsyms FILE; the copy perf record kept in the build-id cache,
+ * [kernel.kallsyms]/ID/kallsyms, when the recording names its kernel's build id and the
+ * copy has addresses; this machine's /proc/kallsyms when its kernel is the recorded one
+ * (or the recording names none); else none (the frames print [unknown]).  perf reads
+ * /proc/kallsyms before its own copy when the kernels match.  The copy comes first here
+ * because it is the recording's kernel as it was when recorded (a module loaded or
+ * unloaded since changes nothing) and because the kernel formats /proc/kallsyms anew on
+ * every read: 38 ms of CPU on this project's machines, more than perf-fold's whole run
+ * on a 10 MB recording. */
+static struct pf_kallsyms *load_kernel(struct pdctx *x)
 {
-    char want[41], have[41], rest[128];
-
-    if (x->c->o.kallsyms)
-        return x->c->o.kallsyms;
-    wanted_id(x, "[kernel.kallsyms]", NULL, 0, want);
-    running_kernel_id(have);
-    if (!want[0] || !have[0] || strcmp(want, have) == 0)
-        return "/proc/kallsyms";
-    snprintf(rest, sizeof(rest), "[kernel.kallsyms]/%s/kallsyms", want);
-    cache_file(buf, cap, x->c->o.symfs ? x->c->o.symfs : "", rest);
-    return buf;
-}
-
-static struct dso *load_kallsyms(struct pdctx *x)
-{
-    char path[4096 + 128];
-    FILE *f = fopen(kallsyms_file(x, path, sizeof(path)), "r");
-    struct dso *d = calloc(1, sizeof(*d));
-    struct sf_buf names;
-    char line[1024];
-    size_t cap = 0;
+    char want[41], have[41], rest[128], cached[4096 + 128];
+    struct pf_kallsyms *k;
 
     x->kernel_tried = 1;
-    if (d == NULL || (d->path = strdup("[kernel.kallsyms]")) == NULL) {
-        if (f)
-            fclose(f);
-        free(d);
-        return NULL;
+    if (x->c->o.kallsyms)
+        return pf_ks_load(x->c->o.kallsyms);
+    wanted_id(x, "[kernel.kallsyms]", NULL, 0, want);
+    if (want[0]) {
+        snprintf(rest, sizeof(rest), "[kernel.kallsyms]/%s/kallsyms", want);
+        cache_file(cached, sizeof(cached), x->c->o.symfs ? x->c->o.symfs : "", rest);
+        if ((k = pf_ks_load(cached)) != NULL && pf_ks_count(k) > 0)
+            return k;
+        pf_ks_free(k);
     }
-    if (f == NULL) { /* no symbols: every kernel frame [unknown] ([kernel.kallsyms]) */
-        d->next = x->dsos;
-        x->dsos = d;
-        return d;
-    }
-    sf_buf_init(&names, (size_t)1 << 30);
-    while (fgets(line, sizeof(line), f)) { /* "ADDR TYPE NAME[\t[MODULE]]\n" */
-        char *p = line, *name, *mod = (char *)"", *e;
-        uint64_t a = 0;
-        int type, up;
-        for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
-            a = a << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-        if (*p != ' ' || a == 0 || !p[1] || p[2] != ' ')
-            continue;
-        type = p[1];
-        up = type & ~0x20;
-        if (up != 'T' && up != 'W' && up != 'D' && up != 'B')
-            continue;
-        name = p + 3;
-        name[strcspn(name, "\n")] = 0;
-        if ((e = strchr(name, '\t')) != NULL) {
-            *e = 0;
-            mod = e + 1;
-        }
-        /* "name" then NUL then the module ("" for the kernel itself) */
-        if (add_sym(d, &cap, a, 0,
-                    up == 'W'    ? STB_WEAK
-                    : type == up ? STB_GLOBAL
-                                 : STB_LOCAL,
-                    &names, name, strlen(name) + 1, mod) < 0)
-            break;
-    }
-    fclose(f);
-    d->names = (char *)names.data;
-    for (size_t i = 0; i < d->n; i++)
-        d->syms[i].name = d->names + (size_t)(uintptr_t)d->syms[i].name;
-    fix_kallsyms(d);
-    d->next = x->dsos;
-    x->dsos = d;
-    return d;
+    running_kernel_id(have);
+    if (!want[0] || !have[0] || strcmp(want, have) == 0)
+        return pf_ks_load("/proc/kallsyms");
+    return NULL;
 }
 
-/* The symbol perf names at key: its tree walk (symtree.h), or for kallsyms the one
- * symbol that holds it (fix_kallsyms). */
+/* The symbol perf names at key: its tree walk (symtree.h). */
 static struct pf_sym *find_sym(const struct dso *d, uint64_t key)
 {
-    uint32_t i;
-
-    if (d->sorted) {
-        size_t lo = 0, hi = d->nsorted;
-        while (lo < hi) { /* the first symbol starting after key */
-            size_t mid = lo + (hi - lo) / 2;
-            if (d->syms[d->sorted[mid]].start <= key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == 0)
-            return NULL;
-        struct pf_sym *s = &d->syms[d->sorted[lo - 1]];
-        return key < s->end || (key == s->start && s->end == s->start) ? s : NULL;
-    }
-    i = d->n ? st_find(&d->tree, d->syms, key) : ST_NIL;
+    uint32_t i = d->n ? st_find(&d->tree, d->syms, key) : ST_NIL;
     return i == ST_NIL ? NULL : &d->syms[i];
 }
 
@@ -1335,21 +1192,17 @@ static void resolve(struct pdctx *x, const struct proc *p, uint64_t ip, int user
     *addr = ip;
     *name = *file = "[unknown]";
     if (!user) { /* a kernel address: kallsyms, the file a module's name */
+        const char *mod = NULL;
+        int found;
         if (!x->kernel_tried)
-            x->kernel = load_kallsyms(x);
-        if (x->kernel && x->kernel->n == 0) { /* its symbols are not here */
+            x->kernel = load_kernel(x);
+        if (x->kernel == NULL || pf_ks_count(x->kernel) == 0) { /* its symbols are not here */
             *file = "[kernel.kallsyms]";
             return;
         }
-        if (x->kernel == NULL || ip < x->kernel->lo || ip >= x->kernel->hi)
+        if ((found = pf_ks_find(x->kernel, ip, name, &mod)) == 0)
             return; /* outside the kernel's map */
-        if ((sy = find_sym(x->kernel, ip)) == NULL) {
-            *file = "[kernel.kallsyms]";
-            return;
-        }
-        *name = sy->name;
-        *file =
-            sy->name[strlen(sy->name) + 1] ? sy->name + strlen(sy->name) + 1 : "[kernel.kallsyms]";
+        *file = found > 0 && mod ? mod : "[kernel.kallsyms]";
         return;
     }
     if ((m = find_map(p, ip)) == NULL)
@@ -1556,7 +1409,7 @@ static int flush(struct pdctx *x, int last)
     sf_arena_reset(keep);
     for (; i < x->nheld; i++) {
         struct held h = x->held[order[i].i];
-        if (h.type == SF_PD_SAMPLE) {
+        if (h.type == SF_PD_SAMPLE && h.u.s.copied) {
             if (h.u.s.nr && (h.u.s.chain = arena_copy(keep, h.u.s.chain,
                                                       h.u.s.nr * sizeof(*h.u.s.chain))) == NULL)
                 return PD_OOM;
@@ -1600,10 +1453,17 @@ static const char *mapped_file(const struct sf_pd_record *r, char *buf, size_t c
 static int resize(void **p, size_t n, size_t size)
 {
     void *q = realloc(*p, n * size);
+    uintptr_t lo, hi;
 
     if (q == NULL)
         return -1;
     *p = q;
+    /* its pages mapped in one call rather than a page fault each as they are first
+     * written (a fault is costly in a virtual machine; older kernels refuse, harmlessly) */
+    lo = ((uintptr_t)q + 4095) & ~(uintptr_t)4095;
+    hi = ((uintptr_t)q + n * size) & ~(uintptr_t)4095;
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
     return 0;
 }
 
@@ -1637,17 +1497,25 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
         h->u.s.nr = r->u.sample.nr;
-        if (r->u.sample.nr &&
-            (h->u.s.chain = sf_arena_alloc(&x->chains[x->cur],
-                                           r->u.sample.nr * sizeof(*h->u.s.chain))) == NULL)
-            return PD_OOM;
-        for (uint64_t i = 0; i < r->u.sample.nr; i++)
-            h->u.s.chain[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
         h->u.s.cpu = r->u.sample.cpu;
+        h->u.s.copied = !sf_pd_stable(x->pd) || sf_pd_info(x->pd)->swapped ||
+                        (uintptr_t)r->u.sample.chain % _Alignof(uint64_t) != 0;
+        if (!h->u.s.copied) { /* read where it lies until the file is closed */
+            h->u.s.chain = (const uint64_t *)(const void *)r->u.sample.chain;
+        } else if (r->u.sample.nr) {
+            uint64_t *w = sf_arena_alloc(&x->chains[x->cur], r->u.sample.nr * sizeof(*w));
+            if (w == NULL)
+                return PD_OOM;
+            for (uint64_t i = 0; i < r->u.sample.nr; i++)
+                w[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
+            h->u.s.chain = w;
+        }
         if (x->c->db && r->u.sample.attr->type == PERF_TYPE_TRACEPOINT && r->u.sample.raw) {
             h->u.s.raw_size = r->u.sample.raw_size;
-            if ((h->u.s.raw =
-                     arena_copy(&x->chains[x->cur], r->u.sample.raw, r->u.sample.raw_size)) == NULL)
+            if (!h->u.s.copied)
+                h->u.s.raw = r->u.sample.raw;
+            else if ((h->u.s.raw = arena_copy(&x->chains[x->cur], r->u.sample.raw,
+                                              r->u.sample.raw_size)) == NULL)
                 return PD_OOM;
         }
         break;
@@ -1773,12 +1641,12 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
                 PF_TOOL, path);
         snprintf(stopped, sizeof(stopped), "--call-graph dwarf: not unwound");
     }
+    pf_ks_free(x.kernel);
     while (x.dsos) {
         struct dso *d = x.dsos;
         x.dsos = d->next;
         free(d->syms);
         st_free(&d->tree);
-        free(d->sorted);
         free(d->names);
         free(d->path);
         free(d);

@@ -213,6 +213,23 @@ else
     skip "another kernel's recording" "the kernel may not be recorded here"
     skip "...with the cache's copy" "the kernel may not be recorded here"
 fi
+# the running kernel's recording with the cache's copy of its kallsyms: the copy's names (the
+# kernel as recorded; perf would format /proc/kallsyms anew), and /proc/kallsyms where the
+# copy has no addresses (perf record run without the right to see them)
+if [ -n "$kid" ] && [ "$kid" = "$(perf buildid-list -k 2>/dev/null)" ]; then
+    kdir="$tmp/home4/.debug/[kernel.kallsyms]/$kid"
+    mkdir -p "$kdir"
+    sed 's/ do_syscall_64$/ do_syscall_64_as_recorded/' /proc/kallsyms >"$kdir/kallsyms"
+    check_eval "the recorded kernel's copy in the cache: its names, not this moment's /proc/kallsyms" \
+        'HOME=$tmp/home4 "$fold" "$tmp/kernel.data" >"$tmp/data.folded" 2>/dev/null &&
+         grep -q do_syscall_64_as_recorded "$tmp/data.folded"'
+    sed 's/^[0-9a-f]*/0000000000000000/' /proc/kallsyms >"$kdir/kallsyms"
+    check_eval "...a copy with its addresses hidden: /proc/kallsyms, the same folds as perf script's" \
+        'bid kernel "$tmp/home4" && grep -q "do_syscall_64" "$tmp/data.folded"'
+else
+    skip "the recorded kernel's copy in the cache" "the kernel may not be recorded here"
+    skip "...a copy with its addresses hidden" "the kernel may not be recorded here"
+fi
 # --db: the same database from the perf.data as from perf script's text of it, as
 # spanfold ingest asks perf for it (--header, the tracepoints' fields), table by table,
 # stacks included; a CPU profile with the scheduler's tracepoints (off-CPU intervals),

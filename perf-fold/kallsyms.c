@@ -1,0 +1,293 @@
+/* kallsyms.c - the kernel's symbols from a kallsyms file (kallsyms.h).
+ *
+ * A line is "ADDRESS TYPE NAME[\t[MODULE]]\n", the address in lowercase hex.  The text is
+ * mapped where it is a regular file (perf's build-id cache copy, --kallsyms FILE) and
+ * read into memory otherwise (/proc/kallsyms, which the kernel formats on each read and
+ * cannot be mapped).  The index is the lines kept, by address: their addresses and their
+ * offsets in the text, twelve bytes a symbol.  Files whose lines are not in address order
+ * (none that the kernel writes; a hand-made copy may be) are sorted once, by address and
+ * then in the order read.
+ */
+#include "kallsyms.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sf_arena.h"
+
+struct pf_kallsyms {
+    const char *text; /* the file's bytes, len of them */
+    size_t len;
+    void *map;       /* text when mapped (len bytes), else NULL and text is malloc'd */
+    uint32_t *at;    /* the kept lines' offsets in text, by address; n of them */
+    uint64_t *start; /* their addresses */
+    size_t n;
+    uint64_t lo, hi;    /* the first symbol's start, the last one's end */
+    const char **shown; /* per kept line, "NAME\0MODULE\0" once looked up (calloc'd:
+                           only the pages of lines looked up are ever touched) */
+    struct sf_arena names;
+};
+
+/* A lowercase hex digit's value plus one, 0 for any other byte (kallsyms writes %px). */
+static const uint8_t hexv[256] = {
+    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+};
+
+/* The address at the start of a line, and where it ends. */
+static uint64_t hex_at(const char *p, const char *end, const char **stop)
+{
+    uint64_t a = 0;
+    unsigned v;
+
+    for (; p < end && (v = hexv[(unsigned char)*p]) != 0; p++)
+        a = a << 4 | (v - 1);
+    *stop = p;
+    return a;
+}
+
+/* The line at p (to end) as a symbol perf keeps: its address, or 0 for a line it skips
+ * (another type, a hidden address, not a symbol line). */
+static uint64_t kept_line(const char *p, const char *end)
+{
+    const char *q;
+    uint64_t a = hex_at(p, end, &q);
+    int up;
+
+    if (a == 0 || end - q < 3 || q[0] != ' ' || q[2] != ' ' || q[1] == '\n')
+        return 0;
+    up = q[1] & ~0x20;
+    return up == 'T' || up == 'W' || up == 'D' || up == 'B' ? a : 0;
+}
+
+static int read_all(int fd, struct pf_kallsyms *k)
+{
+    size_t cap = 1u << 22, len = 0;
+    char *b = malloc(cap), *g;
+    ssize_t got;
+
+    if (b == NULL)
+        return -1;
+    for (;;) {
+        if (len == cap) {
+            if ((g = realloc(b, cap *= 2)) == NULL) {
+                free(b);
+                return -1;
+            }
+            b = g;
+        }
+        if ((got = read(fd, b + len, cap - len)) < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            break;
+        len += (size_t)got;
+    }
+    if (got < 0) {
+        free(b);
+        return -1;
+    }
+    k->text = b;
+    k->len = len;
+    return 0;
+}
+
+struct line_at {
+    uint64_t start;
+    uint32_t at, ord;
+};
+
+static int by_start(const void *a, const void *b)
+{
+    const struct line_at *x = a, *y = b;
+
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+/* Lines not in address order: sorted by address, then as read, and of each address the
+ * last one kept.  0, or -1 (no memory). */
+static int sort_lines(struct pf_kallsyms *k)
+{
+    struct line_at *v = malloc(k->n * sizeof(*v));
+    size_t kept = 0;
+
+    if (v == NULL)
+        return -1;
+    for (size_t i = 0; i < k->n; i++)
+        v[i] = (struct line_at){k->start[i], k->at[i], (uint32_t)i};
+    qsort(v, k->n, sizeof(*v), by_start);
+    for (size_t i = 0; i < k->n; i++) {
+        if (kept && v[i].start == k->start[kept - 1])
+            kept--; /* the later one read at one address is the one named */
+        k->start[kept] = v[i].start;
+        k->at[kept++] = v[i].at;
+    }
+    k->n = kept;
+    free(v);
+    return 0;
+}
+
+/* The kept lines' offsets: of a run of lines at one address, the last (perf gives each
+ * symbol the next one's start as its end, so only the last of the run has a size, and
+ * a sized symbol wins over its unsized aliases). */
+static int index_lines(struct pf_kallsyms *k)
+{
+    const char *p = k->text, *end = k->text + k->len, *nl;
+    size_t cap = k->len / 24 + 1; /* a line is 30 to 60 bytes: rarely grown */
+    uint64_t prev = 0;
+    int sorted = 1;
+
+    if ((k->at = malloc(cap * sizeof(*k->at))) == NULL ||
+        (k->start = malloc(cap * sizeof(*k->start))) == NULL)
+        return -1;
+    for (; p < end; p = nl + 1) {
+        uint64_t a = kept_line(p, end);
+        if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+            nl = end;
+        if (a == 0)
+            continue;
+        if (k->n && a == prev && sorted) {
+            k->at[k->n - 1] = (uint32_t)(p - k->text);
+            continue;
+        }
+        if (k->n == cap) {
+            size_t nc = 2 * cap;
+            uint32_t *g = realloc(k->at, nc * sizeof(*g));
+            uint64_t *s = g ? realloc(k->start, nc * sizeof(*s)) : NULL;
+            if (g)
+                k->at = g;
+            if (s == NULL)
+                return -1;
+            k->start = s;
+            cap = nc;
+        }
+        sorted &= k->n == 0 || a > prev;
+        prev = a;
+        k->start[k->n] = a;
+        k->at[k->n++] = (uint32_t)(p - k->text);
+    }
+    if (!sorted && sort_lines(k) < 0)
+        return -1;
+    if (k->n) {
+        k->lo = k->start[0];
+        k->hi = ((k->start[k->n - 1] + 4095) & ~(uint64_t)4095) + 4096;
+    }
+    return 0;
+}
+
+struct pf_kallsyms *pf_ks_load(const char *path)
+{
+    struct pf_kallsyms *k = calloc(1, sizeof(*k));
+    int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+    struct stat st;
+
+    if (k == NULL || fd < 0) {
+        e = errno;
+        free(k);
+        if (fd >= 0)
+            close(fd);
+        errno = e;
+        return NULL;
+    }
+    sf_arena_init(&k->names, 0, 0);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < UINT32_MAX &&
+        (k->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)) !=
+            MAP_FAILED) {
+        k->text = k->map;
+        k->len = (size_t)st.st_size;
+    } else {
+        k->map = NULL;
+        if (read_all(fd, k) < 0 || k->len >= UINT32_MAX) {
+            e = k->len >= UINT32_MAX ? EFBIG : errno;
+            close(fd);
+            pf_ks_free(k);
+            errno = e;
+            return NULL;
+        }
+    }
+    close(fd);
+    if (index_lines(k) < 0 || (k->n && (k->shown = calloc(k->n, sizeof(*k->shown))) == NULL)) {
+        pf_ks_free(k);
+        errno = ENOMEM;
+        return NULL;
+    }
+    return k;
+}
+
+size_t pf_ks_count(const struct pf_kallsyms *k)
+{
+    return k->n;
+}
+
+/* Kept line i's name and module as "NAME\0MODULE\0" (MODULE "" for the kernel). */
+static const char *shown(struct pf_kallsyms *k, size_t i)
+{
+    const char *p = k->text + k->at[i], *end = k->text + k->len, *nl, *tab, *name;
+    size_t nlen, mlen = 0;
+    char *s;
+
+    if (k->shown[i])
+        return k->shown[i];
+    while (*p != ' ') /* the address, then " T " */
+        p++;
+    name = p + 3;
+    if ((nl = memchr(name, '\n', (size_t)(end - name))) == NULL)
+        nl = end;
+    tab = memchr(name, '\t', (size_t)(nl - name));
+    nlen = (size_t)((tab ? tab : nl) - name);
+    if (tab)
+        mlen = (size_t)(nl - tab - 1);
+    if ((s = sf_arena_alloc(&k->names, nlen + mlen + 2)) == NULL)
+        return NULL;
+    memcpy(s, name, nlen);
+    s[nlen] = 0;
+    memcpy(s + nlen + 1, tab ? tab + 1 : "", mlen);
+    s[nlen + 1 + mlen] = 0;
+    return k->shown[i] = s;
+}
+
+int pf_ks_find(struct pf_kallsyms *k, uint64_t addr, const char **name, const char **module)
+{
+    size_t lo = 0, hi = k->n;
+    const char *s;
+
+    if (k->n == 0 || addr < k->lo || addr >= k->hi)
+        return 0;
+    while (lo < hi) { /* the first symbol starting after addr */
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->start[mid] <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0) /* below the first: cannot be, addr >= lo */
+        return 0;
+    if ((s = shown(k, lo - 1)) == NULL)
+        return -1;
+    *name = s;
+    s += strlen(s) + 1;
+    *module = *s ? s : NULL;
+    return 1;
+}
+
+void pf_ks_free(struct pf_kallsyms *k)
+{
+    if (k == NULL)
+        return;
+    if (k->map)
+        munmap(k->map, k->len);
+    else
+        free((char *)k->text);
+    free(k->at);
+    free(k->start);
+    free(k->shown);
+    sf_arena_free(&k->names);
+    free(k);
+}
