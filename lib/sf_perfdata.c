@@ -74,7 +74,7 @@ static uint64_t sw64(uint64_t v)
     return (uint64_t)sw32((uint32_t)v) << 32 | sw32((uint32_t)(v >> 32));
 }
 
-static uint16_t r16(struct sf_rd *rd, int swap)
+static inline __attribute__((always_inline)) uint16_t r16(struct sf_rd *rd, int swap)
 {
     const uint8_t *p = sf_rd_bytes(rd, 2);
     uint16_t v = 0;
@@ -84,7 +84,7 @@ static uint16_t r16(struct sf_rd *rd, int swap)
     return swap ? sw16(v) : v;
 }
 
-static uint32_t r32(struct sf_rd *rd, int swap)
+static inline __attribute__((always_inline)) uint32_t r32(struct sf_rd *rd, int swap)
 {
     const uint8_t *p = sf_rd_bytes(rd, 4);
     uint32_t v = 0;
@@ -94,7 +94,7 @@ static uint32_t r32(struct sf_rd *rd, int swap)
     return swap ? sw32(v) : v;
 }
 
-static uint64_t r64(struct sf_rd *rd, int swap)
+static inline __attribute__((always_inline)) uint64_t r64(struct sf_rd *rd, int swap)
 {
     const uint8_t *p = sf_rd_bytes(rd, 8);
     uint64_t v = 0;
@@ -672,8 +672,7 @@ static int sample(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *r, st
         return sf_err_set(err, SF_E_MALFORMED, r->off, "perf.data: a sample of no event (id %llu)",
                           (unsigned long long)id);
     st = a->sample_type;
-    memset(s, 0, sizeof(*s));
-    s->attr = a;
+    *s = (struct sf_pd_sample){.attr = a}; /* stores, not a rep stos: this is per sample */
     if (st & SF_PD_S_IDENTIFIER)
         s->id = r64(rd, sw);
     if (st & SF_PD_S_IP)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sf_arena.h"
+#include "sf_prefault.h"
 
 struct pf_kallsyms {
     const char *text; /* the file's bytes, len of them */
@@ -139,13 +140,15 @@ static int sort_lines(struct pf_kallsyms *k)
 static int index_lines(struct pf_kallsyms *k)
 {
     const char *p = k->text, *end = k->text + k->len, *nl;
-    size_t cap = k->len / 24 + 1; /* a line is 30 to 60 bytes: rarely grown */
+    size_t cap = k->len / 32 + 1; /* a line is 36 bytes on average: rarely grown */
     uint64_t prev = 0;
     int sorted = 1;
 
     if ((k->at = malloc(cap * sizeof(*k->at))) == NULL ||
         (k->start = malloc(cap * sizeof(*k->start))) == NULL)
         return -1;
+    sf_prefault(k->at, cap * sizeof(*k->at));
+    sf_prefault(k->start, cap * sizeof(*k->start));
     for (; p < end; p = nl + 1) {
         uint64_t a = kept_line(p, end);
         if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)

@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +39,7 @@
 #include "perf_fold.h"
 #include "sf_hex.h"
 #include "sf_perfdata.h"
+#include "sf_prefault.h"
 #include "symtree.h"
 
 struct dso {
@@ -1453,17 +1453,11 @@ static const char *mapped_file(const struct sf_pd_record *r, char *buf, size_t c
 static int resize(void **p, size_t n, size_t size)
 {
     void *q = realloc(*p, n * size);
-    uintptr_t lo, hi;
 
     if (q == NULL)
         return -1;
     *p = q;
-    /* its pages mapped in one call rather than a page fault each as they are first
-     * written (a fault is costly in a virtual machine; older kernels refuse, harmlessly) */
-    lo = ((uintptr_t)q + 4095) & ~(uintptr_t)4095;
-    hi = ((uintptr_t)q + n * size) & ~(uintptr_t)4095;
-    if (hi > lo)
-        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+    sf_prefault(q, n * size);
     return 0;
 }
 
