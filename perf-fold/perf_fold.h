@@ -226,6 +226,11 @@ int perfdata_is(const char *path);
  * tracepoints' fields).  Returns 0 (a damaged file: what came before the damage, said
  * and counted as bad), or -1 (no memory, --strict stop, not readable). */
 int perfdata_file(struct perf_fold_ctx *c, const char *path);
+struct sf_pd_info;
+/* 1 when perfdata_file unwinds the user stacks of a --call-graph dwarf recording
+ * described by in (recorded on x86-64 in this host's byte order, read on x86-64); the
+ * others stop it, and are folded from perf script's text instead. */
+int perfdata_unwinds(const struct sf_pd_info *in);
 
 /* ---- tracedata.c: tracepoint records printed as perf script -F trace ----------- */
 

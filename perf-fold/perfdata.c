@@ -32,15 +32,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addr2line.h"
 #include "kallsyms.h"
 #include "perf_fold.h"
 #include "sf_hex.h"
 #include "sf_perfdata.h"
 #include "sf_prefault.h"
 #include "symtree.h"
+#include "unwind.h"
 
 struct dso {
     struct dso *next;
@@ -51,6 +54,17 @@ struct dso {
     struct pf_symtree tree; /* perf's tree of them (symtree.h) */
     char want[41];          /* the build id the recording has for it (hex), or "" */
     const char *symfs;      /* --symfs: the folder its path is under, or "" */
+    /* --call-graph dwarf: the file perf reads its bytes from (the binary, of the
+     * recorded build id) and the one its symbols came from (perhaps a debug file, which
+     * addr2line is asked about); the first mapped, with what the unwinder needs */
+    char *file, *symsrc;
+    struct pf_uw_map data; /* start, end, pgoff and lowest unset: a mapping's */
+    size_t map_len;
+    int data_tried;
+    uint64_t text_off;    /* an ET_EXEC's .text address less its offset: objdump's addresses */
+    struct pf_a2l *a2l;   /* the addr2line child for symsrc */
+    const uint8_t *image; /* [vdso] from this process's own: its bytes (no file) */
+    size_t image_size;
 };
 
 struct map {
@@ -64,6 +78,7 @@ struct proc {
     uint32_t pid;
     struct map *maps;
     size_t n, cap;
+    struct pf_unwinder *uw; /* --call-graph dwarf: its address space (unwind.h) */
 };
 
 struct comm {
@@ -85,14 +100,26 @@ struct held {
             const uint64_t *chain;
             const unsigned char *raw; /* a tracepoint's fields (--db) */
             uint32_t raw_size, cpu;
-            int copied; /* chain and raw are in the round's arena */
+            int copied; /* chain, raw, regs and stack are in the round's arena */
+            /* --call-graph dwarf: the user registers (NULL: none) and stack, in the
+             * file's order (only a file of this host's order is unwound) */
+            const unsigned char *regs, *stack;
+            uint32_t stack_size;
+            /* dwarf: chain[0..unwound) is the sample's callchain, then the user frames
+             * unwound (addresses only, no markers however high: a return address of 0
+             * is shown as ffffffffffffffff), shown with their inline frames */
+            int dwarf;
+            uint32_t unwound;
         } s;
         struct {
             uint64_t start, len, pgoff;
             struct dso *dso;
             int identity;
         } m;
-        char comm[64];
+        struct {
+            char name[64];
+            int exec;
+        } comm;
     } u;
 };
 
@@ -107,6 +134,9 @@ struct pdctx {
     struct sf_pd *pd;
     struct dso *dsos;
     struct pf_kallsyms *kernel; /* loaded at the first kernel frame (kallsyms.h) */
+    uint64_t *uw_chain;         /* --call-graph dwarf: a sample's callchain, unwound */
+    size_t uw_cap;
+    struct pf_unwinder *uw_none; /* for samples of a process with nothing mapped */
     int kernel_tried;
     struct held *held;
     size_t nheld, capheld;
@@ -313,6 +343,7 @@ static void debuglink(Elf *e, char *out, size_t cap)
 struct elf_file {
     int fd;
     Elf *e;
+    char *path; /* the file opened (elf_open's copy) */
 };
 
 /* An ELF file named by the recording: a regular file only (a name in a perf.data is
@@ -322,13 +353,15 @@ static int elf_open(struct elf_file *f, const char *path)
     struct stat st;
 
     f->e = NULL;
+    f->path = NULL;
     if ((f->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
         return -1;
     if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(f->fd);
         return -1;
     }
-    if ((f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL)) == NULL || elf_kind(f->e) != ELF_K_ELF) {
+    if ((f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL)) == NULL || elf_kind(f->e) != ELF_K_ELF ||
+        (f->path = strdup(path)) == NULL) {
         if (f->e)
             elf_end(f->e);
         close(f->fd);
@@ -342,6 +375,7 @@ static void elf_close(struct elf_file *f)
     elf_end(f->e);
     if (f->fd >= 0)
         close(f->fd);
+    free(f->path);
 }
 
 static Elf_Scn *table_of(Elf *e, Elf64_Word type)
@@ -544,7 +578,7 @@ static void load_vdso(struct dso *d)
     FILE *f;
     char line[512], *e;
     unsigned long long a, b;
-    struct elf_file img = {-1, NULL};
+    struct elf_file img = {-1, NULL, NULL};
 
     if (d->want[0]) {
         char rest[128], path[4096 + 256];
@@ -561,8 +595,11 @@ static void load_vdso(struct dso *d)
             (b = strtoull(e + 1, &e, 16), *e == ' ') && b > a && b - a < (64u << 10)) {
             static char copy[64u << 10];
             memcpy(copy, (const void *)a, b - a);
-            if ((img.e = elf_memory(copy, b - a)) != NULL)
+            if ((img.e = elf_memory(copy, b - a)) != NULL) {
                 load_elf(d, &img);
+                d->image = (const uint8_t *)copy;
+                d->image_size = b - a;
+            }
             break;
         }
     if (f)
@@ -606,6 +643,23 @@ static void load_perf_map(struct dso *d)
 /* The name perf shows for a symbol: C++ (and Rust's legacy) names demangled as perf
  * demangles them, libiberty's cplus_demangle without parameters (DMGL_NO_OPTS: "ns::f",
  * not "ns::f(int)"); done at the first use, once per symbol. */
+/* name as perf shows a name it reads from a file (an ELF symbol, addr2line's answer):
+ * C++ and Rust's legacy names demangled, else name itself. */
+static const char *demangled(struct pdctx *x, const char *name)
+{
+    char *dm, *keep;
+    size_t l;
+
+    if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') ||
+        (dm = cplus_demangle(name, DMGL_NO_OPTS)) == NULL)
+        return name;
+    l = strlen(dm);
+    if ((keep = sf_arena_alloc(&x->demangled, l + 1)) != NULL)
+        memcpy(keep, dm, l + 1);
+    free(dm);
+    return keep ? keep : name;
+}
+
 static const char *shown_name(struct pdctx *x, struct pf_sym *sy)
 {
     if (!sy->shown) {
@@ -682,8 +736,18 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
         if (plt_syms(bin.e, d, &cap, &names) < 0)
             d->n = ntab = 0;
     }
-    if (have_dbg)
+    /* the files, for --call-graph dwarf (the strings are the dso's now) */
+    /* the file whose .symtab the symbols came from, as perf's symsrc_filename: none
+     * when only a .dynsym was there (perf then asks addr2line about the recorded path) */
+    d->file = bin.path;
+    d->symsrc = have_dbg                                          ? dbg.path
+                : bin.path && table_of(bin.e, SHT_SYMTAB) != NULL ? strdup(bin.path)
+                                                                  : NULL;
+    bin.path = NULL;
+    if (have_dbg) {
+        dbg.path = NULL;
         elf_close(&dbg);
+    }
     elf_close(&bin);
     d->names = (char *)names.data; /* the buffer's allocation is the dso's now */
     for (size_t i = 0; i < d->n; i++)
@@ -1094,6 +1158,8 @@ static int remember(struct pdctx *x, struct sf_map_slot *sl, const struct seen_k
 static void resolve(struct pdctx *x, const struct proc *p, uint64_t ip, int user, uint64_t *addr,
                     const char **name, const char **file);
 static int sample_text(struct pdctx *x, const struct held *h);
+static size_t inline_names(struct pdctx *x, const struct proc *p, uint64_t ip,
+                           const char *const **names, const char **base);
 
 /* The sample's frames as names and files (two words each) into x->words; their count,
  * or -1: out of memory, or a context marker perf does not know (then the text, which
@@ -1104,23 +1170,34 @@ static int64_t name_words(struct pdctx *x, const struct held *h)
     size_t n = 0;
     int user = 1;
 
-    if (2 * h->u.s.nr > x->nwords_cap) {
-        uint64_t *w = realloc(x->words, 2 * h->u.s.nr * sizeof(*w));
-        if (w == NULL)
-            return -1;
-        x->words = w;
-        x->nwords_cap = 2 * h->u.s.nr;
-    }
     for (uint64_t i = 0; i < h->u.s.nr; i++) {
         uint64_t ip = h->u.s.chain[i], addr;
-        const char *name, *file;
-        if (ip >= SF_PD_CONTEXT_MAX) {
+        const char *name, *file, *const *in = NULL, *base = NULL;
+        size_t k;
+        if (ip >= SF_PD_CONTEXT_MAX && !(h->u.s.dwarf && i >= h->u.s.unwound)) {
             if (ip != SF_PD_CONTEXT_USER && ip != SF_PD_CONTEXT_KERNEL && ip != SF_PD_CONTEXT_HV)
                 return -1;
             user = ip == SF_PD_CONTEXT_USER;
             continue;
         }
         resolve(x, p, ip, user, &addr, &name, &file);
+        k = h->u.s.dwarf && user ? inline_names(x, p, ip, &in, &base) : 0;
+        if (n + 2 * (k ? k : 1) > x->nwords_cap) {
+            size_t nc = 2 * (n + 2 * (k ? k : 1)) + 64;
+            uint64_t *w = realloc(x->words, nc * sizeof(*w));
+            if (w == NULL)
+                return -1;
+            x->words = w;
+            x->nwords_cap = nc;
+        }
+        if (k) {
+            for (size_t j = 0; j < k; j++) { /* perf's append_inlines */
+                const char *nm = demangled(x, in[j]);
+                x->words[n++] = (uint64_t)(uintptr_t)nm;
+                x->words[n++] = (uint64_t)(uintptr_t)(strcmp(nm, base) == 0 ? file : "inlined");
+            }
+            continue;
+        }
         x->words[n++] = (uint64_t)(uintptr_t)name;
         x->words[n++] = (uint64_t)(uintptr_t)file;
     }
@@ -1268,22 +1345,188 @@ static int sample_text(struct pdctx *x, const struct held *h)
     /* a context marker perf does not know (a user stack walk gone wrong can leave one)
      * makes it discard the whole callchain: the sample prints with no frames */
     for (uint64_t i = 0; i < h->u.s.nr; i++)
-        if (h->u.s.chain[i] >= SF_PD_CONTEXT_MAX && h->u.s.chain[i] != SF_PD_CONTEXT_USER &&
-            h->u.s.chain[i] != SF_PD_CONTEXT_KERNEL && h->u.s.chain[i] != SF_PD_CONTEXT_HV)
+        if (!(h->u.s.dwarf && i >= h->u.s.unwound) && h->u.s.chain[i] >= SF_PD_CONTEXT_MAX &&
+            h->u.s.chain[i] != SF_PD_CONTEXT_USER && h->u.s.chain[i] != SF_PD_CONTEXT_KERNEL &&
+            h->u.s.chain[i] != SF_PD_CONTEXT_HV)
             return line(x);
     for (uint64_t i = 0; i < h->u.s.nr && rc == 0; i++) {
         uint64_t ip = h->u.s.chain[i], addr;
-        const char *name, *file;
-        if (ip >= SF_PD_CONTEXT_MAX) {
+        const char *name, *file, *const *in, *base;
+        size_t k;
+        if (ip >= SF_PD_CONTEXT_MAX && !(h->u.s.dwarf && i >= h->u.s.unwound)) {
             user = ip == SF_PD_CONTEXT_USER;
             continue;
         }
         resolve(x, p, ip, user, &addr, &name, &file);
+        if (h->u.s.dwarf && user && (k = inline_names(x, p, ip, &in, &base)) > 0) {
+            for (size_t j = 0; j < k && rc == 0; j++) { /* perf's append_inlines */
+                const char *nm = demangled(x, in[j]);
+                rc = frame(x, addr, nm, strcmp(nm, base) == 0 ? file : "inlined");
+            }
+            continue;
+        }
         rc = frame(x, addr, name, file);
     }
     if (rc == 0)
         rc = line(x); /* the blank line that ends the sample */
     return rc;
+}
+
+/* ---- --call-graph dwarf ------------------------------------------------------------ */
+
+#define UW_MAX_STACK 127 /* the frames perf script unwinds at most (its --max-stack) */
+
+int perfdata_unwinds(const struct sf_pd_info *in)
+{
+#if defined(__x86_64__) /* the registers unwind.c reads */
+    return !in->swapped && (in->arch[0] == 0 || strcmp(in->arch, "x86_64") == 0);
+#else
+    (void)in;
+    return 0;
+#endif
+}
+
+static int unwindable(struct pdctx *x)
+{
+    return perfdata_unwinds(sf_pd_info(x->pd));
+}
+
+/* d's bytes mapped, with its .eh_frame_hdr, first segment and .text (once). */
+static void dso_data(struct dso *d)
+{
+    const uint8_t *bytes = d->image;
+    size_t size = d->image_size, shstr, nph = 0;
+    struct stat st;
+    GElf_Ehdr eh;
+    Elf_Scn *scn = NULL;
+    Elf *e;
+    int fd;
+
+    if (d->data_tried)
+        return;
+    d->data_tried = 1;
+    if (bytes == NULL && d->file && (fd = open(d->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+        void *m = MAP_FAILED;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+            m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        close(fd);
+        if (m != MAP_FAILED) {
+            bytes = m;
+            size = d->map_len = (size_t)st.st_size;
+        }
+    }
+    if (bytes == NULL)
+        return;
+    d->data.file = bytes;
+    d->data.file_size = size;
+    if ((e = elf_memory((char *)(uintptr_t)bytes, size)) == NULL)
+        return;
+    if (gelf_getehdr(e, &eh) != NULL && elf_getshdrstrndx(e, &shstr) == 0) {
+        (void)elf_getphdrnum(e, &nph);
+        for (size_t i = 0; i < nph; i++) { /* the first loadable segment, page-aligned */
+            GElf_Phdr ph;
+            if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
+                d->data.elf_base = ph.p_vaddr & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+                break;
+            }
+        }
+        while ((scn = elf_nextscn(e, scn)) != NULL) {
+            GElf_Shdr sh;
+            const char *n;
+            if (gelf_getshdr(scn, &sh) == NULL || (n = elf_strptr(e, shstr, sh.sh_name)) == NULL)
+                continue;
+            if (strcmp(n, ".eh_frame_hdr") == 0) {
+                d->data.hdr_addr = sh.sh_addr;
+                d->data.hdr_off = sh.sh_offset;
+            } else if (strcmp(n, ".text") == 0 && eh.e_type == ET_EXEC) {
+                d->text_off = sh.sh_addr - sh.sh_offset;
+            }
+        }
+    }
+    elf_end(e);
+}
+
+/* The unwinder's question: the mapping of process p (arg) that holds addr. */
+static int uw_find(void *arg, uint64_t addr, int base, struct pf_uw_map *out)
+{
+    const struct proc *p = arg;
+    const struct map *m = find_map(p, addr);
+
+    if (m == NULL)
+        return -1;
+    memset(out, 0, sizeof(*out));
+    if (!m->identity && m->dso) {
+        dso_data(m->dso);
+        *out = m->dso->data;
+        out->lowest = m->start; /* perf's base: the lowest mapping of the same file */
+        for (size_t i = 0; base && i < p->n; i++)
+            if (p->maps[i].dso == m->dso && p->maps[i].start < out->lowest)
+                out->lowest = p->maps[i].start;
+    }
+    out->start = m->start;
+    out->end = m->end;
+    out->pgoff = m->pgoff;
+    return 0;
+}
+
+/* The names addr2line gives for user address ip of p, as perf's append_inlines asks:
+ * only for a frame with a mapping, a symbol and a file that is not [vdso] or a JIT's
+ * map.  0: none (the frame shows as it is). */
+static size_t inline_names(struct pdctx *x, const struct proc *p, uint64_t ip,
+                           const char *const **names, const char **base)
+{
+    const struct map *m = find_map(p, ip);
+    struct pf_sym *sy;
+    struct dso *d;
+    const char *src;
+
+    if (m == NULL || m->identity || (d = m->dso) == NULL ||
+        (sy = find_sym(d, ip - m->start + m->pgoff)) == NULL)
+        return 0;
+    src = d->symsrc ? d->symsrc : d->path;
+    if (src[0] == '[' || strncmp(src, "/tmp/perf-", 10) == 0)
+        return 0;
+    if (d->a2l == NULL && (d->a2l = pf_a2l_new(src)) == NULL)
+        return 0;
+    dso_data(d);
+    *base = shown_name(x, sy);
+    return pf_a2l_names(d->a2l, ip - m->start + m->pgoff + d->text_off, names);
+}
+
+/* A sample with a user stack: its callchain (the kernel's frames), then the user
+ * frames unwound from the stack, shown with their inline frames (sample_text). */
+static int sample_dwarf(struct pdctx *x, const struct held *h)
+{
+    struct proc *p = proc_get(x, h->pid, 0);
+    struct pf_uw_sample s = {h->u.s.regs, h->u.s.attr->sample_regs_user, h->u.s.stack,
+                             h->u.s.stack_size};
+    struct pf_unwinder *uw;
+    struct held d = *h;
+    size_t need = h->u.s.nr + 1 + UW_MAX_STACK, k;
+
+    if (need > x->uw_cap) {
+        uint64_t *g = realloc(x->uw_chain, need * sizeof(*g));
+        if (g == NULL)
+            return PD_OOM;
+        x->uw_chain = g;
+        x->uw_cap = need;
+    }
+    if (h->u.s.nr)
+        memcpy(x->uw_chain, h->u.s.chain, h->u.s.nr * sizeof(*x->uw_chain));
+    /* a process of which nothing is mapped unwinds to its sampled address alone */
+    if (p == NULL)
+        uw = x->uw_none ? x->uw_none : (x->uw_none = pf_uw_new(uw_find, NULL));
+    else
+        uw = p->uw ? p->uw : (p->uw = pf_uw_new(uw_find, p));
+    if (uw == NULL)
+        return PD_OOM;
+    x->uw_chain[h->u.s.nr] = SF_PD_CONTEXT_USER;
+    k = pf_uw_frames(uw, &s, x->uw_chain + h->u.s.nr + 1, UW_MAX_STACK);
+    d.u.s.chain = x->uw_chain;
+    d.u.s.nr = h->u.s.nr + (k ? 1 + k : 0);
+    d.u.s.dwarf = 1;
+    d.u.s.unwound = (uint32_t)h->u.s.nr + 1;
+    return sample(x, &d);
 }
 
 static int process(struct pdctx *x, const struct held *h)
@@ -1295,7 +1538,7 @@ static int process(struct pdctx *x, const struct held *h)
                      h->type == SF_PD_FORK;
     switch (h->type) {
     case SF_PD_SAMPLE:
-        return sample(x, h);
+        return h->u.s.regs ? sample_dwarf(x, h) : sample(x, h);
     case SF_PD_MMAP:
     case SF_PD_MMAP2: {
         struct map m = {h->u.m.start, h->u.m.start + h->u.m.len, h->u.m.pgoff, h->u.m.dso,
@@ -1307,7 +1550,9 @@ static int process(struct pdctx *x, const struct held *h)
     case SF_PD_COMM:
         if ((c = comm_get(x, h->tid, 1)) == NULL)
             return PD_OOM;
-        snprintf(c->name, sizeof(c->name), "%s", h->u.comm);
+        snprintf(c->name, sizeof(c->name), "%s", h->u.comm.name);
+        if (h->u.comm.exec && (p = proc_get(x, h->pid, 0)) != NULL && p->uw)
+            pf_uw_flush(p->uw); /* as perf: an exec forgets the unwind tables cached */
         return 0;
     case SF_PD_FORK:
         if ((pc = comm_get(x, h->ptid, 0)) != NULL && (c = comm_get(x, h->tid, 1)) != NULL)
@@ -1415,6 +1660,12 @@ static int flush(struct pdctx *x, int last)
                 return PD_OOM;
             if (h.u.s.raw && (h.u.s.raw = arena_copy(keep, h.u.s.raw, h.u.s.raw_size)) == NULL)
                 return PD_OOM;
+            if (h.u.s.regs &&
+                ((h.u.s.regs = arena_copy(
+                      keep, h.u.s.regs,
+                      8u * (size_t)__builtin_popcountll(h.u.s.attr->sample_regs_user))) == NULL ||
+                 (h.u.s.stack = arena_copy(keep, h.u.s.stack, h.u.s.stack_size)) == NULL))
+                return PD_OOM;
         }
         x->spare[k++] = h;
     }
@@ -1486,7 +1737,7 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
     h->tid = r->tid;
     switch (r->type) {
     case SF_PD_SAMPLE:
-        if (r->u.sample.attr->sample_type & SF_PD_S_STACK_USER)
+        if ((r->u.sample.attr->sample_type & SF_PD_S_STACK_USER) && !unwindable(x))
             return PD_DWARF;
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
@@ -1503,6 +1754,17 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
             for (uint64_t i = 0; i < r->u.sample.nr; i++)
                 w[i] = sf_pd_chain_ip(x->pd, &r->u.sample, i);
             h->u.s.chain = w;
+        }
+        /* a user stack to unwind: perf unwinds none without registers or stack bytes */
+        if (r->u.sample.regs_abi && r->u.sample.regs && r->u.sample.stack_size) {
+            h->u.s.regs = r->u.sample.regs;
+            h->u.s.stack = r->u.sample.stack;
+            h->u.s.stack_size = (uint32_t)r->u.sample.stack_size;
+            if (h->u.s.copied && ((h->u.s.regs = arena_copy(&x->chains[x->cur], r->u.sample.regs,
+                                                            8u * r->u.sample.nregs)) == NULL ||
+                                  (h->u.s.stack = arena_copy(&x->chains[x->cur], r->u.sample.stack,
+                                                             r->u.sample.stack_size)) == NULL))
+                return PD_OOM;
         }
         if (x->c->db && r->u.sample.attr->type == PERF_TYPE_TRACEPOINT && r->u.sample.raw) {
             h->u.s.raw_size = r->u.sample.raw_size;
@@ -1525,7 +1787,8 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         break;
     case SF_PD_COMM:
         h->tid = r->u.comm.tid;
-        snprintf(h->u.comm, sizeof(h->u.comm), "%s", r->u.comm.comm);
+        snprintf(h->u.comm.name, sizeof(h->u.comm.name), "%s", r->u.comm.comm);
+        h->u.comm.exec = r->u.comm.exec;
         break;
     case SF_PD_FORK:
         h->pid = r->u.task.pid;
@@ -1636,6 +1899,8 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         snprintf(stopped, sizeof(stopped), "--call-graph dwarf: not unwound");
     }
     pf_ks_free(x.kernel);
+    pf_uw_free(x.uw_none);
+    free(x.uw_chain);
     while (x.dsos) {
         struct dso *d = x.dsos;
         x.dsos = d->next;
@@ -1643,11 +1908,17 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
         st_free(&d->tree);
         free(d->names);
         free(d->path);
+        free(d->file);
+        free(d->symsrc);
+        if (d->map_len)
+            munmap((void *)d->data.file, d->map_len);
+        pf_a2l_free(d->a2l);
         free(d);
     }
     {
         struct sf_map_slot *s;
         for (size_t i = 0; (s = sf_map_next(&x.by_pid, &i)) != NULL;) {
+            pf_uw_free(((struct proc *)s->val)->uw);
             free(((struct proc *)s->val)->maps);
             free(s->val);
         }

@@ -7,8 +7,8 @@
  * its content (lib/sf_sniff), through gzip, xz or zstd (lib/sf_decomp), never by its
  * name, and handed to the tool that reads it, linked in: captures to pcap2spans (with
  * every key log found as --keylog), perf script text and perf.data to perf-fold (which
- * reads perf.data itself; one recorded with --call-graph dwarf, whose user stacks it
- * does not unwind yet, goes through `perf script`), tracefs and spantrace text to
+ * reads perf.data itself, --call-graph dwarf stacks unwound; one recorded on another
+ * architecture or byte order goes through `perf script`), tracefs and spantrace text to
  * tracefs2spans, which fits the clocks and attributes the samples to spans.  Then one
  * line per input says what it gave, and what is still missing for the join is said in
  * words.  With --clickhouse the database is then pushed (spanfold push, linked in);
@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../perf-fold/perf_fold.h"
 #include "ch_pull.h"
 #include "sf_db.h"
 #include "sf_decomp.h"
@@ -93,8 +94,8 @@ static void usage(FILE *f)
           "  pcap, pcapng       pcap2spans: spans, connections, trace contexts\n"
           "  NSS key log        pcap2spans --keylog: TLS decryption of the captures\n"
           "  perf script text   perf-fold --db: samples and stacks\n"
-          "  perf.data          perf-fold --db, read directly (with --call-graph dwarf:\n"
-          "                     through perf script, which must be installed)\n"
+          "  perf.data          perf-fold --db, read directly (--call-graph dwarf stacks\n"
+          "                     unwound; another architecture's: through perf script)\n"
           "  tracefs, spantrace tracefs2spans --db: span markers, clock fits, attribution\n"
           "  trace.dat          the same, read with libtracecmd (trace-cmd record/extract)\n"
           "Then one line per input (kind, counts, clock), the clock fits, and what is still\n"
@@ -488,7 +489,8 @@ static int perf_script(struct ingest *g, struct input *in)
 }
 
 /* A perf.data whose samples carry user stacks to unwind (perf record --call-graph
- * dwarf): perf-fold does not unwind them yet, perf script does.  Decompressed first. */
+ * dwarf) that perf-fold cannot unwind (perfdata_unwinds: another architecture or byte
+ * order), which perf script then reads.  Decompressed first. */
 static int dwarf_recording(struct ingest *g, struct input *in)
 {
     struct sf_pd *pd;
@@ -508,6 +510,7 @@ static int dwarf_recording(struct ingest *g, struct input *in)
     info = sf_pd_info(pd);
     for (size_t i = 0; i < info->nattr; i++)
         dwarf |= (info->attr[i].sample_type & SF_PD_S_STACK_USER) != 0;
+    dwarf &= !perfdata_unwinds(info);
     sf_pd_close(pd);
     return dwarf;
 }

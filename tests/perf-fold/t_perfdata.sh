@@ -48,6 +48,16 @@ perf record -q -k mono -g -c 100000 -e cpu-clock -o "$tmp/kernel.data" xz -T2 -3
     >/dev/null 2>&1 || rm -f "$tmp/kernel.data"
 perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/python.data" sh -c \
     'python3 -c "import json; [json.dumps({\"a\": i}) for i in range(100000)]"' >/dev/null 2>&1
+# --call-graph dwarf: user stacks unwound from the saved stack (libunwind, as perf), inline
+# frames as perf script shows them (addr2line): a program without frame pointers whose
+# functions are inlined (tests/data/perfdata/inlined.c), and python3 run through a shell
+# (libraries, ld.so, their debug files where installed)
+cc -O2 -g -fomit-frame-pointer -o "$tmp/inlined" "$top/tests/data/perfdata/inlined.c" || exit 2
+perf record -q -k mono --call-graph dwarf,8192 -c 200000 -e cpu-clock:u -o "$tmp/dwinlined.data" \
+    "$tmp/inlined" >/dev/null 2>&1
+perf record -q -k mono --call-graph dwarf,4096 -c 200000 -e cpu-clock:u -o "$tmp/dwpython.data" \
+    sh -c 'python3 -c "import json; [json.dumps({\"a\": i}) for i in range(30000)]"' \
+    >/dev/null 2>&1
 # C++ names perf shows demangled, and code run from anonymous memory a /tmp/perf-PID.map
 # names, as a JIT writes one (tests/data/perfdata/jitspin.cc)
 if command -v g++ >/dev/null && g++ -O1 -g -fno-omit-frame-pointer -o "$tmp/jitspin" \
@@ -77,7 +87,7 @@ for name in file pipe two dwarf; do
     done < <(SF_TOP=$top "$t" "$tmp/$name")
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
-for name in file pipe two gzip xz python kernel system jit node; do
+for name in file pipe two gzip xz python kernel system jit node dwarf dwinlined dwpython; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
     inl=
     case $name in file | jit) inl=--inline ;; esac # addr2line per address: two small ones
@@ -174,21 +184,21 @@ if [ -s "$tmp/kernel.data" ]; then
 else
     skip "--kallsyms FILE: the kernel's names from FILE" "the kernel may not be recorded here"
 fi
-# --call-graph dwarf: not unwound here yet; perf-fold says so and how to fold it, and
-# spanfold ingest goes through perf script for it
-if [ -s "$tmp/dwarf.data" ]; then
-    "$fold" "$tmp/dwarf.data" >/dev/null 2>"$tmp/dwarf.err"
+# --call-graph dwarf: the frames only the unwind tables tell, the inline ones, and spanfold
+# ingest reading the perf.data itself (records, not perf script's lines)
+if [ -s "$tmp/dwinlined.data" ]; then
+    "$fold" "$tmp/dwinlined.data" >"$tmp/dwinlined.folded" 2>/dev/null
+    check_eval "--call-graph dwarf: unwound through frames without frame pointers, inline frames shown" \
+        'grep -q "^inlined;.*main;run;churn;stir;mix [0-9]" "$tmp/dwinlined.folded"'
+    "$(dirname "$fold")/spanfold" ingest --db "$tmp/dwarf.db" "$tmp/dwinlined.data" \
+        2>"$tmp/dwarf-ingest.err"
     rc=$?
-    check_eval "--call-graph dwarf: perf-fold stops, says why and what to run (rc $rc)" \
-        '[ $rc -ne 0 ] && grep -q "recorded with --call-graph dwarf: its user stacks are not unwound here yet; fold  perf script" "$tmp/dwarf.err"'
-    "$(dirname "$fold")/spanfold" ingest --db "$tmp/dwarf.db" "$tmp/dwarf.data" 2>"$tmp/dwarf-ingest.err"
-    rc=$?
-    check_eval "--call-graph dwarf: spanfold ingest reads it through perf script (rc $rc)" \
-        '[ $rc -eq 0 ] && [ "$(sqlite3 "$tmp/dwarf.db" "SELECT count(*) FROM samples")" -gt 10 ] &&
-         grep -q "dwarf.data: [0-9]* samples of cpu-clock:u, 0 of [0-9]* lines skipped" "$tmp/dwarf-ingest.err"'
+    check_eval "--call-graph dwarf: spanfold ingest reads it directly, the same stacks (rc $rc)" \
+        '[ $rc -eq 0 ] && grep -q "dwinlined.data: [0-9]* samples of cpu-clock:u, 0 of [0-9]* records skipped" "$tmp/dwarf-ingest.err" &&
+         [ "$(sqlite3 "$tmp/dwarf.db" "SELECT count(*) FROM stacks WHERE frames LIKE '"'"'%churn;stir;mix'"'"'")" -gt 0 ]'
 else
-    skip "--call-graph dwarf: perf-fold stops" "perf record --call-graph dwarf fails here"
-    skip "--call-graph dwarf: spanfold ingest reads it through perf script" "not recorded here"
+    skip "--call-graph dwarf: unwound" "perf record --call-graph dwarf fails here"
+    skip "--call-graph dwarf: spanfold ingest reads it directly" "not recorded here"
 fi
 # a recording of another kernel (its build id changed in a copy): no symbols but the build-id
 # cache's copy of that kernel's kallsyms, as perf's dso__find_kallsyms; none without it

@@ -1,0 +1,253 @@
+/* addr2line.c - inline frames from binutils' addr2line (addr2line.h).
+ *
+ * The exchange is perf's: the address as 16 hex digits, then a line holding "," that
+ * addr2line cannot read as an address.  It answers the address with one record (a
+ * function name line, a FILE:LINE line) per function, innermost first, then the comma
+ * with the record "??" / "??:0", which ends the answer.  As perf reads them, a record
+ * whose second line is "??:0" ends it wherever it comes (a first record like that means
+ * no answer: the comma's record is read too), and the names are trimmed of blanks.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pipe2 */
+#endif
+#include "addr2line.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sf_arena.h"
+#include "sf_map.h"
+
+#define A2L_NEST_MAX 1024 /* perf's MAX_INLINE_NEST: more records are read and dropped */
+
+struct answer {
+    uint64_t addr;
+    const char **names; /* n of them, in mem */
+    size_t n;
+};
+
+struct pf_a2l {
+    char *file;
+    pid_t pid;
+    int to;     /* its standard input */
+    FILE *from; /* its standard output */
+    int tried, broken;
+    struct sf_map seen; /* struct answer by address */
+    const char **names; /* the answer being read */
+    size_t nnames, capnames;
+    struct sf_arena mem; /* the answers and their names */
+};
+
+struct pf_a2l *pf_a2l_new(const char *file)
+{
+    struct pf_a2l *a = calloc(1, sizeof(*a));
+
+    if (a == NULL || (a->file = strdup(file)) == NULL) {
+        free(a);
+        return NULL;
+    }
+    a->pid = -1;
+    a->to = -1;
+    sf_arena_init(&a->mem, 1u << 14, 0);
+    return a;
+}
+
+extern char **environ;
+
+/* The child, started with posix_spawn (no copy of this process's memory, which a fork
+ * of a large run would make). */
+static int start(struct pf_a2l *a)
+{
+    char *argv[] = {"addr2line", "-e", a->file, "-i", "-f", NULL};
+    posix_spawn_file_actions_t fa;
+    int in[2], out[2], rc;
+
+    a->tried = 1;
+    if (pipe2(in, O_CLOEXEC) < 0)
+        return -1;
+    if (pipe2(out, O_CLOEXEC) < 0) {
+        close(in[0]);
+        close(in[1]);
+        return -1;
+    }
+    rc = posix_spawn_file_actions_init(&fa);
+    if (rc == 0) {
+        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+        rc = posix_spawnp(&a->pid, "addr2line", &fa, NULL, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+    }
+    close(in[0]);
+    close(out[1]);
+    if (rc != 0 || (a->from = fdopen(out[0], "r")) == NULL) {
+        a->pid = rc == 0 ? a->pid : -1;
+        close(in[1]);
+        close(out[0]);
+        return -1;
+    }
+    a->to = in[1];
+    return 0;
+}
+
+/* All of s to the child, a closed pipe (the child gone) an error, not a signal. */
+static int send_all(int fd, const char *s, size_t n)
+{
+    sigset_t pipe_only, old;
+    int rc = 0;
+
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    while (n > 0) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            rc = -1;
+            break;
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+    if (rc < 0 && errno == EPIPE) { /* take the signal the write raised before unblocking */
+        struct timespec now = {0, 0};
+        while (sigtimedwait(&pipe_only, NULL, &now) == SIGPIPE)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
+/* One record: 1 with *fn (trimmed, in buf), 0 for a record that ends the answer, -1 when
+ * the child's output ended. */
+static int record(struct pf_a2l *a, char **fn, size_t *fncap, char **loc, size_t *loccap)
+{
+    ssize_t k;
+    char *s, *e;
+
+    if ((k = getline(fn, fncap, a->from)) <= 0 || getline(loc, loccap, a->from) <= 0)
+        return -1;
+    (*loc)[strcspn(*loc, "\n")] = 0;
+    if (strcmp(*loc, "??:0") == 0 || strchr(*loc, ':') == NULL)
+        return 0;
+    for (s = *fn; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v';)
+        s++;
+    e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' ||
+                     e[-1] == '\f' || e[-1] == '\v'))
+        e--;
+    *e = 0;
+    memmove(*fn, s, (size_t)(e - s) + 1);
+    return 1;
+}
+
+static int keep_name(struct pf_a2l *a, const char *name)
+{
+    size_t l = strlen(name);
+    char *c = sf_arena_alloc(&a->mem, l + 1);
+
+    if (c == NULL)
+        return -1;
+    memcpy(c, name, l + 1);
+    if (a->nnames == a->capnames) {
+        size_t nc = a->capnames ? 2 * a->capnames : 256;
+        const char **g = realloc(a->names, nc * sizeof(*g));
+        if (g == NULL)
+            return -1;
+        a->names = g;
+        a->capnames = nc;
+    }
+    a->names[a->nnames++] = c;
+    return 0;
+}
+
+/* Ask the child about addr; its names into a->names.  -1: the child is gone. */
+static int ask(struct pf_a2l *a, uint64_t addr, size_t *count)
+{
+    char q[40], *fn = NULL, *loc = NULL;
+    size_t fncap = 0, loccap = 0, n = 0;
+    int rc;
+
+    *count = 0;
+    snprintf(q, sizeof(q), "%016llx\n,\n", (unsigned long long)addr);
+    if (send_all(a->to, q, strlen(q)) < 0)
+        return -1;
+    rc = record(a, &fn, &fncap, &loc, &loccap);
+    if (rc == 0) /* no answer: the comma's record is still to come */
+        rc = record(a, &fn, &fncap, &loc, &loccap) < 0 ? -1 : 0;
+    else
+        while (rc == 1) {
+            if (n++ < A2L_NEST_MAX + 1 && keep_name(a, fn) < 0) {
+                rc = -1;
+                break;
+            }
+            rc = record(a, &fn, &fncap, &loc, &loccap);
+        }
+    free(fn);
+    free(loc);
+    if (rc < 0)
+        return -1;
+    *count = n > A2L_NEST_MAX + 1 ? A2L_NEST_MAX + 1 : n;
+    return 0;
+}
+
+static int answer_eq(const void *val, const void *key)
+{
+    return ((const struct answer *)val)->addr == *(const uint64_t *)key;
+}
+
+size_t pf_a2l_names(struct pf_a2l *a, uint64_t addr, const char *const **names)
+{
+    uint64_t h = sf_hash_u64(addr);
+    struct sf_map_slot *s;
+    struct answer *an;
+    size_t n = 0;
+
+    if ((an = sf_map_find(&a->seen, h, answer_eq, &addr)) != NULL) {
+        *names = an->names;
+        return an->n;
+    }
+    if (!a->tried && start(a) < 0)
+        a->broken = 1;
+    a->nnames = 0;
+    if (!a->broken && ask(a, addr, &n) < 0) {
+        a->broken = 1; /* as perf: no inline frames from here on */
+        n = 0;
+    }
+    if (sf_map_reserve(&a->seen, 1) < 0 || (an = sf_arena_alloc(&a->mem, sizeof(*an))) == NULL ||
+        (an->names = sf_arena_alloc(&a->mem, (n ? n : 1) * sizeof(*an->names))) == NULL)
+        return 0;
+    memcpy(an->names, a->names, n * sizeof(*an->names));
+    an->addr = addr;
+    an->n = n;
+    s = sf_map_probe(&a->seen, h, answer_eq, &addr);
+    sf_map_fill(&a->seen, s, h, an);
+    *names = an->names;
+    return n;
+}
+
+void pf_a2l_free(struct pf_a2l *a)
+{
+    if (a == NULL)
+        return;
+    if (a->to >= 0)
+        close(a->to);
+    if (a->from)
+        fclose(a->from);
+    if (a->pid > 0)
+        waitpid(a->pid, NULL, 0);
+    sf_map_free(&a->seen);
+    free(a->names);
+    sf_arena_free(&a->mem);
+    free(a->file);
+    free(a);
+}
