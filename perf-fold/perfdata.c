@@ -23,6 +23,7 @@
  * copy perf record kept of the recording's, else this machine's when it runs the
  * recorded kernel: load_kernel); inline frames and DWARF call graphs are not done yet.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -138,11 +139,15 @@ struct pdctx {
     size_t uw_cap;
     struct pf_unwinder *uw_none; /* for samples of a process with nothing mapped */
     int kernel_tried;
+    /* the records held: slots that stay where they are until processed (a record
+     * carried to the next round is not moved), the free ones stacked in free_slots;
+     * pend the live ones' places in time (npend), merge sort_when's other buffer; all
+     * capheld long */
     struct held *held;
-    size_t nheld, capheld;
-    struct when *order; /* flush: the held records' times, sorted (capheld of them) */
-    struct when *merge; /* flush: sort_when's other buffer (capheld) */
-    struct held *spare; /* flush: the records carried to the next round (capheld) */
+    size_t npool, capheld, *free_slots, nfree;
+    struct when *pend;
+    size_t npend;
+    struct when *merge;
     /* the held samples' callchains and fields: all in chains[cur]; a round's flush copies
      * what it keeps into the other arena and frees the rest at once */
     struct sf_arena chains[2];
@@ -1637,42 +1642,40 @@ static int flush(struct pdctx *x, int last)
 {
     uint64_t limit = last ? UINT64_MAX : x->next_flush;
     struct sf_arena *keep = &x->chains[!x->cur];
-    struct held *swap;
     struct when *order;
-    size_t i = 0, k = 0;
+    size_t i = 0;
     int rc = 0;
 
     if (x->c->db && !x->described && sf_pd_info(x->pd)->nattr)
         rc = describe(x);
-    for (size_t j = 0; j < x->nheld; j++)
-        x->order[j] = (struct when){x->held[j].time, x->held[j].seq, j};
-    order = sort_when(x->order, x->merge, x->nheld);
-    for (; i < x->nheld && rc == 0 && order[i].time <= limit; i++)
+    order = sort_when(x->pend, x->merge, x->npend);
+    for (; i < x->npend && rc == 0 && order[i].time <= limit; i++) {
         rc = process(x, &x->held[order[i].i]);
+        x->free_slots[x->nfree++] = order[i].i;
+    }
     if (rc < 0)
         return rc;
     sf_arena_reset(keep);
-    for (; i < x->nheld; i++) {
-        struct held h = x->held[order[i].i];
-        if (h.type == SF_PD_SAMPLE && h.u.s.copied) {
-            if (h.u.s.nr && (h.u.s.chain = arena_copy(keep, h.u.s.chain,
-                                                      h.u.s.nr * sizeof(*h.u.s.chain))) == NULL)
-                return PD_OOM;
-            if (h.u.s.raw && (h.u.s.raw = arena_copy(keep, h.u.s.raw, h.u.s.raw_size)) == NULL)
-                return PD_OOM;
-            if (h.u.s.regs &&
-                ((h.u.s.regs = arena_copy(
-                      keep, h.u.s.regs,
-                      8u * (size_t)__builtin_popcountll(h.u.s.attr->sample_regs_user))) == NULL ||
-                 (h.u.s.stack = arena_copy(keep, h.u.s.stack, h.u.s.stack_size)) == NULL))
-                return PD_OOM;
-        }
-        x->spare[k++] = h;
+    for (size_t j = i; j < x->npend; j++) { /* carried: what a round's arena held, moved */
+        struct held *h = &x->held[order[j].i];
+        if (h->type != SF_PD_SAMPLE || !h->u.s.copied)
+            continue;
+        if (h->u.s.nr && (h->u.s.chain = arena_copy(keep, h->u.s.chain,
+                                                    h->u.s.nr * sizeof(*h->u.s.chain))) == NULL)
+            return PD_OOM;
+        if (h->u.s.raw && (h->u.s.raw = arena_copy(keep, h->u.s.raw, h->u.s.raw_size)) == NULL)
+            return PD_OOM;
+        if (h->u.s.regs &&
+            ((h->u.s.regs = arena_copy(
+                  keep, h->u.s.regs,
+                  8u * (size_t)__builtin_popcountll(h->u.s.attr->sample_regs_user))) == NULL ||
+             (h->u.s.stack = arena_copy(keep, h->u.s.stack, h->u.s.stack_size)) == NULL))
+            return PD_OOM;
     }
-    swap = x->held; /* what is carried is the next round's first records */
-    x->held = x->spare;
-    x->spare = swap;
-    x->nheld = k;
+    /* what is carried is the next round's first records, in time order already */
+    memmove(x->pend, order + i, (x->npend - i) * sizeof(*order));
+    x->npend -= i;
+    assert(x->npool - x->nfree == x->npend);
     sf_arena_reset(&x->chains[x->cur]);
     x->cur = !x->cur;
     if (!last)
@@ -1715,18 +1718,21 @@ static int resize(void **p, size_t n, size_t size)
 static int hold(struct pdctx *x, const struct sf_pd_record *r)
 {
     struct held *h;
+    size_t slot;
     char jit[40];
 
-    if (x->nheld == x->capheld) { /* the records and flush's three arrays beside them */
+    if (x->nfree == 0 && x->npool == x->capheld) { /* the slots and the arrays beside them */
         size_t nc = x->capheld ? 2 * x->capheld : 4096;
         if (resize((void **)&x->held, nc, sizeof(*x->held)) ||
-            resize((void **)&x->spare, nc, sizeof(*x->spare)) ||
-            resize((void **)&x->order, nc, sizeof(*x->order)) ||
+            resize((void **)&x->free_slots, nc, sizeof(*x->free_slots)) ||
+            resize((void **)&x->pend, nc, sizeof(*x->pend)) ||
             resize((void **)&x->merge, nc, sizeof(*x->merge)))
             return PD_OOM;
         x->capheld = nc;
     }
-    h = &x->held[x->nheld];
+    /* the slot is taken only once the record is whole (an error leaves it free) */
+    slot = x->nfree ? x->free_slots[x->nfree - 1] : x->npool;
+    h = &x->held[slot];
     memset(h, 0, sizeof(*h));
     h->time = r->time;
     if (r->time > x->max_time)
@@ -1797,7 +1803,11 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->ptid = r->u.task.ptid;
         break;
     }
-    x->nheld++;
+    if (x->nfree)
+        x->nfree--;
+    else
+        x->npool++;
+    x->pend[x->npend++] = (struct when){h->time, h->seq, slot};
     return 0;
 }
 
@@ -1927,8 +1937,8 @@ int perfdata_file(struct perf_fold_ctx *c, const char *path)
     }
     free(x.held);
     free(x.words);
-    free(x.spare);
-    free(x.order);
+    free(x.free_slots);
+    free(x.pend);
     free(x.merge);
     sf_map_free(&x.by_path);
     sf_map_free(&x.by_pid);
