@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -26,7 +27,13 @@
 #include "sf_arena.h"
 #include "sf_map.h"
 
-#define A2L_NEST_MAX 1024 /* perf's MAX_INLINE_NEST: more records are read and dropped */
+#define A2L_NEST_MAX 1024  /* perf's MAX_INLINE_NEST: more records are read and dropped */
+#define A2L_WAIT_MS  30000 /* an answer not begun or not ended in this long: the child is stopped  \
+                            */
+#define A2L_LINE_MAX (1u << 20) /* a longer line: the child is stopped */
+#define A2L_LIVE_MAX                                                                               \
+    64 /* children running at once; the least recently asked one stops                             \
+          for another (its answers are kept, and it starts again if asked) */
 
 struct answer {
     uint64_t addr;
@@ -37,9 +44,11 @@ struct answer {
 struct pf_a2l {
     char *file;
     pid_t pid;
-    int to;     /* its standard input */
-    FILE *from; /* its standard output */
-    int tried, broken;
+    int to, from; /* its standard input and output */
+    char *buf;    /* what was read of its output: [bpos, blen) not yet taken */
+    size_t blen, bcap, bpos;
+    uint64_t used;      /* when it was last asked (live's clock) */
+    int broken;         /* it could not be started, or stopped answering: no more questions */
     struct sf_map seen; /* struct answer by address */
     const char **names; /* the answer being read */
     size_t nnames, capnames;
@@ -55,9 +64,52 @@ struct pf_a2l *pf_a2l_new(const char *file)
         return NULL;
     }
     a->pid = -1;
-    a->to = -1;
+    a->to = a->from = -1;
     sf_arena_init(&a->mem, 1u << 14, 0);
     return a;
+}
+
+/* The children running, to keep their number (and their pipes) bounded. */
+static struct pf_a2l *live[A2L_LIVE_MAX];
+static uint64_t live_clock;
+
+/* a's child stopped: its input closed (addr2line ends at the end of its input), then
+ * killed, which a child that does not end at once needs, and waited for. */
+static void stop(struct pf_a2l *a)
+{
+    for (size_t i = 0; i < A2L_LIVE_MAX; i++)
+        if (live[i] == a)
+            live[i] = NULL;
+    if (a->to >= 0)
+        close(a->to);
+    if (a->from >= 0)
+        close(a->from);
+    if (a->pid > 0) {
+        kill(a->pid, SIGKILL);
+        waitpid(a->pid, NULL, 0);
+    }
+    a->to = a->from = -1;
+    a->pid = -1;
+    a->blen = a->bpos = 0;
+}
+
+/* a place among the live children for a: a free one, else the least recently asked
+ * one's, which stops. */
+static void make_room(struct pf_a2l *a)
+{
+    size_t pick = 0;
+
+    for (size_t i = 0; i < A2L_LIVE_MAX; i++) {
+        if (live[i] == NULL) {
+            pick = i;
+            break;
+        }
+        if (live[i]->used < live[pick]->used)
+            pick = i;
+    }
+    if (live[pick])
+        stop(live[pick]);
+    live[pick] = a;
 }
 
 extern char **environ;
@@ -70,7 +122,7 @@ static int start(struct pf_a2l *a)
     posix_spawn_file_actions_t fa;
     int in[2], out[2], rc;
 
-    a->tried = 1;
+    make_room(a);
     if (pipe2(in, O_CLOEXEC) < 0)
         return -1;
     if (pipe2(out, O_CLOEXEC) < 0) {
@@ -88,13 +140,13 @@ static int start(struct pf_a2l *a)
     }
     close(in[0]);
     close(out[1]);
-    if (rc != 0 || (a->from = fdopen(out[0], "r")) == NULL) {
-        a->pid = rc == 0 ? a->pid : -1;
-        close(in[1]);
-        close(out[0]);
+    a->to = in[1];
+    a->from = out[0];
+    if (rc != 0) {
+        a->pid = -1;
+        stop(a);
         return -1;
     }
-    a->to = in[1];
     return 0;
 }
 
@@ -127,27 +179,70 @@ static int send_all(int fd, const char *s, size_t n)
     return rc;
 }
 
-/* One record: 1 with *fn (trimmed, in buf), 0 for a record that ends the answer, -1 when
- * the child's output ended. */
-static int record(struct pf_a2l *a, char **fn, size_t *fncap, char **loc, size_t *loccap)
+/* The child's next line (its newline cut off) at *line, valid until the next call: 1, or
+ * -1 when its output ended, a line passed A2L_LINE_MAX, or nothing came for A2L_WAIT_MS
+ * (a child that never answers must not hang the run). */
+static int next_line(struct pf_a2l *a, char **line)
 {
-    ssize_t k;
-    char *s, *e;
+    for (;;) {
+        char *nl = memchr(a->buf + a->bpos, '\n', a->blen - a->bpos);
+        struct pollfd pf = {a->from, POLLIN, 0};
+        ssize_t k;
+        if (nl) {
+            *nl = 0;
+            *line = a->buf + a->bpos;
+            a->bpos = (size_t)(nl - a->buf) + 1;
+            return 1;
+        }
+        memmove(a->buf, a->buf + a->bpos, a->blen - a->bpos);
+        a->blen -= a->bpos;
+        a->bpos = 0;
+        if (a->blen == a->bcap) {
+            size_t nc = a->bcap ? 2 * a->bcap : 4096;
+            char *g = nc <= A2L_LINE_MAX ? realloc(a->buf, nc) : NULL;
+            if (g == NULL)
+                return -1;
+            a->buf = g;
+            a->bcap = nc;
+        }
+        if (poll(&pf, 1, A2L_WAIT_MS) <= 0)
+            return -1;
+        if ((k = read(a->from, a->buf + a->blen, a->bcap - a->blen)) < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        a->blen += (size_t)k;
+    }
+}
 
-    if ((k = getline(fn, fncap, a->from)) <= 0 || getline(loc, loccap, a->from) <= 0)
+/* One record: 1 with *fn its function (blanks trimmed, as perf's strim), 0 for a record
+ * that ends the answer (its place "??:0", or not FILE:LINE), -1 when the child is gone. */
+static int record(struct pf_a2l *a, char **fn, size_t *fncap)
+{
+    char *line, *s, *e;
+    size_t l;
+
+    if (next_line(a, &line) < 0)
         return -1;
-    (*loc)[strcspn(*loc, "\n")] = 0;
-    if (strcmp(*loc, "??:0") == 0 || strchr(*loc, ':') == NULL)
-        return 0;
-    for (s = *fn; *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v';)
+    for (s = line; *s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v';)
         s++;
     e = s + strlen(s);
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' ||
-                     e[-1] == '\f' || e[-1] == '\v'))
+    while (e > s &&
+           (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\f' || e[-1] == '\v'))
         e--;
-    *e = 0;
-    memmove(*fn, s, (size_t)(e - s) + 1);
-    return 1;
+    l = (size_t)(e - s);
+    if (l + 1 > *fncap) { /* kept apart: the next line may move the buffer */
+        char *g = realloc(*fn, l + 1);
+        if (g == NULL)
+            return -1;
+        *fn = g;
+        *fncap = l + 1;
+    }
+    memcpy(*fn, s, l);
+    (*fn)[l] = 0;
+    if (next_line(a, &line) < 0)
+        return -1;
+    return strcmp(line, "??:0") == 0 || strchr(line, ':') == NULL ? 0 : 1;
 }
 
 static int keep_name(struct pf_a2l *a, const char *name)
@@ -173,27 +268,27 @@ static int keep_name(struct pf_a2l *a, const char *name)
 /* Ask the child about addr; its names into a->names.  -1: the child is gone. */
 static int ask(struct pf_a2l *a, uint64_t addr, size_t *count)
 {
-    char q[40], *fn = NULL, *loc = NULL;
-    size_t fncap = 0, loccap = 0, n = 0;
+    char q[40], *fn = NULL;
+    size_t fncap = 0, n = 0;
     int rc;
 
     *count = 0;
+    a->used = ++live_clock;
     snprintf(q, sizeof(q), "%016llx\n,\n", (unsigned long long)addr);
     if (send_all(a->to, q, strlen(q)) < 0)
         return -1;
-    rc = record(a, &fn, &fncap, &loc, &loccap);
+    rc = record(a, &fn, &fncap);
     if (rc == 0) /* no answer: the comma's record is still to come */
-        rc = record(a, &fn, &fncap, &loc, &loccap) < 0 ? -1 : 0;
+        rc = record(a, &fn, &fncap) < 0 ? -1 : 0;
     else
         while (rc == 1) {
             if (n++ < A2L_NEST_MAX + 1 && keep_name(a, fn) < 0) {
                 rc = -1;
                 break;
             }
-            rc = record(a, &fn, &fncap, &loc, &loccap);
+            rc = record(a, &fn, &fncap);
         }
     free(fn);
-    free(loc);
     if (rc < 0)
         return -1;
     *count = n > A2L_NEST_MAX + 1 ? A2L_NEST_MAX + 1 : n;
@@ -216,10 +311,11 @@ size_t pf_a2l_names(struct pf_a2l *a, uint64_t addr, const char *const **names)
         *names = an->names;
         return an->n;
     }
-    if (!a->tried && start(a) < 0)
+    if (a->to < 0 && !a->broken && start(a) < 0) /* not started yet, or stopped for another */
         a->broken = 1;
     a->nnames = 0;
     if (!a->broken && ask(a, addr, &n) < 0) {
+        stop(a);
         a->broken = 1; /* as perf: no inline frames from here on */
         n = 0;
     }
@@ -239,13 +335,9 @@ void pf_a2l_free(struct pf_a2l *a)
 {
     if (a == NULL)
         return;
-    if (a->to >= 0)
-        close(a->to);
-    if (a->from)
-        fclose(a->from);
-    if (a->pid > 0)
-        waitpid(a->pid, NULL, 0);
+    stop(a);
     sf_map_free(&a->seen);
+    free(a->buf);
     free(a->names);
     sf_arena_free(&a->mem);
     free(a->file);

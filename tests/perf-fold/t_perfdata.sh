@@ -190,6 +190,15 @@ if [ -s "$tmp/dwinlined.data" ]; then
     "$fold" "$tmp/dwinlined.data" >"$tmp/dwinlined.folded" 2>/dev/null
     check_eval "--call-graph dwarf: unwound through frames without frame pointers, inline frames shown" \
         'grep -q "^inlined;.*main;run;churn;stir;mix [0-9]" "$tmp/dwinlined.folded"'
+    # without addr2line on its PATH perf-fold shows no inline frames: perf script --no-inline's
+    # folds (perf itself finds addr2line in its own places too, so it is asked not to)
+    mkdir -p "$tmp/noa2l"
+    perf script --no-inline -i "$tmp/dwinlined.data" -F comm,pid,tid,time,period,event,ip,sym,dso \
+        --ns 2>/dev/null | "$fold" >"$tmp/text.folded"
+    env PATH="$tmp/noa2l" "$fold" "$tmp/dwinlined.data" >"$tmp/data.folded" 2>/dev/null
+    check_eval "--call-graph dwarf without addr2line: no inline frames, perf script --no-inline's folds" \
+        'cmp -s "$tmp/text.folded" "$tmp/data.folded" && grep -q "main;run;churn [0-9]" "$tmp/data.folded" &&
+         ! grep -q ";mix" "$tmp/data.folded"'
     "$(dirname "$fold")/spanfold" ingest --db "$tmp/dwarf.db" "$tmp/dwinlined.data" \
         2>"$tmp/dwarf-ingest.err"
     rc=$?
@@ -198,6 +207,7 @@ if [ -s "$tmp/dwinlined.data" ]; then
          [ "$(sqlite3 "$tmp/dwarf.db" "SELECT count(*) FROM stacks WHERE frames LIKE '"'"'%churn;stir;mix'"'"'")" -gt 0 ]'
 else
     skip "--call-graph dwarf: unwound" "perf record --call-graph dwarf fails here"
+    skip "--call-graph dwarf without addr2line" "not recorded here"
     skip "--call-graph dwarf: spanfold ingest reads it directly" "not recorded here"
 fi
 # a recording of another kernel (its build id changed in a copy): no symbols but the build-id
