@@ -27,9 +27,10 @@
 #include "sf_arena.h"
 #include "sf_map.h"
 
-#define A2L_NEST_MAX 1024  /* perf's MAX_INLINE_NEST: more records are read and dropped */
-#define A2L_WAIT_MS  30000 /* an answer not begun or not ended in this long: the child is stopped  \
-                            */
+#define A2L_NEST_MAX 1024 /* perf's MAX_INLINE_NEST: more records are read and dropped */
+#define A2L_WAIT_MS                                                                                \
+    30000 /* an answer not begun or not ended in this long: the child is stopped                   \
+           */
 #define A2L_LINE_MAX (1u << 20) /* a longer line: the child is stopped */
 #define A2L_LIVE_MAX                                                                               \
     64 /* children running at once; the least recently asked one stops                             \

@@ -216,26 +216,6 @@ static int access_fpreg(unw_addr_space_t as, unw_regnum_t r, unw_fpreg_t *v, int
     return -UNW_EINVAL;
 }
 
-static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
-{
-    (void)as;
-    (void)c;
-    (void)arg;
-    return -UNW_EINVAL;
-}
-
-static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t n, unw_word_t *off,
-                         void *arg)
-{
-    (void)as;
-    (void)addr;
-    (void)buf;
-    (void)n;
-    (void)off;
-    (void)arg;
-    return -UNW_EINVAL;
-}
-
 static unw_accessors_t accessors = {
     .find_proc_info = find_proc_info,
     .put_unwind_info = put_unwind_info,
@@ -243,8 +223,9 @@ static unw_accessors_t accessors = {
     .access_mem = access_mem,
     .access_reg = access_reg,
     .access_fpreg = access_fpreg,
-    .resume = resume,
-    .get_proc_name = get_proc_name,
+    /* resume is for unw_resume, never called here; get_proc_name is optional */
+    .resume = NULL,
+    .get_proc_name = NULL,
 };
 
 struct pf_unwinder *pf_uw_new(pf_uw_find_fn find, void *arg)
