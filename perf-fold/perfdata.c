@@ -1413,7 +1413,8 @@ static void dso_data(struct dso *d)
     if (bytes == NULL && d->file && (fd = open(d->file, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
         void *m = MAP_FAILED;
         if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-            m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            /* writable, privately: libelf converts a foreign byte order in place */
+            m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
         close(fd);
         if (m != MAP_FAILED) {
             bytes = m;
