@@ -12,6 +12,7 @@
 #endif
 #include "addr2line.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perf_fold.h"
 #include "sf_arena.h"
 #include "sf_map.h"
 
@@ -119,10 +121,14 @@ extern char **environ;
  * of a large run would make). */
 static int start(struct pf_a2l *a)
 {
-    char *argv[] = {"addr2line", "-e", a->file, "-i", "-f", NULL};
+    char fbuf[4096];
+    const char *file = binutils_file_arg(a->file, fbuf, sizeof(fbuf));
+    char *argv[] = {"addr2line", "-e", (char *)file, "-i", "-f", NULL};
     posix_spawn_file_actions_t fa;
     int in[2], out[2], rc;
 
+    if (file == NULL)
+        return -1;
     make_room(a);
     if (pipe2(in, O_CLOEXEC) < 0)
         return -1;
@@ -225,11 +231,9 @@ static int record(struct pf_a2l *a, char **fn, size_t *fncap)
 
     if (next_line(a, &line) < 0)
         return -1;
-    for (s = line; *s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v';)
+    for (s = line; isspace((unsigned char)*s);)
         s++;
-    e = s + strlen(s);
-    while (e > s &&
-           (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\f' || e[-1] == '\v'))
+    for (e = s + strlen(s); e > s && isspace((unsigned char)e[-1]);)
         e--;
     l = (size_t)(e - s);
     if (l + 1 > *fncap) { /* kept apart: the next line may move the buffer */

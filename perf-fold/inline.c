@@ -185,9 +185,7 @@ static char *a2l_parse(char *o, int context)
     return res;
 }
 
-/* mod as an argument that no tool parses as an option (see the top of the file) into
- * buf[0..n); NULL when mod is not a regular file. */
-static const char *module_arg(const char *mod, char *buf, size_t n)
+const char *binutils_file_arg(const char *mod, char *buf, size_t n)
 {
     struct stat st;
 
@@ -201,7 +199,7 @@ static const char *module_arg(const char *mod, char *buf, size_t n)
 static char *a2l(struct perf_fold_ctx *c, const char *pc, const char *rawfunc, const char *mod)
 {
     char mbuf[4096];
-    const char *marg = module_arg(mod, mbuf, sizeof(mbuf));
+    const char *marg = binutils_file_arg(mod, mbuf, sizeof(mbuf));
     char *argv[] = {"addr2line", "-a", (char *)pc, "-e", (char *)marg,
                     "-i",        "-f", "-s",       "-C", NULL};
     char *o, *res;

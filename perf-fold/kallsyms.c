@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sf_arena.h"
+#include "sf_hex.h"
 #include "sf_prefault.h"
 
 struct pf_kallsyms {
@@ -34,20 +35,15 @@ struct pf_kallsyms {
     struct sf_arena names;
 };
 
-/* A lowercase hex digit's value plus one, 0 for any other byte (kallsyms writes %px). */
-static const uint8_t hexv[256] = {
-    ['0'] = 1, ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
-    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
-};
-
-/* The address at the start of a line, and where it ends. */
+/* The address at the start of a line (hex, either case, as perf's hex2u64 reads it),
+ * and where it ends. */
 static uint64_t hex_at(const char *p, const char *end, const char **stop)
 {
     uint64_t a = 0;
-    unsigned v;
+    int v;
 
-    for (; p < end && (v = hexv[(unsigned char)*p]) != 0; p++)
-        a = a << 4 | (v - 1);
+    for (; p < end && (v = sf_hex_digit((unsigned char)*p)) >= 0; p++)
+        a = a << 4 | (uint64_t)v;
     *stop = p;
     return a;
 }

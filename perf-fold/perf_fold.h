@@ -332,6 +332,11 @@ int fold_table_print(struct pf_table *t, FILE *out);
 const char *inline_lookup(struct perf_fold_ctx *c, const struct pf_str *pc,
                           const struct pf_str *rawfunc, const struct pf_str *mod);
 void inline_free(struct perf_fold_ctx *c);
+/* file as an argument binutils parses as no option (it reads "@FILE" as more options from
+ * FILE, and "-x" is one; a name from a recording is anyone's) into buf[0..n): file, or
+ * "./" before it; NULL when file is not a regular file.  For --inline's addr2line and nm
+ * and for addr2line.c's children. */
+const char *binutils_file_arg(const char *file, char *buf, size_t n);
 
 /* ---- diff.c ---------------------------------------------------------------- */
 

@@ -645,49 +645,43 @@ static void load_perf_map(struct dso *d)
     fix_syms(d, SYMS_PERF_MAP, d->n);
 }
 
-/* The name perf shows for a symbol: C++ (and Rust's legacy) names demangled as perf
- * demangles them, libiberty's cplus_demangle without parameters (DMGL_NO_OPTS: "ns::f",
- * not "ns::f(int)"); done at the first use, once per symbol. */
-/* name as perf shows a name it reads from a file (an ELF symbol, addr2line's answer):
- * C++ and Rust's legacy names demangled, else name itself. */
-static const char *demangled(struct pdctx *x, const char *name)
+/* name[0..n) then suffix as perf shows a name it reads from a file (an ELF symbol, a PLT
+ * entry's function, addr2line's answer): C++ and Rust's legacy names demangled by
+ * libiberty's cplus_demangle without parameters (DMGL_NO_OPTS: "ns::f", not "ns::f(int)");
+ * name itself when there is nothing to demangle (or no memory).  suffix "" keeps name's
+ * own length (n is then strlen(name)). */
+static const char *demangled(struct pdctx *x, const char *name, size_t n, const char *suffix)
 {
-    char *dm, *keep;
-    size_t l;
+    char *dm = NULL, *keep, base[1024];
+    const char *src = name;
+    size_t l, sl = strlen(suffix);
 
-    if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') ||
-        (dm = cplus_demangle(name, DMGL_NO_OPTS)) == NULL)
+    if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') || (sl && n >= sizeof(base)))
+        return name;
+    if (sl) { /* the part before the suffix, on its own */
+        snprintf(base, sizeof(base), "%.*s", (int)n, name);
+        src = base;
+    }
+    if ((dm = cplus_demangle(src, DMGL_NO_OPTS)) == NULL)
         return name;
     l = strlen(dm);
-    if ((keep = sf_arena_alloc(&x->demangled, l + 1)) != NULL)
-        memcpy(keep, dm, l + 1);
+    if ((keep = sf_arena_alloc(&x->demangled, l + sl + 1)) != NULL) {
+        memcpy(keep, dm, l);
+        memcpy(keep + l, suffix, sl + 1);
+    }
     free(dm);
     return keep ? keep : name;
 }
 
+/* The name perf shows for a symbol (a PLT entry: its function's name demangled, then
+ * "@plt"); demangled at the first use, once per symbol. */
 static const char *shown_name(struct pdctx *x, struct pf_sym *sy)
 {
     if (!sy->shown) {
         size_t n = strlen(sy->name);
         int plt = n > 4 && strcmp(sy->name + n - 4, "@plt") == 0;
-        char *dm = NULL, base[1024];
         sy->shown = 1;
-        /* a PLT entry: its function's name demangled, then "@plt", as perf names it */
-        if (sy->name[0] == '_' && (sy->name[1] == 'Z' || sy->name[1] == 'R') &&
-            (!plt || n - 4 < sizeof(base))) {
-            snprintf(base, sizeof(base), "%.*s", (int)(plt ? n - 4 : n), sy->name);
-            dm = cplus_demangle(plt ? base : sy->name, DMGL_NO_OPTS);
-        }
-        if (dm) {
-            size_t l = strlen(dm);
-            char *keep = sf_arena_alloc(&x->demangled, l + (plt ? 4 : 0) + 1);
-            if (keep) {
-                memcpy(keep, dm, l);
-                memcpy(keep + l, plt ? "@plt" : "", plt ? 5 : 1);
-                sy->name = keep;
-            }
-            free(dm);
-        }
+        sy->name = demangled(x, sy->name, plt ? n - 4 : n, plt ? "@plt" : "");
     }
     return sy->name;
 }
@@ -1197,7 +1191,7 @@ static int64_t name_words(struct pdctx *x, const struct held *h)
         }
         if (k) {
             for (size_t j = 0; j < k; j++) { /* perf's append_inlines */
-                const char *nm = demangled(x, in[j]);
+                const char *nm = demangled(x, in[j], strlen(in[j]), "");
                 x->words[n++] = (uint64_t)(uintptr_t)nm;
                 x->words[n++] = (uint64_t)(uintptr_t)(strcmp(nm, base) == 0 ? file : "inlined");
             }
@@ -1365,7 +1359,7 @@ static int sample_text(struct pdctx *x, const struct held *h)
         resolve(x, p, ip, user, &addr, &name, &file);
         if (h->u.s.dwarf && user && (k = inline_names(x, p, ip, &in, &base)) > 0) {
             for (size_t j = 0; j < k && rc == 0; j++) { /* perf's append_inlines */
-                const char *nm = demangled(x, in[j]);
+                const char *nm = demangled(x, in[j], strlen(in[j]), "");
                 rc = frame(x, addr, nm, strcmp(nm, base) == 0 ? file : "inlined");
             }
             continue;
