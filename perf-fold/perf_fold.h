@@ -337,6 +337,18 @@ void inline_free(struct perf_fold_ctx *c);
  * "./" before it; NULL when file is not a regular file.  For --inline's addr2line and nm
  * and for addr2line.c's children. */
 const char *binutils_file_arg(const char *file, char *buf, size_t n);
+/* Run argv (found on PATH), return its standard output (NUL-terminated, malloc'd): ""
+ * when it cannot be started, NULL when out of memory.  Its standard error goes to ours,
+ * as with Perl's backticks. */
+char *pf_run(char *const argv[]);
+
+/* ---- perfdata.c: an ELF file's notes ------------------------------------------- */
+
+struct Elf; /* libelf's */
+/* e's GNU build id as hex into out (41 bytes): 0, or -1 when it has none. */
+int pf_build_id(struct Elf *e, char *out);
+/* The .gnu_debuglink file name of e into out[0..cap), or "". */
+void pf_debuglink(struct Elf *e, char *out, size_t cap);
 
 /* ---- diff.c ---------------------------------------------------------------- */
 

@@ -265,7 +265,30 @@ static int add_sym(struct dso *d, size_t *cap, uint64_t start, uint64_t size, in
 /* The symbols of one symbol table section as perf's dso__load_sym takes them: a named
  * FUNC, IFUNC or OBJECT in any section, or a label (NOTYPE) in one whose name holds
  * "text". */
-static int load_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, int adjust, struct dso *d,
+/* Where perf 6.1 puts a user-space symbol: at its file offset, st_value less the
+ * difference between address and offset of the binary's PT_LOAD segment that holds it
+ * (the binary's: a debug file's segments have no bytes), or, where none does, of its
+ * section.  For most symbols of a shared library the two are equal; not for its data
+ * (an unwinder gone astray lands there) nor for a linker that lays out text unlike GNU
+ * ld's. */
+static uint64_t file_address(Elf *runtime, uint64_t value, const GElf_Shdr *tsh)
+{
+    size_t n;
+
+    if (runtime && elf_getphdrnum(runtime, &n) == 0)
+        for (size_t i = 0; i < n; i++) {
+            GElf_Phdr ph;
+            uint64_t sz;
+            if (gelf_getphdr(runtime, (int)i, &ph) == NULL)
+                break;
+            sz = ph.p_memsz > ph.p_filesz ? ph.p_memsz : ph.p_filesz;
+            if (ph.p_type == PT_LOAD && sz && value >= ph.p_vaddr && value - ph.p_vaddr < sz)
+                return value - (ph.p_vaddr - ph.p_offset);
+        }
+    return value - (tsh->sh_addr - tsh->sh_offset);
+}
+
+static int load_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf *runtime, struct dso *d,
                       struct sf_buf *names, size_t *cap)
 {
     Elf_Data *data = elf_getdata(scn, NULL);
@@ -293,15 +316,15 @@ static int load_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, int adjust, str
             (type == STT_NOTYPE &&
              ((secname = elf_strptr(e, shstr, tsh.sh_name)) == NULL || !strstr(secname, "text"))))
             continue;
-        if (add_sym(d, cap, adjust ? s.st_value - tsh.sh_addr + tsh.sh_offset : s.st_value,
-                    s.st_size, GELF_ST_BIND(s.st_info), names, name, strlen(name), "") < 0)
+        if (add_sym(d, cap, file_address(runtime, s.st_value, &tsh), s.st_size,
+                    GELF_ST_BIND(s.st_info), names, name, strlen(name), "") < 0)
             return -1;
     }
     return 0;
 }
 
 /* The GNU build id of an ELF file as hex into out (41 bytes); 0, or -1 when it has none. */
-static int build_id(Elf *e, char *out)
+int pf_build_id(Elf *e, char *out)
 {
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
@@ -324,7 +347,7 @@ static int build_id(Elf *e, char *out)
 }
 
 /* The .gnu_debuglink file name of e into out, or "". */
-static void debuglink(Elf *e, char *out, size_t cap)
+void pf_debuglink(Elf *e, char *out, size_t cap)
 {
     Elf_Scn *scn = NULL;
     GElf_Shdr sh;
@@ -425,7 +448,7 @@ static int open_matching(struct elf_file *f, const char *path, const char *want)
 
     if (elf_open(f, path) != 0)
         return -1;
-    if (want[0] && (build_id(f->e, id) != 0 || strcmp(id, want) != 0)) {
+    if (want[0] && (pf_build_id(f->e, id) != 0 || strcmp(id, want) != 0)) {
         elf_close(f);
         return -1;
     }
@@ -441,7 +464,7 @@ static int debug_file(Elf *bin, const char *path, const char *symfs, struct elf_
     char id[41], link[256], dir[4096], cand[8192];
     const char *slash = strrchr(path, '/');
 
-    if (build_id(bin, id) != 0 || strlen(id) <= 2)
+    if (pf_build_id(bin, id) != 0 || strlen(id) <= 2)
         id[0] = 0;
     if (id[0]) {
         cache_path(cand, sizeof(cand), symfs, id, "debug");
@@ -457,7 +480,7 @@ static int debug_file(Elf *bin, const char *path, const char *symfs, struct elf_
             elf_close(out);
         }
     }
-    debuglink(bin, link, sizeof(link));
+    pf_debuglink(bin, link, sizeof(link));
     if (!link[0] || slash == NULL)
         return -1;
     snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
@@ -728,8 +751,7 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
         if (scn == NULL)
             scn = table_of(src->e, SHT_DYNSYM);
         if (scn && gelf_getshdr(scn, &ssh) != NULL &&
-            load_table(src->e, scn, &ssh, eh.e_type == ET_EXEC || eh.e_type == ET_REL, d, &names,
-                       &cap) < 0)
+            load_table(src->e, scn, &ssh, bin.e, d, &names, &cap) < 0)
             d->n = 0;
         ntab = d->n;
         if (plt_syms(bin.e, d, &cap, &names) < 0)
@@ -1486,7 +1508,7 @@ static size_t inline_names(struct pdctx *x, const struct proc *p, uint64_t ip,
     src = d->symsrc ? d->symsrc : d->path;
     if (src[0] == '[' || strncmp(src, "/tmp/perf-", 10) == 0)
         return 0;
-    if (d->a2l == NULL && (d->a2l = pf_a2l_new(src)) == NULL)
+    if (d->a2l == NULL && (d->a2l = pf_a2l_new(src, 1)) == NULL)
         return 0;
     dso_data(d);
     *base = shown_name(x, sy);

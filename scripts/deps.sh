@@ -22,8 +22,8 @@ set -u
 build=(build-essential pkg-config libpcap-dev libsqlite3-dev sqlite3 libnghttp2-dev libssl-dev
        libprotobuf-c-dev protobuf-c-compiler zlib1g-dev liblzma-dev libzstd-dev gnuplot-nox
        libcurl4-openssl-dev libbrotli-dev libelf-dev libtraceevent-dev libtracefs-dev
-       libtracecmd-dev libiberty-dev libunwind-dev)
-check=(tshark libwireshark-dev wireshark-dev clang llvm libclang-rt-14-dev libbpf-dev bpftool
+       libtracecmd-dev libiberty-dev libunwind-dev libdw-dev)
+check=(tshark libwireshark-dev wireshark-dev clang llvm lld libclang-rt-14-dev libbpf-dev bpftool
        python3 perl time man-db libxml2-utils cmark-gfm)
 heavy=(chromium wireshark-qt xvfb xdotool imagemagick nginx nghttp2-client nghttp2-server
        nghttp2-proxy curl openssl python3-grpcio tcpdump linux-perf trace-cmd systemtap-sdt-dev
