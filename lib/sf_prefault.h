@@ -26,4 +26,21 @@ static inline void sf_prefault(void *p, size_t n)
 #endif
 }
 
+/* The pages of [p, p + n) of a mapped file read into the mapping in one call (Linux
+ * 5.14's MADV_POPULATE_READ), where they would each fault as they are first read: for
+ * the parts of a file that will be read through anyway. */
+static inline void sf_prefault_read(const void *p, size_t n)
+{
+#ifdef MADV_POPULATE_READ
+    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)4095;
+    uintptr_t hi = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095;
+
+    if (n > 0)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+#else
+    (void)p;
+    (void)n;
+#endif
+}
+
 #endif

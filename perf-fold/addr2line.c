@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "a2l_dw.h"
 #include "perf_fold.h"
 #include "sf_arena.h"
 #include "sf_map.h"
@@ -46,6 +47,8 @@ struct answer {
 
 struct pf_a2l {
     char *file;
+    struct pf_a2l_dw *dw; /* the answers computed here (a2l_dw.h); NULL: from the child */
+    int in_process;       /* try dw first */
     pid_t pid;
     int to, from; /* its standard input and output */
     char *buf;    /* what was read of its output: [bpos, blen) not yet taken */
@@ -58,7 +61,7 @@ struct pf_a2l {
     struct sf_arena mem; /* the answers and their names */
 };
 
-struct pf_a2l *pf_a2l_new(const char *file)
+struct pf_a2l *pf_a2l_new(const char *file, int in_process)
 {
     struct pf_a2l *a = calloc(1, sizeof(*a));
 
@@ -68,6 +71,7 @@ struct pf_a2l *pf_a2l_new(const char *file)
     }
     a->pid = -1;
     a->to = a->from = -1;
+    a->in_process = in_process;
     sf_arena_init(&a->mem, 1u << 14, 0);
     return a;
 }
@@ -305,6 +309,26 @@ static int answer_eq(const void *val, const void *key)
     return ((const struct answer *)val)->addr == *(const uint64_t *)key;
 }
 
+/* Whether the names a2l_dw.c computes are the ones this machine's addr2line gives: its
+ * rules are binutils 2.40's (Debian 12's, which Debian's perf 6.1 runs).  Another
+ * binutils is asked itself; none at all gives no inline frames, as perf shows none
+ * without it.  Asked once a run. */
+static int rules_known(void)
+{
+    static int known = -1;
+
+    if (known < 0) {
+        char *argv[] = {"addr2line", "--version", NULL}, *out = pf_run(argv);
+        char *nl = out ? strchr(out, '\n') : NULL;
+        if (nl)
+            *nl = 0;
+        known = out && strlen(out) > 5 && strcmp(out + strlen(out) - 5, " 2.40") == 0 &&
+                strncmp(out, "GNU addr2line", 13) == 0;
+        free(out);
+    }
+    return known;
+}
+
 size_t pf_a2l_names(struct pf_a2l *a, uint64_t addr, const char *const **names)
 {
     uint64_t h = sf_hash_u64(addr);
@@ -316,10 +340,27 @@ size_t pf_a2l_names(struct pf_a2l *a, uint64_t addr, const char *const **names)
         *names = an->names;
         return an->n;
     }
-    if (a->to < 0 && !a->broken && start(a) < 0) /* not started yet, or stopped for another */
-        a->broken = 1;
     a->nnames = 0;
-    if (!a->broken && ask(a, addr, &n) < 0) {
+    if (a->in_process && a->dw == NULL &&
+        (!rules_known() || (a->dw = pf_a2l_dw_open(a->file)) == NULL))
+        a->in_process = 0; /* binutils knows something this file needs: ask it */
+    if (a->dw) {
+        const char *dn[A2L_NEST_MAX + 1];
+        long k = pf_a2l_dw_names(a->dw, addr, dn, A2L_NEST_MAX + 1);
+        for (long i = 0; i < k; i++)
+            if (keep_name(a, dn[i]) < 0)
+                return 0;
+        if (k >= 0)
+            n = (size_t)k;
+        else { /* DWARF not read here: from now on binutils answers */
+            pf_a2l_dw_free(a->dw);
+            a->dw = NULL;
+            a->in_process = 0;
+        }
+    }
+    if (a->dw == NULL && a->to < 0 && !a->broken && start(a) < 0) /* not started yet, or stopped */
+        a->broken = 1;
+    if (a->dw == NULL && !a->broken && ask(a, addr, &n) < 0) {
         stop(a);
         a->broken = 1; /* as perf: no inline frames from here on */
         n = 0;
@@ -336,11 +377,17 @@ size_t pf_a2l_names(struct pf_a2l *a, uint64_t addr, const char *const **names)
     return n;
 }
 
+int pf_a2l_computed(const struct pf_a2l *a)
+{
+    return a->dw != NULL && a->pid < 0 && !a->broken;
+}
+
 void pf_a2l_free(struct pf_a2l *a)
 {
     if (a == NULL)
         return;
     stop(a);
+    pf_a2l_dw_free(a->dw);
     sf_map_free(&a->seen);
     free(a->buf);
     free(a->names);

@@ -40,9 +40,7 @@ struct pf_inline {
     size_t nnm, nmcap;
 };
 
-/* Run argv, return its standard output (NUL-terminated, malloc'd) or NULL.
- * Its standard error goes to ours, as with Perl's backticks. */
-static char *run(char *const argv[])
+char *pf_run(char *const argv[])
 {
     int fd[2], st;
     pid_t pid;
@@ -112,7 +110,7 @@ static const char *nm_text(struct pf_inline *in, const char *mod)
         in->nm = n;
     }
     in->nm[in->nnm].key = dup_n(mod, strlen(mod));
-    in->nm[in->nnm].val = run(argv);
+    in->nm[in->nnm].val = pf_run(argv);
     if (in->nm[in->nnm].val == NULL)
         in->nm[in->nnm].val = calloc(1, 1);
     return in->nm[in->nnm++].val;
@@ -208,7 +206,7 @@ static char *a2l(struct perf_fold_ctx *c, const char *pc, const char *rawfunc, c
     /* an answer of nothing: the frame stays as it is */
     if (marg == NULL || pc[0] == 0 || strspn(pc, "0123456789abcdefABCDEFx") != strlen(pc))
         return calloc(1, 1);
-    if ((o = run(argv)) == NULL)
+    if ((o = pf_run(argv)) == NULL)
         return NULL;
     nl = strchr(o, '\n');
     if (strstr(nl ? nl + 1 : o + strlen(o), "??\n??:0") &&
