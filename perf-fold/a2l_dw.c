@@ -56,6 +56,15 @@ struct unit {
     uint64_t *maxhi; /* max of pc[0..i].hi */
 };
 
+/* A DIE's range pieces as binutils' arange_add keeps them: an empty one left out, one
+ * that touches a piece already there (its start at that piece's end, or its end at that
+ * piece's start) merged into the first such, any other put second in the list (after
+ * the first piece, which is binutils' arange.low). */
+struct pieces {
+    uint64_t *lo, *hi;
+    size_t n, cap;
+};
+
 struct sec {
     uint64_t lo, hi;
     size_t index;
@@ -79,6 +88,7 @@ struct pf_a2l_dw {
     size_t nsecs;
     struct sym *syms;
     size_t nsyms;
+    struct pieces pc;           /* a DIE's range pieces (die_pieces) */
     const struct sec *last_sec; /* elf_find_function's last question and answer */
     const struct sym *last;
     struct unit *u;
@@ -375,6 +385,8 @@ void pf_a2l_dw_free(struct pf_a2l_dw *d)
         free(d->u[i].maxhi);
     }
     free(d->u);
+    free(d->pc.lo);
+    free(d->pc.hi);
     free(d->secs);
     free(d->syms);
     if (d->dw)
@@ -428,15 +440,6 @@ static int add_range(uint64_t **r, size_t *n, uint64_t lo, uint64_t hi)
     return 0;
 }
 
-/* A DIE's range pieces as binutils' arange_add keeps them: an empty one left out, one
- * that touches a piece already there (its start at that piece's end, or its end at that
- * piece's start) merged into the first such, any other put second in the list (after
- * the first piece, which is binutils' arange.low). */
-struct pieces {
-    uint64_t lo[64], hi[64];
-    size_t n;
-};
-
 static int arange_add(struct pieces *p, uint64_t lo, uint64_t hi)
 {
     if (lo == hi)
@@ -451,8 +454,17 @@ static int arange_add(struct pieces *p, uint64_t lo, uint64_t hi)
             return 0;
         }
     }
-    if (p->n == sizeof(p->lo) / sizeof(p->lo[0]))
-        return -1; /* more pieces than a function has: left to addr2line */
+    if (p->n == p->cap) { /* a large function of -O3 code has hundreds */
+        size_t nc = p->cap ? 2 * p->cap : 64;
+        uint64_t *l = realloc(p->lo, nc * sizeof(*l)), *h;
+        if (l == NULL)
+            return -1;
+        p->lo = l;
+        if ((h = realloc(p->hi, nc * sizeof(*h))) == NULL)
+            return -1;
+        p->hi = h;
+        p->cap = nc;
+    }
     if (p->n == 0) {
         p->lo[0] = lo;
         p->hi[0] = hi;
@@ -511,7 +523,6 @@ static int read_units(struct pf_a2l_dw *d)
     d->units_read = 1;
     while (dwarf_get_units(d->dw, cu, &next, &ver, &type, &cudie, &sub) == 0) {
         struct unit *u;
-        struct pieces pc;
         cu = next;
         if (type != DW_UT_compile && type != DW_UT_partial)
             continue;
@@ -530,10 +541,10 @@ static int read_units(struct pf_a2l_dw *d)
             dwarf_hasattr(&cudie, DW_AT_addr_base) || dwarf_hasattr(&cudie, DW_AT_GNU_addr_base);
         /* a unit without a line table yields nothing in binutils, not even functions */
         u->dead = !dwarf_hasattr(&cudie, DW_AT_stmt_list);
-        if (die_pieces(&cudie, u->addr_base, &pc) < 0)
+        if (die_pieces(&cudie, u->addr_base, &d->pc) < 0)
             return -1;
-        for (size_t i = 0; i < pc.n; i++)
-            if (add_range(&u->r, &u->nr, pc.lo[i], pc.hi[i]) < 0)
+        for (size_t i = 0; i < d->pc.n; i++)
+            if (add_range(&u->r, &u->nr, d->pc.lo[i], d->pc.hi[i]) < 0)
                 return -1;
     }
     return 0;
@@ -616,10 +627,9 @@ static int grow(void **a, size_t *cap, size_t el)
     return 0;
 }
 
-static int add_fn(struct unit *u, Dwarf_Die *die, long caller)
+static int add_fn(struct unit *u, Dwarf_Die *die, long caller, struct pieces *pc)
 {
     struct fn *f;
-    struct pieces pc;
 
     if (u->nfn == u->capfn && grow((void **)&u->fn, &u->capfn, sizeof(*u->fn)) < 0)
         return -1;
@@ -628,13 +638,13 @@ static int add_fn(struct unit *u, Dwarf_Die *die, long caller)
     f->inlined = dwarf_tag(die) == DW_TAG_inlined_subroutine;
     f->caller = f->inlined ? caller : -1;
     f->off = dwarf_dieoffset(die);
-    if (die_pieces(die, u->addr_base, &pc) < 0)
+    if (die_pieces(die, u->addr_base, pc) < 0)
         return -1;
-    f->low = pc.n ? pc.lo[0] : 0;
-    for (size_t i = 0; i < pc.n; i++) {
+    f->low = pc->n ? pc->lo[0] : 0;
+    for (size_t i = 0; i < pc->n; i++) {
         if (u->npc == u->cappc && grow((void **)&u->pc, &u->cappc, sizeof(*u->pc)) < 0)
             return -1;
-        u->pc[u->npc++] = (struct piece){pc.lo[i], pc.hi[i], u->nfn};
+        u->pc[u->npc++] = (struct piece){pc->lo[i], pc->hi[i], u->nfn};
     }
     u->nfn++;
     return 0;
@@ -675,7 +685,7 @@ static int leaf_tree(int tag, int plain)
 }
 
 /* Every function DIE of u, in DIE order, each with the function DIE it is nested in. */
-static int scan_unit(struct unit *u)
+static int scan_unit(struct unit *u, struct pieces *pc)
 {
     Dwarf_Die stack[DW_NEST_MAX];
     long fnat[DW_NEST_MAX]; /* the function entry of each level, -1 none */
@@ -695,7 +705,7 @@ static int scan_unit(struct unit *u)
         fnat[depth] = -1;
         if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point ||
             tag == DW_TAG_inlined_subroutine) {
-            if (add_fn(u, die, caller) < 0)
+            if (add_fn(u, die, caller, pc) < 0)
                 return -1;
             fnat[depth] = (long)u->nfn - 1;
         }
@@ -813,7 +823,7 @@ long pf_a2l_dw_names(struct pf_a2l_dw *d, uint64_t addr, const char **names, siz
             u = &d->u[i];
             if (u->dead || (u->nr && !unit_holds(u, addr)))
                 continue; /* (a unit without ranges of its own is asked about every address) */
-            if (!u->scanned && scan_unit(u) < 0)
+            if (!u->scanned && scan_unit(u, &d->pc) < 0)
                 return -1;
             f = best_fit(u, addr);
             found = f >= 0 || has_line(u, addr);
