@@ -1,11 +1,15 @@
 /* a2l_dw.c - binutils' addr2line answered in this process (a2l_dw.h).
  *
- * FILE's compilation units are listed with their ranges at the first question; a unit's
- * function DIEs are read at the first question that lands in it, as binutils reads them
- * (scan_unit_for_symbols): one entry per DIE with its range pieces, its name and its
- * enclosing function.  A question is then a search of the unit's pieces, sorted by start
- * with the running maximum of their ends (binutils' lookup table, so that a piece that
- * started long before the address is still found).
+ * FILE is mapped once (the parts questions read populated at once: a page fault costs
+ * more than reading the page), its unread DWARF sections hidden from libdw (which
+ * decompresses every section it knows), its compilation units listed with their ranges
+ * at the first question.  A unit's function DIEs are read at the first question that
+ * lands in it, as binutils reads them (scan_unit_for_symbols): one entry per DIE with
+ * its range pieces, its enclosing function and, at the first question that needs it, its
+ * name; subtrees that can hold no code (types in C, parameters, variables, call sites,
+ * functions without an address) are stepped over.  A question is then a search of the
+ * unit's pieces, sorted by start with the running maximum of their ends (binutils' lookup
+ * table, so that a piece that started long before the address is still found).
  */
 #include "a2l_dw.h"
 
@@ -333,6 +337,32 @@ static void prefault(struct pf_a2l_dw *d)
     }
 }
 
+/* The DWARF sections no question reads hidden from libdw, which decompresses every
+ * section it knows when it opens a file: their names' first byte changed in d's private
+ * mapping.  Location lists are the largest of them (a seventh of glibc's DWARF).  Where
+ * a name does not lie in the mapping (libelf made a copy), nothing is hidden. */
+static void hide_unread(struct pf_a2l_dw *d)
+{
+    static const char *const unread[] = {".debug_loc",      ".debug_loclists", ".debug_aranges",
+                                         ".debug_frame",    ".debug_macinfo",  ".debug_macro",
+                                         ".debug_pubnames", ".debug_pubtypes"};
+    size_t shstr;
+    Elf_Scn *s = NULL;
+    GElf_Shdr sh;
+
+    if (elf_getshdrstrndx(d->e, &shstr) != 0)
+        return;
+    while ((s = elf_nextscn(d->e, s)) != NULL) {
+        char *n;
+        if (gelf_getshdr(s, &sh) == NULL || (n = elf_strptr(d->e, shstr, sh.sh_name)) == NULL ||
+            n < (char *)d->map || n >= (char *)d->map + d->map_len)
+            continue;
+        for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++)
+            if (strcmp(n, unread[i]) == 0)
+                n[0] = '_';
+    }
+}
+
 struct pf_a2l_dw *pf_a2l_dw_open(const char *file)
 {
     struct pf_a2l_dw *d = calloc(1, sizeof(*d));
@@ -365,6 +395,7 @@ struct pf_a2l_dw *pf_a2l_dw_open(const char *file)
     prefault(d);
     if (read_sections(d) < 0 || read_symbols(d) < 0)
         goto no;
+    hide_unread(d);
     if (section_named(d->e, ".debug_info") != NULL &&
         (d->dw = dwarf_begin_elf(d->e, DWARF_C_READ, NULL)) == NULL)
         goto no;
@@ -688,30 +719,32 @@ static int leaf_tree(int tag, int plain)
 static int scan_unit(struct unit *u, struct pieces *pc)
 {
     Dwarf_Die stack[DW_NEST_MAX];
-    long fnat[DW_NEST_MAX]; /* the function entry of each level, -1 none */
+    long inner[DW_NEST_MAX]; /* per level: the function its DIEs are nested in, -1 none */
     int depth = 0;
 
     u->scanned = 1;
     u->plain = lang_plain(dwarf_srclang(&u->die));
+    inner[0] = -1;
     if (dwarf_child(&u->die, &stack[0]) != 0)
         return 0;
     for (;;) {
         Dwarf_Die *die = &stack[depth];
-        int tag = dwarf_tag(die);
-        long caller = -1;
-        int r;
-        for (int i = depth - 1; i >= 0 && caller < 0; i--)
-            caller = fnat[i];
-        fnat[depth] = -1;
+        int tag = dwarf_tag(die), r;
+        long self = inner[depth];
+        int leaf = leaf_tree(tag, u->plain);
         if (tag == DW_TAG_subprogram || tag == DW_TAG_entry_point ||
             tag == DW_TAG_inlined_subroutine) {
-            if (add_fn(u, die, caller, pc) < 0)
+            if (add_fn(u, die, inner[depth], pc) < 0)
                 return -1;
-            fnat[depth] = (long)u->nfn - 1;
+            self = (long)u->nfn - 1;
+            /* a function without an address (an abstract instance, a declaration) nests
+               none either: what it holds can answer no address */
+            leaf = !dwarf_hasattr(die, DW_AT_low_pc) && !dwarf_hasattr(die, DW_AT_ranges) &&
+                   !dwarf_hasattr(die, DW_AT_entry_pc);
         }
-        if (dwarf_haschildren(die) && !leaf_tree(tag, u->plain) && depth + 1 < DW_NEST_MAX &&
+        if (dwarf_haschildren(die) && !leaf && depth + 1 < DW_NEST_MAX &&
             dwarf_child(die, &stack[depth + 1]) == 0) {
-            depth++;
+            inner[++depth] = self;
             continue;
         }
         while ((r = dwarf_siblingof(&stack[depth], &stack[depth])) != 0) {

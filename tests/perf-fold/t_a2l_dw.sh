@@ -35,6 +35,7 @@ build c-lld cc -O2 -g -fuse-ld=lld "$src/inlined.c"
 if command -v g++ >/dev/null; then
     build cxx g++ -O2 -g "$src/jitspin.cc"
     build cxx-split g++ -O2 -g -freorder-blocks-and-partition "$src/jitspin.cc"
+    build cxx-stl g++ -O2 -g "$src/stl.cc"
 else
     skip "cxx: in-process names equal addr2line's" "no g++"
 fi
@@ -43,6 +44,7 @@ fi
 if command -v clang++ >/dev/null; then
     build clang-cxx5 clang++ -O2 -g -gdwarf-5 "$src/jitspin.cc"
     build clang-cxx4 clang++ -O2 -g -gdwarf-4 "$src/jitspin.cc"
+    build clang-stl5 clang++ -O2 -g -gdwarf-5 "$src/stl.cc"
 else
     skip "clang-cxx5: in-process names equal addr2line's" "no clang++ (scripts/deps.sh check)"
 fi
