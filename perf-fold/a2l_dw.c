@@ -754,7 +754,8 @@ static int scan_unit(struct unit *u, struct pieces *pc)
         }
     }
 done:
-    qsort(u->pc, u->npc, sizeof(*u->pc), cmp_piece);
+    if (u->npc)
+        qsort(u->pc, u->npc, sizeof(*u->pc), cmp_piece);
     if ((u->maxhi = malloc((u->npc ? u->npc : 1) * sizeof(*u->maxhi))) == NULL)
         return -1;
     for (size_t i = 0; i < u->npc; i++)
@@ -856,8 +857,10 @@ long pf_a2l_dw_names(struct pf_a2l_dw *d, uint64_t addr, const char **names, siz
             u = &d->u[i];
             if (u->dead || (u->nr && !unit_holds(u, addr)))
                 continue; /* (a unit without ranges of its own is asked about every address) */
-            if (!u->scanned && scan_unit(u, &d->pc) < 0)
+            if (!u->scanned && scan_unit(u, &d->pc) < 0) {
+                u->dead = 1; /* not half read again: this answer and the unit are lost */
                 return -1;
+            }
             f = best_fit(u, addr);
             found = f >= 0 || has_line(u, addr);
         }
