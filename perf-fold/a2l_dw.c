@@ -205,21 +205,30 @@ static const struct sym *elf_find_function(struct pf_a2l_dw *d, const struct sec
     return d->last = &d->syms[lo - 1];
 }
 
+/* The section of e after *s, its header into *sh: its name, or NULL past the last.
+ * Sections whose header or name cannot be read are passed over. */
+static char *next_section(Elf *e, size_t shstr, Elf_Scn **s, GElf_Shdr *sh)
+{
+    char *n;
+
+    while ((*s = elf_nextscn(e, *s)) != NULL)
+        if (gelf_getshdr(*s, sh) != NULL && (n = elf_strptr(e, shstr, sh->sh_name)) != NULL)
+            return n;
+    return NULL;
+}
+
 static Elf_Scn *section_named(Elf *e, const char *name)
 {
     size_t shstr;
     Elf_Scn *s = NULL;
     GElf_Shdr sh;
+    const char *n;
 
     if (elf_getshdrstrndx(e, &shstr) != 0)
         return NULL;
-    while ((s = elf_nextscn(e, s)) != NULL) {
-        const char *n;
-        if (gelf_getshdr(s, &sh) == NULL || (n = elf_strptr(e, shstr, sh.sh_name)) == NULL)
-            continue;
+    while ((n = next_section(e, shstr, &s, &sh)) != NULL)
         if (strcmp(n, name) == 0)
             return s;
-    }
     return NULL;
 }
 
@@ -249,14 +258,12 @@ static int insane_debug_section(Elf *e, uint64_t filesize)
     size_t shstr;
     Elf_Scn *s = NULL;
     GElf_Shdr sh;
+    const char *n;
 
     if (elf_getshdrstrndx(e, &shstr) != 0)
         return 1;
-    while ((s = elf_nextscn(e, s)) != NULL) {
-        const char *n;
+    while ((n = next_section(e, shstr, &s, &sh)) != NULL) {
         uint64_t size;
-        if (gelf_getshdr(s, &sh) == NULL || (n = elf_strptr(e, shstr, sh.sh_name)) == NULL)
-            return 1;
         if (strncmp(n, ".zdebug", 7) == 0) /* the old GNU compression: not read here */
             return 1;
         if (strncmp(n, ".debug", 6) != 0 || sh.sh_type == SHT_NOBITS || sh.sh_size == 0)
@@ -320,13 +327,12 @@ static void prefault(struct pf_a2l_dw *d)
     size_t shstr;
     Elf_Scn *s = NULL;
     GElf_Shdr sh;
+    const char *n;
 
     if (elf_getshdrstrndx(d->e, &shstr) != 0)
         return;
-    while ((s = elf_nextscn(d->e, s)) != NULL) {
-        const char *n;
-        if (gelf_getshdr(s, &sh) == NULL || (n = elf_strptr(d->e, shstr, sh.sh_name)) == NULL ||
-            sh.sh_type == SHT_NOBITS || sh.sh_offset > d->map_len ||
+    while ((n = next_section(d->e, shstr, &s, &sh)) != NULL) {
+        if (sh.sh_type == SHT_NOBITS || sh.sh_offset > d->map_len ||
             sh.sh_size > d->map_len - sh.sh_offset)
             continue;
         if ((strncmp(n, ".debug_", 7) == 0 && strncmp(n, ".debug_loc", 10) != 0 &&
@@ -349,13 +355,12 @@ static void hide_unread(struct pf_a2l_dw *d)
     size_t shstr;
     Elf_Scn *s = NULL;
     GElf_Shdr sh;
+    char *n;
 
     if (elf_getshdrstrndx(d->e, &shstr) != 0)
         return;
-    while ((s = elf_nextscn(d->e, s)) != NULL) {
-        char *n;
-        if (gelf_getshdr(s, &sh) == NULL || (n = elf_strptr(d->e, shstr, sh.sh_name)) == NULL ||
-            n < (char *)d->map || n >= (char *)d->map + d->map_len)
+    while ((n = next_section(d->e, shstr, &s, &sh)) != NULL) {
+        if (n < (char *)d->map || n >= (char *)d->map + d->map_len)
             continue;
         for (size_t i = 0; i < sizeof(unread) / sizeof(unread[0]); i++)
             if (strcmp(n, unread[i]) == 0)

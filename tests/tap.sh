@@ -32,6 +32,17 @@ check_eval() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 check_rc() { if [ "$1" = 0 ]; then ok "$2"; else notok "$2"; fi; }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 tap_plan() { echo "1..$n"; }
+# tap_relay FILE: the TAP lines another test program wrote to FILE, numbered as this
+# script's own (its "ok", "not ok" and diagnostics; its plan left out)
+tap_relay() {
+    while IFS= read -r line; do
+        case $line in
+        "ok "*) ok "${line#ok * - }" ;;
+        "not ok "*) notok "${line#not ok * - }" ;;
+        "#"*) echo "$line" ;;
+        esac
+    done <"$1"
+}
 
 tap_tmpdir() {
     if [ $# -gt 0 ]; then tmp=$(mktemp -d "/tmp/$1.XXXXXX"); else tmp=$(mktemp -d); fi || exit 2

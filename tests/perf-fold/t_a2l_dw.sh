@@ -72,11 +72,6 @@ if command -v go >/dev/null; then
 else
     skip "go-prog: in-process names equal addr2line's" "Go is not installed (scripts/deps.sh heavy)"
 fi
-while IFS= read -r line; do
-    case $line in
-    "ok "*) ok "${line#ok * - }" ;;
-    "not ok "*) notok "${line#not ok * - }" ;;
-    "#"*) echo "$line" ;;
-    esac
-done < <("$t" "${files[@]}")
+"$t" "${files[@]}" >"$tmp/tap.out"
+tap_relay "$tmp/tap.out"
 tap_plan

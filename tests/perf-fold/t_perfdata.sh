@@ -84,13 +84,8 @@ for name in file pipe two dwarf; do
         skip "$name: the reader against perf script" "perf record $name fails here"
         continue
     fi
-    while IFS= read -r line; do
-        case $line in
-        "ok "*) ok "${line#ok * - }" ;;
-        "not ok "*) notok "${line#not ok * - }" ;;
-        "#"*) echo "$line" ;;
-        esac
-    done < <(SF_TOP=$top "$t" "$tmp/$name")
+    SF_TOP=$top "$t" "$tmp/$name" >"$tmp/tap.out"
+    tap_relay "$tmp/tap.out"
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
 for name in file pipe two lld gzip xz python kernel system jit node dwarf dwinlined dwpython; do
