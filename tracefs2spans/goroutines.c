@@ -29,7 +29,9 @@
  *     drops out at the parent's next read instead of shifting every later start);
  *   - no earlier start took it; of those left, the first read (by time, then by its
  *     place in the connection's bytes): a reader starts the streams' goroutines in the
- *     order of their frames.
+ *     order of their frames;
+ *   - a request whose reader then started a goroutine that serves streams (hand_over) is
+ *     waiting for that one's starts instead.
  *
  * The claim is the child's, from its start to the response's last byte (or, unknown,
  * until its g starts another goroutine).  A goroutine a request's reader starts for
@@ -232,6 +234,38 @@ static int is_recv(const struct sj_event *e)
     return !e->go && !e->wait && !e->spawn && !e->send && e->len && e->tid >= GO_VTID;
 }
 
+/* Requests whose reader, after reading them, started a goroutine that serves streams: one
+ * that starts goroutines of its own before it reads anything.  They wait for that one's
+ * starts, not the reader's own (pend[].who becomes it).  grpc-go's first goroutine on a
+ * connection reads the preface, and with it whatever frames came along, then starts its
+ * writer, its keepalive and the stream server, which starts the streams' handlers: without
+ * this the writer and keepalive took the first requests and the handlers none.  Only the
+ * reader's starts before its next read are looked at. */
+static void hand_over(struct tick *pend, size_t npend, const struct tick *spawn, size_t nsp,
+                      const struct tick *recv, size_t nrecv, const struct sj_event *ev)
+{
+    int moved = 0;
+
+    for (size_t k = 0; k < npend; k++) {
+        int64_t r = pend[k].who, t = pend[k].ts;
+        size_t nx = after(recv, nrecv, r, t);
+        int64_t next = nx < nrecv && recv[nx].who == r ? recv[nx].ts : INT64_MAX;
+        for (size_t j = after(spawn, nsp, r, t); j < nsp && spawn[j].who == r && spawn[j].ts < next;
+             j++) {
+            int64_t c = vtid_of(ev[spawn[j].i].g), born = spawn[j].ts, first_read;
+            size_t cs = after(spawn, nsp, c, born), cr = after(recv, nrecv, c, born);
+            first_read = cr < nrecv && recv[cr].who == c ? recv[cr].ts : INT64_MAX;
+            if (cs < nsp && spawn[cs].who == c && spawn[cs].ts < first_read) {
+                pend[k].who = c;
+                moved = 1;
+                break;
+            }
+        }
+    }
+    if (moved)
+        qsort(pend, npend, sizeof(*pend), by_read);
+}
+
 size_t go_map_spawn_claims(const struct go_map *m, const struct sj_event *ev, size_t ne,
                            const struct sj_span *sp, const struct sj_result *res, size_t ns,
                            struct sj_claim *out)
@@ -265,6 +299,7 @@ size_t go_map_spawn_claims(const struct go_map *m, const struct sj_event *ev, si
     qsort(born, nsp, sizeof(*born), by_who_ts);
     qsort(recv, nrecv, sizeof(*recv), by_who_ts);
     qsort(pend, npend, sizeof(*pend), by_read);
+    hand_over(pend, npend, spawn, nsp, recv, nrecv, ev);
     for (size_t k = 0; k < nsp; k++) {
         const struct tick *s = &spawn[k], *w;
         const struct sj_event *e = &ev[s->i];

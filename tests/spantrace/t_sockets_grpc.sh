@@ -29,22 +29,10 @@ go_server_build gogrpc "$tmp" || tap_skip_all "go build failed: $(head -c 200 "$
 go_server_start "$tmp/gogrpc" serve || tap_skip_all "the server did not start: $(head -c 200 "$tmp/svc.out")"
 go_live_record "$tmp/gogrpc" call "127.0.0.1:$port" 80 16 2>"$tmp/client.err"
 rc=$?
-# Known weakness (2026-12-04): when the first calls' frames arrive with the connection's
-# preface, grpc-go's handshake goroutine reads them and the goroutine it starts to serve
-# the streams starts their handlers; the attribution follows a handler to the goroutine
-# that read its request only, so those calls go unclaimed (76-83 % right instead of
-# 99 %, about one recording in four on a loaded machine).  Such a recording is made
-# again once, and said; a second one like it fails the test.
-if [ $rc = 0 ] && "$bin/spanfold" ingest --quiet --db "$tmp/first.db" "$tmp/cap.pcap" "$tmp/perf.data" \
-    "$tmp/sockets.txt" 2>/dev/null; then
-    go_live_truth
-    read -r _ _ _ _ first _ < <(python3 "$top/tests/spantrace/loop_score.py" "$tmp/first.db" "$tmp/truth.json" 'main\.burn(;|$)')
-    if awk "BEGIN { exit !(${first:-0} < 90) }"; then
-        echo "# the first recording had ${first:-0} % of burn()'s samples right (the first calls read with the preface): recorded again"
-        go_live_record "$tmp/gogrpc" call "127.0.0.1:$port" 80 16 2>"$tmp/client.err"
-        rc=$?
-    fi
-fi
+# The first calls' frames often come with the connection's preface (always on a loaded
+# machine): grpc-go's first goroutine reads them, then starts the stream server that
+# starts their handlers (tracefs2spans/goroutines.c hand_over); before that rule about one
+# recording in four scored 76-83 %.
 check_eval "the client's 80 calls succeeded" "[ $rc = 0 ]"
 go_live_grade grpc-go
 calls=$(sqlite3 "$tmp/x.db" "SELECT count(*) FROM spans WHERE proto = 'grpc' AND grpc_method = 'Burn' AND span_id IS NOT NULL")
