@@ -77,7 +77,7 @@ struct sec {
 struct sym {
     uint64_t value, size;
     size_t sec; /* section index */
-    unsigned char type, bind;
+    unsigned char type;
     const char *name;
     size_t order; /* its place in the table */
 };
@@ -158,13 +158,9 @@ static int read_symbols(struct pf_a2l_dw *d)
             continue;
         if ((name = elf_strptr(d->e, tsh.sh_link, sym.st_name)) == NULL)
             continue;
-        d->syms[kept++] = (struct sym){sym.st_value,
-                                       sym.st_size ? sym.st_size : 1,
-                                       sym.st_shndx,
-                                       (unsigned char)type,
-                                       (unsigned char)bind,
-                                       name,
-                                       i};
+        d->syms[kept++] = (struct sym){sym.st_value, sym.st_size ? sym.st_size : 1,
+                                       sym.st_shndx, (unsigned char)type,
+                                       name,         i};
     }
     d->nsyms = kept;
     qsort(d->syms, d->nsyms, sizeof(*d->syms), cmp_sym);
@@ -214,21 +210,6 @@ static char *next_section(Elf *e, size_t shstr, Elf_Scn **s, GElf_Shdr *sh)
     while ((*s = elf_nextscn(e, *s)) != NULL)
         if (gelf_getshdr(*s, sh) != NULL && (n = elf_strptr(e, shstr, sh->sh_name)) != NULL)
             return n;
-    return NULL;
-}
-
-static Elf_Scn *section_named(Elf *e, const char *name)
-{
-    size_t shstr;
-    Elf_Scn *s = NULL;
-    GElf_Shdr sh;
-    const char *n;
-
-    if (elf_getshdrstrndx(e, &shstr) != 0)
-        return NULL;
-    while ((n = next_section(e, shstr, &s, &sh)) != NULL)
-        if (strcmp(n, name) == 0)
-            return s;
     return NULL;
 }
 
@@ -373,6 +354,7 @@ struct pf_a2l_dw *pf_a2l_dw_open(const char *file)
     struct pf_a2l_dw *d = calloc(1, sizeof(*d));
     struct stat st;
     GElf_Ehdr eh;
+    GElf_Shdr sh;
     int fd;
 
     if (d == NULL)
@@ -393,15 +375,16 @@ struct pf_a2l_dw *pf_a2l_dw_open(const char *file)
         gelf_getehdr(d->e, &eh) == NULL)
         goto no;
     /* DWARF in another file: binutils would follow the link; so does addr2line itself */
-    if (section_named(d->e, ".gnu_debugaltlink") != NULL ||
-        (section_named(d->e, ".debug_info") == NULL && debug_elsewhere(d->e, file)) ||
-        section_named(d->e, ".stab") != NULL || insane_debug_section(d->e, (uint64_t)st.st_size))
+    if (pf_section_named(d->e, ".gnu_debugaltlink", &sh) != NULL ||
+        (pf_section_named(d->e, ".debug_info", &sh) == NULL && debug_elsewhere(d->e, file)) ||
+        pf_section_named(d->e, ".stab", &sh) != NULL ||
+        insane_debug_section(d->e, (uint64_t)st.st_size))
         goto no;
     prefault(d);
     if (read_sections(d) < 0 || read_symbols(d) < 0)
         goto no;
     hide_unread(d);
-    if (section_named(d->e, ".debug_info") != NULL &&
+    if (pf_section_named(d->e, ".debug_info", &sh) != NULL &&
         (d->dw = dwarf_begin_elf(d->e, DWARF_C_READ, NULL)) == NULL)
         goto no;
     return d;
@@ -459,21 +442,6 @@ static int lang_plain(int lang)
     default:
         return 0;
     }
-}
-
-static int add_range(uint64_t **r, size_t *n, uint64_t lo, uint64_t hi)
-{
-    uint64_t *g;
-
-    if (lo == hi) /* empty ranges are ignored */
-        return 0;
-    if ((g = realloc(*r, (*n + 1) * 2 * sizeof(*g))) == NULL)
-        return -1;
-    g[*n * 2] = lo;
-    g[*n * 2 + 1] = hi;
-    *r = g;
-    (*n)++;
-    return 0;
 }
 
 static int arange_add(struct pieces *p, uint64_t lo, uint64_t hi)
@@ -579,9 +547,13 @@ static int read_units(struct pf_a2l_dw *d)
         u->dead = !dwarf_hasattr(&cudie, DW_AT_stmt_list);
         if (die_pieces(&cudie, u->addr_base, &d->pc) < 0)
             return -1;
-        for (size_t i = 0; i < d->pc.n; i++)
-            if (add_range(&u->r, &u->nr, d->pc.lo[i], d->pc.hi[i]) < 0)
-                return -1;
+        if (d->pc.n && (u->r = malloc(2 * d->pc.n * sizeof(*u->r))) == NULL)
+            return -1;
+        for (size_t i = 0; i < d->pc.n; i++) {
+            u->r[2 * i] = d->pc.lo[i];
+            u->r[2 * i + 1] = d->pc.hi[i];
+        }
+        u->nr = d->pc.n;
     }
     return 0;
 }

@@ -12,6 +12,7 @@
 #ifndef PERF_FOLD_H
 #define PERF_FOLD_H
 
+#include <gelf.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -344,11 +345,12 @@ char *pf_run(char *const argv[]);
 
 /* ---- perfdata.c: an ELF file's notes ------------------------------------------- */
 
-struct Elf; /* libelf's */
+/* e's section named want, its header into *sh; NULL when there is none. */
+Elf_Scn *pf_section_named(Elf *e, const char *want, GElf_Shdr *sh);
 /* e's GNU build id as hex into out (41 bytes): 0, or -1 when it has none. */
-int pf_build_id(struct Elf *e, char *out);
+int pf_build_id(Elf *e, char *out);
 /* The .gnu_debuglink file name of e into out[0..cap), or "". */
-void pf_debuglink(struct Elf *e, char *out, size_t cap);
+void pf_debuglink(Elf *e, char *out, size_t cap);
 
 /* ---- diff.c ---------------------------------------------------------------- */
 

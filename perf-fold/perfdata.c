@@ -222,7 +222,7 @@ static int better(const struct pf_sym *a, const struct pf_sym *b)
     return na >= nb;
 }
 
-static Elf_Scn *section_named(Elf *e, const char *want, GElf_Shdr *sh)
+Elf_Scn *pf_section_named(Elf *e, const char *want, GElf_Shdr *sh)
 {
     Elf_Scn *scn = NULL;
     size_t shstr;
@@ -349,23 +349,13 @@ int pf_build_id(Elf *e, char *out)
 /* The .gnu_debuglink file name of e into out, or "". */
 void pf_debuglink(Elf *e, char *out, size_t cap)
 {
-    Elf_Scn *scn = NULL;
     GElf_Shdr sh;
-    size_t shstr;
-    const char *n;
+    Elf_Scn *scn = pf_section_named(e, ".gnu_debuglink", &sh);
+    Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
 
     out[0] = 0;
-    if (elf_getshdrstrndx(e, &shstr) != 0)
-        return;
-    while ((scn = elf_nextscn(e, scn)) != NULL) {
-        Elf_Data *d;
-        if (gelf_getshdr(scn, &sh) == NULL || (n = elf_strptr(e, shstr, sh.sh_name)) == NULL ||
-            strcmp(n, ".gnu_debuglink") != 0 || (d = elf_getdata(scn, NULL)) == NULL ||
-            d->d_size == 0)
-            continue;
+    if (d != NULL && d->d_size > 0)
         snprintf(out, cap, "%.*s", (int)strnlen(d->d_buf, d->d_size), (const char *)d->d_buf);
-        return;
-    }
 }
 
 struct elf_file {
@@ -502,18 +492,18 @@ static int debug_file(Elf *bin, const char *path, const char *symfs, struct elf_
 static int plt_syms(Elf *e, struct dso *d, size_t *cap, struct sf_buf *names)
 {
     GElf_Shdr rsh, psh, ssh, dsh;
-    Elf_Scn *rel = section_named(e, ".rela.plt", &rsh), *plt, *sec, *dyn;
+    Elf_Scn *rel = pf_section_named(e, ".rela.plt", &rsh), *plt, *sec, *dyn;
     Elf_Data *rd, *dd;
     uint64_t off, entry = 16;
 
     if (rel == NULL || rsh.sh_type != SHT_RELA || rsh.sh_entsize == 0 ||
-        (plt = section_named(e, ".plt", &psh)) == NULL ||
+        (plt = pf_section_named(e, ".plt", &psh)) == NULL ||
         (dyn = elf_getscn(e, rsh.sh_link)) == NULL || gelf_getshdr(dyn, &dsh) == NULL ||
         dsh.sh_type != SHT_DYNSYM || (rd = elf_getdata(rel, NULL)) == NULL ||
         (dd = elf_getdata(dyn, NULL)) == NULL)
         return 0;
     off = psh.sh_offset + 16;
-    if ((sec = section_named(e, ".plt.sec", &ssh)) != NULL)
+    if ((sec = pf_section_named(e, ".plt.sec", &ssh)) != NULL)
         off = ssh.sh_offset;
     for (size_t i = 0; i < rsh.sh_size / rsh.sh_entsize; i++, off += entry) {
         GElf_Rela r;
