@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_prefault.h"
+
 #define ALIGN alignof(max_align_t)
 
 struct sf_arena_chunk {
@@ -33,6 +35,10 @@ static struct sf_arena_chunk *chunk_new(struct sf_arena *a, size_t payload)
     c = malloc(sizeof(*c) + payload);
     if (c == NULL)
         return NULL;
+    /* an arena that has filled a chunk fills the next: its pages mapped in one call (the
+     * first chunk, maybe never filled, faults in as it is used) */
+    if (a->head)
+        sf_prefault(c, sizeof(*c) + payload);
     c->size = payload;
     c->off = 0;
     c->next = a->head;

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sf_prefault.h"
+
 static inline uint64_t mix(uint64_t h)
 {
     h ^= h >> 32;
@@ -107,6 +109,9 @@ int sf_map_grow(struct sf_map *m, size_t more)
         return 0;
     if ((ns = calloc(ncap, sizeof(*ns))) == NULL)
         return -1;
+    /* at most half full after this, a quarter of the slots filled at once: every page
+     * of a larger array is written before long, so all are mapped in one call */
+    sf_prefault(ns, ncap * sizeof(*ns));
     for (size_t i = 0; i < m->cap; i++) { /* by index: an empty map's slots are NULL */
         size_t j;
         s = &m->slots[i];

@@ -190,7 +190,8 @@ struct seen {
     uint64_t nr;
     int kind;
     struct pf_entry *entry;
-    uint64_t w[]; /* nr words */
+    const uint64_t *w; /* nr words: the callchain where it lies in the mapped file, else a
+                          copy in seen_mem */
 };
 
 /* ---- symbols ----------------------------------------------------------------------- */
@@ -1156,12 +1157,17 @@ static struct sf_map_slot *seen_probe(struct pdctx *x, const struct seen_key *k)
 static int remember(struct pdctx *x, struct sf_map_slot *sl, const struct seen_key *k,
                     struct pf_entry *entry)
 {
-    struct seen *s = sf_arena_alloc(&x->seen_mem, sizeof(*s) + k->nr * 8);
+    /* a callchain read where it lies stays there until the file is closed, after the
+     * table is gone: only names (scratch words) and copied chains are copied */
+    int lies = k->kind == SEEN_IPS && !k->h->u.s.copied;
+    struct seen *s = sf_arena_alloc(&x->seen_mem, sizeof(*s) + (lies ? 0 : k->nr * 8));
 
     if (s == NULL)
         return PD_OOM;
-    *s = (struct seen){k->hash, k->h->pid, k->h->tid, k->h->u.s.attr, k->nr, k->kind, entry};
-    memcpy(s->w, k->w, k->nr * 8);
+    *s = (struct seen){k->hash, k->h->pid, k->h->tid, k->h->u.s.attr,
+                       k->nr,   k->kind,   entry,     lies ? k->w : (uint64_t *)(s + 1)};
+    if (!lies)
+        memcpy(s + 1, k->w, k->nr * 8);
     sf_map_fill(&x->seen, sl, k->hash, s);
     return 0;
 }
