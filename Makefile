@@ -38,8 +38,9 @@ CPPFLAGS += -Ilib -I$(B)/gen -Itests -MMD -MP
 
 pc = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 pcflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
-# What libspanfold.a itself needs; tools add their own in build.mk.
-LIB_LIBS = $(call pc,sqlite3 libcrypto zlib liblzma libzstd libbrotlidec) -lm
+# What libspanfold.a itself needs; tools add their own in build.mk.  libcrypto is not
+# linked: sf_sha256.c loads it on first use (-ldl).
+LIB_LIBS = $(call pc,sqlite3 zlib liblzma libzstd libbrotlidec) -lm -ldl
 
 # Defined before the build.mk files, which use them in prerequisite lists.
 LIB_SRC := $(wildcard lib/*.c)
