@@ -116,6 +116,19 @@ int main(void)
     TAP_OK(k && pf_ks_count(k) == 1 && strcmp(named(k, 0xffffffff81000000), "ok") == 0,
            "lines that are not symbol lines skipped, the good one kept");
     pf_ks_free(k);
+    /* the 16-digit lines are read a word at a time: every other shape the general way */
+    k = load_text("FFFFFFFF81000000 T upper\nffffffff8100001G T not_hex\n"
+                  "ffffffff:1000020 T colon\nffffffff81000030 T\tname_after_tab\n"
+                  "0ffffffff81000040 T seventeen\nffffffff8100050 T fifteen\n"
+                  "fFfFfFfF81000060 t mixed\nffffffff81000070 T s");
+    TAP_OK(k && pf_ks_count(k) == 5, "16 hex digits in either case kept, a line with a non-digit "
+                                     "among them skipped, other widths read as before");
+    TAP_EQ_STR(named(k, 0xffffffff81000020), "upper", "upper case digits: that address");
+    TAP_EQ_STR(named(k, 0xffffffff81000045), "seventeen", "17 digits, the first 0: that address");
+    TAP_EQ_STR(named(k, 0xffffffff81000065), "mixed", "mixed case digits: that address");
+    TAP_EQ_STR(named(k, 0xffffffff81000070), "s", "a last line of 20 bytes, no newline: read");
+    TAP_EQ_STR(named(k, 0x0ffffffff8100050), "fifteen", "15 digits: that (smaller) address");
+    pf_ks_free(k);
     errno = 0;
     TAP_OK(pf_ks_load("/nonexistent/kallsyms") == NULL && errno == ENOENT,
            "a file that is not there: NULL, errno set");
@@ -132,8 +145,8 @@ int main(void)
                 l[i].start = rand() % 8 ? 0xffffffff81000000u + (uint64_t)(rand() % 64) * 16 : 0;
                 l[i].type = types[rand() % (int)(sizeof(types) - 1)];
                 snprintf(l[i].name, sizeof(l[i].name), "s%zu", i);
-                p += sprintf(p, "%016llx %c %s\n", (unsigned long long)l[i].start, l[i].type,
-                             l[i].name);
+                p += sprintf(p, rand() % 2 ? "%016llx %c %s\n" : "%016llX %c %s\n",
+                             (unsigned long long)l[i].start, l[i].type, l[i].name);
             }
             if ((k = load_text(text)) == NULL)
                 agree = 0;
