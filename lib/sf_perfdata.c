@@ -650,6 +650,22 @@ static void trailer(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *r)
     r->has_id = !t.err;
 }
 
+/* *s zeroed with stores: each field's (a compound literal, a memset or a loop became a rep
+ * stos, whose start-up was a seventh of the reading of a sample) */
+static inline void zero_sample(struct sf_pd_sample *s)
+{
+    s->id = s->ip = s->time = s->addr = s->period = s->stream_id = 0;
+    s->pid = s->tid = s->cpu = 0;
+    s->nr = 0;
+    s->chain = NULL;
+    s->raw_size = 0;
+    s->raw = NULL;
+    s->regs_abi = 0;
+    s->nregs = 0;
+    s->regs = s->stack = NULL;
+    s->stack_size = 0;
+}
+
 static int sample(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *r, struct sf_err *err)
 {
     struct sf_pd_sample *s = &r->u.sample;
@@ -672,7 +688,8 @@ static int sample(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *r, st
         return sf_err_set(err, SF_E_MALFORMED, r->off, "perf.data: a sample of no event (id %llu)",
                           (unsigned long long)id);
     st = a->sample_type;
-    *s = (struct sf_pd_sample){.attr = a}; /* stores, not a rep stos: this is per sample */
+    zero_sample(s); /* per sample: stores, not the rep stos a compound literal became */
+    s->attr = a;
     if (st & SF_PD_S_IDENTIFIER)
         s->id = r64(rd, sw);
     if (st & SF_PD_S_IP)
@@ -839,6 +856,10 @@ int sf_pd_next(struct sf_pd *pd, struct sf_pd_record *r, struct sf_err *err)
                           "perf.data: the data ends inside a record (%u bytes)", size);
     sf_rd_init(&rd, pd->buf + pd->pos + 8, size - 8u, r->off + 8);
     pd->pos += size;
+    /* the records are read in order: the bytes a few records on asked for now (a mapped
+     * file's page is not prefetched by the processor across its boundary) */
+    if (pd->len - pd->pos > 1024)
+        __builtin_prefetch(pd->buf + pd->pos + 1024);
     /* pipe mode: the events are all described before the first record of the data */
     if (!pd->attrs_ready && r->type < SF_PD_HEADER_ATTR && pd->info.nattr > 0 &&
         (rc = attrs_done(pd, err)) < 0)
