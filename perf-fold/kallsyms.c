@@ -1,12 +1,16 @@
 /* kallsyms.c - the kernel's symbols from a kallsyms file (kallsyms.h).
  *
- * A line is "ADDRESS TYPE NAME[\t[MODULE]]\n", the address in lowercase hex.  The text is
- * mapped where it is a regular file (perf's build-id cache copy, --kallsyms FILE) and
- * read into memory otherwise (/proc/kallsyms, which the kernel formats on each read and
- * cannot be mapped).  The index is the lines kept, by address: their addresses and their
- * offsets in the text, twelve bytes a symbol.  Files whose lines are not in address order
- * (none that the kernel writes; a hand-made copy may be) are sorted once, by address and
- * then in the order read.
+ * A line is "ADDRESS TYPE NAME[\t[MODULE]]\n", the address in lowercase hex.  A regular
+ * file (perf's build-id cache copy, --kallsyms FILE) is read once in pieces through one
+ * small buffer, and a line read again from the file when an address is looked up in it:
+ * reading a 5 MB file through a mapping cost twice the time here (a page of a mapped file
+ * is its own fetch; a read is one long copy).  Another file (/proc/kallsyms, which the
+ * kernel formats on each read and cannot be read at an offset) is read whole into memory.
+ * The index is the lines kept, by address: their addresses and their offsets in the text,
+ * twelve bytes a symbol.  Files whose lines are not in address order (none that the
+ * kernel writes; a hand-made copy may be) are sorted once, by address and then in the
+ * order read.  A line longer than the buffer (64 KiB; a kernel's are under 600 bytes) is
+ * skipped.
  */
 #include "kallsyms.h"
 
@@ -22,13 +26,18 @@
 #include "sf_hex.h"
 #include "sf_prefault.h"
 
+#define PIECE (64u << 10) /* a regular file is read through a buffer this large */
+
 struct pf_kallsyms {
-    const char *text; /* the file's bytes, len of them */
+    int fd;           /* a regular file, open: lines are read again from it; else -1 */
+    const char *text; /* else the file's bytes, len of them (malloc'd) */
     size_t len;
-    void *map;       /* text when mapped (len bytes), else NULL and text is malloc'd */
-    uint32_t *at;    /* the kept lines' offsets in text, by address; n of them */
+    char *line;      /* fd: a buffer of PIECE bytes to read a line into */
+    uint32_t *at;    /* the kept lines' offsets in the file, by address; n of them */
     uint64_t *start; /* their addresses */
-    size_t n;
+    size_t n, cap;   /* (len: of a regular file, its size until it has been read) */
+    uint64_t prev;   /* while indexing: the last address kept; whether all came in order */
+    int sorted;
     uint64_t lo, hi;    /* the first symbol's start, the last one's end */
     const char **shown; /* per kept line, "NAME\0MODULE\0" once looked up (calloc'd:
                            only the pages of lines looked up are ever touched) */
@@ -196,64 +205,110 @@ static int sort_lines(struct pf_kallsyms *k)
     return 0;
 }
 
-/* The kept lines' offsets: of a run of lines at one address, the last (perf gives each
- * symbol the next one's start as its end, so only the last of the run has a size, and
- * a sized symbol wins over its unsized aliases). */
-static int index_lines(struct pf_kallsyms *k)
+/* Line p (at offset off in the file) kept at address a. */
+static int keep(struct pf_kallsyms *k, uint64_t a, uint64_t off)
 {
-    const char *p = k->text, *end = k->text + k->len, *nl;
-    size_t cap = k->len / 32 + 1; /* a line is 36 bytes on average: rarely grown */
-    uint64_t prev = 0;
-    int sorted = 1;
+    /* of a run of lines at one address, the last (perf gives each symbol the next one's
+     * start as its end, so only the last of the run has a size, and a sized symbol wins
+     * over its unsized aliases) */
+    if (k->n && a == k->prev && k->sorted) {
+        k->at[k->n - 1] = (uint32_t)off;
+        return 0;
+    }
+    if (k->n == k->cap) {
+        size_t nc = k->cap ? 2 * k->cap : k->len / 32 + 1; /* lines of 36 bytes or more */
+        uint32_t *g = realloc(k->at, nc * sizeof(*g));
+        uint64_t *s = g ? realloc(k->start, nc * sizeof(*s)) : NULL;
+        if (g)
+            k->at = g;
+        if (s == NULL)
+            return -1;
+        k->start = s;
+        sf_prefault(k->at + k->cap, (nc - k->cap) * sizeof(*k->at));
+        sf_prefault(k->start + k->cap, (nc - k->cap) * sizeof(*k->start));
+        k->cap = nc;
+    }
+    k->sorted &= k->n == 0 || a > k->prev;
+    k->prev = a;
+    k->start[k->n] = a;
+    k->at[k->n++] = (uint32_t)off;
+    return 0;
+}
 
-    if ((k->at = malloc(cap * sizeof(*k->at))) == NULL ||
-        (k->start = malloc(cap * sizeof(*k->start))) == NULL)
-        return -1;
-    sf_prefault(k->at, cap * sizeof(*k->at));
-    sf_prefault(k->start, cap * sizeof(*k->start));
+/* The whole lines of [p, end), the bytes at offset off of the file (and the line that
+ * ends at end without a newline, when last), into the index.  Returns where the lines
+ * it did not take begin (a line cut by end), or NULL: no memory. */
+static const char *index_lines(struct pf_kallsyms *k, const char *p, const char *end, uint64_t off,
+                               int last)
+{
+    const char *from = p, *nl;
+
     for (; p < end; p = nl + 1) {
         uint64_t a;
         if (kept_line16(p, end, &a)) {
             nl = line_end(p + 19, end);
         } else {
-            a = kept_line(p, end);
             nl = line_end(p, end);
+            a = nl < end || last ? kept_line(p, nl) : 0;
         }
-        if (a == 0)
-            continue;
-        if (k->n && a == prev && sorted) {
-            k->at[k->n - 1] = (uint32_t)(p - k->text);
-            continue;
-        }
-        if (k->n == cap) {
-            size_t nc = 2 * cap;
-            uint32_t *g = realloc(k->at, nc * sizeof(*g));
-            uint64_t *s = g ? realloc(k->start, nc * sizeof(*s)) : NULL;
-            if (g)
-                k->at = g;
-            if (s == NULL)
-                return -1;
-            k->start = s;
-            cap = nc;
-        }
-        sorted &= k->n == 0 || a > prev;
-        prev = a;
-        k->start[k->n] = a;
-        k->at[k->n++] = (uint32_t)(p - k->text);
+        if (nl == end && !last)
+            return p; /* the rest of this line is in the next piece */
+        if (a && keep(k, a, off + (uint64_t)(p - from)) < 0)
+            return NULL;
     }
-    if (!sorted && sort_lines(k) < 0)
-        return -1;
-    if (k->n) {
-        k->lo = k->start[0];
-        k->hi = ((k->start[k->n - 1] + 4095) & ~(uint64_t)4095) + 4096;
+    return end;
+}
+
+/* A regular file through one buffer of PIECE bytes.  0, or -1 with errno set. */
+static int index_file(struct pf_kallsyms *k)
+{
+    char *b = k->line;
+    size_t have = 0;
+    uint64_t off = 0; /* the file offset of b[0] */
+    int skipping = 0; /* inside a line longer than the buffer */
+
+    for (;;) {
+        ssize_t got = read(k->fd, b + have, PIECE - have);
+        const char *stop;
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        have += (size_t)got;
+        if (off + have >= UINT32_MAX) { /* offsets are 32-bit: a kallsyms file is some MB */
+            errno = EFBIG;
+            return -1;
+        }
+        if (skipping) { /* to the end of the long line */
+            const char *nl = memchr(b, '\n', have);
+            size_t drop = nl ? (size_t)(nl + 1 - b) : have;
+            skipping = nl == NULL;
+            memmove(b, b + drop, have - drop);
+            off += drop;
+            have -= drop;
+            if (got > 0)
+                continue;
+        }
+        if ((stop = index_lines(k, b, b + have, off, got == 0)) == NULL) {
+            errno = ENOMEM;
+            return -1;
+        }
+        if (got == 0)
+            return 0;
+        if (stop == b && have == PIECE) { /* one line fills the buffer: skipped */
+            skipping = 1;
+            stop = b + have;
+        }
+        memmove(b, stop, have - (size_t)(stop - b));
+        off += (uint64_t)(stop - b);
+        have -= (size_t)(stop - b);
     }
-    return 0;
 }
 
 struct pf_kallsyms *pf_ks_load(const char *path)
 {
     struct pf_kallsyms *k = calloc(1, sizeof(*k));
-    int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+    int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
     struct stat st;
 
     if (k == NULL || fd < 0) {
@@ -265,27 +320,32 @@ struct pf_kallsyms *pf_ks_load(const char *path)
         return NULL;
     }
     sf_arena_init(&k->names, 0, 0);
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size < UINT32_MAX &&
-        (k->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0)) !=
-            MAP_FAILED) {
-        k->text = k->map;
-        k->len = (size_t)st.st_size;
+    k->sorted = 1;
+    k->fd = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        k->fd = fd;
+        k->len = (size_t)st.st_size; /* for the index's first size */
+        if ((k->line = malloc(PIECE)) == NULL || index_file(k) < 0)
+            e = k->line ? errno : ENOMEM;
     } else {
-        k->map = NULL;
-        if (read_all(fd, k) < 0 || k->len >= UINT32_MAX) {
+        if (read_all(fd, k) < 0 || k->len >= UINT32_MAX)
             e = k->len >= UINT32_MAX ? EFBIG : errno;
-            close(fd);
-            pf_ks_free(k);
-            errno = e;
-            return NULL;
-        }
+        else if (index_lines(k, k->text, k->text + k->len, 0, 1) == NULL)
+            e = ENOMEM;
+        close(fd);
     }
-    close(fd);
-    if (index_lines(k) < 0 || (k->n && (k->shown = calloc(k->n, sizeof(*k->shown))) == NULL)) {
+    if (e == 0 && !k->sorted && sort_lines(k) < 0)
+        e = ENOMEM;
+    if (e == 0 && k->n && (k->shown = calloc(k->n, sizeof(*k->shown))) == NULL)
+        e = ENOMEM;
+    if (e) {
         pf_ks_free(k);
-        errno = ENOMEM;
+        errno = e;
         return NULL;
+    }
+    if (k->n) {
+        k->lo = k->start[0];
+        k->hi = ((k->start[k->n - 1] + 4095) & ~(uint64_t)4095) + 4096;
     }
     return k;
 }
@@ -295,20 +355,46 @@ size_t pf_ks_count(const struct pf_kallsyms *k)
     return k->n;
 }
 
+/* Kept line i: its bytes, to its newline or the end of the file, in *end. */
+static const char *line_of(struct pf_kallsyms *k, size_t i, const char **end)
+{
+    const char *nl;
+    ssize_t got;
+    size_t want = 640; /* a kernel's line; a longer one is read again whole */
+
+    if (k->fd < 0) {
+        const char *p = k->text + k->at[i], *e = k->text + k->len;
+        *end = (nl = memchr(p, '\n', (size_t)(e - p))) ? nl : e;
+        return p;
+    }
+    for (;;) {
+        while ((got = pread(k->fd, k->line, want, (off_t)k->at[i])) < 0 && errno == EINTR)
+            ;
+        if (got < 0)
+            return NULL;
+        if ((nl = memchr(k->line, '\n', (size_t)got)) != NULL || (size_t)got < want ||
+            want == PIECE) {
+            *end = nl ? nl : k->line + got;
+            return k->line;
+        }
+        want = PIECE;
+    }
+}
+
 /* Kept line i's name and module as "NAME\0MODULE\0" (MODULE "" for the kernel). */
 static const char *shown(struct pf_kallsyms *k, size_t i)
 {
-    const char *p = k->text + k->at[i], *end = k->text + k->len, *nl, *tab, *name;
+    const char *p, *nl, *tab, *name;
     size_t nlen, mlen = 0;
     char *s;
 
     if (k->shown[i])
         return k->shown[i];
+    if ((p = line_of(k, i, &nl)) == NULL)
+        return NULL;
     while (*p != ' ') /* the address, then " T " */
         p++;
     name = p + 3;
-    if ((nl = memchr(name, '\n', (size_t)(end - name))) == NULL)
-        nl = end;
     tab = memchr(name, '\t', (size_t)(nl - name));
     nlen = (size_t)((tab ? tab : nl) - name);
     if (tab)
@@ -350,10 +436,10 @@ void pf_ks_free(struct pf_kallsyms *k)
 {
     if (k == NULL)
         return;
-    if (k->map)
-        munmap(k->map, k->len);
-    else
-        free((char *)k->text);
+    if (k->fd >= 0)
+        close(k->fd);
+    free((char *)k->text);
+    free(k->line);
     free(k->at);
     free(k->start);
     free(k->shown);

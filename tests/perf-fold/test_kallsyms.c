@@ -3,11 +3,14 @@
  * address by perf's rule (each symbol ends where the next begins, the last a page past
  * its own; of several at one address the last one read), modules, files not in address
  * order, a last line without its newline, a file with every address hidden, and random
- * files against a plain model of that rule. */
+ * files against a plain model of that rule; a regular file read in pieces (lines across
+ * them, a line longer than the buffer) and a pipe read whole. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../perf-fold/kallsyms.h"
@@ -22,6 +25,29 @@ static struct pf_kallsyms *load_text(const char *text)
     fputs(text, f);
     fclose(f);
     return pf_ks_load(path);
+}
+
+/* text read from a pipe, as /proc/kallsyms is read (whole, into memory) */
+static struct pf_kallsyms *load_piped(const char *text)
+{
+    char fifo[64];
+    struct pf_kallsyms *k;
+    pid_t pid;
+
+    snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) != 0)
+        return NULL;
+    if ((pid = fork()) == 0) {
+        FILE *f = fopen(fifo, "w");
+        if (f)
+            fputs(text, f);
+        _exit(f && fclose(f) == 0 ? 0 : 1);
+    }
+    k = pf_ks_load(fifo);
+    waitpid(pid, NULL, 0);
+    unlink(fifo);
+    return k;
 }
 
 /* "NAME" or "NAME MODULE" for addr, "-" for none */
@@ -64,6 +90,20 @@ static const char *model(const struct line *l, size_t n, uint64_t addr)
     if (next == UINT64_MAX && addr >= ((top + 4095) & ~(uint64_t)4095) + 4096)
         return "-"; /* past the last symbol's page */
     return l[best].name;
+}
+
+/* text with a line of n bytes of name in the middle */
+static struct pf_kallsyms *load_long(size_t n, const char *type)
+{
+    FILE *f = fopen(path, "w");
+
+    fputs("ffffffff81000000 T before\n", f);
+    fprintf(f, "ffffffff81000100 %s ", type);
+    for (size_t i = 0; i < n; i++)
+        fputc('a' + (int)(i % 26), f);
+    fputs("\tafter_the_tab\nffffffff81000200 T after\n", f);
+    fclose(f);
+    return pf_ks_load(path);
 }
 
 int main(void)
@@ -128,6 +168,53 @@ int main(void)
     TAP_EQ_STR(named(k, 0xffffffff81000065), "mixed", "mixed case digits: that address");
     TAP_EQ_STR(named(k, 0xffffffff81000070), "s", "a last line of 20 bytes, no newline: read");
     TAP_EQ_STR(named(k, 0x0ffffffff8100050), "fifteen", "15 digits: that (smaller) address");
+    pf_ks_free(k);
+    /* a file read in pieces, a line read again when looked up */
+    k = load_long(2000, "T");
+    {
+        const char *name = "", *mod = "";
+        TAP_OK(k && pf_ks_count(k) == 3 && pf_ks_find(k, 0xffffffff81000150, &name, &mod) == 1 &&
+                   strlen(name) == 2000 && strncmp(name, "abc", 3) == 0 && mod &&
+                   strcmp(mod, "after_the_tab") == 0,
+               "a name of 2,000 bytes: read whole, with its module");
+    }
+    pf_ks_free(k);
+    k = load_long(100000, "T");
+    TAP_OK(k && pf_ks_count(k) == 2 && strcmp(named(k, 0xffffffff81000150), "before") == 0 &&
+               strcmp(named(k, 0xffffffff81000200), "after") == 0,
+           "a line longer than the reading buffer: skipped, the lines around it kept");
+    pf_ks_free(k);
+    k = load_long(200000, "r");
+    TAP_OK(k && pf_ks_count(k) == 2, "...and one of a skipped type likewise");
+    pf_ks_free(k);
+    { /* many pieces: every line kept whichever piece it starts or ends in */
+        FILE *f = fopen(path, "w");
+        int all = 1;
+        for (unsigned i = 0; i < 40000; i++)
+            fprintf(f, "%016llx %c n%u%s\n", 0xffffffff81000000ull + 16ull * i, "Tt"[i % 2], i,
+                    i % 7 ? "" : "\t[mod]");
+        fclose(f);
+        k = pf_ks_load(path);
+        for (unsigned i = 0; k && all && i < 40000; i += 37) {
+            char want[32];
+            snprintf(want, sizeof(want), "n%u%s", i, i % 7 ? "" : " [mod]");
+            all = strcmp(named(k, 0xffffffff81000000ull + 16ull * i + 3), want) == 0;
+        }
+        TAP_OK(k && pf_ks_count(k) == 40000 && all,
+               "40,000 lines over many pieces: each kept, each named");
+        pf_ks_free(k);
+    }
+    /* not a regular file (/proc/kallsyms): read whole into memory, the same answers */
+    k = load_piped("ffffffff81000000 T _stext\n"
+                   "ffffffff81000000 T startup_64\n"
+                   "ffffffff81000100 t local_fn\n"
+                   "ffffffff81000200 r some_rodata\n"
+                   "ffffffffc0000000 t mod_fn\t[nf_tables]\n"
+                   "ffffffffc0000100 T mod_last\t[nf_tables]");
+    TAP_OK(k && pf_ks_count(k) == 4, "through a pipe: the same lines kept");
+    TAP_EQ_STR(named(k, 0xffffffff81000010), "startup_64", "through a pipe: the last of aliases");
+    TAP_EQ_STR(named(k, 0xffffffffc0000104), "mod_last [nf_tables]",
+               "through a pipe: the last line, no newline, its module");
     pf_ks_free(k);
     errno = 0;
     TAP_OK(pf_ks_load("/nonexistent/kallsyms") == NULL && errno == ENOENT,
