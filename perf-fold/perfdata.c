@@ -324,6 +324,27 @@ static int load_table(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf *runtime, s
     return 0;
 }
 
+/* Room for a symbol table's symbols and their names at once, before load_table (each
+ * bounded by the section's bytes in the file): grown a doubling at a time, the arrays
+ * were copied and faulted in afresh each time. */
+static void presize(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, struct dso *d, size_t *cap,
+                    struct sf_buf *names)
+{
+    Elf_Data *data = elf_getdata(scn, NULL), *str;
+    Elf_Scn *strscn = elf_getscn(e, sh->sh_link);
+    size_t n = data && sh->sh_entsize ? data->d_size / sh->sh_entsize : 0;
+    struct pf_sym *g;
+
+    if (n <= *cap || d->n || (g = realloc(d->syms, n * sizeof(*g))) == NULL)
+        return;
+    sf_prefault(g, n * sizeof(*g));
+    d->syms = g;
+    *cap = n;
+    if (strscn && (str = elf_getdata(strscn, NULL)) != NULL && names->len == 0 &&
+        sf_buf_reserve(names, str->d_size) == 0)
+        sf_prefault(names->data, names->cap);
+}
+
 /* The GNU build id of an ELF file as hex into out (41 bytes); 0, or -1 when it has none. */
 int pf_build_id(Elf *e, char *out)
 {
@@ -741,6 +762,8 @@ static void load_elf(struct dso *d, struct elf_file *bin_f)
         scn = table_of(src->e, SHT_SYMTAB);
         if (scn == NULL)
             scn = table_of(src->e, SHT_DYNSYM);
+        if (scn && gelf_getshdr(scn, &ssh) != NULL)
+            presize(src->e, scn, &ssh, d, &cap, &names);
         if (scn && gelf_getshdr(scn, &ssh) != NULL &&
             load_table(src->e, scn, &ssh, bin.e, d, &names, &cap) < 0)
             d->n = 0;
@@ -1746,7 +1769,11 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
     /* the slot is taken only once the record is whole (an error leaves it free) */
     slot = x->nfree ? x->free_slots[x->nfree - 1] : x->npool;
     h = &x->held[slot];
-    memset(h, 0, sizeof(*h));
+    /* no memset of the whole: it became a rep stos, a tenth of holding a sample; the
+     * sample's fields are each set below, another record's part zeroed first */
+    if (r->type != SF_PD_SAMPLE)
+        memset(&h->u, 0, sizeof(h->u));
+    h->ppid = h->ptid = 0;
     h->time = r->time;
     if (r->time > x->max_time)
         x->max_time = r->time;
@@ -1761,6 +1788,11 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
         h->u.s.nr = r->u.sample.nr;
+        h->u.s.chain = NULL;
+        h->u.s.raw = h->u.s.regs = h->u.s.stack = NULL;
+        h->u.s.raw_size = h->u.s.stack_size = 0;
+        h->u.s.dwarf = 0;
+        h->u.s.unwound = 0;
         h->u.s.cpu = r->u.sample.cpu;
         h->u.s.copied = !sf_pd_stable(x->pd) || sf_pd_info(x->pd)->swapped ||
                         (uintptr_t)r->u.sample.chain % _Alignof(uint64_t) != 0;
