@@ -141,12 +141,12 @@ struct pdctx {
     int kernel_tried;
     /* the records held: slots that stay where they are until processed (a record
      * carried to the next round is not moved), the free ones stacked in free_slots;
-     * pend the live ones' places in time (npend), merge sort_when's other buffer; all
-     * capheld long */
+     * pend[pend0..npend) the live ones' places in time (those a flush carried first,
+     * left where the sort put them), merge sort_when's other buffer; all capheld long */
     struct held *held;
     size_t npool, capheld, *free_slots, nfree;
     struct when *pend;
-    size_t npend;
+    size_t pend0, npend;
     struct when *merge;
     /* the held samples' callchains and fields: all in chains[cur]; a round's flush copies
      * what it keeps into the other arena and frees the rest at once */
@@ -1684,15 +1684,15 @@ static int flush(struct pdctx *x, int last)
 
     if (x->c->db && !x->described && sf_pd_info(x->pd)->nattr)
         rc = describe(x);
-    order = sort_when(x->pend, x->merge, x->npend);
-    for (; i < x->npend && rc == 0 && order[i].time <= limit; i++) {
+    order = sort_when(x->pend + x->pend0, x->merge + x->pend0, x->npend - x->pend0);
+    for (; x->pend0 + i < x->npend && rc == 0 && order[i].time <= limit; i++) {
         rc = process(x, &x->held[order[i].i]);
         x->free_slots[x->nfree++] = order[i].i;
     }
     if (rc < 0)
         return rc;
     sf_arena_reset(keep);
-    for (size_t j = i; j < x->npend; j++) { /* carried: what a round's arena held, moved */
+    for (size_t j = i; x->pend0 + j < x->npend; j++) { /* carried: the arena's, moved */
         struct held *h = &x->held[order[j].i];
         if (h->type != SF_PD_SAMPLE || !h->u.s.copied)
             continue;
@@ -1709,9 +1709,15 @@ static int flush(struct pdctx *x, int last)
             return PD_OOM;
     }
     /* what is carried is the next round's first records, in time order already */
-    memmove(x->pend, order + i, (x->npend - i) * sizeof(*order));
-    x->npend -= i;
-    assert(x->npool - x->nfree == x->npend);
+    if (order != x->pend + x->pend0) { /* sorted into the other buffer: that one is pend */
+        struct when *t = x->pend;
+        x->pend = x->merge;
+        x->merge = t;
+    }
+    x->pend0 += i; /* the carried stay where they are (copying them was 2% of a run) */
+    if (x->pend0 == x->npend)
+        x->pend0 = x->npend = 0;
+    assert(x->npool - x->nfree == x->npend - x->pend0);
     sf_arena_reset(&x->chains[x->cur]);
     x->cur = !x->cur;
     if (!last)
@@ -1852,6 +1858,12 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
         x->nfree--;
     else
         x->npool++;
+    if (x->npend == x->capheld) { /* the carried to the front, for room after them */
+        memmove(x->pend, x->pend + x->pend0, (x->npend - x->pend0) * sizeof(*x->pend));
+        x->npend -= x->pend0;
+        x->pend0 = 0;
+    }
+    assert(x->npend < x->capheld); /* fewer live than slots, one of them this one's */
     x->pend[x->npend++] = (struct when){h->time, h->seq, slot};
     return 0;
 }
