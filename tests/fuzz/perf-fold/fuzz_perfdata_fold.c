@@ -14,9 +14,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char path[64], empty[64], dir[64];
+
+/* the private files gone when libFuzzer exits (they were left in /tmp, one pair a run) */
+static void remove_files(void)
+{
+    unlink(path);
+    unlink(empty);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static char path[64], empty[64], dir[64];
     struct perf_fold_ctx c;
     FILE *f, *null;
 
@@ -28,6 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(dir, sizeof(dir), "/tmp/fuzz-perfdata-%d.symfs", (int)getpid());
         if ((f = fopen(empty, "w")) != NULL)
             fclose(f);
+        atexit(remove_files);
     }
     if ((f = fopen(path, "wb")) == NULL)
         return 0;
