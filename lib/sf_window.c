@@ -22,6 +22,18 @@ static int64_t round_down_125(double ns)
     return (int64_t)(step * p + 0.5);
 }
 
+/* Smallest 1, 2 or 5 x 10^k not below ns. */
+static int64_t round_up_125(double ns)
+{
+    double p = pow(10, floor(log10(ns)));
+    static const double steps[] = {1, 2, 5, 10};
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+        if (steps[i] * p >= ns * (1 - 1e-12))
+            return (int64_t)(steps[i] * p + 0.5);
+    return (int64_t)(10 * p + 0.5);
+}
+
 int64_t sf_window_choose(const uint64_t *counts, size_t ng, int64_t dur_ns)
 {
     double rates[SF_SPANS_MAX_GROUPS], w;
@@ -42,6 +54,10 @@ int64_t sf_window_choose(const uint64_t *counts, size_t ng, int64_t dur_ns)
         w = (double)dur_ns / SF_WINDOW_MIN_COUNT;
     if (w < 1e6)
         w = 1e6;
+    /* at most SF_WINDOW_MAX_COUNT windows: the detectors' cost grows with the square of
+     * a series' length, and the windows with the spans (16 each) */
+    if (w < (double)dur_ns / SF_WINDOW_MAX_COUNT)
+        return round_up_125((double)dur_ns / SF_WINDOW_MAX_COUNT);
     return round_down_125(w);
 }
 

@@ -6,7 +6,12 @@
  *   rate  = the median span rate (spans/s) of the groups that hold at least 1 % of
  *           the spans (so that a rare endpoint does not stretch every window);
  *   W     = min(SF_WINDOW_SPANS / rate, duration / SF_WINDOW_MIN_COUNT), rounded down to
- *           1, 2 or 5 x 10^k ns (at least 1 ms).
+ *           1, 2 or 5 x 10^k ns (at least 1 ms);
+ *           but at least duration / SF_WINDOW_MAX_COUNT, rounded up to 1, 2 or 5 x 10^k:
+ *           the change-point detectors' cost grows with the square of a series' length
+ *           (PELT on a series without a change prunes nothing), and at 16 spans a window
+ *           the windows grow with the spans — 100,000 spans made 5,000 windows and a
+ *           report of 22 s, nearly all of it PELT.  Past 32,000 spans, windows hold more.
  *
  * SF_WINDOW_SPANS = 16: with n spans the 95 % rank interval of the median is
  * n/2 +- 1.96 sqrt(n)/2, which stays inside the quartiles once n >= 16.
@@ -23,6 +28,7 @@
 
 #define SF_WINDOW_SPANS      16            /* spans per window for the median endpoint */
 #define SF_WINDOW_MIN_COUNT  16            /* windows over the whole run, at least */
+#define SF_WINDOW_MAX_COUNT  2000          /* and at most */
 #define SF_WINDOW_DEFAULT_NS 10000000000LL /* no spans, or all at one instant */
 
 /* The window for groups with counts[0..ng) spans over dur_ns.  Returns it in ns. */

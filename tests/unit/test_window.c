@@ -1,5 +1,6 @@
 /* test_window.c - the default window from span density (lib/sf_window.h): the median
- * group's rate sets it, the run keeps at least 16 windows, values are 1/2/5 x 10^k, and
+ * group's rate sets it, the run keeps at least 16 windows and at most 2,000, values are
+ * 1/2/5 x 10^k, and
  * the percentile thresholds p95 > 20 spans, p99 > 100 spans. */
 #include <stdint.h>
 
@@ -38,6 +39,25 @@ int main(void)
     /* the median group decides, not the busiest: rates 100/s, 10/s, 2/s: 16 / 10 = 1.6 s -> 1 s */
     uint64_t mixed[3] = {100000, 10000, 2000};
     TAP_EQ_INT(sf_window_choose(mixed, 3, 1000 * S), 1 * S, "median of three rates decides");
+
+    /* many spans: at most 2,000 windows, rounded up (the detectors' cost is the square of
+     * the windows).  1,000,000 spans over 100 s: 16 spans a window would be 1.6 ms and
+     * 62,500 windows; 100 s / 2,000 = 50 ms */
+    uint64_t many[1] = {1000000};
+    TAP_EQ_INT(sf_window_choose(many, 1, 100 * S), 50000000, "10,000 spans/s over 100 s: 50 ms");
+    /* 100 s / 2,000 = 50 ms exactly is kept; 120 s / 2,000 = 60 ms rounds up to 100 ms,
+     * 300 s / 2,000 = 150 ms up to 200 ms */
+    TAP_EQ_INT(sf_window_choose(many, 1, 120 * S), 100000000, "60 ms rounds up to 100 ms");
+    TAP_EQ_INT(sf_window_choose(many, 1, 300 * S), 200000000, "150 ms rounds up to 200 ms");
+    {
+        int fits = 1;
+        for (int64_t d = S; d < 100000 * S && fits; d = d * 13 / 10) {
+            uint64_t n[1] = {(uint64_t)(d / 1000)}; /* a million spans/s */
+            int64_t w = sf_window_choose(n, 1, d);
+            fits = d / w <= SF_WINDOW_MAX_COUNT && w <= d / SF_WINDOW_MAX_COUNT * 5 / 2 + 1;
+        }
+        TAP_OK(fits, "1 s to a day at a million spans/s: at most 2,000 windows, at least 800");
+    }
 
     /* nothing to go on: the old default */
     TAP_EQ_INT(sf_window_choose(one, 0, 10 * S), SF_WINDOW_DEFAULT_NS, "no groups: 10 s");
