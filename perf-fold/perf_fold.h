@@ -396,4 +396,14 @@ extern const char spans_attrib_offcpu_cte[];
 int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group_by,
                      struct pf_table *t, struct sf_err *err);
 
+/* Four folds of the CPU samples in one pass of the attribution: all of them; those of
+ * the spans sel selects (in) and of the other attributed spans (out); and the
+ * attributed ones per span (keys "[span ID METHOD PATH];frames", group_by "span").
+ * Each table equals what spans_fold_table gives for the same filter (the report's
+ * slow and rest sets: four queries were four attributions of every sample).  0, or
+ * an SF_E_* with err set. */
+int spans_fold_sets(sqlite3 *h, const struct sf_select *sel, struct pf_table *all,
+                    struct pf_table *in, struct pf_table *out, struct pf_table *per_span,
+                    struct sf_err *err);
+
 #endif

@@ -51,11 +51,12 @@ static const char *const fold_rows[] = {
                      "sf_wall_stacks x WHERE x.offcpu_id = o.id), o.end_ns - o.ts_ns, o.span_id "
                      "FROM offcpu o)",
 };
-#define ATTRIB_SELECT_ST(stacks)                                                                   \
+#define ATTRIB_SELECT_ST(stacks) ATTRIB_SELECT_STX(stacks, "")
+/* ... with columns after COL_N (extra: ", expr, ...") */
+#define ATTRIB_SELECT_STX(stacks, extra)                                                           \
     " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"                      \
     "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, "                \
-    "SUM(b.period), COUNT(*)"                                                                      \
-    " FROM b JOIN " stacks " st ON st.id = b.stack_id"                                             \
+    "SUM(b.period), COUNT(*)" extra " FROM b JOIN " stacks " st ON st.id = b.stack_id"             \
     " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = "             \
     "b.span_id)"                                                                                   \
     " WHERE (?1 IS NULL OR b.span_id = ?1)"                                                        \
@@ -78,7 +79,8 @@ enum {
     COL_SAMPLED,
     COL_FRAMES,
     COL_SUM,
-    COL_N
+    COL_N,
+    COL_CHOSEN /* spans_fold_sets: the span is one the selection chose */
 };
 
 static const char *col(sqlite3_stmt *st, int i)
@@ -209,6 +211,30 @@ static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, 
     return 0;
 }
 
+/* The row at st (its frames, weighing sum) into t, under its group_by label when one is
+ * given; key is scratch.  0, or an SF_E_* with err set. */
+static int add_row(struct pf_table *t, const char *group_by, sqlite3_stmt *st, int64_t sum,
+                   struct sf_buf *key, struct sf_err *err)
+{
+    const char *frames = col(st, COL_FRAMES);
+    struct pf_entry *e;
+    int ret = 0;
+
+    sf_buf_reset(key);
+    if (group_by) {
+        label(key, group_by, st);
+        ret = sf_buf_append(key, ";", 1);
+    }
+    if (ret ||
+        sf_buf_append(key, frames ? frames : "", (size_t)sqlite3_column_bytes(st, COL_FRAMES)) ||
+        (ret = fold_table_add(t, key->data ? (const char *)key->data : "", key->len,
+                              sum > 0 ? (uint64_t)sum : 0, &e)) != 0)
+        return sf_err_set(err, ret == SF_E_RANGE ? SF_E_RANGE : SF_E_NOMEM, UINT64_MAX,
+                          ret == SF_E_RANGE ? "the periods of one stack sum past " SF_COUNT_MAX_TEXT
+                                            : "out of memory");
+    return 0;
+}
+
 int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group_by,
                      struct pf_table *t, struct sf_err *err)
 {
@@ -219,31 +245,78 @@ int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group
     if ((ret = prepare(h, f, &st, err)) != 0)
         return ret;
     sf_buf_init(&key, PF_RECORD_MAX + 4096);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW &&
+           (ret = add_row(t, group_by, st, sqlite3_column_int64(st, f->samples ? COL_N : COL_SUM),
+                          &key, err)) == 0)
+        ;
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW && ret == 0)
+        ret = sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    sqlite3_finalize(st);
+    sf_buf_free(&key);
+    return ret;
+}
+
+/* The spans sel selects, into TEMP table sf_chosen (the reader's connection). */
+static int choose(sqlite3 *h, const struct sf_select *sel, struct sf_err *err)
+{
+    struct sf_buf sql;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (sqlite3_exec(h, "DROP TABLE IF EXISTS temp.sf_chosen", NULL, NULL, NULL) != SQLITE_OK)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
+    if (sf_buf_printf(&sql,
+                      "CREATE TEMP TABLE sf_chosen AS SELECT DISTINCT span_id FROM spans"
+                      " WHERE (%s) AND span_id IS NOT NULL",
+                      sf_select_sql(sel))) {
+        sf_buf_free(&sql);
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    rc = sqlite3_prepare_v2(h, (const char *)sql.data, -1, &st, NULL);
+    sf_buf_free(&sql);
+    if (rc != SQLITE_OK)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    if (sf_select_bind(sel, st, 1) < 0 || sqlite3_step(st) != SQLITE_DONE) {
+        sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+        sqlite3_finalize(st);
+        return SF_E_DB;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+int spans_fold_sets(sqlite3 *h, const struct sf_select *sel, struct pf_table *all,
+                    struct pf_table *in, struct pf_table *out, struct pf_table *per_span,
+                    struct sf_err *err)
+{
+    static const char sql[] = ATTRIB_CTE ATTRIB_SELECT_STX(
+        "stacks", ", b.span_id IS NOT NULL AND b.span_id IN temp.sf_chosen") ATTRIB_GROUP;
+    struct sf_buf key;
+    sqlite3_stmt *st;
+    int rc, ret;
+
+    /* the rows of the four folds, each once: their order within each fold is that fold's
+     * own query's (the same grouping, so the same order of groups) */
+    if ((ret = choose(h, sel, err)) != 0)
+        return ret;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    sf_buf_init(&key, PF_RECORD_MAX + 4096);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *frames = col(st, COL_FRAMES);
-        int64_t sum = sqlite3_column_int64(st, f->samples ? COL_N : COL_SUM);
-        struct pf_entry *e;
-        sf_buf_reset(&key);
-        if (group_by) {
-            label(&key, group_by, st);
-            ret = sf_buf_append(&key, ";", 1);
-        }
-        if (ret ||
-            sf_buf_append(&key, frames ? frames : "",
-                          (size_t)sqlite3_column_bytes(st, COL_FRAMES)) ||
-            (ret = fold_table_add(t, key.data ? (const char *)key.data : "", key.len,
-                                  sum > 0 ? (uint64_t)sum : 0, &e)) != 0) {
-            ret = sf_err_set(err, ret == SF_E_RANGE ? SF_E_RANGE : SF_E_NOMEM, UINT64_MAX,
-                             ret == SF_E_RANGE
-                                 ? "the periods of one stack sum past " SF_COUNT_MAX_TEXT
-                                 : "out of memory");
+        int64_t sum = sqlite3_column_int64(st, COL_SUM);
+        int attributed = sqlite3_column_type(st, COL_SPAN) != SQLITE_NULL;
+        if ((ret = add_row(all, NULL, st, sum, &key, err)) != 0 ||
+            (attributed && ((ret = add_row(sqlite3_column_int(st, COL_CHOSEN) ? in : out, NULL, st,
+                                           sum, &key, err)) != 0 ||
+                            (ret = add_row(per_span, "span", st, sum, &key, err)) != 0)))
             break;
-        }
     }
     if (rc != SQLITE_DONE && ret == 0)
         ret = sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
     sqlite3_finalize(st);
     sf_buf_free(&key);
+    sqlite3_exec(h, "DROP TABLE IF EXISTS temp.sf_chosen", NULL, NULL, NULL);
     return ret;
 }
 

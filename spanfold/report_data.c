@@ -715,16 +715,6 @@ const struct rp_span *rp_span_find(const struct rp_span *const *idx, size_t n, c
 
 /* Fold the samples that pass f (perf-fold's span attribution, spans_fold_table) into t;
  * t is set up here and freed by the caller (fold_table_free).  Returns 0 or -1. */
-static int fold(sqlite3 *h, const struct spans_filter *f, const char *group_by, struct pf_table *t)
-{
-    struct sf_err err;
-
-    memset(t, 0, sizeof(*t));
-    sf_arena_init(&t->keys, 1 << 20, PF_TABLE_MAX);
-    sf_err_clear(&err);
-    return spans_fold_table(h, f, group_by, t, &err) < 0 ? -1 : 0;
-}
-
 /* t as folded text ("frames count\n", sorted) into set. */
 static int to_set(struct pf_table *t, struct rp_set *set)
 {
@@ -824,8 +814,6 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
     struct sf_err err;
     struct pf_table t[4]; /* all, slow, rest, per span */
     struct tally leaves, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
-    struct spans_filter f_all = {0}, f_slow = {.sel = &sel}, f_rest = {.sel = &sel, .rest = 1};
-    struct spans_filter f_span = {.attributed = 1};
     uint64_t in_spans = 0;
     int rc = -1;
 
@@ -834,9 +822,10 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
     memset(&stacks, 0, sizeof(stacks));
     sf_select_init(&sel);
     sf_err_clear(&err);
+    for (int i = 0; i < 4; i++)
+        sf_arena_init(&t[i].keys, 1 << 20, PF_TABLE_MAX);
     if (pergroup == NULL || sf_select_slowest(&sel, "5%", &err) < 0 ||
-        fold(h, &f_all, NULL, &t[0]) < 0 || fold(h, &f_slow, NULL, &t[1]) < 0 ||
-        fold(h, &f_rest, NULL, &t[2]) < 0 || fold(h, &f_span, "span", &t[3]) < 0)
+        spans_fold_sets(h, &sel, &t[0], &t[1], &t[2], &t[3], &err) < 0)
         goto out;
     if (to_set(&t[0], &c->all) < 0 || to_set(&t[1], &c->slow) < 0 || to_set(&t[2], &c->rest) < 0 ||
         tally_table(&t[1], 0, &leaves, &stacks) < 0 ||
