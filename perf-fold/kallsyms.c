@@ -31,12 +31,12 @@
 struct pf_kallsyms {
     int fd;           /* a regular file, open: lines are read again from it; else -1 */
     const char *text; /* else the file's bytes, len of them (malloc'd) */
-    size_t len;
-    char *line;      /* fd: a buffer of PIECE bytes to read a line into */
-    uint32_t *at;    /* the kept lines' offsets in the file, by address; n of them */
-    uint64_t *start; /* their addresses */
-    size_t n, cap;   /* (len: of a regular file, its size until it has been read) */
-    uint64_t prev;   /* while indexing: the last address kept; whether all came in order */
+    size_t len;       /* (a regular file: its size, for the index's first size) */
+    char *line;       /* fd: a buffer of PIECE bytes to read a line into */
+    uint32_t *at;     /* the kept lines' offsets in the file, by address; n of them */
+    uint64_t *start;  /* their addresses */
+    size_t n, cap;
+    uint64_t prev; /* while indexing: the last address kept; whether all came in order */
     int sorted;
     uint64_t lo, hi;    /* the first symbol's start, the last one's end */
     const char **shown; /* per kept line, "NAME\0MODULE\0" once looked up (calloc'd:
