@@ -654,6 +654,8 @@ static void trailer(struct sf_pd *pd, struct sf_rd *rd, struct sf_pd_record *r)
  * stos, whose start-up was a seventh of the reading of a sample) */
 static inline void zero_sample(struct sf_pd_sample *s)
 {
+    /* a field added to struct sf_pd_sample must be zeroed here too (LP64 size) */
+    _Static_assert(sizeof(void *) != 8 || sizeof(*s) == 144, "zero_sample: every field");
     s->id = s->ip = s->time = s->addr = s->period = s->stream_id = 0;
     s->pid = s->tid = s->cpu = 0;
     s->nr = 0;

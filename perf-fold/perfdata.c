@@ -1791,6 +1791,8 @@ static int hold(struct pdctx *x, const struct sf_pd_record *r)
     case SF_PD_SAMPLE:
         if ((r->u.sample.attr->sample_type & SF_PD_S_STACK_USER) && !unwindable(x))
             return PD_DWARF;
+        /* every field of u.s set here: one added to it must be set too (LP64 size) */
+        _Static_assert(sizeof(void *) != 8 || sizeof(h->u.s) == 88, "hold: every field");
         h->u.s.attr = r->u.sample.attr;
         h->u.s.period = r->u.sample.period;
         h->u.s.nr = r->u.sample.nr;
