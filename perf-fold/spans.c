@@ -51,23 +51,29 @@ static const char *const fold_rows[] = {
                      "sf_wall_stacks x WHERE x.offcpu_id = o.id), o.end_ns - o.ts_ns, o.span_id "
                      "FROM offcpu o)",
 };
+/* b's rows summed per span, interval context and stack before anything is joined to them
+ * (many samples share these: the spans' and the stacks' lookups, and the frames the
+ * grouping carried, were per sample) */
+#define ATTRIB_GROUPED                                                                             \
+    ", g AS (SELECT span_id, itrace, idec, stack_id, SUM(period) AS period, COUNT(*) AS n"         \
+    "  FROM b GROUP BY span_id, itrace, idec, stack_id)"
 #define ATTRIB_SELECT_ST(stacks) ATTRIB_SELECT_STX(stacks, "")
 /* ... with columns after COL_N (extra: ", expr, ...") */
 #define ATTRIB_SELECT_STX(stacks, extra)                                                           \
-    " SELECT b.span_id, sp.method, sp.path, COALESCE(sp.trace_id, b.itrace),"                      \
-    "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, b.idec), st.frames, "                \
-    "SUM(b.period), COUNT(*)" extra " FROM b JOIN " stacks " st ON st.id = b.stack_id"             \
+    " SELECT g.span_id, sp.method, sp.path, COALESCE(sp.trace_id, g.itrace),"                      \
+    "   sp.grpc_service, sp.grpc_method, COALESCE(sp.sampled, g.idec), st.frames, "                \
+    "SUM(g.period), SUM(g.n)" extra " FROM g JOIN " stacks " st ON st.id = g.stack_id"             \
     " LEFT JOIN spans sp ON sp.id = (SELECT MIN(x.id) FROM spans x WHERE x.span_id = "             \
-    "b.span_id)"                                                                                   \
-    " WHERE (?1 IS NULL OR b.span_id = ?1)"                                                        \
-    "   AND (?2 IS NULL OR COALESCE(sp.trace_id, b.itrace) = ?2)"                                  \
+    "g.span_id)"                                                                                   \
+    " WHERE (?1 IS NULL OR g.span_id = ?1)"                                                        \
+    "   AND (?2 IS NULL OR COALESCE(sp.trace_id, g.itrace) = ?2)"                                  \
     "   AND (?3 IS NULL OR sp.grpc_method = ?3 OR sp.grpc_service || '/' || "                      \
     "sp.grpc_method = ?3)"
-#define ATTRIB_GROUP " GROUP BY b.span_id, 4, 7, st.id"
+#define ATTRIB_GROUP " GROUP BY g.span_id, 4, 7, st.id"
 
 const char spans_attrib_cte[] = ATTRIB_CTE;
 const char spans_attrib_offcpu_cte[] = ATTRIB_CTE_FROM(OFFCPU_ROWS);
-#define ATTRIB_SQL ATTRIB_CTE ATTRIB_SELECT_ST("stacks")
+#define ATTRIB_SQL ATTRIB_CTE ATTRIB_GROUPED ATTRIB_SELECT_ST("stacks")
 
 enum {
     COL_SPAN,
@@ -181,16 +187,17 @@ static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, 
         return err->code;
     if (f->rows == PF_ROWS_CPU
             ? sf_buf_printf(&sql, "%s", ATTRIB_SQL)
-            : sf_buf_printf(&sql, ATTRIB_CTE_FROM("%s") ATTRIB_SELECT_ST("%s"), fold_rows[f->rows],
+            : sf_buf_printf(&sql, ATTRIB_CTE_FROM("%s") ATTRIB_GROUPED ATTRIB_SELECT_ST("%s"),
+                            fold_rows[f->rows],
                             f->rows == PF_ROWS_WALL ? "(SELECT id, frames FROM stacks UNION ALL "
                                                       "SELECT id, frames FROM temp.sf_wall_stacks)"
                                                     : "stacks"))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-    if (rc == 0 && f->attributed && sf_buf_printf(&sql, " AND b.span_id IS NOT NULL"))
+    if (rc == 0 && f->attributed && sf_buf_printf(&sql, " AND g.span_id IS NOT NULL"))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (rc == 0 && f->sel &&
         sf_buf_printf(&sql,
-                      " AND b.span_id IS NOT NULL AND b.span_id %sIN (SELECT span_id FROM spans"
+                      " AND g.span_id IS NOT NULL AND g.span_id %sIN (SELECT span_id FROM spans"
                       " WHERE (%s) AND span_id IS NOT NULL)",
                       f->rest ? "NOT " : "", sf_select_sql(f->sel)))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -290,8 +297,8 @@ int spans_fold_sets(sqlite3 *h, const struct sf_select *sel, struct pf_table *al
                     struct pf_table *in, struct pf_table *out, struct pf_table *per_span,
                     struct sf_err *err)
 {
-    static const char sql[] = ATTRIB_CTE ATTRIB_SELECT_STX(
-        "stacks", ", b.span_id IS NOT NULL AND b.span_id IN temp.sf_chosen") ATTRIB_GROUP;
+    static const char sql[] = ATTRIB_CTE ATTRIB_GROUPED ATTRIB_SELECT_STX(
+        "stacks", ", g.span_id IS NOT NULL AND g.span_id IN temp.sf_chosen") ATTRIB_GROUP;
     struct sf_buf key;
     sqlite3_stmt *st;
     int rc, ret;
