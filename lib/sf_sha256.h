@@ -13,7 +13,8 @@ struct sf_sha256 {
     void *md; /* EVP_MD_CTX */
 };
 
-/* Start a hash.  Returns 0 or SF_E_NOMEM. */
+/* Start a hash (libcrypto is loaded at the first).  Returns 0, SF_E_NOMEM, or
+ * SF_E_UNSUPPORTED where libcrypto cannot be loaded. */
 int sf_sha256_init(struct sf_sha256 *h);
 /* Add n bytes. */
 void sf_sha256_update(struct sf_sha256 *h, const void *p, size_t n);

@@ -26,7 +26,7 @@ static int64_t round_down_125(double ns)
 static int64_t round_up_125(double ns)
 {
     double p = pow(10, floor(log10(ns)));
-    static const double steps[] = {1, 2, 5, 10};
+    static const double steps[] = {1, 2, 5};
 
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
         if (steps[i] * p >= ns * (1 - 1e-12))

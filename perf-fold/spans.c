@@ -4,7 +4,8 @@
  *   [span 00f067aa0ba902b7 GET /api];java;main;work 42
  *   [unattributed];java;GC;... 7          <- samples outside every span, kept
  *
- * Attribution, in one query (ATTRIB_SQL below):
+ * Attribution, in one query (ATTRIB_SQL below; its rows summed per span and stack,
+ * ATTRIB_GROUPED, before the spans and stacks are joined):
  *   1. samples.span_id when a tool set it (tracefs2spans);
  *   2. else the span_intervals row on the same thread (tid) whose [start_ns,
  *      end_ns] holds the sample's ts_ns and whose source has the same clock
@@ -175,6 +176,38 @@ static int wall_stacks(sqlite3 *h, struct sf_err *err)
     return 0;
 }
 
+/* The spans sel selects, into TEMP table sf_chosen of the reader's connection (as the
+ * off-CPU stacks are in sf_wall_stacks): the one definition of a selection's samples,
+ * for spans_fold_table's filter and spans_fold_sets' split. */
+static int choose(sqlite3 *h, const struct sf_select *sel, struct sf_err *err)
+{
+    struct sf_buf sql;
+    sqlite3_stmt *st;
+    int rc;
+
+    if (sqlite3_exec(h, "DROP TABLE IF EXISTS temp.sf_chosen", NULL, NULL, NULL) != SQLITE_OK)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
+    if (sf_buf_printf(&sql,
+                      "CREATE TEMP TABLE sf_chosen AS SELECT DISTINCT span_id FROM spans"
+                      " WHERE (%s) AND span_id IS NOT NULL",
+                      sf_select_sql(sel))) {
+        sf_buf_free(&sql);
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    rc = sqlite3_prepare_v2(h, (const char *)sql.data, -1, &st, NULL);
+    sf_buf_free(&sql);
+    if (rc != SQLITE_OK)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+    if (sf_select_bind(sel, st, 1) < 0 || sqlite3_step(st) != SQLITE_DONE) {
+        sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
+        sqlite3_finalize(st);
+        return SF_E_DB;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
 /* The query for f: the attribution over f's rows, the selection's condition, the
  * grouping. */
 static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, struct sf_err *err)
@@ -182,9 +215,11 @@ static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, 
     struct sf_buf sql;
     int rc = 0;
 
-    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
     if (f->rows == PF_ROWS_WALL && wall_stacks(h, err) != 0)
         return err->code;
+    if (f->sel && (rc = choose(h, f->sel, err)) != 0)
+        return rc;
+    sf_buf_init(&sql, 4096);
     if (f->rows == PF_ROWS_CPU
             ? sf_buf_printf(&sql, "%s", ATTRIB_SQL)
             : sf_buf_printf(&sql, ATTRIB_CTE_FROM("%s") ATTRIB_GROUPED ATTRIB_SELECT_ST("%s"),
@@ -196,10 +231,8 @@ static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, 
     if (rc == 0 && f->attributed && sf_buf_printf(&sql, " AND g.span_id IS NOT NULL"))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (rc == 0 && f->sel &&
-        sf_buf_printf(&sql,
-                      " AND g.span_id IS NOT NULL AND g.span_id %sIN (SELECT span_id FROM spans"
-                      " WHERE (%s) AND span_id IS NOT NULL)",
-                      f->rest ? "NOT " : "", sf_select_sql(f->sel)))
+        sf_buf_printf(&sql, " AND g.span_id IS NOT NULL AND g.span_id %sIN temp.sf_chosen",
+                      f->rest ? "NOT " : ""))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     if (rc == 0 && sf_buf_printf(&sql, "%s", ATTRIB_GROUP))
         rc = sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
@@ -211,10 +244,6 @@ static int prepare(sqlite3 *h, const struct spans_filter *f, sqlite3_stmt **st, 
     sf_db_bind_text(*st, 1, f->span);
     sf_db_bind_text(*st, 2, f->trace);
     sf_db_bind_text(*st, 3, f->grpc_method);
-    if (f->sel && sf_select_bind(f->sel, *st, 4) < 0) {
-        sqlite3_finalize(*st);
-        return sf_err_set(err, SF_E_DB, UINT64_MAX, "binding failed: %s", sqlite3_errmsg(h));
-    }
     return 0;
 }
 
@@ -263,36 +292,6 @@ int spans_fold_table(sqlite3 *h, const struct spans_filter *f, const char *group
     return ret;
 }
 
-/* The spans sel selects, into TEMP table sf_chosen (the reader's connection). */
-static int choose(sqlite3 *h, const struct sf_select *sel, struct sf_err *err)
-{
-    struct sf_buf sql;
-    sqlite3_stmt *st;
-    int rc;
-
-    if (sqlite3_exec(h, "DROP TABLE IF EXISTS temp.sf_chosen", NULL, NULL, NULL) != SQLITE_OK)
-        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
-    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
-    if (sf_buf_printf(&sql,
-                      "CREATE TEMP TABLE sf_chosen AS SELECT DISTINCT span_id FROM spans"
-                      " WHERE (%s) AND span_id IS NOT NULL",
-                      sf_select_sql(sel))) {
-        sf_buf_free(&sql);
-        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-    }
-    rc = sqlite3_prepare_v2(h, (const char *)sql.data, -1, &st, NULL);
-    sf_buf_free(&sql);
-    if (rc != SQLITE_OK)
-        return sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
-    if (sf_select_bind(sel, st, 1) < 0 || sqlite3_step(st) != SQLITE_DONE) {
-        sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
-        sqlite3_finalize(st);
-        return SF_E_DB;
-    }
-    sqlite3_finalize(st);
-    return 0;
-}
-
 int spans_fold_sets(sqlite3 *h, const struct sf_select *sel, struct pf_table *all,
                     struct pf_table *in, struct pf_table *out, struct pf_table *per_span,
                     struct sf_err *err)
@@ -323,7 +322,6 @@ int spans_fold_sets(sqlite3 *h, const struct sf_select *sel, struct pf_table *al
         ret = sf_err_set(err, SF_E_DB, UINT64_MAX, "query failed: %s", sqlite3_errmsg(h));
     sqlite3_finalize(st);
     sf_buf_free(&key);
-    sqlite3_exec(h, "DROP TABLE IF EXISTS temp.sf_chosen", NULL, NULL, NULL);
     return ret;
 }
 

@@ -8,8 +8,8 @@
  *                      new regime
  *   drift_analyse()    per endpoint against the configured rate, or against the rate
  *                      of the first regime of its kept share when none is configured
- *   spans_fold_table() the CPU samples with their spans (perf-fold's attribution) in
- *                      sets: all; the slowest 5 % and the rest (sf_select_slowest, as
+ *   spans_fold_sets()  the CPU samples with their spans (perf-fold's attribution), in
+ *                      one pass, in sets: all; the slowest 5 % and the rest (sf_select_slowest, as
  *                      `spanfold stacks --slowest 5%` takes it); per endpoint its own
  *                      slowest 5 % (ranked on the span list the detector reads)
  */
