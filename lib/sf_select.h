@@ -122,6 +122,12 @@ const char *sf_select_sql(const struct sf_select *s);
  * inflect's --by endpoint and the report's groups all use it, so a name the report shows
  * can be selected as is. */
 const char *sf_select_endpoint_sql(void);
+/* The same in ClickHouse's dialect, over the spans table's unqualified columns. */
+#define SF_ENDPOINT_CH                                                                             \
+    "(CASE WHEN proto = 'jsonrpc' THEN method || coalesce(' ' || nullIf(rpc_name, ''), '')"        \
+    " WHEN grpc_method IS NOT NULL THEN coalesce(grpc_service || '/', '') || grpc_method"          \
+    " WHEN position(path, '?') > 0 THEN substring(path, 1, position(path, '?') - 1)"               \
+    " ELSE path END)"
 #define SF_ENDPOINT_SQL                                                                            \
     "(CASE WHEN proto = 'jsonrpc' THEN method || COALESCE(' ' || NULLIF(rpc_name, ''), '')"        \
     " WHEN grpc_method IS NOT NULL THEN COALESCE(grpc_service || '/', '') || grpc_method"          \

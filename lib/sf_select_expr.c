@@ -33,11 +33,7 @@ struct column {
 };
 
 #define ENDPOINT_SQL SF_ENDPOINT_SQL
-#define ENDPOINT_CH                                                                                \
-    "(CASE WHEN proto = 'jsonrpc' THEN method || coalesce(' ' || nullIf(rpc_name, ''), '')"        \
-    " WHEN grpc_method IS NOT NULL THEN coalesce(grpc_service || '/', '') || grpc_method"          \
-    " WHEN position(path, '?') > 0 THEN substring(path, 1, position(path, '?') - 1)"               \
-    " ELSE path END)"
+#define ENDPOINT_CH  SF_ENDPOINT_CH
 
 static const struct column columns[] = {
     {"endpoint", K_TEXT, ENDPOINT_SQL, ENDPOINT_CH},

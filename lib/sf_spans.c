@@ -14,6 +14,7 @@
  */
 #include "sf_spans.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,7 +178,10 @@ static int group_close(struct sf_span_windows *sw, struct sf_win_group *g, size_
     if (g->c_spans) {
         g->m[SF_M_COUNT][w] = (double)g->c_spans;
         g->m[SF_M_THROUGHPUT][w] = (double)g->c_spans / secs;
-        sf_quantile_exact(g->lat, g->nlat, ps, 4, q);
+        if (g->c_put)
+            memcpy(q, g->c_q, sizeof(q));
+        else
+            sf_quantile_exact(g->lat, g->nlat, ps, 4, q);
         g->m[SF_M_P50][w] = q[0];
         g->m[SF_M_P95][w] = q[1];
         g->m[SF_M_P99][w] = q[2];
@@ -195,6 +199,7 @@ static int group_close(struct sf_span_windows *sw, struct sf_win_group *g, size_
         g->cfg[w] = g->c_cfg_n ? g->c_cfg / (double)g->c_cfg_n : NAN;
     }
     g->nlat = 0;
+    g->c_put = 0;
     g->c_spans = g->c_err = g->c_known = g->c_traces = g->c_trials = g->c_kept = g->c_cfg_n = 0;
     g->c_cfg = 0;
     sf_map_clear(&g->seen);
@@ -203,7 +208,6 @@ static int group_close(struct sf_span_windows *sw, struct sf_win_group *g, size_
 
 static int close_all(struct sf_span_windows *sw)
 {
-    int64_t covered;
     int rc;
 
     if (sw->nwin == 0)
@@ -211,12 +215,6 @@ static int close_all(struct sf_span_windows *sw)
     for (size_t i = 0; i < sw->ng; i++)
         if ((rc = group_close(sw, &sw->g[i], sw->nwin - 1)) < 0)
             return rc;
-    /* The capture ends inside the last window: when the spans cover less than half of
-     * it, its throughput is unknown (a short tail is no drop in traffic). */
-    covered = sw->last_ns - sf_spans_window_start(sw, sw->nwin - 1);
-    if (sw->nwin > 1 && 2 * covered < sw->window_ns)
-        for (size_t i = 0; i < sw->ng; i++)
-            sw->g[i].m[SF_M_THROUGHPUT][sw->nwin - 1] = NAN;
     return 0;
 }
 
@@ -308,6 +306,38 @@ int sf_spans_add(struct sf_span_windows *sw, const char *group, int64_t start_ns
     return 0;
 }
 
+int sf_spans_put(struct sf_span_windows *sw, const char *group, int64_t num,
+                 const struct sf_spans_cell *cell)
+{
+    struct sf_win_group *g;
+    int rc;
+
+    assert(num >= 0 && (sw->nwin == 0 || num >= sw->win[sw->nwin - 1]));
+    if (cell->spans == 0)
+        return 0;
+    if (sw->nwin == 0 && (rc = push_window(sw, num)) < 0)
+        return rc;
+    if (num > sw->win[sw->nwin - 1] && (rc = advance(sw, num)) < 0)
+        return rc;
+    if ((g = group_get(sw, group)) == NULL)
+        return SF_E_NOMEM;
+    if ((rc = group_reserve(g, sw->nwin)) < 0)
+        return rc;
+    assert(g->c_spans == 0); /* once per window: "(other)" too comes as one group */
+    sw->nspans += cell->spans;
+    g->c_spans = cell->spans;
+    g->c_err = cell->err;
+    g->c_known = cell->known;
+    g->c_traces = cell->traces;
+    g->c_trials = cell->trials;
+    g->c_kept = cell->kept;
+    g->c_cfg_n = cell->cfg_n;
+    g->c_cfg = cell->cfg_sum;
+    memcpy(g->c_q, cell->q, sizeof(g->c_q));
+    g->c_put = 1;
+    return 0;
+}
+
 /* Spans in stored window w, all groups. */
 static uint64_t window_spans(const struct sf_span_windows *sw, size_t w)
 {
@@ -393,9 +423,18 @@ static void drop_outliers(struct sf_span_windows *sw)
 
 int sf_spans_finish(struct sf_span_windows *sw)
 {
+    int64_t covered;
     int rc = close_all(sw);
+
     if (rc < 0)
         return rc;
+    /* The capture ends inside the last window: when the spans cover less than half of
+     * it, its throughput is unknown (a short tail is no drop in traffic).  Only the last:
+     * a window in the middle whose spans came early is a quiet stretch, not an end. */
+    covered = sw->nwin ? sw->last_ns - sf_spans_window_start(sw, sw->nwin - 1) : 0;
+    if (sw->nwin > 1 && 2 * covered < sw->window_ns)
+        for (size_t i = 0; i < sw->ng; i++)
+            sw->g[i].m[SF_M_THROUGHPUT][sw->nwin - 1] = NAN;
     for (size_t i = 0; i < sw->ng; i++)
         if ((rc = group_reserve(&sw->g[i], sw->nwin)) < 0)
             return rc;
@@ -461,6 +500,20 @@ const char *sf_spans_group_expr(const char *by)
     if (strcmp(by, "grpc_method") == 0)
         return COUNTED("s.grpc_service || '/' || COALESCE(s.grpc_method, '')");
     return COUNTED("'all'");
+}
+
+const char *sf_spans_group_expr_ch(const char *by)
+{
+    /* the same in ClickHouse's dialect, over spans' unqualified columns */
+#define COUNTED_CH(expr) "(CASE WHEN rpc_messages IS NULL THEN " expr " END)"
+    if (strcmp(by, "service") == 0)
+        return COUNTED_CH("coalesce(grpc_service, authority, '(none)')");
+    if (strcmp(by, "endpoint") == 0)
+        return COUNTED_CH(SF_ENDPOINT_CH);
+    if (strcmp(by, "grpc_method") == 0)
+        return COUNTED_CH("grpc_service || '/' || coalesce(grpc_method, '')");
+    return COUNTED_CH("'all'");
+#undef COUNTED_CH
 }
 
 static int read_rows(struct sf_span_windows *sw, sqlite3_stmt *st, struct sf_progress *pg,

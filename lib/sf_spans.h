@@ -62,6 +62,8 @@ struct sf_win_group {
     size_t nlat, latcap;
     uint64_t c_spans, c_err, c_known, c_traces, c_trials, c_kept, c_cfg_n;
     double c_cfg;
+    int c_put; /* the open window came whole from sf_spans_put, with its quantiles: */
+    double c_q[4];
     struct sf_map seen; /* the open window's traces: sf_hash of the trace id */
 };
 
@@ -114,6 +116,9 @@ const char *sf_spans_decision_sql(void);
  * span has none, and for an HTTP exchange that carried JSON-RPC calls (they are counted
  * as spans of their own).  Anything that must group spans as inflect does uses it. */
 const char *sf_spans_group_expr(const char *by);
+/* The same in ClickHouse's dialect (spanfold/ch_series.c), over the unqualified columns
+ * of spanfold's spans table there. */
+const char *sf_spans_group_expr_ch(const char *by);
 
 /* The same from rows fed one by one (tests, and the reader above): call
  * sf_spans_add for spans in non-decreasing start order, then sf_spans_finish.
@@ -124,5 +129,25 @@ int sf_spans_add(struct sf_span_windows *sw, const char *group, int64_t start_ns
                  int error, int sampled, const char *trace, double cfg_rate);
 int sf_spans_finish(struct sf_span_windows *sw);
 void sf_spans_free(struct sf_span_windows *sw);
+
+/* Or from windows whose spans were gathered elsewhere (a ClickHouse cluster,
+ * spanfold/ch_series.c): what sf_spans_add would have gathered in one window of one
+ * group. */
+struct sf_spans_cell {
+    uint64_t spans, err, known;    /* known: spans with a latency or an error */
+    uint64_t traces, trials, kept; /* per trace in the window, its first span's decision */
+    uint64_t cfg_n;                /* traces whose first span has a configured rate */
+    double cfg_sum;
+    double q[4]; /* latency in ms at P50, P95, P99 and the maximum (sf_quantile_exact,
+                    over the spans with a latency; NaN: none) */
+};
+
+/* Set sw->t0_ns (the first span's start) after sf_spans_init, then put each cell in
+ * order of window number num (>= every earlier one), and within a window of the
+ * rank of each group's first span; a group is put at most once per window.  Set
+ * sw->last_ns (the last span's start) before sf_spans_finish.  The result is the one
+ * sf_spans_add gives for the same spans.  Returns 0 or SF_E_NOMEM / SF_E_LIMIT. */
+int sf_spans_put(struct sf_span_windows *sw, const char *group, int64_t num,
+                 const struct sf_spans_cell *cell);
 
 #endif

@@ -131,8 +131,18 @@ int sf_window_auto(const char *path, const char *by, int64_t *window_ns, struct 
         return rc;
     for (size_t g = 0; g < sw.ng; g++)
         counts[g] = sw.nwin ? sw.g[g].spans[0] : 0;
-    *window_ns = sf_window_choose(
-        counts, sw.ng, (int64_t)((double)(bhi - blo) * (double)n / (double)(n - 2 * cut)));
+    *window_ns = sf_window_of(lo, hi, n, blo, bhi, counts, sw.ng);
     sf_spans_free(&sw);
     return 0;
+}
+
+int64_t sf_window_of(int64_t lo, int64_t hi, int64_t n, int64_t blo, int64_t bhi,
+                     const uint64_t *counts, size_t ng)
+{
+    int64_t cut = n / 100;
+
+    if (hi <= lo || bhi <= blo)
+        return SF_WINDOW_DEFAULT_NS;
+    return sf_window_choose(counts, ng,
+                            (int64_t)((double)(bhi - blo) * (double)n / (double)(n - 2 * cut)));
 }

@@ -44,4 +44,11 @@ uint64_t sf_window_pct_min_spans(double p);
  * set. */
 int sf_window_auto(const char *path, const char *by, int64_t *window_ns, struct sf_err *err);
 
+/* Its choice from what it reads, wherever the spans are (spanfold/ch_series.c): the
+ * first and last start lo, hi of the n spans with one, the starts blo, bhi of the
+ * (n/100)th and (n-1-n/100)th of them in start order (0-based), and the spans of each
+ * of the ng groups sf_spans_window makes. */
+int64_t sf_window_of(int64_t lo, int64_t hi, int64_t n, int64_t blo, int64_t bhi,
+                     const uint64_t *counts, size_t ng);
+
 #endif
