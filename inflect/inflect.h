@@ -47,11 +47,14 @@ struct inflect_ctx {
     const char *series_path; /* --series */
     const char *column;      /* --column */
     const char *db_path;     /* --db */
-    const char *out_dir;     /* --out */
-    const char *json_path;   /* --json ("-" = stdout) */
-    const char *by;          /* service, endpoint, grpc_method, all */
-    int64_t window_ns;       /* --window */
-    double expect_rate;      /* --expect-rate R: every group, 0 = none */
+    struct {
+        const char *url, *cluster, *database; /* --clickhouse (spanfold inflect only) */
+    } ch;
+    const char *out_dir;   /* --out */
+    const char *json_path; /* --json ("-" = stdout) */
+    const char *by;        /* service, endpoint, grpc_method, all */
+    int64_t window_ns;     /* --window */
+    double expect_rate;    /* --expect-rate R: every group, 0 = none */
     struct {
         char group[SERIES_NAME_MAX];
         double rate;

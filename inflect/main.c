@@ -30,6 +30,9 @@ static const char usage_text[] =
     "  --series FILE      CSV (header; first column time: number or ISO-8601) or NDJSON\n"
     "  --column NAME      analyse only this value column of --series\n"
     "  --db FILE          spanfold database (spans, contexts, clock_fits)\n"
+    "  --clickhouse URL   instead of --db (spanfold inflect only): the spans spanfold push\n"
+    "                     wrote there, windowed by the cluster; --cluster NAME (every\n"
+    "                     shard), --database DB (default spanfold); no clock report\n"
     "  --out DIR          write report.md, report.html, charts (gnuplot) and data there\n"
     "  --json OUT         write the JSON summary to OUT ('-' = stdout; default stdout\n"
     "                     when neither --out nor --json is given)\n"
@@ -120,7 +123,10 @@ enum {
     O_SUMMARY,
     O_JUNIT,
     O_COMPLETE,
-    O_EXPLAIN
+    O_EXPLAIN,
+    O_CH_URL,
+    O_CH_CLUSTER,
+    O_CH_DATABASE
 };
 
 static const struct option longopts[] = {
@@ -142,6 +148,9 @@ static const struct option longopts[] = {
     {"no-charts", no_argument, NULL, O_NOCHARTS},
     {"complete-only", no_argument, NULL, O_COMPLETE},
     {"explain-drift", no_argument, NULL, O_EXPLAIN},
+    {"clickhouse", required_argument, NULL, O_CH_URL},
+    {"cluster", required_argument, NULL, O_CH_CLUSTER},
+    {"database", required_argument, NULL, O_CH_DATABASE},
     {"quiet", no_argument, NULL, O_QUIET},
     {"help", no_argument, NULL, O_HELP},
     {"version", no_argument, NULL, O_VERSION},
@@ -167,6 +176,15 @@ static int apply_opt(struct inflect_ctx *ctx, int c, const char *arg)
         break;
     case O_DB:
         ctx->db_path = arg;
+        break;
+    case O_CH_URL:
+        ctx->ch.url = arg;
+        break;
+    case O_CH_CLUSTER:
+        ctx->ch.cluster = arg;
+        break;
+    case O_CH_DATABASE:
+        ctx->ch.database = arg;
         break;
     case O_OUT:
         ctx->out_dir = arg;
@@ -285,8 +303,21 @@ int inflect_main(int argc, char **argv)
     }
     if (optind < argc)
         return usage_error("unexpected argument", argv[optind]);
-    if (!ctx.series_path == !ctx.db_path)
-        return usage_error("give exactly one of --series FILE or --db FILE", NULL);
+    if (!!ctx.series_path + !!ctx.db_path + !!ctx.ch.url != 1)
+        return usage_error("give exactly one of --series FILE, --db FILE or --clickhouse URL",
+                           NULL);
+    if ((ctx.ch.cluster || ctx.ch.database) && !ctx.ch.url)
+        return usage_error("--cluster and --database go with --clickhouse URL", NULL);
+    if (ctx.ch.url && inflect_ch_windows == NULL)
+        return usage_error("--clickhouse: this inflect has no ClickHouse client; run "
+                           "spanfold inflect --clickhouse ...",
+                           NULL);
+    if (ctx.ch.url && ctx.explain_drift)
+        return usage_error("--explain-drift needs --db: the requests' attributes are read "
+                           "from the file",
+                           NULL);
+    if (ctx.ch.url) /* the --db mode, its windows from the cluster (run_db) */
+        ctx.db_path = ctx.ch.url;
     if (ctx.column && !ctx.series_path)
         return usage_error("--column goes with --series", NULL);
     if ((rc = run_gates_prepare(&ctx)) != 0)

@@ -502,16 +502,14 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
     draw(rp, "clock-residuals.svg", &c);
 }
 
-/* DIR/windows.csv: the numbers behind every chart; RFC 4180, the group a quoted field. */
-static int windows_csv(struct report *rp, const struct sf_span_windows *sw,
+int report_windows_csv(const char *path, const char *tool, const struct sf_span_windows *sw,
                        const struct drift_result *drift, const double *const *pi)
 {
-    char path[1200];
-    FILE *f = fopen(report_path(rp, "windows.csv", path, sizeof(path)), "w");
+    FILE *f = fopen(path, "w");
     int bad;
 
     if (f == NULL) {
-        fprintf(stderr, "inflect: %s: cannot create\n", path);
+        fprintf(stderr, "%s: %s: cannot create\n", tool, path);
         return -1;
     }
     fputs("group,window,t_s", f);
@@ -534,7 +532,7 @@ static int windows_csv(struct report *rp, const struct sf_span_windows *sw,
     }
     bad = ferror(f) | (fclose(f) != 0);
     if (bad)
-        fprintf(stderr, "inflect: %s: write error\n", path);
+        fprintf(stderr, "%s: %s: write error\n", tool, path);
     return bad ? -1 : 0;
 }
 
@@ -588,7 +586,9 @@ int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
             sampling_chart(&rp, sw, g, &drift[g], pi[g], x);
     }
     clock_section(&rp, clk);
-    if (windows_csv(&rp, sw, drift, pi) < 0)
+    char path[1200];
+    if (report_windows_csv(report_path(&rp, "windows.csv", path, sizeof(path)), "inflect", sw,
+                           drift, pi) < 0)
         rc = -1;
     free(x);
     if (report_close(&rp) < 0)

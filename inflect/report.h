@@ -49,6 +49,12 @@ int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct sf_explain *const *why, const double *const *pi,
               const struct clock_report *clk, const char *outlier_note);
 
+/* The numbers behind every chart of report_db, one row per group and window (RFC 4180,
+ * the group a quoted field), into the file at path; spanfold report writes it too.
+ * Returns 0 or -1 (printed, prefixed by tool). */
+int report_windows_csv(const char *path, const char *tool, const struct sf_span_windows *sw,
+                       const struct drift_result *drift, const double *const *pi);
+
 /* Path DIR/name into buf; returns buf. */
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n);
 

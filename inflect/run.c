@@ -122,7 +122,7 @@ static int finish_gate(const struct inflect_ctx *ctx, struct inflect_gate *ig, s
     }
     if (split_where(ig, err) < 0)
         return SF_E_USAGE;
-    if (ig->where && !ctx->db_path)
+    if (ig->where && (!ctx->db_path || ctx->ch.url))
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX, "'where' needs --db");
     if (!ctx->db_path) {
         snprintf(ig->metric, sizeof(ig->metric), "%s", s);

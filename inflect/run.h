@@ -21,6 +21,16 @@ struct sf_span_windows;
 int run_db_series(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
                   struct inflect_series **ser, struct inflect_result **res);
 
+/* --clickhouse: the windows of --db read from a ClickHouse cluster instead of a file.
+ * The spanfold front end, which links the ClickHouse client, sets it (spanfold/
+ * ch_series.c); in the inflect program it is NULL and --clickhouse is refused.  Fills
+ * sw grouped by ctx->by (*window_ns 0: chosen as for a file) and name (n bytes: what
+ * messages and the report call the data); returns 0, or an exit status with the error
+ * printed. */
+typedef int (*inflect_windows_fn)(const struct inflect_ctx *ctx, int64_t *window_ns,
+                                  struct sf_span_windows *sw, char *name, size_t n);
+extern inflect_windows_fn inflect_ch_windows;
+
 /* What the gates see besides the series: the sampling-drift verdict and how much
  * data there was. */
 struct run_facts {

@@ -7,6 +7,7 @@
  *   clock_read()    clock_fits pairs
  *   report_db(), JSON summary, gates
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -296,29 +297,49 @@ static int report_why(const struct inflect_ctx *ctx, const struct db_run *d)
     return rc;
 }
 
+inflect_windows_fn inflect_ch_windows;
+
+/* The windows and clocks of the database at ctx->db_path, or of the cluster (no clock
+ * report: the clock fits stay on the hosts).  Returns 0 or an exit status (printed). */
+static int read_windows(struct inflect_ctx *ctx, struct db_run *d, char *name, size_t n)
+{
+    int adapt = ctx->window_ns == 0, rc;
+    struct sf_err err;
+
+    sf_err_clear(&err);
+    if (ctx->ch.url) {
+        assert(inflect_ch_windows != NULL); /* main.c refuses --clickhouse without it */
+        if ((rc = inflect_ch_windows(ctx, &ctx->window_ns, &d->sw, name, n)) != 0)
+            return rc;
+        ctx->db_path = name;
+    } else if (adapt && sf_window_auto(ctx->db_path, ctx->by, &ctx->window_ns, &err) < 0) {
+        return run_print_err(ctx, &err, ctx->db_path);
+    }
+    if (adapt && !ctx->quiet)
+        fprintf(stderr, "inflect: %s: window %gs, adapted to span density (--window sets it)\n",
+                ctx->db_path, (double)ctx->window_ns / 1e9);
+    if (ctx->ch.url)
+        return 0;
+    if (sf_spans_window(&d->sw, ctx->db_path, ctx->by, ctx->window_ns, ctx->complete_only,
+                        sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
+        return run_print_err(ctx, &err, ctx->db_path);
+    if (clock_read(&d->clk, ctx->db_path, ctx->complete_only, &err) < 0) {
+        sf_spans_free(&d->sw);
+        return run_print_err(ctx, &err, ctx->db_path);
+    }
+    return 0;
+}
+
 int run_db(const struct inflect_ctx *ctx0)
 {
     struct inflect_ctx c = *ctx0, *ctx = &c;
     struct db_run d;
-    struct sf_err err;
+    char name[600];
     int status = SF_EXIT_OK, gs = 0;
 
     memset(&d, 0, sizeof(d));
-    sf_err_clear(&err);
-    if (ctx->window_ns == 0) {
-        if (sf_window_auto(ctx->db_path, ctx->by, &ctx->window_ns, &err) < 0)
-            return run_print_err(ctx, &err, ctx->db_path);
-        if (!ctx->quiet)
-            fprintf(stderr, "inflect: %s: window %gs, adapted to span density (--window sets it)\n",
-                    ctx->db_path, (double)ctx->window_ns / 1e9);
-    }
-    if (sf_spans_window(&d.sw, ctx->db_path, ctx->by, ctx->window_ns, ctx->complete_only,
-                        sf_opt_want_progress(ctx->quiet) ? stderr : NULL, &err) < 0)
-        return run_print_err(ctx, &err, ctx->db_path);
-    if (clock_read(&d.clk, ctx->db_path, ctx->complete_only, &err) < 0) {
-        sf_spans_free(&d.sw);
-        return run_print_err(ctx, &err, ctx->db_path);
-    }
+    if ((status = read_windows(ctx, &d, name, sizeof(name))) != 0)
+        return status;
     /* warnings, not notes: --quiet does not hide them (they are in the JSON too) */
     sf_spans_outlier_note(&d.sw, d.outlier_note, sizeof(d.outlier_note));
     if (d.sw.note[0])

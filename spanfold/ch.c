@@ -105,6 +105,14 @@ void ch_close(struct ch *c)
     free(c);
 }
 
+void ch_data_name(const char *url, const char *db, const char *cluster, char *out, size_t n)
+{
+    char shown[256];
+
+    ch_url_shown(url, shown, sizeof(shown));
+    snprintf(out, n, "%s %s%s%s", shown, db, cluster ? " on cluster " : "", cluster ? cluster : "");
+}
+
 void ch_url_shown(const char *url, char *out, size_t n)
 {
     const char *host = strstr(url, "://"), *at, *slash;

@@ -62,6 +62,10 @@ void ch_close(struct ch *c);
  * into out (always NUL-terminated, cut at n - 1 bytes). */
 void ch_url_shown(const char *url, char *out, size_t n);
 
+/* What messages and reports call the data at url: "URL DB[ on cluster NAME]", the URL
+ * as ch_url_shown shows it, into out (n bytes). */
+void ch_data_name(const char *url, const char *db, const char *cluster, char *out, size_t n);
+
 /* The database name, checked. */
 const char *ch_db(const struct ch *c);
 

@@ -282,7 +282,7 @@ static int cmp_off(const void *a, const void *b)
 }
 
 /* The complete sources, their ids in the new file, and p->keys. */
-static int pull_sources(struct pull *p)
+static int read_sources(struct pull *p)
 {
     const struct ch_table *t = &ch_tables[0];
     const unsigned char *q, *end;
@@ -321,8 +321,17 @@ static int pull_sources(struct pull *p)
         return sf_err_set(p->err, SF_E_USAGE, UINT64_MAX,
                           "no complete source in ClickHouse database %s (spanfold push)",
                           ch_db(p->ch));
-    rc = ask(p, t, NULL, COMPLETE, 0, "LIMIT 1 BY skey");
-    return rc ? rc : insert_rows(p, t);
+    return 0;
+}
+
+/* The complete sources into the new file. */
+static int pull_sources(struct pull *p)
+{
+    int rc = read_sources(p);
+
+    if (rc == 0)
+        rc = ask(p, &ch_tables[0], NULL, COMPLETE, 0, "LIMIT 1 BY skey");
+    return rc ? rc : insert_rows(p, &ch_tables[0]);
 }
 
 /* The offsets of t's ids per source, in the sources' order: a range that meets one
@@ -443,11 +452,8 @@ static int drop_indexes(struct pull *p, struct sf_buf *ddl)
     return rc;
 }
 
-int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
-            struct sf_err *err)
+int ch_pull_check(struct ch *c, const char *cluster, struct sf_err *err)
 {
-    struct sf_buf ddl;
-    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = what, .err = err};
     int rc;
 
     /* the tables as spanfold writes them, or a clear difference; a server without the
@@ -457,7 +463,17 @@ int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const cha
     if (rc == 1)
         return sf_err_set(err, SF_E_USAGE, UINT64_MAX,
                           "no spanfold tables in ClickHouse database %s (spanfold push)", ch_db(c));
-    if (rc != 0)
+    return rc;
+}
+
+int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
+            struct sf_err *err)
+{
+    struct sf_buf ddl;
+    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = what, .err = err};
+    int rc;
+
+    if ((rc = ch_pull_check(c, cluster, err)) != 0)
         return rc;
     sf_buf_init(&p.keys, 1u << 20);
     sf_buf_init(&p.sql, 2u << 20);
@@ -479,6 +495,54 @@ int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const cha
         rc = SF_E_DB;
     for (size_t i = 0; i < ch_ntables; i++)
         free(p.off[i]);
+    free(p.src);
+    sf_buf_free(&p.keys);
+    sf_buf_free(&p.sql);
+    sf_buf_free(&p.r);
+    return rc;
+}
+
+int ch_pull_span_order(struct ch *c, const char *cluster, struct sf_buf *keys, struct sf_buf *ord,
+                       struct sf_err *err)
+{
+    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = CH_PULL_ALL, .err = err};
+    size_t ti = table_index("spans");
+    int rc, bad = 0;
+
+    sf_buf_init(&p.keys, 1u << 20);
+    sf_buf_init(&p.sql, 2u << 20);
+    sf_buf_init(&p.r, CH_BODY_MAX);
+    if ((rc = ch_pull_check(c, cluster, err)) == 0)
+        rc = read_sources(&p);
+    if (rc == 0)
+        rc = pull_offsets(&p, ti);
+    sf_buf_reset(keys);
+    sf_buf_reset(ord);
+    if (rc == 0) {
+        /* id + transform(skey, [the sources that moved], [their offsets], 0) */
+        struct sf_buf from, to;
+        sf_buf_init(&from, 1u << 20);
+        sf_buf_init(&to, 1u << 20);
+        bad |= sf_buf_printf(keys, "%s", (const char *)p.keys.data);
+        for (size_t i = 0; i < p.noff[ti]; i++) {
+            const struct off *o = &p.off[ti][i];
+            if (o->off == 0)
+                continue;
+            bad |=
+                sf_buf_printf(&from, "%s%llu", from.len ? ", " : "", (unsigned long long)o->skey);
+            bad |= sf_buf_printf(&to, "%stoInt64(%lld)", to.len ? ", " : "", (long long)o->off);
+        }
+        if (from.len)
+            bad |= sf_buf_printf(ord, "id + transform(skey, [%s], [%s], toInt64(0))",
+                                 (const char *)from.data, (const char *)to.data);
+        else
+            bad |= sf_buf_printf(ord, "id");
+        sf_buf_free(&from);
+        sf_buf_free(&to);
+        if (bad)
+            rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "too many sources (%zu)", p.nsrc);
+    }
+    free(p.off[ti]);
     free(p.src);
     sf_buf_free(&p.keys);
     sf_buf_free(&p.sql);

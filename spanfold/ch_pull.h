@@ -27,6 +27,18 @@ enum ch_pull_what {
 int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
             struct sf_err *err);
 
+/* ch_pull's first step: 0 when c's database has spanfold's tables with spanfold's
+ * columns, or SF_E_USAGE (none: nothing pushed) / SF_E_DB (a schema mismatch, said in
+ * err). */
+int ch_pull_check(struct ch *c, const char *cluster, struct sf_err *err);
+
+/* How ch_pull would order the spans, for queries that stay on the cluster
+ * (ch_series.c), the tables checked first (ch_pull_check): into keys the complete sources' keys
+ * ("K1, K2", the skey IN list of every query), into ord an expression over a spans row's skey and
+ * id that is the id ch_pull gives it.  Returns as ch_pull. */
+int ch_pull_span_order(struct ch *c, const char *cluster, struct sf_buf *keys, struct sf_buf *ord,
+                       struct sf_err *err);
+
 /* A temporary folder ${TMPDIR:-/tmp}/spanfold-TAG.XXXXXX (dir, n bytes) and the
  * database path in it (db, n bytes).  Returns 0 or -1 (errno set). */
 int ch_tmpdb_make(const char *tag, char *dir, char *db, size_t n);

@@ -20,6 +20,7 @@
 static const char usage_text[] =
     "usage: spanfold gate [OPTIONS] --gate G... BASE.folded NEW.folded\n"
     "       spanfold gate [OPTIONS] --gate G... --db FILE [--window DUR] [--by KEY]\n"
+    "       spanfold gate [OPTIONS] --gate G... --clickhouse URL [--cluster NAME] ...\n"
     "                     [--expect-rate R]... [--tiers K]\n"
     "\n"
     "Evaluates CI gates (docs/ci.md) over two folded profiles (as perf-fold diff) or a\n"
@@ -34,6 +35,8 @@ static const char usage_text[] =
     "  --summary FILE        append the gates as Markdown (e.g. $GITHUB_STEP_SUMMARY)\n"
     "  --junit FILE          write the gates as JUnit XML, one test case per gate\n"
     "  --db FILE, --window, --by, --expect-rate, --tiers   as inflect\n"
+    "  --clickhouse URL [--cluster NAME] [--database DB]   instead of --db: the gates on\n"
+    "                        the windows a ClickHouse cluster computes (docs/scale.md)\n"
     "  -h, --help            this text\n"
     "\n"
     "Exit: 0 every gate passed, 1 a gate failed (or input lines were skipped),\n"
@@ -45,7 +48,7 @@ struct gate_args {
     int profile_only; /* --confidence or --on-inconclusive given */
     int db_only;      /* --window, --by, --expect-rate or --tiers given */
     int ngates;
-    const char *db;
+    const char *db, *db_opt; /* --db FILE or --clickhouse URL */
 };
 
 /* Append "--name", value to the tool's command line. */
@@ -71,6 +74,9 @@ enum {
     G_BY,
     G_RATE,
     G_TIERS,
+    G_CH_URL,
+    G_CH_CLUSTER,
+    G_CH_DATABASE,
     G_HELP
 };
 
@@ -86,6 +92,9 @@ static const struct option gate_opts[] = {
     {"by", required_argument, NULL, G_BY},
     {"expect-rate", required_argument, NULL, G_RATE},
     {"tiers", required_argument, NULL, G_TIERS},
+    {"clickhouse", required_argument, NULL, G_CH_URL},
+    {"cluster", required_argument, NULL, G_CH_CLUSTER},
+    {"database", required_argument, NULL, G_CH_DATABASE},
     {"help", no_argument, NULL, G_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -104,14 +113,17 @@ static int collect(struct gate_args *a, int c, const char *arg, const char *gate
         [G_BY - G_GATE] = "--by",
         [G_RATE - G_GATE] = "--expect-rate",
         [G_TIERS - G_GATE] = "--tiers",
+        [G_CH_CLUSTER - G_GATE] = "--cluster",
+        [G_CH_DATABASE - G_GATE] = "--database",
     };
 
     if (c == G_GATE)
         return a->ngates++, push(a, gate_opt, arg);
-    if (c == G_DB)
+    if (c == G_DB || c == G_CH_URL)
         return 0;
     a->profile_only |= c == G_CONF || c == G_INCONC;
-    a->db_only |= c == G_WINDOW || c == G_BY || c == G_RATE || c == G_TIERS;
+    a->db_only |= c == G_WINDOW || c == G_BY || c == G_RATE || c == G_TIERS || c == G_CH_CLUSTER ||
+                  c == G_CH_DATABASE;
     return push(a, names[c - G_GATE], arg);
 }
 
@@ -131,8 +143,13 @@ static int scan(struct gate_args *a, int argc, char **argv, const char *gate_opt
             fputs(usage_text, stdout);
             return SF_EXIT_OK;
         }
-        if (c == G_DB)
+        if (gate_opt == NULL && (c == G_DB || c == G_CH_URL)) { /* the first pass */
+            if (a->db)
+                return sf_cmd_usage_error("gate", "give one of --db FILE or --clickhouse URL",
+                                          optarg);
             a->db = optarg;
+            a->db_opt = c == G_DB ? "--db" : "--clickhouse";
+        }
         if (gate_opt && collect(a, c, optarg, gate_opt) < 0)
             return sf_cmd_usage_error("gate", "too many options", NULL);
     }
@@ -148,7 +165,8 @@ int sf_cmd_gate(int argc, char **argv)
     if ((rc = scan(&a, argc, argv, NULL)) >= 0)
         return rc;
     if (a.db) {
-        char *head[] = {"inflect", "--db", (char *)a.db, "--json", "/dev/null", "--quiet"};
+        char *head[] = {"inflect", (char *)a.db_opt, (char *)a.db,
+                        "--json",  "/dev/null",      "--quiet"};
         for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
             a.argv[a.argc++] = head[i];
     } else {
@@ -168,7 +186,9 @@ int sf_cmd_gate(int argc, char **argv)
     if (a.db && optind != argc)
         return sf_cmd_usage_error("gate", "--db takes no profiles", argv[optind]);
     if (!a.db && a.db_only)
-        return sf_cmd_usage_error("gate", "--window, --by, --expect-rate and --tiers go with --db",
+        return sf_cmd_usage_error("gate",
+                                  "--window, --by, --expect-rate, --tiers, --cluster and "
+                                  "--database go with --db or --clickhouse",
                                   NULL);
     if (!a.db && argc - optind != 2)
         return sf_cmd_usage_error("gate", "needs BASE.folded and NEW.folded, or --db FILE", NULL);

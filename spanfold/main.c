@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../inflect/run.h"
+#include "ch_series.h"
 #include "sf_err.h"
 #include "sf_opt.h"
 #include "spanfold.h"
@@ -76,6 +78,7 @@ int main(int argc, char **argv)
 {
     const struct cmd *c;
 
+    inflect_ch_windows = ch_series_inflect; /* inflect --clickhouse, in-process */
     if (argc < 2) {
         usage(stderr);
         return SF_EXIT_USAGE;

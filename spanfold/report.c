@@ -3,10 +3,12 @@
  *
  * One self-contained page, DIR/report.html (verdict, timelines, regressions, inline
  * interactive flame graphs, tables, TLS facts; no external fetch), and the same
- * findings for machines, DIR/findings.json.  The analysis is report_data.c, the
- * outputs report_json.c, report_html.c and report_svg.c (see report.h).  With
- * --clickhouse the tables spanfold push wrote are first read back into a temporary
- * SQLite file (ch_pull.c), so the report's every query is the one it runs on a file.
+ * findings for machines, DIR/findings.json, and the series behind the timelines,
+ * DIR/windows.csv.  The analysis is report_data.c, the outputs report_json.c,
+ * report_html.c and report_svg.c (see report.h).  With --clickhouse the windows per
+ * endpoint are computed by the cluster (ch_series.c) and the tables spanfold push wrote
+ * are read back into a temporary SQLite file for the rest (ch_pull.c), whose queries
+ * are the ones the report runs on a file.
  */
 #include "report.h"
 
@@ -19,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../inflect/report.h"
 #include "ch_pull.h"
+#include "ch_series.h"
 #include "sf_err.h"
 #include "sf_opt.h"
 #include "spanfold.h"
@@ -33,11 +37,13 @@ static const char usage_text[] =
     "kept share of traces) with inflection points and sampling-drift alarms marked,\n"
     "the slowest requests' CPU against the rest, interactive flame graphs (all, slowest\n"
     "5 %, differential), per-endpoint tables, clock fits, TLS and 0-RTT facts; and\n"
-    "DIR/findings.json, the same findings for machines.\n"
+    "DIR/findings.json, the same findings for machines; DIR/windows.csv, the numbers\n"
+    "behind the timelines (per endpoint and window, as inflect --db --out writes them).\n"
     "\n"
     "  --db FILE         spanfold database (spanfold ingest writes it)\n"
-    "  --clickhouse URL  instead of --db: what spanfold push wrote there (http://HOST:8123/),\n"
-    "                    read back into a temporary file; the same report as from the file\n"
+    "  --clickhouse URL  instead of --db: what spanfold push wrote there (http://HOST:8123/);\n"
+    "                    the windows computed by the cluster, the rest read back into a\n"
+    "                    temporary file; the same report as from the file\n"
     "  --cluster NAME    with --clickhouse: every shard's data (the Distributed tables)\n"
     "  --database DB     with --clickhouse: the ClickHouse database (default spanfold)\n"
     "  --name TEXT       what the page and findings.json call the data (default: the\n"
@@ -178,10 +184,12 @@ static int parse(int argc, char **argv, struct rp_opts *o)
     return 0;
 }
 
-/* --clickhouse: the database read back into tmp (in dir), named in name.  Returns 0
- * or 2 (printed). */
-static int pull(struct rp_opts *o, char *dir, char *tmp, size_t n, char *name, size_t nn)
+/* --clickhouse: the windows gathered by the cluster into c->sw, the database read back
+ * into tmp (in dir), named in name.  Returns 0 or 2 (printed). */
+static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, size_t nn)
 {
+    struct rp_opts *o = &c->o;
+    struct ch_series_cost cost = {0};
     struct ch *ch = NULL;
     struct sf_err err;
     char shown[256], msg[700];
@@ -189,8 +197,8 @@ static int pull(struct rp_opts *o, char *dir, char *tmp, size_t n, char *name, s
 
     sf_err_clear(&err);
     ch_url_shown(o->cho.url, shown, sizeof(shown));
-    snprintf(name, nn, "%s %s%s%s", shown, o->cho.database ? o->cho.database : "spanfold",
-             o->cho.cluster ? " on cluster " : "", o->cho.cluster ? o->cho.cluster : "");
+    ch_data_name(o->cho.url, o->cho.database ? o->cho.database : "spanfold", o->cho.cluster, name,
+                 nn);
     if (ch_tmpdb_make("report", dir, tmp, n) < 0) {
         fprintf(stderr, "spanfold report: cannot make a temporary folder: %s\n", strerror(errno));
         return SF_EXIT_USAGE;
@@ -198,6 +206,14 @@ static int pull(struct rp_opts *o, char *dir, char *tmp, size_t n, char *name, s
     rc = ch_open(&ch, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err);
     if (rc == 0 && o->cho.cluster)
         rc = ch_cluster(ch, o->cho.cluster, &o->shards, &err);
+    if (rc == 0 &&
+        (rc = ch_series(ch, o->cho.cluster, "endpoint", &o->window_ns, &c->sw, &cost, &err)) == 0)
+        c->sw_ready = 1;
+    if (rc == 0 && !o->quiet)
+        fprintf(stderr,
+                "spanfold report: %s: the windows gathered by the cluster: %u queries, %llu "
+                "bytes\n",
+                shown, cost.queries, (unsigned long long)cost.bytes);
     if (rc == 0)
         rc = ch_pull(ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
     ch_close(ch);
@@ -225,9 +241,10 @@ int sf_cmd_report(int argc, char **argv)
         free(c);
         return rc < 0 ? SF_EXIT_OK : rc;
     }
-    if (c->o.cho.url && (rc = pull(&c->o, dir, tmp, sizeof(tmp), name, sizeof(name))) != 0) {
+    if (c->o.cho.url && (rc = pull(c, dir, tmp, sizeof(tmp), name, sizeof(name))) != 0) {
         if (dir[0])
             ch_tmpdb_remove(dir, tmp);
+        sf_spans_free(&c->sw);
         free(c);
         return rc;
     }
@@ -245,13 +262,19 @@ int sf_cmd_report(int argc, char **argv)
         if (rp_write_html(c, path) < 0)
             rc = SF_EXIT_USAGE;
     }
+    if (rc == 0) { /* the series the detectors read, as inflect --db writes them */
+        snprintf(path, sizeof(path), "%s/windows.csv", c->o.out);
+        if (report_windows_csv(path, "spanfold report", &c->sw, c->dres,
+                               (const double *const *)c->pi) < 0)
+            rc = SF_EXIT_USAGE;
+    }
     if (rc == 0 && !c->o.quiet) {
         char v[2048];
         rp_verdict(c, v, sizeof(v));
         fprintf(stderr, "spanfold report: %s (window %gs)\n", v, (double)c->sw.window_ns / 1e9);
         for (int i = 0; i < c->nnotes; i++)
             fprintf(stderr, "spanfold report: note: %s\n", c->notes[i]);
-        fprintf(stderr, "spanfold report: wrote %s/report.html and %s/findings.json\n", c->o.out,
+        fprintf(stderr, "spanfold report: wrote %s/report.html, findings.json and windows.csv\n",
                 c->o.out);
     }
     rp_free(c);

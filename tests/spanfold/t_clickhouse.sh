@@ -6,9 +6,11 @@
 # to shard 2, so every span is on one shard and every sample on the other.  Checks:
 # the counts on the cluster are the SQLite file's; the folds of many selections are
 # byte-identical on SQLite and on the cluster, with --during too; the report (findings.json
-# and report.html) from the cluster is the file's; a second push skips every source; an
-# interrupted push is replaced; transient errors are retried; a schema mismatch and
-# bad arguments are clear errors.  Skips with the reason where no server can start.
+# and report.html) from the cluster is the file's, and so are the windows the cluster
+# computes (windows.csv; inflect and gate --clickhouse) on data made to break them; a
+# second push skips every source; an interrupted push is replaced; transient errors are
+# retried; a schema mismatch and bad arguments are clear errors.  Skips with the reason
+# where no server can start.
 set -u
 . "$(dirname "$0")/../tap.sh"
 bin=${SF_BIN:-$top/bin}
@@ -173,6 +175,68 @@ check "two recordings pushed from two files to two shards" [ $? -eq 0 ]
     --out "$tmp/t2" 2>/dev/null
 check_eval "their report from the cluster is that of one file with both (findings.json, report.html)" \
     'cmp -s "$tmp/t1/findings.json" "$tmp/t2/findings.json" && cmp -s <(canon "$tmp/t1/report.html") <(canon "$tmp/t2/report.html")'
+check_eval "two hosts: the windows the cluster gathered are the file's (windows.csv, $(wc -l <"$tmp/t1/windows.csv") lines)" \
+    '[ -s "$tmp/t1/windows.csv" ] && cmp -s "$tmp/t1/windows.csv" "$tmp/t2/windows.csv"'
+
+# -- the windows gathered by the cluster (spanfold/ch_series.c) on data made to break them:
+# more endpoints than groups (the rest fold into "(other)", and a path named "(other)"
+# comes first), long names that share their first 127 bytes (cut before a two-byte
+# character), starts tied to the millisecond, unknown and negative latencies, errors,
+# JSON-RPC exchanges (in no group), traces shared by many spans, OpenTelemetry
+# thresholds in any case, decisions from the markers
+hdb=$tmp/hostile.db
+cp "$db" "$hdb"
+long=/$(printf 'a%.0s' $(seq 125))
+sqlite3 "$hdb" "
+  UPDATE spans SET path = '/e' || (id % 90) WHERE grpc_method IS NULL AND id % 3 = 0;
+  UPDATE spans SET path = '$long' || char(233) || (id % 3) WHERE grpc_method IS NULL AND id % 11 = 0;
+  UPDATE spans SET path = '(other)' WHERE id = (SELECT min(id) FROM spans WHERE grpc_method IS NULL);
+  UPDATE spans SET req_start_ns = req_start_ns - req_start_ns % 1000000;
+  UPDATE spans SET resp_end_ns = NULL, resp_start_ns = NULL WHERE id % 13 = 0;
+  UPDATE spans SET resp_end_ns = req_start_ns - 5 WHERE id % 17 = 0;
+  UPDATE spans SET status = 503 WHERE id % 19 = 0 AND status IS NOT NULL;
+  UPDATE spans SET rpc_messages = 2 WHERE id % 23 = 0;
+  UPDATE spans SET trace_id = 'shared' || (id % 7) WHERE id % 5 = 0;
+  UPDATE spans SET sampled = 1 - sampled WHERE id % 10 = 0 AND sampled IS NOT NULL;
+  UPDATE contexts SET tracestate = CASE WHEN id % 2 = 0 THEN 'ot=th:8' ELSE 'vendor=x,OT=th:c' END
+    WHERE id % 3 = 0;"
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database hostile --kind pcap --db "$hdb" \
+    2>/dev/null &&
+    "$bin/spanfold" push --clickhouse "$u2" --cluster sf --database hostile --kind perf,tracefs \
+        --db "$hdb" 2>/dev/null
+check "the hostile copy pushed, its capture to shard 1, the rest to shard 2" [ $? -eq 0 ]
+for w in "" 250ms 7s; do
+    "$bin/spanfold" report --quiet --db "$hdb" --name h ${w:+--window $w} --out "$tmp/h1" 2>/dev/null
+    "$bin/spanfold" report --quiet --clickhouse "$u2" --cluster sf --database hostile --name h \
+        ${w:+--window $w} --out "$tmp/h2" 2>"$tmp/h2.err"
+    check_eval "hostile data, window ${w:-adapted}: the cluster's windows are the file's ($(grep -c '^"(other)"' "$tmp/h1/windows.csv") of \"(other)\", $(wc -l <"$tmp/h1/windows.csv") lines), so are the findings" \
+        'grep -q "^\"(other)\"" "$tmp/h1/windows.csv" && cmp -s "$tmp/h1/windows.csv" "$tmp/h2/windows.csv" && cmp -s "$tmp/h1/findings.json" "$tmp/h2/findings.json"'
+done
+"$bin/spanfold" report --clickhouse "$u2" --cluster sf --database hostile --out "$tmp/h3" 2>"$tmp/h3.err"
+# inflect and gate on the cluster's windows: every --by, the file's JSON but for the name
+# of the data and the clock report (the clock fits stay on the hosts)
+for by in all service endpoint grpc_method; do
+    "$bin/spanfold" inflect --quiet --db "$hdb" --by "$by" --json "$tmp/i1.json" 2>/dev/null
+    "$bin/spanfold" inflect --quiet --clickhouse "$u1" --cluster sf --database hostile --by "$by" \
+        --json "$tmp/i2.json" 2>/dev/null
+    check_eval "spanfold inflect --clickhouse --by $by: the file's change points and drift" \
+        'python3 -c "import json,sys
+a, b = ([kv for kv in json.load(open(f), object_pairs_hook=list)
+         if kv[0] not in (\"input\", \"clock\")] for f in sys.argv[1:])
+sys.exit(a != b or dict(a)[\"spans\"] == 0)" "$tmp/i1.json" "$tmp/i2.json"'
+done
+gate() { "$bin/spanfold" gate --by endpoint --gate 'p50>+50%' --gate 'error_rate>20pt' "$@" 2>&1; }
+gate --db "$hdb" >"$tmp/g1"
+r1=$?
+gate --clickhouse "$u2" --cluster sf --database hostile >"$tmp/g2"
+r2=$?
+check_eval "spanfold gate --clickhouse: the file's verdict (exit $r1/$r2), the same words" \
+    '[ "$r1" = "$r2" ] && [ -s "$tmp/g1" ] && cmp -s "$tmp/g1" "$tmp/g2"'
+check_eval "the inflect program itself has no ClickHouse client: exit 2, says to use spanfold" \
+    '"$bin/inflect" --clickhouse "$u1" 2>&1 | grep -q "run spanfold inflect"; [ "${PIPESTATUS[0]}" = 2 ]'
+bytes=$(sed -n 's/.*the windows gathered by the cluster: [0-9]* queries, \([0-9]*\) bytes/\1/p' "$tmp/h3.err")
+check_eval "the windows travel, not the spans: ${bytes:-?} bytes for $(wc -l <"$tmp/h3/windows.csv") windows" \
+    '[ -n "$bytes" ] && [ "$bytes" -gt 0 ] && [ "$bytes" -lt $(($(wc -l <"$tmp/h3/windows.csv") * 400)) ]'
 for s in "--slowest|10%" "--during|+20s..+11m|--vs|rest"; do
     IFS='|' read -r -a a <<<"$s"
     "$bin/spanfold" stacks --db "$tmp/both.db" "${a[@]}" >"$tmp/f1" 2>/dev/null
@@ -257,6 +321,11 @@ check "and says which shard did not answer" grep -q "note: 1 of 2 shards .*shard
 check_eval "report: exit 0, findings.json and the page say the answer is partial" \
     '[ $? -eq 0 ] && grep -q "1 of 2 shards of cluster sf answered" "$tmp/r9/findings.json" &&
      grep -q "1 of 2 shards of cluster sf answered" "$tmp/r9/report.html"'
+"$bin/spanfold" inflect --clickhouse "$u2" --cluster sf --database lone --by endpoint \
+    --json "$tmp/i9.json" 2>"$tmp/e"
+check_eval "inflect through shard 2: exit 0, a warning on stderr and in the JSON names the missing shard" \
+    '[ $? -eq 0 ] && grep -q "warning: 1 of 2 shards of cluster sf answered" "$tmp/e" &&
+     grep -q "1 of 2 shards of cluster sf answered" "$tmp/i9.json"'
 "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf_dead --slowest 10% >"$tmp/f3" 2>"$tmp/e"
 r=$?
 check_eval "stacks on a cluster with a dead third shard: exit 0, the two shards' folds" \
@@ -298,6 +367,9 @@ fails_with "report from a database of other columns (the schema mismatch)" \
     "schema mismatch: spans.id is String" report --clickhouse "$u1" --database mm --out "$tmp/r7"
 fails_with "stacks --during on that database (the same message)" \
     "schema mismatch: spans.id is String" stacks --clickhouse "$u1" --database mm --during +1s..
+fails_with "a gate with 'where' on the cluster (the attributes are on the hosts)" "'where' needs --db" \
+    gate --clickhouse "$u2" --cluster sf --database hostile \
+    --gate 'sampled_share where baggage.env = "prod" < 10pt'
 fails_with "report from a database push never wrote" \
     "no spanfold tables in ClickHouse database nothing_here" \
     report --clickhouse "$u1" --database nothing_here --out "$tmp/r8"
