@@ -7,8 +7,8 @@
  * selects them on the file ch_pull writes, their ids numbered as ch_pull numbers them):
  *
  *   1 extent     min, max and count of the starts; the (n/100)th start from the ends
- *                by bisection over countIf (sf_window_auto's nth_start without sending
- *                a percent of the spans)
+ *                by histograms narrowing the range (sf_window_auto's nth_start without
+ *                sending a percent of the spans)
  *   2 groups     per name (endpoint, service, ...) its first span (start, id) and
  *                count: every name longer than a group name keeps (it may share its
  *                cut with others), then the first 64 + those by first span; cut and
@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../inflect/run.h"
 #include "ch_pull.h"
@@ -42,7 +43,7 @@
 #include "sf_window.h"
 
 #define NAME_MAX_BYTES (sizeof(((struct sf_win_group *)0)->name) - 1)
-#define BISECT_STEPS   128 /* boundaries per bisection query */
+#define BISECT_BUCKETS 1024 /* buckets of one pass of nth_start */
 
 struct q {
     struct ch *ch;
@@ -56,14 +57,18 @@ struct q {
 /* Run p->sql (FORMAT RowBinary appended) into p->r. */
 static int run(struct q *p)
 {
+    struct timespec a, b;
     int rc;
 
     if (sf_buf_printf(&p->sql, " FORMAT RowBinary"))
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    clock_gettime(CLOCK_MONOTONIC, &a);
     rc = ch_query(p->ch, (const char *)p->sql.data, NULL, 0, &p->r, p->err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
     if (rc == 0 && p->cost) {
         p->cost->queries++;
         p->cost->bytes += p->r.len;
+        p->cost->seconds += (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
     }
     return rc;
 }
@@ -91,49 +96,48 @@ static int put_literal(struct sf_buf *b, const char *s, size_t n)
 
 /* ---- 1: the extent ------------------------------------------------------------------ */
 
-/* The k-th smallest request start (0-based) of the n in [lo, hi]: bisection, each step
- * counting the starts below BISECT_STEPS - 1 boundaries. */
+/* The k-th smallest request start (0-based) of those in [lo, hi], lo the first:
+ * histograms of BISECT_BUCKETS buckets over the range left, each narrowing it to one
+ * bucket, until a bucket is one nanosecond (a few passes over the column, each sending
+ * BISECT_BUCKETS rows at most). */
 static int nth_start(struct q *p, int64_t lo, int64_t hi, uint64_t k, int64_t *out)
 {
-    while (lo < hi) {
-        int64_t b[BISECT_STEPS], nlo = lo, nhi = hi;
-        uint64_t width = (uint64_t)hi - (uint64_t)lo;
-        size_t nb = 0;
-        int rc;
+    uint64_t below = 0; /* starts before lo */
 
-        for (size_t i = 1; i < BISECT_STEPS; i++) {
-            int64_t x = (int64_t)((uint64_t)lo + (uint64_t)((unsigned __int128)width * i /
-                                                             BISECT_STEPS) + 1);
-            if (x > lo && x <= hi && (nb == 0 || x > b[nb - 1]))
-                b[nb++] = x;
-        }
+    while (lo < hi) {
+        uint64_t span = (uint64_t)hi - (uint64_t)lo + 1, width, seen = below;
+        const unsigned char *q, *end;
+        int found = 0, rc;
+
+        width = span / BISECT_BUCKETS + (span % BISECT_BUCKETS != 0);
         sf_buf_reset(&p->sql);
-        rc = sf_buf_printf(&p->sql, "SELECT ");
-        for (size_t i = 0; i < nb; i++)
-            rc |= sf_buf_printf(&p->sql, "%scountIf(ifNull(req_start_ns < %lld, 0))", i ? ", " : "",
-                                (long long)b[i]);
-        rc |= sf_buf_printf(&p->sql, " FROM %s WHERE skey IN (%s)", p->spans,
-                            (const char *)p->keys.data);
-        if (rc)
+        if (sf_buf_printf(&p->sql,
+                          "SELECT toUInt64(intDiv(assumeNotNull(req_start_ns) - %lld, %llu)) AS b, "
+                          "count() FROM %s WHERE skey IN (%s) AND req_start_ns >= %lld AND "
+                          "req_start_ns <= %lld GROUP BY b ORDER BY b",
+                          (long long)lo, (unsigned long long)width, p->spans,
+                          (const char *)p->keys.data, (long long)lo, (long long)hi))
             return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
         if ((rc = run(p)) != 0)
             return rc;
-        /* count(start < b) <= k: the k-th is at b or later; > k: before b */
-        const unsigned char *q = p->r.data, *end = q + p->r.len;
-        for (size_t i = 0; i < nb; i++) {
-            uint64_t below;
-            if (ch_get_u64(&q, end, &below) < 0)
+        for (q = p->r.data, end = q + p->r.len; q < end && !found;) {
+            uint64_t bucket, count;
+            if (ch_get_u64(&q, end, &bucket) < 0 || ch_get_u64(&q, end, &count) < 0)
                 return truncated(p);
-            if (below <= k)
-                nlo = b[i];
-            else if (b[i] - 1 < nhi)
-                nhi = b[i] - 1;
+            if (seen + count > k) { /* the k-th is in this bucket */
+                int64_t from = (int64_t)((uint64_t)lo + bucket * width);
+                below = seen;
+                hi = (uint64_t)hi - (uint64_t)from + 1 > width
+                         ? (int64_t)((uint64_t)from + width - 1)
+                         : hi;
+                lo = from;
+                found = 1;
+            }
+            seen += count;
         }
-        if (nlo == lo && nhi == hi) /* a boundary always falls in (lo, hi] */
+        if (!found)
             return sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
                               "the cluster's counts of request starts do not add up");
-        lo = nlo;
-        hi = nhi;
     }
     *out = lo;
     return 0;
@@ -173,7 +177,7 @@ struct name {
 struct groups {
     struct name *v;
     size_t n;
-    struct sf_buf r1, r2;     /* the answers the names point into */
+    struct sf_buf r1, r2; /* the answers the names point into */
     char names[SF_SPANS_MAX_GROUPS][sizeof(((struct sf_win_group *)0)->name)];
     uint64_t counts[SF_SPANS_MAX_GROUPS];
     int ng, other; /* other: the rank of "(other)", -1 none */
@@ -369,7 +373,9 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
     sf_buf_reset(&p->sql);
     sf_buf_printf(
         &p->sql,
-        "SELECT gi, w, ts, count(), countIf(d >= 0), countIf(d > 0) FROM (SELECT gi, w, tr, "
+        "SELECT gi, w, ts, count(), countIf(d >= 0), countIf(d > 0) FROM (SELECT gi, w, "
+        /* the trace's 64-bit hash, as sf_spans_add keeps it */
+        "cityHash64(tr) AS trh, "
         "argMin(d, (t, o)) AS d, argMin(ts, (t, o)) AS ts FROM (SELECT %s AS gi, "
         "toInt64(intDiv(t - %lld, %lld)) AS w, tr, t, o, "
         "if(isNull(sampled), if(ihit = 1, idec, toInt64(-1)), assumeNotNull(sampled)) AS d, "
@@ -383,10 +389,9 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         "GLOBAL ANY LEFT JOIN (SELECT skey, span_row AS id, argMin(assumeNotNull(tracestate), "
         "id) AS cts, toUInt8(1) AS chit FROM %s WHERE positionCaseInsensitive(tracestate, "
         "'ot=') > 0 AND skey IN (%s) GROUP BY skey, span_row) USING (skey, id)) "
-        "GROUP BY gi, w, tr) GROUP BY gi, w, ts ORDER BY w, gi",
-        (const char *)p->map.data, (long long)t0, (long long)window_ns,
-        (const char *)p->base.data, p->intervals, (const char *)p->keys.data, p->contexts,
-        (const char *)p->keys.data);
+        "GROUP BY gi, w, trh) GROUP BY gi, w, ts ORDER BY w, gi",
+        (const char *)p->map.data, (long long)t0, (long long)window_ns, (const char *)p->base.data,
+        p->intervals, (const char *)p->keys.data, p->contexts, (const char *)p->keys.data);
     if ((rc = run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
@@ -477,9 +482,9 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
         if (rc == 0 && cut)
             rc = nth_start(p, lo, hi, all - 1 - cut, &bhi);
         if (rc == 0)
-            *window_ns = all ? sf_window_of(lo, hi, (int64_t)all, blo, bhi, gs.counts,
-                                            (size_t)gs.ng)
-                             : SF_WINDOW_DEFAULT_NS;
+            *window_ns =
+                all ? sf_window_of(lo, hi, (int64_t)all, blo, bhi, gs.counts, (size_t)gs.ng)
+                    : SF_WINDOW_DEFAULT_NS;
     }
     sf_spans_init(sw, *window_ns);
     if (rc == 0 && n > 0)
@@ -492,8 +497,7 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
             rc = sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
                             "the cluster put spans in a group it was not given");
         else if ((rc = sf_spans_put(sw, gs.names[v[i].group], v[i].w, &v[i].c)) < 0)
-            rc = sf_err_set(p->err, rc,
-                            UINT64_MAX, "%s",
+            rc = sf_err_set(p->err, rc, UINT64_MAX, "%s",
                             rc == SF_E_LIMIT ? "over the limits (4,000,000 windows x groups): "
                                                "choose another --window"
                                              : "out of memory");
@@ -569,7 +573,9 @@ int ch_series_inflect(const struct inflect_ctx *ctx, int64_t *window_ns, struct 
      * the JSON and the report */
     snprintf(sw->note, sizeof(sw->note), "%s", shards.missing);
     if (!ctx->quiet)
-        fprintf(stderr, "inflect: %s: the windows gathered by the cluster: %u queries, %llu bytes\n",
-                name, cost.queries, (unsigned long long)cost.bytes);
+        fprintf(stderr,
+                "inflect: %s: the windows gathered by the cluster: %u queries, %llu bytes, "
+                "%.2f s\n",
+                name, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
     return 0;
 }

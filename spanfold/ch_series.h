@@ -17,12 +17,13 @@
 struct ch_series_cost {
     unsigned queries;
     uint64_t bytes;
+    double seconds; /* wall time, the cluster's work and the transfer */
 };
 
 /* The windows of the spans of c's database (through the Distributed tables, or the
  * shards that answered, with cluster) into sw, grouped by `by` as sf_spans_window
- * groups them; *window_ns 0 is chosen as sf_window_auto() chooses it.  cost (may be NULL) is added to.  Returns 0,
- * or SF_E_DB / SF_E_MALFORMED / SF_E_USAGE (no complete source) / SF_E_NOMEM /
+ * groups them; *window_ns 0 is chosen as sf_window_auto() chooses it.  cost (may be NULL) is added
+ * to.  Returns 0, or SF_E_DB / SF_E_MALFORMED / SF_E_USAGE (no complete source) / SF_E_NOMEM /
  * SF_E_LIMIT with err filled; sw is then empty. */
 int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window_ns,
               struct sf_span_windows *sw, struct ch_series_cost *cost, struct sf_err *err);

@@ -212,8 +212,8 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
     if (rc == 0 && !o->quiet)
         fprintf(stderr,
                 "spanfold report: %s: the windows gathered by the cluster: %u queries, %llu "
-                "bytes\n",
-                shown, cost.queries, (unsigned long long)cost.bytes);
+                "bytes, %.2f s\n",
+                shown, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
     if (rc == 0)
         rc = ch_pull(ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
     ch_close(ch);

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The report's windows at fleet scale (#37, docs/scale.md "The windows pushed down"): a
+# synthetic fleet generated inside two local ClickHouse shards (started here on loopback
+# ports as plain processes, scripts/clickhouse/server.sh), then the windows per endpoint
+# that spanfold report, inflect and gate read, computed by the cluster:
+#
+#   spanfold inflect --clickhouse URL --cluster sf --by endpoint --json OUT
+#
+# For each size in BENCH_FLEET_SPANS (default "1000000 10000000"; add 100000000 for the
+# issue's figure: about 4 GB of disk and 20 min of generation on 2 cores):
+#   - windows: the wall time of the windows' queries (the cluster's work and the
+#     transfer; spanfold's own count on stderr), median of RUNS (default 3) runs
+#   - cpu (srv): the two servers' CPU over one run (their /proc stat ticks), median
+#   - the bytes of the answers the client read (spanfold's count) against the bytes of the
+#     spans' rows the read-back (ch_pull) would move: the same SELECT of every column of
+#     spans_d in RowBinary, counted with curl; and their ratio
+#   - inflect: the client's CPU (user + sys) of one whole run: the windows' answers read,
+#     and the change-point and drift analysis of every series, which is the same as on a
+#     file of the same spans (it grows with endpoints x windows, at most 2,000 windows)
+#   - the change points found in p50: the incident the generator put in (below) is one
+#
+# The fleet (deterministic: every value a cityHash64 of the span's global number g, so a
+# size's data is the same on every run and machine):
+#   BENCH_FLEET_HOSTS hosts (default 200), host h a source of its own (skey 1000 + h, one
+#   `sources` row, complete) on shard h % 2, as `spanfold push` from each host would leave
+#   it; spans over one hour, evenly spaced with up to 1 us of jitter; 40 endpoints
+#   /api/e0../api/e39 (uniform); latency (5 + e) ms x U[0.5, 1.5); 0.5 % answered 503;
+#   30 % sampled.  The incident: from 2/3 of the hour on, /api/e7 is four times slower on
+#   the first 40 hosts (a fifth of its requests), and from 4/5 on /api/e3
+#   keeps 10 % of its traces instead of 30 % (a sampling drift).
+# Samples are not generated: the windows read none (the flame graphs' folds are
+# `spanfold stacks --clickhouse`, measured by scripts/bench-clickhouse.sh).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+sfb=$top/bin/spanfold
+sizes=${BENCH_FLEET_SPANS:-1000000 10000000}
+hosts=${BENCH_FLEET_HOSTS:-200}
+runs=${RUNS:-3}
+command -v clickhouse-server >/dev/null ||
+    { echo "bench-fleet: needs clickhouse-server (scripts/deps.sh heavy)"; exit 0; }
+[ -x "$sfb" ] || { echo "bench-fleet: $sfb not built (make)"; exit 2; }
+[ $((hosts % 2)) -eq 0 ] || { echo "bench-fleet: BENCH_FLEET_HOSTS must be even"; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-fleet.XXXXXX")
+cp "$sfb" "$tmp/spanfold" && sfb=$tmp/spanfold # a rebuild must not swap it mid-run
+. "$top/scripts/clickhouse/server.sh"
+trap 'ch_stop; rm -rf "$tmp"' EXIT
+. "$top/scripts/bench/measure.sh"
+read -r h1 t1 h2 t2 < <(ch_ports 4)
+ch_server "$tmp/s1" "$h1" "$t1" "$t1" "$t2"
+ch_server "$tmp/s2" "$h2" "$t2" "$t1" "$t2"
+ch_up "$h1" && ch_up "$h2" || { echo "bench-fleet: clickhouse-server did not start"; exit 2; }
+url=(http://127.0.0.1:$h1/ http://127.0.0.1:$h2/)
+chq() { curl -sS --fail-with-body "$1" --data-binary @- ; } # chq URL <SQL
+ticks() { local p t=0; for p in "${ch_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
+hz=$(getconf CLK_TCK)
+echo "ClickHouse $(chq "${url[0]}" <<<'SELECT version()'), 2 shards, $hosts hosts, $(nproc) cores"
+
+# One shard's part of the fleet: the sources and spans of hosts h % 2 = s.
+generate() { # generate SHARD N
+    local s=$1 n=$2 dt=$((3600000000000 / $2)) t0=1796126400000000000
+    chq "${url[$s]}" <<SQL
+INSERT INTO spanfold.sources (skey, id, sha256, kind, path, clock, tool, tool_version,
+  started_at, status, push_state)
+SELECT 1000 + number, 1, lower(hex(SHA256(toString(number)))), 'pcap',
+  concat('host', toString(number), '.pcap'), 'realtime', 'bench-fleet', '0',
+  '2026-12-05T00:00:00Z', 'complete', 'complete' FROM numbers($hosts) WHERE number % 2 = $s
+SQL
+    chq "${url[$s]}" <<SQL
+INSERT INTO spanfold.spans (skey, id, proto, method, authority, path, status, req_start_ns,
+  resp_start_ns, resp_end_ns, early_data, partial, trace_id, span_id, sampled, ctx_format,
+  ctx_valid)
+SELECT 1000 + host, intDiv(g, $hosts) + 1, 'h2', 'GET', concat('shop-', toString(host)),
+  concat('/api/e', toString(ep)), if(cityHash64(g, 3) % 200 = 0, 503, 200), t,
+  t + intDiv(lat, 2), t + lat, 0, 0, lower(hex(cityHash64(g, 4))), lower(hex(cityHash64(g, 5))),
+  if(cityHash64(g, 6) % 100 < if(ep = 3 AND g * 5 > $n * 4, 10, 30), 1, 0), 'traceparent', 1
+FROM (SELECT g, host, ep, t,
+        toInt64((5 + ep) * 1000000 * (0.5 + (cityHash64(g, 2) % 1000) / 1000)
+                * if(ep = 7 AND host < 40 AND g * 3 > $n * 2, 4, 1)) AS lat
+      FROM (SELECT number * 2 + $s AS g, g % $hosts AS host, cityHash64(g, 1) % 40 AS ep,
+                   $t0 + g * $dt + toInt64(cityHash64(g) % 1000) AS t
+            FROM numbers(intDiv($n, 2))))
+SQL
+}
+
+printf '\n%-11s %8s %9s %10s %12s %14s %8s %10s  %s\n' spans generate "windows" \
+    "cpu (srv)" "answers B" "read-back B" "bytes %" "inflect" "change points (p50)"
+for n in $sizes; do
+    for s in 0 1; do
+        chq "${url[$s]}" <<<"DROP DATABASE IF EXISTS spanfold" >/dev/null || exit 2
+    done
+    # each statement of the DDL on its own (the HTTP interface takes one)
+    for s in 0 1; do
+        "$sfb" push --print-schema --cluster sf | sed 's/;$//' | while IFS= read -r st; do
+            [ -n "$st" ] && { chq "${url[$s]}" <<<"$st" >/dev/null || exit 2; }
+        done
+    done
+    g0=$(date +%s.%N)
+    generate 0 "$n" >/dev/null && generate 1 "$n" >/dev/null || { echo "bench-fleet: generation failed"; exit 2; }
+    gen=$(echo "$(date +%s.%N) - $g0" | bc)
+    fetch=() srv=()
+    for r in $(seq "$runs"); do
+        k0=$(ticks)
+        "$sfb" inflect --clickhouse "${url[0]}" --cluster sf --by endpoint --json "$tmp/fleet.json" \
+            2>"$tmp/err" || { cat "$tmp/err"; exit 2; }
+        k1=$(ticks)
+        srv+=("$(echo "scale=2; ($k1 - $k0) / $hz" | bc)")
+        fetch+=("$(sed -n 's/.*the windows gathered by the cluster: .* bytes, \([0-9.]*\) s$/\1/p' "$tmp/err")")
+    done
+    bytes=$(sed -n 's/.*the windows gathered by the cluster: [0-9]* queries, \([0-9]*\) bytes.*/\1/p' "$tmp/err")
+    set -- $(bench_timed "$sfb" inflect --clickhouse "${url[0]}" --cluster sf --by endpoint \
+        --json "$tmp/fleet.json")
+    cpu=$2
+    cols=$("$sfb" push --print-schema | sed -n 's/^CREATE TABLE IF NOT EXISTS spanfold.spans (\(.*\)) ENGINE.*/\1/p' |
+        tr ',' '\n' | awk '{print $1}' | paste -sd,)
+    back=$(chq "${url[0]}" <<<"SELECT $cols FROM spanfold.spans_d FORMAT RowBinary" | wc -c)
+    cps=$(python3 - "$tmp/fleet.json" <<'PY'
+import json, sys
+# every endpoint's first p50 change point: where, and by how much
+d = json.load(open(sys.argv[1]))
+out = []
+for s in d["series"]:
+    if s["name"].endswith("/p50") and s["change_points"]:
+        c = s["change_points"][0]
+        out.append("%s %s x%.2f at %.0f%%" % (s["group"], c["kind"], c["after"] / c["before"],
+                                             100.0 * c["index"] / d["windows"]))
+print("; ".join(out) or "none")
+PY
+)
+    printf '%-11s %7.0fs %8.2fs %9.2fs %12s %14s %8s %9.2fs  %s\n' "$n" "$gen" \
+        "$(printf '%s\n' "${fetch[@]}" | bench_median)" "$(printf '%s\n' "${srv[@]}" | bench_median)" \
+        "${bytes:-?}" "$back" "$(echo "scale=4; 100 * ${bytes:-0} / $back" | bc)" "$cpu" "$cps"
+done
