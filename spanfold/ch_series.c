@@ -463,8 +463,8 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
     if (rc == 0 && *window_ns == 0) {
         /* sf_window_auto: every span with a start, grouped or not */
         struct sf_buf from;
-        int64_t lo, hi, blo, bhi;
-        uint64_t all, cut;
+        int64_t lo = 0, hi = 0, blo, bhi;
+        uint64_t all = 0, cut;
         sf_buf_init(&from, 1u << 20);
         if (sf_buf_printf(&from,
                           "SELECT assumeNotNull(req_start_ns) AS t FROM %s WHERE skey IN (%s) "
