@@ -502,40 +502,6 @@ static void clock_section(struct report *rp, const struct clock_report *clk)
     draw(rp, "clock-residuals.svg", &c);
 }
 
-int report_windows_csv(const char *path, const char *tool, const struct sf_span_windows *sw,
-                       const struct drift_result *drift, const double *const *pi)
-{
-    FILE *f = fopen(path, "w");
-    int bad;
-
-    if (f == NULL) {
-        fprintf(stderr, "%s: %s: cannot create\n", tool, path);
-        return -1;
-    }
-    fputs("group,window,t_s", f);
-    for (int m = 0; m < SF_M_NMETRICS; m++)
-        fprintf(f, ",%s", sf_spans_metric_name((enum sf_span_metric)m));
-    fputs(",traces,trials,kept,configured_rate,wilson_lo,wilson_hi\n", f);
-    for (size_t g = 0; g < sw->ng; g++) {
-        const struct sf_win_group *wg = &sw->g[g];
-        for (size_t w = 0; w < sw->nwin; w++) {
-            sf_text_csv(f, wg->name, strlen(wg->name));
-            fprintf(f, ",%zu,%.10g", w, (double)sw->win[w] * (double)sw->window_ns / 1e9);
-            for (int m = 0; m < SF_M_NMETRICS; m++)
-                isfinite(wg->m[m][w]) ? fprintf(f, ",%.10g", wg->m[m][w]) : fputs(",", f);
-            fprintf(f, ",%llu,%llu,%llu", (unsigned long long)wg->traces[w],
-                    (unsigned long long)wg->trials[w], (unsigned long long)wg->kept[w]);
-            isfinite(pi[g][w]) ? fprintf(f, ",%.10g", pi[g][w]) : fputs(",", f);
-            isfinite(drift[g].lo[w]) ? fprintf(f, ",%.10g,%.10g\n", drift[g].lo[w], drift[g].hi[w])
-                                     : fputs(",,\n", f);
-        }
-    }
-    bad = ferror(f) | (fclose(f) != 0);
-    if (bad)
-        fprintf(stderr, "%s: %s: write error\n", tool, path);
-    return bad ? -1 : 0;
-}
-
 int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
               const struct sf_explain *const *why, const double *const *pi,
@@ -586,10 +552,6 @@ int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
             sampling_chart(&rp, sw, g, &drift[g], pi[g], x);
     }
     clock_section(&rp, clk);
-    char path[1200];
-    if (report_windows_csv(report_path(&rp, "windows.csv", path, sizeof(path)), "inflect", sw,
-                           drift, pi) < 0)
-        rc = -1;
     free(x);
     if (report_close(&rp) < 0)
         rc = -1;

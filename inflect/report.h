@@ -37,8 +37,8 @@ int report_series(const struct inflect_ctx *ctx, const char *input,
                   const struct inflect_result *res, size_t nres);
 
 /* --db: overview, per group latency chart + inflection table + sampling chart
- * (Wilson band, configured rate) + verdict, clock table and residual chart, and
- * DIR/windows.csv with every window's numbers.  res is ng * SF_M_NMETRICS results
+ * (Wilson band, configured rate) + verdict, clock table and residual chart (the
+ * numbers, DIR/windows.csv, are run_windows_csv's).  res is ng * SF_M_NMETRICS results
  * in group-major order; drift and pi have ng entries.  The warnings (sources not
  * complete: sw->note; outliers and cut gaps: outlier_note) open the report.
  * Returns 0 or -1 (printed). */
@@ -48,12 +48,6 @@ int report_db(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
               const struct inflect_result *res, const struct drift_result *drift,
               const struct sf_explain *const *why, const double *const *pi,
               const struct clock_report *clk, const char *outlier_note);
-
-/* The numbers behind every chart of report_db, one row per group and window (RFC 4180,
- * the group a quoted field), into the file at path; spanfold report writes it too.
- * Returns 0 or -1 (printed, prefixed by tool). */
-int report_windows_csv(const char *path, const char *tool, const struct sf_span_windows *sw,
-                       const struct drift_result *drift, const double *const *pi);
 
 /* Path DIR/name into buf; returns buf. */
 char *report_path(const struct report *rp, const char *name, char *buf, size_t n);

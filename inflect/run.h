@@ -21,6 +21,14 @@ struct sf_span_windows;
 int run_db_series(const struct inflect_ctx *ctx, const struct sf_span_windows *sw,
                   struct inflect_series **ser, struct inflect_result **res);
 
+/* The numbers behind every chart of the --db report, one row per group and window (RFC
+ * 4180, the group a quoted field), into the file at path (DIR/windows.csv; spanfold
+ * report writes it too).  drift and pi have sw->ng entries.  Returns 0 or -1 (printed,
+ * prefixed by tool). */
+struct drift_result;
+int run_windows_csv(const char *path, const char *tool, const struct sf_span_windows *sw,
+                    const struct drift_result *drift, const double *const *pi);
+
 /* --clickhouse: the windows of --db read from a ClickHouse cluster instead of a file.
  * The spanfold front end, which links the ClickHouse client, sets it (spanfold/
  * ch_series.c); in the inflect program it is NULL and --clickhouse is refused.  Fills

@@ -281,10 +281,12 @@ static int write_json(const struct inflect_ctx *ctx, const struct db_run *d, int
     return run_json_close(path, f) ? -1 : 0;
 }
 
-/* The report, with each group's drift explanation where there is one. */
+/* The report, with each group's drift explanation where there is one, and the numbers
+ * behind it (DIR/windows.csv). */
 static int report_why(const struct inflect_ctx *ctx, const struct db_run *d)
 {
     const struct sf_explain **why = calloc(d->sw.ng ? d->sw.ng : 1, sizeof(*why));
+    char path[1200];
     int rc;
 
     if (why == NULL)
@@ -294,7 +296,44 @@ static int report_why(const struct inflect_ctx *ctx, const struct db_run *d)
     rc = report_db(ctx, &d->sw, d->res, d->drift, why, (const double *const *)d->pi, &d->clk,
                    d->outlier_note);
     free(why);
+    snprintf(path, sizeof(path), "%s/windows.csv", ctx->out_dir);
+    if (run_windows_csv(path, "inflect", &d->sw, d->drift, (const double *const *)d->pi) < 0)
+        rc = -1;
     return rc;
+}
+
+int run_windows_csv(const char *path, const char *tool, const struct sf_span_windows *sw,
+                    const struct drift_result *drift, const double *const *pi)
+{
+    FILE *f = fopen(path, "w");
+    int bad;
+
+    if (f == NULL) {
+        fprintf(stderr, "%s: %s: cannot create\n", tool, path);
+        return -1;
+    }
+    fputs("group,window,t_s", f);
+    for (int m = 0; m < SF_M_NMETRICS; m++)
+        fprintf(f, ",%s", sf_spans_metric_name((enum sf_span_metric)m));
+    fputs(",traces,trials,kept,configured_rate,wilson_lo,wilson_hi\n", f);
+    for (size_t g = 0; g < sw->ng; g++) {
+        const struct sf_win_group *wg = &sw->g[g];
+        for (size_t w = 0; w < sw->nwin; w++) {
+            sf_text_csv(f, wg->name, strlen(wg->name));
+            fprintf(f, ",%zu,%.10g", w, (double)sw->win[w] * (double)sw->window_ns / 1e9);
+            for (int m = 0; m < SF_M_NMETRICS; m++)
+                isfinite(wg->m[m][w]) ? fprintf(f, ",%.10g", wg->m[m][w]) : fputs(",", f);
+            fprintf(f, ",%llu,%llu,%llu", (unsigned long long)wg->traces[w],
+                    (unsigned long long)wg->trials[w], (unsigned long long)wg->kept[w]);
+            isfinite(pi[g][w]) ? fprintf(f, ",%.10g", pi[g][w]) : fputs(",", f);
+            isfinite(drift[g].lo[w]) ? fprintf(f, ",%.10g,%.10g\n", drift[g].lo[w], drift[g].hi[w])
+                                     : fputs(",,\n", f);
+        }
+    }
+    bad = ferror(f) | (fclose(f) != 0);
+    if (bad)
+        fprintf(stderr, "%s: %s: write error\n", tool, path);
+    return bad ? -1 : 0;
 }
 
 inflect_windows_fn inflect_ch_windows;

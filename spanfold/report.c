@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../inflect/report.h"
+#include "../inflect/run.h"
 #include "ch_pull.h"
 #include "ch_series.h"
 #include "sf_err.h"
@@ -264,8 +264,8 @@ int sf_cmd_report(int argc, char **argv)
     }
     if (rc == 0) { /* the series the detectors read, as inflect --db writes them */
         snprintf(path, sizeof(path), "%s/windows.csv", c->o.out);
-        if (report_windows_csv(path, "spanfold report", &c->sw, c->dres,
-                               (const double *const *)c->pi) < 0)
+        if (run_windows_csv(path, "spanfold report", &c->sw, c->dres,
+                            (const double *const *)c->pi) < 0)
             rc = SF_EXIT_USAGE;
     }
     if (rc == 0 && !c->o.quiet) {
