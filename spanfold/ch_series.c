@@ -49,7 +49,8 @@ struct q {
     struct ch *ch;
     struct ch_series_cost *cost;
     struct sf_err *err;
-    const char *group; /* sf_spans_group_expr_ch(by) */
+    const char *group;  /* sf_spans_group_expr_ch(by) */
+    char settings[160]; /* of the queries that group by trace or gather latencies */
     char spans[CH_TABLE_MAX], intervals[CH_TABLE_MAX], contexts[CH_TABLE_MAX];
     struct sf_buf keys, ord, base, map, sql, r;
 };
@@ -336,9 +337,9 @@ static int read_cells(struct q *p, int64_t t0, int64_t window_ns, struct cell **
                   "l[toUInt64(ceil(0.5 * nl))] AS q50, l[toUInt64(ceil(0.95 * nl))] AS q95, "
                   "l[toUInt64(ceil(0.99 * nl))] AS q99, l[nl] AS qmax FROM (SELECT %s AS gi, "
                   "toInt64(intDiv(t - %lld, %lld)) AS w, e, lat FROM (%s)) GROUP BY gi, w) "
-                  "ORDER BY w, gi",
+                  "ORDER BY w, gi%s",
                   (const char *)p->map.data, (long long)t0, (long long)window_ns,
-                  (const char *)p->base.data);
+                  (const char *)p->base.data, p->settings);
     if ((rc = run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
@@ -389,9 +390,10 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         "GLOBAL ANY LEFT JOIN (SELECT skey, span_row AS id, argMin(assumeNotNull(tracestate), "
         "id) AS cts, toUInt8(1) AS chit FROM %s WHERE positionCaseInsensitive(tracestate, "
         "'ot=') > 0 AND skey IN (%s) GROUP BY skey, span_row) USING (skey, id)) "
-        "GROUP BY gi, w, trh) GROUP BY gi, w, ts ORDER BY w, gi",
+        "GROUP BY gi, w, trh) GROUP BY gi, w, ts ORDER BY w, gi%s",
         (const char *)p->map.data, (long long)t0, (long long)window_ns, (const char *)p->base.data,
-        p->intervals, (const char *)p->keys.data, p->contexts, (const char *)p->keys.data);
+        p->intervals, (const char *)p->keys.data, p->contexts, (const char *)p->keys.data,
+        p->settings);
     if ((rc = run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
@@ -422,6 +424,36 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
             cl->c.cfg_n++;
         }
     }
+    return 0;
+}
+
+/* The settings of the queries whose groups grow with the spans (a state per trace and
+ * window; a window's latencies): the shards' parts merged bucket by bucket on the server
+ * asked, and aggregation spilled to its disk past half of its memory limit for a query,
+ * so that a large fleet costs disk, not a failed query. */
+static int read_settings(struct q *p)
+{
+    const unsigned char *q, *end;
+    uint64_t limit = 0;
+    int rc;
+
+    sf_buf_reset(&p->sql);
+    sf_buf_printf(&p->sql, "SELECT toUInt64(value) FROM system.settings WHERE name = "
+                           "'max_memory_usage'");
+    if ((rc = run(p)) != 0)
+        return rc;
+    q = p->r.data;
+    end = q + p->r.len;
+    if (q < end && ch_get_u64(&q, end, &limit) < 0)
+        return truncated(p);
+    if (limit) /* 0: no limit, nothing to spill before */
+        snprintf(p->settings, sizeof(p->settings),
+                 " SETTINGS distributed_aggregation_memory_efficient = 1, "
+                 "max_bytes_before_external_group_by = %llu",
+                 (unsigned long long)(limit / 2));
+    else
+        snprintf(p->settings, sizeof(p->settings),
+                 " SETTINGS distributed_aggregation_memory_efficient = 1");
     return 0;
 }
 
@@ -456,6 +488,8 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
     sf_buf_init(&gs.r2, CH_BODY_MAX);
     if ((rc = make_base(p)) != 0)
         rc = sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if (rc == 0)
+        rc = read_settings(p);
     if (rc == 0)
         rc = extent(p, (const char *)p->base.data, &t0, &tlast, &n);
     if (rc == 0 && n > 0)
