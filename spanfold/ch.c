@@ -248,6 +248,12 @@ static int request(struct ch *c, const char *sql, const void *body, size_t n, st
     if (sf_buf_printf(&url, "%s%s%s%s%s", c->url, q ? "query=" : "", q ? q : "",
                       qid ? "&query_id=" : "", qid ? qid : ""))
         rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "statement too long for a URL");
+    /* a query longer than the server parses by default (max_query_size, 256 KiB: the IN
+     * list of some thousand sources, long names) says how long it is; only then, since a
+     * read-only user may not change settings */
+    if (rc == 0 && body == NULL && strlen(sql) > CH_QUERY_PARSE_DEFAULT &&
+        sf_buf_printf(&url, "max_query_size=%zu", strlen(sql) + 1))
+        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "statement too long for a URL");
     curl_free(q);
     if (body == NULL) {
         body = sql;

@@ -23,10 +23,11 @@
 #include "sf_buf.h"
 #include "sf_err.h"
 
-#define CH_BODY_MAX  (256u << 20) /* bytes of one response */
-#define CH_BATCH_MAX (8u << 20)   /* bytes of RowBinary in one INSERT */
-#define CH_RETRIES   5            /* attempts of one request on a transient error */
-#define CH_IDENT_MAX 64           /* a database or cluster name is shorter than this */
+#define CH_BODY_MAX            (256u << 20) /* bytes of one response */
+#define CH_BATCH_MAX           (8u << 20)   /* bytes of RowBinary in one INSERT */
+#define CH_RETRIES             5            /* attempts of one request on a transient error */
+#define CH_IDENT_MAX           64           /* a database or cluster name is shorter than this */
+#define CH_QUERY_PARSE_DEFAULT (256u << 10) /* max_query_size a server parses by default */
 
 struct ch;
 

@@ -44,6 +44,7 @@
 
 #define NAME_MAX_BYTES (sizeof(((struct sf_win_group *)0)->name) - 1)
 #define BISECT_BUCKETS 1024 /* buckets of one pass of nth_start */
+#define LONG_NAMES_MAX 1000 /* names longer than a group's, each sent back in transform() */
 
 struct q {
     struct ch *ch;
@@ -177,7 +178,7 @@ struct name {
 
 struct groups {
     struct name *v;
-    size_t n;
+    size_t n, cap;
     struct sf_buf r1, r2; /* the answers the names point into */
     char names[SF_SPANS_MAX_GROUPS][sizeof(((struct sf_win_group *)0)->name)];
     uint64_t counts[SF_SPANS_MAX_GROUPS];
@@ -192,28 +193,30 @@ static int cmp_first(const void *a, const void *b)
     return (x->o > y->o) - (x->o < y->o);
 }
 
-/* The names of answer r into gs (those already there skipped). */
-static int read_names(struct q *p, struct groups *gs, const struct sf_buf *r)
+/* The names of answer r into gs; with short_only, only those a group name holds whole
+ * (the long ones came in the first answer). */
+static int read_names(struct q *p, struct groups *gs, const struct sf_buf *r, int short_only)
 {
     const unsigned char *q = r->data, *end = r->data + r->len;
 
     while (q < end) {
         struct name nm = {0};
         uint64_t t, o;
-        int dup = 0;
         if (ch_get_str(&q, end, &nm.s, &nm.n) < 0 || ch_get_u64(&q, end, &t) < 0 ||
             ch_get_u64(&q, end, &o) < 0 || ch_get_u64(&q, end, &nm.count) < 0)
             return truncated(p);
         nm.t = (int64_t)t;
         nm.o = (int64_t)o;
-        for (size_t i = 0; i < gs->n && !dup; i++)
-            dup = gs->v[i].n == nm.n && memcmp(gs->v[i].s, nm.s, nm.n) == 0;
-        if (dup)
+        if (short_only && nm.n > NAME_MAX_BYTES)
             continue;
-        struct name *nv = realloc(gs->v, (gs->n + 1) * sizeof(*nv));
-        if (nv == NULL)
-            return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
-        gs->v = nv;
+        if (gs->n == gs->cap) {
+            size_t nc = gs->cap ? gs->cap * 2 : 128;
+            struct name *nv = realloc(gs->v, nc * sizeof(*nv));
+            if (nv == NULL)
+                return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+            gs->v = nv;
+            gs->cap = nc;
+        }
         gs->v[gs->n++] = nm;
     }
     return 0;
@@ -245,18 +248,23 @@ static int read_groups(struct q *p, struct groups *gs, uint64_t total)
     sf_buf_reset(&p->sql);
     sf_buf_printf(&p->sql,
                   "SELECT g, min((t, o)) AS k, count() FROM (%s) WHERE length(g) > %zu "
-                  "GROUP BY g",
-                  (const char *)p->base.data, NAME_MAX_BYTES);
+                  "GROUP BY g LIMIT %d",
+                  (const char *)p->base.data, NAME_MAX_BYTES, LONG_NAMES_MAX + 1);
     if ((rc = run(p)) != 0 || (rc = sf_buf_append(&gs->r1, p->r.data, p->r.len)) != 0 ||
-        (rc = read_names(p, gs, &gs->r1)) != 0)
+        (rc = read_names(p, gs, &gs->r1, 0)) != 0)
         return rc;
+    if (gs->n > LONG_NAMES_MAX)
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX,
+                          "more than %d group names longer than %zu bytes: the cluster's "
+                          "windows cannot tell them apart (use --db, or another --by)",
+                          LONG_NAMES_MAX, NAME_MAX_BYTES);
     sf_buf_reset(&p->sql);
     sf_buf_printf(&p->sql,
                   "SELECT g, min((t, o)) AS k, count() FROM (%s) GROUP BY g ORDER BY k "
                   "LIMIT %zu",
                   (const char *)p->base.data, gs->n + SF_SPANS_MAX_GROUPS);
     if ((rc = run(p)) != 0 || (rc = sf_buf_append(&gs->r2, p->r.data, p->r.len)) != 0 ||
-        (rc = read_names(p, gs, &gs->r2)) != 0)
+        (rc = read_names(p, gs, &gs->r2, 1)) != 0)
         return rc;
     qsort(gs->v, gs->n, sizeof(*gs->v), cmp_first);
     gs->other = -1;

@@ -213,17 +213,45 @@ for w in "" 250ms 7s; do
         'grep -q "^\"(other)\"" "$tmp/h1/windows.csv" && cmp -s "$tmp/h1/windows.csv" "$tmp/h2/windows.csv" && cmp -s "$tmp/h1/findings.json" "$tmp/h2/findings.json"'
 done
 "$bin/spanfold" report --clickhouse "$u2" --cluster sf --database hostile --out "$tmp/h3" 2>"$tmp/h3.err"
-# inflect and gate on the cluster's windows: every --by, the file's JSON but for the name
-# of the data and the clock report (the clock fits stay on the hosts)
+# same_json A B: two inflect JSON summaries equal but for the name of the data and the
+# clock report (the clock fits stay on the hosts), and with spans
+same_json() {
+    python3 -c "import json,sys
+a, b = ([kv for kv in json.load(open(f), object_pairs_hook=list)
+         if kv[0] not in ('input', 'clock')] for f in sys.argv[1:])
+sys.exit(a != b or dict(a)['spans'] == 0)" "$1" "$2"
+}
+
+# many long names: 540 paths of 500 bytes make queries longer than a server parses by
+# default (max_query_size, 256 KiB), which spanfold then says; past 1,000 long names the
+# cluster's windows refuse, clearly
+wdb=$tmp/wide.db
+cp "$db" "$wdb"
+sqlite3 "$wdb" "UPDATE spans SET path = '/' || printf('%0499d', id) WHERE grpc_method IS NULL"
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database wide --kind pcap --db "$wdb" 2>/dev/null
+"$bin/spanfold" push --clickhouse "$u2" --cluster sf --database wide --kind perf,tracefs \
+    --db "$wdb" 2>/dev/null
+"$bin/spanfold" inflect --quiet --db "$wdb" --by endpoint --json "$tmp/w1.json" 2>/dev/null
+"$bin/spanfold" inflect --quiet --clickhouse "$u2" --cluster sf --database wide --by endpoint \
+    --json "$tmp/w2.json" 2>"$tmp/e"
+check_eval "$(sqlite3 "$wdb" "SELECT count(DISTINCT path) FROM spans WHERE length(path) > 127") names of 500 bytes: the cluster's windows are the file's (queries over 256 KiB)" \
+    'same_json "$tmp/w1.json" "$tmp/w2.json"'
+sqlite3 "$wdb" "INSERT INTO spans (source_id, proto, method, path, req_start_ns, resp_end_ns)
+  SELECT source_id, proto, method, path || 'x', req_start_ns + 1, resp_end_ns FROM spans
+  WHERE grpc_method IS NULL"
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database wider --db "$wdb" 2>/dev/null
+"$bin/spanfold" inflect --quiet --clickhouse "$u2" --cluster sf --database wider --by endpoint \
+    --json /dev/null 2>"$tmp/e"
+check_eval "past 1,000 long names: exit 2, said (use --db or another --by)" \
+    '[ $? -eq 2 ] && grep -q "more than 1000 group names longer than 127 bytes" "$tmp/e"'
+
+# inflect and gate on the cluster's windows: every --by, the file's JSON (same_json)
 for by in all service endpoint grpc_method; do
     "$bin/spanfold" inflect --quiet --db "$hdb" --by "$by" --json "$tmp/i1.json" 2>/dev/null
     "$bin/spanfold" inflect --quiet --clickhouse "$u1" --cluster sf --database hostile --by "$by" \
         --json "$tmp/i2.json" 2>/dev/null
     check_eval "spanfold inflect --clickhouse --by $by: the file's change points and drift" \
-        'python3 -c "import json,sys
-a, b = ([kv for kv in json.load(open(f), object_pairs_hook=list)
-         if kv[0] not in (\"input\", \"clock\")] for f in sys.argv[1:])
-sys.exit(a != b or dict(a)[\"spans\"] == 0)" "$tmp/i1.json" "$tmp/i2.json"'
+        'same_json "$tmp/i1.json" "$tmp/i2.json"'
 done
 gate() { "$bin/spanfold" gate --by endpoint --gate 'p50>+50%' --gate 'error_rate>20pt' "$@" 2>&1; }
 gate --db "$hdb" >"$tmp/g1"
