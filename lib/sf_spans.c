@@ -250,6 +250,22 @@ static int advance(struct sf_span_windows *sw, int64_t w)
     return push_window(sw, w);
 }
 
+/* Group `group`'s open window, window number w (>= the last stored): the windows before
+ * it closed and stored, the group made, into *g. */
+static int open_cell(struct sf_span_windows *sw, const char *group, int64_t w,
+                     struct sf_win_group **g)
+{
+    int rc;
+
+    if (sw->nwin == 0 && (rc = push_window(sw, w)) < 0)
+        return rc;
+    if (w > sw->win[sw->nwin - 1] && (rc = advance(sw, w)) < 0)
+        return rc;
+    if ((*g = group_get(sw, group)) == NULL)
+        return SF_E_NOMEM;
+    return group_reserve(*g, sw->nwin);
+}
+
 int sf_spans_add(struct sf_span_windows *sw, const char *group, int64_t start_ns, double latency_ms,
                  int error, int sampled, const char *trace, double cfg_rate)
 {
@@ -263,13 +279,7 @@ int sf_spans_add(struct sf_span_windows *sw, const char *group, int64_t start_ns
         start_ns = sw->t0_ns; /* out of order by a little: count it in the first window */
     /* unsigned: any two int64 times differ by less than 2^64 */
     w = (int64_t)(((uint64_t)start_ns - (uint64_t)sw->t0_ns) / (uint64_t)sw->window_ns);
-    if (sw->nwin == 0 && (rc = push_window(sw, w)) < 0)
-        return rc;
-    if (w > sw->win[sw->nwin - 1] && (rc = advance(sw, w)) < 0)
-        return rc;
-    if ((g = group_get(sw, group)) == NULL)
-        return SF_E_NOMEM;
-    if ((rc = group_reserve(g, sw->nwin)) < 0)
+    if ((rc = open_cell(sw, group, w, &g)) < 0)
         return rc;
     sw->nspans++;
     if (start_ns > sw->last_ns || sw->nspans == 1)
@@ -315,13 +325,7 @@ int sf_spans_put(struct sf_span_windows *sw, const char *group, int64_t num,
     assert(num >= 0 && (sw->nwin == 0 || num >= sw->win[sw->nwin - 1]));
     if (cell->spans == 0)
         return 0;
-    if (sw->nwin == 0 && (rc = push_window(sw, num)) < 0)
-        return rc;
-    if (num > sw->win[sw->nwin - 1] && (rc = advance(sw, num)) < 0)
-        return rc;
-    if ((g = group_get(sw, group)) == NULL)
-        return SF_E_NOMEM;
-    if ((rc = group_reserve(g, sw->nwin)) < 0)
+    if ((rc = open_cell(sw, group, num, &g)) < 0)
         return rc;
     assert(g->c_spans == 0); /* once per window: "(other)" too comes as one group */
     sw->nspans += cell->spans;
