@@ -30,10 +30,8 @@ cp "$sfb" "$tmp/spanfold" && sfb=$tmp/spanfold # a rebuild must not swap it mid-
 . "$top/scripts/clickhouse/server.sh"
 trap 'ch_stop; rm -rf "$tmp"' EXIT
 . "$top/scripts/bench/measure.sh"
-read -r http tcp http2 tcp2 < <(ch_ports 4)
-ch_server "$tmp/ch" "$http" "$tcp" "$tcp" "$tcp2"
-ch_server "$tmp/ch2" "$http2" "$tcp2" "$tcp" "$tcp2"
-ch_up "$http" && ch_up "$http2" || { echo "bench-clickhouse: clickhouse-server did not start"; exit 2; }
+ch_two_shards "$tmp" || { echo "bench-clickhouse: clickhouse-server did not start"; exit 2; }
+http=$ch_http1 http2=$ch_http2
 u=http://127.0.0.1:$http/
 u2=http://127.0.0.1:$http2/
 runs_report=${RUNS_REPORT:-7}

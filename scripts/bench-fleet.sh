@@ -47,11 +47,8 @@ cp "$sfb" "$tmp/spanfold" && sfb=$tmp/spanfold # a rebuild must not swap it mid-
 . "$top/scripts/clickhouse/server.sh"
 trap 'ch_stop; rm -rf "$tmp"' EXIT
 . "$top/scripts/bench/measure.sh"
-read -r h1 t1 h2 t2 < <(ch_ports 4)
-ch_server "$tmp/s1" "$h1" "$t1" "$t1" "$t2"
-ch_server "$tmp/s2" "$h2" "$t2" "$t1" "$t2"
-ch_up "$h1" && ch_up "$h2" || { echo "bench-fleet: clickhouse-server did not start"; exit 2; }
-url=(http://127.0.0.1:$h1/ http://127.0.0.1:$h2/)
+ch_two_shards "$tmp" || { echo "bench-fleet: clickhouse-server did not start"; exit 2; }
+url=(http://127.0.0.1:$ch_http1/ http://127.0.0.1:$ch_http2/)
 chq() { curl -sS --fail-with-body "$1" --data-binary @- ; } # chq URL <SQL
 ticks() { local p t=0; for p in "${ch_pids[@]}"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 hz=$(getconf CLK_TCK)

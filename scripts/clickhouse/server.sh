@@ -1,5 +1,6 @@
 # scripts/clickhouse/server.sh: start ClickHouse servers as plain processes on loopback
-# ports, for tests/spanfold/t_clickhouse.sh and scripts/bench-clickhouse.sh (source it).
+# ports, for tests/spanfold/t_clickhouse.sh and scripts/bench-clickhouse.sh and
+# scripts/bench-fleet.sh (source it).
 # Never a system service: the data, logs and config live in the folder given.
 #
 #   ch_ports N              print N free loopback TCP ports
@@ -10,6 +11,9 @@
 #                           server listens) and DIR/users.xml, start clickhouse-server
 #                           in the background; its pid is appended to ch_pids
 #   ch_up HTTP              wait (60 s at most) until the server on HTTP answers /ping
+#   ch_two_shards DIR       two servers, shards 1 and 2 of cluster "sf" (DIR/s1, DIR/s2),
+#                           their ports in ch_http1 ch_tcp1 ch_http2 ch_tcp2; fails when
+#                           either does not answer
 #   ch_stop                 stop every server ch_server started, by pid
 #
 # The config keeps to what ClickHouse 18.16 (Debian 12) reads; current releases read it too.
@@ -75,6 +79,13 @@ ch_up() {
         sleep 0.1
     done
     return 1
+}
+
+ch_two_shards() {
+    read -r ch_http1 ch_tcp1 ch_http2 ch_tcp2 < <(ch_ports 4)
+    ch_server "$1/s1" "$ch_http1" "$ch_tcp1" "$ch_tcp1" "$ch_tcp2"
+    ch_server "$1/s2" "$ch_http2" "$ch_tcp2" "$ch_tcp1" "$ch_tcp2"
+    ch_up "$ch_http1" && ch_up "$ch_http2"
 }
 
 ch_stop() {
