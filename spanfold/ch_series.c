@@ -246,10 +246,11 @@ static int read_groups(struct q *p, struct groups *gs, uint64_t total)
     /* every long name, then the first 64 + those: no name among the first 64 cut names
      * and the first name that falls into "(other)" is left out */
     sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql,
-                  "SELECT g, min((t, o)) AS k, count() FROM (%s) WHERE length(g) > %zu "
-                  "GROUP BY g LIMIT %d",
-                  (const char *)p->base.data, NAME_MAX_BYTES, LONG_NAMES_MAX + 1);
+    if (sf_buf_printf(&p->sql,
+                      "SELECT g, min((t, o)) AS k, count() FROM (%s) WHERE length(g) > %zu "
+                      "GROUP BY g LIMIT %d",
+                      (const char *)p->base.data, NAME_MAX_BYTES, LONG_NAMES_MAX + 1))
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
     if ((rc = run(p)) != 0 || (rc = sf_buf_append(&gs->r1, p->r.data, p->r.len)) != 0 ||
         (rc = read_names(p, gs, &gs->r1, 0)) != 0)
         return rc;
@@ -259,10 +260,11 @@ static int read_groups(struct q *p, struct groups *gs, uint64_t total)
                           "windows cannot tell them apart (use --db, or another --by)",
                           LONG_NAMES_MAX, NAME_MAX_BYTES);
     sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql,
-                  "SELECT g, min((t, o)) AS k, count() FROM (%s) GROUP BY g ORDER BY k "
-                  "LIMIT %zu",
-                  (const char *)p->base.data, gs->n + SF_SPANS_MAX_GROUPS);
+    if (sf_buf_printf(&p->sql,
+                      "SELECT g, min((t, o)) AS k, count() FROM (%s) GROUP BY g ORDER BY k "
+                      "LIMIT %zu",
+                      (const char *)p->base.data, gs->n + SF_SPANS_MAX_GROUPS))
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
     if ((rc = run(p)) != 0 || (rc = sf_buf_append(&gs->r2, p->r.data, p->r.len)) != 0 ||
         (rc = read_names(p, gs, &gs->r2, 1)) != 0)
         return rc;
@@ -338,16 +340,18 @@ static int read_cells(struct q *p, int64_t t0, int64_t window_ns, struct cell **
     int rc;
 
     sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql,
-                  "SELECT gi, w, n, ne, nk, nl, q50, q95, q99, qmax FROM (SELECT gi, w, "
-                  "count() AS n, sum(e) AS ne, sum(e OR lat >= 0) AS nk, "
-                  "arraySort(groupArrayIf(lat, lat >= 0)) AS l, length(l) AS nl, "
-                  "l[toUInt64(ceil(0.5 * nl))] AS q50, l[toUInt64(ceil(0.95 * nl))] AS q95, "
-                  "l[toUInt64(ceil(0.99 * nl))] AS q99, l[nl] AS qmax FROM (SELECT %s AS gi, "
-                  "toInt64(intDiv(t - %lld, %lld)) AS w, e, lat FROM (%s)) GROUP BY gi, w) "
-                  "ORDER BY w, gi%s",
-                  (const char *)p->map.data, (long long)t0, (long long)window_ns,
-                  (const char *)p->base.data, p->settings);
+    rc = sf_buf_printf(&p->sql,
+                       "SELECT gi, w, n, ne, nk, nl, q50, q95, q99, qmax FROM (SELECT gi, w, "
+                       "count() AS n, sum(e) AS ne, sum(e OR lat >= 0) AS nk, "
+                       "arraySort(groupArrayIf(lat, lat >= 0)) AS l, length(l) AS nl, "
+                       "l[toUInt64(ceil(0.5 * nl))] AS q50, l[toUInt64(ceil(0.95 * nl))] AS q95, "
+                       "l[toUInt64(ceil(0.99 * nl))] AS q99, l[nl] AS qmax FROM (SELECT %s AS gi, "
+                       "toInt64(intDiv(t - %lld, %lld)) AS w, e, lat FROM (%s)) GROUP BY gi, w) "
+                       "ORDER BY w, gi%s",
+                       (const char *)p->map.data, (long long)t0, (long long)window_ns,
+                       (const char *)p->base.data, p->settings);
+    if (rc != 0)
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
     if ((rc = run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
@@ -380,7 +384,7 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
     int rc;
 
     sf_buf_reset(&p->sql);
-    sf_buf_printf(
+    rc = sf_buf_printf(
         &p->sql,
         "SELECT gi, w, ts, count(), countIf(d >= 0), countIf(d > 0) FROM (SELECT gi, w, "
         /* the trace's 64-bit hash, as sf_spans_add keeps it */
@@ -402,6 +406,8 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         (const char *)p->map.data, (long long)t0, (long long)window_ns, (const char *)p->base.data,
         p->intervals, (const char *)p->keys.data, p->contexts, (const char *)p->keys.data,
         p->settings);
+    if (rc != 0)
+        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
     if ((rc = run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
@@ -409,7 +415,7 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         const unsigned char *s;
         size_t sn;
         uint64_t w, traces, trials, kept;
-        char ts[1024];
+        char *ts;
         double rate;
         key.group = *q++;
         if (ch_get_u64(&q, end, &w) < 0 || ch_get_str(&q, end, &s, &sn) < 0 ||
@@ -423,9 +429,13 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         cl->c.traces += traces;
         cl->c.trials += trials;
         cl->c.kept += kept;
-        /* a tracestate is at most 512 bytes (W3C); a longer one is no rate, as on a file */
-        snprintf(ts, sizeof(ts), "%.*s", (int)(sn < sizeof(ts) ? sn : 0), (const char *)s);
+        /* read as the file's text is: a C string, whatever its length */
+        if ((ts = malloc(sn + 1)) == NULL)
+            return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+        memcpy(ts, s, sn);
+        ts[sn] = 0;
         rate = ts[0] ? sf_tracectx_ot_rate(ts) : NAN;
+        free(ts);
         /* one addition per trace, as sf_spans_add sums them */
         for (uint64_t k = 0; isfinite(rate) && k < traces; k++) {
             cl->c.cfg_sum += rate;

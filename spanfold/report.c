@@ -220,6 +220,11 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
     if (rc != 0) {
         sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
+        if (rc == SF_E_LIMIT && c->sw_ready) /* the windows came, the rows did not */
+            fprintf(stderr, "spanfold report: the report reads the cluster's rows back beside "
+                            "its windows; the fleet's change points, drift and gates need only "
+                            "the windows: spanfold inflect --clickhouse, spanfold gate "
+                            "--clickhouse (docs/scale.md)\n");
         return SF_EXIT_USAGE;
     }
     o->db = tmp;

@@ -183,7 +183,7 @@ check_eval "two hosts: the windows the cluster gathered are the file's (windows.
 # comes first), long names that share their first 127 bytes (cut before a two-byte
 # character), starts tied to the millisecond, unknown and negative latencies, errors,
 # JSON-RPC exchanges (in no group), traces shared by many spans, OpenTelemetry
-# thresholds in any case, decisions from the markers
+# thresholds in any case and in a tracestate of 2 KB, decisions from the markers
 hdb=$tmp/hostile.db
 cp "$db" "$hdb"
 long=/$(printf 'a%.0s' $(seq 125))
@@ -199,7 +199,8 @@ sqlite3 "$hdb" "
   UPDATE spans SET trace_id = 'shared' || (id % 7) WHERE id % 5 = 0;
   UPDATE spans SET sampled = 1 - sampled WHERE id % 10 = 0 AND sampled IS NOT NULL;
   UPDATE contexts SET tracestate = CASE WHEN id % 2 = 0 THEN 'ot=th:8' ELSE 'vendor=x,OT=th:c' END
-    WHERE id % 3 = 0;"
+    WHERE id % 3 = 0;
+  UPDATE contexts SET tracestate = 'ot=th:4,v=' || printf('%02000d', id) WHERE id % 7 = 0;"
 "$bin/spanfold" push --clickhouse "$u1" --cluster sf --database hostile --kind pcap --db "$hdb" \
     2>/dev/null &&
     "$bin/spanfold" push --clickhouse "$u2" --cluster sf --database hostile --kind perf,tracefs \
