@@ -139,25 +139,37 @@ static int emit_ch_fmt(struct sf_sel_comp *c, const char *fmt, ...)
     return sf_sel_emit(c, buf);
 }
 
-int sf_sel_emit_ch_quoted(struct sf_sel_comp *c, const char *t, size_t n)
+int sf_select_ch_literal(struct sf_buf *b, const char *t, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
+    int rc = sf_buf_append(b, "'", 1);
 
-    sf_sel_emit(c, "'");
-    for (size_t i = 0; i < n && !c->failed; i++) {
+    for (size_t i = 0; i < n && rc == 0; i++) {
         unsigned char ch = (unsigned char)t[i];
-        char esc[5] = {'\\', (char)ch, 0, 0, 0};
+        char esc[4] = {'\\', (char)ch, 0, 0};
+        size_t len = 2;
         if (ch < 0x20 || ch == 0x7f) {
             esc[1] = 'x';
             esc[2] = hex[ch >> 4];
             esc[3] = hex[ch & 15];
+            len = 4;
         } else if (ch != '\\' && ch != '\'') {
             esc[0] = (char)ch;
-            esc[1] = 0;
+            len = 1;
         }
-        sf_sel_emit(c, esc);
+        rc = sf_buf_append(b, esc, len);
     }
-    return sf_sel_emit(c, "'");
+    return rc ? rc : sf_buf_append(b, "'", 1);
+}
+
+int sf_sel_emit_ch_quoted(struct sf_sel_comp *c, const char *t, size_t n)
+{
+    if (c->failed)
+        return c->failed;
+    if (sf_select_ch_literal(&c->s->sql, t, n) < 0)
+        return sf_sel_fail(c, SF_E_LIMIT, 0, "selection too long (more than %u bytes of SQL)",
+                           SF_SELECT_SQL_MAX);
+    return 0;
 }
 
 int sf_sel_emit_int(struct sf_sel_comp *c, int64_t v)

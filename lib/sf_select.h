@@ -122,6 +122,12 @@ const char *sf_select_sql(const struct sf_select *s);
  * inflect's --by endpoint and the report's groups all use it, so a name the report shows
  * can be selected as is. */
 const char *sf_select_endpoint_sql(void);
+/* t[0..n) as a ClickHouse string literal appended to b: quoted, escaped byte by byte
+ * (\\, \', \xHH for control bytes), so that no data leaves its quotes.  The dialect's
+ * literals and every query spanfold writes inline use it.  Returns as sf_buf_append. */
+struct sf_buf;
+int sf_select_ch_literal(struct sf_buf *b, const char *t, size_t n);
+
 /* The same in ClickHouse's dialect, over the spans table's unqualified columns. */
 #define SF_ENDPOINT_CH                                                                             \
     "(CASE WHEN proto = 'jsonrpc' THEN method || coalesce(' ' || nullIf(rpc_name, ''), '')"        \

@@ -509,15 +509,13 @@ const char *sf_spans_group_expr(const char *by)
 const char *sf_spans_group_expr_ch(const char *by)
 {
     /* the same in ClickHouse's dialect, over spans' unqualified columns */
-#define COUNTED_CH(expr) "(CASE WHEN rpc_messages IS NULL THEN " expr " END)"
     if (strcmp(by, "service") == 0)
-        return COUNTED_CH("coalesce(grpc_service, authority, '(none)')");
+        return COUNTED("coalesce(grpc_service, authority, '(none)')");
     if (strcmp(by, "endpoint") == 0)
-        return COUNTED_CH(SF_ENDPOINT_CH);
+        return COUNTED(SF_ENDPOINT_CH);
     if (strcmp(by, "grpc_method") == 0)
-        return COUNTED_CH("grpc_service || '/' || coalesce(grpc_method, '')");
-    return COUNTED_CH("'all'");
-#undef COUNTED_CH
+        return COUNTED("grpc_service || '/' || coalesce(grpc_method, '')");
+    return COUNTED("'all'");
 }
 
 static int read_rows(struct sf_span_windows *sw, sqlite3_stmt *st, struct sf_progress *pg,

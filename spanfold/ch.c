@@ -105,12 +105,25 @@ void ch_close(struct ch *c)
     free(c);
 }
 
-void ch_data_name(const char *url, const char *db, const char *cluster, char *out, size_t n)
+int ch_connect(struct ch **out, const struct ch_opts *o, struct ch_shards *s, struct sf_err *err)
+{
+    int rc = ch_open(out, o->url, o->database ? o->database : CH_DATABASE_DEFAULT, err);
+
+    memset(s, 0, sizeof(*s));
+    if (rc == 0 && o->cluster && (rc = ch_cluster(*out, o->cluster, s, err)) != 0) {
+        ch_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+void ch_data_name(const struct ch_opts *o, char *out, size_t n)
 {
     char shown[256];
 
-    ch_url_shown(url, shown, sizeof(shown));
-    snprintf(out, n, "%s %s%s%s", shown, db, cluster ? " on cluster " : "", cluster ? cluster : "");
+    ch_url_shown(o->url, shown, sizeof(shown));
+    snprintf(out, n, "%s %s%s%s", shown, o->database ? o->database : CH_DATABASE_DEFAULT,
+             o->cluster ? " on cluster " : "", o->cluster ? o->cluster : "");
 }
 
 void ch_url_shown(const char *url, char *out, size_t n)

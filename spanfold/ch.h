@@ -46,6 +46,8 @@ enum { CH_O_URL = 0x4000, CH_O_CLUSTER, CH_O_DATABASE };
         "database", required_argument, NULL, CH_O_DATABASE                                         \
     }
 
+#define CH_DATABASE_DEFAULT "spanfold"
+
 /* 1 when opt is one of CH_LONGOPTS (arg stored in o), else 0. */
 int ch_opt(struct ch_opts *o, int opt, const char *arg);
 
@@ -63,9 +65,9 @@ void ch_close(struct ch *c);
  * into out (always NUL-terminated, cut at n - 1 bytes). */
 void ch_url_shown(const char *url, char *out, size_t n);
 
-/* What messages and reports call the data at url: "URL DB[ on cluster NAME]", the URL
- * as ch_url_shown shows it, into out (n bytes). */
-void ch_data_name(const char *url, const char *db, const char *cluster, char *out, size_t n);
+/* What messages and reports call the data o names: "URL DB[ on cluster NAME]", the
+ * URL as ch_url_shown shows it, into out (n bytes). */
+void ch_data_name(const struct ch_opts *o, char *out, size_t n);
 
 /* The database name, checked. */
 const char *ch_db(const struct ch *c);
@@ -109,6 +111,12 @@ struct ch_shards {
  * database, into *s, which the caller says (a partial answer is never a silent one).
  * Returns 0, or SF_E_DB when the cluster is unknown or no shard answers. */
 int ch_cluster(struct ch *c, const char *cluster, struct ch_shards *s, struct sf_err *err);
+
+/* What the commands that read ClickHouse do first: ch_open at o->url, database
+ * o->database (CH_DATABASE_DEFAULT when NULL), then with o->cluster ch_cluster into *s
+ * (zeroed first; the caller says what is missing).  Returns as they do; *out is NULL on
+ * failure. */
+int ch_connect(struct ch **out, const struct ch_opts *o, struct ch_shards *s, struct sf_err *err);
 
 #define CH_TABLE_MAX 2304 /* ch_table's names: remote() over some 100 shards at most */
 

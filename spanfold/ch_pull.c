@@ -452,6 +452,25 @@ static int drop_indexes(struct pull *p, struct sf_buf *ddl)
     return rc;
 }
 
+/* A pull's buffers for its queries and answers; pull_free releases them and what the
+ * pull read. */
+static void pull_init(struct pull *p)
+{
+    sf_buf_init(&p->keys, 1u << 20);
+    sf_buf_init(&p->sql, 2u << 20);
+    sf_buf_init(&p->r, CH_BODY_MAX);
+}
+
+static void pull_free(struct pull *p)
+{
+    for (size_t i = 0; i < ch_ntables; i++)
+        free(p->off[i]);
+    free(p->src);
+    sf_buf_free(&p->keys);
+    sf_buf_free(&p->sql);
+    sf_buf_free(&p->r);
+}
+
 int ch_pull_check(struct ch *c, const char *cluster, struct sf_err *err)
 {
     int rc;
@@ -475,9 +494,7 @@ int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const cha
 
     if ((rc = ch_pull_check(c, cluster, err)) != 0)
         return rc;
-    sf_buf_init(&p.keys, 1u << 20);
-    sf_buf_init(&p.sql, 2u << 20);
-    sf_buf_init(&p.r, CH_BODY_MAX);
+    pull_init(&p);
     if ((rc = sf_db_open_mode(&p.db, path, SF_DB_CREATE, err)) == 0)
         /* rows come table by table (samples before stacks); every reference is kept */
         rc = sf_db_exec(p.db, "PRAGMA synchronous = OFF; PRAGMA foreign_keys = OFF", err);
@@ -493,12 +510,7 @@ int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const cha
     sf_buf_free(&ddl);
     if (p.db && sf_db_close(p.db, rc ? NULL : err) < 0 && rc == 0)
         rc = SF_E_DB;
-    for (size_t i = 0; i < ch_ntables; i++)
-        free(p.off[i]);
-    free(p.src);
-    sf_buf_free(&p.keys);
-    sf_buf_free(&p.sql);
-    sf_buf_free(&p.r);
+    pull_free(&p);
     return rc;
 }
 
@@ -509,9 +521,7 @@ int ch_pull_span_order(struct ch *c, const char *cluster, struct sf_buf *keys, s
     size_t ti = table_index("spans");
     int rc, bad = 0;
 
-    sf_buf_init(&p.keys, 1u << 20);
-    sf_buf_init(&p.sql, 2u << 20);
-    sf_buf_init(&p.r, CH_BODY_MAX);
+    pull_init(&p);
     if ((rc = ch_pull_check(c, cluster, err)) == 0)
         rc = read_sources(&p);
     if (rc == 0)
@@ -542,11 +552,7 @@ int ch_pull_span_order(struct ch *c, const char *cluster, struct sf_buf *keys, s
         if (bad)
             rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "too many sources (%zu)", p.nsrc);
     }
-    free(p.off[ti]);
-    free(p.src);
-    sf_buf_free(&p.keys);
-    sf_buf_free(&p.sql);
-    sf_buf_free(&p.r);
+    pull_free(&p);
     return rc;
 }
 

@@ -38,6 +38,7 @@
 
 #include "../inflect/run.h"
 #include "ch_pull.h"
+#include "sf_select.h"
 #include "sf_text.h"
 #include "sf_tracectx.h"
 #include "sf_window.h"
@@ -79,21 +80,6 @@ static int truncated(struct q *p)
 {
     return sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
                       "ClickHouse's RowBinary answer ends inside a row");
-}
-
-/* `x` as a ClickHouse string literal, escaped byte by byte. */
-static int put_literal(struct sf_buf *b, const char *s, size_t n)
-{
-    int rc = sf_buf_printf(b, "'");
-
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch < 0x20 || ch == 0x7f)
-            rc = sf_buf_printf(b, "\\x%02x", ch);
-        else
-            rc = sf_buf_printf(b, "%s%c", ch == '\\' || ch == '\'' ? "\\" : "", ch);
-    }
-    return rc | sf_buf_printf(b, "'");
 }
 
 /* ---- 1: the extent ------------------------------------------------------------------ */
@@ -293,7 +279,7 @@ static int read_groups(struct q *p, struct groups *gs, uint64_t total)
     rc = sf_buf_printf(&p->map, "transform(g, [");
     for (size_t i = 0; i < gs->n; i++) {
         rc |= sf_buf_printf(&p->map, "%s", i ? ", " : "");
-        rc |= put_literal(&p->map, (const char *)gs->v[i].s, gs->v[i].n);
+        rc |= sf_select_ch_literal(&p->map, (const char *)gs->v[i].s, gs->v[i].n);
     }
     rc |= sf_buf_printf(&p->map, "], [");
     for (size_t i = 0; i < gs->n; i++)
@@ -464,14 +450,11 @@ static int read_settings(struct q *p)
     end = q + p->r.len;
     if (q < end && ch_get_u64(&q, end, &limit) < 0)
         return truncated(p);
-    if (limit) /* 0: no limit, nothing to spill before */
-        snprintf(p->settings, sizeof(p->settings),
-                 " SETTINGS distributed_aggregation_memory_efficient = 1, "
-                 "max_bytes_before_external_group_by = %llu",
-                 (unsigned long long)(limit / 2));
-    else
-        snprintf(p->settings, sizeof(p->settings),
-                 " SETTINGS distributed_aggregation_memory_efficient = 1");
+    /* limit 0: no limit, nothing to spill before (0 turns spilling off) */
+    snprintf(p->settings, sizeof(p->settings),
+             " SETTINGS distributed_aggregation_memory_efficient = 1, "
+             "max_bytes_before_external_group_by = %llu",
+             (unsigned long long)(limit / 2));
     return 0;
 }
 
@@ -490,6 +473,37 @@ static int make_base(struct q *p)
         "toFloat64(assumeNotNull(coalesce(resp_end_ns, resp_start_ns)) - t) / 1e6) AS lat "
         "FROM %s WHERE skey IN (%s) AND req_start_ns IS NOT NULL AND %s IS NOT NULL",
         (const char *)p->ord.data, p->group, p->spans, (const char *)p->keys.data, p->group);
+}
+
+/* sf_window_auto's choice: from every span with a start, grouped or not, and the
+ * groups' counts. */
+static int auto_window(struct q *p, const struct groups *gs, int64_t *window_ns)
+{
+    struct sf_buf from;
+    int64_t lo = 0, hi = 0, blo, bhi;
+    uint64_t all = 0, cut;
+    int rc = 0;
+
+    sf_buf_init(&from, 1u << 20);
+    if (sf_buf_printf(&from,
+                      "SELECT assumeNotNull(req_start_ns) AS t FROM %s WHERE skey IN (%s) AND "
+                      "req_start_ns IS NOT NULL",
+                      p->spans, (const char *)p->keys.data))
+        rc = sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if (rc == 0)
+        rc = extent(p, (const char *)from.data, &lo, &hi, &all);
+    sf_buf_free(&from);
+    if (rc != 0)
+        return rc;
+    cut = all / 100;
+    blo = lo;
+    bhi = hi;
+    if (cut && (rc = nth_start(p, lo, hi, cut, &blo)) == 0)
+        rc = nth_start(p, lo, hi, all - 1 - cut, &bhi);
+    if (rc == 0)
+        *window_ns = all ? sf_window_of(lo, hi, (int64_t)all, blo, bhi, gs->counts, (size_t)gs->ng)
+                         : SF_WINDOW_DEFAULT_NS;
+    return rc;
 }
 
 static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
@@ -512,32 +526,8 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
         rc = extent(p, (const char *)p->base.data, &t0, &tlast, &n);
     if (rc == 0 && n > 0)
         rc = read_groups(p, &gs, n);
-    if (rc == 0 && *window_ns == 0) {
-        /* sf_window_auto: every span with a start, grouped or not */
-        struct sf_buf from;
-        int64_t lo = 0, hi = 0, blo, bhi;
-        uint64_t all = 0, cut;
-        sf_buf_init(&from, 1u << 20);
-        if (sf_buf_printf(&from,
-                          "SELECT assumeNotNull(req_start_ns) AS t FROM %s WHERE skey IN (%s) "
-                          "AND req_start_ns IS NOT NULL",
-                          p->spans, (const char *)p->keys.data))
-            rc = sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-        if (rc == 0)
-            rc = extent(p, (const char *)from.data, &lo, &hi, &all);
-        sf_buf_free(&from);
-        cut = all / 100;
-        blo = lo;
-        bhi = hi;
-        if (rc == 0 && cut)
-            rc = nth_start(p, lo, hi, cut, &blo);
-        if (rc == 0 && cut)
-            rc = nth_start(p, lo, hi, all - 1 - cut, &bhi);
-        if (rc == 0)
-            *window_ns =
-                all ? sf_window_of(lo, hi, (int64_t)all, blo, bhi, gs.counts, (size_t)gs.ng)
-                    : SF_WINDOW_DEFAULT_NS;
-    }
+    if (rc == 0 && *window_ns == 0)
+        rc = auto_window(p, &gs, window_ns);
     sf_spans_init(sw, *window_ns);
     if (rc == 0 && n > 0)
         rc = read_cells(p, t0, *window_ns, &v, &nv);
@@ -570,7 +560,7 @@ int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window
     struct q p = {.ch = c, .cost = cost, .err = err, .group = sf_spans_group_expr_ch(by)};
     int rc;
 
-    sf_spans_init(sw, *window_ns ? *window_ns : SF_WINDOW_DEFAULT_NS);
+    sf_spans_init(sw, *window_ns ? *window_ns : SF_WINDOW_DEFAULT_NS); /* empty on error */
     if (ch_table(c, cluster != NULL, "spans", p.spans, sizeof(p.spans)) ||
         ch_table(c, cluster != NULL, "span_intervals", p.intervals, sizeof(p.intervals)) ||
         ch_table(c, cluster != NULL, "contexts", p.contexts, sizeof(p.contexts)))
@@ -598,7 +588,7 @@ int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window
 int ch_series_inflect(const struct inflect_ctx *ctx, int64_t *window_ns, struct sf_span_windows *sw,
                       char *name, size_t n)
 {
-    const char *db = ctx->ch.database ? ctx->ch.database : "spanfold";
+    const struct ch_opts o = {ctx->ch.url, ctx->ch.cluster, ctx->ch.database};
     struct ch_series_cost cost = {0};
     struct ch_shards shards;
     struct ch *c = NULL;
@@ -607,14 +597,11 @@ int ch_series_inflect(const struct inflect_ctx *ctx, int64_t *window_ns, struct 
     int rc;
 
     sf_err_clear(&err);
-    memset(&shards, 0, sizeof(shards));
-    ch_url_shown(ctx->ch.url, shown, sizeof(shown));
-    ch_data_name(ctx->ch.url, db, ctx->ch.cluster, name, n);
-    rc = ch_open(&c, ctx->ch.url, db, &err);
-    if (rc == 0 && ctx->ch.cluster)
-        rc = ch_cluster(c, ctx->ch.cluster, &shards, &err);
+    ch_url_shown(o.url, shown, sizeof(shown));
+    ch_data_name(&o, name, n);
+    rc = ch_connect(&c, &o, &shards, &err);
     if (rc == 0)
-        rc = ch_series(c, ctx->ch.cluster, ctx->by, window_ns, sw, &cost, &err);
+        rc = ch_series(c, o.cluster, ctx->by, window_ns, sw, &cost, &err);
     ch_close(c);
     if (rc != 0) {
         sf_err_format(&err, "inflect", shown, msg, sizeof(msg));

@@ -193,22 +193,19 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
     struct ch *ch = NULL;
     struct sf_err err;
     char shown[256], msg[700];
-    int rc;
+    int rc, windows;
 
     sf_err_clear(&err);
     ch_url_shown(o->cho.url, shown, sizeof(shown));
-    ch_data_name(o->cho.url, o->cho.database ? o->cho.database : "spanfold", o->cho.cluster, name,
-                 nn);
+    ch_data_name(&o->cho, name, nn);
     if (ch_tmpdb_make("report", dir, tmp, n) < 0) {
         fprintf(stderr, "spanfold report: cannot make a temporary folder: %s\n", strerror(errno));
         return SF_EXIT_USAGE;
     }
-    rc = ch_open(&ch, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err);
-    if (rc == 0 && o->cho.cluster)
-        rc = ch_cluster(ch, o->cho.cluster, &o->shards, &err);
-    if (rc == 0 &&
-        (rc = ch_series(ch, o->cho.cluster, "endpoint", &o->window_ns, &c->sw, &cost, &err)) == 0)
-        c->sw_ready = 1;
+    rc = ch_connect(&ch, &o->cho, &o->shards, &err);
+    if (rc == 0)
+        rc = ch_series(ch, o->cho.cluster, "endpoint", &o->window_ns, &c->sw, &cost, &err);
+    windows = rc == 0;
     if (rc == 0 && !o->quiet)
         fprintf(stderr,
                 "spanfold report: %s: the windows gathered by the cluster: %u queries, %llu "
@@ -220,7 +217,7 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
     if (rc != 0) {
         sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
-        if (rc == SF_E_LIMIT && c->sw_ready) /* the windows came, the rows did not */
+        if (rc == SF_E_LIMIT && windows) /* the windows came, the rows did not */
             fprintf(stderr, "spanfold report: the report reads the cluster's rows back beside "
                             "its windows; the fleet's change points, drift and gates need only "
                             "the windows: spanfold inflect --clickhouse, spanfold gate "

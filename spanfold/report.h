@@ -190,7 +190,6 @@ struct rp_ctx {
     struct rp_opts o;
     struct inflect_ctx ictx; /* inflect's settings, for its functions */
     struct sf_span_windows sw;
-    int sw_ready;               /* --clickhouse: sw came from the cluster (ch_series) */
     struct inflect_series *ser; /* ng * SF_M_NMETRICS, group-major */
     struct inflect_result *res;
     struct drift_result *dres; /* ng */

@@ -1149,12 +1149,13 @@ int rp_analyse(struct rp_ctx *c)
     cp_defaults(&c->ictx.cp);
     if (stat(c->o.db, &stb) < 0)
         return fail(c, "no such database", NULL);
-    if (!c->sw_ready && c->o.window_ns == 0 &&
+    /* --clickhouse: the windows came from the cluster (report.c's pull) */
+    if (!c->o.cho.url && c->o.window_ns == 0 &&
         sf_window_auto(c->o.db, "endpoint", &c->o.window_ns, &err) < 0)
         return fail(c, "", &err);
     c->ictx.window_ns = c->o.window_ns;
-    if ((!c->sw_ready && sf_spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns,
-                                         c->o.complete_only, NULL, &err) < 0) ||
+    if ((!c->o.cho.url && sf_spans_window(&c->sw, c->o.db, "endpoint", c->o.window_ns,
+                                          c->o.complete_only, NULL, &err) < 0) ||
         clock_read(&c->clk, c->o.db, c->o.complete_only, &err) < 0)
         return fail(c, "", &err);
     mask_tails(c);

@@ -691,10 +691,9 @@ static int run_clickhouse(const struct stacks_opts *o)
 
     sf_err_clear(&err);
     ch_url_shown(o->cho.url, shown, sizeof(shown));
-    struct ch_shards shards = {0};
+    struct ch_shards shards;
 
-    if (ch_open(&c, o->cho.url, o->cho.database ? o->cho.database : "spanfold", &err) < 0 ||
-        (o->cho.cluster && ch_cluster(c, o->cho.cluster, &shards, &err) < 0) ||
+    if (ch_connect(&c, &o->cho, &shards, &err) < 0 ||
         during_db(o, c, dir, tmp, sizeof(tmp), &db, &err) != 0) {
         sf_err_format(&err, TOOL, shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
