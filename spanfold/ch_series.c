@@ -38,6 +38,7 @@
 
 #include "../inflect/run.h"
 #include "ch_pull.h"
+#include "ch_spanq.h"
 #include "sf_select.h"
 #include "sf_text.h"
 #include "sf_tracectx.h"
@@ -47,18 +48,8 @@
 #define BISECT_BUCKETS 1024 /* buckets of one pass of nth_start */
 #define LONG_NAMES_MAX 1000 /* names longer than a group's, each sent back in transform() */
 
-struct q {
-    struct ch *ch;
-    struct ch_series_cost *cost;
-    struct sf_err *err;
-    const char *group;  /* sf_spans_group_expr_ch(by) */
-    char settings[160]; /* of the queries that group by trace or gather latencies */
-    char spans[CH_TABLE_MAX], intervals[CH_TABLE_MAX], contexts[CH_TABLE_MAX];
-    struct sf_buf keys, ord, base, map, sql, r;
-};
-
 /* Run p->sql (FORMAT RowBinary appended) into p->r. */
-static int run(struct q *p)
+int ch_spanq_run(struct ch_spanq *p)
 {
     struct timespec a, b;
     int rc;
@@ -76,7 +67,7 @@ static int run(struct q *p)
     return rc;
 }
 
-static int truncated(struct q *p)
+int ch_spanq_truncated(struct ch_spanq *p)
 {
     return sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
                       "ClickHouse's RowBinary answer ends inside a row");
@@ -88,7 +79,7 @@ static int truncated(struct q *p)
  * histograms of BISECT_BUCKETS buckets over the range left, each narrowing it to one
  * bucket, until a bucket is one nanosecond (a few passes over the column, each sending
  * BISECT_BUCKETS rows at most). */
-static int nth_start(struct q *p, int64_t lo, int64_t hi, uint64_t k, int64_t *out)
+static int nth_start(struct ch_spanq *p, int64_t lo, int64_t hi, uint64_t k, int64_t *out)
 {
     uint64_t below = 0; /* starts before lo */
 
@@ -106,12 +97,12 @@ static int nth_start(struct q *p, int64_t lo, int64_t hi, uint64_t k, int64_t *o
                           (long long)lo, (unsigned long long)width, p->spans,
                           (const char *)p->keys.data, (long long)lo, (long long)hi))
             return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-        if ((rc = run(p)) != 0)
+        if ((rc = ch_spanq_run(p)) != 0)
             return rc;
         for (q = p->r.data, end = q + p->r.len; q < end && !found;) {
             uint64_t bucket, count;
             if (ch_get_u64(&q, end, &bucket) < 0 || ch_get_u64(&q, end, &count) < 0)
-                return truncated(p);
+                return ch_spanq_truncated(p);
             if (seen + count > k) { /* the k-th is in this bucket */
                 int64_t from = (int64_t)((uint64_t)lo + bucket * width);
                 below = seen;
@@ -132,7 +123,7 @@ static int nth_start(struct q *p, int64_t lo, int64_t hi, uint64_t k, int64_t *o
 }
 
 /* Three numbers of one row: the first, last and count of `what`'s starts. */
-static int extent(struct q *p, const char *from, int64_t *lo, int64_t *hi, uint64_t *n)
+static int extent(struct ch_spanq *p, const char *from, int64_t *lo, int64_t *hi, uint64_t *n)
 {
     const unsigned char *q, *end;
     uint64_t a, b;
@@ -141,12 +132,12 @@ static int extent(struct q *p, const char *from, int64_t *lo, int64_t *hi, uint6
     sf_buf_reset(&p->sql);
     if (sf_buf_printf(&p->sql, "SELECT min(t), max(t), count() FROM (%s)", from))
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = run(p)) != 0)
+    if ((rc = ch_spanq_run(p)) != 0)
         return rc;
     q = p->r.data;
     end = q + p->r.len;
     if (ch_get_u64(&q, end, &a) < 0 || ch_get_u64(&q, end, &b) < 0 || ch_get_u64(&q, end, n) < 0)
-        return truncated(p);
+        return ch_spanq_truncated(p);
     *lo = (int64_t)a;
     *hi = (int64_t)b;
     return 0;
@@ -181,7 +172,7 @@ static int cmp_first(const void *a, const void *b)
 
 /* The names of answer r into gs; with short_only, only those a group name holds whole
  * (the long ones came in the first answer). */
-static int read_names(struct q *p, struct groups *gs, const struct sf_buf *r, int short_only)
+static int read_names(struct ch_spanq *p, struct groups *gs, const struct sf_buf *r, int short_only)
 {
     const unsigned char *q = r->data, *end = r->data + r->len;
 
@@ -190,7 +181,7 @@ static int read_names(struct q *p, struct groups *gs, const struct sf_buf *r, in
         uint64_t t, o;
         if (ch_get_str(&q, end, &nm.s, &nm.n) < 0 || ch_get_u64(&q, end, &t) < 0 ||
             ch_get_u64(&q, end, &o) < 0 || ch_get_u64(&q, end, &nm.count) < 0)
-            return truncated(p);
+            return ch_spanq_truncated(p);
         nm.t = (int64_t)t;
         nm.o = (int64_t)o;
         if (short_only && nm.n > NAME_MAX_BYTES)
@@ -224,7 +215,7 @@ static int group_of(struct groups *gs, const char *cut)
     return gs->ng++;
 }
 
-static int read_groups(struct q *p, struct groups *gs, uint64_t total)
+static int read_groups(struct ch_spanq *p, struct groups *gs, uint64_t total)
 {
     uint64_t named = 0;
     int rc;
@@ -237,7 +228,7 @@ static int read_groups(struct q *p, struct groups *gs, uint64_t total)
                       "GROUP BY g LIMIT %d",
                       (const char *)p->base.data, NAME_MAX_BYTES, LONG_NAMES_MAX + 1))
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = run(p)) != 0 || (rc = sf_buf_append(&gs->r1, p->r.data, p->r.len)) != 0 ||
+    if ((rc = ch_spanq_run(p)) != 0 || (rc = sf_buf_append(&gs->r1, p->r.data, p->r.len)) != 0 ||
         (rc = read_names(p, gs, &gs->r1, 0)) != 0)
         return rc;
     if (gs->n > LONG_NAMES_MAX)
@@ -251,7 +242,7 @@ static int read_groups(struct q *p, struct groups *gs, uint64_t total)
                       "LIMIT %zu",
                       (const char *)p->base.data, gs->n + SF_SPANS_MAX_GROUPS))
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = run(p)) != 0 || (rc = sf_buf_append(&gs->r2, p->r.data, p->r.len)) != 0 ||
+    if ((rc = ch_spanq_run(p)) != 0 || (rc = sf_buf_append(&gs->r2, p->r.data, p->r.len)) != 0 ||
         (rc = read_names(p, gs, &gs->r2, 1)) != 0)
         return rc;
     qsort(gs->v, gs->n, sizeof(*gs->v), cmp_first);
@@ -319,7 +310,8 @@ static struct cell *cell_add(struct cell **v, size_t *n, size_t *cap)
 }
 
 /* 3: the windows' counts and percentiles, in order of window and group. */
-static int read_cells(struct q *p, int64_t t0, int64_t window_ns, struct cell **out, size_t *nout)
+static int read_cells(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct cell **out,
+                      size_t *nout)
 {
     const unsigned char *q, *end;
     size_t cap = 0;
@@ -338,7 +330,7 @@ static int read_cells(struct q *p, int64_t t0, int64_t window_ns, struct cell **
                        (const char *)p->base.data, p->settings);
     if (rc != 0)
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = run(p)) != 0)
+    if ((rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
         uint64_t w, nl, x[4];
@@ -349,10 +341,10 @@ static int read_cells(struct q *p, int64_t t0, int64_t window_ns, struct cell **
         if (ch_get_u64(&q, end, &w) < 0 || ch_get_u64(&q, end, &cl->c.spans) < 0 ||
             ch_get_u64(&q, end, &cl->c.err) < 0 || ch_get_u64(&q, end, &cl->c.known) < 0 ||
             ch_get_u64(&q, end, &nl) < 0)
-            return truncated(p);
+            return ch_spanq_truncated(p);
         for (int k = 0; k < 4; k++) {
             if (ch_get_u64(&q, end, &x[k]) < 0)
-                return truncated(p);
+                return ch_spanq_truncated(p);
             memcpy(&cl->c.q[k], &x[k], sizeof(double));
             if (nl == 0)
                 cl->c.q[k] = NAN;
@@ -364,7 +356,7 @@ static int read_cells(struct q *p, int64_t t0, int64_t window_ns, struct cell **
 
 /* 4: each trace's first span in its group and window: traces, trials, kept and the
  * configured rate, added to the cells. */
-static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *v, size_t n)
+static int read_traces(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct cell *v, size_t n)
 {
     const unsigned char *q, *end;
     int rc;
@@ -394,7 +386,7 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         p->settings);
     if (rc != 0)
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = run(p)) != 0)
+    if ((rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
         struct cell key = {0}, *cl;
@@ -407,7 +399,7 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
         if (ch_get_u64(&q, end, &w) < 0 || ch_get_str(&q, end, &s, &sn) < 0 ||
             ch_get_u64(&q, end, &traces) < 0 || ch_get_u64(&q, end, &trials) < 0 ||
             ch_get_u64(&q, end, &kept) < 0)
-            return truncated(p);
+            return ch_spanq_truncated(p);
         key.w = (int64_t)w;
         if ((cl = bsearch(&key, v, n, sizeof(*v), cmp_cell)) == NULL)
             return sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
@@ -435,7 +427,7 @@ static int read_traces(struct q *p, int64_t t0, int64_t window_ns, struct cell *
  * window; a window's latencies): the shards' parts merged bucket by bucket on the server
  * asked, and aggregation spilled to its disk past half of its memory limit for a query,
  * so that a large fleet costs disk, not a failed query. */
-static int read_settings(struct q *p)
+static int read_settings(struct ch_spanq *p)
 {
     const unsigned char *q, *end;
     uint64_t limit = 0;
@@ -444,12 +436,12 @@ static int read_settings(struct q *p)
     sf_buf_reset(&p->sql);
     sf_buf_printf(&p->sql, "SELECT toUInt64(value) FROM system.settings WHERE name = "
                            "'max_memory_usage'");
-    if ((rc = run(p)) != 0)
+    if ((rc = ch_spanq_run(p)) != 0)
         return rc;
     q = p->r.data;
     end = q + p->r.len;
     if (q < end && ch_get_u64(&q, end, &limit) < 0)
-        return truncated(p);
+        return ch_spanq_truncated(p);
     /* limit 0: no limit, nothing to spill before (0 turns spilling off) */
     snprintf(p->settings, sizeof(p->settings),
              " SETTINGS distributed_aggregation_memory_efficient = 1, "
@@ -459,7 +451,7 @@ static int read_settings(struct q *p)
 }
 
 /* The span rows every query reads: sf_spans_window's, on the cluster. */
-static int make_base(struct q *p)
+static int make_base(struct ch_spanq *p)
 {
     return sf_buf_printf(
         &p->base,
@@ -477,7 +469,7 @@ static int make_base(struct q *p)
 
 /* sf_window_auto's choice: from every span with a start, grouped or not, and the
  * groups' counts. */
-static int auto_window(struct q *p, const struct groups *gs, int64_t *window_ns)
+static int auto_window(struct ch_spanq *p, const struct groups *gs, int64_t *window_ns)
 {
     struct sf_buf from;
     int64_t lo = 0, hi = 0, blo, bhi;
@@ -506,7 +498,7 @@ static int auto_window(struct q *p, const struct groups *gs, int64_t *window_ns)
     return rc;
 }
 
-static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
+static int series(struct ch_spanq *p, int64_t *window_ns, struct sf_span_windows *sw)
 {
     struct groups gs;
     struct cell *v = NULL;
@@ -545,6 +537,8 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
                                              : "out of memory");
     }
     sw->last_ns = tlast;
+    p->ng = gs.ng; /* the ranks map gives, for later questions (ch_sets.c) */
+    memcpy(p->names, gs.names, sizeof(p->names));
     if (rc == 0 && (rc = sf_spans_finish(sw)) < 0)
         sf_err_set(p->err, rc, UINT64_MAX, "out of memory");
     free(v);
@@ -554,34 +548,68 @@ static int series(struct q *p, int64_t *window_ns, struct sf_span_windows *sw)
     return rc;
 }
 
-int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window_ns,
-              struct sf_span_windows *sw, struct ch_series_cost *cost, struct sf_err *err)
+void ch_spanq_free(struct ch_spanq *p)
 {
-    struct q p = {.ch = c, .cost = cost, .err = err, .group = sf_spans_group_expr_ch(by)};
+    if (p == NULL)
+        return;
+    sf_buf_free(&p->keys);
+    sf_buf_free(&p->ord);
+    sf_buf_free(&p->base);
+    sf_buf_free(&p->map);
+    sf_buf_free(&p->sql);
+    sf_buf_free(&p->r);
+    free(p);
+}
+
+int ch_spanq_groups(const struct ch_spanq *p)
+{
+    return p->ng;
+}
+
+const char *ch_spanq_group(const struct ch_spanq *p, int r)
+{
+    assert(r >= 0 && r < p->ng);
+    return p->names[r];
+}
+
+int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window_ns,
+              struct sf_span_windows *sw, struct ch_series_cost *cost, struct ch_spanq **keep,
+              struct sf_err *err)
+{
+    struct ch_spanq *p = calloc(1, sizeof(*p));
     int rc;
 
     sf_spans_init(sw, *window_ns ? *window_ns : SF_WINDOW_DEFAULT_NS); /* empty on error */
-    if (ch_table(c, cluster != NULL, "spans", p.spans, sizeof(p.spans)) ||
-        ch_table(c, cluster != NULL, "span_intervals", p.intervals, sizeof(p.intervals)) ||
-        ch_table(c, cluster != NULL, "contexts", p.contexts, sizeof(p.contexts)))
-        return sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "too many shards to name");
-    sf_buf_init(&p.keys, 1u << 20);
-    sf_buf_init(&p.ord, 1u << 20);
-    sf_buf_init(&p.base, 4u << 20);
-    sf_buf_init(&p.map, 4u << 20);
-    sf_buf_init(&p.sql, 16u << 20);
-    sf_buf_init(&p.r, CH_BODY_MAX);
-    rc = ch_pull_span_order(c, cluster, &p.keys, &p.ord, err);
+    if (keep)
+        *keep = NULL;
+    if (p == NULL)
+        return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    *p = (struct ch_spanq){.ch = c, .cost = cost, .err = err, .group = sf_spans_group_expr_ch(by)};
+    sf_buf_init(&p->keys, 1u << 20);
+    sf_buf_init(&p->ord, 1u << 20);
+    sf_buf_init(&p->base, 4u << 20);
+    sf_buf_init(&p->map, 4u << 20);
+    sf_buf_init(&p->sql, 16u << 20);
+    sf_buf_init(&p->r, CH_BODY_MAX);
+    if (ch_table(c, cluster != NULL, "spans", p->spans, sizeof(p->spans)) ||
+        ch_table(c, cluster != NULL, "span_intervals", p->intervals, sizeof(p->intervals)) ||
+        ch_table(c, cluster != NULL, "contexts", p->contexts, sizeof(p->contexts)) ||
+        ch_table(c, cluster != NULL, "samples", p->samples, sizeof(p->samples)) ||
+        ch_table(c, cluster != NULL, "stacks", p->stacks, sizeof(p->stacks)))
+        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "too many shards to name");
+    else
+        rc = ch_pull_span_order(c, cluster, &p->keys, &p->ord, err);
     if (rc == 0)
-        rc = series(&p, window_ns, sw);
+        rc = series(p, window_ns, sw);
     if (rc != 0)
         sf_spans_free(sw);
-    sf_buf_free(&p.keys);
-    sf_buf_free(&p.ord);
-    sf_buf_free(&p.base);
-    sf_buf_free(&p.map);
-    sf_buf_free(&p.sql);
-    sf_buf_free(&p.r);
+    if (rc == 0 && keep) {
+        p->cost = NULL;
+        p->err = NULL;
+        *keep = p;
+    } else {
+        ch_spanq_free(p);
+    }
     return rc;
 }
 
@@ -601,7 +629,7 @@ int ch_series_inflect(const struct inflect_ctx *ctx, int64_t *window_ns, struct 
     ch_data_name(&o, name, n);
     rc = ch_connect(&c, &o, &shards, &err);
     if (rc == 0)
-        rc = ch_series(c, o.cluster, ctx->by, window_ns, sw, &cost, &err);
+        rc = ch_series(c, o.cluster, ctx->by, window_ns, sw, &cost, NULL, &err);
     ch_close(c);
     if (rc != 0) {
         sf_err_format(&err, "inflect", shown, msg, sizeof(msg));

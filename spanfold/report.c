@@ -6,9 +6,10 @@
  * findings for machines, DIR/findings.json, and the series behind the timelines,
  * DIR/windows.csv.  The analysis is report_data.c, the outputs report_json.c,
  * report_html.c and report_svg.c (see report.h).  With --clickhouse the windows per
- * endpoint are computed by the cluster (ch_series.c) and the tables spanfold push wrote
- * are read back into a temporary SQLite file for the rest (ch_pull.c), whose queries
- * are the ones the report runs on a file.
+ * endpoint are computed by the cluster (ch_series.c), and so are the CPU sets, the
+ * folded stacks of the slowest 5 % and of the rest (ch_sets.c); the tables spanfold push
+ * wrote are read back into a temporary SQLite file for the rest (ch_pull.c), whose
+ * queries are the ones the report runs on a file.
  */
 #include "report.h"
 
@@ -190,7 +191,6 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
 {
     struct rp_opts *o = &c->o;
     struct ch_series_cost cost = {0};
-    struct ch *ch = NULL;
     struct sf_err err;
     char shown[256], msg[700];
     int rc, windows;
@@ -202,9 +202,10 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
         fprintf(stderr, "spanfold report: cannot make a temporary folder: %s\n", strerror(errno));
         return SF_EXIT_USAGE;
     }
-    rc = ch_connect(&ch, &o->cho, &o->shards, &err);
+    rc = ch_connect(&c->ch, &o->cho, &o->shards, &err);
     if (rc == 0)
-        rc = ch_series(ch, o->cho.cluster, "endpoint", &o->window_ns, &c->sw, &cost, &err);
+        rc = ch_series(c->ch, o->cho.cluster, "endpoint", &o->window_ns, &c->sw, &cost, &c->chq,
+                       &err);
     windows = rc == 0;
     if (rc == 0 && !o->quiet)
         fprintf(stderr,
@@ -212,8 +213,7 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
                 "bytes, %.2f s\n",
                 shown, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
     if (rc == 0)
-        rc = ch_pull(ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
-    ch_close(ch);
+        rc = ch_pull(c->ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
     if (rc != 0) {
         sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
@@ -247,6 +247,8 @@ int sf_cmd_report(int argc, char **argv)
         if (dir[0])
             ch_tmpdb_remove(dir, tmp);
         sf_spans_free(&c->sw);
+        ch_spanq_free(c->chq);
+        ch_close(c->ch);
         free(c);
         return rc;
     }
@@ -280,6 +282,8 @@ int sf_cmd_report(int argc, char **argv)
                 c->o.out);
     }
     rp_free(c);
+    ch_spanq_free(c->chq);
+    ch_close(c->ch);
     if (dir[0])
         ch_tmpdb_remove(dir, tmp);
     free(c);

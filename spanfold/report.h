@@ -186,8 +186,13 @@ struct rp_fit {
     double skew_ppm;
 };
 
+struct ch_spanq;
+
 struct rp_ctx {
     struct rp_opts o;
+    struct ch *ch;           /* --clickhouse: the cluster, open for the CPU sets */
+    struct ch_spanq *chq;    /* its span rows and groups (ch_series' keep): the CPU sets are
+                                folded there (ch_sets.h), not from the file */
     struct inflect_ctx ictx; /* inflect's settings, for its functions */
     struct sf_span_windows sw;
     struct inflect_series *ser; /* ng * SF_M_NMETRICS, group-major */

@@ -22,10 +22,12 @@
 
 #include "../inflect/run.h"
 #include "../perf-fold/perf_fold.h"
+#include "ch_sets.h"
 #include "report.h"
 #include "sf_db.h"
 #include "sf_quantile.h"
 #include "sf_select.h"
+#include "sf_text.h"
 #include "sf_window.h"
 
 /* ---- a small string -> counts table: function names, stacks ---------------------- */
@@ -242,11 +244,13 @@ static int read_clock(struct rp_ctx *c, sqlite3 *h)
 
 /* ---- spans ------------------------------------------------------------------------ */
 
+/* The group of a span named name: its window group, the name cut as sf_spans cuts it
+ * (a long name's spans are that group's), else "(other)", else SIZE_MAX. */
 static size_t group_index(const struct rp_ctx *c, const char *name)
 {
-    size_t other = SIZE_MAX;
+    size_t other = SIZE_MAX, n = sf_text_utf8_cut(name, strlen(name), sizeof(c->sw.g->name) - 1);
     for (size_t g = 0; g < c->sw.ng; g++) {
-        if (strcmp(c->sw.g[g].name, name) == 0)
+        if (strncmp(c->sw.g[g].name, name, n) == 0 && c->sw.g[g].name[n] == 0)
             return g;
         if (strcmp(c->sw.g[g].name, "(other)") == 0)
             other = g;
@@ -679,10 +683,13 @@ static int run_drift(struct rp_ctx *c)
 
 /* ---- CPU of the span sets --------------------------------------------------------- */
 
+/* By id, equal ids in start order (the spans' own): "the first of equal ids" is the
+ * first to start, on every run and on the cluster (ch_sets.c's argMin). */
 static int cmp_span_id(const void *a, const void *b)
 {
     const struct rp_span *const *x = a, *const *y = b;
-    return strcmp((*x)->id, (*y)->id);
+    int d = strcmp((*x)->id, (*y)->id);
+    return d ? d : (*x > *y) - (*x < *y);
 }
 
 const struct rp_span **rp_spans_by_id(const struct rp_ctx *c)
@@ -744,33 +751,105 @@ static const char *leaf_of(const char *frames, size_t len, size_t *n)
     return l;
 }
 
-/* Every stack of t into column which of the tallies of leaves and of whole stacks. */
+/* Every stack of t into column which of the tallies of leaves and of whole stacks, in
+ * the stacks' order (so that ties rank the same on every run and from the cluster). */
 static int tally_table(const struct pf_table *t, int which, struct tally *leaves,
                        struct tally *stacks)
 {
-    const struct pf_entry *e;
+    struct pf_entry **v;
+    size_t n = t->map.n;
+    int rc = 0;
 
-    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
+    if (fold_table_sorted(t, &v))
+        return -1;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
         const char *l;
         size_t ln;
-        l = leaf_of(e->key, e->len, &ln);
-        if (tally_add(leaves, l, ln, which, (double)e->count) < 0 ||
-            tally_add(stacks, e->key, e->len, which, (double)e->count) < 0)
-            return -1;
+        l = leaf_of(v[i]->key, v[i]->len, &ln);
+        if (tally_add(leaves, l, ln, which, (double)v[i]->count) < 0 ||
+            tally_add(stacks, v[i]->key, v[i]->len, which, (double)v[i]->count) < 0)
+            rc = -1;
     }
+    free(v);
+    return rc;
+}
+
+/* Per endpoint, its attributed CPU by leaf frame, in its slowest 5 % or not: rows from
+ * the file's per-span fold or from the cluster, tallied in one order (endpoint, leaf,
+ * slow), whatever order they came in. */
+struct leaf_row {
+    size_t g;
+    int slow;
+    char *leaf;
+    size_t len;
+    double n;
+};
+
+struct leaf_rows {
+    struct leaf_row *v;
+    size_t n, cap;
+    const struct rp_ctx *c;
+    const struct ch_spanq *chq; /* the cluster's: its group ranks' names */
+};
+
+static int leaf_push(struct leaf_rows *r, size_t g, int slow, const char *leaf, size_t len,
+                     double n)
+{
+    struct leaf_row *e;
+
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? r->cap * 2 : 256;
+        struct leaf_row *nv = realloc(r->v, nc * sizeof(*nv));
+        if (nv == NULL)
+            return -1;
+        r->v = nv;
+        r->cap = nc;
+    }
+    e = &r->v[r->n];
+    if ((e->leaf = malloc(len + 1)) == NULL)
+        return -1;
+    memcpy(e->leaf, leaf, len);
+    e->leaf[len] = 0;
+    e->len = len;
+    e->g = g;
+    e->slow = slow;
+    e->n = n;
+    r->n++;
     return 0;
 }
 
-/* Per endpoint, the CPU of its own slowest 5 % against its other spans: the samples
- * folded per span ("[span ID ...];frames"), each span found in the span list. */
-static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally *pergroup)
+static int cmp_leaf_row(const void *a, const void *b)
+{
+    const struct leaf_row *x = a, *y = b;
+    size_t m = x->len < y->len ? x->len : y->len;
+    int d;
+
+    if (x->g != y->g)
+        return x->g < y->g ? -1 : 1;
+    if ((d = memcmp(x->leaf, y->leaf, m)) != 0)
+        return d;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return y->slow - x->slow;
+}
+
+static void leaf_rows_free(struct leaf_rows *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->v[i].leaf);
+    free(r->v);
+}
+
+/* The file's per-span fold ("[span ID ...];frames"), each span found in the span list. */
+static int leaves_of_spans(struct rp_ctx *c, const struct pf_table *t, struct leaf_rows *rows)
 {
     const struct pf_entry *e;
     const struct rp_span **idx = rp_spans_by_id(c);
+    int rc = 0;
 
     if (idx == NULL)
         return -1;
-    for (size_t i = 0; (e = fold_table_next(t, &i)) != NULL;) {
+    for (size_t i = 0; rc == 0 && (e = fold_table_next(t, &i)) != NULL;) {
         const char *semi, *l;
         const struct rp_span *sp;
         char id[17];
@@ -784,13 +863,19 @@ static int tally_groups(struct rp_ctx *c, const struct pf_table *t, struct tally
         if ((sp = rp_span_find(idx, c->nspans, id)) == NULL)
             continue;
         l = leaf_of(semi + 1, e->len - (size_t)(semi + 1 - e->key), &ln);
-        if (tally_add(&pergroup[sp->group], l, ln, sp->slow_group ? 0 : 1, (double)e->count) < 0) {
-            free(idx);
-            return -1;
-        }
+        rc = leaf_push(rows, sp->group, sp->slow_group, l, ln, (double)e->count);
     }
     free(idx);
-    return 0;
+    return rc;
+}
+
+/* ch_sets_leaves' rows: a group rank is the group of its name. */
+static int leaf_of_cluster(void *arg, int rank, int slow, const char *leaf, size_t len, uint64_t n)
+{
+    struct leaf_rows *r = arg;
+    size_t g = group_index(r->c, ch_spanq_group(r->chq, rank));
+
+    return g == SIZE_MAX ? 0 : leaf_push(r, g, slow, leaf, len, (double)n);
 }
 
 /* The differential graph's input: every stack with the rest's count scaled to the slow
@@ -805,35 +890,92 @@ static int diff_folded(const struct tally *stacks, struct sf_buf *out)
     return 0;
 }
 
+/* The folds of the sets and the per-endpoint leaf rows, from the file: perf-fold's
+ * attribution in one pass (spans_fold_sets). */
+static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct leaf_rows *rows)
+{
+    struct sf_select sel;
+    struct pf_table per_span;
+    struct sf_err err;
+    int rc = -1;
+
+    memset(&per_span, 0, sizeof(per_span));
+    sf_arena_init(&per_span.keys, 1 << 20, PF_TABLE_MAX);
+    sf_select_init(&sel);
+    sf_err_clear(&err);
+    if (sf_select_slowest(&sel, "5%", &err) == 0 &&
+        spans_fold_sets(h, &sel, &t[0], &t[1], &t[2], &per_span, &err) == 0)
+        rc = leaves_of_spans(c, &per_span, rows);
+    fold_table_free(&per_span);
+    sf_select_free(&sel);
+    return rc;
+}
+
+/* The same from the cluster (ch_sets.c): only stacks and sums travel. */
+static int sets_of_cluster(struct rp_ctx *c, struct pf_table *t, struct leaf_rows *rows)
+{
+    struct ch_series_cost cost = {0};
+    int ng = ch_spanq_groups(c->chq);
+    double *cut = calloc((size_t)ng + 1, sizeof(*cut));
+    struct sf_err err;
+    int rc = -1;
+
+    sf_err_clear(&err);
+    if (cut == NULL)
+        return -1;
+    for (int r = 0; r < ng; r++) {
+        size_t g = group_index(c, ch_spanq_group(c->chq, r));
+        cut[r] = g == SIZE_MAX ? INFINITY : slow_cut(c, g);
+    }
+    rows->chq = c->chq;
+    if (ch_sets_folds(c->chq, "5%", &t[0], &t[1], &t[2], &cost, &err) == 0 &&
+        ch_sets_leaves(c->chq, cut, leaf_of_cluster, rows, &cost, &err) == 0)
+        rc = 0;
+    free(cut);
+    if (rc != 0)
+        fprintf(stderr, "spanfold report: %s: the CPU sets from the cluster: %s\n", c->o.name,
+                err.msg);
+    else if (!c->o.quiet)
+        fprintf(stderr,
+                "spanfold report: %s: the CPU sets folded by the cluster: %u queries, %llu "
+                "bytes, %.2f s\n",
+                c->o.name, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
+    return rc;
+}
+
 /* The sets: every sample; the slowest 5 % of spans and the others (the selection
  * language's --slowest 5%, as spanfold stacks takes it); per endpoint its own slowest
  * 5 % against its other spans. */
 static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
 {
-    struct sf_select sel;
-    struct sf_err err;
-    struct pf_table t[4]; /* all, slow, rest, per span */
+    struct pf_table t[3]; /* all, slow, rest */
     struct tally leaves, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
-    uint64_t in_spans = 0;
+    struct leaf_rows rows = {.c = c};
     int rc = -1;
 
     memset(t, 0, sizeof(t));
     memset(&leaves, 0, sizeof(leaves));
     memset(&stacks, 0, sizeof(stacks));
-    sf_select_init(&sel);
-    sf_err_clear(&err);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         sf_arena_init(&t[i].keys, 1 << 20, PF_TABLE_MAX);
-    if (pergroup == NULL || sf_select_slowest(&sel, "5%", &err) < 0 ||
-        spans_fold_sets(h, &sel, &t[0], &t[1], &t[2], &t[3], &err) < 0)
+    if (pergroup == NULL ||
+        (c->chq ? sets_of_cluster(c, t, &rows) : sets_of_file(c, h, t, &rows)) < 0)
         goto out;
+    qsort(rows.v, rows.n, sizeof(*rows.v), cmp_leaf_row);
+    for (size_t i = 0; i < rows.n; i++) {
+        const struct leaf_row *r = &rows.v[i];
+        assert(r->g < c->sw.ng);
+        if (tally_add(&pergroup[r->g], r->leaf, r->len, r->slow ? 0 : 1, r->n) < 0)
+            goto out;
+    }
     if (to_set(&t[0], &c->all) < 0 || to_set(&t[1], &c->slow) < 0 || to_set(&t[2], &c->rest) < 0 ||
         tally_table(&t[1], 0, &leaves, &stacks) < 0 ||
-        tally_table(&t[2], 1, &leaves, &stacks) < 0 || tally_groups(c, &t[3], pergroup) < 0 ||
-        diff_folded(&stacks, &c->diff) < 0)
+        tally_table(&t[2], 1, &leaves, &stacks) < 0 || diff_folded(&stacks, &c->diff) < 0)
         goto out;
-    in_spans = fold_table_total(&t[3]);
-    c->unattributed = c->all.samples > in_spans ? c->all.samples - in_spans : 0;
+    /* every attributed sample is in the slowest 5 % or the rest */
+    c->unattributed = c->all.samples > c->slow.samples + c->rest.samples
+                          ? c->all.samples - c->slow.samples - c->rest.samples
+                          : 0;
     c->nregress = tally_top(&leaves, 1, c->regress, RP_TOP_FUNCS);
     if ((c->slows = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*c->slows))) == NULL)
         goto out;
@@ -854,11 +996,11 @@ out:
     for (size_t g = 0; pergroup && g < c->sw.ng; g++)
         tally_free(&pergroup[g]);
     free(pergroup);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 3; i++)
         fold_table_free(&t[i]);
+    leaf_rows_free(&rows);
     tally_free(&leaves);
     tally_free(&stacks);
-    sf_select_free(&sel);
     return rc;
 }
 

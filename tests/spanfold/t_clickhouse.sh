@@ -183,7 +183,9 @@ check_eval "two hosts: the windows the cluster gathered are the file's (windows.
 # comes first), long names that share their first 127 bytes (cut before a two-byte
 # character), starts tied to the millisecond, unknown and negative latencies, errors,
 # JSON-RPC exchanges (in no group), traces shared by many spans, OpenTelemetry
-# thresholds in any case and in a tracestate of 2 KB, decisions from the markers
+# thresholds in any case and in a tracestate of 2 KB, decisions from the markers; and
+# for the CPU sets the cluster folds (spanfold/ch_sets.c): spans of several endpoints
+# sharing one span id, samples without a period, stacks whose leaf is empty or quoted
 hdb=$tmp/hostile.db
 cp "$db" "$hdb"
 long=/$(printf 'a%.0s' $(seq 125))
@@ -198,6 +200,10 @@ sqlite3 "$hdb" "
   UPDATE spans SET rpc_messages = 2 WHERE id % 23 = 0;
   UPDATE spans SET trace_id = 'shared' || (id % 7) WHERE id % 5 = 0;
   UPDATE spans SET sampled = 1 - sampled WHERE id % 10 = 0 AND sampled IS NOT NULL;
+  UPDATE spans SET span_id = (SELECT span_id FROM spans WHERE id = 40) WHERE id % 29 = 0;
+  UPDATE samples SET period = NULL WHERE id % 31 = 0;
+  UPDATE stacks SET frames = frames || ';' WHERE id % 7 = 0;
+  UPDATE stacks SET frames = frames || ';q''uo\\te' WHERE id % 11 = 0;
   UPDATE contexts SET tracestate = CASE WHEN id % 2 = 0 THEN 'ot=th:8' ELSE 'vendor=x,OT=th:c' END
     WHERE id % 3 = 0;
   UPDATE contexts SET tracestate = 'ot=th:4,v=' || printf('%02000d', id) WHERE id % 7 = 0;"
@@ -210,8 +216,8 @@ for w in "" 250ms 7s; do
     "$bin/spanfold" report --quiet --db "$hdb" --name h ${w:+--window $w} --out "$tmp/h1" 2>/dev/null
     "$bin/spanfold" report --quiet --clickhouse "$u2" --cluster sf --database hostile --name h \
         ${w:+--window $w} --out "$tmp/h2" 2>"$tmp/h2.err"
-    check_eval "hostile data, window ${w:-adapted}: the cluster's windows are the file's ($(grep -c '^"(other)"' "$tmp/h1/windows.csv") of \"(other)\", $(wc -l <"$tmp/h1/windows.csv") lines), so are the findings" \
-        'grep -q "^\"(other)\"" "$tmp/h1/windows.csv" && cmp -s "$tmp/h1/windows.csv" "$tmp/h2/windows.csv" && cmp -s "$tmp/h1/findings.json" "$tmp/h2/findings.json"'
+    check_eval "hostile data, window ${w:-adapted}: the cluster's windows are the file's ($(grep -c '^"(other)"' "$tmp/h1/windows.csv") of \"(other)\", $(wc -l <"$tmp/h1/windows.csv") lines), so are the findings and the page" \
+        'grep -q "^\"(other)\"" "$tmp/h1/windows.csv" && cmp -s "$tmp/h1/windows.csv" "$tmp/h2/windows.csv" && cmp -s "$tmp/h1/findings.json" "$tmp/h2/findings.json" && cmp -s <(canon "$tmp/h1/report.html") <(canon "$tmp/h2/report.html")'
 done
 "$bin/spanfold" report --clickhouse "$u2" --cluster sf --database hostile --out "$tmp/h3" 2>"$tmp/h3.err"
 # same_json A B: two inflect JSON summaries equal but for the name of the data and the
@@ -267,6 +273,24 @@ check_eval "the inflect program itself has no ClickHouse client: exit 2, says to
 bytes=$(sed -n 's/.*the windows gathered by the cluster: [0-9]* queries, \([0-9]*\) bytes.*/\1/p' "$tmp/h3.err")
 check_eval "the windows travel, not the spans: ${bytes:-?} bytes for $(wc -l <"$tmp/h3/windows.csv") windows" \
     '[ -n "$bytes" ] && [ "$bytes" -gt 0 ] && [ "$bytes" -lt $(($(wc -l <"$tmp/h3/windows.csv") * 400)) ]'
+# the CPU sets are folded on the cluster (spanfold/ch_sets.c): stacks and sums travel, not
+# samples, so ten times the samples cost the same bytes (the sums are fixed-width)
+sets_bytes() { sed -n 's/.*the CPU sets folded by the cluster: \([0-9]*\) queries, \([0-9]*\) bytes.*/\1 \2/p' "$1"; }
+mdb=$tmp/many.db
+cp "$db" "$mdb"
+sqlite3 "$mdb" "WITH RECURSIVE k(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM k WHERE x < 9)
+  INSERT INTO samples (id, source_id, ts_ns, pid, tid, cpu, comm, event, period, stack_id, span_id)
+  SELECT s.id + x * 10000000, source_id, ts_ns + x, pid, tid, cpu, comm, event, period, stack_id,
+  span_id FROM samples s, k"
+"$bin/spanfold" push --clickhouse "$u1" --cluster sf --database many --kind pcap --db "$mdb" 2>/dev/null
+"$bin/spanfold" push --clickhouse "$u2" --cluster sf --database many --kind perf,tracefs \
+    --db "$mdb" 2>/dev/null
+"$bin/spanfold" report --clickhouse "$u1" --cluster sf --database many --out "$tmp/m1" 2>"$tmp/m1.err"
+"$bin/spanfold" report --clickhouse "$u1" --cluster sf --out "$tmp/m0" 2>"$tmp/m0.err"
+b0=$(sets_bytes "$tmp/m0.err")
+b1=$(sets_bytes "$tmp/m1.err")
+check_eval "the CPU sets travel as stacks: ${b0:-?} (queries, bytes) for $(sqlite3 "$db" 'SELECT count(*) FROM samples') samples, ${b1:-?} for ten times as many" \
+    '[ -n "$b0" ] && [ "$b0" = "$b1" ] && ! cmp -s "$tmp/m0/findings.json" "$tmp/m1/findings.json"'
 for s in "--slowest|10%" "--during|+20s..+11m|--vs|rest"; do
     IFS='|' read -r -a a <<<"$s"
     "$bin/spanfold" stacks --db "$tmp/both.db" "${a[@]}" >"$tmp/f1" 2>/dev/null

@@ -1,0 +1,176 @@
+/* ch_sets.c - the report's CPU sets, folded by the cluster (see ch_sets.h).
+ *
+ *   folds    per stack: every sample's period, and those of the samples attributed to a
+ *            span the slowest-5 % selection chose or did not (the selection's span ids
+ *            sent to every shard once, GLOBAL ANY LEFT JOIN with a hit flag, as
+ *            stacks --clickhouse filters with GLOBAL IN); the stacks' frames joined last
+ *   leaves   per (span id, stack) the attributed periods, joined to the span the report
+ *            would find for that id (argMin over (start, id): the first in start order of
+ *            those with a group) and its group's cut, then summed per group, slow or not,
+ *            and leaf frame (the last of the stack's frames)
+ *
+ * The samples carry the span push attributed them to (ch_schema.c), the attribution the
+ * file's query makes again on a pulled file and finds the same.  Both answers grow with
+ * the distinct stacks (x groups), not with the samples.  Every period is a perf period,
+ * never negative: the file clips a negative sum per span and stack, the cluster per
+ * stack (the only place the two could part).
+ */
+#include "ch_sets.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../perf-fold/perf_fold.h"
+#include "ch_spanq.h"
+#include "sf_select.h"
+
+static int too_long(struct ch_spanq *p)
+{
+    return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+}
+
+/* Stack f of n bytes, v into t when some sample of the set has it (the file has a row for
+ * it then, even at 0). */
+static int fold_add(struct ch_spanq *p, struct pf_table *t, const unsigned char *f, size_t n,
+                    uint64_t v, uint64_t present)
+{
+    struct pf_entry *e;
+    int rc;
+
+    if (present == 0)
+        return 0;
+    v = (int64_t)v > 0 ? v : 0; /* a negative sum counts 0, as the file's rows */
+    if ((rc = fold_table_add(t, (const char *)f, n, v, &e)) != 0)
+        return sf_err_set(p->err, rc == SF_E_RANGE ? SF_E_RANGE : SF_E_NOMEM, UINT64_MAX, "%s",
+                          rc == SF_E_RANGE ? "the periods of one stack sum past the counter"
+                                           : "out of memory");
+    return 0;
+}
+
+int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
+                  struct pf_table *in, struct pf_table *out, struct ch_series_cost *cost,
+                  struct sf_err *err)
+{
+    struct sf_select sel;
+    struct sf_buf from;
+    const unsigned char *q, *end;
+    int rc;
+
+    p->cost = cost;
+    p->err = err;
+    sf_select_init(&sel);
+    sf_buf_init(&from, 2u << 20);
+    /* the selection's percentile over the complete sources' spans, as on the pulled file */
+    rc = sf_buf_printf(&from, "(SELECT * FROM %s WHERE skey IN (%s))", p->spans,
+                       (const char *)p->keys.data)
+             ? too_long(p)
+             : 0;
+    if (rc == 0) {
+        sf_select_dialect(&sel, SF_SELECT_CLICKHOUSE, (const char *)from.data);
+        rc = sf_select_slowest(&sel, slowest, err);
+    }
+    sf_buf_reset(&p->sql);
+    if (rc == 0 &&
+        sf_buf_printf(
+            &p->sql,
+            "SELECT frames, na, ni, no, ci, co FROM (SELECT stack_key, ifNull(sum(period), 0) AS "
+            "na, ifNull(sumIf(period, sn = 0 AND hit = 1), 0) AS ni, "
+            "ifNull(sumIf(period, sn = 0 AND hit = 0), 0) AS no, countIf(sn = 0 AND hit = 1) AS "
+            "ci, countIf(sn = 0 AND hit = 0) AS co FROM (SELECT stack_key, period, "
+            "isNull(span_id) AS sn, ifNull(span_id, '') AS sid FROM %s WHERE skey IN (%s)) "
+            "GLOBAL ANY LEFT JOIN (SELECT DISTINCT toUInt8(0) AS sn, assumeNotNull(span_id) AS "
+            "sid, toUInt8(1) AS hit FROM %s WHERE (%s) AND span_id IS NOT NULL) USING (sn, sid) "
+            "GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, any(frames) AS frames FROM %s "
+            "GROUP BY stack_key) USING stack_key%s",
+            p->samples, (const char *)p->keys.data, (const char *)from.data, sf_select_sql(&sel),
+            p->stacks, p->settings))
+        rc = too_long(p);
+    if (rc == 0)
+        rc = ch_spanq_run(p);
+    for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
+        const unsigned char *f;
+        size_t n;
+        uint64_t v[5];
+        if (ch_get_str(&q, end, &f, &n) < 0)
+            rc = ch_spanq_truncated(p);
+        for (int k = 0; rc == 0 && k < 5; k++)
+            if (ch_get_u64(&q, end, &v[k]) < 0)
+                rc = ch_spanq_truncated(p);
+        if (rc == 0 && (rc = fold_add(p, all, f, n, v[0], 1)) == 0 &&
+            (rc = fold_add(p, in, f, n, v[1], v[3])) == 0)
+            rc = fold_add(p, out, f, n, v[2], v[4]);
+    }
+    sf_select_free(&sel);
+    sf_buf_free(&from);
+    return rc;
+}
+
+/* cut as an exact ClickHouse Float64: its bytes, little-endian, reinterpreted (a decimal
+ * literal would be parsed by the server's own, not always correctly rounded, reader). */
+static int put_f64(struct sf_buf *b, double v)
+{
+    unsigned char x[8];
+    int rc;
+
+    memcpy(x, &v, 8);
+    rc = sf_buf_printf(b, "reinterpretAsFloat64(unhex('");
+    for (int i = 0; i < 8; i++) /* the hosts are little-endian, as ClickHouse's are */
+        rc |= sf_buf_printf(b, "%02x", x[i]);
+    return rc | sf_buf_printf(b, "'))");
+}
+
+int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
+                   struct ch_series_cost *cost, struct sf_err *err)
+{
+    struct sf_buf cuts;
+    const unsigned char *q, *end;
+    int rc = 0;
+
+    p->cost = cost;
+    p->err = err;
+    sf_buf_init(&cuts, 1u << 16);
+    rc |= sf_buf_printf(&cuts, "[");
+    for (int r = 0; r < p->ng; r++)
+        rc |= sf_buf_printf(&cuts, "%s", r ? ", " : "") | put_f64(&cuts, cut[r]);
+    rc |= sf_buf_printf(&cuts, "]");
+    sf_buf_reset(&p->sql);
+    if (rc != 0 || p->ng == 0 ||
+        sf_buf_printf(
+            &p->sql,
+            "SELECT gi, sl, leaf, sum(n) FROM (SELECT gi, sl, stack_key, n FROM (SELECT "
+            "assumeNotNull(span_id) AS sid, stack_key, toUInt64(greatest(ifNull(sum(period), 0), "
+            "0)) AS n FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL GROUP BY sid, "
+            "stack_key) ANY INNER JOIN (SELECT sid, argMin(gr, (t, o)) AS gi, "
+            "toUInt8(argMin(lat, (t, o)) >= arrayElement(%s, gi + 1)) AS sl FROM (SELECT sid, "
+            "t, o, lat, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d GROUP BY sid) USING sid) "
+            "ANY INNER JOIN (SELECT stack_key, arrayElement(splitByChar(';', any(frames)), -1) "
+            "AS leaf FROM %s GROUP BY stack_key) USING stack_key GROUP BY gi, sl, leaf%s",
+            p->samples, (const char *)p->keys.data, (const char *)cuts.data,
+            (const char *)p->map.data, (const char *)p->base.data, p->ng, p->stacks,
+            p->settings))
+        rc = p->ng == 0 ? 0 : too_long(p);
+    else
+        rc = ch_spanq_run(p);
+    sf_buf_free(&cuts);
+    if (rc != 0 || p->ng == 0)
+        return rc;
+    for (q = p->r.data, end = q + p->r.len; q < end;) {
+        const unsigned char *leaf;
+        size_t n;
+        uint64_t v;
+        int rank, slow;
+        if (end - q < 2)
+            return ch_spanq_truncated(p);
+        rank = *q++;
+        slow = *q++;
+        if (ch_get_str(&q, end, &leaf, &n) < 0 || ch_get_u64(&q, end, &v) < 0)
+            return ch_spanq_truncated(p);
+        if (rank >= p->ng)
+            return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
+                              "the cluster put samples in a group it was not given");
+        if (fn(arg, rank, slow, (const char *)leaf, n, v) < 0)
+            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    return 0;
+}

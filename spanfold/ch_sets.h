@@ -1,0 +1,37 @@
+/* ch_sets.h - the report's CPU sets (spanfold/report_data.c's cpu_sets) folded by a
+ * ClickHouse cluster where the samples are: only stacks and their sums travel, never a
+ * sample.  The spans, groups and complete sources are those ch_series read (its keep):
+ * the answers are those report_data.c computes from the file ch_pull would write
+ * (tests/spanfold/t_clickhouse.sh compares the reports byte for byte). */
+#ifndef SPANFOLD_CH_SETS_H
+#define SPANFOLD_CH_SETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ch_series.h"
+#include "sf_err.h"
+
+struct pf_table;
+
+/* The samples of the complete sources, folded by their frames (perf-fold's keys and
+ * counts): every one into all; those attributed to a span among the slowest (spec, as
+ * sf_select_slowest takes it, over the complete sources' spans) into in, the other
+ * attributed ones into out.  The tables are set up by the caller.  cost (may be NULL) is
+ * added to.  Returns 0, or an SF_E_* with err filled. */
+int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
+                  struct pf_table *in, struct pf_table *out, struct ch_series_cost *cost,
+                  struct sf_err *err);
+
+/* One answer row of ch_sets_leaves; returns 0 or -1 (out of memory). */
+typedef int (*ch_sets_leaf_fn)(void *arg, int rank, int slow, const char *leaf, size_t len,
+                               uint64_t n);
+
+/* The attributed samples summed per group rank (ch_spanq's names), leaf frame and whether
+ * their span is slow: the span the report finds for an id (of those with a group, the
+ * first in start order) has a latency at or above cut[rank] (ms; INFINITY: none is).  fn
+ * is called once per (rank, slow, leaf).  Returns as ch_sets_folds. */
+int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
+                   struct ch_series_cost *cost, struct sf_err *err);
+
+#endif
