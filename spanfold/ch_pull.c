@@ -418,6 +418,9 @@ static int pull_table(struct pull *p, size_t ti)
         return strcmp(t->name, "spans") == 0         ? pull_first(p, t, "req_start_ns")
                : strcmp(t->name, "connections") == 0 ? pull_first(p, t, "first_ns")
                                                      : 0;
+    if (p->what == CH_PULL_NO_SAMPLES &&
+        (strcmp(t->name, "samples") == 0 || strcmp(t->name, "stacks") == 0))
+        return 0;
     if (t->cols[0].type != CH_KEY) /* stacks: by content, one row per key */
         rc = ask(p, t, "stack_key, any(frames)", "1", 0, "GROUP BY stack_key");
     else if ((rc = pull_offsets(p, ti)) == 0)
@@ -508,6 +511,42 @@ int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const cha
     if (rc == 0 && ddl.len && (rc = sf_db_commit(p.db, err)) == 0)
         rc = sf_db_exec(p.db, (const char *)ddl.data, err);
     sf_buf_free(&ddl);
+    if (p.db && sf_db_close(p.db, rc ? NULL : err) < 0 && rc == 0)
+        rc = SF_E_DB;
+    pull_free(&p);
+    return rc;
+}
+
+int ch_pull_samples(struct ch *c, const char *cluster, const char *where, const char *path,
+                    struct sf_err *err)
+{
+    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = CH_PULL_ALL, .err = err};
+    size_t ti = table_index("samples");
+    char name[CH_TABLE_MAX];
+    struct sf_buf cond;
+    int rc;
+
+    pull_init(&p);
+    sf_buf_init(&cond, CH_TABLE_MAX + 4096 + strlen(where));
+    if ((rc = sf_db_open_mode(&p.db, path, SF_DB_WRITE, err)) == 0)
+        rc = sf_db_exec(p.db, "PRAGMA synchronous = OFF", err);
+    /* the sources and the samples' offsets as the whole pull finds them */
+    if (rc == 0)
+        rc = read_sources(&p);
+    if (rc == 0)
+        rc = pull_offsets(&p, ti);
+    if (rc == 0 && (rc = ask(&p, &ch_tables[ti], NULL, where, 1, "")) == 0)
+        rc = insert_rows(&p, &ch_tables[ti]);
+    if (rc == 0 &&
+        (ch_table(c, p.cluster, "samples", name, sizeof(name)) ||
+         sf_buf_printf(&cond,
+                       "stack_key GLOBAL IN (SELECT stack_key FROM %s WHERE (%s) AND skey IN (%s))",
+                       name, where, (const char *)p.keys.data)))
+        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if (rc == 0 && (rc = ask(&p, &ch_tables[table_index("stacks")], "stack_key, any(frames)",
+                             (const char *)cond.data, 0, "GROUP BY stack_key")) == 0)
+        rc = insert_rows(&p, &ch_tables[table_index("stacks")]);
+    sf_buf_free(&cond);
     if (p.db && sf_db_close(p.db, rc ? NULL : err) < 0 && rc == 0)
         rc = SF_E_DB;
     pull_free(&p);

@@ -17,7 +17,10 @@ enum ch_pull_what {
     /* what --during reads: sources (sources.id is the source's skey as int64), the
        clock fits, and one row per source in spans and connections with its first
        req_start_ns / first_ns */
-    CH_PULL_CLOCKS
+    CH_PULL_CLOCKS,
+    /* CH_PULL_ALL but the samples and their stacks, which stay on the cluster
+       (spanfold report: ch_sets.c asks it; ch_pull_samples brings back a few) */
+    CH_PULL_NO_SAMPLES
 };
 
 /* Write the tables of c's database (the Distributed NAME_d tables with cluster) into
@@ -26,6 +29,12 @@ enum ch_pull_what {
  * SF_E_USAGE (no complete source), SF_E_NOMEM / SF_E_LIMIT with err filled. */
 int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
             struct sf_err *err);
+
+/* The samples of c's database that meet where (a ClickHouse condition over the samples'
+ * columns) and the stacks they name, into the file at path that ch_pull(CH_PULL_NO_SAMPLES)
+ * wrote, with the ids CH_PULL_ALL would have given them.  Returns as ch_pull. */
+int ch_pull_samples(struct ch *c, const char *cluster, const char *where, const char *path,
+                    struct sf_err *err);
 
 /* ch_pull's first step: 0 when c's database has spanfold's tables with spanfold's
  * columns, or SF_E_USAGE (none: nothing pushed) / SF_E_DB (a schema mismatch, said in

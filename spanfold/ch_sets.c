@@ -23,6 +23,7 @@
 
 #include "../perf-fold/perf_fold.h"
 #include "ch_spanq.h"
+#include "sf_db.h"
 #include "sf_select.h"
 
 static int too_long(struct ch_spanq *p)
@@ -147,8 +148,7 @@ int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, vo
             "ANY INNER JOIN (SELECT stack_key, arrayElement(splitByChar(';', any(frames)), -1) "
             "AS leaf FROM %s GROUP BY stack_key) USING stack_key GROUP BY gi, sl, leaf%s",
             p->samples, (const char *)p->keys.data, (const char *)cuts.data,
-            (const char *)p->map.data, (const char *)p->base.data, p->ng, p->stacks,
-            p->settings))
+            (const char *)p->map.data, (const char *)p->base.data, p->ng, p->stacks, p->settings))
         rc = p->ng == 0 ? 0 : too_long(p);
     else
         rc = ch_spanq_run(p);
@@ -173,4 +173,153 @@ int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, vo
             return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     return 0;
+}
+
+int ch_sets_span_cpu(struct ch_spanq *p, ch_sets_cpu_fn fn, void *arg, struct ch_series_cost *cost,
+                     struct sf_err *err)
+{
+    const unsigned char *q, *end;
+    int rc;
+
+    p->cost = cost;
+    p->err = err;
+    sf_buf_reset(&p->sql);
+    /* SQLite's LIKE folds ASCII case, as lower() does */
+    if (sf_buf_printf(&p->sql,
+                      "SELECT assumeNotNull(span_id) AS sid, ifNull(sum(period), 0) FROM %s WHERE "
+                      "skey IN (%s) AND span_id IS NOT NULL AND (lower(event) LIKE 'cpu-clock%%' "
+                      "OR lower(event) LIKE 'task-clock%%') GROUP BY sid%s",
+                      p->samples, (const char *)p->keys.data, p->settings))
+        return too_long(p);
+    if ((rc = ch_spanq_run(p)) != 0)
+        return rc;
+    for (q = p->r.data, end = q + p->r.len; q < end;) {
+        const unsigned char *id;
+        size_t n;
+        uint64_t v;
+        if (ch_get_str(&q, end, &id, &n) < 0 || ch_get_u64(&q, end, &v) < 0)
+            return ch_spanq_truncated(p);
+        if (fn(arg, (const char *)id, n, (int64_t)v) < 0)
+            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    return 0;
+}
+
+int ch_sets_events(struct ch_spanq *p, char *ev, size_t n, uint64_t *distinct,
+                   struct ch_series_cost *cost, struct sf_err *err)
+{
+    const unsigned char *q, *end, *s;
+    size_t sn;
+    int rc;
+
+    p->cost = cost;
+    p->err = err;
+    sf_buf_reset(&p->sql);
+    if (sf_buf_printf(
+            &p->sql,
+            "SELECT ifNull(min(event), ''), ifNull(uniqExact(event), 0) FROM %s WHERE skey IN (%s)",
+            p->samples, (const char *)p->keys.data))
+        return too_long(p);
+    if ((rc = ch_spanq_run(p)) != 0)
+        return rc;
+    q = p->r.data;
+    end = q + p->r.len;
+    if (ch_get_str(&q, end, &s, &sn) < 0 || ch_get_u64(&q, end, distinct) < 0)
+        return ch_spanq_truncated(p);
+    sn = strnlen((const char *)s, sn); /* a C string, as the file's text is read */
+    snprintf(ev, n, "%.*s", (int)sn, (const char *)s);
+    return 0;
+}
+
+int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max, size_t *n,
+                     struct ch_series_cost *cost, struct sf_err *err)
+{
+    const unsigned char *q, *end;
+    int rc;
+
+    p->cost = cost;
+    p->err = err;
+    *n = 0;
+    sf_buf_reset(&p->sql);
+    /* a sample's signal: the socket intervals of its span on its thread that hold it
+       (their starts and ends side by side per span and thread: a join cannot compare;
+       the sample's time goes into the lambdas as an array, 18.16's lambdas do not see a
+       joined query's columns) */
+    if (sf_buf_printf(
+            &p->sql,
+            "SELECT pn, pk, ifNull(max(comm), '') AS cm, count() AS c, sum(so), countIf(sn = 0), "
+            "sum(lp), sum(gr) FROM (SELECT isNull(pid) AS pn, ifNull(pid, 0) AS pk, comm, sn, "
+            "hit = 1 AND tsn = 0 AND arrayExists((a, b, x) -> a <= x AND b >= x, st, en, "
+            "replicate(ts, st)) AS so, hit = 1 AND tsn = 0 AND arrayExists((a, b, r, x) -> a <= "
+            "x AND b >= x AND r = 'loop', st, en, ru, replicate(ts, st)) AS lp, hit = 1 AND tsn = "
+            "0 AND arrayExists((a, b, r, x) -> a <= x AND b >= x AND r = 'goroutine', st, en, ru, "
+            "replicate(ts, st)) AS gr FROM (SELECT pid, comm, "
+            "isNull(span_id) AS sn, ifNull(span_id, '') AS sid, isNull(tid) AS tn, ifNull(tid, "
+            "0) AS tk, isNull(ts_ns) AS tsn, ifNull(ts_ns, 0) AS ts FROM %s WHERE skey IN (%s)) "
+            "GLOBAL ANY LEFT JOIN (SELECT toUInt8(0) AS sn, span_id AS sid, toUInt8(0) AS tn, "
+            "tid AS tk, groupArray(start_ns) AS st, groupArray(end_ns) AS en, "
+            "groupArray(ifNull(end_rule, '')) AS ru, toUInt8(1) AS hit FROM %s WHERE skey IN "
+            "(%s) AND source = 'socket' GROUP BY sid, tk) USING (sn, sid, tn, tk)) GROUP BY pn, "
+            "pk ORDER BY c DESC, pn DESC, pk LIMIT %zu%s",
+            p->samples, (const char *)p->keys.data, p->intervals, (const char *)p->keys.data, max,
+            p->settings))
+        return too_long(p);
+    if ((rc = ch_spanq_run(p)) != 0)
+        return rc;
+    for (q = p->r.data, end = q + p->r.len; q < end && *n < max;) {
+        struct sf_db_coverage *r = &rows[*n];
+        const unsigned char *cm;
+        size_t cn;
+        uint64_t pk, v[5];
+        int pn;
+        if (end - q < 1)
+            return ch_spanq_truncated(p);
+        pn = *q++;
+        if (ch_get_u64(&q, end, &pk) < 0 || ch_get_str(&q, end, &cm, &cn) < 0)
+            return ch_spanq_truncated(p);
+        for (int k = 0; k < 5; k++)
+            if (ch_get_u64(&q, end, &v[k]) < 0)
+                return ch_spanq_truncated(p);
+        /* sf_db_coverage's arithmetic on the same counts */
+        memset(r, 0, sizeof(*r));
+        r->pid = pn ? 0 : (int64_t)pk;
+        cn = strnlen((const char *)cm, cn);
+        snprintf(r->comm, sizeof(r->comm), "%.*s", (int)cn, (const char *)cm);
+        r->samples = (int64_t)v[0];
+        r->loop = (int64_t)v[3];
+        r->go = (int64_t)v[4];
+        r->sockets = (int64_t)v[1] - r->loop - r->go;
+        r->markers = (int64_t)v[2] - r->sockets - r->loop - r->go;
+        r->shared = 0;
+        r->none = r->samples - (int64_t)v[2] - r->shared;
+        (*n)++;
+    }
+    return 0;
+}
+
+int ch_sets_explore_count(struct ch_spanq *p, uint64_t *n, struct ch_series_cost *cost,
+                          struct sf_err *err)
+{
+    const unsigned char *q, *end;
+    int rc;
+
+    p->cost = cost;
+    p->err = err;
+    *n = 0;
+    if (p->ng == 0)
+        return 0;
+    sf_buf_reset(&p->sql);
+    if (sf_buf_printf(&p->sql,
+                      "SELECT count() FROM (SELECT assumeNotNull(span_id) AS sid FROM %s WHERE "
+                      "skey IN (%s) AND span_id IS NOT NULL) ANY INNER JOIN (SELECT DISTINCT sid "
+                      "FROM (SELECT sid, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d) USING "
+                      "sid%s",
+                      p->samples, (const char *)p->keys.data, (const char *)p->map.data,
+                      (const char *)p->base.data, p->ng, p->settings))
+        return too_long(p);
+    if ((rc = ch_spanq_run(p)) != 0)
+        return rc;
+    q = p->r.data;
+    end = q + p->r.len;
+    return ch_get_u64(&q, end, n) < 0 ? ch_spanq_truncated(p) : 0;
 }

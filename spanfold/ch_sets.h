@@ -34,4 +34,26 @@ typedef int (*ch_sets_leaf_fn)(void *arg, int rank, int slow, const char *leaf, 
 int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
                    struct ch_series_cost *cost, struct sf_err *err);
 
+/* Per span id, the periods of its clock samples (cpu-clock, task-clock): fn(arg, id, n,
+ * ns) once per id, as report_cause.c reads them from a file.  Returns as ch_sets_folds. */
+typedef int (*ch_sets_cpu_fn)(void *arg, const char *id, size_t n, int64_t ns);
+int ch_sets_span_cpu(struct ch_spanq *p, ch_sets_cpu_fn fn, void *arg, struct ch_series_cost *cost,
+                     struct sf_err *err);
+
+/* The samples' events: the least (ev, n bytes, "" when none) and how many distinct. */
+int ch_sets_events(struct ch_spanq *p, char *ev, size_t n, uint64_t *distinct,
+                   struct ch_series_cost *cost, struct sf_err *err);
+
+/* sf_db_coverage (lib/sf_db.h) on the cluster: how each process's samples were
+ * attributed, the max processes with the most samples into rows.  The shared intervals
+ * stay on the hosts (push does not send them): none is counted shared. */
+struct sf_db_coverage;
+int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max, size_t *n,
+                     struct ch_series_cost *cost, struct sf_err *err);
+
+/* How many samples are attributed to a span the report has (one with a group): the
+ * samples the page's explorer would carry, before its --page-samples cut. */
+int ch_sets_explore_count(struct ch_spanq *p, uint64_t *n, struct ch_series_cost *cost,
+                          struct sf_err *err);
+
 #endif

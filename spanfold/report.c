@@ -213,7 +213,7 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
                 "bytes, %.2f s\n",
                 shown, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
     if (rc == 0)
-        rc = ch_pull(c->ch, o->cho.cluster, CH_PULL_ALL, tmp, &err);
+        rc = ch_pull(c->ch, o->cho.cluster, CH_PULL_NO_SAMPLES, tmp, &err);
     if (rc != 0) {
         sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);

@@ -230,10 +230,12 @@ struct rp_ctx {
     size_t ncause_eps;
     char (*cause_reasons)[RP_NAME_MAX]; /* why threads were off CPU (rp_why.reason) */
     size_t ncause_reasons;
-    struct sf_buf explore;  /* the explorer's data, JSON (report_explore.c) */
-    size_t explore_samples; /* the samples in it */
-    size_t explore_spans;   /* the spans in it: all, or a uniform sample past page_samples */
-    char notes[6][720];     /* what is missing or partial, said on the page */
+    struct sf_buf explore;   /* the explorer's data, JSON (report_explore.c) */
+    size_t explore_samples;  /* the samples in it */
+    size_t explore_spans;    /* the spans in it: all, or a uniform sample past page_samples */
+    double explore_fraction; /* 0: from the file's samples; else the cluster's share of
+                                the spans (the file holds only the kept spans' samples) */
+    char notes[6][720];      /* what is missing or partial, said on the page */
     int nnotes;
 };
 

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ch_sets.h"
 #include "report.h"
 
 const char *rp_cause_name(enum rp_cause k)
@@ -132,7 +133,60 @@ static size_t name_index(char (*names)[RP_NAME_MAX], size_t *n, const char *name
     return (*n)++;
 }
 
-/* CPU ns per span id and every child span's interval, from the database. */
+/* A span's CPU from the cluster (ch_sets_span_cpu), as a row of the file's query. */
+struct cpu_rows {
+    struct cause_data *d;
+    size_t cap;
+};
+
+static int cpu_row(void *arg, const char *id, size_t n, int64_t ns)
+{
+    struct cpu_rows *r = arg;
+    char one[17];
+
+    n = strnlen(id, n); /* a C string, as the file's text is read */
+    snprintf(one, sizeof(one), "%.*s", (int)n, id);
+    return push(&r->d->cpu, &r->d->ncpu, &r->cap, one, ns, 0);
+}
+
+/* CPU ns per span id: of the clock samples, from the database or, where the samples stay
+ * on the cluster, from there. */
+static int load_cpu(struct cause_data *d, const struct rp_ctx *c, sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    size_t cap = 0;
+    int rc;
+
+    if (c->chq) {
+        struct cpu_rows r = {d, 0};
+        struct sf_err err;
+        if (ch_sets_span_cpu(c->chq, cpu_row, &r, NULL, &err) != 0) {
+            fprintf(stderr, "spanfold report: %s: the spans' CPU from the cluster: %s\n", c->o.name,
+                    err.msg);
+            return -1;
+        }
+    } else {
+        if (sqlite3_prepare_v2(h,
+                               "SELECT span_id, sum(period) FROM samples WHERE span_id IS NOT "
+                               "NULL AND (event LIKE 'cpu-clock%' OR event LIKE 'task-clock%') "
+                               "GROUP BY span_id",
+                               -1, &st, NULL) != SQLITE_OK)
+            return -1;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *id = (const char *)sqlite3_column_text(st, 0);
+            if (id && push(&d->cpu, &d->ncpu, &cap, id, sqlite3_column_int64(st, 1), 0) < 0)
+                break;
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            return -1;
+    }
+    if (d->ncpu)
+        qsort(d->cpu, d->ncpu, sizeof(*d->cpu), cmp_id);
+    return 0;
+}
+
+/* Every child span's interval, off-CPU time and connection events, from the database. */
 static int load(struct cause_data *d, sqlite3 *h)
 {
     sqlite3_stmt *st;
@@ -140,23 +194,6 @@ static int load(struct cause_data *d, sqlite3 *h)
     char sql[1024];
     int rc;
 
-    if (sqlite3_prepare_v2(h,
-                           "SELECT span_id, sum(period) FROM samples WHERE span_id IS NOT NULL "
-                           "AND (event LIKE 'cpu-clock%' OR event LIKE 'task-clock%') "
-                           "GROUP BY span_id",
-                           -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *id = (const char *)sqlite3_column_text(st, 0);
-        if (id && push(&d->cpu, &d->ncpu, &cap, id, sqlite3_column_int64(st, 1), 0) < 0)
-            break;
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return -1;
-    if (d->ncpu)
-        qsort(d->cpu, d->ncpu, sizeof(*d->cpu), cmp_id);
-    cap = 0;
     snprintf(sql, sizeof(sql),
              "SELECT s.parent_span_id, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
              "%s FROM spans s WHERE s.parent_span_id IS NOT NULL AND s.req_start_ns IS NOT NULL "
@@ -469,8 +506,8 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
     int rc = -1;
 
     if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL ||
-        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load(&d, h) < 0 ||
-        load_firsts(&d, c) < 0)
+        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load_cpu(&d, c, h) < 0 ||
+        load(&d, h) < 0 || load_firsts(&d, c) < 0)
         goto out;
     if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
         goto out;

@@ -1244,22 +1244,36 @@ static int fail(const struct rp_ctx *c, const char *what, const struct sf_err *e
     return SF_EXIT_USAGE;
 }
 
-/* What a sample's weight counts: ns of CPU for the clock events, else the event. */
+/* What a sample's weight counts: ns of CPU for the clock events, else the event (ev, the
+ * least of the distinct events, when there is one). */
+static void name_unit(struct rp_ctx *c, const char *ev, uint64_t distinct)
+{
+    snprintf(c->count_unit, sizeof(c->count_unit), "samples");
+    if (distinct == 1 && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
+        snprintf(c->count_unit, sizeof(c->count_unit), "ns");
+    else if (distinct == 1)
+        snprintf(c->count_unit, sizeof(c->count_unit), "%.30s periods", ev);
+}
+
 static void read_unit(struct rp_ctx *c, sqlite3 *h)
 {
     sqlite3_stmt *st;
 
-    snprintf(c->count_unit, sizeof(c->count_unit), "samples");
+    name_unit(c, "", 0);
+    if (c->chq) { /* the samples stay on the cluster */
+        struct sf_err err;
+        uint64_t distinct = 0;
+        char ev[64];
+        if (ch_sets_events(c->chq, ev, sizeof(ev), &distinct, NULL, &err) == 0)
+            name_unit(c, ev, distinct);
+        return;
+    }
     if (sqlite3_prepare_v2(h, "SELECT min(event), count(DISTINCT event) FROM samples", -1, &st,
                            NULL) != SQLITE_OK)
         return;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 1) == 1) {
-        const char *ev = (const char *)sqlite3_column_text(st, 0);
-        if (ev && (strncmp(ev, "cpu-clock", 9) == 0 || strncmp(ev, "task-clock", 10) == 0))
-            snprintf(c->count_unit, sizeof(c->count_unit), "ns");
-        else if (ev)
-            snprintf(c->count_unit, sizeof(c->count_unit), "%.30s periods", ev);
-    }
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        name_unit(c, (const char *)sqlite3_column_text(st, 0),
+                  (uint64_t)sqlite3_column_int64(st, 1));
     sqlite3_finalize(st);
 }
 
@@ -1324,7 +1338,8 @@ int rp_analyse(struct rp_ctx *c)
         sf_db_close(db, NULL);
         return SF_EXIT_USAGE;
     }
-    if (sf_db_coverage(db, c->cov, RP_COV_MAX, &c->ncov, &err) < 0) {
+    if ((c->chq ? ch_sets_coverage(c->chq, c->cov, RP_COV_MAX, &c->ncov, NULL, &err)
+                : sf_db_coverage(db, c->cov, RP_COV_MAX, &c->ncov, &err)) != 0) {
         sf_db_close(db, NULL);
         return fail(c, "", &err);
     }

@@ -45,9 +45,12 @@
 #include <string.h>
 
 #include "../perf-fold/perf_fold.h"
+#include "ch_pull.h"
+#include "ch_sets.h"
 #include "report.h"
 #include "sf_json.h"
 #include "sf_map.h"
+#include "sf_select.h"
 
 #define EX_CLOCKS 8   /* clocks with a fit to realtime remembered */
 #define EX_TEXT   160 /* bytes of a marker's text kept */
@@ -309,21 +312,32 @@ static int read_marks(struct ex *x, const struct rp_ctx *c)
     return step == SQLITE_DONE ? 0 : -1;
 }
 
-/* A uniform sample of the spans whose samples fit in max (all of them when they do):
- * span i is kept when the hash of its id, as a number in [0, 1), is below the
- * fraction; the samples and markers of the others are dropped, the rest renumbered. */
+/* The share of the spans that carries n samples in max: 1 when they fit. */
+static double fraction_of(uint64_t n, int64_t max)
+{
+    return n <= (uint64_t)max ? 1.0 : (double)max / (double)n;
+}
+
+/* Whether the span with id is among a uniform sample of the spans of share f: the hash
+ * of its id, as a number in [0, 1), is below f. */
+static int kept_in(const char *id, double f)
+{
+    return f >= 1.0 || (double)(sf_hash(id, strlen(id)) >> 11) * 0x1p-53 < f;
+}
+
+/* A uniform sample of the spans whose samples fit in max (all of them when they do;
+ * the cluster's fraction where the file holds only the kept spans' samples): span i is
+ * kept_in the fraction; the samples and markers of the others are dropped, the rest
+ * renumbered. */
 static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
 {
     size_t j = 0;
 
-    x->fraction = x->cpu.n <= (uint64_t)max ? 1.0 : (double)max / (double)x->cpu.n;
+    x->fraction = c->explore_fraction > 0 ? c->explore_fraction : fraction_of(x->cpu.n, max);
     if ((x->kept = malloc((c->nspans ? c->nspans : 1) * sizeof(*x->kept))) == NULL)
         return -1;
-    for (size_t i = 0; i < c->nspans; i++) {
-        const char *id = c->spans[i].id;
-        double u = (double)(sf_hash(id, strlen(id)) >> 11) * 0x1p-53;
-        x->kept[i] = x->fraction >= 1.0 || u < x->fraction ? (uint32_t)x->nkept++ : UINT32_MAX;
-    }
+    for (size_t i = 0; i < c->nspans; i++)
+        x->kept[i] = kept_in(c->spans[i].id, x->fraction) ? (uint32_t)x->nkept++ : UINT32_MAX;
     for (int k = 0; k < 2; k++) {
         struct ex_rows *r = k ? &x->off : &x->cpu;
         j = 0;
@@ -568,6 +582,43 @@ static void ex_free(struct ex *x)
         sqlite3_finalize(x->frames_st);
 }
 
+/* Where the samples stay on the cluster: the fraction from its count of the samples the
+ * explorer would carry, and the kept spans' samples (and their stacks) brought into the
+ * file, so that the page carries what it would from a file that has them all. */
+static int bring_samples(struct rp_ctx *c)
+{
+    struct sf_buf where;
+    struct sf_err err;
+    uint64_t n = 0;
+    int rc;
+
+    sf_err_clear(&err);
+    if ((rc = ch_sets_explore_count(c->chq, &n, NULL, &err)) != 0)
+        goto out;
+    c->explore_fraction = fraction_of(n, c->o.page_samples);
+    sf_buf_init(&where, (size_t)1 << 31);
+    if (c->explore_fraction >= 1.0) {
+        rc = sf_buf_printf(&where, "span_id IS NOT NULL");
+    } else {
+        rc = sf_buf_printf(&where, "span_id IN ('', ");
+        for (size_t i = 0; rc == 0 && i < c->nspans; i++)
+            if (kept_in(c->spans[i].id, c->explore_fraction))
+                rc = sf_select_ch_literal(&where, c->spans[i].id, strlen(c->spans[i].id)) ||
+                     sf_buf_printf(&where, ", ");
+        rc = rc || sf_buf_printf(&where, "'')");
+    }
+    if (rc)
+        rc = sf_err_set(&err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    else
+        rc = ch_pull_samples(c->ch, c->o.cho.cluster, (const char *)where.data, c->o.db, &err);
+    sf_buf_free(&where);
+out:
+    if (rc != 0)
+        fprintf(stderr, "spanfold report: %s: the explorer's samples from the cluster: %s\n",
+                c->o.name, err.msg);
+    return rc ? -1 : 0;
+}
+
 int rp_explore(struct rp_ctx *c, sqlite3 *h)
 {
     struct ex x;
@@ -579,6 +630,8 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
     memset(&x, 0, sizeof(x));
     x.h = h;
     sf_buf_init(&c->explore, (size_t)1 << 31);
+    if (c->chq && bring_samples(c) < 0)
+        return -1;
     if ((x.by_id = rp_spans_by_id(c)) == NULL ||
         grow((void **)&x.node, &x.cnodes, 1, sizeof(*x.node)) < 0)
         goto out;
