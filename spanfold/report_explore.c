@@ -61,9 +61,10 @@ struct ex_fit {
 };
 
 struct ex_sample {
-    uint32_t span, node;
-    int64_t t;      /* CLOCK_REALTIME ns, INT64_MIN: unknown */
-    int64_t weight; /* the period; an off-CPU interval's length in ns */
+    uint32_t span, node; /* node: set once the kept spans are known (intern_nodes) */
+    int64_t stack;       /* stacks.id */
+    int64_t t;           /* CLOCK_REALTIME ns, INT64_MIN: unknown */
+    int64_t weight;      /* the period; an off-CPU interval's length in ns */
 };
 
 /* The rows of one kind attributed to the spans: CPU samples, or off-CPU intervals. */
@@ -257,16 +258,15 @@ static int read_rows(struct ex *x, const struct rp_ctx *c, const char *cte, cons
     }
     sf_buf_free(&sql);
     while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-        long sp = span_of(x, c, (const char *)sqlite3_column_text(st, 0)), node;
+        long sp = span_of(x, c, (const char *)sqlite3_column_text(st, 0));
         struct ex_sample *e;
         if (sp < 0)
             continue;
-        if ((node = node_of(x, sqlite3_column_int64(st, 3))) < 0 ||
-            grow((void **)&r->s, &r->cap, r->n + 1, sizeof(*r->s)) < 0)
+        if (grow((void **)&r->s, &r->cap, r->n + 1, sizeof(*r->s)) < 0)
             goto out;
         e = &r->s[r->n++];
         e->span = (uint32_t)sp;
-        e->node = (uint32_t)node;
+        e->stack = sqlite3_column_int64(st, 3);
         e->t =
             sqlite3_column_type(st, 1) == SQLITE_NULL
                 ? INT64_MIN
@@ -582,6 +582,22 @@ static void ex_free(struct ex *x)
         sqlite3_finalize(x->frames_st);
 }
 
+/* The stack trie of the kept rows, in their order (CPU, then off CPU): the page carries
+ * the frames of what it shows, and the same ones whichever rows were read. */
+static int intern_nodes(struct ex *x)
+{
+    for (int k = 0; k < 2; k++) {
+        struct ex_rows *r = k ? &x->off : &x->cpu;
+        for (size_t i = 0; i < r->n; i++) {
+            long node = node_of(x, r->s[i].stack);
+            if (node < 0)
+                return -1;
+            r->s[i].node = (uint32_t)node;
+        }
+    }
+    return 0;
+}
+
 /* Where the samples stay on the cluster: the fraction from its count of the samples the
  * explorer would carry, and the kept spans' samples (and their stacks) brought into the
  * file, so that the page carries what it would from a file that has them all. */
@@ -641,7 +657,8 @@ int rp_explore(struct rp_ctx *c, sqlite3 *h)
             SQLITE_OK ||
         read_rows(&x, c, spans_attrib_cte, "samples", &x.cpu) < 0 ||
         read_rows(&x, c, spans_attrib_offcpu_cte, "offcpu", &x.off) < 0 || read_marks(&x, c) < 0 ||
-        read_handshakes(&x, c) < 0 || sample_spans(&x, c, c->o.page_samples) < 0)
+        read_handshakes(&x, c) < 0 || sample_spans(&x, c, c->o.page_samples) < 0 ||
+        intern_nodes(&x) < 0)
         goto out;
     qsort(x.cpu.s, x.cpu.n, sizeof(*x.cpu.s), cmp_sample);
     qsort(x.off.s, x.off.n, sizeof(*x.off.s), cmp_sample);

@@ -156,6 +156,14 @@ cmp -s "$tmp/a" "$tmp/b" || diff <(tr ',' '\n' <"$tmp/a") <(tr ',' '\n' <"$tmp/b
 "$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --name incident --out "$tmp/r4" 2>/dev/null
 check_eval "with --name both: findings.json and report.html byte-identical" \
     'cmp -s "$tmp/r3/findings.json" "$tmp/r4/findings.json" && cmp -s <(canon "$tmp/r3/report.html") <(canon "$tmp/r4/report.html")'
+# past --page-samples the explorer carries a uniform sample of the requests: the cluster
+# counts, and only the kept requests' samples come back (the rest stay there)
+"$bin/spanfold" report --quiet --db "$db" --name incident --page-samples 200 --out "$tmp/r3s" 2>/dev/null
+"$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --name incident --page-samples 200 \
+    --out "$tmp/r4s" 2>/dev/null
+canon "$tmp/r4s/report.html" >"$tmp/r4s.canon"
+check_eval "--page-samples 200: the page's sample of the requests is the file's ($(grep -o '"kept": {[^}]*}' "$tmp/r4s.canon"))" \
+    'grep -q "\"fraction\": 0\.[0-9]" "$tmp/r4s.canon" && cmp -s "$tmp/r3s/findings.json" "$tmp/r4s/findings.json" && cmp -s <(canon "$tmp/r3s/report.html") "$tmp/r4s.canon"'
 "$bin/spanfold" report --quiet --clickhouse "$u1" --out "$tmp/r5" 2>/dev/null
 check_eval "without --cluster: shard 1's spans alone, no CPU: a report without flame graphs" \
     'grep -q "no CPU samples" "$tmp/r5/report.html" && ! cmp -s "$tmp/r1/findings.json" "$tmp/r5/findings.json"'
