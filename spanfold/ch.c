@@ -26,7 +26,9 @@ struct ch {
     int trace;                      /* SF_CH_TRACE: each request's number and start */
     unsigned long long qid_base;    /* random: query_id of this client's INSERTs */
     unsigned long ninsert;
-    char *answering; /* ch_cluster found shards missing: those that answer, for remote() */
+    char *answering;        /* ch_cluster found shards missing: those that answer, for remote() */
+    unsigned long nquery;   /* ch_query's answers: how many, */
+    unsigned long long nin; /* and their bytes */
 };
 
 /* Transient failures: 1 nothing was written, 2 the request may have been. */
@@ -302,7 +304,19 @@ static int request(struct ch *c, const char *sql, const void *body, size_t n, st
 int ch_query(struct ch *c, const char *sql, const void *body, size_t n, struct sf_buf *out,
              struct sf_err *err)
 {
-    return request(c, sql, body, n, out, NULL, NULL, NULL, CH_RETRIES, err);
+    int rc = request(c, sql, body, n, out, NULL, NULL, NULL, CH_RETRIES, err);
+
+    if (rc == 0) { /* out holds the answer alone */
+        c->nquery++;
+        c->nin += out ? out->len : 0;
+    }
+    return rc;
+}
+
+void ch_received(const struct ch *c, unsigned long *queries, unsigned long long *bytes)
+{
+    *queries = c ? c->nquery : 0;
+    *bytes = c ? c->nin : 0;
 }
 
 int ch_insert(struct ch *c, const char *sql, const void *body, size_t n, ch_landed_fn landed,

@@ -131,6 +131,8 @@ int ch_partial(const struct ch *c);
 /* The first unsigned number of the response to sql (a SELECT of one value in
  * TabSeparated): 0 and *v set, or SF_E_DB. */
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err);
+/* What c's queries received so far: their number and the answers' bytes. */
+void ch_received(const struct ch *c, unsigned long *queries, unsigned long long *bytes);
 
 /* ---- RowBinary writers (each returns 0 or SF_E_LIMIT / SF_E_NOMEM from sf_buf) ---- */
 int ch_put_u64(struct sf_buf *b, uint64_t v);

@@ -408,6 +408,19 @@ static int pull_first(struct pull *p, const struct ch_table *t, const char *col)
     return rc;
 }
 
+/* The tables CH_PULL_NO_SAMPLES leaves on the cluster: those that grow with the
+ * profile (the samples, the off-CPU intervals, the event loops' shared time, and the
+ * stacks they name). */
+static int stays(const struct ch_table *t)
+{
+    static const char *const names[] = {"samples", "offcpu", "shared_intervals", "stacks"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(t->name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* One table's rows (CH_PULL_CLOCKS: the clock fits, and the first times). */
 static int pull_table(struct pull *p, size_t ti)
 {
@@ -418,8 +431,7 @@ static int pull_table(struct pull *p, size_t ti)
         return strcmp(t->name, "spans") == 0         ? pull_first(p, t, "req_start_ns")
                : strcmp(t->name, "connections") == 0 ? pull_first(p, t, "first_ns")
                                                      : 0;
-    if (p->what == CH_PULL_NO_SAMPLES &&
-        (strcmp(t->name, "samples") == 0 || strcmp(t->name, "stacks") == 0))
+    if (p->what == CH_PULL_NO_SAMPLES && stays(t))
         return 0;
     if (t->cols[0].type != CH_KEY) /* stacks: by content, one row per key */
         rc = ask(p, t, "stack_key, any(frames)", "1", 0, "GROUP BY stack_key");
@@ -520,32 +532,36 @@ int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const cha
 int ch_pull_samples(struct ch *c, const char *cluster, const char *where, const char *path,
                     struct sf_err *err)
 {
+    static const char *const rows[] = {"samples", "offcpu"}; /* those with a span and a stack */
     struct pull p = {.ch = c, .cluster = cluster != NULL, .what = CH_PULL_ALL, .err = err};
-    size_t ti = table_index("samples");
+    size_t st = table_index("stacks");
     char name[CH_TABLE_MAX];
     struct sf_buf cond;
     int rc;
 
     pull_init(&p);
-    sf_buf_init(&cond, CH_TABLE_MAX + 4096 + strlen(where));
+    sf_buf_init(&cond, 2 * (CH_TABLE_MAX + 4096 + strlen(where)));
     if ((rc = sf_db_open_mode(&p.db, path, SF_DB_WRITE, err)) == 0)
         rc = sf_db_exec(p.db, "PRAGMA synchronous = OFF", err);
-    /* the sources and the samples' offsets as the whole pull finds them */
+    /* the sources and the rows' offsets as the whole pull finds them */
     if (rc == 0)
         rc = read_sources(&p);
-    if (rc == 0)
-        rc = pull_offsets(&p, ti);
-    if (rc == 0 && (rc = ask(&p, &ch_tables[ti], NULL, where, 1, "")) == 0)
-        rc = insert_rows(&p, &ch_tables[ti]);
-    if (rc == 0 &&
-        (ch_table(c, p.cluster, "samples", name, sizeof(name)) ||
-         sf_buf_printf(&cond,
-                       "stack_key GLOBAL IN (SELECT stack_key FROM %s WHERE (%s) AND skey IN (%s))",
-                       name, where, (const char *)p.keys.data)))
-        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if (rc == 0 && (rc = ask(&p, &ch_tables[table_index("stacks")], "stack_key, any(frames)",
-                             (const char *)cond.data, 0, "GROUP BY stack_key")) == 0)
-        rc = insert_rows(&p, &ch_tables[table_index("stacks")]);
+    for (size_t i = 0; rc == 0 && i < sizeof(rows) / sizeof(rows[0]); i++) {
+        size_t ti = table_index(rows[i]);
+        if ((rc = pull_offsets(&p, ti)) == 0 &&
+            (rc = ask(&p, &ch_tables[ti], NULL, where, 1, "")) == 0)
+            rc = insert_rows(&p, &ch_tables[ti]);
+        /* and the stacks they name */
+        if (rc == 0 && (ch_table(c, p.cluster, rows[i], name, sizeof(name)) ||
+                        sf_buf_printf(&cond,
+                                      "%sstack_key GLOBAL IN (SELECT stack_key FROM %s WHERE (%s) "
+                                      "AND skey IN (%s))",
+                                      i ? " OR " : "", name, where, (const char *)p.keys.data)))
+            rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    }
+    if (rc == 0 && (rc = ask(&p, &ch_tables[st], "stack_key, any(frames)", (const char *)cond.data,
+                             0, "GROUP BY stack_key")) == 0)
+        rc = insert_rows(&p, &ch_tables[st]);
     sf_buf_free(&cond);
     if (p.db && sf_db_close(p.db, rc ? NULL : err) < 0 && rc == 0)
         rc = SF_E_DB;

@@ -18,8 +18,9 @@ enum ch_pull_what {
        clock fits, and one row per source in spans and connections with its first
        req_start_ns / first_ns */
     CH_PULL_CLOCKS,
-    /* CH_PULL_ALL but the samples and their stacks, which stay on the cluster
-       (spanfold report: ch_sets.c asks it; ch_pull_samples brings back a few) */
+    /* CH_PULL_ALL but what grows with the profile: samples, off-CPU intervals, shared
+       intervals and stacks stay on the cluster (spanfold report: ch_sets.c asks it;
+       ch_pull_samples brings back a few) */
     CH_PULL_NO_SAMPLES
 };
 
@@ -30,9 +31,10 @@ enum ch_pull_what {
 int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
             struct sf_err *err);
 
-/* The samples of c's database that meet where (a ClickHouse condition over the samples'
- * columns) and the stacks they name, into the file at path that ch_pull(CH_PULL_NO_SAMPLES)
- * wrote, with the ids CH_PULL_ALL would have given them.  Returns as ch_pull. */
+/* The samples and off-CPU intervals of c's database that meet where (a ClickHouse
+ * condition over the columns they share: span_id) and the stacks they name, into the file at path
+ * that ch_pull(CH_PULL_NO_SAMPLES) wrote, with the ids CH_PULL_ALL would have given them.  Returns
+ * as ch_pull. */
 int ch_pull_samples(struct ch *c, const char *cluster, const char *where, const char *path,
                     struct sf_err *err);
 

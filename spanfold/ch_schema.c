@@ -7,7 +7,7 @@
  * (spans.connection_id, contexts.span_row) are that file's ids, joined within one
  * skey.  Stacks are keyed by their content (stack_key, ch_hash of the frames), so a
  * stack pushed from many hosts is one row after merges (ReplacingMergeTree).
- * Samples carry the span they are attributed to (the span_intervals rule of
+ * Samples and off-CPU intervals carry the span they are attributed to (the span_intervals rule of
  * perf-fold/spans.c, run on the host's SQLite file at push time: a thread id and a
  * monotonic clock mean something only on their host), so the join in ClickHouse is
  * an equality on span_id.
@@ -123,6 +123,16 @@ static const struct ch_col samples_cols[] = {
     C("tid", CH_NI64),    C("cpu", CH_NI64),       C("comm", CH_NSTR),   C("event", CH_NSTR),
     C("period", CH_NI64), C("stack_key", CH_HASH), C("span_id", CH_NSTR)};
 
+static const struct ch_col shared_intervals_cols[] = {
+    C("skey", CH_KEY),     C("id", CH_I64),     C("pid", CH_NI64),  C("tid", CH_I64),
+    C("start_ns", CH_I64), C("end_ns", CH_I64), C("spans", CH_I64), C("span_ids", CH_STR)};
+
+static const struct ch_col offcpu_cols[] = {
+    C("skey", CH_KEY),       C("id", CH_I64),      C("ts_ns", CH_I64),  C("end_ns", CH_I64),
+    C("end_rule", CH_STR),   C("pid", CH_NI64),    C("tid", CH_I64),    C("comm", CH_NSTR),
+    C("state", CH_NSTR),     C("reason", CH_NSTR), C("frame", CH_NSTR), C("stack_key", CH_HASH),
+    C("waker_tid", CH_NI64), C("span_id", CH_NSTR)};
+
 static const struct ch_col stacks_cols[] = {C("stack_key", CH_HASH), C("frames", CH_STR)};
 
 static const struct ch_col clock_fits_cols[] = {
@@ -185,10 +195,18 @@ const struct ch_table ch_tables[] = {
       "SELECT id, span_id, trace_id, pid, tid, start_ns, end_ns, depth, decision, end_rule,"
       " source FROM span_intervals WHERE source_id = ?1 ORDER BY id",
       span_intervals_cols),
+    /* the time event loops' threads gave several spans at once: the attribution coverage */
+    T("shared_intervals", "MergeTree", "(skey, tid, start_ns)", "skey",
+      "SELECT id, pid, tid, start_ns, end_ns, spans, span_ids FROM shared_intervals"
+      " WHERE source_id = ?1 ORDER BY id",
+      shared_intervals_cols),
     T("samples", "MergeTree", "(skey, ifNull(ts_ns, 0))", BY_SPAN, NULL, samples_cols),
+    /* off-CPU intervals, attributed as the samples are (push.c): the blocked time */
+    T("offcpu", "MergeTree", "(skey, tid, ts_ns)", BY_SPAN, NULL, offcpu_cols),
     T("stacks", "ReplacingMergeTree", "stack_key", "stack_key",
       "SELECT st.frames, st.frames FROM stacks st WHERE st.id IN"
-      " (SELECT stack_id FROM samples WHERE source_id = ?1) ORDER BY st.id",
+      " (SELECT stack_id FROM samples WHERE source_id = ?1 UNION"
+      " SELECT stack_id FROM offcpu WHERE source_id = ?1) ORDER BY st.id",
       stacks_cols),
     T("clock_fits", "MergeTree", "(skey, id)", "skey",
       "SELECT id, from_clock, to_clock, (SELECT sha256 FROM sources WHERE id = from_source),"

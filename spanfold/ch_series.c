@@ -595,7 +595,9 @@ int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window
         ch_table(c, cluster != NULL, "span_intervals", p->intervals, sizeof(p->intervals)) ||
         ch_table(c, cluster != NULL, "contexts", p->contexts, sizeof(p->contexts)) ||
         ch_table(c, cluster != NULL, "samples", p->samples, sizeof(p->samples)) ||
-        ch_table(c, cluster != NULL, "stacks", p->stacks, sizeof(p->stacks)))
+        ch_table(c, cluster != NULL, "stacks", p->stacks, sizeof(p->stacks)) ||
+        ch_table(c, cluster != NULL, "offcpu", p->offcpu, sizeof(p->offcpu)) ||
+        ch_table(c, cluster != NULL, "shared_intervals", p->shared, sizeof(p->shared)))
         rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "too many shards to name");
     else
         rc = ch_pull_span_order(c, cluster, &p->keys, &p->ord, err);

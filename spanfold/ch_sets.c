@@ -205,6 +205,49 @@ int ch_sets_span_cpu(struct ch_spanq *p, ch_sets_cpu_fn fn, void *arg, struct ch
     return 0;
 }
 
+int ch_sets_blocked(struct ch_spanq *p, ch_sets_blocked_fn fn, void *arg, int *any,
+                    struct ch_series_cost *cost, struct sf_err *err)
+{
+    const unsigned char *q, *end;
+    uint64_t n = 0;
+    int rc;
+
+    p->cost = cost;
+    p->err = err;
+    sf_buf_reset(&p->sql);
+    if (sf_buf_printf(&p->sql, "SELECT count() FROM %s WHERE skey IN (%s)", p->offcpu,
+                      (const char *)p->keys.data))
+        return too_long(p);
+    if ((rc = ch_spanq_run(p)) != 0)
+        return rc;
+    q = p->r.data;
+    end = q + p->r.len;
+    if (ch_get_u64(&q, end, &n) < 0)
+        return ch_spanq_truncated(p);
+    *any = n > 0;
+    sf_buf_reset(&p->sql);
+    if (sf_buf_printf(&p->sql,
+                      "SELECT assumeNotNull(span_id) AS sid, concat(ifNull(coalesce(reason, state, "
+                      "'?'), '?'), ifNull(concat(' under ', frame), '')) AS why, sum(end_ns - "
+                      "ts_ns) FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL GROUP BY sid, why "
+                      "ORDER BY sid, why%s",
+                      p->offcpu, (const char *)p->keys.data, p->settings))
+        return too_long(p);
+    if (n == 0 || (rc = ch_spanq_run(p)) != 0)
+        return rc;
+    for (q = p->r.data, end = q + p->r.len; q < end;) {
+        const unsigned char *id, *why;
+        size_t in, wn;
+        uint64_t v;
+        if (ch_get_str(&q, end, &id, &in) < 0 || ch_get_str(&q, end, &why, &wn) < 0 ||
+            ch_get_u64(&q, end, &v) < 0)
+            return ch_spanq_truncated(p);
+        if (fn(arg, (const char *)id, in, (const char *)why, wn, (int64_t)v) < 0)
+            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    }
+    return 0;
+}
+
 int ch_sets_events(struct ch_spanq *p, char *ev, size_t n, uint64_t *distinct,
                    struct ch_series_cost *cost, struct sf_err *err)
 {
@@ -244,25 +287,32 @@ int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max
     /* a sample's signal: the socket intervals of its span on its thread that hold it
        (their starts and ends side by side per span and thread: a join cannot compare;
        the sample's time goes into the lambdas as an array, 18.16's lambdas do not see a
-       joined query's columns) */
+       joined query's columns); without a span, the shared interval of its thread that
+       started last before it (the thread's, sorted by start and id, as the file's index
+       finds it) still running */
     if (sf_buf_printf(
             &p->sql,
             "SELECT pn, pk, ifNull(max(comm), '') AS cm, count() AS c, sum(so), countIf(sn = 0), "
-            "sum(lp), sum(gr) FROM (SELECT isNull(pid) AS pn, ifNull(pid, 0) AS pk, comm, sn, "
+            "sum(sh), sum(lp), sum(gr) FROM (SELECT pn, pk, comm, sn, so, lp, gr, shit = 1 AND sn "
+            "= 1 AND tsn = 0 AND (arrayCount((x, t) -> x <= t, hs, replicate(ts, hs)) AS ix) > 0 "
+            "AND arrayElement(he, ix) >= ts AS sh FROM (SELECT pn, pk, comm, sn, tn, tk, tsn, ts, "
             "hit = 1 AND tsn = 0 AND arrayExists((a, b, x) -> a <= x AND b >= x, st, en, "
             "replicate(ts, st)) AS so, hit = 1 AND tsn = 0 AND arrayExists((a, b, r, x) -> a <= "
             "x AND b >= x AND r = 'loop', st, en, ru, replicate(ts, st)) AS lp, hit = 1 AND tsn = "
             "0 AND arrayExists((a, b, r, x) -> a <= x AND b >= x AND r = 'goroutine', st, en, ru, "
-            "replicate(ts, st)) AS gr FROM (SELECT pid, comm, "
+            "replicate(ts, st)) AS gr FROM (SELECT isNull(pid) AS pn, ifNull(pid, 0) AS pk, comm, "
             "isNull(span_id) AS sn, ifNull(span_id, '') AS sid, isNull(tid) AS tn, ifNull(tid, "
             "0) AS tk, isNull(ts_ns) AS tsn, ifNull(ts_ns, 0) AS ts FROM %s WHERE skey IN (%s)) "
             "GLOBAL ANY LEFT JOIN (SELECT toUInt8(0) AS sn, span_id AS sid, toUInt8(0) AS tn, "
             "tid AS tk, groupArray(start_ns) AS st, groupArray(end_ns) AS en, "
             "groupArray(ifNull(end_rule, '')) AS ru, toUInt8(1) AS hit FROM %s WHERE skey IN "
-            "(%s) AND source = 'socket' GROUP BY sid, tk) USING (sn, sid, tn, tk)) GROUP BY pn, "
-            "pk ORDER BY c DESC, pn DESC, pk LIMIT %zu%s",
-            p->samples, (const char *)p->keys.data, p->intervals, (const char *)p->keys.data, max,
-            p->settings))
+            "(%s) AND source = 'socket' GROUP BY sid, tk) USING (sn, sid, tn, tk)) GLOBAL ANY "
+            "LEFT JOIN (SELECT toUInt8(0) AS tn, tid AS tk, arraySort(groupArray((start_ns, id, "
+            "end_ns))) AS v, arrayMap(x -> tupleElement(x, 1), v) AS hs, arrayMap(x -> "
+            "tupleElement(x, 3), v) AS he, toUInt8(1) AS shit FROM %s WHERE skey IN (%s) GROUP "
+            "BY tk) USING (tn, tk)) GROUP BY pn, pk ORDER BY c DESC, pn DESC, pk LIMIT %zu%s",
+            p->samples, (const char *)p->keys.data, p->intervals, (const char *)p->keys.data,
+            p->shared, (const char *)p->keys.data, max, p->settings))
         return too_long(p);
     if ((rc = ch_spanq_run(p)) != 0)
         return rc;
@@ -270,14 +320,14 @@ int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max
         struct sf_db_coverage *r = &rows[*n];
         const unsigned char *cm;
         size_t cn;
-        uint64_t pk, v[5];
+        uint64_t pk, v[6];
         int pn;
         if (end - q < 1)
             return ch_spanq_truncated(p);
         pn = *q++;
         if (ch_get_u64(&q, end, &pk) < 0 || ch_get_str(&q, end, &cm, &cn) < 0)
             return ch_spanq_truncated(p);
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             if (ch_get_u64(&q, end, &v[k]) < 0)
                 return ch_spanq_truncated(p);
         /* sf_db_coverage's arithmetic on the same counts */
@@ -286,11 +336,11 @@ int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max
         cn = strnlen((const char *)cm, cn);
         snprintf(r->comm, sizeof(r->comm), "%.*s", (int)cn, (const char *)cm);
         r->samples = (int64_t)v[0];
-        r->loop = (int64_t)v[3];
-        r->go = (int64_t)v[4];
+        r->loop = (int64_t)v[4];
+        r->go = (int64_t)v[5];
         r->sockets = (int64_t)v[1] - r->loop - r->go;
         r->markers = (int64_t)v[2] - r->sockets - r->loop - r->go;
-        r->shared = 0;
+        r->shared = (int64_t)v[3];
         r->none = r->samples - (int64_t)v[2] - r->shared;
         (*n)++;
     }

@@ -40,13 +40,20 @@ typedef int (*ch_sets_cpu_fn)(void *arg, const char *id, size_t n, int64_t ns);
 int ch_sets_span_cpu(struct ch_spanq *p, ch_sets_cpu_fn fn, void *arg, struct ch_series_cost *cost,
                      struct sf_err *err);
 
+/* Per span id and reason (report_cause.c's "reason under frame"), the length of its
+ * off-CPU intervals, in (id, reason) byte order: fn(arg, id, n, why, wn, ns); *any: whether
+ * there is any off-CPU interval at all.  Returns as ch_sets_folds. */
+typedef int (*ch_sets_blocked_fn)(void *arg, const char *id, size_t n, const char *why, size_t wn,
+                                  int64_t ns);
+int ch_sets_blocked(struct ch_spanq *p, ch_sets_blocked_fn fn, void *arg, int *any,
+                    struct ch_series_cost *cost, struct sf_err *err);
+
 /* The samples' events: the least (ev, n bytes, "" when none) and how many distinct. */
 int ch_sets_events(struct ch_spanq *p, char *ev, size_t n, uint64_t *distinct,
                    struct ch_series_cost *cost, struct sf_err *err);
 
 /* sf_db_coverage (lib/sf_db.h) on the cluster: how each process's samples were
- * attributed, the max processes with the most samples into rows.  The shared intervals
- * stay on the hosts (push does not send them): none is counted shared. */
+ * attributed, the max processes with the most samples into rows. */
 struct sf_db_coverage;
 int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max, size_t *n,
                      struct ch_series_cost *cost, struct sf_err *err);

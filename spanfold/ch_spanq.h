@@ -19,7 +19,8 @@ struct ch_spanq {
     const char *group;  /* sf_spans_group_expr_ch(by) */
     char settings[160]; /* of the queries that group by trace or gather latencies */
     char spans[CH_TABLE_MAX], intervals[CH_TABLE_MAX], contexts[CH_TABLE_MAX];
-    char samples[CH_TABLE_MAX], stacks[CH_TABLE_MAX];
+    char samples[CH_TABLE_MAX], stacks[CH_TABLE_MAX], offcpu[CH_TABLE_MAX];
+    char shared[CH_TABLE_MAX]; /* shared_intervals */
     /* keys: the complete sources' skeys; ord: a spans row's id as ch_pull gives it;
        base: the span rows (skey, id, t, o, g, tr, sampled, sn, sid, e, lat); map: an
        expression of g, the rank of its group (255: none, "(other)" absent) */

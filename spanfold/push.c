@@ -234,12 +234,23 @@ static int encode_row(struct push *p, const struct ch_table *t, sqlite3_stmt *st
     return rc ? sf_err_set(&p->err, rc, UINT64_MAX, "out of memory") : 0;
 }
 
-/* The SQLite query of t's rows (samples: with their attributed span). */
+/* The SQLite query of t's rows (samples and off-CPU intervals: with their attributed
+ * span, perf-fold's rule). */
 static const char *select_sql(const struct ch_table *t, struct sf_buf *b)
 {
     if (t->select)
         return t->select;
     sf_buf_reset(b);
+    if (strcmp(t->name, "offcpu") == 0) {
+        sf_buf_printf(b,
+                      "%s SELECT o.id, o.ts_ns, o.end_ns, o.end_rule, o.pid, o.tid, o.comm,"
+                      " o.state, o.reason, o.frame, (SELECT frames FROM stacks WHERE id ="
+                      " o.stack_id), o.waker_tid, b.span_id FROM b JOIN offcpu o ON o.id ="
+                      " b.row_id WHERE o.source_id = ?1 ORDER BY o.id",
+                      spans_attrib_offcpu_cte);
+        return (const char *)b->data;
+    }
+    assert(strcmp(t->name, "samples") == 0);
     sf_buf_printf(b,
                   "%s SELECT smp.id, smp.ts_ns, smp.pid, smp.tid, smp.cpu, smp.comm, smp.event,"
                   " smp.period, (SELECT frames FROM stacks WHERE id = smp.stack_id), b.span_id"

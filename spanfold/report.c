@@ -278,6 +278,13 @@ int sf_cmd_report(int argc, char **argv)
         fprintf(stderr, "spanfold report: %s (window %gs)\n", v, (double)c->sw.window_ns / 1e9);
         for (int i = 0; i < c->nnotes; i++)
             fprintf(stderr, "spanfold report: note: %s\n", c->notes[i]);
+        if (c->ch) {
+            unsigned long q;
+            unsigned long long b;
+            ch_received(c->ch, &q, &b);
+            fprintf(stderr, "spanfold report: from the cluster in all: %lu queries, %llu bytes\n",
+                    q, b);
+        }
         fprintf(stderr, "spanfold report: wrote %s/report.html, findings.json and windows.csv\n",
                 c->o.out);
     }

@@ -216,27 +216,6 @@ static int load(struct cause_data *d, sqlite3 *h)
         return -1;
     if (d->nkids)
         qsort(d->kids, d->nkids, sizeof(*d->kids), cmp_id);
-    /* off CPU per span and reason (a database older than the table has none) */
-    cap = 0;
-    if (sqlite3_prepare_v2(
-            h,
-            "SELECT span_id, coalesce(reason, state, '?') || coalesce(' under ' || frame, ''), "
-            "sum(end_ns - ts_ns) "
-            "FROM offcpu WHERE span_id IS NOT NULL GROUP BY 1, 2",
-            -1, &st, NULL) != SQLITE_OK)
-        return 0;
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        const char *id = (const char *)sqlite3_column_text(st, 0);
-        const char *why = (const char *)sqlite3_column_text(st, 1);
-        if (push(&d->blk, &d->nblk, &cap, id, sqlite3_column_int64(st, 2), 0) < 0)
-            break;
-        d->blk[d->nblk - 1].ep = name_index(d->reasons, &d->nreasons, why ? why : "?");
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return -1;
-    if (d->nblk)
-        qsort(d->blk, d->nblk, sizeof(*d->blk), cmp_id);
     /* retransmissions (pcap2spans): "stall_ns=S ..." */
     cap = 0;
     if (sqlite3_prepare_v2(h,
@@ -263,10 +242,65 @@ static int load(struct cause_data *d, sqlite3 *h)
         }
         sqlite3_finalize(st);
     }
-    if (sqlite3_prepare_v2(h, "SELECT EXISTS (SELECT 1 FROM offcpu)", -1, &st, NULL) == SQLITE_OK) {
-        d->offcpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+    return 0;
+}
+
+/* One span's off-CPU time for a reason, in the order the reasons are first seen. */
+static int blocked_row(void *arg, const char *id, size_t n, const char *why, size_t wn, int64_t ns)
+{
+    struct cpu_rows *r = arg;
+    char one[17], w[RP_NAME_MAX];
+
+    n = strnlen(id, n); /* C strings, as the file's text is read */
+    wn = strnlen(why, wn);
+    snprintf(one, sizeof(one), "%.*s", (int)n, id);
+    snprintf(w, sizeof(w), "%.*s", (int)wn, why);
+    if (push(&r->d->blk, &r->d->nblk, &r->cap, one, ns, 0) < 0)
+        return -1;
+    r->d->blk[r->d->nblk - 1].ep = name_index(r->d->reasons, &r->d->nreasons, w);
+    return 0;
+}
+
+/* Off CPU per span and reason, in (span, reason) order, and whether there is any off-CPU
+ * interval: from the database (one older than the table has none) or the cluster. */
+static int load_blocked(struct cause_data *d, const struct rp_ctx *c, sqlite3 *h)
+{
+    struct cpu_rows r = {d, 0};
+    sqlite3_stmt *st;
+    int rc;
+
+    if (c->chq) {
+        struct sf_err err;
+        if (ch_sets_blocked(c->chq, blocked_row, &r, &d->offcpu, NULL, &err) != 0) {
+            fprintf(stderr, "spanfold report: %s: the off-CPU time from the cluster: %s\n",
+                    c->o.name, err.msg);
+            return -1;
+        }
+    } else {
+        if (sqlite3_prepare_v2(h,
+                               "SELECT span_id, coalesce(reason, state, '?') || coalesce(' under "
+                               "' || frame, ''), sum(end_ns - ts_ns) FROM offcpu WHERE span_id IS "
+                               "NOT NULL GROUP BY 1, 2 ORDER BY 1, 2",
+                               -1, &st, NULL) != SQLITE_OK)
+            return 0;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *id = (const char *)sqlite3_column_text(st, 0);
+            const char *why = (const char *)sqlite3_column_text(st, 1);
+            if (blocked_row(&r, id, strlen(id), why ? why : "?", why ? strlen(why) : 1,
+                            sqlite3_column_int64(st, 2)) < 0)
+                break;
+        }
         sqlite3_finalize(st);
+        if (rc != SQLITE_DONE)
+            return -1;
+        if (sqlite3_prepare_v2(h, "SELECT EXISTS (SELECT 1 FROM offcpu)", -1, &st, NULL) ==
+            SQLITE_OK) {
+            d->offcpu = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+            sqlite3_finalize(st);
+        }
     }
+    if (d->nblk)
+        qsort(d->blk, d->nblk, sizeof(*d->blk), cmp_id);
     return 0;
 }
 
@@ -507,7 +541,7 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
 
     if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL ||
         (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load_cpu(&d, c, h) < 0 ||
-        load(&d, h) < 0 || load_firsts(&d, c) < 0)
+        load(&d, h) < 0 || load_blocked(&d, c, h) < 0 || load_firsts(&d, c) < 0)
         goto out;
     if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
         goto out;

@@ -186,6 +186,30 @@ check_eval "their report from the cluster is that of one file with both (finding
 check_eval "two hosts: the windows the cluster gathered are the file's (windows.csv, $(wc -l <"$tmp/t1/windows.csv") lines)" \
     '[ -s "$tmp/t1/windows.csv" ] && cmp -s "$tmp/t1/windows.csv" "$tmp/t2/windows.csv"'
 
+# -- recordings of every kind the report explains: requests of Go and of an event loop
+# (socket-attributed samples, time shared by many requests), retransmissions, a slow
+# downstream, off-CPU time (blocked): the profile stays on the cluster, the report is
+# the file's
+for d in go-requests nginx-loop demo-network demo-downstream demo-blocked; do
+    rdb=$tmp/rec.db
+    rm -f "$rdb"
+    "$bin/spanfold" ingest --quiet --db "$rdb" "$top/tests/data/$d" >/dev/null 2>&1
+    rn=r_${d//-/_}
+    "$bin/spanfold" push --clickhouse "$u1" --cluster sf --database "$rn" --kind pcap --db "$rdb" 2>/dev/null
+    "$bin/spanfold" push --clickhouse "$u2" --cluster sf --database "$rn" --kind perf,tracefs \
+        --db "$rdb" 2>/dev/null
+    "$bin/spanfold" report --quiet --db "$rdb" --name "$d" --out "$tmp/k1" 2>/dev/null
+    "$bin/spanfold" report --quiet --clickhouse "$u2" --cluster sf --database "$rn" --name "$d" \
+        --out "$tmp/k2" 2>/dev/null
+    what=$(sqlite3 "$rdb" "SELECT (SELECT count(*) FROM samples) || ' samples, ' ||
+      (SELECT count(*) FROM offcpu) || ' off-CPU intervals, ' ||
+      (SELECT count(*) FROM shared_intervals) || ' shared intervals'")
+    check_eval "$d ($what): findings.json and report.html from the cluster are the file's" \
+        '[ -s "$tmp/k1/findings.json" ] && cmp -s "$tmp/k1/findings.json" "$tmp/k2/findings.json" && cmp -s <(canon "$tmp/k1/report.html") <(canon "$tmp/k2/report.html")'
+done
+check "the blocked time is the cause the cluster names too (demo-blocked)" \
+    grep -q '"cause": "blocked"' "$tmp/k2/findings.json"
+
 # -- the windows gathered by the cluster (spanfold/ch_series.c) on data made to break them:
 # more endpoints than groups (the rest fold into "(other)", and a path named "(other)"
 # comes first), long names that share their first 127 bytes (cut before a two-byte
