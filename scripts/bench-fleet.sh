@@ -29,13 +29,27 @@
 #   30 % sampled.  The incident: from 2/3 of the hour on, /api/e7 is four times slower on
 #   the first 40 hosts (a fifth of its requests), and from 4/5 on /api/e3
 #   keeps 10 % of its traces instead of 30 % (a sampling drift).
-# Samples are not generated: the windows read none (the flame graphs' folds are
-# `spanfold stacks --clickhouse`, measured by scripts/bench-clickhouse.sh).
+# BENCH_FLEET_SAMPLES samples per span (default 5: the issue's 500 million at 100 million
+# spans), each a cpu-clock sample of 1 ms attributed to its span, evenly over the span's
+# time, on one of 401 stacks (main;serve;handle_eE;work_M, M of 10; the incident's slow
+# requests spend every other sample in main;serve;handle_e7;regex_backtrack).
+#
+# Then, for each size up to BENCH_FLEET_REPORT_MAX spans (default 1000000: the report still
+# reads the spans back, and an answer is at most 256 MiB), the whole report:
+#
+#   spanfold report --clickhouse URL --cluster sf --out DIR
+#
+#   - report: its wall time and the client's CPU (one run), the bytes it received from the
+#     cluster in all (spanfold's count), against what reading every span and sample back
+#     would move (the same SELECTs of spans_d and samples_d in RowBinary, counted with
+#     curl), and what the report found (its verdict's first clause)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 sfb=$top/bin/spanfold
 sizes=${BENCH_FLEET_SPANS:-1000000 10000000}
 hosts=${BENCH_FLEET_HOSTS:-200}
+per=${BENCH_FLEET_SAMPLES:-5}
+report_max=${BENCH_FLEET_REPORT_MAX:-1000000}
 runs=${RUNS:-3}
 [ -x /usr/bin/time ] || { echo "bench-fleet: needs /usr/bin/time (Debian time)"; exit 2; }
 command -v clickhouse-server >/dev/null ||
@@ -54,9 +68,22 @@ ticks() { local p t=0; for p in "${ch_pids[@]}"; do t=$((t + $(awk '{print $14 +
 hz=$(getconf CLK_TCK)
 echo "ClickHouse $(chq "${url[0]}" <<<'SELECT version()'), 2 shards, $hosts hosts, $(nproc) cores"
 
-# One shard's part of the fleet: the sources and spans of hosts h % 2 = s.
-generate() { # generate SHARD N
+# The spans of shard s (hosts h % 2 = s) of a fleet of n spans: g, host, ep, t, lat.
+span_rows() { # span_rows SHARD N
     local s=$1 n=$2 dt=$((3600000000000 / $2)) t0=1796126400000000000
+    cat <<SQL
+SELECT g, host, ep, t,
+        toInt64((5 + ep) * 1000000 * (0.5 + (cityHash64(g, 2) % 1000) / 1000)
+                * if(ep = 7 AND host < 40 AND g * 3 > $n * 2, 4, 1)) AS lat
+      FROM (SELECT number * 2 + $s AS g, g % $hosts AS host, cityHash64(g, 1) % 40 AS ep,
+                   $t0 + g * $dt + toInt64(cityHash64(g) % 1000) AS t
+            FROM numbers(intDiv($n, 2)))
+SQL
+}
+
+# One shard's part of the fleet: the sources, spans, samples and stacks of hosts h % 2 = s.
+generate() { # generate SHARD N
+    local s=$1 n=$2
     chq "${url[$s]}" <<SQL
 INSERT INTO spanfold.sources (skey, id, sha256, kind, path, clock, tool, tool_version,
   started_at, status, push_state)
@@ -72,12 +99,26 @@ SELECT 1000 + host, intDiv(g, $hosts) + 1, 'h2', 'GET', concat('shop-', toString
   concat('/api/e', toString(ep)), if(cityHash64(g, 3) % 200 = 0, 503, 200), t,
   t + intDiv(lat, 2), t + lat, 0, 0, lower(hex(cityHash64(g, 4))), lower(hex(cityHash64(g, 5))),
   if(cityHash64(g, 6) % 100 < if(ep = 3 AND g * 5 > $n * 4, 10, 30), 1, 0), 'traceparent', 1
-FROM (SELECT g, host, ep, t,
-        toInt64((5 + ep) * 1000000 * (0.5 + (cityHash64(g, 2) % 1000) / 1000)
-                * if(ep = 7 AND host < 40 AND g * 3 > $n * 2, 4, 1)) AS lat
-      FROM (SELECT number * 2 + $s AS g, g % $hosts AS host, cityHash64(g, 1) % 40 AS ep,
-                   $t0 + g * $dt + toInt64(cityHash64(g) % 1000) AS t
-            FROM numbers(intDiv($n, 2))))
+FROM ($(span_rows "$s" "$n"))
+SQL
+    [ "$per" -gt 0 ] || return 0
+    chq "${url[$s]}" <<SQL
+INSERT INTO spanfold.stacks (stack_key, frames)
+SELECT cityHash64(f), f FROM (SELECT arrayJoin(arrayConcat(['main;serve;handle_e7;regex_backtrack'],
+  arrayMap(i -> concat('main;serve;handle_e', toString(intDiv(i, 10)), ';work_',
+                       toString(i % 10)), range(400)))) AS f)
+SQL
+    chq "${url[$s]}" <<SQL
+INSERT INTO spanfold.samples (skey, id, ts_ns, pid, tid, cpu, comm, event, period, stack_key,
+  span_id)
+SELECT 1000 + host, intDiv(g, $hosts) * $per + j + 1, t + intDiv(lat * j, $per), 100 + host,
+  1000 + g % 16, 0, 'shop', 'cpu-clock', 1000000,
+  cityHash64(if(ep = 7 AND host < 40 AND g * 3 > $n * 2 AND j % 2 = 1,
+                'main;serve;handle_e7;regex_backtrack',
+                concat('main;serve;handle_e', toString(ep), ';work_',
+                       toString(cityHash64(g, j) % 10)))),
+  lower(hex(cityHash64(g, 5)))
+FROM ($(span_rows "$s" "$n")) ARRAY JOIN range($per) AS j
 SQL
 }
 
@@ -130,4 +171,18 @@ PY
     printf '%-11s %7.0fs %8.2fs %9.2fs %12s %14s %8s %9.2fs  %s\n' "$n" "$gen" \
         "$(printf '%s\n' "${fetch[@]}" | bench_median)" "$(printf '%s\n' "${srv[@]}" | bench_median)" \
         "${bytes:-?}" "$back" "$(echo "scale=4; 100 * ${bytes:-0} / $back" | bc)" "$cpu" "$cps"
+    [ "$n" -le "$report_max" ] || continue
+    # the whole report: what it received in all against every span and sample read back
+    scols=$("$sfb" push --print-schema | sed -n 's/^CREATE TABLE IF NOT EXISTS spanfold.samples (\(.*\)) ENGINE.*/\1/p' |
+        tr ',' '\n' | awk '{print $1}' | paste -sd,)
+    sback=$(chq "${url[0]}" <<<"SELECT $scols FROM spanfold.samples_d FORMAT RowBinary" | wc -c)
+    r0=$(date +%s.%N)
+    /usr/bin/time -f '%U %S' -o "$tmp/time" "$sfb" report --clickhouse "${url[0]}" --cluster sf \
+        --out "$tmp/report" 2>"$tmp/rerr" || { cat "$tmp/rerr"; exit 2; }
+    rwall=$(echo "$(date +%s.%N) - $r0" | bc)
+    rin=$(sed -n 's/.*from the cluster in all: [0-9]* queries, \([0-9]*\) bytes.*/\1/p' "$tmp/rerr")
+    found=$(sed -n 's/^spanfold report: \([^;]*\);.*/\1/p' "$tmp/rerr" | head -n 1)
+    printf '  report (%s samples): %.1f s, client CPU %.1f s; from the cluster %s B, every span and sample read back %s B (%s %%); found: %s\n' \
+        "$((n * per))" "$rwall" "$(awk '{print $1 + $2}' "$tmp/time")" "${rin:-?}" \
+        "$((back + sback))" "$(echo "scale=2; 100 * ${rin:-0} / ($back + $sback)" | bc)" "${found:-?}"
 done

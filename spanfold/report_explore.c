@@ -33,7 +33,7 @@
  *                     the spans carried, of how many: past --page-samples samples the
  *                     page carries a uniform sample of the requests (each kept when a
  *                     hash of its span id falls below the fraction that brings the
- *                     samples under the limit), so that a page of a long incident
+ *                     samples under the limit: kept_in), so that a page of a long incident
  *                     stays one that opens; the page says so wherever it shows a figure
  *
  * Every time is CLOCK_REALTIME through clock_fits, as the rest of the page.  The
@@ -318,12 +318,23 @@ static double fraction_of(uint64_t n, int64_t max)
     return n <= (uint64_t)max ? 1.0 : (double)max / (double)n;
 }
 
-/* Whether the span with id is among a uniform sample of the spans of share f: the hash
- * of its id, as a number in [0, 1), is below f. */
+/* Whether the span with id is among a uniform sample of the spans of share f: the top 53
+ * bits of a hash of its id (ch_hash: the first 8 bytes of its SHA-256, which ClickHouse
+ * computes too, KEPT_SQL), as a number in [0, 1), are below f; x * 2^-53 < f is
+ * x < ceil(f * 2^53) for a whole x, both sides exact. */
+static uint64_t kept_bound(double f)
+{
+    return (uint64_t)ceil(f * 0x1p53);
+}
+
 static int kept_in(const char *id, double f)
 {
-    return f >= 1.0 || (double)(sf_hash(id, strlen(id)) >> 11) * 0x1p-53 < f;
+    return f >= 1.0 || (ch_hash(id, strlen(id)) >> 11) < kept_bound(f);
 }
+
+#define KEPT_SQL                                                                                   \
+    "span_id IS NOT NULL AND bitShiftRight(reinterpretAsUInt64(reverse(substring("                 \
+    "SHA256(assumeNotNull(span_id)), 1, 8))), 11) < %llu"
 
 /* A uniform sample of the spans whose samples fit in max (all of them when they do;
  * the cluster's fraction where the file holds only the kept spans' samples): span i is
@@ -612,17 +623,12 @@ static int bring_samples(struct rp_ctx *c)
     if ((rc = ch_sets_explore_count(c->chq, &n, NULL, &err)) != 0)
         goto out;
     c->explore_fraction = fraction_of(n, c->o.page_samples);
-    sf_buf_init(&where, (size_t)1 << 31);
-    if (c->explore_fraction >= 1.0) {
+    sf_buf_init(&where, 4096);
+    /* kept_in, asked of the cluster: the same hash */
+    if (c->explore_fraction >= 1.0)
         rc = sf_buf_printf(&where, "span_id IS NOT NULL");
-    } else {
-        rc = sf_buf_printf(&where, "span_id IN ('', ");
-        for (size_t i = 0; rc == 0 && i < c->nspans; i++)
-            if (kept_in(c->spans[i].id, c->explore_fraction))
-                rc = sf_select_ch_literal(&where, c->spans[i].id, strlen(c->spans[i].id)) ||
-                     sf_buf_printf(&where, ", ");
-        rc = rc || sf_buf_printf(&where, "'')");
-    }
+    else
+        rc = sf_buf_printf(&where, KEPT_SQL, (unsigned long long)kept_bound(c->explore_fraction));
     if (rc)
         rc = sf_err_set(&err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     else
