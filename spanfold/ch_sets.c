@@ -31,6 +31,18 @@ static int too_long(struct ch_spanq *p)
     return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
 }
 
+/* p->sql run, its answer one count into *n. */
+static int run_count(struct ch_spanq *p, uint64_t *n)
+{
+    const unsigned char *q;
+    int rc = ch_spanq_run(p);
+
+    q = p->r.data;
+    if (rc == 0 && ch_get_u64(&q, p->r.data + p->r.len, n) < 0)
+        rc = ch_spanq_truncated(p);
+    return rc;
+}
+
 /* Stack f of n bytes, v into t when some sample of the set has it (the file has a row for
  * it then, even at 0). */
 static int fold_add(struct ch_spanq *p, struct pf_table *t, const unsigned char *f, size_t n,
@@ -218,12 +230,8 @@ int ch_sets_blocked(struct ch_spanq *p, ch_sets_blocked_fn fn, void *arg, int *a
     if (sf_buf_printf(&p->sql, "SELECT count() FROM %s WHERE skey IN (%s)", p->offcpu,
                       (const char *)p->keys.data))
         return too_long(p);
-    if ((rc = ch_spanq_run(p)) != 0)
+    if ((rc = run_count(p, &n)) != 0)
         return rc;
-    q = p->r.data;
-    end = q + p->r.len;
-    if (ch_get_u64(&q, end, &n) < 0)
-        return ch_spanq_truncated(p);
     *any = n > 0;
     sf_buf_reset(&p->sql);
     if (sf_buf_printf(&p->sql,
@@ -350,9 +358,6 @@ int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max
 int ch_sets_explore_count(struct ch_spanq *p, uint64_t *n, struct ch_series_cost *cost,
                           struct sf_err *err)
 {
-    const unsigned char *q, *end;
-    int rc;
-
     p->cost = cost;
     p->err = err;
     *n = 0;
@@ -367,9 +372,5 @@ int ch_sets_explore_count(struct ch_spanq *p, uint64_t *n, struct ch_series_cost
                       p->samples, (const char *)p->keys.data, (const char *)p->map.data,
                       (const char *)p->base.data, p->ng, p->settings))
         return too_long(p);
-    if ((rc = ch_spanq_run(p)) != 0)
-        return rc;
-    q = p->r.data;
-    end = q + p->r.len;
-    return ch_get_u64(&q, end, n) < 0 ? ch_spanq_truncated(p) : 0;
+    return run_count(p, n);
 }

@@ -153,12 +153,11 @@ static int cpu_row(void *arg, const char *id, size_t n, int64_t ns)
  * on the cluster, from there. */
 static int load_cpu(struct cause_data *d, const struct rp_ctx *c, sqlite3 *h)
 {
+    struct cpu_rows r = {d, 0};
     sqlite3_stmt *st;
-    size_t cap = 0;
     int rc;
 
     if (c->chq) {
-        struct cpu_rows r = {d, 0};
         struct sf_err err;
         if (ch_sets_span_cpu(c->chq, cpu_row, &r, NULL, &err) != 0) {
             fprintf(stderr, "spanfold report: %s: the spans' CPU from the cluster: %s\n", c->o.name,
@@ -174,7 +173,7 @@ static int load_cpu(struct cause_data *d, const struct rp_ctx *c, sqlite3 *h)
             return -1;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const char *id = (const char *)sqlite3_column_text(st, 0);
-            if (id && push(&d->cpu, &d->ncpu, &cap, id, sqlite3_column_int64(st, 1), 0) < 0)
+            if (id && cpu_row(&r, id, strlen(id), sqlite3_column_int64(st, 1)) < 0)
                 break;
         }
         sqlite3_finalize(st);
