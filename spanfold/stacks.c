@@ -551,25 +551,43 @@ static int write_graph(const struct stacks_opts *o, sqlite3 *h, const struct pf_
 static int offcpu_ready(const struct stacks_opts *o, sqlite3 *h, const char *db,
                         const struct stacks_ch *chs)
 {
-    char ubuf[64];
+    char ubuf[64] = "ns", ev[64];
     const char *flag = o->rows == PF_ROWS_WALL ? "--wall" : "--offcpu";
     struct stacks_opts cpu = *o;
+    int64_t noff = 0, nsmp = 0;
 
     if (o->rows == PF_ROWS_CPU)
         return 0;
-    if (chs) {
-        fprintf(stderr,
-                "%s: %s: %s: off-CPU intervals are not pushed to ClickHouse; run it on "
-                "the --db file\n",
-                TOOL, db, flag);
-        return SF_EXIT_USAGE;
-    }
     if (o->weight_samples) {
         fprintf(stderr, "%s: %s: %s weighs time (ns); --weight samples counts CPU samples\n", TOOL,
                 db, flag);
         return SF_EXIT_USAGE;
     }
-    if (count(h, "SELECT count(*) FROM offcpu", NULL) <= 0) {
+    cpu.rows = PF_ROWS_CPU;
+    if (chs) { /* the same counts and unit, of the cluster's tables */
+        struct stacks_ch c = *chs;
+        struct sf_err err;
+        char sql[CH_TABLE_MAX + 64];
+        uint64_t v[2] = {0, 0};
+        c.rows = PF_ROWS_CPU;
+        for (int i = 0; i < 2; i++) {
+            snprintf(sql, sizeof(sql), "SELECT count() FROM %s", i ? chs->samples : chs->offcpu);
+            if (ch_scalar(chs->ch, sql, &v[i], &err) != 0) {
+                fprintf(stderr, "%s: %s: %s\n", TOOL, db, err.msg);
+                return SF_EXIT_USAGE;
+            }
+        }
+        noff = (int64_t)v[0];
+        nsmp = (int64_t)v[1];
+        if (o->rows == PF_ROWS_WALL && nsmp > 0)
+            stacks_ch_unit(&c, ubuf, sizeof(ubuf));
+    } else {
+        noff = count(h, "SELECT count(*) FROM offcpu", NULL);
+        nsmp = o->rows == PF_ROWS_WALL ? count(h, "SELECT count(*) FROM samples", NULL) : 0;
+        if (nsmp > 0)
+            snprintf(ubuf, sizeof(ubuf), "%s", unit(&cpu, h, ev, sizeof(ev)));
+    }
+    if (noff <= 0) {
         fprintf(stderr,
                 "%s: %s: %s: no off-CPU intervals in the database: record them with "
                 "spantrace --offcpu -p PID, or sched:sched_switch beside the CPU profile "
@@ -577,9 +595,7 @@ static int offcpu_ready(const struct stacks_opts *o, sqlite3 *h, const char *db,
                 TOOL, db, flag);
         return SF_EXIT_USAGE;
     }
-    cpu.rows = PF_ROWS_CPU;
-    if (o->rows == PF_ROWS_WALL && count(h, "SELECT count(*) FROM samples", NULL) > 0 &&
-        strcmp(unit(&cpu, h, ubuf, sizeof(ubuf)), "ns") != 0) {
+    if (o->rows == PF_ROWS_WALL && nsmp > 0 && strcmp(ubuf, "ns") != 0) {
         fprintf(stderr,
                 "%s: %s: --wall adds CPU samples to off-CPU ns, and the samples are of %s, not a "
                 "clock event (cpu-clock, task-clock): use --offcpu\n",
@@ -714,6 +730,7 @@ static int run_clickhouse(const struct stacks_opts *o)
         return SF_EXIT_USAGE;
     }
     chs.count_samples = o->weight_samples;
+    chs.rows = o->rows;
     rc = run(o, db ? sf_db_handle(db) : NULL, &chs);
     sf_db_close(db, NULL);
     if (dir[0])

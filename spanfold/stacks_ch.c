@@ -16,6 +16,10 @@
  * stacks, and printed by the same code (stacks.c), give the same bytes.  GLOBAL IN
  * sends the selected span ids to every shard once, so a span and its samples need
  * not share a shard; the selection's percentiles read spans[_d], the whole cluster.
+ * --offcpu reads offcpu[_d] the same way, each interval weighing end_ns - ts_ns; --wall
+ * adds to the samples' rows (UNION ALL) the intervals' with their stacks' frames (or the
+ * thread's name) and a last frame "[off-CPU: REASON]", as perf-fold/spans.c's wall
+ * stacks are made; the fold adds rows of the same frames.
  */
 #include "stacks_ch.h"
 
@@ -31,31 +35,49 @@ int stacks_ch_tables(struct stacks_ch *s, struct ch *c, int cluster)
     s->ch = c;
     return ch_table(c, cluster, "spans", s->spans, sizeof(s->spans)) |
            ch_table(c, cluster, "samples", s->samples, sizeof(s->samples)) |
-           ch_table(c, cluster, "stacks", s->stacks, sizeof(s->stacks));
+           ch_table(c, cluster, "stacks", s->stacks, sizeof(s->stacks)) |
+           ch_table(c, cluster, "offcpu", s->offcpu, sizeof(s->offcpu));
 }
 
 int stacks_ch_fold(const struct stacks_ch *s, const struct sf_select *sel, int rest,
                    struct pf_table *t, struct sf_err *err)
 {
-    struct sf_buf sql, r;
+    struct sf_buf sql, r, where;
     const unsigned char *p, *end;
-    int rc = 0;
+    int rc;
 
-    sf_buf_init(&sql, SF_SELECT_SQL_MAX + 4096);
+    sf_buf_init(&sql, 2 * SF_SELECT_SQL_MAX + 8192);
     sf_buf_init(&r, CH_BODY_MAX);
-    sf_buf_printf(&sql,
-                  "SELECT frames, n FROM (SELECT stack_key, %s AS n FROM %s"
-                  " WHERE span_id IS NOT NULL",
-                  s->count_samples ? "count()" : "ifNull(sum(period), 0)", s->samples);
+    sf_buf_init(&where, SF_SELECT_SQL_MAX + 4096);
+    rc = sf_buf_printf(&where, " WHERE span_id IS NOT NULL");
     if (sel)
-        sf_buf_printf(&sql,
-                      " AND span_id GLOBAL %sIN (SELECT span_id FROM %s WHERE (%s) AND span_id"
-                      " IS NOT NULL)",
-                      rest ? "NOT " : "", s->spans, sf_select_sql(sel));
-    if (sf_buf_printf(&sql,
-                      " GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, any(frames) AS"
-                      " frames FROM %s GROUP BY stack_key) USING stack_key FORMAT RowBinary",
-                      s->stacks))
+        rc |= sf_buf_printf(&where,
+                            " AND span_id GLOBAL %sIN (SELECT span_id FROM %s WHERE (%s) AND"
+                            " span_id IS NOT NULL)",
+                            rest ? "NOT " : "", s->spans, sf_select_sql(sel));
+    if (s->rows != PF_ROWS_OFFCPU) /* the samples, by their stacks */
+        rc |= sf_buf_printf(&sql,
+                            "SELECT frames, n FROM (SELECT stack_key, %s AS n FROM %s%s GROUP BY"
+                            " stack_key) ANY INNER JOIN (SELECT stack_key, any(frames) AS frames"
+                            " FROM %s GROUP BY stack_key) USING stack_key",
+                            s->count_samples ? "count()" : "ifNull(sum(period), 0)", s->samples,
+                            (const char *)where.data, s->stacks);
+    if (s->rows == PF_ROWS_OFFCPU) /* the intervals, by the stacks they blocked in */
+        rc |= sf_buf_printf(&sql,
+                            "SELECT frames, n FROM (SELECT stack_key, sum(end_ns - ts_ns) AS n"
+                            " FROM %s%s GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key,"
+                            " any(frames) AS frames FROM %s GROUP BY stack_key) USING stack_key",
+                            s->offcpu, (const char *)where.data, s->stacks);
+    if (s->rows == PF_ROWS_WALL) /* and the intervals, each stack ending in why it waited */
+        rc |= sf_buf_printf(&sql,
+                            " UNION ALL SELECT concat(if(hit = 1, sframes, ifNull(comm, '?')),"
+                            " ';[off-CPU: ', replaceAll(ifNull(coalesce(reason, state),"
+                            " 'unknown'), ';', ':'), ']') AS frames, end_ns - ts_ns AS n FROM"
+                            " (SELECT stack_key, comm, reason, state, ts_ns, end_ns FROM %s%s)"
+                            " GLOBAL ANY LEFT JOIN (SELECT stack_key, any(frames) AS sframes,"
+                            " toUInt8(1) AS hit FROM %s GROUP BY stack_key) USING stack_key",
+                            s->offcpu, (const char *)where.data, s->stacks);
+    if (rc || sf_buf_printf(&sql, " FORMAT RowBinary"))
         rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "selection too long");
     if (rc == 0)
         rc = ch_query(s->ch, (const char *)sql.data, NULL, 0, &r, err);
@@ -74,6 +96,7 @@ int stacks_ch_fold(const struct stacks_ch *s, const struct sf_select *sel, int r
     }
     sf_buf_free(&sql);
     sf_buf_free(&r);
+    sf_buf_free(&where);
     return rc;
 }
 
@@ -89,8 +112,9 @@ int stacks_ch_unit(const struct stacks_ch *s, char *buf, size_t n)
     sf_buf_printf(&sql,
                   "SELECT any(ifNull(event, '')), uniqExact(event) FROM %s FORMAT TabSeparated",
                   s->samples);
-    snprintf(buf, n, "samples");
-    if (ch_query(s->ch, (const char *)sql.data, NULL, 0, &r, &err) == 0 && r.len > 0) {
+    snprintf(buf, n, "%s", s->rows != PF_ROWS_CPU ? "ns" : "samples");
+    if (s->rows == PF_ROWS_CPU && ch_query(s->ch, (const char *)sql.data, NULL, 0, &r, &err) == 0 &&
+        r.len > 0) {
         const char *tab = memchr(r.data, '\t', r.len);
         size_t k = tab ? (size_t)(tab - (const char *)r.data) : 0;
         one = tab && r.len > k + 1 && tab[1] == '1' && (r.len == k + 2 || tab[2] == '\n');

@@ -206,7 +206,22 @@ for d in go-requests nginx-loop demo-network demo-downstream demo-blocked; do
       (SELECT count(*) FROM shared_intervals) || ' shared intervals'")
     check_eval "$d ($what): findings.json and report.html from the cluster are the file's" \
         '[ -s "$tmp/k1/findings.json" ] && cmp -s "$tmp/k1/findings.json" "$tmp/k2/findings.json" && cmp -s <(canon "$tmp/k1/report.html") <(canon "$tmp/k2/report.html")'
+    # the off-CPU folds (the stacks the requests blocked in; with --wall beside their CPU)
+    [ "$(sqlite3 "$rdb" 'SELECT count(*) FROM offcpu')" -gt 0 ] || continue
+    for s in "--offcpu" "--wall" "--offcpu|--where|duration > p90|--vs|rest" "--wall|--slowest|5%"; do
+        IFS='|' read -r -a a <<<"$s"
+        "$bin/spanfold" stacks --db "$rdb" "${a[@]}" --folded >"$tmp/f1" 2>/dev/null
+        "$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --database "$rn" "${a[@]}" --folded \
+            >"$tmp/f2" 2>/dev/null
+        check_eval "$d: stacks $s on the cluster as on the file ($(wc -l <"$tmp/f1") lines)" \
+            '[ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"'
+    done
 done
+check "--wall stacks end in why the thread waited, on the cluster too" \
+    grep -q ';\[off-CPU: [a-z_]*\] [0-9]*$' "$tmp/f2"
+"$bin/spanfold" stacks --clickhouse "$u1" --cluster sf --offcpu >/dev/null 2>"$tmp/e"
+check_eval "stacks --offcpu on a cluster without off-CPU intervals: exit 2, says how to record them" \
+    '[ $? -eq 2 ] && grep -q "no off-CPU intervals" "$tmp/e"'
 check "the blocked time is the cause the cluster names too (demo-blocked)" \
     grep -q '"cause": "blocked"' "$tmp/k2/findings.json"
 
