@@ -31,6 +31,30 @@ static int too_long(struct ch_spanq *p)
     return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
 }
 
+/* cut as an exact ClickHouse Float64: its bytes, little-endian, reinterpreted (a decimal
+ * literal would be parsed by the server's own, not always correctly rounded, reader). */
+static int put_f64(struct sf_buf *b, double v)
+{
+    unsigned char x[8];
+    int rc;
+
+    memcpy(x, &v, 8);
+    rc = sf_buf_printf(b, "reinterpretAsFloat64(unhex('");
+    for (int i = 0; i < 8; i++) /* the hosts are little-endian, as ClickHouse's are */
+        rc |= sf_buf_printf(b, "%02x", x[i]);
+    return rc | sf_buf_printf(b, "'))");
+}
+
+/* The groups' cuts as an array literal, rank r at r + 1. */
+static int put_cuts(struct sf_buf *b, const double *cut, int ng)
+{
+    int rc = sf_buf_printf(b, "[");
+
+    for (int r = 0; r < ng; r++)
+        rc |= sf_buf_printf(b, "%s", r ? ", " : "") | put_f64(b, cut[r]);
+    return rc | sf_buf_printf(b, "]");
+}
+
 /* p->sql run, its answer one count into *n. */
 static int run_count(struct ch_spanq *p, uint64_t *n)
 {
@@ -119,18 +143,79 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
     return rc;
 }
 
-/* cut as an exact ClickHouse Float64: its bytes, little-endian, reinterpreted (a decimal
- * literal would be parsed by the server's own, not always correctly rounded, reader). */
-static int put_f64(struct sf_buf *b, double v)
+/* The rank r of the groups' latencies, as (SELECT gr, lat): spans with a latency. */
+#define LATS "SELECT gr, lat FROM (SELECT %s AS gr, lat FROM (%s)) WHERE gr < %d AND lat >= 0"
+
+int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
+                 struct ch_series_cost *cost, struct sf_err *err)
 {
-    unsigned char x[8];
+    const unsigned char *q, *end;
+    struct sf_buf cuts;
     int rc;
 
-    memcpy(x, &v, 8);
-    rc = sf_buf_printf(b, "reinterpretAsFloat64(unhex('");
-    for (int i = 0; i < 8; i++) /* the hosts are little-endian, as ClickHouse's are */
-        rc |= sf_buf_printf(b, "%02x", x[i]);
-    return rc | sf_buf_printf(b, "'))");
+    p->cost = cost;
+    p->err = err;
+    for (int r = 0; r < p->ng; r++) {
+        cut[r] = INFINITY;
+        n[r] = 0;
+    }
+    if (p->ng == 0)
+        return 0;
+    /* how many latencies each group has */
+    sf_buf_reset(&p->sql);
+    if (sf_buf_printf(&p->sql, "SELECT gr, count() FROM (" LATS ") GROUP BY gr%s",
+                      (const char *)p->map.data, (const char *)p->base.data, p->ng, p->settings))
+        return too_long(p);
+    if ((rc = ch_spanq_run(p)) != 0)
+        return rc;
+    for (q = p->r.data, end = q + p->r.len; q < end;) {
+        uint64_t c;
+        int r = *q++;
+        if (ch_get_u64(&q, end, &c) < 0)
+            return ch_spanq_truncated(p);
+        if (r < p->ng)
+            n[r] = c;
+    }
+    /* each group's k-th largest, k = ceil(share * n) as slow_cut takes it */
+    for (int r = 0; r < p->ng; r++) {
+        uint64_t k = (uint64_t)ceil((double)n[r] * share), v;
+        if (n[r] == 0)
+            continue;
+        sf_buf_reset(&p->sql);
+        if (sf_buf_printf(&p->sql,
+                          "SELECT lat FROM (" LATS ") WHERE gr = %d ORDER BY lat DESC "
+                          "LIMIT %llu, 1%s",
+                          (const char *)p->map.data, (const char *)p->base.data, p->ng, r,
+                          (unsigned long long)(k ? k - 1 : 0), p->settings))
+            return too_long(p);
+        if ((rc = run_count(p, &v)) != 0)
+            return rc;
+        memcpy(&cut[r], &v, sizeof(v)); /* Float64, its bits */
+    }
+    /* and how many are at or above it */
+    sf_buf_init(&cuts, 1u << 16);
+    rc = put_cuts(&cuts, cut, p->ng);
+    sf_buf_reset(&p->sql);
+    if (rc || sf_buf_printf(&p->sql,
+                            "SELECT gr, countIf(lat >= arrayElement(%s, gr + 1)) FROM (" LATS
+                            ") GROUP BY gr%s",
+                            (const char *)cuts.data, (const char *)p->map.data,
+                            (const char *)p->base.data, p->ng, p->settings))
+        rc = too_long(p);
+    else
+        rc = ch_spanq_run(p);
+    sf_buf_free(&cuts);
+    for (int r = 0; r < p->ng; r++)
+        n[r] = 0;
+    for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
+        uint64_t c;
+        int r = *q++;
+        if (ch_get_u64(&q, end, &c) < 0)
+            return ch_spanq_truncated(p);
+        if (r < p->ng)
+            n[r] = c;
+    }
+    return rc;
 }
 
 int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
@@ -143,10 +228,7 @@ int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, vo
     p->cost = cost;
     p->err = err;
     sf_buf_init(&cuts, 1u << 16);
-    rc |= sf_buf_printf(&cuts, "[");
-    for (int r = 0; r < p->ng; r++)
-        rc |= sf_buf_printf(&cuts, "%s", r ? ", " : "") | put_f64(&cuts, cut[r]);
-    rc |= sf_buf_printf(&cuts, "]");
+    rc = put_cuts(&cuts, cut, p->ng);
     sf_buf_reset(&p->sql);
     if (rc != 0 || p->ng == 0 ||
         sf_buf_printf(

@@ -23,6 +23,14 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
                   struct pf_table *in, struct pf_table *out, struct ch_series_cost *cost,
                   struct sf_err *err);
 
+/* Per group rank (ch_spanq's names): the latency (ms) at or above which a span is among
+ * the slowest share of its group's spans with a latency (k = ceil(share * n) of them, at
+ * least 1, ties kept: report_data.c's slow_cut) into cut[rank], INFINITY without one, and
+ * how many are at or above it into n[rank].  Each cut is a partial sort of k on the
+ * servers, not an array of the group's latencies.  Returns as ch_sets_folds. */
+int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
+                 struct ch_series_cost *cost, struct sf_err *err);
+
 /* One answer row of ch_sets_leaves; returns 0 or -1 (out of memory). */
 typedef int (*ch_sets_leaf_fn)(void *arg, int rank, int slow, const char *leaf, size_t len,
                                uint64_t n);

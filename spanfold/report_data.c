@@ -890,15 +890,22 @@ static int diff_folded(const struct tally *stacks, struct sf_buf *out)
     return 0;
 }
 
-/* The folds of the sets and the per-endpoint leaf rows, from the file: perf-fold's
- * attribution in one pass (spans_fold_sets). */
-static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct leaf_rows *rows)
+/* The folds of the sets, the per-endpoint leaf rows, and per endpoint its slowest 5 %'s
+ * cut and size (cut, nslow), from the file: perf-fold's attribution in one pass
+ * (spans_fold_sets). */
+static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct leaf_rows *rows,
+                        double *cut, uint64_t *nslow)
 {
     struct sf_select sel;
     struct pf_table per_span;
     struct sf_err err;
     int rc = -1;
 
+    for (size_t g = 0; g < c->sw.ng; g++) {
+        cut[g] = slow_cut(c, g);
+        for (size_t k = 0; k < c->nspans; k++)
+            nslow[g] += c->spans[k].group == g && c->spans[k].slow_group;
+    }
     memset(&per_span, 0, sizeof(per_span));
     sf_arena_init(&per_span.keys, 1 << 20, PF_TABLE_MAX);
     sf_select_init(&sel);
@@ -911,27 +918,33 @@ static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct
     return rc;
 }
 
-/* The same from the cluster (ch_sets.c): only stacks and sums travel. */
-static int sets_of_cluster(struct rp_ctx *c, struct pf_table *t, struct leaf_rows *rows)
+/* The same from the cluster (ch_sets.c): only stacks and sums travel, and the cuts are
+ * the cluster's too (per group rank, then per group). */
+static int sets_of_cluster(struct rp_ctx *c, struct pf_table *t, struct leaf_rows *rows,
+                           double *gcut, uint64_t *gslow)
 {
     struct ch_series_cost cost = {0};
     int ng = ch_spanq_groups(c->chq);
     double *cut = calloc((size_t)ng + 1, sizeof(*cut));
+    uint64_t *nslow = calloc((size_t)ng + 1, sizeof(*nslow));
     struct sf_err err;
     int rc = -1;
 
     sf_err_clear(&err);
-    if (cut == NULL)
-        return -1;
-    for (int r = 0; r < ng; r++) {
-        size_t g = group_index(c, ch_spanq_group(c->chq, r));
-        cut[r] = g == SIZE_MAX ? INFINITY : slow_cut(c, g);
-    }
     rows->chq = c->chq;
-    if (ch_sets_folds(c->chq, "5%", &t[0], &t[1], &t[2], &cost, &err) == 0 &&
+    if (cut && nslow && ch_sets_cuts(c->chq, RP_SLOW_SHARE, cut, nslow, &cost, &err) == 0 &&
+        ch_sets_folds(c->chq, "5%", &t[0], &t[1], &t[2], &cost, &err) == 0 &&
         ch_sets_leaves(c->chq, cut, leaf_of_cluster, rows, &cost, &err) == 0)
         rc = 0;
+    for (int r = 0; rc == 0 && r < ng; r++) {
+        size_t g = group_index(c, ch_spanq_group(c->chq, r));
+        if (g != SIZE_MAX) {
+            gcut[g] = cut[r];
+            gslow[g] = nslow[r];
+        }
+    }
     free(cut);
+    free(nslow);
     if (rc != 0)
         fprintf(stderr, "spanfold report: %s: the CPU sets from the cluster: %s\n", c->o.name,
                 err.msg);
@@ -951,6 +964,8 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
     struct pf_table t[3]; /* all, slow, rest */
     struct tally leaves, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
     struct leaf_rows rows = {.c = c};
+    double *cut = calloc(c->sw.ng + 1, sizeof(*cut));       /* per group: its slowest 5 %'s cut */
+    uint64_t *nslow = calloc(c->sw.ng + 1, sizeof(*nslow)); /* ... and size */
     int rc = -1;
 
     memset(t, 0, sizeof(t));
@@ -958,8 +973,9 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
     memset(&stacks, 0, sizeof(stacks));
     for (int i = 0; i < 3; i++)
         sf_arena_init(&t[i].keys, 1 << 20, PF_TABLE_MAX);
-    if (pergroup == NULL ||
-        (c->chq ? sets_of_cluster(c, t, &rows) : sets_of_file(c, h, t, &rows)) < 0)
+    if (pergroup == NULL || cut == NULL || nslow == NULL ||
+        (c->chq ? sets_of_cluster(c, t, &rows, cut, nslow)
+                : sets_of_file(c, h, t, &rows, cut, nslow)) < 0)
         goto out;
     qsort(rows.v, rows.n, sizeof(*rows.v), cmp_leaf_row);
     for (size_t i = 0; i < rows.n; i++) {
@@ -985,9 +1001,8 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
             continue;
         s->group = g;
         s->samples = (uint64_t)pergroup[g].tot[0];
-        s->cut_ms = slow_cut(c, g);
-        for (size_t k = 0; k < c->nspans; k++)
-            s->spans += c->spans[k].group == g && c->spans[k].slow_group;
+        s->cut_ms = cut[g];
+        s->spans = nslow[g];
         s->ntop = tally_top(&pergroup[g], 0, s->top, RP_TOP_FUNCS);
         c->nslows++;
     }
@@ -998,6 +1013,8 @@ out:
     free(pergroup);
     for (int i = 0; i < 3; i++)
         fold_table_free(&t[i]);
+    free(cut);
+    free(nslow);
     leaf_rows_free(&rows);
     tally_free(&leaves);
     tally_free(&stacks);
