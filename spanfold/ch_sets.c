@@ -143,13 +143,31 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
     return rc;
 }
 
-/* The rank r of the groups' latencies, as (SELECT gr, lat): spans with a latency. */
+/* p->sql run, its answer (group rank, count) rows into n[rank], 0 for a rank not in it. */
+static int rank_counts(struct ch_spanq *p, uint64_t *n)
+{
+    const unsigned char *q, *end;
+    int rc = ch_spanq_run(p);
+
+    for (int r = 0; r < p->ng; r++)
+        n[r] = 0;
+    for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
+        uint64_t c;
+        int r = *q++;
+        if (ch_get_u64(&q, end, &c) < 0)
+            return ch_spanq_truncated(p);
+        if (r < p->ng)
+            n[r] = c;
+    }
+    return rc;
+}
+
+/* The groups' latencies, as (SELECT gr, lat): the spans with a group and a latency. */
 #define LATS "SELECT gr, lat FROM (SELECT %s AS gr, lat FROM (%s)) WHERE gr < %d AND lat >= 0"
 
 int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
                  struct ch_series_cost *cost, struct sf_err *err)
 {
-    const unsigned char *q, *end;
     struct sf_buf cuts;
     int rc;
 
@@ -166,16 +184,8 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
     if (sf_buf_printf(&p->sql, "SELECT gr, count() FROM (" LATS ") GROUP BY gr%s",
                       (const char *)p->map.data, (const char *)p->base.data, p->ng, p->settings))
         return too_long(p);
-    if ((rc = ch_spanq_run(p)) != 0)
+    if ((rc = rank_counts(p, n)) != 0)
         return rc;
-    for (q = p->r.data, end = q + p->r.len; q < end;) {
-        uint64_t c;
-        int r = *q++;
-        if (ch_get_u64(&q, end, &c) < 0)
-            return ch_spanq_truncated(p);
-        if (r < p->ng)
-            n[r] = c;
-    }
     /* each group's k-th largest, k = ceil(share * n) as slow_cut takes it */
     for (int r = 0; r < p->ng; r++) {
         uint64_t k = (uint64_t)ceil((double)n[r] * share), v;
@@ -203,18 +213,8 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
                             (const char *)p->base.data, p->ng, p->settings))
         rc = too_long(p);
     else
-        rc = ch_spanq_run(p);
+        rc = rank_counts(p, n);
     sf_buf_free(&cuts);
-    for (int r = 0; r < p->ng; r++)
-        n[r] = 0;
-    for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
-        uint64_t c;
-        int r = *q++;
-        if (ch_get_u64(&q, end, &c) < 0)
-            return ch_spanq_truncated(p);
-        if (r < p->ng)
-            n[r] = c;
-    }
     return rc;
 }
 
