@@ -205,6 +205,22 @@ static int underscores(const char *s)
     return k;
 }
 
+/* The length of the name perf compares: it demangles a symbol's name as it reads it
+ * (cplus_demangle without parameters, as demangled() below), so of two aliases the
+ * longer demangled name wins, which need not be the longer mangled one (substitutions). */
+static size_t shown_len(const char *name)
+{
+    char *dm;
+    size_t n;
+
+    if (name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') ||
+        (dm = cplus_demangle(name, DMGL_NO_OPTS)) == NULL)
+        return strlen(name);
+    n = strlen(dm);
+    free(dm);
+    return n;
+}
+
 /* perf's choose_best_symbol: 1 when a is to be kept over b. */
 static int better(const struct pf_sym *a, const struct pf_sym *b)
 {
@@ -218,8 +234,8 @@ static int better(const struct pf_sym *a, const struct pf_sym *b)
         return a->bind == STB_GLOBAL;
     if (underscores(a->name) != underscores(b->name))
         return underscores(a->name) < underscores(b->name);
-    na = strlen(a->name);
-    nb = strlen(b->name);
+    na = shown_len(a->name);
+    nb = shown_len(b->name);
     return na >= nb;
 }
 

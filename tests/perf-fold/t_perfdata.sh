@@ -64,6 +64,10 @@ perf record -q -k mono --call-graph dwarf,8192 -c 200000 -e cpu-clock:u -o "$tmp
 perf record -q -k mono --call-graph dwarf,4096 -c 200000 -e cpu-clock:u -o "$tmp/dwpython.data" \
     sh -c 'python3 -c "import json; [json.dumps({\"a\": i}) for i in range(30000)]"' \
     >/dev/null 2>&1
+# aliases at one address (tests/data/perfdata/alias.c): perf keeps the longer name as
+# it shows it, demangled, not the longer mangled one
+cc -O1 -g -fno-omit-frame-pointer -o "$tmp/alias" "$top/tests/data/perfdata/alias.c" || exit 2
+perf record -q -k mono -g -c 100000 -e cpu-clock:u -o "$tmp/alias.data" "$tmp/alias" >/dev/null 2>&1
 # C++ names perf shows demangled, and code run from anonymous memory a /tmp/perf-PID.map
 # names, as a JIT writes one (tests/data/perfdata/jitspin.cc)
 if command -v g++ >/dev/null && g++ -O1 -g -fno-omit-frame-pointer -o "$tmp/jitspin" \
@@ -88,7 +92,8 @@ for name in file pipe two dwarf; do
     tap_relay "$tmp/tap.out"
 done
 fold=${SF_BIN:-$top/bin}/perf-fold
-for name in file pipe two lld gzip xz python kernel system jit node dwarf dwinlined dwpython; do
+for name in file pipe two lld alias gzip xz python kernel system jit node dwarf dwinlined \
+    dwpython; do
     [ -s "$tmp/$name.data" ] || { skip "$name: perf-fold on the perf.data" "not recorded here"; continue; }
     inl=
     case $name in file | jit) inl=--inline ;; esac # addr2line per address: two small ones
