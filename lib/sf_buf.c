@@ -54,24 +54,33 @@ int sf_buf_append(struct sf_buf *b, const void *p, size_t n)
     return 0;
 }
 
-int sf_buf_printf(struct sf_buf *b, const char *fmt, ...)
+int sf_buf_vprintf(struct sf_buf *b, const char *fmt, va_list ap)
 {
-    va_list ap;
+    va_list aq;
     int n, rc;
 
-    va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    va_copy(aq, ap);
+    n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
     if (n < 0)
         return SF_E_MALFORMED;
     rc = sf_buf_reserve(b, (size_t)n);
     if (rc)
         return rc;
-    va_start(ap, fmt);
     vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
     b->len += (size_t)n;
     return 0;
+}
+
+int sf_buf_printf(struct sf_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = sf_buf_vprintf(b, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 void sf_buf_consume(struct sf_buf *b, size_t n)

@@ -10,6 +10,7 @@
 #ifndef SF_BUF_H
 #define SF_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,9 @@ int sf_buf_append(struct sf_buf *b, const void *p, size_t n);
 /* Append formatted text (not NUL-counted in len, but data stays NUL-terminated).
  * Same returns as sf_buf_append. */
 int sf_buf_printf(struct sf_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same with a va_list (ap is used up). */
+int sf_buf_vprintf(struct sf_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* Make sure n more bytes fit without reallocation; same returns as sf_buf_append. */
 int sf_buf_reserve(struct sf_buf *b, size_t n);

@@ -105,6 +105,21 @@ void sf_sha256_abort(struct sf_sha256 *h)
     h->md = NULL;
 }
 
+uint64_t sf_sha256_u64(const void *p, size_t n)
+{
+    struct sf_sha256 h;
+    uint8_t d[SF_SHA256_LEN];
+    uint64_t v = 0;
+
+    if (sf_sha256_init(&h) < 0)
+        return 0;
+    sf_sha256_update(&h, p, n);
+    sf_sha256_final(&h, d);
+    for (int i = 0; i < 8; i++)
+        v = (v << 8) | d[i];
+    return v;
+}
+
 int sf_sha256_file(const char *path, char out[SF_SHA256_HEX_LEN + 1], uint64_t *bytes)
 {
     struct sf_sha256 h;

@@ -25,6 +25,12 @@ void sf_sha256_final_hex(struct sf_sha256 *h, char out[SF_SHA256_HEX_LEN + 1]);
 /* Release a hash that will not be finished. */
 void sf_sha256_abort(struct sf_sha256 *h);
 
+/* The first 8 bytes of the SHA-256 of p[0..n), read big-endian (what ClickHouse's
+ * reinterpretAsUInt64(reverse(substring(SHA256(x), 1, 8))) gives): the stacks' and the
+ * sources' keys and the report's samples (sf_thin.h).  0 where libcrypto cannot be
+ * loaded. */
+uint64_t sf_sha256_u64(const void *p, size_t n);
+
 /* Hash a whole file: hex digest into out and its size into *bytes.  Returns 0,
  * SF_E_IO (errno kept) or SF_E_NOMEM. */
 int sf_sha256_file(const char *path, char out[SF_SHA256_HEX_LEN + 1], uint64_t *bytes);
