@@ -125,7 +125,7 @@ static int explain(const struct inflect_ctx *ctx, struct db_run *d)
                              d->sw.g[g].name, INT64_MIN,
                              sf_spans_window_start(
                                  &d->sw, r->onset_win < d->sw.nwin ? r->onset_win : d->sw.nwin - 1),
-                             INT64_MAX, &d->why[g], &err) < 0) {
+                             INT64_MAX, 1.0, &d->why[g], &err) < 0) {
             if (err.code == SF_E_NOMEM)
                 return -1;
             fprintf(stderr, "inflect: %s: explaining the drift of %s: %s\n", ctx->db_path,

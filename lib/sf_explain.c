@@ -16,6 +16,7 @@
 #include "sf_db_int.h"
 #include "sf_json.h"
 #include "sf_spans.h"
+#include "sf_thin.h"
 
 struct trial {
     int64_t id, ts;
@@ -177,9 +178,10 @@ static sqlite3_stmt *prepare_range(sqlite3 *h, const char *sql, int64_t b0, int6
     return st;
 }
 
-/* One trial per trace (its first span of the group in [b0, a1)) whose decision is known. */
+/* One trial per trace (its first span of the group in [b0, a1)) whose decision is known,
+ * of the spans kept at share thin (sf_thin.h: all at 1). */
 static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int64_t b0, int64_t a1,
-                       struct trial **out, size_t *nout, struct sf_err *err)
+                       double thin, struct trial **out, size_t *nout, struct sf_err *err)
 {
     char sql[3072];
     sqlite3_stmt *st;
@@ -196,7 +198,7 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
              "(SELECT x.tracestate FROM contexts x WHERE x.span_row = s.id AND x.direction = "
              "'request' AND x.tracestate IS NOT NULL LIMIT 1), "
              "CAST(s.temperature AS TEXT), CAST(s.top_p AS TEXT), CAST(s.max_tokens AS TEXT), "
-             "s.model_hint "
+             "s.model_hint, s.span_id "
              "FROM spans s LEFT JOIN connections c ON c.id = s.connection_id "
              "WHERE s.req_start_ns >= ?1 AND s.req_start_ns < ?2 AND s.trace_id IS NOT NULL "
              "AND (%s) = ?3 ORDER BY s.trace_id, s.req_start_ns, s.id",
@@ -210,8 +212,10 @@ static int read_trials(sqlite3 *h, const char *group_sql, const char *group, int
         int dec = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 4);
         char decision[48];
         const unsigned char *src[NSRC];
-        if (trace == NULL || strcmp(trace, last) == 0)
-            continue; /* a later span of the same trace: not a trial */
+        if (trace == NULL ||
+            !sf_thin_request(trace, (const char *)sqlite3_column_text(st, 14), ts, thin) ||
+            strcmp(trace, last) == 0)
+            continue; /* left out of the sample, or a later span of the same trace */
         snprintf(last, sizeof(last), "%s", trace);
         if (dec < 0)
             continue;
@@ -527,7 +531,7 @@ static void split(struct trial *t, size_t n, int64_t hint)
 /* The trials of group in [b0, a1) with their attribute sources and kept headers,
  * sorted by span id; *has_headers 0 when the database predates span_headers. */
 static int load(struct sf_db *db, const char *group_sql, const char *group, int64_t b0, int64_t a1,
-                struct trial **t, size_t *n, int *has_headers, struct sf_err *err)
+                double thin, struct trial **t, size_t *n, int *has_headers, struct sf_err *err)
 {
     int64_t h = 0;
     int rc = sf_dbi_query_int(db,
@@ -539,7 +543,7 @@ static int load(struct sf_db *db, const char *group_sql, const char *group, int6
     *n = 0;
     *has_headers = h > 0;
     if (rc == 0)
-        rc = read_trials(sf_db_handle(db), group_sql, group, b0, a1, t, n, err);
+        rc = read_trials(sf_db_handle(db), group_sql, group, b0, a1, thin, t, n, err);
     return rc;
 }
 
@@ -555,7 +559,7 @@ static int open_db(struct sf_db **db, const char *path, int complete_only, struc
 }
 
 int sf_explain_drift(const char *path, int complete_only, const char *group_sql, const char *group,
-                     int64_t b0, int64_t hint, int64_t a1, struct sf_explain *ex,
+                     int64_t b0, int64_t hint, int64_t a1, double thin, struct sf_explain *ex,
                      struct sf_err *err)
 {
     struct sf_db *db = NULL;
@@ -568,7 +572,7 @@ int sf_explain_drift(const char *path, int complete_only, const char *group_sql,
     memset(&ta, 0, sizeof(ta));
     if ((rc = open_db(&db, path, complete_only, err)) < 0)
         return rc;
-    rc = load(db, group_sql, group, b0, a1, &t, &n, &has_headers, err);
+    rc = load(db, group_sql, group, b0, a1, thin, &t, &n, &has_headers, err);
     if (rc == 0) {
         split(t, n, hint);
         qsort(t, n, sizeof(*t), cmp_trial);
@@ -609,7 +613,7 @@ int sf_explain_share(const char *path, int complete_only, const char *group_sql,
     }
     if ((rc = open_db(&db, path, complete_only, err)) < 0)
         return rc;
-    rc = load(db, group_sql, group, INT64_MIN, INT64_MAX, &t, &nt, &has_headers, err);
+    rc = load(db, group_sql, group, INT64_MIN, INT64_MAX, 1.0, &t, &nt, &has_headers, err);
     if (rc == 0) {
         qsort(t, nt, sizeof(*t), cmp_trial);
         if (has_headers)

@@ -103,9 +103,11 @@ void sf_explain_shapley(struct sf_explain_cell v0, struct sf_explain_cell v1,
  * alarm's onset window).  The sides are cut where one change of the kept share is
  * likeliest (the binomial likelihood of the trials in time order, at least
  * SF_EXPLAIN_MIN_N either side), which is exact to the trial where the window is
- * not.  Returns 0 (ex filled; ex->n may be 0) or a negative SF_E_*. */
+ * not.  Only the spans kept at share thin count (sf_thin.h: spanfold report's sample
+ * past --spans-max; 1: all).  Returns 0 (ex filled; ex->n may be 0) or a negative
+ * SF_E_*. */
 int sf_explain_drift(const char *path, int complete_only, const char *group_sql, const char *group,
-                     int64_t b0, int64_t hint, int64_t a1, struct sf_explain *ex,
+                     int64_t b0, int64_t hint, int64_t a1, double thin, struct sf_explain *ex,
                      struct sf_err *err);
 
 /* The kept share of the traces (one trial per trace, as above) of `group` (NULL: all)

@@ -34,22 +34,23 @@
 # time, on one of 401 stacks (main;serve;handle_eE;work_M, M of 10; the incident's slow
 # requests spend every other sample in main;serve;handle_e7;regex_backtrack).
 #
-# Then, for each size up to BENCH_FLEET_REPORT_MAX spans (default 1000000: the report still
-# reads the spans back, and an answer is at most 256 MiB), the whole report:
+# Then, for each size up to BENCH_FLEET_REPORT_MAX spans (default 10000000), the whole report:
 #
 #   spanfold report --clickhouse URL --cluster sf --out DIR
 #
 #   - report: its wall time and the client's CPU (one run), the bytes it received from the
 #     cluster in all (spanfold's count), against what reading every span and sample back
 #     would move (the same SELECTs of spans_d and samples_d in RowBinary, counted with
-#     curl), and what the report found (its verdict's first clause)
+#     curl), the requests it analysed one by one (--spans-max, default 500,000: past it a
+#     sample, and only it is read back), and what the report found (its verdict's first
+#     clause)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 sfb=$top/bin/spanfold
 sizes=${BENCH_FLEET_SPANS:-1000000 10000000}
 hosts=${BENCH_FLEET_HOSTS:-200}
 per=${BENCH_FLEET_SAMPLES:-5}
-report_max=${BENCH_FLEET_REPORT_MAX:-1000000}
+report_max=${BENCH_FLEET_REPORT_MAX:-10000000}
 runs=${RUNS:-3}
 [ -x /usr/bin/time ] || { echo "bench-fleet: needs /usr/bin/time (Debian time)"; exit 2; }
 command -v clickhouse-server >/dev/null ||
@@ -182,7 +183,10 @@ PY
     rwall=$(echo "$(date +%s.%N) - $r0" | bc)
     rin=$(sed -n 's/.*from the cluster in all: [0-9]* queries, \([0-9]*\) bytes.*/\1/p' "$tmp/rerr")
     found=$(sed -n 's/^spanfold report: \([^;]*\);.*/\1/p' "$tmp/rerr" | head -n 1)
-    printf '  report (%s samples): %.1f s, client CPU %.1f s; from the cluster %s B, every span and sample read back %s B (%s %%); found: %s\n' \
+    kept=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["analysed"]["requests"])' \
+        "$tmp/report/findings.json")
+    printf '  report (%s samples): %.1f s, client CPU %.1f s; from the cluster %s B, every span and sample read back %s B (%s %%); %s requests analysed one by one; found: %s\n' \
         "$((n * per))" "$rwall" "$(awk '{print $1 + $2}' "$tmp/time")" "${rin:-?}" \
-        "$((back + sback))" "$(echo "scale=2; 100 * ${rin:-0} / ($back + $sback)" | bc)" "${found:-?}"
+        "$((back + sback))" "$(echo "scale=2; 100 * ${rin:-0} / ($back + $sback)" | bc)" \
+        "${kept:-?}" "${found:-?}"
 done

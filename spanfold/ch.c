@@ -574,17 +574,7 @@ int ch_get_str(const unsigned char **p, const unsigned char *end, const unsigned
 
 uint64_t ch_hash(const void *s, size_t n)
 {
-    struct sf_sha256 h;
-    uint8_t d[SF_SHA256_LEN];
-    uint64_t v = 0;
-
-    if (s == NULL || sf_sha256_init(&h) < 0)
-        return 0;
-    sf_sha256_update(&h, s, n);
-    sf_sha256_final(&h, d);
-    for (int i = 0; i < 8; i++)
-        v = (v << 8) | d[i];
-    return v;
+    return s ? sf_sha256_u64(s, n) : 0;
 }
 
 uint64_t ch_source_key(const char *sha256_hex, const char *path, const char *started)

@@ -71,6 +71,7 @@ struct pull {
     size_t noff[16];
     struct sf_buf keys; /* "k1, k2, ..." of the complete sources */
     struct sf_buf sql, r;
+    const char *thin; /* the spans kept (a condition on their columns), NULL: all */
 };
 
 static size_t table_index(const char *name)
@@ -151,7 +152,7 @@ static int ask(struct pull *p, const struct ch_table *t, const char *what, const
         rc |= sf_buf_printf(&p->sql, "%s%s", k ? ", " : "", t->cols[k].name);
     if (ch_table(p->ch, p->cluster, t->name, name, sizeof(name)) != 0)
         return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "too many shards to name");
-    rc |= sf_buf_printf(&p->sql, " FROM %s WHERE %s", name, cond);
+    rc |= sf_buf_printf(&p->sql, " FROM %s WHERE (%s)", name, cond);
     if (in_keys)
         rc |= sf_buf_printf(&p->sql, " AND skey IN (%s)", (const char *)p->keys.data);
     if (rc || sf_buf_printf(&p->sql, " %s FORMAT RowBinary", tail))
@@ -421,10 +422,36 @@ static int stays(const struct ch_table *t)
     return 0;
 }
 
+/* Into cond the rows of t that a thinned pull keeps: the spans p->thin meets, the rows
+ * that hang on them (contexts and headers by span row, markers and intervals by span id,
+ * those without one kept), every row of the other tables; "1" without p->thin. */
+static int cond_of(struct pull *p, const struct ch_table *t, struct sf_buf *cond)
+{
+    char spans[CH_TABLE_MAX];
+    int by_row = strcmp(t->name, "contexts") == 0 || strcmp(t->name, "span_headers") == 0,
+        by_id = strcmp(t->name, "span_events") == 0 || strcmp(t->name, "span_intervals") == 0;
+
+    if (p->thin == NULL || !(by_row || by_id || strcmp(t->name, "spans") == 0))
+        return sf_buf_printf(cond, "1");
+    if (strcmp(t->name, "spans") == 0)
+        return sf_buf_printf(cond, "%s", p->thin);
+    if (ch_table(p->ch, p->cluster, "spans", spans, sizeof(spans)) != 0)
+        return -1;
+    return by_row ? sf_buf_printf(cond,
+                                  "(skey, span_row) GLOBAL IN (SELECT skey, id FROM %s WHERE skey "
+                                  "IN (%s) AND (%s))",
+                                  spans, (const char *)p->keys.data, p->thin)
+                  : sf_buf_printf(cond,
+                                  "span_id IS NULL OR span_id GLOBAL IN (SELECT span_id FROM %s "
+                                  "WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s))",
+                                  spans, (const char *)p->keys.data, p->thin);
+}
+
 /* One table's rows (CH_PULL_CLOCKS: the clock fits, and the first times). */
 static int pull_table(struct pull *p, size_t ti)
 {
     const struct ch_table *t = &ch_tables[ti];
+    struct sf_buf cond;
     int rc;
 
     if (p->what == CH_PULL_CLOCKS && strcmp(t->name, "clock_fits") != 0)
@@ -435,8 +462,13 @@ static int pull_table(struct pull *p, size_t ti)
         return 0;
     if (t->cols[0].type != CH_KEY) /* stacks: by content, one row per key */
         rc = ask(p, t, "stack_key, any(frames)", "1", 0, "GROUP BY stack_key");
-    else if ((rc = pull_offsets(p, ti)) == 0)
-        rc = ask(p, t, NULL, "1", 1, "");
+    else if ((rc = pull_offsets(p, ti)) == 0) {
+        sf_buf_init(&cond, (size_t)1 << 30); /* the source keys, and the condition */
+        rc = cond_of(p, t, &cond) != 0 ? sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX,
+                                                    "query too long (%zu sources)", p->nsrc)
+                                       : ask(p, t, NULL, (const char *)cond.data, 1, "");
+        sf_buf_free(&cond);
+    }
     return rc ? rc : insert_rows(p, t);
 }
 
@@ -500,11 +532,11 @@ int ch_pull_check(struct ch *c, const char *cluster, struct sf_err *err)
     return rc;
 }
 
-int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
-            struct sf_err *err)
+int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *thin,
+            const char *path, struct sf_err *err)
 {
     struct sf_buf ddl;
-    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = what, .err = err};
+    struct pull p = {.ch = c, .cluster = cluster != NULL, .what = what, .err = err, .thin = thin};
     int rc;
 
     if ((rc = ch_pull_check(c, cluster, err)) != 0)
@@ -540,7 +572,7 @@ int ch_pull_samples(struct ch *c, const char *cluster, const char *where, const 
     int rc;
 
     pull_init(&p);
-    sf_buf_init(&cond, 2 * (CH_TABLE_MAX + 4096 + strlen(where)));
+    sf_buf_init(&cond, (size_t)1 << 30); /* the keys and where, once per table */
     if ((rc = sf_db_open_mode(&p.db, path, SF_DB_WRITE, err)) == 0)
         rc = sf_db_exec(p.db, "PRAGMA synchronous = OFF", err);
     /* the sources and the rows' offsets as the whole pull finds them */

@@ -25,11 +25,13 @@ enum ch_pull_what {
 };
 
 /* Write the tables of c's database (the Distributed NAME_d tables with cluster) into
- * a new spanfold database at path.  Returns 0, or SF_E_DB (ClickHouse or SQLite
- * refused; a schema mismatch), SF_E_MALFORMED (an answer ends inside a row),
- * SF_E_USAGE (no complete source), SF_E_NOMEM / SF_E_LIMIT with err filled. */
-int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *path,
-            struct sf_err *err);
+ * a new spanfold database at path; with thin (a ClickHouse condition on a spans row,
+ * sf_thin_sql_ch: the requests a report analyses one by one) only the spans it meets and
+ * the rows that hang on them (contexts, headers, markers, intervals), NULL: all.  Returns 0, or
+ * SF_E_DB (ClickHouse or SQLite refused; a schema mismatch), SF_E_MALFORMED (an answer ends inside
+ * a row), SF_E_USAGE (no complete source), SF_E_NOMEM / SF_E_LIMIT with err filled. */
+int ch_pull(struct ch *c, const char *cluster, enum ch_pull_what what, const char *thin,
+            const char *path, struct sf_err *err);
 
 /* The samples and off-CPU intervals of c's database that meet where (a ClickHouse
  * condition over the columns they share: span_id) and the stacks they name, into the file at path

@@ -31,6 +31,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,18 @@ int ch_spanq_run(struct ch_spanq *p)
     return rc;
 }
 
+int ch_spanq_sql(struct ch_spanq *p, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+
+    sf_buf_reset(&p->sql);
+    va_start(ap, fmt);
+    rc = sf_buf_vprintf(&p->sql, fmt, ap);
+    va_end(ap);
+    return rc ? sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long") : 0;
+}
+
 int ch_spanq_truncated(struct ch_spanq *p)
 {
     return sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
@@ -89,14 +102,14 @@ static int nth_start(struct ch_spanq *p, int64_t lo, int64_t hi, uint64_t k, int
         int found = 0, rc;
 
         width = span / BISECT_BUCKETS + (span % BISECT_BUCKETS != 0);
-        sf_buf_reset(&p->sql);
-        if (sf_buf_printf(&p->sql,
-                          "SELECT toUInt64(intDiv(assumeNotNull(req_start_ns) - %lld, %llu)) AS b, "
-                          "count() FROM %s WHERE skey IN (%s) AND req_start_ns >= %lld AND "
-                          "req_start_ns <= %lld GROUP BY b ORDER BY b",
-                          (long long)lo, (unsigned long long)width, p->spans,
-                          (const char *)p->keys.data, (long long)lo, (long long)hi))
-            return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+        if ((rc = ch_spanq_sql(
+                 p,
+                 "SELECT toUInt64(intDiv(assumeNotNull(req_start_ns) - %lld, %llu)) AS b, "
+                 "count() FROM %s WHERE skey IN (%s) AND req_start_ns >= %lld AND "
+                 "req_start_ns <= %lld GROUP BY b ORDER BY b",
+                 (long long)lo, (unsigned long long)width, p->spans, (const char *)p->keys.data,
+                 (long long)lo, (long long)hi)) != 0)
+            return rc;
         if ((rc = ch_spanq_run(p)) != 0)
             return rc;
         for (q = p->r.data, end = q + p->r.len; q < end && !found;) {
@@ -129,9 +142,8 @@ static int extent(struct ch_spanq *p, const char *from, int64_t *lo, int64_t *hi
     uint64_t a, b;
     int rc;
 
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql, "SELECT min(t), max(t), count() FROM (%s)", from))
-        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if ((rc = ch_spanq_sql(p, "SELECT min(t), max(t), count() FROM (%s)", from)) != 0)
+        return rc;
     if ((rc = ch_spanq_run(p)) != 0)
         return rc;
     q = p->r.data;
@@ -222,12 +234,11 @@ static int read_groups(struct ch_spanq *p, struct groups *gs, uint64_t total)
 
     /* every long name, then the first 64 + those: no name among the first 64 cut names
      * and the first name that falls into "(other)" is left out */
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql,
-                      "SELECT g, min((t, o)) AS k, count() FROM (%s) WHERE length(g) > %zu "
-                      "GROUP BY g LIMIT %d",
-                      (const char *)p->base.data, NAME_MAX_BYTES, LONG_NAMES_MAX + 1))
-        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if ((rc = ch_spanq_sql(p,
+                           "SELECT g, min((t, o)) AS k, count() FROM (%s) WHERE length(g) > %zu "
+                           "GROUP BY g LIMIT %d",
+                           (const char *)p->base.data, NAME_MAX_BYTES, LONG_NAMES_MAX + 1)) != 0)
+        return rc;
     if ((rc = ch_spanq_run(p)) != 0 || (rc = sf_buf_append(&gs->r1, p->r.data, p->r.len)) != 0 ||
         (rc = read_names(p, gs, &gs->r1, 0)) != 0)
         return rc;
@@ -236,12 +247,11 @@ static int read_groups(struct ch_spanq *p, struct groups *gs, uint64_t total)
                           "more than %d group names longer than %zu bytes: the cluster's "
                           "windows cannot tell them apart (use --db, or another --by)",
                           LONG_NAMES_MAX, NAME_MAX_BYTES);
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql,
-                      "SELECT g, min((t, o)) AS k, count() FROM (%s) GROUP BY g ORDER BY k "
-                      "LIMIT %zu",
-                      (const char *)p->base.data, gs->n + SF_SPANS_MAX_GROUPS))
-        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if ((rc = ch_spanq_sql(p,
+                           "SELECT g, min((t, o)) AS k, count() FROM (%s) GROUP BY g ORDER BY k "
+                           "LIMIT %zu",
+                           (const char *)p->base.data, gs->n + SF_SPANS_MAX_GROUPS)) != 0)
+        return rc;
     if ((rc = ch_spanq_run(p)) != 0 || (rc = sf_buf_append(&gs->r2, p->r.data, p->r.len)) != 0 ||
         (rc = read_names(p, gs, &gs->r2, 1)) != 0)
         return rc;
@@ -317,20 +327,17 @@ static int read_cells(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct 
     size_t cap = 0;
     int rc;
 
-    sf_buf_reset(&p->sql);
-    rc = sf_buf_printf(&p->sql,
-                       "SELECT gi, w, n, ne, nk, nl, q50, q95, q99, qmax FROM (SELECT gi, w, "
-                       "count() AS n, sum(e) AS ne, sum(e OR lat >= 0) AS nk, "
-                       "arraySort(groupArrayIf(lat, lat >= 0)) AS l, length(l) AS nl, "
-                       "l[toUInt64(ceil(0.5 * nl))] AS q50, l[toUInt64(ceil(0.95 * nl))] AS q95, "
-                       "l[toUInt64(ceil(0.99 * nl))] AS q99, l[nl] AS qmax FROM (SELECT %s AS gi, "
-                       "toInt64(intDiv(t - %lld, %lld)) AS w, e, lat FROM (%s)) GROUP BY gi, w) "
-                       "ORDER BY w, gi%s",
-                       (const char *)p->map.data, (long long)t0, (long long)window_ns,
-                       (const char *)p->base.data, p->settings);
-    if (rc != 0)
-        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = ch_spanq_run(p)) != 0)
+    rc = ch_spanq_sql(p,
+                      "SELECT gi, w, n, ne, nk, nl, q50, q95, q99, qmax FROM (SELECT gi, w, "
+                      "count() AS n, sum(e) AS ne, sum(e OR lat >= 0) AS nk, "
+                      "arraySort(groupArrayIf(lat, lat >= 0)) AS l, length(l) AS nl, "
+                      "l[toUInt64(ceil(0.5 * nl))] AS q50, l[toUInt64(ceil(0.95 * nl))] AS q95, "
+                      "l[toUInt64(ceil(0.99 * nl))] AS q99, l[nl] AS qmax FROM (SELECT %s AS gi, "
+                      "toInt64(intDiv(t - %lld, %lld)) AS w, e, lat FROM (%s)) GROUP BY gi, w) "
+                      "ORDER BY w, gi%s",
+                      (const char *)p->map.data, (long long)t0, (long long)window_ns,
+                      (const char *)p->base.data, p->settings);
+    if (rc != 0 || (rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
         uint64_t w, nl, x[4];
@@ -361,9 +368,8 @@ static int read_traces(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct
     const unsigned char *q, *end;
     int rc;
 
-    sf_buf_reset(&p->sql);
-    rc = sf_buf_printf(
-        &p->sql,
+    rc = ch_spanq_sql(
+        p,
         "SELECT gi, w, ts, count(), countIf(d >= 0), countIf(d > 0) FROM (SELECT gi, w, "
         /* the trace's 64-bit hash, as sf_spans_add keeps it */
         "cityHash64(tr) AS trh, "
@@ -384,9 +390,7 @@ static int read_traces(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct
         (const char *)p->map.data, (long long)t0, (long long)window_ns, (const char *)p->base.data,
         p->intervals, (const char *)p->keys.data, p->contexts, (const char *)p->keys.data,
         p->settings);
-    if (rc != 0)
-        return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
-    if ((rc = ch_spanq_run(p)) != 0)
+    if (rc != 0 || (rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
         struct cell key = {0}, *cl;
@@ -433,10 +437,9 @@ static int read_settings(struct ch_spanq *p)
     uint64_t limit = 0;
     int rc;
 
-    sf_buf_reset(&p->sql);
-    sf_buf_printf(&p->sql, "SELECT toUInt64(value) FROM system.settings WHERE name = "
-                           "'max_memory_usage'");
-    if ((rc = ch_spanq_run(p)) != 0)
+    if ((rc = ch_spanq_sql(p, "SELECT toUInt64(value) FROM system.settings WHERE name = "
+                              "'max_memory_usage'")) != 0 ||
+        (rc = ch_spanq_run(p)) != 0)
         return rc;
     q = p->r.data;
     end = q + p->r.len;
@@ -558,6 +561,8 @@ void ch_spanq_free(struct ch_spanq *p)
     sf_buf_free(&p->map);
     sf_buf_free(&p->sql);
     sf_buf_free(&p->r);
+    sf_buf_free(&p->only);
+    sf_buf_free(&p->only_sid);
     free(p);
 }
 
@@ -591,6 +596,8 @@ int ch_series(struct ch *c, const char *cluster, const char *by, int64_t *window
     sf_buf_init(&p->map, 4u << 20);
     sf_buf_init(&p->sql, 16u << 20);
     sf_buf_init(&p->r, CH_BODY_MAX);
+    sf_buf_init(&p->only, 2u << 20);
+    sf_buf_init(&p->only_sid, 2u << 20);
     if (ch_table(c, cluster != NULL, "spans", p->spans, sizeof(p->spans)) ||
         ch_table(c, cluster != NULL, "span_intervals", p->intervals, sizeof(p->intervals)) ||
         ch_table(c, cluster != NULL, "contexts", p->contexts, sizeof(p->contexts)) ||

@@ -1,9 +1,9 @@
 /* ch_sets.c - the report's CPU sets, folded by the cluster (see ch_sets.h).
  *
- *   folds    per stack: every sample's period, and those of the samples attributed to a
- *            span the slowest-5 % selection chose or did not (the selection's span ids
- *            sent to every shard once, GLOBAL ANY LEFT JOIN with a hit flag, as
- *            stacks --clickhouse filters with GLOBAL IN); the stacks' frames joined last
+ *   folds    per stack, summed on each shard: every sample's period, and those of the
+ *            samples attributed to a span the slowest-5 % selection chose or did not (the
+ *            selection's span ids sent to every shard once, GLOBAL IN, as stacks
+ *            --clickhouse filters); the stacks' frames joined last
  *   leaves   per (span id, stack) the attributed periods, joined to the span the report
  *            would find for that id (argMin over (start, id): the first in start order of
  *            those with a group) and its group's cut, then summed per group, slow or not,
@@ -26,9 +26,11 @@
 #include "sf_db.h"
 #include "sf_select.h"
 
-static int too_long(struct ch_spanq *p)
+/* The next questions' cost account and error. */
+static void use(struct ch_spanq *p, struct ch_series_cost *cost, struct sf_err *err)
 {
-    return sf_err_set(p->err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    p->cost = cost;
+    p->err = err;
 }
 
 /* cut as an exact ClickHouse Float64: its bytes, little-endian, reinterpreted (a decimal
@@ -67,6 +69,32 @@ static int run_count(struct ch_spanq *p, uint64_t *n)
     return rc;
 }
 
+int ch_sets_only(struct ch_spanq *p, const char *cond, struct sf_err *err)
+{
+    static const char set[] =
+        "GLOBAL IN (SELECT span_id FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s))";
+
+    sf_buf_reset(&p->only);
+    sf_buf_reset(&p->only_sid);
+    if (cond && (sf_buf_printf(&p->only, "span_id ") ||
+                 sf_buf_printf(&p->only, set, p->spans, (const char *)p->keys.data, cond) ||
+                 sf_buf_printf(&p->only_sid, "sid ") ||
+                 sf_buf_printf(&p->only_sid, set, p->spans, (const char *)p->keys.data, cond)))
+        return sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    return 0;
+}
+
+/* The conditions ch_sets_only set, on a row's span_id and on a sid; "1" for every span. */
+static const char *only(const struct ch_spanq *p)
+{
+    return p->only.len ? (const char *)p->only.data : "1";
+}
+
+static const char *only_sid(const struct ch_spanq *p)
+{
+    return p->only_sid.len ? (const char *)p->only_sid.data : "1";
+}
+
 /* Stack f of n bytes, v into t when some sample of the set has it (the file has a row for
  * it then, even at 0). */
 static int fold_add(struct ch_spanq *p, struct pf_table *t, const unsigned char *f, size_t n,
@@ -94,35 +122,34 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
     const unsigned char *q, *end;
     int rc;
 
-    p->cost = cost;
-    p->err = err;
+    use(p, cost, err);
     sf_select_init(&sel);
     sf_buf_init(&from, 2u << 20);
     /* the selection's percentile over the complete sources' spans, as on the pulled file */
     rc = sf_buf_printf(&from, "(SELECT * FROM %s WHERE skey IN (%s))", p->spans,
                        (const char *)p->keys.data)
-             ? too_long(p)
+             ? sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long")
              : 0;
     if (rc == 0) {
         sf_select_dialect(&sel, SF_SELECT_CLICKHOUSE, (const char *)from.data);
         rc = sf_select_slowest(&sel, slowest, err);
     }
-    sf_buf_reset(&p->sql);
-    if (rc == 0 &&
-        sf_buf_printf(
-            &p->sql,
+    if (rc == 0)
+        rc = ch_spanq_sql(
+            p,
+            /* summed per stack on each shard, the chosen ids sent to every shard once;
+               without p->settings: its groups are the stacks, and 18.16 with external
+               aggregation on ran the selection's array of every duration past 1 GB at
+               10 million spans */
             "SELECT frames, na, ni, no, ci, co FROM (SELECT stack_key, ifNull(sum(period), 0) AS "
-            "na, ifNull(sumIf(period, sn = 0 AND hit = 1), 0) AS ni, "
-            "ifNull(sumIf(period, sn = 0 AND hit = 0), 0) AS no, countIf(sn = 0 AND hit = 1) AS "
-            "ci, countIf(sn = 0 AND hit = 0) AS co FROM (SELECT stack_key, period, "
-            "isNull(span_id) AS sn, ifNull(span_id, '') AS sid FROM %s WHERE skey IN (%s)) "
-            "GLOBAL ANY LEFT JOIN (SELECT DISTINCT toUInt8(0) AS sn, assumeNotNull(span_id) AS "
-            "sid, toUInt8(1) AS hit FROM %s WHERE (%s) AND span_id IS NOT NULL) USING (sn, sid) "
-            "GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, any(frames) AS frames FROM %s "
-            "GROUP BY stack_key) USING stack_key%s",
-            p->samples, (const char *)p->keys.data, (const char *)from.data, sf_select_sql(&sel),
-            p->stacks, p->settings))
-        rc = too_long(p);
+            "na, ifNull(sumIf(period, isNotNull(span_id) AND ((span_id GLOBAL IN (SELECT "
+            "span_id FROM %s WHERE (%s) AND span_id IS NOT NULL)) AS ch)), 0) AS ni, "
+            "ifNull(sumIf(period, isNotNull(span_id) AND NOT ch), 0) AS no, "
+            "countIf(isNotNull(span_id) AND ch) AS ci, countIf(isNotNull(span_id) AND NOT ch) AS "
+            "co FROM %s WHERE skey IN (%s) GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, "
+            "any(frames) AS frames FROM %s GROUP BY stack_key) USING stack_key",
+            (const char *)from.data, sf_select_sql(&sel), p->samples, (const char *)p->keys.data,
+            p->stacks);
     if (rc == 0)
         rc = ch_spanq_run(p);
     for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
@@ -171,8 +198,7 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
     struct sf_buf cuts;
     int rc;
 
-    p->cost = cost;
-    p->err = err;
+    use(p, cost, err);
     for (int r = 0; r < p->ng; r++) {
         cut[r] = INFINITY;
         n[r] = 0;
@@ -180,10 +206,10 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
     if (p->ng == 0)
         return 0;
     /* how many latencies each group has */
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql, "SELECT gr, count() FROM (" LATS ") GROUP BY gr%s",
-                      (const char *)p->map.data, (const char *)p->base.data, p->ng, p->settings))
-        return too_long(p);
+    if ((rc = ch_spanq_sql(p, "SELECT gr, count() FROM (" LATS ") GROUP BY gr%s",
+                           (const char *)p->map.data, (const char *)p->base.data, p->ng,
+                           p->settings)) != 0)
+        return rc;
     if ((rc = rank_counts(p, n)) != 0)
         return rc;
     /* each group's k-th largest, k = ceil(share * n) as slow_cut takes it */
@@ -191,13 +217,12 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
         uint64_t k = (uint64_t)ceil((double)n[r] * share), v;
         if (n[r] == 0)
             continue;
-        sf_buf_reset(&p->sql);
-        if (sf_buf_printf(&p->sql,
-                          "SELECT lat FROM (" LATS ") WHERE gr = %d ORDER BY lat DESC "
-                          "LIMIT %llu, 1%s",
-                          (const char *)p->map.data, (const char *)p->base.data, p->ng, r,
-                          (unsigned long long)(k ? k - 1 : 0), p->settings))
-            return too_long(p);
+        if ((rc = ch_spanq_sql(p,
+                               "SELECT lat FROM (" LATS ") WHERE gr = %d ORDER BY lat DESC "
+                               "LIMIT %llu, 1%s",
+                               (const char *)p->map.data, (const char *)p->base.data, p->ng, r,
+                               (unsigned long long)(k ? k - 1 : 0), p->settings)) != 0)
+            return rc;
         if ((rc = run_count(p, &v)) != 0)
             return rc;
         memcpy(&cut[r], &v, sizeof(v)); /* Float64, its bits */
@@ -205,14 +230,12 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
     /* and how many are at or above it */
     sf_buf_init(&cuts, 1u << 16);
     rc = put_cuts(&cuts, cut, p->ng);
-    sf_buf_reset(&p->sql);
-    if (rc || sf_buf_printf(&p->sql,
-                            "SELECT gr, countIf(lat >= arrayElement(%s, gr + 1)) FROM (" LATS
-                            ") GROUP BY gr%s",
-                            (const char *)cuts.data, (const char *)p->map.data,
-                            (const char *)p->base.data, p->ng, p->settings))
-        rc = too_long(p);
-    else
+    if (rc == 0)
+        rc = ch_spanq_sql(
+            p, "SELECT gr, countIf(lat >= arrayElement(%s, gr + 1)) FROM (" LATS ") GROUP BY gr%s",
+            (const char *)cuts.data, (const char *)p->map.data, (const char *)p->base.data, p->ng,
+            p->settings);
+    if (rc == 0)
         rc = rank_counts(p, n);
     sf_buf_free(&cuts);
     return rc;
@@ -225,26 +248,25 @@ int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, vo
     const unsigned char *q, *end;
     int rc = 0;
 
-    p->cost = cost;
-    p->err = err;
+    use(p, cost, err);
     sf_buf_init(&cuts, 1u << 16);
     rc = put_cuts(&cuts, cut, p->ng);
-    sf_buf_reset(&p->sql);
-    if (rc != 0 || p->ng == 0 ||
-        sf_buf_printf(
-            &p->sql,
+    if (rc == 0 && p->ng > 0)
+        rc = ch_spanq_sql(
+            p,
             "SELECT gi, sl, leaf, sum(n) FROM (SELECT gi, sl, stack_key, n FROM (SELECT "
             "assumeNotNull(span_id) AS sid, stack_key, toUInt64(greatest(ifNull(sum(period), 0), "
-            "0)) AS n FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL GROUP BY sid, "
+            "0)) AS n FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s) GROUP BY sid, "
             "stack_key) ANY INNER JOIN (SELECT sid, argMin(gr, (t, o)) AS gi, "
             "toUInt8(argMin(lat, (t, o)) >= arrayElement(%s, gi + 1)) AS sl FROM (SELECT sid, "
-            "t, o, lat, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d GROUP BY sid) USING sid) "
-            "ANY INNER JOIN (SELECT stack_key, arrayElement(splitByChar(';', any(frames)), -1) "
-            "AS leaf FROM %s GROUP BY stack_key) USING stack_key GROUP BY gi, sl, leaf%s",
-            p->samples, (const char *)p->keys.data, (const char *)cuts.data,
-            (const char *)p->map.data, (const char *)p->base.data, p->ng, p->stacks, p->settings))
-        rc = p->ng == 0 ? 0 : too_long(p);
-    else
+            "t, o, lat, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d AND (%s) GROUP BY sid) "
+            "USING sid) ANY INNER JOIN (SELECT stack_key, arrayElement(splitByChar(';', "
+            "any(frames)), -1) AS leaf FROM %s GROUP BY stack_key) USING stack_key GROUP BY gi, "
+            "sl, leaf%s",
+            p->samples, (const char *)p->keys.data, only(p), (const char *)cuts.data,
+            (const char *)p->map.data, (const char *)p->base.data, p->ng, only_sid(p), p->stacks,
+            p->settings);
+    if (rc == 0 && p->ng > 0)
         rc = ch_spanq_run(p);
     sf_buf_free(&cuts);
     if (rc != 0 || p->ng == 0)
@@ -275,17 +297,15 @@ int ch_sets_span_cpu(struct ch_spanq *p, ch_sets_cpu_fn fn, void *arg, struct ch
     const unsigned char *q, *end;
     int rc;
 
-    p->cost = cost;
-    p->err = err;
-    sf_buf_reset(&p->sql);
+    use(p, cost, err);
     /* SQLite's LIKE folds ASCII case, as lower() does */
-    if (sf_buf_printf(&p->sql,
-                      "SELECT assumeNotNull(span_id) AS sid, ifNull(sum(period), 0) FROM %s WHERE "
-                      "skey IN (%s) AND span_id IS NOT NULL AND (lower(event) LIKE 'cpu-clock%%' "
-                      "OR lower(event) LIKE 'task-clock%%') GROUP BY sid%s",
-                      p->samples, (const char *)p->keys.data, p->settings))
-        return too_long(p);
-    if ((rc = ch_spanq_run(p)) != 0)
+    if ((rc = ch_spanq_sql(
+             p,
+             "SELECT assumeNotNull(span_id) AS sid, ifNull(sum(period), 0) FROM %s WHERE "
+             "skey IN (%s) AND span_id IS NOT NULL AND (lower(event) LIKE 'cpu-clock%%' "
+             "OR lower(event) LIKE 'task-clock%%') AND (%s) GROUP BY sid%s",
+             p->samples, (const char *)p->keys.data, only(p), p->settings)) != 0 ||
+        (rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
         const unsigned char *id;
@@ -306,23 +326,21 @@ int ch_sets_blocked(struct ch_spanq *p, ch_sets_blocked_fn fn, void *arg, int *a
     uint64_t n = 0;
     int rc;
 
-    p->cost = cost;
-    p->err = err;
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql, "SELECT count() FROM %s WHERE skey IN (%s)", p->offcpu,
-                      (const char *)p->keys.data))
-        return too_long(p);
+    use(p, cost, err);
+    if ((rc = ch_spanq_sql(p, "SELECT count() FROM %s WHERE skey IN (%s)", p->offcpu,
+                           (const char *)p->keys.data)) != 0)
+        return rc;
     if ((rc = run_count(p, &n)) != 0)
         return rc;
     *any = n > 0;
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql,
-                      "SELECT assumeNotNull(span_id) AS sid, concat(ifNull(coalesce(reason, state, "
-                      "'?'), '?'), ifNull(concat(' under ', frame), '')) AS why, sum(end_ns - "
-                      "ts_ns) FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL GROUP BY sid, why "
-                      "ORDER BY sid, why%s",
-                      p->offcpu, (const char *)p->keys.data, p->settings))
-        return too_long(p);
+    if ((rc = ch_spanq_sql(
+             p,
+             "SELECT assumeNotNull(span_id) AS sid, concat(ifNull(coalesce(reason, state, "
+             "'?'), '?'), ifNull(concat(' under ', frame), '')) AS why, sum(end_ns - "
+             "ts_ns) FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s) GROUP BY sid, "
+             "why ORDER BY sid, why%s",
+             p->offcpu, (const char *)p->keys.data, only(p), p->settings)) != 0)
+        return rc;
     if (n == 0 || (rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
@@ -345,15 +363,12 @@ int ch_sets_events(struct ch_spanq *p, char *ev, size_t n, uint64_t *distinct,
     size_t sn;
     int rc;
 
-    p->cost = cost;
-    p->err = err;
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(
-            &p->sql,
-            "SELECT ifNull(min(event), ''), ifNull(uniqExact(event), 0) FROM %s WHERE skey IN (%s)",
-            p->samples, (const char *)p->keys.data))
-        return too_long(p);
-    if ((rc = ch_spanq_run(p)) != 0)
+    use(p, cost, err);
+    if ((rc = ch_spanq_sql(p,
+                           "SELECT ifNull(min(event), ''), ifNull(uniqExact(event), 0) FROM %s "
+                           "WHERE skey IN (%s)",
+                           p->samples, (const char *)p->keys.data)) != 0 ||
+        (rc = ch_spanq_run(p)) != 0)
         return rc;
     q = p->r.data;
     end = q + p->r.len;
@@ -370,40 +385,38 @@ int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max
     const unsigned char *q, *end;
     int rc;
 
-    p->cost = cost;
-    p->err = err;
+    use(p, cost, err);
     *n = 0;
-    sf_buf_reset(&p->sql);
     /* a sample's signal: the socket intervals of its span on its thread that hold it
        (their starts and ends side by side per span and thread: a join cannot compare;
        the sample's time goes into the lambdas as an array, 18.16's lambdas do not see a
        joined query's columns); without a span, the shared interval of its thread that
        started last before it (the thread's, sorted by start and id, as the file's index
        finds it) still running */
-    if (sf_buf_printf(
-            &p->sql,
-            "SELECT pn, pk, ifNull(max(comm), '') AS cm, count() AS c, sum(so), countIf(sn = 0), "
-            "sum(sh), sum(lp), sum(gr) FROM (SELECT pn, pk, comm, sn, so, lp, gr, shit = 1 AND sn "
-            "= 1 AND tsn = 0 AND (arrayCount((x, t) -> x <= t, hs, replicate(ts, hs)) AS ix) > 0 "
-            "AND arrayElement(he, ix) >= ts AS sh FROM (SELECT pn, pk, comm, sn, tn, tk, tsn, ts, "
-            "hit = 1 AND tsn = 0 AND arrayExists((a, b, x) -> a <= x AND b >= x, st, en, "
-            "replicate(ts, st)) AS so, hit = 1 AND tsn = 0 AND arrayExists((a, b, r, x) -> a <= "
-            "x AND b >= x AND r = 'loop', st, en, ru, replicate(ts, st)) AS lp, hit = 1 AND tsn = "
-            "0 AND arrayExists((a, b, r, x) -> a <= x AND b >= x AND r = 'goroutine', st, en, ru, "
-            "replicate(ts, st)) AS gr FROM (SELECT isNull(pid) AS pn, ifNull(pid, 0) AS pk, comm, "
-            "isNull(span_id) AS sn, ifNull(span_id, '') AS sid, isNull(tid) AS tn, ifNull(tid, "
-            "0) AS tk, isNull(ts_ns) AS tsn, ifNull(ts_ns, 0) AS ts FROM %s WHERE skey IN (%s)) "
-            "GLOBAL ANY LEFT JOIN (SELECT toUInt8(0) AS sn, span_id AS sid, toUInt8(0) AS tn, "
-            "tid AS tk, groupArray(start_ns) AS st, groupArray(end_ns) AS en, "
-            "groupArray(ifNull(end_rule, '')) AS ru, toUInt8(1) AS hit FROM %s WHERE skey IN "
-            "(%s) AND source = 'socket' GROUP BY sid, tk) USING (sn, sid, tn, tk)) GLOBAL ANY "
-            "LEFT JOIN (SELECT toUInt8(0) AS tn, tid AS tk, arraySort(groupArray((start_ns, id, "
-            "end_ns))) AS v, arrayMap(x -> tupleElement(x, 1), v) AS hs, arrayMap(x -> "
-            "tupleElement(x, 3), v) AS he, toUInt8(1) AS shit FROM %s WHERE skey IN (%s) GROUP "
-            "BY tk) USING (tn, tk)) GROUP BY pn, pk ORDER BY c DESC, pn DESC, pk LIMIT %zu%s",
-            p->samples, (const char *)p->keys.data, p->intervals, (const char *)p->keys.data,
-            p->shared, (const char *)p->keys.data, max, p->settings))
-        return too_long(p);
+    if ((rc = ch_spanq_sql(
+             p,
+             "SELECT pn, pk, ifNull(max(comm), '') AS cm, count() AS c, sum(so), countIf(sn = 0), "
+             "sum(sh), sum(lp), sum(gr) FROM (SELECT pn, pk, comm, sn, so, lp, gr, shit = 1 AND sn "
+             "= 1 AND tsn = 0 AND (arrayCount((x, t) -> x <= t, hs, replicate(ts, hs)) AS ix) > 0 "
+             "AND arrayElement(he, ix) >= ts AS sh FROM (SELECT pn, pk, comm, sn, tn, tk, tsn, ts, "
+             "hit = 1 AND tsn = 0 AND arrayExists((a, b, x) -> a <= x AND b >= x, st, en, "
+             "replicate(ts, st)) AS so, hit = 1 AND tsn = 0 AND arrayExists((a, b, r, x) -> a <= "
+             "x AND b >= x AND r = 'loop', st, en, ru, replicate(ts, st)) AS lp, hit = 1 AND tsn = "
+             "0 AND arrayExists((a, b, r, x) -> a <= x AND b >= x AND r = 'goroutine', st, en, ru, "
+             "replicate(ts, st)) AS gr FROM (SELECT isNull(pid) AS pn, ifNull(pid, 0) AS pk, comm, "
+             "isNull(span_id) AS sn, ifNull(span_id, '') AS sid, isNull(tid) AS tn, ifNull(tid, "
+             "0) AS tk, isNull(ts_ns) AS tsn, ifNull(ts_ns, 0) AS ts FROM %s WHERE skey IN (%s)) "
+             "GLOBAL ANY LEFT JOIN (SELECT toUInt8(0) AS sn, span_id AS sid, toUInt8(0) AS tn, "
+             "tid AS tk, groupArray(start_ns) AS st, groupArray(end_ns) AS en, "
+             "groupArray(ifNull(end_rule, '')) AS ru, toUInt8(1) AS hit FROM %s WHERE skey IN "
+             "(%s) AND source = 'socket' GROUP BY sid, tk) USING (sn, sid, tn, tk)) GLOBAL ANY "
+             "LEFT JOIN (SELECT toUInt8(0) AS tn, tid AS tk, arraySort(groupArray((start_ns, id, "
+             "end_ns))) AS v, arrayMap(x -> tupleElement(x, 1), v) AS hs, arrayMap(x -> "
+             "tupleElement(x, 3), v) AS he, toUInt8(1) AS shit FROM %s WHERE skey IN (%s) GROUP "
+             "BY tk) USING (tn, tk)) GROUP BY pn, pk ORDER BY c DESC, pn DESC, pk LIMIT %zu%s",
+             p->samples, (const char *)p->keys.data, p->intervals, (const char *)p->keys.data,
+             p->shared, (const char *)p->keys.data, max, p->settings)) != 0)
+        return rc;
     if ((rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end && *n < max;) {
@@ -440,19 +453,18 @@ int ch_sets_coverage(struct ch_spanq *p, struct sf_db_coverage *rows, size_t max
 int ch_sets_explore_count(struct ch_spanq *p, uint64_t *n, struct ch_series_cost *cost,
                           struct sf_err *err)
 {
-    p->cost = cost;
-    p->err = err;
+    int rc;
+
+    use(p, cost, err);
     *n = 0;
     if (p->ng == 0)
         return 0;
-    sf_buf_reset(&p->sql);
-    if (sf_buf_printf(&p->sql,
-                      "SELECT count() FROM (SELECT assumeNotNull(span_id) AS sid FROM %s WHERE "
-                      "skey IN (%s) AND span_id IS NOT NULL) ANY INNER JOIN (SELECT DISTINCT sid "
-                      "FROM (SELECT sid, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d) USING "
-                      "sid%s",
-                      p->samples, (const char *)p->keys.data, (const char *)p->map.data,
-                      (const char *)p->base.data, p->ng, p->settings))
-        return too_long(p);
+    if ((rc = ch_spanq_sql(
+             p,
+             "SELECT count() FROM %s WHERE skey IN (%s) AND (%s) AND span_id GLOBAL IN (SELECT "
+             "sid FROM (SELECT sid, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d AND (%s))%s",
+             p->samples, (const char *)p->keys.data, only(p), (const char *)p->map.data,
+             (const char *)p->base.data, p->ng, only_sid(p), p->settings)) != 0)
+        return rc;
     return run_count(p, n);
 }

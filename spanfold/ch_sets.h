@@ -42,6 +42,13 @@ typedef int (*ch_sets_leaf_fn)(void *arg, int rank, int slow, const char *leaf, 
 int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
                    struct ch_series_cost *cost, struct sf_err *err);
 
+/* The per-span answers (ch_sets_leaves, ch_sets_span_cpu, ch_sets_blocked,
+ * ch_sets_explore_count) only for the ids of the spans rows that meet cond (a ClickHouse
+ * condition on a spans row, sf_thin_sql_ch: the requests the report analyses one by one),
+ * NULL: every span's.  Their span-id joins then hold the sample, not every span.  Returns
+ * 0, or SF_E_LIMIT with err filled. */
+int ch_sets_only(struct ch_spanq *p, const char *cond, struct sf_err *err);
+
 /* Per span id, the periods of its clock samples (cpu-clock, task-clock): fn(arg, id, n,
  * ns) once per id, as report_cause.c reads them from a file.  Returns as ch_sets_folds. */
 typedef int (*ch_sets_cpu_fn)(void *arg, const char *id, size_t n, int64_t ns);

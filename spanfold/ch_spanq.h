@@ -25,6 +25,9 @@ struct ch_spanq {
        base: the span rows (skey, id, t, o, g, tr, sampled, sn, sid, e, lat); map: an
        expression of g, the rank of its group (255: none, "(other)" absent) */
     struct sf_buf keys, ord, base, map, sql, r;
+    /* ch_sets_only's spans, as a condition on a row's span_id and on a sid: whose
+       per-span answers are asked (empty: every span's) */
+    struct sf_buf only, only_sid;
     int ng; /* the groups: rank r is named names[r] (sf_spans' cut name) */
     char names[SF_SPANS_MAX_GROUPS][sizeof(((struct sf_win_group *)0)->name)];
 };
@@ -32,6 +35,9 @@ struct ch_spanq {
 /* p->sql with " FORMAT RowBinary" appended, into p->r; counted in p->cost.  Returns 0 or
  * an SF_E_* with p->err filled. */
 int ch_spanq_run(struct ch_spanq *p);
+/* p->sql set to the query fmt formats.  Returns 0, or SF_E_LIMIT ("query too long") with
+ * p->err filled. */
+int ch_spanq_sql(struct ch_spanq *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* SF_E_MALFORMED: an answer that ends inside a row. */
 int ch_spanq_truncated(struct ch_spanq *p);
 

@@ -25,8 +25,10 @@
 #include "../inflect/run.h"
 #include "ch_pull.h"
 #include "ch_series.h"
+#include "ch_sets.h"
 #include "sf_err.h"
 #include "sf_opt.h"
+#include "sf_thin.h"
 #include "spanfold.h"
 
 static const char usage_text[] =
@@ -61,6 +63,11 @@ static const char usage_text[] =
     "  --page-samples N  at most N CPU samples in the page's explorer (default 2000000,\n"
     "                    ~3 MB of page); past it the explorer carries a uniform sample of\n"
     "                    the requests, and says so (docs/spanfold.md, \"The report page\")\n"
+    "  --spans-max N     at most N requests analysed one by one (default 500000, or all):\n"
+    "                    past it a uniform sample of the requests gives the heat maps,\n"
+    "                    percentiles, causes, slowest list and explorer, and the page says\n"
+    "                    so; windows, slow cuts and flame graphs stay over every request;\n"
+    "                    with --clickhouse only the sample is read back (docs/scale.md)\n"
     "  --quiet           no notes on stderr\n"
     "  -h, --help\n"
     "\n"
@@ -103,7 +110,19 @@ static int make_dir(const char *dir)
     return -1;
 }
 
-enum { O_DB = 256, O_OUT, O_TZ, O_WINDOW, O_RATE, O_COMPLETE, O_QUIET, O_HELP, O_NAME, O_PAGE };
+enum {
+    O_DB = 256,
+    O_OUT,
+    O_TZ,
+    O_WINDOW,
+    O_RATE,
+    O_COMPLETE,
+    O_QUIET,
+    O_HELP,
+    O_NAME,
+    O_PAGE,
+    O_SPANS
+};
 
 static const struct option longopts[] = {
     {"db", required_argument, NULL, O_DB},
@@ -117,6 +136,7 @@ static const struct option longopts[] = {
     CH_LONGOPTS,
     {"name", required_argument, NULL, O_NAME},
     {"page-samples", required_argument, NULL, O_PAGE},
+    {"spans-max", required_argument, NULL, O_SPANS},
     {NULL, 0, NULL, 0},
 };
 
@@ -163,6 +183,13 @@ static int parse(int argc, char **argv, struct rp_opts *o)
         case O_PAGE:
             if (sf_opt_i64(optarg, 0, INT64_MAX, &o->page_samples) < 0)
                 return sf_cmd_usage_error("report", "bad --page-samples (a count, 0 or more)",
+                                          optarg);
+            break;
+        case O_SPANS:
+            if (strcmp(optarg, "all") == 0)
+                o->spans_max = -1;
+            else if (sf_opt_i64(optarg, 1, INT64_MAX, &o->spans_max) < 0)
+                return sf_cmd_usage_error("report", "bad --spans-max (a count, 1 or more, or all)",
                                           optarg);
             break;
         case 'h':
@@ -212,8 +239,17 @@ static int pull(struct rp_ctx *c, char *dir, char *tmp, size_t n, char *name, si
                 "spanfold report: %s: the windows gathered by the cluster: %u queries, %llu "
                 "bytes, %.2f s\n",
                 shown, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
-    if (rc == 0)
-        rc = ch_pull(c->ch, o->cho.cluster, CH_PULL_NO_SAMPLES, tmp, &err);
+    if (rc == 0) {                   /* past --spans-max, only the requests analysed one by one */
+        char own[512], family[1024]; /* the sample; and with its downstream calls */
+        c->thin = sf_thin_share(c->sw.nspans, o->spans_max);
+        rc = sf_thin_sql_ch(c->thin, 0, own, sizeof(own)) != 0 ||
+                     sf_thin_sql_ch(c->thin, 1, family, sizeof(family)) != 0
+                 ? sf_err_set(&err, SF_E_LIMIT, UINT64_MAX, "the sample's condition is too long")
+                 : ch_pull(c->ch, o->cho.cluster, CH_PULL_NO_SAMPLES, c->thin < 1.0 ? family : NULL,
+                           tmp, &err);
+        if (rc == 0) /* and the per-span CPU and off-CPU time only for the sample */
+            rc = ch_sets_only(c->chq, c->thin < 1.0 ? own : NULL, &err);
+    }
     if (rc != 0) {
         sf_err_format(&err, "spanfold report", shown, msg, sizeof(msg));
         fprintf(stderr, "%s\n", msg);
@@ -239,6 +275,7 @@ int sf_cmd_report(int argc, char **argv)
         return SF_EXIT_USAGE;
     }
     c->o.page_samples = RP_PAGE_SAMPLES;
+    c->o.spans_max = RP_SPANS_MAX;
     if ((rc = parse(argc, argv, &c->o)) != 0) {
         free(c);
         return rc < 0 ? SF_EXIT_OK : rc;

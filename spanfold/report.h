@@ -37,6 +37,7 @@
 #define RP_HEAT_COLS     240     /* its columns at most: more windows share a column */
 #define RP_COV_MAX       16      /* processes in the attribution coverage table */
 #define RP_PAGE_SAMPLES  2000000 /* the explorer's samples at most, by default */
+#define RP_SPANS_MAX     500000  /* requests analysed one by one at most, by default */
 
 /* An inflection: a classified change point of one endpoint's metric. */
 struct rp_cp {
@@ -125,6 +126,7 @@ struct rp_span {
     int64_t req_end_ns, resp_start_ns; /* the same clock; INT64_MIN: unknown */
     int64_t conn;                      /* connections.id, 0: unknown */
     int slow_group;                    /* among the slowest 5 % of its endpoint */
+    int kept;                          /* analysed one by one (sf_thin_request at c->thin) */
     double cpu_ns;                     /* its attributed clock samples (report_cause.c) */
 };
 
@@ -176,6 +178,7 @@ struct rp_opts {
     double expect_rate;
     int complete_only;    /* --complete-only */
     int64_t page_samples; /* --page-samples: the explorer's samples at most */
+    int64_t spans_max;    /* --spans-max: requests analysed one by one at most, -1: all */
     int quiet;
 };
 
@@ -202,8 +205,18 @@ struct rp_ctx {
     struct clock_report clk;
     char span_clock[32]; /* the spans' clock (sources.clock of their capture) */
     struct rp_fit fit;   /* span_clock to realtime (fit.have: a clock_fits row says) */
+    /* The spans, and which of them are analysed one by one (kept, nkept of them): all
+     * up to o.spans_max, past it a uniform sample of share thin, by span id (sf_thin.h),
+     * drawn alike from a file and from a cluster, which sends only those.  What is
+     * counted is over all of them: the windows, the slowest 5 %'s cuts and sizes (cut,
+     * nslow, per group), the flame graphs.  What needs each request is over the kept:
+     * the heat maps, whole-run percentiles, change points on single requests, the
+     * causes and slowest list, CPU per request, the explorer, the drift's explanation. */
     struct rp_span *spans;
-    size_t nspans;
+    size_t nspans, nkept;
+    double thin;
+    double *cut;      /* per group: the latency of its slowest 5 % and up (+inf: none) */
+    uint64_t *nslow;  /* ... and how many spans that is */
     size_t *by_group; /* span indexes grouped by endpoint, each group in start order */
     size_t *group_at; /* ng + 1: group g's are by_group[group_at[g] .. group_at[g + 1]) */
     struct rp_cp cps[RP_MAX_CPS];
@@ -230,12 +243,13 @@ struct rp_ctx {
     size_t ncause_eps;
     char (*cause_reasons)[RP_NAME_MAX]; /* why threads were off CPU (rp_why.reason) */
     size_t ncause_reasons;
-    struct sf_buf explore;   /* the explorer's data, JSON (report_explore.c) */
-    size_t explore_samples;  /* the samples in it */
-    size_t explore_spans;    /* the spans in it: all, or a uniform sample past page_samples */
-    double explore_fraction; /* 0: from the file's samples; else the cluster's share of
-                                the spans (the file holds only the kept spans' samples) */
-    char notes[6][720];      /* what is missing or partial, said on the page */
+    struct sf_buf explore;  /* the explorer's data, JSON (report_explore.c) */
+    size_t explore_samples; /* the samples in it */
+    size_t explore_spans;   /* the spans in it: all, or a uniform sample past page_samples */
+    int explore_fixed;      /* explore_fraction is the cluster's (the file holds only the
+                               kept spans' samples); else it comes from the file's samples */
+    double explore_fraction;
+    char notes[6][720]; /* what is missing or partial, said on the page */
     int nnotes;
 };
 

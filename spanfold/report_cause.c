@@ -95,8 +95,45 @@ struct cause_data {
     size_t neps;
     char (*reasons)[RP_NAME_MAX]; /* why threads were off CPU */
     size_t nreasons;
-    int offcpu; /* the database has off-CPU intervals */
+    int offcpu;        /* the database has off-CPU intervals */
+    const char **kept; /* past --spans-max: the analysed spans' ids, sorted (NULL: all) */
+    size_t nkept;
 };
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* Past --spans-max, the ids of the spans analysed one by one into d->kept: the rows of
+ * the others (their CPU, off-CPU time, children) are left out of a file as the cluster
+ * leaves them out (ch_sets_only, ch_pull's thin), so that what the rows name (reasons,
+ * endpoints) is named in the same order.  Returns 0 or -1. */
+static int kept_ids(struct cause_data *d, const struct rp_ctx *c)
+{
+    if (c->thin >= 1.0)
+        return 0;
+    if ((d->kept = malloc((c->nkept ? c->nkept : 1) * sizeof(*d->kept))) == NULL)
+        return -1;
+    for (size_t i = 0; i < c->nspans; i++)
+        if (c->spans[i].kept)
+            d->kept[d->nkept++] = c->spans[i].id;
+    assert(d->nkept == c->nkept);
+    qsort(d->kept, d->nkept, sizeof(*d->kept), cmp_str);
+    return 0;
+}
+
+/* Whether the rows of span id (cut as the spans' are) are read. */
+static int wanted(const struct cause_data *d, const char *id)
+{
+    char one[17];
+    const char *key = one;
+
+    if (d->kept == NULL)
+        return 1;
+    snprintf(one, sizeof(one), "%s", id);
+    return bsearch(&key, d->kept, d->nkept, sizeof(*d->kept), cmp_str) != NULL;
+}
 
 static int push(struct id_ns **v, size_t *n, size_t *cap, const char *id, int64_t a, int64_t b)
 {
@@ -146,7 +183,7 @@ static int cpu_row(void *arg, const char *id, size_t n, int64_t ns)
 
     n = strnlen(id, n); /* a C string, as the file's text is read */
     snprintf(one, sizeof(one), "%.*s", (int)n, id);
-    return push(&r->d->cpu, &r->d->ncpu, &r->cap, one, ns, 0);
+    return wanted(r->d, one) ? push(&r->d->cpu, &r->d->ncpu, &r->cap, one, ns, 0) : 0;
 }
 
 /* CPU ns per span id: of the clock samples, from the database or, where the samples stay
@@ -203,7 +240,7 @@ static int load(struct cause_data *d, sqlite3 *h)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         const char *id = (const char *)sqlite3_column_text(st, 0);
         const char *ep = (const char *)sqlite3_column_text(st, 3);
-        if (id == NULL)
+        if (id == NULL || !wanted(d, id))
             continue;
         if (push(&d->kids, &d->nkids, &cap, id, sqlite3_column_int64(st, 1),
                  sqlite3_column_int64(st, 2)) < 0)
@@ -254,6 +291,8 @@ static int blocked_row(void *arg, const char *id, size_t n, const char *why, siz
     wn = strnlen(why, wn);
     snprintf(one, sizeof(one), "%.*s", (int)n, id);
     snprintf(w, sizeof(w), "%.*s", (int)wn, why);
+    if (!wanted(r->d, one))
+        return 0;
     if (push(&r->d->blk, &r->d->nblk, &r->cap, one, ns, 0) < 0)
         return -1;
     r->d->blk[r->d->nblk - 1].ep = name_index(r->d->reasons, &r->d->nreasons, w);
@@ -309,13 +348,13 @@ static int cmp_first(const void *x, const void *y)
     return (a->conn > b->conn) - (a->conn < b->conn);
 }
 
-/* The earliest start of a span on each connection. */
+/* The earliest start of a span analysed one by one (kept) on each connection. */
 static int load_firsts(struct cause_data *d, const struct rp_ctx *c)
 {
     if ((d->firsts = malloc((c->nspans ? c->nspans : 1) * sizeof(*d->firsts))) == NULL)
         return -1;
     for (size_t i = 0; i < c->nspans; i++)
-        if (c->spans[i].conn)
+        if (c->spans[i].conn && c->spans[i].kept)
             d->firsts[d->nfirsts++] = (struct conn_first){c->spans[i].conn, c->spans[i].start_ns};
     qsort(d->firsts, d->nfirsts, sizeof(*d->firsts), cmp_first);
     size_t k = 0;
@@ -539,8 +578,9 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
     int rc = -1;
 
     if ((d.eps = calloc(RP_CAUSE_EPS, sizeof(*d.eps))) == NULL ||
-        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || load_cpu(&d, c, h) < 0 ||
-        load(&d, h) < 0 || load_blocked(&d, c, h) < 0 || load_firsts(&d, c) < 0)
+        (d.reasons = calloc(RP_CAUSE_EPS, sizeof(*d.reasons))) == NULL || kept_ids(&d, c) < 0 ||
+        load_cpu(&d, c, h) < 0 || load(&d, h) < 0 || load_blocked(&d, c, h) < 0 ||
+        load_firsts(&d, c) < 0)
         goto out;
     if ((c->whys = calloc(c->ncps ? c->ncps : 1, sizeof(*c->whys))) == NULL)
         goto out;
@@ -562,7 +602,7 @@ int rp_causes(struct rp_ctx *c, sqlite3 *h)
         y->offcpu = d.offcpu;
         for (size_t k = 0; k < n; k++) {
             const struct rp_span *sp = &c->spans[ix[k]];
-            if (!(isfinite(sp->lat_ms) && sp->lat_ms >= 0))
+            if (!sp->kept || !(isfinite(sp->lat_ms) && sp->lat_ms >= 0))
                 continue;
             add_span(&d, sp, rp_realtime(c, sp->start_ns) < p->time_ns ? &y->normal : &y->slow);
         }
@@ -584,6 +624,7 @@ out:
     free(d.blk);
     free(d.retx);
     free(d.firsts);
+    free(d.kept);
     free(d.eps);
     free(d.reasons);
     return rc;
@@ -604,7 +645,8 @@ size_t rp_slowest(const struct rp_ctx *c, size_t *idx)
     for (size_t i = 0; i < c->nspans; i++) { /* insertion into the top RP_SLOWEST */
         double lat = c->spans[i].lat_ms;
         size_t k;
-        if (!isfinite(lat) || (n == RP_SLOWEST && lat <= c->spans[idx[n - 1]].lat_ms))
+        if (!c->spans[i].kept || !isfinite(lat) ||
+            (n == RP_SLOWEST && lat <= c->spans[idx[n - 1]].lat_ms))
             continue;
         k = n < RP_SLOWEST ? n++ : n - 1;
         while (k > 0 && c->spans[idx[k - 1]].lat_ms < lat) {

@@ -59,7 +59,7 @@ static int one_group(struct rp_ctx *c, size_t g, double *cpu, uint64_t *n)
     memset(n, 0, nw * sizeof(*n));
     for (size_t k = 0; k < ns; k++) {
         const struct rp_span *sp = &c->spans[ix[k]];
-        size_t w = window_of(c, sp->start_ns);
+        size_t w = sp->kept ? window_of(c, sp->start_ns) : SIZE_MAX;
         if (w == SIZE_MAX)
             continue;
         cpu[w] += sp->cpu_ns;

@@ -28,6 +28,7 @@
 #include "sf_quantile.h"
 #include "sf_select.h"
 #include "sf_text.h"
+#include "sf_thin.h"
 #include "sf_window.h"
 
 /* ---- a small string -> counts table: function names, stacks ---------------------- */
@@ -214,6 +215,20 @@ static void note(struct rp_ctx *c, const char *text)
 }
 
 /* The spans' clock, and the clock_fits row that maps it to CLOCK_REALTIME. */
+/* SQL sf_kept(trace_id, span_id, req_start_ns): 1 when the request is analysed one by
+ * one (sf_thin_request at the report's share), so that a query over the spans table
+ * counts on a file what it counts on a cluster's read-back (which holds the sample and
+ * their downstream calls, not every span). */
+static void sql_kept(sqlite3_context *cx, int argc, sqlite3_value **v)
+{
+    const double *thin = sqlite3_user_data(cx);
+
+    assert(argc == 3);
+    sqlite3_result_int(cx, sf_thin_request((const char *)sqlite3_value_text(v[0]),
+                                           (const char *)sqlite3_value_text(v[1]),
+                                           sqlite3_value_int64(v[2]), *thin));
+}
+
 static int read_clock(struct rp_ctx *c, sqlite3 *h)
 {
     sqlite3_stmt *st;
@@ -221,6 +236,7 @@ static int read_clock(struct rp_ctx *c, sqlite3 *h)
     snprintf(c->span_clock, sizeof(c->span_clock), "realtime");
     if (sqlite3_prepare_v2(h,
                            "SELECT so.clock FROM spans s JOIN sources so ON so.id = s.source_id "
+                           "WHERE sf_kept(s.trace_id, s.span_id, s.req_start_ns) "
                            "GROUP BY so.clock ORDER BY count(*) DESC LIMIT 1",
                            -1, &st, NULL) != SQLITE_OK)
         return -1;
@@ -268,7 +284,8 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
 
     snprintf(sql, sizeof(sql),
              "SELECT s.span_id, %s, s.req_start_ns, COALESCE(s.resp_end_ns, s.resp_start_ns), "
-             "s.req_end_ns, s.resp_start_ns, s.connection_id FROM spans s WHERE s.req_start_ns IS "
+             "s.req_end_ns, s.resp_start_ns, s.connection_id, s.trace_id FROM spans s WHERE "
+             "s.req_start_ns IS "
              "NOT NULL AND (%s) "
              "IS NOT NULL "
              "ORDER BY s.req_start_ns, s.id",
@@ -305,6 +322,9 @@ static int read_spans(struct rp_ctx *c, sqlite3 *h)
         sp->resp_start_ns =
             sqlite3_column_type(st, 5) == SQLITE_NULL ? INT64_MIN : sqlite3_column_int64(st, 5);
         sp->conn = sqlite3_column_int64(st, 6);
+        sp->kept = sf_thin_request((const char *)sqlite3_column_text(st, 7), sp->id, sp->start_ns,
+                                   c->thin);
+        c->nkept += (size_t)sp->kept;
     }
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? 0 : -1;
@@ -349,7 +369,7 @@ int rp_heatmap(const struct rp_ctx *c, size_t g, struct rp_heat *h)
     assert(g < c->sw.ng);
     for (size_t k = 0; k < n; k++) {
         double ms = c->spans[ix[k]].lat_ms;
-        if (isfinite(ms) && ms > 0) {
+        if (c->spans[ix[k]].kept && isfinite(ms) && ms > 0) {
             lo = fmin(lo, ms);
             hi = fmax(hi, ms);
         }
@@ -367,7 +387,7 @@ int rp_heatmap(const struct rp_ctx *c, size_t g, struct rp_heat *h)
         const struct rp_span *sp = &c->spans[ix[k]];
         int64_t num;
         uint32_t *cell;
-        if (!(isfinite(sp->lat_ms) && sp->lat_ms > 0) || sp->start_ns < c->sw.t0_ns)
+        if (!sp->kept || !(isfinite(sp->lat_ms) && sp->lat_ms > 0) || sp->start_ns < c->sw.t0_ns)
             continue;
         /* the group's spans come in start order: the window only moves forward */
         num = (sp->start_ns - c->sw.t0_ns) / c->sw.window_ns;
@@ -398,17 +418,18 @@ static int cmp_d(const void *a, const void *b)
 }
 
 /* The latency at or above which a span is among the slowest RP_SLOW_SHARE of those
- * of group g; +inf when there are none. */
+ * of group g (all of them, kept or not); +inf when there are none. */
 static double slow_cut(const struct rp_ctx *c, size_t g)
 {
-    double *v = malloc((c->nspans ? c->nspans : 1) * sizeof(*v)), cut = INFINITY;
-    size_t n = 0, k;
+    const size_t *ix = c->by_group + c->group_at[g];
+    size_t m = c->group_at[g + 1] - c->group_at[g], n = 0, k;
+    double *v = malloc((m ? m : 1) * sizeof(*v)), cut = INFINITY;
 
     if (v == NULL)
         return INFINITY;
-    for (size_t i = 0; i < c->nspans; i++)
-        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
-            v[n++] = c->spans[i].lat_ms;
+    for (size_t i = 0; i < m; i++)
+        if (isfinite(c->spans[ix[i]].lat_ms))
+            v[n++] = c->spans[ix[i]].lat_ms;
     if (n) {
         qsort(v, n, sizeof(*v), cmp_d);
         /* k = ceil(share * n), ties kept: --slowest 5% of the selection language */
@@ -419,14 +440,68 @@ static double slow_cut(const struct rp_ctx *c, size_t g)
     return cut;
 }
 
-static void mark_slow(struct rp_ctx *c)
+/* What a question to the cluster cost (unless --quiet), or why it failed; returns rc. */
+static int cluster_said(const struct rp_ctx *c, int rc, const char *what,
+                        const struct ch_series_cost *cost, const struct sf_err *err)
 {
-    for (size_t g = 0; g < c->sw.ng; g++) {
-        double gc = slow_cut(c, g);
-        for (size_t i = 0; i < c->nspans; i++)
-            if (c->spans[i].group == g)
-                c->spans[i].slow_group = c->spans[i].lat_ms >= gc;
+    if (rc != 0)
+        fprintf(stderr, "spanfold report: %s: %s: %s\n", c->o.name, what, err->msg);
+    else if (!c->o.quiet)
+        fprintf(stderr, "spanfold report: %s: %s: %u queries, %llu bytes, %.2f s\n", c->o.name,
+                what, cost->queries, (unsigned long long)cost->bytes, cost->seconds);
+    return rc;
+}
+
+/* The cuts and sizes of the groups' slowest 5 % from the cluster (ch_sets.c), which
+ * counts every span, not only those it sent.  Returns 0 or -1 (said). */
+static int cluster_cuts(struct rp_ctx *c)
+{
+    struct ch_series_cost cost = {0};
+    int ng = ch_spanq_groups(c->chq);
+    double *cut = calloc((size_t)ng + 1, sizeof(*cut));
+    uint64_t *nslow = calloc((size_t)ng + 1, sizeof(*nslow));
+    struct sf_err err;
+    int rc = -1;
+
+    sf_err_clear(&err);
+    if (cut == NULL || nslow == NULL)
+        sf_err_set(&err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    else if (ch_sets_cuts(c->chq, RP_SLOW_SHARE, cut, nslow, &cost, &err) == 0)
+        rc = 0;
+    for (int r = 0; rc == 0 && r < ng; r++) {
+        size_t g = group_index(c, ch_spanq_group(c->chq, r));
+        if (g != SIZE_MAX) {
+            c->cut[g] = cut[r];
+            c->nslow[g] = nslow[r];
+        }
     }
+    free(cut);
+    free(nslow);
+    return cluster_said(c, rc, "the slowest 5 %'s cuts from the cluster", &cost, &err);
+}
+
+/* Per group the cut of its slowest 5 % and their number, over every span: the file's
+ * list holds them all (kept or not), the cluster counts them itself; then each span's
+ * slow_group.  Returns 0 or -1. */
+static int slow_cuts(struct rp_ctx *c)
+{
+    c->cut = calloc(c->sw.ng + 1, sizeof(*c->cut));
+    c->nslow = calloc(c->sw.ng + 1, sizeof(*c->nslow));
+    if (c->cut == NULL || c->nslow == NULL)
+        return -1;
+    for (size_t g = 0; g < c->sw.ng; g++)
+        c->cut[g] = INFINITY;
+    if (c->chq && cluster_cuts(c) < 0)
+        return -1;
+    for (size_t g = 0; !c->chq && g < c->sw.ng; g++)
+        c->cut[g] = slow_cut(c, g);
+    for (size_t i = 0; i < c->nspans; i++) {
+        struct rp_span *sp = &c->spans[i];
+        sp->slow_group = sp->lat_ms >= c->cut[sp->group];
+        if (!c->chq)
+            c->nslow[sp->group] += (uint64_t)sp->slow_group;
+    }
+    return 0;
 }
 
 /* ---- change points ---------------------------------------------------------------- */
@@ -508,7 +583,7 @@ static int span_cps(struct rp_ctx *c, size_t g)
     if (idx == NULL || r == NULL)
         goto out;
     for (size_t i = 0; i < c->nspans; i++)
-        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
+        if (c->spans[i].group == g && c->spans[i].kept && isfinite(c->spans[i].lat_ms))
             idx[n++] = i;
     for (size_t i = 0; i < n; i++)
         r[i] = (struct rank_ent){c->spans[idx[i]].lat_ms, i};
@@ -612,7 +687,7 @@ static int explain_drift(struct rp_ctx *c, struct rp_drift *d, size_t onset)
     if (sf_explain_drift(
             c->o.db, c->o.complete_only, sf_spans_group_expr("endpoint"), c->sw.g[d->group].name,
             sf_spans_window_start(&c->sw, from), sf_spans_window_start(&c->sw, onset),
-            to < nw ? sf_spans_window_start(&c->sw, to) : INT64_MAX, &d->ex, &err) < 0) {
+            to < nw ? sf_spans_window_start(&c->sw, to) : INT64_MAX, c->thin, &d->ex, &err) < 0) {
         fprintf(stderr, "spanfold report: explaining the drift of %s: %s\n", c->sw.g[d->group].name,
                 err.msg);
         return err.code == SF_E_NOMEM ? -1 : 0;
@@ -860,8 +935,8 @@ static int leaves_of_spans(struct rp_ctx *c, const struct pf_table *t, struct le
         for (const char *p = e->key + 6; p < semi && *p != ' ' && *p != ']' && k < 16; p++)
             id[k++] = *p;
         id[k] = 0;
-        if ((sp = rp_span_find(idx, c->nspans, id)) == NULL)
-            continue;
+        if ((sp = rp_span_find(idx, c->nspans, id)) == NULL || !sp->kept)
+            continue; /* past --spans-max, the sample's (as ch_sets_only asks the cluster) */
         l = leaf_of(semi + 1, e->len - (size_t)(semi + 1 - e->key), &ln);
         rc = leaf_push(rows, sp->group, sp->slow_group, l, ln, (double)e->count);
     }
@@ -890,22 +965,15 @@ static int diff_folded(const struct tally *stacks, struct sf_buf *out)
     return 0;
 }
 
-/* The folds of the sets, the per-endpoint leaf rows, and per endpoint its slowest 5 %'s
- * cut and size (cut, nslow), from the file: perf-fold's attribution in one pass
- * (spans_fold_sets). */
-static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct leaf_rows *rows,
-                        double *cut, uint64_t *nslow)
+/* The folds of the sets and the per-endpoint leaf rows from the file: perf-fold's
+ * attribution in one pass (spans_fold_sets). */
+static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct leaf_rows *rows)
 {
     struct sf_select sel;
     struct pf_table per_span;
     struct sf_err err;
     int rc = -1;
 
-    for (size_t g = 0; g < c->sw.ng; g++) {
-        cut[g] = slow_cut(c, g);
-        for (size_t k = 0; k < c->nspans; k++)
-            nslow[g] += c->spans[k].group == g && c->spans[k].slow_group;
-    }
     memset(&per_span, 0, sizeof(per_span));
     sf_arena_init(&per_span.keys, 1 << 20, PF_TABLE_MAX);
     sf_select_init(&sel);
@@ -918,42 +986,29 @@ static int sets_of_file(struct rp_ctx *c, sqlite3 *h, struct pf_table *t, struct
     return rc;
 }
 
-/* The same from the cluster (ch_sets.c): only stacks and sums travel, and the cuts are
- * the cluster's too (per group rank, then per group). */
-static int sets_of_cluster(struct rp_ctx *c, struct pf_table *t, struct leaf_rows *rows,
-                           double *gcut, uint64_t *gslow)
+/* The same from the cluster (ch_sets.c): only stacks and sums travel; the leaves are
+ * split at the cluster's cuts (cluster_cuts), per group rank. */
+static int sets_of_cluster(struct rp_ctx *c, struct pf_table *t, struct leaf_rows *rows)
 {
     struct ch_series_cost cost = {0};
     int ng = ch_spanq_groups(c->chq);
     double *cut = calloc((size_t)ng + 1, sizeof(*cut));
-    uint64_t *nslow = calloc((size_t)ng + 1, sizeof(*nslow));
     struct sf_err err;
     int rc = -1;
 
     sf_err_clear(&err);
     rows->chq = c->chq;
-    if (cut && nslow && ch_sets_cuts(c->chq, RP_SLOW_SHARE, cut, nslow, &cost, &err) == 0 &&
-        ch_sets_folds(c->chq, "5%", &t[0], &t[1], &t[2], &cost, &err) == 0 &&
-        ch_sets_leaves(c->chq, cut, leaf_of_cluster, rows, &cost, &err) == 0)
-        rc = 0;
-    for (int r = 0; rc == 0 && r < ng; r++) {
+    for (int r = 0; cut && r < ng; r++) {
         size_t g = group_index(c, ch_spanq_group(c->chq, r));
-        if (g != SIZE_MAX) {
-            gcut[g] = cut[r];
-            gslow[g] = nslow[r];
-        }
+        cut[r] = g != SIZE_MAX ? c->cut[g] : INFINITY;
     }
+    if (cut == NULL)
+        sf_err_set(&err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+    else if (ch_sets_folds(c->chq, "5%", &t[0], &t[1], &t[2], &cost, &err) == 0 &&
+             ch_sets_leaves(c->chq, cut, leaf_of_cluster, rows, &cost, &err) == 0)
+        rc = 0;
     free(cut);
-    free(nslow);
-    if (rc != 0)
-        fprintf(stderr, "spanfold report: %s: the CPU sets from the cluster: %s\n", c->o.name,
-                err.msg);
-    else if (!c->o.quiet)
-        fprintf(stderr,
-                "spanfold report: %s: the CPU sets folded by the cluster: %u queries, %llu "
-                "bytes, %.2f s\n",
-                c->o.name, cost.queries, (unsigned long long)cost.bytes, cost.seconds);
-    return rc;
+    return cluster_said(c, rc, "the CPU sets folded by the cluster", &cost, &err);
 }
 
 /* The sets: every sample; the slowest 5 % of spans and the others (the selection
@@ -964,8 +1019,6 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
     struct pf_table t[3]; /* all, slow, rest */
     struct tally leaves, stacks, *pergroup = calloc(c->sw.ng ? c->sw.ng : 1, sizeof(*pergroup));
     struct leaf_rows rows = {.c = c};
-    double *cut = calloc(c->sw.ng + 1, sizeof(*cut));       /* per group: its slowest 5 %'s cut */
-    uint64_t *nslow = calloc(c->sw.ng + 1, sizeof(*nslow)); /* ... and size */
     int rc = -1;
 
     memset(t, 0, sizeof(t));
@@ -973,9 +1026,8 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
     memset(&stacks, 0, sizeof(stacks));
     for (int i = 0; i < 3; i++)
         sf_arena_init(&t[i].keys, 1 << 20, PF_TABLE_MAX);
-    if (pergroup == NULL || cut == NULL || nslow == NULL ||
-        (c->chq ? sets_of_cluster(c, t, &rows, cut, nslow)
-                : sets_of_file(c, h, t, &rows, cut, nslow)) < 0)
+    if (pergroup == NULL ||
+        (c->chq ? sets_of_cluster(c, t, &rows) : sets_of_file(c, h, t, &rows)) < 0)
         goto out;
     qsort(rows.v, rows.n, sizeof(*rows.v), cmp_leaf_row);
     for (size_t i = 0; i < rows.n; i++) {
@@ -1001,8 +1053,8 @@ static int cpu_sets(struct rp_ctx *c, sqlite3 *h)
             continue;
         s->group = g;
         s->samples = (uint64_t)pergroup[g].tot[0];
-        s->cut_ms = cut[g];
-        s->spans = nslow[g];
+        s->cut_ms = c->cut[g];
+        s->spans = c->nslow[g];
         s->ntop = tally_top(&pergroup[g], 0, s->top, RP_TOP_FUNCS);
         c->nslows++;
     }
@@ -1013,8 +1065,6 @@ out:
     free(pergroup);
     for (int i = 0; i < 3; i++)
         fold_table_free(&t[i]);
-    free(cut);
-    free(nslow);
     leaf_rows_free(&rows);
     tally_free(&leaves);
     tally_free(&stacks);
@@ -1054,8 +1104,10 @@ static void read_tls(struct rp_ctx *c, sqlite3 *h)
 #undef TXT
     }
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM spans WHERE early_data = 1", -1, &st, NULL) ==
-        SQLITE_OK) {
+    if (sqlite3_prepare_v2(h,
+                           "SELECT count(*) FROM spans WHERE early_data = 1 AND "
+                           "sf_kept(trace_id, span_id, req_start_ns)",
+                           -1, &st, NULL) == SQLITE_OK) { /* sf_kept: read_clock */
         if (sqlite3_step(st) == SQLITE_ROW)
             c->tls.early_spans = (uint64_t)sqlite3_column_int64(st, 0);
         sqlite3_finalize(st);
@@ -1100,7 +1152,7 @@ void rp_group_stats(const struct rp_ctx *c, size_t g, struct rp_gstat *st)
     if (v == NULL)
         return;
     for (size_t i = 0; i < c->nspans; i++)
-        if (c->spans[i].group == g && isfinite(c->spans[i].lat_ms))
+        if (c->spans[i].group == g && c->spans[i].kept && isfinite(c->spans[i].lat_ms))
             v[n++] = c->spans[i].lat_ms;
     if (n) {
         sf_quantile_exact(v, n, ps, 4, q);
@@ -1272,26 +1324,47 @@ static void name_unit(struct rp_ctx *c, const char *ev, uint64_t distinct)
         snprintf(c->count_unit, sizeof(c->count_unit), "%.30s periods", ev);
 }
 
-static void read_unit(struct rp_ctx *c, sqlite3 *h)
+/* The unit, from the file or, where the samples stay, from the cluster.  Returns 0, or
+ * the cluster's error in err (a unit it could not tell is not guessed). */
+static int read_unit(struct rp_ctx *c, sqlite3 *h, struct sf_err *err)
 {
     sqlite3_stmt *st;
 
     name_unit(c, "", 0);
     if (c->chq) { /* the samples stay on the cluster */
-        struct sf_err err;
         uint64_t distinct = 0;
         char ev[64];
-        if (ch_sets_events(c->chq, ev, sizeof(ev), &distinct, NULL, &err) == 0)
+        int rc = ch_sets_events(c->chq, ev, sizeof(ev), &distinct, NULL, err);
+        if (rc == 0)
             name_unit(c, ev, distinct);
-        return;
+        return rc;
     }
     if (sqlite3_prepare_v2(h, "SELECT min(event), count(DISTINCT event) FROM samples", -1, &st,
                            NULL) != SQLITE_OK)
-        return;
+        return 0;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
         name_unit(c, (const char *)sqlite3_column_text(st, 0),
                   (uint64_t)sqlite3_column_int64(st, 1));
     sqlite3_finalize(st);
+    return 0;
+}
+
+/* Past --spans-max, what is over the sample and what over every request. */
+static void thin_note(struct rp_ctx *c)
+{
+    char text[600];
+
+    if (c->thin >= 1.0)
+        return;
+    snprintf(text, sizeof(text),
+             "%zu of %llu requests analysed one by one (a uniform sample by span id, %.2f %%, "
+             "--spans-max %lld): the slow functions, heat maps, whole-run percentiles, change "
+             "points on single requests, causes, slowest requests, CPU per request, the explorer, "
+             "the drift's explanation, the spans' clock and the 0-RTT requests are over them; "
+             "the windows, the slowest 5 %%'s cuts and the flame graphs over every request",
+             c->nkept, (unsigned long long)c->sw.nspans, 100.0 * c->thin,
+             (long long)c->o.spans_max);
+    note(c, text);
 }
 
 static void sample_notes(struct rp_ctx *c)
@@ -1349,7 +1422,10 @@ int rp_analyse(struct rp_ctx *c)
     }
     if (c->o.shards.missing[0]) /* a partial answer is said on the page and in findings.json */
         note(c, c->o.shards.missing);
-    if (read_clock(c, sf_db_handle(db)) < 0 || read_spans(c, sf_db_handle(db)) < 0) {
+    c->thin = sf_thin_share(c->sw.nspans, c->o.spans_max); /* as report.c's pull drew it */
+    if (sqlite3_create_function(sf_db_handle(db), "sf_kept", 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                &c->thin, sql_kept, NULL, NULL) != SQLITE_OK ||
+        read_clock(c, sf_db_handle(db)) < 0 || read_spans(c, sf_db_handle(db)) < 0) {
         fprintf(stderr, "spanfold report: %s: query failed: %s\n", c->o.name,
                 sqlite3_errmsg(sf_db_handle(db)));
         sf_db_close(db, NULL);
@@ -1365,11 +1441,18 @@ int rp_analyse(struct rp_ctx *c)
         return fail(c, "out of memory", NULL);
     }
     read_tls(c, sf_db_handle(db));
-    read_unit(c, sf_db_handle(db));
+    if (read_unit(c, sf_db_handle(db), &err) != 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "", &err);
+    }
     if (c->sw.nspans == 0)
         note(c, "no spans: ingest a packet capture (pcap2spans) to get requests and their "
                 "latency");
-    mark_slow(c);
+    thin_note(c);
+    if (slow_cuts(c) < 0) {
+        sf_db_close(db, NULL);
+        return fail(c, "the slowest 5 %'s cuts failed", NULL);
+    }
     if (collect_cps(c) < 0 || run_drift(c) < 0) {
         sf_db_close(db, NULL);
         return fail(c, "out of memory", NULL);
@@ -1415,6 +1498,8 @@ void rp_free(struct rp_ctx *c)
     free(c->cpuqs);
     free(c->slows);
     free(c->spans);
+    free(c->cut);
+    free(c->nslow);
     free(c->by_group);
     free(c->group_at);
     free(c->whys);

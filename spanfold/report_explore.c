@@ -33,7 +33,7 @@
  *                     the spans carried, of how many: past --page-samples samples the
  *                     page carries a uniform sample of the requests (each kept when a
  *                     hash of its span id falls below the fraction that brings the
- *                     samples under the limit: kept_in), so that a page of a long incident
+ *                     samples under the limit: sf_thin_kept), so that a page of a long incident
  *                     stays one that opens; the page says so wherever it shows a figure
  *
  * Every time is CLOCK_REALTIME through clock_fits, as the rest of the page.  The
@@ -51,6 +51,7 @@
 #include "sf_json.h"
 #include "sf_map.h"
 #include "sf_select.h"
+#include "sf_thin.h"
 
 #define EX_CLOCKS 8   /* clocks with a fit to realtime remembered */
 #define EX_TEXT   160 /* bytes of a marker's text kept */
@@ -312,29 +313,12 @@ static int read_marks(struct ex *x, const struct rp_ctx *c)
     return step == SQLITE_DONE ? 0 : -1;
 }
 
-/* The share of the spans that carries n samples in max: 1 when they fit. */
-static double fraction_of(uint64_t n, int64_t max)
-{
-    return n <= (uint64_t)max ? 1.0 : (double)max / (double)n;
-}
-
-/* Whether the span with id is among a uniform sample of the spans of share f: the top 53
- * bits of a hash of its id (ch_hash: the first 8 bytes of its SHA-256, which ClickHouse
- * computes too, KEPT_SQL), as a number in [0, 1), are below f; x * 2^-53 < f is
- * x < ceil(f * 2^53) for a whole x, both sides exact. */
-static uint64_t kept_bound(double f)
-{
-    return (uint64_t)ceil(f * 0x1p53);
-}
-
-static int kept_in(const char *id, double f)
-{
-    return f >= 1.0 || (ch_hash(id, strlen(id)) >> 11) < kept_bound(f);
-}
-
+/* A span (its id cut to 16 bytes, as the report keeps ids) is among the explorer's
+ * uniform sample of share f when sf_thin_kept(id, f) (sf_thin.h: the share of n samples
+ * in max is sf_thin_share); KEPT_SQL is the same test on the cluster. */
 #define KEPT_SQL                                                                                   \
-    "span_id IS NOT NULL AND bitShiftRight(reinterpretAsUInt64(reverse(substring("                 \
-    "SHA256(assumeNotNull(span_id)), 1, 8))), 11) < %llu"
+    "span_id IS NOT NULL AND " SF_THIN_HASH_CH("substring(assumeNotNull(span_id), 1, 16)") " < "   \
+                                                                                           "%llu"
 
 /* A uniform sample of the spans whose samples fit in max (all of them when they do;
  * the cluster's fraction where the file holds only the kept spans' samples): span i is
@@ -342,13 +326,17 @@ static int kept_in(const char *id, double f)
  * renumbered. */
 static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
 {
-    size_t j = 0;
+    size_t j = 0, n = 0;
 
-    x->fraction = c->explore_fraction > 0 ? c->explore_fraction : fraction_of(x->cpu.n, max);
+    for (size_t i = 0; i < x->cpu.n; i++) /* the samples of the requests analysed */
+        n += (size_t)c->spans[x->cpu.s[i].span].kept;
+    x->fraction = c->explore_fixed ? c->explore_fraction : sf_thin_share(n, max);
     if ((x->kept = malloc((c->nspans ? c->nspans : 1) * sizeof(*x->kept))) == NULL)
         return -1;
     for (size_t i = 0; i < c->nspans; i++)
-        x->kept[i] = kept_in(c->spans[i].id, x->fraction) ? (uint32_t)x->nkept++ : UINT32_MAX;
+        x->kept[i] = c->spans[i].kept && sf_thin_kept(c->spans[i].id, x->fraction)
+                         ? (uint32_t)x->nkept++
+                         : UINT32_MAX;
     for (int k = 0; k < 2; k++) {
         struct ex_rows *r = k ? &x->off : &x->cpu;
         j = 0;
@@ -378,7 +366,7 @@ static int sample_spans(struct ex *x, const struct rp_ctx *c, int64_t max)
 }
 
 /* hs[i] for every span: the handshakes of its connection (pcap2spans' connection_events,
- * "ns=N") where span i is the connection's first request (the spans are in start order),
+ * "ns=N") where span i is the connection's first kept request (the spans are in start order),
  * else -1.  The query gives the connections in id order, so each span finds its own by
  * a binary search; a connection's sum is taken by its first span. */
 static int read_handshakes(struct ex *x, const struct rp_ctx *c)
@@ -411,6 +399,8 @@ static int read_handshakes(struct ex *x, const struct rp_ctx *c)
     sqlite3_finalize(st);
     for (size_t i = 0; i < c->nspans; i++) {
         size_t lo = 0, hi = n;
+        if (!c->spans[i].kept)
+            continue; /* not analysed: the first kept request takes its connection's */
         while (lo < hi) {
             size_t mid = (lo + hi) / 2;
             if (v[mid].conn < c->spans[i].conn)
@@ -496,7 +486,7 @@ static void write_json(FILE *f, const struct ex *x, const struct rp_ctx *c, int6
     sf_jw_int(&w, "base_ms", base_ms);
     sf_jw_obj(&w, "kept");
     sf_jw_int(&w, "spans", (int64_t)x->nkept);
-    sf_jw_int(&w, "of", (int64_t)c->nspans);
+    sf_jw_int(&w, "of", (int64_t)c->nkept);
     sf_jw_num(&w, "fraction", x->fraction);
     sf_jw_end(&w);
     sf_jw_arr(&w, "eps");
@@ -617,18 +607,22 @@ static int bring_samples(struct rp_ctx *c)
     struct sf_buf where;
     struct sf_err err;
     uint64_t n = 0;
+    double f;
     int rc;
 
     sf_err_clear(&err);
     if ((rc = ch_sets_explore_count(c->chq, &n, NULL, &err)) != 0)
         goto out;
-    c->explore_fraction = fraction_of(n, c->o.page_samples);
+    c->explore_fraction = sf_thin_share(n, c->o.page_samples);
+    c->explore_fixed = 1;
     sf_buf_init(&where, 4096);
-    /* kept_in, asked of the cluster: the same hash */
-    if (c->explore_fraction >= 1.0)
+    /* sf_thin_kept, asked of the cluster: the same hash; past --spans-max only the requests
+       analysed are shown, and their key is this one (a span id's), so the smaller share */
+    f = c->explore_fraction < c->thin ? c->explore_fraction : c->thin;
+    if (f >= 1.0)
         rc = sf_buf_printf(&where, "span_id IS NOT NULL");
     else
-        rc = sf_buf_printf(&where, KEPT_SQL, (unsigned long long)kept_bound(c->explore_fraction));
+        rc = sf_buf_printf(&where, KEPT_SQL, (unsigned long long)sf_thin_bound(f));
     if (rc)
         rc = sf_err_set(&err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     else

@@ -543,6 +543,10 @@ int rp_write_json(const struct rp_ctx *c, const char *path)
     sf_jw_int(&w, "start_ns", rp_win_time(c, 0));
     sf_jw_str(&w, "start_utc", rp_time_text(t, sizeof(t), rp_win_time(c, 0), NULL));
     sf_jw_int(&w, "spans", (int64_t)c->sw.nspans);
+    sf_jw_obj(&w, "analysed"); /* the requests analysed one by one (--spans-max) */
+    sf_jw_int(&w, "requests", (int64_t)c->nkept);
+    sf_jw_num(&w, "share", c->thin);
+    sf_jw_end(&w);
     sf_jw_str(&w, "verdict", verdict);
     sf_jw_arr(&w, "notes");
     for (int i = 0; i < c->nnotes; i++)

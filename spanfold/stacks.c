@@ -691,7 +691,7 @@ static int during_db(const struct stacks_opts *o, struct ch *c, char *dir, char 
     if (ch_tmpdb_make("during", dir, tmp, n) < 0)
         return sf_err_set(err, SF_E_IO, UINT64_MAX, "cannot make a temporary folder: %s",
                           strerror(errno));
-    if (ch_pull(c, o->cho.cluster, CH_PULL_CLOCKS, tmp, err) != 0)
+    if (ch_pull(c, o->cho.cluster, CH_PULL_CLOCKS, NULL, tmp, err) != 0)
         return err->code;
     return sf_db_open_mode(db, tmp, SF_DB_READ, err);
 }

@@ -164,6 +164,22 @@ check_eval "with --name both: findings.json and report.html byte-identical" \
 canon "$tmp/r4s/report.html" >"$tmp/r4s.canon"
 check_eval "--page-samples 200: the page's sample of the requests is the file's ($(grep -o '"kept": {[^}]*}' "$tmp/r4s.canon"))" \
     'grep -q "\"fraction\": 0\.[0-9]" "$tmp/r4s.canon" && cmp -s "$tmp/r3s/findings.json" "$tmp/r4s/findings.json" && cmp -s <(canon "$tmp/r3s/report.html") "$tmp/r4s.canon"'
+"$bin/spanfold" report --quiet --db "$db" --name incident --page-samples 0 --out "$tmp/r3z" 2>/dev/null
+"$bin/spanfold" report --quiet --clickhouse "$u1" --cluster sf --name incident --page-samples 0 \
+    --out "$tmp/r4z" 2>/dev/null
+check_eval "--page-samples 0: no request in the page's explorer, from the file and from the cluster" \
+    'canon "$tmp/r4z/report.html" | grep -q "\"spans\": 0" && cmp -s <(canon "$tmp/r3z/report.html") <(canon "$tmp/r4z/report.html")'
+# past --spans-max only the sample of the traces is read back; the windows, cuts and folds
+# stay over every request (the cluster counts them all)
+"$bin/spanfold" report --db "$db" --name incident --spans-max 200 --out "$tmp/r3t" 2>/dev/null
+"$bin/spanfold" report --clickhouse "$u1" --cluster sf --name incident --spans-max 200 \
+    --out "$tmp/r4t" 2>"$tmp/r4t.err"
+"$bin/spanfold" report --clickhouse "$u1" --cluster sf --name incident --out "$tmp/r4" \
+    2>"$tmp/r4.err"
+inall() { sed -n 's/.*from the cluster in all: [0-9]* queries, \([0-9]*\) bytes.*/\1/p' "$1"; }
+bt=$(inall "$tmp/r4t.err") ba=$(inall "$tmp/r4.err")
+check_eval "--spans-max 200: $(grep -o '"requests": [0-9]*' "$tmp/r3t/findings.json") analysed, the same report from both; ${bt:-?} bytes received against ${ba:-?}" \
+    'grep -q "requests analysed one by one" "$tmp/r3t/findings.json" && cmp -s "$tmp/r3t/findings.json" "$tmp/r4t/findings.json" && cmp -s <(canon "$tmp/r3t/report.html") <(canon "$tmp/r4t/report.html") && cmp -s "$tmp/r3t/windows.csv" "$tmp/r4/windows.csv" && [ "${bt:-0}" -gt 0 ] && [ "$bt" -lt $((ba * 2 / 3)) ]'
 "$bin/spanfold" report --quiet --clickhouse "$u1" --out "$tmp/r5" 2>/dev/null
 check_eval "without --cluster: shard 1's spans alone, no CPU: a report without flame graphs" \
     'grep -q "no CPU samples" "$tmp/r5/report.html" && ! cmp -s "$tmp/r1/findings.json" "$tmp/r5/findings.json"'
@@ -206,6 +222,14 @@ for d in go-requests nginx-loop demo-network demo-downstream demo-blocked; do
       (SELECT count(*) FROM shared_intervals) || ' shared intervals'")
     check_eval "$d ($what): findings.json and report.html from the cluster are the file's" \
         '[ -s "$tmp/k1/findings.json" ] && cmp -s "$tmp/k1/findings.json" "$tmp/k2/findings.json" && cmp -s <(canon "$tmp/k1/report.html") <(canon "$tmp/k2/report.html")'
+    # a third of the requests analysed one by one: the same sample of the traces from both
+    third=$(($(sqlite3 "$rdb" 'SELECT count(*) FROM spans') / 3 + 1))
+    "$bin/spanfold" report --quiet --db "$rdb" --name "$d" --spans-max "$third" --out "$tmp/k1" \
+        2>/dev/null
+    "$bin/spanfold" report --quiet --clickhouse "$u2" --cluster sf --database "$rn" --name "$d" \
+        --spans-max "$third" --out "$tmp/k2" 2>/dev/null
+    check_eval "$d, --spans-max $third: $(grep -o '"requests": [0-9]*' "$tmp/k1/findings.json") analysed, from the cluster as from the file" \
+        'grep -q "requests analysed one by one" "$tmp/k1/findings.json" && cmp -s "$tmp/k1/findings.json" "$tmp/k2/findings.json" && cmp -s <(canon "$tmp/k1/report.html") <(canon "$tmp/k2/report.html")'
     # the off-CPU folds (the stacks the requests blocked in; with --wall beside their CPU)
     [ "$(sqlite3 "$rdb" 'SELECT count(*) FROM offcpu')" -gt 0 ] || continue
     for s in "--offcpu" "--wall" "--offcpu|--where|duration > p90|--vs|rest" "--wall|--slowest|5%"; do
@@ -248,6 +272,8 @@ sqlite3 "$hdb" "
   UPDATE spans SET trace_id = 'shared' || (id % 7) WHERE id % 5 = 0;
   UPDATE spans SET sampled = 1 - sampled WHERE id % 10 = 0 AND sampled IS NOT NULL;
   UPDATE spans SET span_id = (SELECT span_id FROM spans WHERE id = 40) WHERE id % 29 = 0;
+  UPDATE spans SET trace_id = NULL WHERE id % 37 = 0;
+  UPDATE spans SET trace_id = '', span_id = NULL WHERE id % 41 = 0;
   UPDATE samples SET period = NULL WHERE id % 31 = 0;
   UPDATE stacks SET frames = frames || ';' WHERE id % 7 = 0;
   UPDATE stacks SET frames = frames || ';q''uo\\te' WHERE id % 11 = 0;
@@ -266,6 +292,13 @@ for w in "" 250ms 7s; do
     check_eval "hostile data, window ${w:-adapted}: the cluster's windows are the file's ($(grep -c '^"(other)"' "$tmp/h1/windows.csv") of \"(other)\", $(wc -l <"$tmp/h1/windows.csv") lines), so are the findings and the page" \
         'grep -q "^\"(other)\"" "$tmp/h1/windows.csv" && cmp -s "$tmp/h1/windows.csv" "$tmp/h2/windows.csv" && cmp -s "$tmp/h1/findings.json" "$tmp/h2/findings.json" && cmp -s <(canon "$tmp/h1/report.html") <(canon "$tmp/h2/report.html")'
 done
+# past --spans-max a sample of the traces (spans without a trace id by their span id, without
+# either by their start): the cluster sends the same requests the file keeps
+"$bin/spanfold" report --quiet --db "$hdb" --name h --spans-max 150 --out "$tmp/h1" 2>/dev/null
+"$bin/spanfold" report --quiet --clickhouse "$u2" --cluster sf --database hostile --name h \
+    --spans-max 150 --out "$tmp/h2" 2>/dev/null
+check_eval "hostile data, --spans-max 150: the cluster's sample is the file's ($(grep -o '"requests": [0-9]*' "$tmp/h1/findings.json") of $(grep -o '^  "spans": [0-9]*' "$tmp/h1/findings.json" | tr -dc 0-9)), so are the findings and the page" \
+    'grep -q "requests analysed one by one" "$tmp/h1/findings.json" && cmp -s "$tmp/h1/findings.json" "$tmp/h2/findings.json" && cmp -s <(canon "$tmp/h1/report.html") <(canon "$tmp/h2/report.html")'
 "$bin/spanfold" report --clickhouse "$u2" --cluster sf --database hostile --out "$tmp/h3" 2>"$tmp/h3.err"
 # same_json A B: two inflect JSON summaries equal but for the name of the data and the
 # clock report (the clock fits stay on the hosts), and with spans

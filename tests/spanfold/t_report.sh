@@ -505,6 +505,47 @@ check_eval "--page-samples 200: a uniform sample of the spans ($xspans of $xof, 
     "[ '$xok' = OK ] && [ '$xspans' -lt '$xof' ] && [ '$xspans' -gt 0 ] && [ '$xsamples' = '$xwant' ] && [ '$xsamples' -lt 400 ]"
 "$sf" report --db "$db" --out "$tmp/sampled" --quiet --page-samples -1 2>"$tmp/e5"
 check_eval "--page-samples -1: exit 2" "[ $? -eq 2 ] && grep -q 'page-samples' '$tmp/e5'"
+
+# past --spans-max the requests analysed one by one are a uniform sample (lib/sf_thin.h),
+# drawn here again in Python from the database: by the first 53 bits of the SHA-256 of the
+# span id (else trace id, else start); what is counted (windows, the slowest 5 %'s cuts and
+# sizes) stays over every request
+"$sf" report --db "$db" --out "$tmp/thin" --quiet --spans-max 300 2>/dev/null
+"$sf" report --db "$db" --out "$tmp/thin-all" --quiet --spans-max all 2>/dev/null
+python3 "$xd" "$tmp/thin/report.html" ids >"$tmp/thin.ids"
+python3 - "$db" "$tmp/thin/findings.json" "$tmp/thin.ids" "$tmp/thin-all/findings.json" \
+    >"$tmp/thin.check" 2>&1 <<'PY'
+import hashlib, json, math, sqlite3, sys
+db, fj, ids, allj = sys.argv[1:]
+f, a = json.load(open(fj)), json.load(open(allj))
+n, k, share = f["spans"], f["analysed"]["requests"], f["analysed"]["share"]
+bound = math.ceil(300 / n * 2**53)  # the C's double, not the JSON's 10 digits
+h = lambda s: int.from_bytes(hashlib.sha256(s.encode()).digest()[:8], "big") >> 11
+def key(trace, span, start):
+    return span[:16] if span else trace if trace else str(start)
+rows = sqlite3.connect(db).execute(
+    "SELECT trace_id, span_id, req_start_ns FROM spans WHERE req_start_ns IS NOT NULL").fetchall()
+kept = [r for r in rows if h(key(*r)) < bound]
+bad = []
+if abs(share - 300 / n) > 1e-9: bad.append(f"share {share} is not 300/{n}")
+if len(kept) != k: bad.append(f"{k} analysed, the rule keeps {len(kept)}")
+if sorted(open(ids).read().split()) != sorted((r[1] or "")[:16] for r in kept):
+    bad.append("the explorer's requests are not the rule's")
+if not 0 < k < n: bad.append(f"{k} of {n}: no sample")
+cut = lambda d: {e["endpoint"]: (e["spans"], e["latency_from_ms"]) for e in d["slow"]}
+cf, ca = cut(f), cut(a)
+if not cf or any(cf[e] != ca.get(e) for e in cf) or f["spans"] != a["spans"] or \
+        f["analysed"]["share"] >= a["analysed"]["share"]:
+    bad.append("the slowest 5 %'s cuts and sizes moved with the sample")
+if not any("requests analysed one by one" in x for x in f["notes"]): bad.append("no note")
+if any("one by one" in x for x in a["notes"]): bad.append("a note without a sample")
+print("THIN_OK %d of %d" % (k, n) if not bad else "\n".join(bad))
+PY
+sed 's/^/# /' "$tmp/thin.check"
+check_eval "--spans-max 300: $(head -1 "$tmp/thin.check") analysed, those the rule keeps; windows and slow cuts over all" \
+    "grep -q THIN_OK '$tmp/thin.check' && cmp -s '$tmp/thin/windows.csv' '$tmp/thin-all/windows.csv'"
+"$sf" report --db "$db" --out "$tmp/thin0" --quiet --spans-max 0 2>"$tmp/e6"
+check_eval "--spans-max 0: exit 2" "[ $? -eq 2 ] && grep -q 'spans-max' '$tmp/e6'"
 check_eval "hostile path: the explorer carries it as data, inert in the page" \
     "python3 '$xd' '$tmp/hostile/report.html' eps | grep -qF '<script>alert(1)</script>'"
 
