@@ -445,6 +445,7 @@ static int read_settings(struct ch_spanq *p)
     end = q + p->r.len;
     if (q < end && ch_get_u64(&q, end, &limit) < 0)
         return ch_spanq_truncated(p);
+    p->mem_limit = limit;
     /* limit 0: no limit, nothing to spill before (0 turns spilling off) */
     snprintf(p->settings, sizeof(p->settings),
              " SETTINGS distributed_aggregation_memory_efficient = 1, "

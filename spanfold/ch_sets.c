@@ -7,7 +7,8 @@
  *   leaves   per (span id, stack) the attributed periods, joined to the span the report
  *            would find for that id (argMin over (start, id): the first in start order of
  *            those with a group) and its group's cut, then summed per group, slow or not,
- *            and leaf frame (the last of the stack's frames)
+ *            and leaf frame (the last of the stack's frames); asked in buckets of span
+ *            ids by their hash where the groups would pass the servers' memory limit
  *
  * The samples carry the span push attributed them to (ch_schema.c), the attribution the
  * file's query makes again on a pulled file and finds the same.  Both answers grow with
@@ -17,8 +18,10 @@
  */
 #include "ch_sets.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../perf-fold/perf_fold.h"
@@ -241,35 +244,75 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
     return rc;
 }
 
-int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
-                   struct ch_series_cost *cost, struct sf_err *err)
-{
-    struct sf_buf cuts;
-    const unsigned char *q, *end;
-    int rc = 0;
+/* The bytes a (span id, stack) group of the leaves' query is budgeted on a server: its
+ * hash table cell, key, sum and share of the join, with room.  SPANFOLD_CH_GROUP_BYTES
+ * replaces it (docs/scale.md): more where a server still runs out, less to ask in fewer
+ * questions. */
+#define LEAF_GROUP_BYTES 2048u
 
-    use(p, cost, err);
-    sf_buf_init(&cuts, 1u << 16);
-    rc = put_cuts(&cuts, cut, p->ng);
-    if (rc == 0 && p->ng > 0)
-        rc = ch_spanq_sql(
-            p,
-            "SELECT gi, sl, leaf, sum(n) FROM (SELECT gi, sl, stack_key, n FROM (SELECT "
-            "assumeNotNull(span_id) AS sid, stack_key, toUInt64(greatest(ifNull(sum(period), 0), "
-            "0)) AS n FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s) GROUP BY sid, "
-            "stack_key) ANY INNER JOIN (SELECT sid, argMin(gr, (t, o)) AS gi, "
-            "toUInt8(argMin(lat, (t, o)) >= arrayElement(%s, gi + 1)) AS sl FROM (SELECT sid, "
-            "t, o, lat, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d AND (%s) GROUP BY sid) "
-            "USING sid) ANY INNER JOIN (SELECT stack_key, arrayElement(splitByChar(';', "
-            "any(frames)), -1) AS leaf FROM %s GROUP BY stack_key) USING stack_key GROUP BY gi, "
-            "sl, leaf%s",
-            p->samples, (const char *)p->keys.data, only(p), (const char *)cuts.data,
-            (const char *)p->map.data, (const char *)p->base.data, p->ng, only_sid(p), p->stacks,
-            p->settings);
-    if (rc == 0 && p->ng > 0)
-        rc = ch_spanq_run(p);
-    sf_buf_free(&cuts);
-    if (rc != 0 || p->ng == 0)
+static uint64_t group_bytes(void)
+{
+    const char *s = getenv("SPANFOLD_CH_GROUP_BYTES");
+    char *end;
+    unsigned long long v;
+
+    if (s == NULL || *s == '\0')
+        return LEAF_GROUP_BYTES;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    return errno == 0 && *end == '\0' && v > 0 && s[0] != '-' ? (uint64_t)v : LEAF_GROUP_BYTES;
+}
+
+/* The buckets the leaves' query is asked in, each a share of the span ids by their hash,
+ * so that one question's groups fit the servers' limit for a query: 1 without one. */
+static int leaf_buckets(struct ch_spanq *p, unsigned *k)
+{
+    uint64_t rows = 0, per;
+    int rc;
+
+    *k = 1;
+    if (p->mem_limit == 0)
+        return 0;
+    /* the attributed samples bound the (span id, stack) groups */
+    if ((rc = ch_spanq_sql(p,
+                           "SELECT count() FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL "
+                           "AND (%s)",
+                           p->samples, (const char *)p->keys.data, only(p))) != 0 ||
+        (rc = run_count(p, &rows)) != 0)
+        return rc;
+    per = p->mem_limit / group_bytes();
+    per = per ? per : 1;
+    *k = rows / per >= 4096 ? 4096u : (unsigned)(rows / per + 1);
+    return 0;
+}
+
+/* One bucket's rows (of k) to fn. */
+static int leaves_bucket(struct ch_spanq *p, const char *cuts, unsigned i, unsigned k,
+                         ch_sets_leaf_fn fn, void *arg)
+{
+    const unsigned char *q, *end;
+    char left[96] = "1", right[96] = "1";
+    int rc;
+
+    if (k > 1) {
+        snprintf(left, sizeof(left), "cityHash64(assumeNotNull(span_id)) %% %u = %u", k, i);
+        snprintf(right, sizeof(right), "cityHash64(sid) %% %u = %u", k, i);
+    }
+    if ((rc = ch_spanq_sql(
+             p,
+             "SELECT gi, sl, leaf, sum(n) FROM (SELECT gi, sl, stack_key, n FROM (SELECT "
+             "assumeNotNull(span_id) AS sid, stack_key, toUInt64(greatest(ifNull(sum(period), "
+             "0), 0)) AS n FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s) AND %s "
+             "GROUP BY sid, stack_key) ANY INNER JOIN (SELECT sid, argMin(gr, (t, o)) AS gi, "
+             "toUInt8(argMin(lat, (t, o)) >= arrayElement(%s, gi + 1)) AS sl FROM (SELECT sid, "
+             "t, o, lat, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d AND (%s) AND %s GROUP "
+             "BY sid) USING sid) ANY INNER JOIN (SELECT stack_key, "
+             "arrayElement(splitByChar(';', any(frames)), -1) AS leaf FROM %s GROUP BY "
+             "stack_key) USING stack_key GROUP BY gi, sl, leaf%s",
+             p->samples, (const char *)p->keys.data, only(p), left, cuts,
+             (const char *)p->map.data, (const char *)p->base.data, p->ng, only_sid(p), right,
+             p->stacks, p->settings)) != 0 ||
+        (rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {
         const unsigned char *leaf;
@@ -283,12 +326,33 @@ int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, vo
         if (ch_get_str(&q, end, &leaf, &n) < 0 || ch_get_u64(&q, end, &v) < 0)
             return ch_spanq_truncated(p);
         if (rank >= p->ng)
-            return sf_err_set(err, SF_E_MALFORMED, UINT64_MAX,
+            return sf_err_set(p->err, SF_E_MALFORMED, UINT64_MAX,
                               "the cluster put samples in a group it was not given");
         if (fn(arg, rank, slow, (const char *)leaf, n, v) < 0)
-            return sf_err_set(err, SF_E_NOMEM, UINT64_MAX, "out of memory");
+            return sf_err_set(p->err, SF_E_NOMEM, UINT64_MAX, "out of memory");
     }
     return 0;
+}
+
+int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
+                   struct ch_series_cost *cost, struct sf_err *err)
+{
+    struct sf_buf cuts;
+    unsigned k = 1;
+    int rc;
+
+    use(p, cost, err);
+    if (p->ng == 0)
+        return 0;
+    sf_buf_init(&cuts, 1u << 16);
+    if ((rc = put_cuts(&cuts, cut, p->ng)) != 0)
+        rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long");
+    if (rc == 0)
+        rc = leaf_buckets(p, &k);
+    for (unsigned i = 0; rc == 0 && i < k; i++)
+        rc = leaves_bucket(p, (const char *)cuts.data, i, k, fn, arg);
+    sf_buf_free(&cuts);
+    return rc;
 }
 
 int ch_sets_span_cpu(struct ch_spanq *p, ch_sets_cpu_fn fn, void *arg, struct ch_series_cost *cost,

@@ -38,7 +38,9 @@ typedef int (*ch_sets_leaf_fn)(void *arg, int rank, int slow, const char *leaf, 
 /* The attributed samples summed per group rank (ch_spanq's names), leaf frame and whether
  * their span is slow: the span the report finds for an id (of those with a group, the
  * first in start order) has a latency at or above cut[rank] (ms; INFINITY: none is).  fn
- * is called once per (rank, slow, leaf).  Returns as ch_sets_folds. */
+ * may be called more than once per (rank, slow, leaf), its sums to be added: the question
+ * is asked in buckets of span ids where one would pass the servers' memory limit.
+ * Returns as ch_sets_folds. */
 int ch_sets_leaves(struct ch_spanq *p, const double *cut, ch_sets_leaf_fn fn, void *arg,
                    struct ch_series_cost *cost, struct sf_err *err);
 
