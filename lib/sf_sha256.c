@@ -105,6 +105,12 @@ void sf_sha256_abort(struct sf_sha256 *h)
     h->md = NULL;
 }
 
+int sf_sha256_ready(void)
+{
+    pthread_once(&cr.once, load_crypto);
+    return cr.ok;
+}
+
 uint64_t sf_sha256_u64(const void *p, size_t n)
 {
     struct sf_sha256 h;

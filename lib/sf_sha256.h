@@ -24,6 +24,8 @@ void sf_sha256_final(struct sf_sha256 *h, uint8_t out[SF_SHA256_LEN]);
 void sf_sha256_final_hex(struct sf_sha256 *h, char out[SF_SHA256_HEX_LEN + 1]);
 /* Release a hash that will not be finished. */
 void sf_sha256_abort(struct sf_sha256 *h);
+/* 1 when libcrypto is loaded (it is loaded at the first call), 0 where it cannot be. */
+int sf_sha256_ready(void);
 
 /* The first 8 bytes of the SHA-256 of p[0..n), read big-endian (what ClickHouse's
  * reinterpretAsUInt64(reverse(substring(SHA256(x), 1, 8))) gives): the stacks' and the

@@ -11,7 +11,8 @@
 
 double sf_thin_share(uint64_t n, int64_t max)
 {
-    return max < 0 || n <= (uint64_t)max ? 1.0 : (double)max / (double)n;
+    /* without libcrypto no key can be drawn as the cluster draws it: every one is kept */
+    return max < 0 || n <= (uint64_t)max || !sf_sha256_ready() ? 1.0 : (double)max / (double)n;
 }
 
 uint64_t sf_thin_bound(double f)
@@ -21,7 +22,7 @@ uint64_t sf_thin_bound(double f)
 
 uint64_t sf_thin_hash(const void *s, size_t n)
 {
-    return sf_sha256_u64(s, n) >> 11; /* no libcrypto: 0, every key kept */
+    return sf_sha256_u64(s, n) >> 11; /* no libcrypto: 0, every key kept (sf_thin_share: 1) */
 }
 
 int sf_thin_kept(const char *key, double f)

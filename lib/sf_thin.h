@@ -31,7 +31,8 @@
     "toString(assumeNotNull(req_start_ns))))"
 #define SF_THIN_PARENT_CH "substring(assumeNotNull(parent_span_id), 1, 16)"
 
-/* The share of n that max keeps: 1 when n fits (max < 0: no bound). */
+/* The share of n that max keeps: 1 when n fits (max < 0: no bound), and where libcrypto
+ * cannot be loaded (no key can be drawn). */
 double sf_thin_share(uint64_t n, int64_t max);
 
 /* The bound of share f: a key is kept when its 53 bits are below it. */
