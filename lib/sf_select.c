@@ -6,6 +6,7 @@
  */
 #include "sf_select.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,12 @@ void sf_select_dialect(struct sf_select *s, enum sf_select_dialect d, const char
 {
     s->dialect = d;
     s->spans = spans_table ? spans_table : "spans";
+}
+
+void sf_select_ch_count(struct sf_select *s, sf_select_count_fn fn, void *arg)
+{
+    s->count = fn;
+    s->count_arg = arg;
 }
 
 const char *sf_sel_dialect_sql(const struct sf_sel_comp *c, const char *sqlite, const char *ch)
@@ -244,34 +251,83 @@ int sf_sel_end(struct sf_sel_comp *c)
     return 0;
 }
 
-/* ClickHouse: the k-th value (1-based; kexpr over count()) of col sorted by sort
- * (arraySort or arrayReverseSort) over every span with a value, NULL when none has
- * one, as SQLite's OFFSET past the end gives.  18.16 takes no subquery in LIMIT. */
-static int ch_kth(struct sf_sel_comp *c, const char *col, const char *sort, const char *kexpr,
-                  double share, int64_t n)
+/* The values of col over every span with a value: "(SELECT col AS v FROM spans WHERE v
+ * IS NOT NULL)". */
+static int emit_values(struct sf_sel_comp *c, const char *col)
 {
-    sf_sel_emit(c, "(SELECT if(count() > 0, ");
-    sf_sel_emit(c, sort);
-    sf_sel_emit(c, "(groupArray(v))[toUInt64(");
-    if (kexpr) {
-        sf_sel_emit(c, kexpr);
-        sf_sel_emit_real(c, share);
-        sf_sel_emit(c, " / 100.0))");
-    } else {
-        sf_sel_emit_int(c, n);
-    }
-    sf_sel_emit(c, ")], NULL) FROM (SELECT ");
+    sf_sel_emit(c, "(SELECT ");
     sf_sel_emit(c, col);
     sf_sel_emit(c, " AS v FROM ");
     sf_sel_emit(c, c->s->spans);
-    return sf_sel_emit(c, " WHERE v IS NOT NULL))");
+    return sf_sel_emit(c, " WHERE v IS NOT NULL)");
+}
+
+/* ClickHouse with a counter: the count of those values now, k in C as SQLite's
+ * arithmetic has it (ceil(count * share / 100.0), at least 1; or min(n, count)), then
+ * the servers' partial sort, NULL without a value. */
+static int ch_kth_counted(struct sf_sel_comp *c, const char *col, int desc, int pct, double share,
+                          int64_t n)
+{
+    struct sf_buf q;
+    uint64_t count = 0, k;
+    int rc;
+
+    sf_buf_init(&q, SF_SELECT_SQL_MAX);
+    rc = sf_buf_printf(&q, "SELECT count() FROM (SELECT %s AS v FROM %s WHERE v IS NOT NULL)", col,
+                       c->s->spans);
+    if (rc)
+        rc = sf_sel_fail(c, rc == SF_E_NOMEM ? SF_E_NOMEM : SF_E_LIMIT, 0, "query too long");
+    else if ((rc = c->s->count(c->s->count_arg, (const char *)q.data, &count, c->err)) != 0)
+        c->failed = c->failed ? c->failed : rc;
+    sf_buf_free(&q);
+    if (rc != 0)
+        return c->failed;
+    if (count == 0)
+        return sf_sel_emit(c, "NULL");
+    if (pct) {
+        double kf = ceil((double)count * share / 100.0);
+        k = kf < 1 ? 1 : kf >= (double)count ? count : (uint64_t)kf;
+    } else {
+        k = (uint64_t)n < count ? (uint64_t)n : count;
+    }
+    sf_sel_emit(c, "(SELECT v FROM ");
+    emit_values(c, col);
+    sf_sel_emit(c, desc ? " ORDER BY v DESC LIMIT " : " ORDER BY v LIMIT ");
+    sf_sel_emit_int(c, (int64_t)(k - 1));
+    return sf_sel_emit(c, ", 1)");
+}
+
+/* ClickHouse: the k-th value (1-based; k = ceil(count * share / 100), at least 1, or
+ * min(n, count)) of col sorted ascending or (desc) descending over every span with a
+ * value, NULL when none has one, as SQLite's gives.  Without a counter an array of the
+ * values: 18.16 takes no subquery in LIMIT. */
+static int ch_kth(struct sf_sel_comp *c, const char *col, int desc, int pct, double share,
+                  int64_t n)
+{
+    if (c->s->count)
+        return ch_kth_counted(c, col, desc, pct, share, n);
+    sf_sel_emit(c, "(SELECT if(count() > 0, ");
+    sf_sel_emit(c, desc ? "arrayReverseSort" : "arraySort");
+    sf_sel_emit(c, "(groupArray(v))[toUInt64(");
+    if (pct) {
+        sf_sel_emit(c, "greatest(1, ceil(count() * ");
+        sf_sel_emit_real(c, share);
+        sf_sel_emit(c, " / 100.0))");
+    } else {
+        sf_sel_emit(c, "least(count(), ");
+        sf_sel_emit_int(c, n);
+        sf_sel_emit(c, ")");
+    }
+    sf_sel_emit(c, ")], NULL) FROM ");
+    emit_values(c, col);
+    return sf_sel_emit(c, ")");
 }
 
 /* The nearest-rank percentile p of a column over every span with a value. */
 int sf_sel_percentile(struct sf_sel_comp *c, const char *col, double p)
 {
     if (c->s->dialect == SF_SELECT_CLICKHOUSE)
-        return ch_kth(c, col, "arraySort", "greatest(1, ceil(count() * ", p, 0);
+        return ch_kth(c, col, 0, 1, p, 0);
     sf_sel_emit(c, "(SELECT v FROM (SELECT ");
     sf_sel_emit(c, col);
     sf_sel_emit(c, " AS v FROM ");
@@ -414,8 +470,7 @@ int sf_select_slowest(struct sf_select *s, const char *spec, struct sf_err *err)
     if (s->dialect == SF_SELECT_CLICKHOUSE) {
         sf_sel_emit(&c, d);
         sf_sel_emit(&c, " >= ");
-        ch_kth(&c, d, "arrayReverseSort", spec[n - 1] == '%' ? "greatest(1, ceil(count() * " : NULL,
-               (double)v / 1000, v);
+        ch_kth(&c, d, 1, spec[n - 1] == '%', (double)v / 1000, v);
         return sf_sel_end(&c);
     }
     sf_sel_emit(&c, d);
@@ -433,9 +488,14 @@ int sf_select_slowest(struct sf_select *s, const char *spec, struct sf_err *err)
         sf_sel_emit(&c, " / 100.0 AS k FROM ");
         sf_sel_emit(&c, s->spans);
         sf_sel_emit(&c, ")))");
-    } else {
-        sf_sel_emit_int(&c, v - 1);
-        sf_sel_emit(&c, ")");
+    } else { /* more than there are: every span */
+        sf_sel_emit(&c, "(SELECT max(0, min(count(");
+        sf_sel_emit(&c, d);
+        sf_sel_emit(&c, "), ");
+        sf_sel_emit_int(&c, v);
+        sf_sel_emit(&c, ") - 1) FROM ");
+        sf_sel_emit(&c, s->spans);
+        sf_sel_emit(&c, "))");
     }
     return sf_sel_end(&c);
 }

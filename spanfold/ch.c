@@ -345,6 +345,11 @@ int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err)
     return rc;
 }
 
+int ch_select_count(void *arg, const char *sql, uint64_t *n, struct sf_err *err)
+{
+    return ch_scalar(arg, sql, n, err);
+}
+
 /* ---- a cluster's shards ----------------------------------------------------------------- */
 
 /* The next TabSeparated field of the line at *p (up to end), NUL-terminated in place. */

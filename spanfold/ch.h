@@ -131,6 +131,9 @@ int ch_partial(const struct ch *c);
 /* The first unsigned number of the response to sql (a SELECT of one value in
  * TabSeparated): 0 and *v set, or SF_E_DB. */
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err);
+/* ch_scalar as a selection's counter (sf_select_ch_count(s, ch_select_count, c)): arg is
+ * the struct ch. */
+int ch_select_count(void *arg, const char *sql, uint64_t *n, struct sf_err *err);
 /* What c's queries received so far: their number and the answers' bytes. */
 void ch_received(const struct ch *c, unsigned long *queries, unsigned long long *bytes);
 

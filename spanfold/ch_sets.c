@@ -135,15 +135,15 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
              : 0;
     if (rc == 0) {
         sf_select_dialect(&sel, SF_SELECT_CLICKHOUSE, (const char *)from.data);
+        sf_select_ch_count(&sel, ch_select_count, p->ch);
         rc = sf_select_slowest(&sel, slowest, err);
     }
     if (rc == 0)
         rc = ch_spanq_sql(
             p,
             /* summed per stack on each shard, the chosen ids sent to every shard once;
-               without p->settings: its groups are the stacks, and 18.16 with external
-               aggregation on ran the selection's array of every duration past 1 GB at
-               10 million spans */
+               the selection's cut a partial sort (sf_select_ch_count); without
+               p->settings: its groups are the stacks */
             "SELECT frames, na, ni, no, ci, co FROM (SELECT stack_key, ifNull(sum(period), 0) AS "
             "na, ifNull(sumIf(period, isNotNull(span_id) AND ((span_id GLOBAL IN (SELECT "
             "span_id FROM %s WHERE (%s) AND span_id IS NOT NULL)) AS ch)), 0) AS ni, "

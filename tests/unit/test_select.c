@@ -201,6 +201,37 @@ static const char *ch_where(const char *expr)
     return out;
 }
 
+/* A counter that answers *arg (UINT64_MAX: fails); counts the questions in counted. */
+static unsigned counted;
+static int fake_count(void *arg, const char *sql, uint64_t *n, struct sf_err *err)
+{
+    counted += strncmp(sql, "SELECT count() FROM ", 20) == 0;
+    if (*(uint64_t *)arg == UINT64_MAX)
+        return sf_err_set(err, SF_E_DB, UINT64_MAX, "the cluster is away");
+    *n = *(uint64_t *)arg;
+    return 0;
+}
+
+/* ch_where over table t with a counter answering n; "|" and the questions asked. */
+static const char *ch_counted(const char *expr, uint64_t n)
+{
+    static char out[2048];
+    struct sf_select s;
+    struct sf_err err;
+
+    counted = 0;
+    sf_select_init(&s);
+    sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
+    sf_select_ch_count(&s, fake_count, &n);
+    sf_err_clear(&err);
+    if (sf_select_where(&s, expr, &err) < 0)
+        snprintf(out, sizeof(out), "error %u: %s", err.col, err.msg);
+    else
+        snprintf(out, sizeof(out), "%s|%u", sf_select_sql(&s), counted);
+    sf_select_free(&s);
+    return out;
+}
+
 static void test_clickhouse(void)
 {
     struct sf_select s;
@@ -240,8 +271,31 @@ static void test_clickhouse(void)
     sf_select_init(&s);
     sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
     TAP_EQ_INT(sf_select_slowest(&s, "2", &err), 0, "ClickHouse: --slowest 2");
-    TAP_OK(strstr(sf_select_sql(&s), "arrayReverseSort(groupArray(v))[toUInt64(2)]") != NULL,
-           "ClickHouse: the 2nd longest as a subscript");
+    TAP_OK(strstr(sf_select_sql(&s), "arrayReverseSort(groupArray(v))[toUInt64(least(count(), "
+                                     "2))]") != NULL,
+           "ClickHouse: the 2nd longest as a subscript (the last when fewer)");
+    sf_select_free(&s);
+    TAP_EQ_STR(ch_counted("duration > p95", 40),
+               "((((resp_end_ns - req_start_ns) > (SELECT v FROM (SELECT (resp_end_ns - "
+               "req_start_ns) AS v FROM t WHERE v IS NOT NULL) ORDER BY v LIMIT 37, 1))))|1",
+               "ClickHouse, counted: p95 of 40 a partial sort at offset ceil(38) - 1");
+    TAP_OK(strstr(ch_counted("duration > p95", 40), "SELECT count() FROM (SELECT "
+                                                     "(resp_end_ns - req_start_ns) AS v FROM t "
+                                                     "WHERE v IS NOT NULL)") == NULL,
+           "ClickHouse, counted: the count is not in the fragment");
+    TAP_OK(strstr(ch_counted("duration > p10 and duration < p90", 21), "LIMIT 2, 1") != NULL &&
+               strstr(ch_counted("duration > p10 and duration < p90", 21), "LIMIT 18, 1") != NULL,
+           "ClickHouse, counted: each percentile its own k (ceil(2.1), ceil(18.9))");
+    TAP_EQ_STR(ch_counted("duration > p50", 0), "((((resp_end_ns - req_start_ns) > NULL)))|1",
+               "ClickHouse, counted: no value, NULL (nothing selected), as on SQLite");
+    TAP_OK(strncmp(ch_counted("duration > p50", UINT64_MAX), "error", 5) == 0,
+           "ClickHouse, counted: the counter's error is the selection's");
+    sf_select_init(&s);
+    sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
+    sf_select_ch_count(&s, fake_count, &(uint64_t){3});
+    TAP_OK(sf_select_slowest(&s, "20", &err) == 0 &&
+               strstr(sf_select_sql(&s), "ORDER BY v DESC LIMIT 2, 1") != NULL,
+           "ClickHouse, counted: --slowest 20 of 3 is the 3rd longest, every span");
     sf_select_free(&s);
     sf_select_init(&s);
     sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
@@ -294,6 +348,9 @@ static void test_shorthands(void)
     /* 22 durations: 1 ms, 10..200 ms, 2 ms (span 23); none for 22 */
     TAP_EQ_STR(shorthand(sf_select_slowest, "10%"), "18,19,20", "--slowest 10%%: ceil(2.1) = 3");
     TAP_EQ_STR(shorthand(sf_select_slowest, "2"), "19,20", "--slowest 2");
+    TAP_EQ_STR(shorthand(sf_select_slowest, "30"),
+               "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,23",
+               "--slowest 30 of 21 with a duration: every one of them");
     TAP_EQ_STR(shorthand(sf_select_slowest, "100%"),
                "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,"
                "18,19,20,21,23",
