@@ -74,7 +74,7 @@ struct sf_select {
     size_t nparam, capparam;
     unsigned nterms; /* calls that added a term */
     enum sf_select_dialect dialect;
-    const char *spans; /* the spans table of subqueries ("spans") */
+    const char *spans;        /* the spans table of subqueries ("spans") */
     sf_select_count_fn count; /* sf_select_ch_count's (NULL: none) */
     void *count_arg;
 };

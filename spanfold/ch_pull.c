@@ -441,9 +441,7 @@ static int cond_of(struct pull *p, const struct ch_table *t, struct sf_buf *cond
                                   "(skey, span_row) GLOBAL IN (SELECT skey, id FROM %s WHERE skey "
                                   "IN (%s) AND (%s))",
                                   spans, (const char *)p->keys.data, p->thin)
-                  : sf_buf_printf(cond,
-                                  "span_id IS NULL OR span_id GLOBAL IN (SELECT span_id FROM %s "
-                                  "WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s))",
+                  : sf_buf_printf(cond, "span_id IS NULL OR span_id GLOBAL IN " CH_SPAN_IDS_WHERE,
                                   spans, (const char *)p->keys.data, p->thin);
 }
 

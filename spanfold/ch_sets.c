@@ -74,8 +74,7 @@ static int run_count(struct ch_spanq *p, uint64_t *n)
 
 int ch_sets_only(struct ch_spanq *p, const char *cond, struct sf_err *err)
 {
-    static const char set[] =
-        "GLOBAL IN (SELECT span_id FROM %s WHERE skey IN (%s) AND span_id IS NOT NULL AND (%s))";
+    static const char set[] = "GLOBAL IN " CH_SPAN_IDS_WHERE;
 
     sf_buf_reset(&p->only);
     sf_buf_reset(&p->only_sid);
@@ -309,9 +308,8 @@ static int leaves_bucket(struct ch_spanq *p, const char *cuts, unsigned i, unsig
              "BY sid) USING sid) ANY INNER JOIN (SELECT stack_key, "
              "arrayElement(splitByChar(';', any(frames)), -1) AS leaf FROM %s GROUP BY "
              "stack_key) USING stack_key GROUP BY gi, sl, leaf%s",
-             p->samples, (const char *)p->keys.data, only(p), left, cuts,
-             (const char *)p->map.data, (const char *)p->base.data, p->ng, only_sid(p), right,
-             p->stacks, p->settings)) != 0 ||
+             p->samples, (const char *)p->keys.data, only(p), left, cuts, (const char *)p->map.data,
+             (const char *)p->base.data, p->ng, only_sid(p), right, p->stacks, p->settings)) != 0 ||
         (rc = ch_spanq_run(p)) != 0)
         return rc;
     for (q = p->r.data, end = q + p->r.len; q < end;) {

@@ -280,8 +280,8 @@ static void test_clickhouse(void)
                "req_start_ns) AS v FROM t WHERE v IS NOT NULL) ORDER BY v LIMIT 37, 1))))|1",
                "ClickHouse, counted: p95 of 40 a partial sort at offset ceil(38) - 1");
     TAP_OK(strstr(ch_counted("duration > p95", 40), "SELECT count() FROM (SELECT "
-                                                     "(resp_end_ns - req_start_ns) AS v FROM t "
-                                                     "WHERE v IS NOT NULL)") == NULL,
+                                                    "(resp_end_ns - req_start_ns) AS v FROM t "
+                                                    "WHERE v IS NOT NULL)") == NULL,
            "ClickHouse, counted: the count is not in the fragment");
     TAP_OK(strstr(ch_counted("duration > p10 and duration < p90", 21), "LIMIT 2, 1") != NULL &&
                strstr(ch_counted("duration > p10 and duration < p90", 21), "LIMIT 18, 1") != NULL,
