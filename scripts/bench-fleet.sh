@@ -44,6 +44,11 @@
 #     curl), the requests it analysed one by one (--spans-max, default 500,000: past it a
 #     sample, and only it is read back), and what the report found (its verdict's first
 #     clause)
+#   - for each size up to BENCH_FLEET_FULL_MAX (default 1000000), the same report with every
+#     request analysed one by one (--spans-max all: every span and sample read back, the
+#     report computed on one machine from the full data), against the bounded one: the
+#     change points and drift found (the same, or the differences), and how far each
+#     endpoint's p50/p95/p99 and its slow set's top function moved with the sample
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 sfb=$top/bin/spanfold
@@ -51,6 +56,7 @@ sizes=${BENCH_FLEET_SPANS:-1000000 10000000}
 hosts=${BENCH_FLEET_HOSTS:-200}
 per=${BENCH_FLEET_SAMPLES:-5}
 report_max=${BENCH_FLEET_REPORT_MAX:-10000000}
+full_max=${BENCH_FLEET_FULL_MAX:-1000000}
 runs=${RUNS:-3}
 [ -x /usr/bin/time ] || { echo "bench-fleet: needs /usr/bin/time (Debian time)"; exit 2; }
 command -v clickhouse-server >/dev/null ||
@@ -189,4 +195,39 @@ PY
         "$((n * per))" "$rwall" "$(awk '{print $1 + $2}' "$tmp/time")" "${rin:-?}" \
         "$((back + sback))" "$(echo "scale=2; 100 * ${rin:-0} / ($back + $sback)" | bc)" \
         "${kept:-?}" "${found:-?}"
+    [ "$n" -le "$full_max" ] || continue
+    r0=$(date +%s.%N)
+    /usr/bin/time -f '%U %S' -o "$tmp/time" "$sfb" report --clickhouse "${url[0]}" --cluster sf \
+        --spans-max all --out "$tmp/full" 2>"$tmp/ferr" || { cat "$tmp/ferr"; exit 2; }
+    fwall=$(echo "$(date +%s.%N) - $r0" | bc)
+    fin=$(sed -n 's/.*from the cluster in all: [0-9]* queries, \([0-9]*\) bytes.*/\1/p' "$tmp/ferr")
+    printf '  every request analysed (--spans-max all): %.1f s, client CPU %.1f s, from the cluster %s B; against the bounded report: %s\n' \
+        "$fwall" "$(awk '{print $1 + $2}' "$tmp/time")" "${fin:-?}" \
+        "$(python3 - "$tmp/report/findings.json" "$tmp/full/findings.json" <<'PY'
+import json, sys
+# what the bounded report found against the full one: the change points and drift
+# (windows, exact in both), and the per-request figures the sample moved
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+def key(d, k, f):
+    return sorted(tuple(x.get(c) for c in f) for x in d.get(k, []))
+out = []
+for k, f in (("inflections", ("endpoint", "metric", "kind", "window")),
+             ("drift", ("endpoint", "direction", "time_ns"))):
+    ka, kb = key(a, k, f), key(b, k, f)
+    out.append("%s: %d of the full report's %d found, %d others" % (
+        k, len(set(ka) & set(kb)), len(kb), len(set(ka) - set(kb))))
+ea = {e["endpoint"]: e for e in a["endpoints"]}
+for m in ("p50_ms", "p95_ms", "p99_ms"):
+    d = [abs(ea[e["endpoint"]][m] - e[m]) / e[m] for e in b["endpoints"]
+         if e["endpoint"] in ea and e[m] and ea[e["endpoint"]][m] is not None]
+    out.append("%s within %.2f %%" % (m[:3], 100 * max(d or [0])))
+sa = {s["endpoint"]: s["top_functions"][0]["name"] for s in a["slow"] if s["top_functions"]}
+sb = {s["endpoint"]: s["top_functions"][0]["name"] for s in b["slow"] if s["top_functions"]}
+out.append("slow sets' top function the same for %d of %d endpoints"
+           % (sum(sa.get(e) == f for e, f in sb.items()), len(sb)))
+out.append("verdict %s" % ("the same" if a["verdict"] == b["verdict"] else
+                           "full: " + b["verdict"][:80]))
+print("; ".join(out))
+PY
+)"
 done
