@@ -328,11 +328,9 @@ int sf_sel_percentile(struct sf_sel_comp *c, const char *col, double p)
 {
     if (c->s->dialect == SF_SELECT_CLICKHOUSE)
         return ch_kth(c, col, 0, 1, p, 0);
-    sf_sel_emit(c, "(SELECT v FROM (SELECT ");
-    sf_sel_emit(c, col);
-    sf_sel_emit(c, " AS v FROM ");
-    sf_sel_emit(c, c->s->spans);
-    sf_sel_emit(c, " WHERE v IS NOT NULL) ORDER BY v LIMIT 1 OFFSET (SELECT max(0, "
+    sf_sel_emit(c, "(SELECT v FROM ");
+    emit_values(c, col);
+    sf_sel_emit(c, " ORDER BY v LIMIT 1 OFFSET (SELECT max(0, "
                    "CAST(k AS INTEGER) + (k > CAST(k AS INTEGER)) - 1) FROM (SELECT count(");
     sf_sel_emit(c, col);
     sf_sel_emit(c, ") * ");
@@ -474,11 +472,9 @@ int sf_select_slowest(struct sf_select *s, const char *spec, struct sf_err *err)
         return sf_sel_end(&c);
     }
     sf_sel_emit(&c, d);
-    sf_sel_emit(&c, " >= (SELECT v FROM (SELECT ");
-    sf_sel_emit(&c, d);
-    sf_sel_emit(&c, " AS v FROM ");
-    sf_sel_emit(&c, s->spans);
-    sf_sel_emit(&c, " WHERE v IS NOT NULL) ORDER BY v DESC LIMIT 1 OFFSET ");
+    sf_sel_emit(&c, " >= (SELECT v FROM ");
+    emit_values(&c, d);
+    sf_sel_emit(&c, " ORDER BY v DESC LIMIT 1 OFFSET ");
     if (spec[n - 1] == '%') {
         sf_sel_emit(&c, "(SELECT max(0, CAST(k AS INTEGER) + (k > CAST(k AS INTEGER)) - 1) FROM "
                         "(SELECT count(");
