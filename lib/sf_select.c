@@ -272,6 +272,8 @@ static int ch_kth_counted(struct sf_sel_comp *c, const char *col, int desc, int 
     uint64_t count = 0, k;
     int rc;
 
+    if (c->failed) /* no question for a term that is rolled back */
+        return c->failed;
     sf_buf_init(&q, SF_SELECT_SQL_MAX);
     rc = sf_buf_printf(&q, "SELECT count() FROM (SELECT %s AS v FROM %s WHERE v IS NOT NULL)", col,
                        c->s->spans);
