@@ -141,11 +141,12 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
         rc = ch_spanq_sql(
             p,
             /* summed per stack on each shard, the chosen ids sent to every shard once;
-               the selection's cut a partial sort (sf_select_ch_count); without
+               the selection's cut a partial sort (sf_select_ch_count); a NULL id no
+               member of the set (CH_SPAN_IDS_WHERE says why no IS NOT NULL); without
                p->settings: its groups are the stacks */
             "SELECT frames, na, ni, no, ci, co FROM (SELECT stack_key, ifNull(sum(period), 0) AS "
             "na, ifNull(sumIf(period, isNotNull(span_id) AND ((span_id GLOBAL IN (SELECT "
-            "span_id FROM %s WHERE (%s) AND span_id IS NOT NULL)) AS ch)), 0) AS ni, "
+            "span_id FROM %s WHERE (%s))) AS ch)), 0) AS ni, "
             "ifNull(sumIf(period, isNotNull(span_id) AND NOT ch), 0) AS no, "
             "countIf(isNotNull(span_id) AND ch) AS ci, countIf(isNotNull(span_id) AND NOT ch) AS "
             "co FROM %s WHERE skey IN (%s) GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, "

@@ -5,7 +5,7 @@
  *     (SELECT stack_key, ifNull(sum(period), 0) AS n FROM samples[_d]
  *       WHERE span_id IS NOT NULL
  *         [AND span_id GLOBAL [NOT] IN (SELECT span_id FROM spans[_d]
- *                                       WHERE (<selection>) AND span_id IS NOT NULL)]
+ *                                       WHERE (<selection>))]
  *       GROUP BY stack_key)
  *   ANY INNER JOIN (SELECT stack_key, any(frames) AS frames FROM stacks[_d]
  *                   GROUP BY stack_key) USING stack_key
@@ -52,8 +52,8 @@ int stacks_ch_fold(const struct stacks_ch *s, const struct sf_select *sel, int r
     rc = sf_buf_printf(&where, " WHERE span_id IS NOT NULL");
     if (sel)
         rc |= sf_buf_printf(&where,
-                            " AND span_id GLOBAL %sIN (SELECT span_id FROM %s WHERE (%s) AND"
-                            " span_id IS NOT NULL)",
+                            /* a NULL id is no member (CH_SPAN_IDS_WHERE: why) */
+                            " AND span_id GLOBAL %sIN (SELECT span_id FROM %s WHERE (%s))",
                             rest ? "NOT " : "", s->spans, sf_select_sql(sel));
     if (s->rows != PF_ROWS_OFFCPU) /* the samples, by their stacks */
         rc |= sf_buf_printf(&sql,
