@@ -30,10 +30,10 @@ void sf_select_dialect(struct sf_select *s, enum sf_select_dialect d, const char
     s->spans = spans_table ? spans_table : "spans";
 }
 
-void sf_select_ch_count(struct sf_select *s, sf_select_count_fn fn, void *arg)
+void sf_select_ch_ask(struct sf_select *s, sf_select_ask_fn fn, void *arg)
 {
-    s->count = fn;
-    s->count_arg = arg;
+    s->ask = fn;
+    s->ask_arg = arg;
 }
 
 const char *sf_sel_dialect_sql(const struct sf_sel_comp *c, const char *sqlite, const char *ch)
@@ -251,63 +251,113 @@ int sf_sel_end(struct sf_sel_comp *c)
     return 0;
 }
 
-/* The values of col over every span with a value: "(SELECT col AS v FROM spans WHERE v
- * IS NOT NULL)". */
-static int emit_values(struct sf_sel_comp *c, const char *col)
+/* The values of col over every span of table spans with a value, as a subquery:
+ * "(SELECT col AS v FROM spans WHERE v IS NOT NULL)". */
+static int values_sql(struct sf_buf *b, const char *col, const char *spans)
 {
-    sf_sel_emit(c, "(SELECT ");
-    sf_sel_emit(c, col);
-    sf_sel_emit(c, " AS v FROM ");
-    sf_sel_emit(c, c->s->spans);
-    return sf_sel_emit(c, " WHERE v IS NOT NULL)");
+    return sf_buf_printf(b, "(SELECT %s AS v FROM %s WHERE v IS NOT NULL)", col, spans);
 }
 
-/* ClickHouse with a counter: the count of those values now, k in C as SQLite's
- * arithmetic has it (ceil(count * share / 100.0), at least 1; or min(n, count)), then
- * the servers' partial sort, NULL without a value. */
-static int ch_kth_counted(struct sf_sel_comp *c, const char *col, int desc, int pct, double share,
-                          int64_t n)
+static int emit_values(struct sf_sel_comp *c, const char *col)
+{
+    struct sf_buf b;
+    int rc;
+
+    sf_buf_init(&b, SF_SELECT_SQL_MAX);
+    rc = values_sql(&b, col, c->s->spans) ? sf_sel_fail(c, SF_E_LIMIT, 0, "query too long")
+                                          : sf_sel_emit(c, (const char *)b.data);
+    sf_buf_free(&b);
+    return rc;
+}
+
+/* 1 when t is a number as ClickHouse writes one in TabSeparated (-?digits[.digits]
+ * [e[+-]digits]): what may stand in the fragment as it is. */
+static int ch_number(const char *t)
+{
+    const char *p = t + (*t == '-');
+    size_t d = strspn(p, "0123456789");
+
+    if (d == 0)
+        return 0;
+    p += d;
+    if (*p == '.' && (d = strspn(p + 1, "0123456789")) > 0)
+        p += 1 + d;
+    if (*p == 'e' || *p == 'E') {
+        p += 1 + (p[1] == '+' || p[1] == '-');
+        if ((d = strspn(p, "0123456789")) == 0)
+            return 0;
+        p += d;
+    }
+    return *p == '\0';
+}
+
+/* Ask sql of the cluster (the selection's asker); 0 and the answer in out, or the
+ * call's error. */
+static int ask(struct sf_sel_comp *c, const struct sf_buf *sql, char *out, size_t n)
+{
+    int rc = c->s->ask(c->s->ask_arg, (const char *)sql->data, out, n, c->err);
+
+    if (rc != 0)
+        c->failed = c->failed ? c->failed : rc;
+    return rc;
+}
+
+/* ClickHouse with an asker: the count of those values, k in C as SQLite's arithmetic
+ * has it (ceil(count * share / 100.0), at least 1; or min(n, count)), then the
+ * servers' partial sort for the k-th value, written in as a literal, exactly as the
+ * server wrote it; NULL without a value. */
+static int ch_kth_asked(struct sf_sel_comp *c, const char *col, int desc, int pct, double share,
+                        int64_t n)
 {
     struct sf_buf q;
+    char a[64];
     uint64_t count = 0, k;
     int rc;
 
     if (c->failed) /* no question for a term that is rolled back */
         return c->failed;
     sf_buf_init(&q, SF_SELECT_SQL_MAX);
-    rc = sf_buf_printf(&q, "SELECT count() FROM (SELECT %s AS v FROM %s WHERE v IS NOT NULL)", col,
-                       c->s->spans);
+    rc = sf_buf_printf(&q, "SELECT count() FROM ") || values_sql(&q, col, c->s->spans);
     if (rc)
-        rc = sf_sel_fail(c, rc == SF_E_NOMEM ? SF_E_NOMEM : SF_E_LIMIT, 0, "query too long");
-    else if ((rc = c->s->count(c->s->count_arg, (const char *)q.data, &count, c->err)) != 0)
-        c->failed = c->failed ? c->failed : rc;
+        rc = sf_sel_fail(c, SF_E_LIMIT, 0, "query too long");
+    else if ((rc = ask(c, &q, a, sizeof(a))) == 0 && (a[0] < '0' || a[0] > '9'))
+        rc = sf_sel_fail(c, SF_E_DB, 0, "ClickHouse: not a count: %.40s", a);
+    if (rc == 0 && (count = strtoull(a, NULL, 10)) > 0) {
+        if (pct) {
+            double kf = ceil((double)count * share / 100.0);
+            k = kf < 1 ? 1 : kf >= (double)count ? count : (uint64_t)kf;
+        } else {
+            k = (uint64_t)n < count ? (uint64_t)n : count;
+        }
+        q.len = 0;
+        if (sf_buf_printf(&q, "SELECT v FROM ") || values_sql(&q, col, c->s->spans) ||
+            sf_buf_printf(&q, " ORDER BY v%s LIMIT %llu, 1", desc ? " DESC" : "",
+                          (unsigned long long)(k - 1)))
+            rc = sf_sel_fail(c, SF_E_LIMIT, 0, "query too long");
+        else if ((rc = ask(c, &q, a, sizeof(a))) == 0 && a[0] != '\0' && !ch_number(a) &&
+                 strcmp(a, "\\N") != 0)
+            rc = sf_sel_fail(c, SF_E_DB, 0, "ClickHouse: not a number: %.40s", a);
+    }
     sf_buf_free(&q);
     if (rc != 0)
         return c->failed;
-    if (count == 0)
+    /* none, or gone since counted: NULL, as SQLite's subquery without a row */
+    if (count == 0 || a[0] == '\0' || a[0] == '\\')
         return sf_sel_emit(c, "NULL");
-    if (pct) {
-        double kf = ceil((double)count * share / 100.0);
-        k = kf < 1 ? 1 : kf >= (double)count ? count : (uint64_t)kf;
-    } else {
-        k = (uint64_t)n < count ? (uint64_t)n : count;
-    }
-    sf_sel_emit(c, "(SELECT v FROM ");
-    emit_values(c, col);
-    sf_sel_emit(c, desc ? " ORDER BY v DESC LIMIT " : " ORDER BY v LIMIT ");
-    sf_sel_emit_int(c, (int64_t)(k - 1));
-    return sf_sel_emit(c, ", 1)");
+    sf_sel_emit(c, a[0] == '-' ? "(" : "");
+    sf_sel_emit(c, a);
+    return sf_sel_emit(c, a[0] == '-' ? ")" : "");
 }
 
 /* ClickHouse: the k-th value (1-based; k = ceil(count * share / 100), at least 1, or
  * min(n, count)) of col sorted ascending or (desc) descending over every span with a
- * value, NULL when none has one, as SQLite's gives.  Without a counter an array of the
+ * value, NULL when none has one, as SQLite's gives.  Without an asker an array of the
  * values: 18.16 takes no subquery in LIMIT. */
 static int ch_kth(struct sf_sel_comp *c, const char *col, int desc, int pct, double share,
                   int64_t n)
 {
-    if (c->s->count)
-        return ch_kth_counted(c, col, desc, pct, share, n);
+    if (c->s->ask)
+        return ch_kth_asked(c, col, desc, pct, share, n);
     sf_sel_emit(c, "(SELECT if(count() > 0, ");
     sf_sel_emit(c, desc ? "arrayReverseSort" : "arraySort");
     sf_sel_emit(c, "(groupArray(v))[toUInt64(");

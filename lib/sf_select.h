@@ -28,7 +28,7 @@
  * escaped byte by byte, so the fragment is still fixed text around data that cannot
  * leave its quotes.  GLOB becomes match() on the same pattern as a regular
  * expression, LIKE stays ASCII-case-insensitive as SQLite's is, percentiles are
- * array subscripts (or, with sf_select_ch_count, partial sorts), and every subquery
+ * array subscripts (or, with sf_select_ch_ask, values asked now), and every subquery
  * reads the spans table the caller names (a Distributed table, so that a percentile is
  * over the whole cluster).
  *
@@ -63,9 +63,11 @@ struct sf_select_param {
     double r;
 };
 
-/* Runs sql (a SELECT of one count) on the cluster: 0 and *n set, or an SF_E_* with err
- * filled. */
-typedef int (*sf_select_count_fn)(void *arg, const char *sql, uint64_t *n, struct sf_err *err);
+/* Runs sql (a SELECT of one value: a count, or one span's value of a column) on the
+ * cluster: 0 and out holding the value as TabSeparated writes it ("" when no row),
+ * NUL-terminated in n bytes, or an SF_E_* with err filled. */
+typedef int (*sf_select_ask_fn)(void *arg, const char *sql, char *out, size_t n,
+                                struct sf_err *err);
 
 /* A selection being built.  Initialise with sf_select_init, free with sf_select_free. */
 struct sf_select {
@@ -74,9 +76,9 @@ struct sf_select {
     size_t nparam, capparam;
     unsigned nterms; /* calls that added a term */
     enum sf_select_dialect dialect;
-    const char *spans;        /* the spans table of subqueries ("spans") */
-    sf_select_count_fn count; /* sf_select_ch_count's (NULL: none) */
-    void *count_arg;
+    const char *spans;    /* the spans table of subqueries ("spans") */
+    sf_select_ask_fn ask; /* sf_select_ch_ask's (NULL: none) */
+    void *ask_arg;
 };
 
 void sf_select_init(struct sf_select *s);
@@ -90,12 +92,13 @@ void sf_select_free(struct sf_select *s);
  * the same code, and each source's term names its skey. */
 void sf_select_dialect(struct sf_select *s, enum sf_select_dialect d, const char *spans_table);
 
-/* In SF_SELECT_CLICKHOUSE, a percentile or --slowest compiles to a partial sort on the
- * servers (ORDER BY ... LIMIT k - 1, 1), its k counted now by fn, rather than to an
- * array of every value (8 bytes a span on the server asked, twice to sort it): what a
- * cluster of tens of millions of spans needs.  Call it before the first adder; an
- * adder then returns fn's error. */
-void sf_select_ch_count(struct sf_select *s, sf_select_count_fn fn, void *arg);
+/* In SF_SELECT_CLICKHOUSE, a percentile or --slowest is asked of the servers now, by
+ * fn: the count of values, then the k-th of them by a partial sort (ORDER BY ... LIMIT
+ * k - 1, 1), and compiles to that value as a literal, rather than to an array of every
+ * value (8 bytes a span on the server asked, twice to sort it) in a subquery that each
+ * query using the fragment would sort again: what a cluster of tens of millions of
+ * spans needs.  Call it before the first adder; an adder then returns fn's error. */
+void sf_select_ch_ask(struct sf_select *s, sf_select_ask_fn fn, void *arg);
 /* Add a --where expression (AND with what is there).  Returns 0, or SF_E_USAGE with
  * err->col at the offending token, SF_E_LIMIT (too long, too deep, too many
  * literals) or SF_E_NOMEM; on failure s is unchanged. */

@@ -54,7 +54,26 @@ enum { CH_O_URL = 0x4000, CH_O_CLUSTER, CH_O_DATABASE };
  * answers (ch_sets.c) through it.  A NULL id in the set is no member of it (a set skips
  * NULLs), so the subquery has no "span_id IS NOT NULL": with it, 18.16 ran the GLOBAL IN
  * past 1 GB at 100 million spans within 2 s, whatever the rest of the condition. */
-#define CH_SPAN_IDS_WHERE "(SELECT span_id FROM %s WHERE skey IN (%s) AND (%s))"
+#define CH_SPAN_IDS_WHERE "(SELECT " CH_SPAN_ID_SET " FROM %s WHERE skey IN (%s) AND (%s))"
+
+/* The span id as the subquery of a GLOBAL IN selects it: a value computed after the
+ * subquery's filter.  18.16 keeps each filtered block of such a subquery as large as the
+ * block it was cut from: 500,000 ids out of 50 million spans went past 1 GB; computed,
+ * they took 145 MB (docs/scale.md, "The selection at 100 million spans"). */
+#define CH_SPAN_ID_SET "concat(span_id, '')"
+
+/* The bytes one span id of a GLOBAL IN set is budgeted on the server asked (its set, the
+ * table sent to the shards, with room; 2.5 million took 577 MB): SPANFOLD_CH_ID_BYTES
+ * replaces it, as SPANFOLD_CH_GROUP_BYTES does the leaves' groups (ch_env_bytes). */
+#define CH_ID_BYTES 400u
+
+/* The bytes env names (a positive integer), else dflt. */
+uint64_t ch_env_bytes(const char *env, uint64_t dflt);
+
+/* How many questions to split items into, each a share by hash, so that one question's
+ * items at bytes each fit limit (a server's max_memory_usage; 0: no limit, 1 question):
+ * 1 to 4096. */
+unsigned ch_buckets(uint64_t items, uint64_t bytes, uint64_t limit);
 
 /* 1 when opt is one of CH_LONGOPTS (arg stored in o), else 0. */
 int ch_opt(struct ch_opts *o, int opt, const char *arg);
@@ -139,9 +158,11 @@ int ch_partial(const struct ch *c);
 /* The first unsigned number of the response to sql (a SELECT of one value in
  * TabSeparated): 0 and *v set, or SF_E_DB. */
 int ch_scalar(struct ch *c, const char *sql, uint64_t *v, struct sf_err *err);
-/* ch_scalar as a selection's counter (sf_select_ch_count(s, ch_select_count, c)): arg is
- * the struct ch. */
-int ch_select_count(void *arg, const char *sql, uint64_t *n, struct sf_err *err);
+/* The server's max_memory_usage for a query (0: none), asked once. */
+int ch_mem_limit(struct ch *c, uint64_t *limit, struct sf_err *err);
+/* A selection's asker (sf_select_ch_ask(s, ch_select_ask, c)): arg is the struct ch;
+ * its sorts spill to disk past half of the server's memory limit for a query. */
+int ch_select_ask(void *arg, const char *sql, char *out, size_t n, struct sf_err *err);
 /* What c's queries received so far: their number and the answers' bytes. */
 void ch_received(const struct ch *c, unsigned long *queries, unsigned long long *bytes);
 

@@ -433,18 +433,11 @@ static int read_traces(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct
  * so that a large fleet costs disk, not a failed query. */
 static int read_settings(struct ch_spanq *p)
 {
-    const unsigned char *q, *end;
     uint64_t limit = 0;
     int rc;
 
-    if ((rc = ch_spanq_sql(p, "SELECT toUInt64(value) FROM system.settings WHERE name = "
-                              "'max_memory_usage'")) != 0 ||
-        (rc = ch_spanq_run(p)) != 0)
+    if ((rc = ch_mem_limit(p->ch, &limit, p->err)) != 0)
         return rc;
-    q = p->r.data;
-    end = q + p->r.len;
-    if (q < end && ch_get_u64(&q, end, &limit) < 0)
-        return ch_spanq_truncated(p);
     p->mem_limit = limit;
     /* limit 0: no limit, nothing to spill before (0 turns spilling off) */
     snprintf(p->settings, sizeof(p->settings),

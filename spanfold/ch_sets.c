@@ -18,7 +18,6 @@
  */
 #include "ch_sets.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +121,8 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
     struct sf_select sel;
     struct sf_buf from;
     const unsigned char *q, *end;
+    uint64_t limit = 0, nsel = 0;
+    unsigned k = 1;
     int rc;
 
     use(p, cost, err);
@@ -134,39 +135,52 @@ int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
              : 0;
     if (rc == 0) {
         sf_select_dialect(&sel, SF_SELECT_CLICKHOUSE, (const char *)from.data);
-        sf_select_ch_count(&sel, ch_select_count, p->ch);
+        sf_select_ch_ask(&sel, ch_select_ask, p->ch);
         rc = sf_select_slowest(&sel, slowest, err);
     }
-    if (rc == 0)
+    /* the chosen ids in as many questions as their sets need (ch_buckets) */
+    if (rc == 0 && (rc = ch_mem_limit(p->ch, &limit, err)) == 0 && limit > 0 &&
+        (rc = ch_spanq_sql(p, "SELECT count() FROM %s WHERE (%s)", (const char *)from.data,
+                           sf_select_sql(&sel))) == 0 &&
+        (rc = run_count(p, &nsel)) == 0)
+        k = ch_buckets(nsel, ch_env_bytes("SPANFOLD_CH_ID_BYTES", CH_ID_BYTES), limit);
+    for (unsigned b = 0; rc == 0 && b < k; b++) {
+        char share[96] = "", shares[96] = "";
+        if (k > 1) { /* this question's share of the span ids, every sample in one */
+            snprintf(share, sizeof(share), " AND cityHash64(span_id) %% %u = %u", k, b);
+            snprintf(shares, sizeof(shares), " AND cityHash64(ifNull(span_id, '')) %% %u = %u", k,
+                     b);
+        }
         rc = ch_spanq_sql(
             p,
             /* summed per stack on each shard, the chosen ids sent to every shard once;
-               the selection's cut a partial sort (sf_select_ch_count); a NULL id no
-               member of the set (CH_SPAN_IDS_WHERE says why no IS NOT NULL); without
-               p->settings: its groups are the stacks */
+               the selection's cut asked first (sf_select_ch_ask); a NULL id no member of
+               the set (CH_SPAN_IDS_WHERE says why no IS NOT NULL, and why computed);
+               without p->settings: its groups are the stacks */
             "SELECT frames, na, ni, no, ci, co FROM (SELECT stack_key, ifNull(sum(period), 0) AS "
-            "na, ifNull(sumIf(period, isNotNull(span_id) AND ((span_id GLOBAL IN (SELECT "
-            "span_id FROM %s WHERE (%s))) AS ch)), 0) AS ni, "
+            "na, ifNull(sumIf(period, isNotNull(span_id) AND ((span_id GLOBAL IN "
+            "(SELECT " CH_SPAN_ID_SET " FROM %s WHERE (%s)%s)) AS ch)), 0) AS ni, "
             "ifNull(sumIf(period, isNotNull(span_id) AND NOT ch), 0) AS no, "
             "countIf(isNotNull(span_id) AND ch) AS ci, countIf(isNotNull(span_id) AND NOT ch) AS "
-            "co FROM %s WHERE skey IN (%s) GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, "
+            "co FROM %s WHERE skey IN (%s)%s GROUP BY stack_key) ANY INNER JOIN (SELECT stack_key, "
             "any(frames) AS frames FROM %s GROUP BY stack_key) USING stack_key",
-            (const char *)from.data, sf_select_sql(&sel), p->samples, (const char *)p->keys.data,
-            p->stacks);
-    if (rc == 0)
-        rc = ch_spanq_run(p);
-    for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
-        const unsigned char *f;
-        size_t n;
-        uint64_t v[5];
-        if (ch_get_str(&q, end, &f, &n) < 0)
-            rc = ch_spanq_truncated(p);
-        for (int k = 0; rc == 0 && k < 5; k++)
-            if (ch_get_u64(&q, end, &v[k]) < 0)
+            (const char *)from.data, sf_select_sql(&sel), share, p->samples,
+            (const char *)p->keys.data, shares, p->stacks);
+        if (rc == 0)
+            rc = ch_spanq_run(p);
+        for (q = p->r.data, end = q + p->r.len; rc == 0 && q < end;) {
+            const unsigned char *f;
+            size_t n;
+            uint64_t v[5];
+            if (ch_get_str(&q, end, &f, &n) < 0)
                 rc = ch_spanq_truncated(p);
-        if (rc == 0 && (rc = fold_add(p, all, f, n, v[0], 1)) == 0 &&
-            (rc = fold_add(p, in, f, n, v[1], v[3])) == 0)
-            rc = fold_add(p, out, f, n, v[2], v[4]);
+            for (int i = 0; rc == 0 && i < 5; i++)
+                if (ch_get_u64(&q, end, &v[i]) < 0)
+                    rc = ch_spanq_truncated(p);
+            if (rc == 0 && (rc = fold_add(p, all, f, n, v[0], 1)) == 0 &&
+                (rc = fold_add(p, in, f, n, v[1], v[3])) == 0)
+                rc = fold_add(p, out, f, n, v[2], v[4]);
+        }
     }
     sf_select_free(&sel);
     sf_buf_free(&from);
@@ -250,28 +264,15 @@ int ch_sets_cuts(struct ch_spanq *p, double share, double *cut, uint64_t *n,
  * questions. */
 #define LEAF_GROUP_BYTES 2048u
 
-static uint64_t group_bytes(void)
-{
-    const char *s = getenv("SPANFOLD_CH_GROUP_BYTES");
-    char *end;
-    unsigned long long v;
-
-    if (s == NULL || *s == '\0')
-        return LEAF_GROUP_BYTES;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    return errno == 0 && *end == '\0' && v > 0 && s[0] != '-' ? (uint64_t)v : LEAF_GROUP_BYTES;
-}
-
 /* The buckets the leaves' query is asked in, each a share of the span ids by their hash,
  * so that one question's groups fit the servers' limit for a query: 1 without one. */
 static int leaf_buckets(struct ch_spanq *p, unsigned *k)
 {
-    uint64_t rows = 0, per;
+    uint64_t rows = 0;
     int rc;
 
     *k = 1;
-    if (p->mem_limit == 0)
+    if (p->mem_limit == 0) /* no limit: one question */
         return 0;
     /* the attributed samples bound the (span id, stack) groups */
     if ((rc = ch_spanq_sql(p,
@@ -280,9 +281,7 @@ static int leaf_buckets(struct ch_spanq *p, unsigned *k)
                            p->samples, (const char *)p->keys.data, only(p))) != 0 ||
         (rc = run_count(p, &rows)) != 0)
         return rc;
-    per = p->mem_limit / group_bytes();
-    per = per ? per : 1;
-    *k = rows / per >= 4096 ? 4096u : (unsigned)(rows / per + 1);
+    *k = ch_buckets(rows, ch_env_bytes("SPANFOLD_CH_GROUP_BYTES", LEAF_GROUP_BYTES), p->mem_limit);
     return 0;
 }
 

@@ -622,9 +622,9 @@ static int run(const struct stacks_opts *o, sqlite3 *h, const struct stacks_ch *
     memset(t, 0, sizeof(t));
     sf_select_init(&sel[0]);
     sf_select_init(&sel[1]);
-    for (int i = 0; chs && i < 2; i++) { /* percentiles a partial sort on the servers */
+    for (int i = 0; chs && i < 2; i++) { /* percentiles asked of the servers */
         sf_select_dialect(&sel[i], SF_SELECT_CLICKHOUSE, chs->spans);
-        sf_select_ch_count(&sel[i], ch_select_count, chs->ch);
+        sf_select_ch_ask(&sel[i], ch_select_ask, chs->ch);
     }
     for (int i = 0; i < o->nsel; i++)
         *(o->sel[i].side ? &any1 : &any0) = 1;

@@ -101,6 +101,19 @@ same_fold() { # same_fold URL 'OPT|ARG|...': stacks on the file and on the clust
     fi
 }
 for s in "${sels[@]}"; do same_fold "$u2" "$s"; done
+# where a selection's span ids would pass a server's memory limit for a query, they are
+# sent in buckets of their hash: budgeted a tenth of the limit per id, the same folds in
+# several questions
+lim=$(chq "$u1" "SELECT value FROM system.settings WHERE name = 'max_memory_usage'")
+for s in "--slowest|5%" "--where|duration > p90|--vs|rest"; do
+    IFS='|' read -r -a a <<<"$s"
+    "$bin/spanfold" stacks --db "$db" "${a[@]}" >"$tmp/f1" 2>/dev/null
+    SF_CH_TRACE=1 SPANFOLD_CH_ID_BYTES=$((${lim:-0} / 10)) "$bin/spanfold" stacks \
+        --clickhouse "$u2" --cluster sf "${a[@]}" >"$tmp/f2" 2>"$tmp/e2"
+    nq=$(grep -c '^ClickHouse request [0-9]*: SELECT frames' "$tmp/e2")
+    check_eval "stacks ${s//|/ }: the span ids in $nq questions, the same $(wc -l <"$tmp/f1") lines" \
+        '[ "${lim:-0}" -gt 0 ] && [ "$nq" -gt 2 ] && [ -s "$tmp/f1" ] && cmp -s "$tmp/f1" "$tmp/f2"'
+done
 "$bin/spanfold" stacks --clickhouse "$u2" --cluster sf --where $'path ~ "*\xff?"' >/dev/null 2>"$tmp/e"
 r=$?
 check_eval "an invalid byte in a glob is refused on ClickHouse (SQLite reads it as U+FFFD), exit $r" \
@@ -159,7 +172,6 @@ check_eval "with --name both: findings.json and report.html byte-identical" \
 # where the slow functions' (span id, stack) groups would pass a server's memory limit
 # for a query they are asked in buckets of span ids: budgeted a larger share of the
 # limit per group, the same report in several questions
-lim=$(chq "$u1" "SELECT value FROM system.settings WHERE name = 'max_memory_usage'")
 SPANFOLD_CH_GROUP_BYTES=$((${lim:-0} / 300)) "$bin/spanfold" report --clickhouse "$u1" \
     --cluster sf --name incident --out "$tmp/r4b" 2>"$tmp/r4b.err"
 "$bin/spanfold" report --clickhouse "$u1" --cluster sf --name incident --out "$tmp/r4a" \
@@ -168,6 +180,12 @@ queries() { sed -n 's/.*from the cluster in all: \([0-9]*\) queries.*/\1/p' "$1"
 qa=$(queries "$tmp/r4a.err") qb=$(queries "$tmp/r4b.err")
 check_eval "slow functions in buckets of span ids (a group budgeted $((${lim:-0} / 300)) bytes): $qb queries against $qa, the same report" \
     '[ "${lim:-0}" -gt 0 ] && [ "${qb:-0}" -gt $((${qa:-0} + 1)) ] && cmp -s "$tmp/r3/findings.json" "$tmp/r4b/findings.json" && cmp -s <(canon "$tmp/r3/report.html") <(canon "$tmp/r4b/report.html")'
+# and the slow sets' folds send their span ids in buckets the same way
+SPANFOLD_CH_ID_BYTES=$((${lim:-0} / 10)) "$bin/spanfold" report --clickhouse "$u1" \
+    --cluster sf --name incident --out "$tmp/r4c" 2>"$tmp/r4c.err"
+qc=$(queries "$tmp/r4c.err")
+check_eval "the slow sets' span ids in buckets (an id budgeted $((${lim:-0} / 10)) bytes): $qc queries against $qa, the same report" \
+    '[ "${lim:-0}" -gt 0 ] && [ "${qc:-0}" -gt $((${qa:-0} + 1)) ] && cmp -s "$tmp/r3/findings.json" "$tmp/r4c/findings.json" && cmp -s <(canon "$tmp/r3/report.html") <(canon "$tmp/r4c/report.html")'
 # past --page-samples the explorer carries a uniform sample of the requests: the cluster
 # counts, and only the kept requests' samples come back (the rest stay there)
 "$bin/spanfold" report --quiet --db "$db" --name incident --page-samples 200 --out "$tmp/r3s" 2>/dev/null

@@ -201,18 +201,31 @@ static const char *ch_where(const char *expr)
     return out;
 }
 
-/* A counter that answers *arg (UINT64_MAX: fails); counts the questions in counted. */
+/* An asker whose cluster holds *arg values (UINT64_MAX: it fails): a count answers
+ * that, a partial sort "LIMIT o, 1" the value 1000 + o (asked_value: "" for no row,
+ * or another answer); counts the questions in counted, the last sort in sorted. */
 static unsigned counted;
-static int fake_count(void *arg, const char *sql, uint64_t *n, struct sf_err *err)
+static char sorted[512];
+static const char *asked_value;
+static int fake_ask(void *arg, const char *sql, char *out, size_t n, struct sf_err *err)
 {
-    counted += strncmp(sql, "SELECT count() FROM ", 20) == 0;
+    const char *lim = strstr(sql, " LIMIT ");
+
+    counted++;
     if (*(uint64_t *)arg == UINT64_MAX)
         return sf_err_set(err, SF_E_DB, UINT64_MAX, "the cluster is away");
-    *n = *(uint64_t *)arg;
+    if (strncmp(sql, "SELECT count() FROM ", 20) == 0)
+        snprintf(out, n, "%llu", (unsigned long long)*(uint64_t *)arg);
+    else if (asked_value)
+        snprintf(out, n, "%s", asked_value);
+    else
+        snprintf(out, n, "%lld", 1000 + (lim ? atoll(lim + 7) : -1000));
+    if (strncmp(sql, "SELECT v FROM ", 14) == 0)
+        snprintf(sorted, sizeof(sorted), "%s", sql);
     return 0;
 }
 
-/* ch_where over table t with a counter answering n; "|" and the questions asked. */
+/* ch_where over table t with an asker of n values; "|" and the questions asked. */
 static const char *ch_counted(const char *expr, uint64_t n)
 {
     static char out[2048];
@@ -220,9 +233,10 @@ static const char *ch_counted(const char *expr, uint64_t n)
     struct sf_err err;
 
     counted = 0;
+    sorted[0] = 0;
     sf_select_init(&s);
     sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
-    sf_select_ch_count(&s, fake_count, &n);
+    sf_select_ch_ask(&s, fake_ask, &n);
     sf_err_clear(&err);
     if (sf_select_where(&s, expr, &err) < 0)
         snprintf(out, sizeof(out), "error %u: %s", err.col, err.msg);
@@ -275,27 +289,37 @@ static void test_clickhouse(void)
                                      "2))]") != NULL,
            "ClickHouse: the 2nd longest as a subscript (the last when fewer)");
     sf_select_free(&s);
-    TAP_EQ_STR(ch_counted("duration > p95", 40),
-               "((((resp_end_ns - req_start_ns) > (SELECT v FROM (SELECT (resp_end_ns - "
-               "req_start_ns) AS v FROM t WHERE v IS NOT NULL) ORDER BY v LIMIT 37, 1))))|1",
-               "ClickHouse, counted: p95 of 40 a partial sort at offset ceil(38) - 1");
-    TAP_OK(strstr(ch_counted("duration > p95", 40), "SELECT count() FROM (SELECT "
-                                                    "(resp_end_ns - req_start_ns) AS v FROM t "
-                                                    "WHERE v IS NOT NULL)") == NULL,
-           "ClickHouse, counted: the count is not in the fragment");
-    TAP_OK(strstr(ch_counted("duration > p10 and duration < p90", 21), "LIMIT 2, 1") != NULL &&
-               strstr(ch_counted("duration > p10 and duration < p90", 21), "LIMIT 18, 1") != NULL,
-           "ClickHouse, counted: each percentile its own k (ceil(2.1), ceil(18.9))");
+    TAP_EQ_STR(ch_counted("duration > p95", 40), "((((resp_end_ns - req_start_ns) > 1037)))|2",
+               "ClickHouse, asked: p95 of 40 the value at offset ceil(38) - 1, as a literal");
+    TAP_EQ_STR(sorted,
+               "SELECT v FROM (SELECT (resp_end_ns - req_start_ns) AS v FROM t WHERE v IS NOT "
+               "NULL) ORDER BY v LIMIT 37, 1",
+               "ClickHouse, asked: the value a partial sort over the named table");
+    TAP_EQ_STR(ch_counted("duration > p10 and duration < p90", 21),
+               "((((resp_end_ns - req_start_ns) > 1002) AND ((resp_end_ns - req_start_ns) < "
+               "1018)))|4",
+               "ClickHouse, asked: each percentile its own k (ceil(2.1), ceil(18.9))");
     TAP_EQ_STR(ch_counted("duration > p50", 0), "((((resp_end_ns - req_start_ns) > NULL)))|1",
-               "ClickHouse, counted: no value, NULL (nothing selected), as on SQLite");
+               "ClickHouse, asked: no value, NULL (nothing selected), as on SQLite; no sort");
+    asked_value = "";
+    TAP_EQ_STR(ch_counted("duration > p50", 5), "((((resp_end_ns - req_start_ns) > NULL)))|2",
+               "ClickHouse, asked: no row (gone since counted), NULL");
+    asked_value = "-1.5e-3";
+    TAP_EQ_STR(ch_counted("duration > p50", 5), "((((resp_end_ns - req_start_ns) > (-1.5e-3))))|2",
+               "ClickHouse, asked: a negative real as the server wrote it, in parentheses");
+    asked_value = "1; DROP TABLE t";
+    TAP_OK(strncmp(ch_counted("duration > p50", 5), "error", 5) == 0,
+           "ClickHouse, asked: an answer that is no number is an error, not SQL");
+    asked_value = NULL;
     TAP_OK(strncmp(ch_counted("duration > p50", UINT64_MAX), "error", 5) == 0,
-           "ClickHouse, counted: the counter's error is the selection's");
+           "ClickHouse, asked: the asker's error is the selection's");
     sf_select_init(&s);
     sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
-    sf_select_ch_count(&s, fake_count, &(uint64_t){3});
+    sf_select_ch_ask(&s, fake_ask, &(uint64_t){3});
     TAP_OK(sf_select_slowest(&s, "20", &err) == 0 &&
-               strstr(sf_select_sql(&s), "ORDER BY v DESC LIMIT 2, 1") != NULL,
-           "ClickHouse, counted: --slowest 20 of 3 is the 3rd longest, every span");
+               strcmp(sf_select_sql(&s), "((resp_end_ns - req_start_ns) >= 1002)") == 0 &&
+               strstr(sorted, "ORDER BY v DESC LIMIT 2, 1") != NULL,
+           "ClickHouse, asked: --slowest 20 of 3 is the 3rd longest, every span");
     sf_select_free(&s);
     sf_select_init(&s);
     sf_select_dialect(&s, SF_SELECT_CLICKHOUSE, "t");
