@@ -429,8 +429,9 @@ static int read_traces(struct ch_spanq *p, int64_t t0, int64_t window_ns, struct
 
 /* The settings of the queries whose groups grow with the spans (a state per trace and
  * window; a window's latencies): the shards' parts merged bucket by bucket on the server
- * asked, and aggregation spilled to its disk past half of its memory limit for a query,
- * so that a large fleet costs disk, not a failed query. */
+ * asked, and aggregation and sorts (the cuts' partial sorts) spilled to its disk past
+ * half of its memory limit for a query, so that a large fleet costs disk, not a failed
+ * query. */
 static int read_settings(struct ch_spanq *p)
 {
     uint64_t limit = 0;
@@ -442,8 +443,8 @@ static int read_settings(struct ch_spanq *p)
     /* limit 0: no limit, nothing to spill before (0 turns spilling off) */
     snprintf(p->settings, sizeof(p->settings),
              " SETTINGS distributed_aggregation_memory_efficient = 1, "
-             "max_bytes_before_external_group_by = %llu",
-             (unsigned long long)(limit / 2));
+             "max_bytes_before_external_group_by = %llu, max_bytes_before_external_sort = %llu",
+             (unsigned long long)(limit / 2), (unsigned long long)(limit / 2));
     return 0;
 }
 

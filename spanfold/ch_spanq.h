@@ -17,7 +17,7 @@ struct ch_spanq {
     struct ch_series_cost *cost; /* added to by every query (may be NULL) */
     struct sf_err *err;
     const char *group;  /* sf_spans_group_expr_ch(by) */
-    char settings[160]; /* of the queries that group by trace or gather latencies */
+    char settings[256]; /* of the queries that group by trace or gather latencies */
     uint64_t mem_limit; /* the server's max_memory_usage for a query (0: none) */
     char spans[CH_TABLE_MAX], intervals[CH_TABLE_MAX], contexts[CH_TABLE_MAX];
     char samples[CH_TABLE_MAX], stacks[CH_TABLE_MAX], offcpu[CH_TABLE_MAX];
