@@ -584,8 +584,10 @@ int ch_pull_samples(struct ch *c, const char *cluster, const char *where, const 
         /* and the stacks they name */
         if (rc == 0 && (ch_table(c, p.cluster, rows[i], name, sizeof(name)) ||
                         sf_buf_printf(&cond,
-                                      "%sstack_key GLOBAL IN (SELECT stack_key FROM %s WHERE (%s) "
-                                      "AND skey IN (%s))",
+                                      /* each key once: a few hundred, not a row a
+                                         sample (CH_SPAN_ID_SET: what rows cost) */
+                                      "%sstack_key GLOBAL IN (SELECT DISTINCT stack_key FROM %s "
+                                      "WHERE (%s) AND skey IN (%s))",
                                       i ? " OR " : "", name, where, (const char *)p.keys.data)))
             rc = sf_err_set(err, SF_E_LIMIT, UINT64_MAX, "query too long");
     }

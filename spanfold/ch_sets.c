@@ -523,8 +523,10 @@ int ch_sets_explore_count(struct ch_spanq *p, uint64_t *n, struct ch_series_cost
         return 0;
     if ((rc = ch_spanq_sql(
              p,
+             /* the ids computed after the last filter (CH_SPAN_ID_SET says why) */
              "SELECT count() FROM %s WHERE skey IN (%s) AND (%s) AND span_id GLOBAL IN (SELECT "
-             "sid FROM (SELECT sid, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d AND (%s))%s",
+             "concat(sid, '') FROM (SELECT sid, %s AS gr FROM (%s) WHERE sn = 0) WHERE gr < %d "
+             "AND (%s))%s",
              p->samples, (const char *)p->keys.data, only(p), (const char *)p->map.data,
              (const char *)p->base.data, p->ng, only_sid(p), p->settings)) != 0)
         return rc;

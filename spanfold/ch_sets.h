@@ -18,7 +18,9 @@ struct pf_table;
  * counts): every one into all; those attributed to a span among the slowest (spec, as
  * sf_select_slowest takes it, over the complete sources' spans) into in, the other
  * attributed ones into out.  The tables are set up by the caller.  cost (may be NULL) is
- * added to.  Returns 0, or an SF_E_* with err filled. */
+ * added to.  The slowest's cut is asked first; where their ids would pass the servers'
+ * memory limit for a query as one set, the question is asked in buckets of their hash
+ * (ch_buckets), its sums added.  Returns 0, or an SF_E_* with err filled. */
 int ch_sets_folds(struct ch_spanq *p, const char *slowest, struct pf_table *all,
                   struct pf_table *in, struct pf_table *out, struct ch_series_cost *cost,
                   struct sf_err *err);
