@@ -310,7 +310,7 @@ static int ch_kth_asked(struct sf_sel_comp *c, const char *col, int desc, int pc
                         int64_t n)
 {
     struct sf_buf q;
-    char a[64];
+    char a[64] = "";
     uint64_t count = 0, k;
     int rc;
 
