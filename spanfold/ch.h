@@ -59,7 +59,7 @@ enum { CH_O_URL = 0x4000, CH_O_CLUSTER, CH_O_DATABASE };
 /* The span id as the subquery of a GLOBAL IN selects it: a value computed after the
  * subquery's filter.  18.16 keeps each filtered block of such a subquery as large as the
  * block it was cut from: 500,000 ids out of 50 million spans went past 1 GB; computed,
- * they took 145 MB (docs/scale.md, "The selection at 100 million spans"). */
+ * they took 145 MB (docs/scale.md, "The whole report"). */
 #define CH_SPAN_ID_SET "concat(span_id, '')"
 
 /* The bytes one span id of a GLOBAL IN set is budgeted on the server asked (its set, the
